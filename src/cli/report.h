@@ -1,0 +1,27 @@
+/*
+ * report: `xtop report` — prints what the viewer shows, as text for people
+ * or as one JSON object (--json) for scripts. The JSON field names are a
+ * stable interface: fields are added, never renamed.
+ */
+#ifndef XT_REPORT_H
+#define XT_REPORT_H
+
+#include "../model/analysis.h"
+#include "../model/trace.h"
+#include "../util/strbuf.h"
+
+struct report_opts {
+	size_t top;       /* op and kernel rows in the text report; 0 = all */
+	const char *path; /* as given on the command line */
+};
+
+/* Append the report to out. Can't fail. */
+void report_text(struct strbuf *out, const struct xt_trace *t, const struct xt_analysis *a,
+		 const struct report_opts *o);
+void report_json(struct strbuf *out, const struct xt_trace *t, const struct xt_analysis *a,
+		 const struct report_opts *o);
+
+/* `xtop report [options] PATH`: returns the process exit status. */
+int report_main(int argc, char **argv);
+
+#endif

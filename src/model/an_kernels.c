@@ -1,0 +1,232 @@
+/*
+ * an_kernels: GPU kernel stats (docs/analyses.md, "Kernel stats") from the
+ * `kernel_details` stat that CUPTI/roctracer attach to kernel events.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+
+static int64_t parse_i64(const char *p, const char *end, const char **out)
+{
+	int64_t v = 0;
+	int neg = 0;
+
+	if (p < end && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	while (p < end && *p >= '0' && *p <= '9') {
+		v = v * 10 + (*p - '0');
+		p++;
+	}
+	*out = p;
+	return neg ? -v : v;
+}
+
+static void parse_dim3(const char *p, const char *end, uint32_t d[3])
+{
+	int i;
+
+	d[0] = d[1] = d[2] = 1;
+	for (i = 0; i < 3 && p < end; i++) {
+		const char *q;
+
+		d[i] = (uint32_t)parse_i64(p, end, &q);
+		if (q < end && *q == ',')
+			q++;
+		else
+			break;
+		p = q;
+	}
+}
+
+int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
+			 int64_t *regs, int64_t *shared, double *occ)
+{
+	const char *p = s, *end = s + n;
+	int64_t st = 0, dyn = 0, group = 0;
+	int have_sd = 0, have_group = 0, seen = 0;
+
+	grid[0] = grid[1] = grid[2] = 1;
+	block[0] = block[1] = block[2] = 1;
+	*regs = 0;
+	*occ = 0;
+	while (p < end) {
+		const char *tok, *colon, *val;
+
+		while (p < end && (*p == ' ' || *p == '\n' || *p == '\t'))
+			p++;
+		tok = p;
+		while (p < end && *p != ' ' && *p != '\n' && *p != '\t')
+			p++;
+		colon = memchr(tok, ':', (size_t)(p - tok));
+		if (!colon)
+			continue;
+		val = colon + 1;
+#define KEY(k) ((size_t)(colon - tok) == sizeof(k) - 1 && !memcmp(tok, k, sizeof(k) - 1))
+		if (KEY("regs")) {
+			*regs = parse_i64(val, p, &val);
+		} else if (KEY("static_shared")) {
+			st = parse_i64(val, p, &val);
+			have_sd = 1;
+		} else if (KEY("dynamic_shared")) {
+			dyn = parse_i64(val, p, &val);
+			have_sd = 1;
+		} else if (KEY("group_mem")) {
+			group = parse_i64(val, p, &val);
+			have_group = 1;
+		} else if (KEY("grid")) {
+			parse_dim3(val, p, grid);
+		} else if (KEY("block")) {
+			parse_dim3(val, p, block);
+		} else if (KEY("occ_pct")) {
+			char buf[32];
+			size_t k = (size_t)(p - val) < sizeof(buf) - 1 ? (size_t)(p - val)
+								       : sizeof(buf) - 1;
+
+			memcpy(buf, val, k);
+			buf[k] = '\0';
+			*occ = strtod(buf, NULL);
+		} else {
+			continue;
+		}
+#undef KEY
+		seen++;
+	}
+	*shared = have_sd ? st + dyn : have_group ? group : 0;
+	return seen;
+}
+
+void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
+		   struct bytes_ref op, const struct xt_stat *details)
+{
+	struct kern_acc k = { 0 };
+	const char *name = xt_event_meta(p, ev)->name;
+	char key[512];
+	size_t o = 0, nn = strlen(name);
+	uint32_t *v;
+	int ins;
+
+	kernel_details_parse(details->s, details->n, k.grid, k.block, &k.regs, &k.shared, &k.occ);
+	k.name = bref(name, nn);
+	k.op = op;
+	/* Key: the numeric launch parameters, then the names. A long name
+	 * is hashed in full through a heap key. */
+	{
+		size_t need = sizeof(k.grid) + sizeof(k.block) + 16 + sizeof(double) + nn + 1 + op.n;
+		char *kb = need <= sizeof(key) ? key : xmalloc(need);
+
+		memcpy(kb + o, k.grid, sizeof(k.grid));
+		o += sizeof(k.grid);
+		memcpy(kb + o, k.block, sizeof(k.block));
+		o += sizeof(k.block);
+		memcpy(kb + o, &k.regs, 8);
+		o += 8;
+		memcpy(kb + o, &k.shared, 8);
+		o += 8;
+		memcpy(kb + o, &k.occ, sizeof(double));
+		o += sizeof(double);
+		memcpy(kb + o, name, nn);
+		o += nn;
+		kb[o++] = '\0';
+		memcpy(kb + o, op.p, op.n);
+		o += op.n;
+		v = hmap_get(&lp->kern_index, kb, o, (uint32_t)lp->nkerns, &ins);
+		if (kb != key)
+			free(kb);
+		/* The map's copy of the key outlives the line: merge reuses it. */
+		k.key = hmap_key_of(v, &k.keylen);
+	}
+	if (ins) {
+		if (lp->nkerns == lp->capkerns) {
+			lp->capkerns = lp->capkerns ? lp->capkerns * 2 : 16;
+			lp->kerns = xreallocarray(lp->kerns, lp->capkerns, sizeof(*lp->kerns));
+		}
+		k.min_ps = INT64_MAX;
+		lp->kerns[lp->nkerns++] = k;
+	}
+	{
+		struct kern_acc *a = &lp->kerns[*v];
+
+		a->occurrences++;
+		a->total_ps += ev->dur_ps;
+		if (ev->dur_ps < a->min_ps)
+			a->min_ps = ev->dur_ps;
+		if (ev->dur_ps > a->max_ps)
+			a->max_ps = ev->dur_ps;
+	}
+}
+
+static int kernel_row_cmp(const void *x, const void *y)
+{
+	const struct xt_kernel_row *a = x, *b = y;
+	int c;
+
+	if (a->total_ps != b->total_ps)
+		return a->total_ps > b->total_ps ? -1 : 1;
+	if ((c = strcmp(a->name, b->name)))
+		return c;
+	if ((c = strcmp(a->op, b->op)))
+		return c;
+	if ((c = memcmp(a->grid, b->grid, sizeof(a->grid))))
+		return c;
+	return memcmp(a->block, b->block, sizeof(a->block));
+}
+
+void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
+{
+	struct hmap rows;
+	size_t cap = 0, h, p, l, i;
+
+	hmap_init(&rows);
+	for (h = 0; h < t->nhosts; h++) {
+		for (p = 0; p < t->hosts[h].nplanes; p++) {
+			const struct xt_plane *pl = &t->hosts[h].planes[p];
+
+			for (l = 0; l < pl->nlines; l++) {
+				const struct line_part *lp = pl->lines[l].hook_data;
+
+				if (!lp)
+					continue;
+				for (i = 0; i < lp->nkerns; i++) {
+					const struct kern_acc *k = &lp->kerns[i];
+					struct xt_kernel_row *r;
+					uint32_t *v;
+					int ins;
+
+					v = hmap_get(&rows, k->key, k->keylen, (uint32_t)a->nkernels,
+						     &ins);
+					if (ins) {
+						if (a->nkernels == cap) {
+							cap = cap ? cap * 2 : 32;
+							a->kernels = xreallocarray(a->kernels, cap,
+										   sizeof(*a->kernels));
+						}
+						r = &a->kernels[a->nkernels++];
+						memset(r, 0, sizeof(*r));
+						r->name = arena_bref(&a->arena, k->name);
+						r->op = arena_bref(&a->arena, k->op);
+						memcpy(r->grid, k->grid, sizeof(r->grid));
+						memcpy(r->block, k->block, sizeof(r->block));
+						r->registers = k->regs;
+						r->shared_bytes = k->shared;
+						r->occupancy_percent = k->occ;
+						r->min_ps = INT64_MAX;
+					}
+					r = &a->kernels[*v];
+					r->occurrences += k->occurrences;
+					r->total_ps += k->total_ps;
+					if (k->min_ps < r->min_ps)
+						r->min_ps = k->min_ps;
+					if (k->max_ps > r->max_ps)
+						r->max_ps = k->max_ps;
+				}
+			}
+		}
+	}
+	qsort(a->kernels, a->nkernels, sizeof(*a->kernels), kernel_row_cmp);
+	hmap_fini(&rows);
+}

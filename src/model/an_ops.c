@@ -1,0 +1,439 @@
+/*
+ * an_ops: the op profile (docs/analyses.md, "Op profile"). Each op line is
+ * reduced to a small table of per-op accumulators while its bytes are hot;
+ * ops_merge() then joins the tables of all lines, devices and hosts by
+ * (program, name).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+
+/* Finds or adds the accumulator for an op key within one line. */
+static uint32_t op_slot(struct line_part *lp, struct bytes_ref name, struct bytes_ref cat,
+			struct bytes_ref module, int has_prog, int64_t prog)
+{
+	char stackbuf[512];
+	size_t n = 1 + 8 + module.n + 1 + name.n + 1 + cat.n;
+	char *k = n <= sizeof(stackbuf) ? stackbuf : xmalloc(n);
+	size_t o = 0;
+	uint32_t *v;
+	int inserted;
+
+	k[o++] = has_prog ? 'P' : '-';
+	memcpy(k + o, &prog, 8);
+	o += 8;
+	memcpy(k + o, module.p, module.n);
+	o += module.n;
+	k[o++] = '\0';
+	memcpy(k + o, name.p, name.n);
+	o += name.n;
+	k[o++] = '\0';
+	memcpy(k + o, cat.p, cat.n);
+	o += cat.n;
+	v = hmap_get(&lp->op_index, k, o, (uint32_t)lp->nops, &inserted);
+	if (k != stackbuf)
+		free(k);
+	if (inserted) {
+		struct op_acc *a;
+
+		if (lp->nops == lp->capops) {
+			lp->capops = lp->capops ? lp->capops * 2 : 32;
+			lp->ops = xreallocarray(lp->ops, lp->capops, sizeof(*lp->ops));
+		}
+		a = &lp->ops[lp->nops++];
+		memset(a, 0, sizeof(*a));
+		a->name = name;
+		a->category = cat;
+		a->module = module;
+		a->program_id = prog;
+		a->has_program = (uint8_t)has_prog;
+	}
+	return *v;
+}
+
+struct xla_open {
+	int64_t end, dur, child;
+	uint32_t slot;
+	double flops, bytes;
+	uint8_t has_flops, has_bytes;
+};
+
+static void xla_close(struct line_part *lp, const struct xla_open *o)
+{
+	struct op_acc *a = &lp->ops[o->slot];
+	int64_t self = o->dur - o->child;
+
+	a->occurrences++;
+	a->total_ps += o->dur;
+	a->self_ps += self;
+	lp->self_sum_ps += self;
+	if (o->has_flops) {
+		a->flops += o->flops;
+		a->has_flops = 1;
+	}
+	if (o->has_bytes) {
+		a->bytes += o->bytes;
+		a->has_bytes = 1;
+	}
+}
+
+void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		  const struct xt_line *l)
+{
+	const struct plane_ctx *pc = p->hook_data;
+	struct xla_open *stack = NULL;
+	size_t sp = 0, cap = 0, i;
+	const uint64_t want = 1ull << XS_PROGRAM_ID | 1ull << XS_HLO_CATEGORY |
+			      1ull << XS_HLO_MODULE | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED;
+
+	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
+	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
+	for (i = 0; i < l->nev; i++) {
+		const struct xt_event *ev = &l->ev[i];
+		uint32_t mi = xt_event_meta_index(ev);
+		const struct emeta_info *in = &pc->info[mi];
+		const struct xt_event_meta *m = &p->emeta[mi];
+		struct xla_open o = { 0 };
+		struct stat_iter it;
+		struct xt_stat s;
+		uint64_t found = 0;
+		struct xt_stat ov[XS_COUNT];
+
+		if (xt_event_aggregated(ev))
+			continue;
+		/* Event stats override the metadata's (upstream lookup order). */
+		stat_iter_event(&it, h, p, l, ev);
+		while (stat_next(&it, &s)) {
+			unsigned k = stat_known(&s);
+
+			if (k && ((want >> k) & 1)) {
+				ov[k] = s;
+				found |= 1ull << k;
+			}
+		}
+		if (!(found & (1ull << XS_PROGRAM_ID | 1ull << XS_HLO_CATEGORY |
+			       1ull << XS_HLO_MODULE))) {
+			if (!lp->slot_of_meta[mi]) {
+				struct bytes_ref name = bref_str(m->display_name[0] ? m->display_name
+										   : m->name);
+				struct bytes_ref cat = in->category.n ? in->category
+								      : category_from_name(name);
+
+				lp->slot_of_meta[mi] = 1 + op_slot(lp, name, cat, in->module,
+								    in->has_program, in->program_id);
+			}
+			o.slot = lp->slot_of_meta[mi] - 1;
+		} else {
+			struct bytes_ref name = bref_str(m->display_name[0] ? m->display_name : m->name);
+			struct bytes_ref cat = (found >> XS_HLO_CATEGORY) & 1
+						       ? bref(ov[XS_HLO_CATEGORY].s, ov[XS_HLO_CATEGORY].n)
+						       : in->category;
+			struct bytes_ref mod = (found >> XS_HLO_MODULE) & 1
+						       ? bref(ov[XS_HLO_MODULE].s, ov[XS_HLO_MODULE].n)
+						       : in->module;
+			int hp = (found >> XS_PROGRAM_ID) & 1 ? 1 : in->has_program;
+			int64_t pid = (found >> XS_PROGRAM_ID) & 1 ? stat_as_int(&ov[XS_PROGRAM_ID])
+								    : in->program_id;
+
+			if (!cat.n)
+				cat = category_from_name(name);
+			o.slot = op_slot(lp, name, cat, mod, hp, pid);
+		}
+		if (lp->ops[o.slot].occurrences == 0 && !lp->ops[o.slot].cls) {
+			int memcpy_op;
+			const struct op_acc *a = &lp->ops[o.slot];
+
+			lp->ops[o.slot].cls = (uint8_t)op_classify(a->name, a->category,
+								   bref_str(m->name),
+								   bref_str(l->name), &memcpy_op);
+		}
+		lp->cls[i] = lp->ops[o.slot].cls;
+		o.has_flops = in->has_flops;
+		o.flops = in->flops;
+		if ((found >> XS_FLOPS) & 1) {
+			o.has_flops = 1;
+			o.flops = ov[XS_FLOPS].kind == XT_STAT_DOUBLE ? ov[XS_FLOPS].d
+								     : (double)stat_as_int(&ov[XS_FLOPS]);
+		}
+		o.has_bytes = in->has_bytes;
+		o.bytes = in->bytes;
+		if ((found >> XS_BYTES_ACCESSED) & 1) {
+			o.has_bytes = 1;
+			o.bytes = ov[XS_BYTES_ACCESSED].kind == XT_STAT_DOUBLE
+					  ? ov[XS_BYTES_ACCESSED].d
+					  : (double)stat_as_int(&ov[XS_BYTES_ACCESSED]);
+		}
+		o.dur = ev->dur_ps;
+		o.end = ev->off_ps + ev->dur_ps;
+		/* Close every open op that does not contain this one. */
+		while (sp && o.end > stack[sp - 1].end)
+			xla_close(lp, &stack[--sp]);
+		if (sp)
+			stack[sp - 1].child += ev->dur_ps;
+		if (sp == cap) {
+			cap = cap ? cap * 2 : 16;
+			stack = xreallocarray(stack, cap, sizeof(*stack));
+		}
+		stack[sp++] = o;
+		lp->op_events++;
+	}
+	while (sp)
+		xla_close(lp, &stack[--sp]);
+	free(stack);
+}
+
+/* Last element of a "::"-separated annotation stack. */
+static struct bytes_ref last_scope(struct bytes_ref r)
+{
+	size_t i;
+
+	for (i = r.n; i >= 2; i--)
+		if (r.p[i - 1] == ':' && r.p[i - 2] == ':')
+			return bref(r.p + i, r.n - i);
+	return r;
+}
+
+void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		     const struct xt_line *l)
+{
+	const struct plane_ctx *pc = p->hook_data;
+	const uint64_t want = 1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
+			      1ull << XS_GROUP_ID | 1ull << XS_TF_OP | 1ull << XS_FLOPS |
+			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS |
+			      1ull << XS_HLO_CATEGORY;
+	uint32_t prev_slot = UINT32_MAX;
+	int64_t prev_group = 0;
+	size_t i;
+
+	(void)pc;
+	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
+	for (i = 0; i < l->nev; i++) {
+		const struct xt_event *ev = &l->ev[i];
+		const struct xt_event_meta *m = xt_event_meta(p, ev);
+		struct xt_known_stats ks;
+		struct bytes_ref name, cat, mod = { "", 0 };
+		int64_t group = INT64_MIN, prog = 0;
+		int has_prog = 0, from_hlo = 0, memcpy_op, tf = 0;
+		uint32_t slot, ckey[2], *cv;
+		struct op_acc *a;
+		int cls, ins;
+
+		if (xt_event_aggregated(ev))
+			continue;
+		stat_collect(&ks, h, p, l, ev, want);
+		if (stat_has(&ks, XS_HLO_OP) && ks.v[XS_HLO_OP].n) {
+			name = last_scope(bref(ks.v[XS_HLO_OP].s, ks.v[XS_HLO_OP].n));
+			from_hlo = 1;
+		} else if (stat_has(&ks, XS_TF_OP) && ks.v[XS_TF_OP].n) {
+			name = bref(ks.v[XS_TF_OP].s, ks.v[XS_TF_OP].n);
+			tf = 1;
+		} else {
+			name = bref_str(trace_event_display_name(p, ev));
+		}
+		/* Category: hlo_category, else memcpy, else the TF op type, else
+		 * the name without its numeric suffix. */
+		cat = bref(NULL, 0);
+		(void)op_classify(name, cat, bref_str(m->name), bref_str(l->name), &memcpy_op);
+		if (stat_has(&ks, XS_HLO_CATEGORY) && ks.v[XS_HLO_CATEGORY].n) {
+			cat = bref(ks.v[XS_HLO_CATEGORY].s, ks.v[XS_HLO_CATEGORY].n);
+		} else if (memcpy_op) {
+			cat = bref("memcpy", 6);
+		} else if (tf) {
+			const char *c = memrchr(name.p, ':', name.n);
+
+			cat = c && c + 1 < name.p + name.n
+				      ? bref(c + 1, name.n - (size_t)(c + 1 - name.p))
+				      : category_from_name(name);
+		} else {
+			cat = category_from_name(name);
+		}
+		if (stat_has(&ks, XS_HLO_MODULE))
+			mod = bref(ks.v[XS_HLO_MODULE].s, ks.v[XS_HLO_MODULE].n);
+		/* GPUs name the program by hlo_module first (one module may be
+		 * compiled under several program ids). */
+		if (stat_has(&ks, XS_PROGRAM_ID) && !mod.n) {
+			has_prog = 1;
+			prog = stat_as_int(&ks.v[XS_PROGRAM_ID]);
+		}
+		if (stat_has(&ks, XS_GROUP_ID))
+			group = stat_as_int(&ks.v[XS_GROUP_ID]);
+		slot = op_slot(lp, name, cat, mod, has_prog, prog);
+		ckey[0] = slot;
+		ckey[1] = xt_event_meta_index(ev);
+		cv = hmap_get(&lp->cls_cache, ckey, sizeof(ckey), 0, &ins);
+		if (ins)
+			*cv = 1 + (uint32_t)op_classify(name, lp->ops[slot].category, bref_str(m->name),
+							bref_str(l->name), &memcpy_op);
+		cls = (int)*cv - 1;
+		lp->cls[i] = (uint8_t)cls;
+		a = &lp->ops[slot];
+		/* Consecutive kernels of one XLA op in one step are one
+		 * occurrence (a fusion launched as several kernels); TF ops and
+		 * plain kernels count every launch, as XProf does. */
+		if (!(from_hlo && slot == prev_slot && group == prev_group))
+			a->occurrences++;
+		prev_slot = from_hlo ? slot : UINT32_MAX;
+		prev_group = group;
+		a->total_ps += ev->dur_ps;
+		a->self_ps += ev->dur_ps;
+		if (stat_has(&ks, XS_FLOPS)) {
+			a->flops += ks.v[XS_FLOPS].kind == XT_STAT_DOUBLE
+					    ? ks.v[XS_FLOPS].d
+					    : (double)stat_as_int(&ks.v[XS_FLOPS]);
+			a->has_flops = 1;
+		}
+		if (stat_has(&ks, XS_BYTES_ACCESSED)) {
+			a->bytes += ks.v[XS_BYTES_ACCESSED].kind == XT_STAT_DOUBLE
+					    ? ks.v[XS_BYTES_ACCESSED].d
+					    : (double)stat_as_int(&ks.v[XS_BYTES_ACCESSED]);
+			a->has_bytes = 1;
+		}
+		lp->op_events++;
+		if (ev->dur_ps > 0 && stat_has(&ks, XS_KERNEL_DETAILS))
+			kernels_event(lp, p, ev, name, &ks.v[XS_KERNEL_DETAILS]);
+	}
+}
+
+/* program_id -> module name, from /host:metadata names "module(id)". */
+static void program_names(struct hmap *m, const struct xt_host *h)
+{
+	size_t p, i;
+
+	for (p = 0; p < h->nplanes; p++) {
+		const struct xt_plane *pl = &h->planes[p];
+
+		if (strcmp(pl->name, "/host:metadata"))
+			continue;
+		for (i = 1; i < pl->nemeta; i++) {
+			const char *n = pl->emeta[i].name, *open;
+			size_t len = strlen(n);
+			char *end;
+			int64_t id;
+			int ins;
+
+			if (len < 3 || n[len - 1] != ')' || !(open = strrchr(n, '(')) ||
+			    open[1] < '0' || open[1] > '9')
+				continue;
+			/* Program ids are unsigned 64-bit fingerprints. */
+			id = (int64_t)strtoull(open + 1, &end, 10);
+			if (end != n + len - 1 || end == open + 1)
+				continue;
+			*hmap_get(m, &id, sizeof(id), i, &ins) = (uint32_t)i;
+			(void)ins;
+		}
+		return;
+	}
+}
+
+static const char *program_string(struct xt_analysis *a, const struct hmap *pmap,
+				  const struct xt_plane *meta_plane, const struct op_acc *o)
+{
+	char buf[32];
+
+	if (o->has_program && meta_plane) {
+		int64_t id = o->program_id;
+		const uint32_t *v = hmap_find(pmap, &id, sizeof(id));
+
+		if (v) {
+			const char *n = meta_plane->emeta[*v].name;
+
+			return arena_strndup(&a->arena, n, (size_t)(strrchr(n, '(') - n));
+		}
+	}
+	if (o->module.n)
+		return arena_bref(&a->arena, o->module);
+	if (o->has_program) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)o->program_id);
+		return arena_strndup(&a->arena, buf, strlen(buf));
+	}
+	return "";
+}
+
+static int op_row_cmp(const void *x, const void *y)
+{
+	const struct xt_op_row *a = x, *b = y;
+	int c;
+
+	if (a->self_ps != b->self_ps)
+		return a->self_ps > b->self_ps ? -1 : 1;
+	if (a->total_ps != b->total_ps)
+		return a->total_ps > b->total_ps ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->program, b->program);
+}
+
+void ops_merge(struct xt_analysis *a, struct xt_trace *t)
+{
+	struct hmap rows;
+	struct strbuf key;
+	size_t cap = 0, h, p, l, i;
+
+	hmap_init(&rows);
+	strbuf_init(&key);
+	for (h = 0; h < t->nhosts; h++) {
+		const struct xt_host *host = &t->hosts[h];
+		const struct xt_plane *meta = NULL;
+		struct hmap pmap;
+
+		hmap_init(&pmap);
+		program_names(&pmap, host);
+		for (p = 0; p < host->nplanes; p++)
+			if (!strcmp(host->planes[p].name, "/host:metadata"))
+				meta = &host->planes[p];
+		for (p = 0; p < host->nplanes; p++) {
+			const struct xt_plane *pl = &host->planes[p];
+
+			for (l = 0; l < pl->nlines; l++) {
+				const struct line_part *lp = pl->lines[l].hook_data;
+
+				if (!lp || (lp->role != LROLE_XLA_OPS && lp->role != LROLE_STREAM))
+					continue;
+				for (i = 0; i < lp->nops; i++) {
+					const struct op_acc *o = &lp->ops[i];
+					const char *prog = program_string(a, &pmap, meta, o);
+					struct xt_op_row *r;
+					uint32_t *v;
+					int ins;
+
+					strbuf_reset(&key);
+					strbuf_puts(&key, prog);
+					strbuf_add(&key, "", 1);
+					strbuf_add(&key, o->name.p, o->name.n);
+					v = hmap_get(&rows, key.buf, key.len, (uint32_t)a->nops, &ins);
+					if (ins) {
+						if (a->nops == cap) {
+							cap = cap ? cap * 2 : 64;
+							a->ops = xreallocarray(a->ops, cap, sizeof(*a->ops));
+						}
+						r = &a->ops[a->nops++];
+						memset(r, 0, sizeof(*r));
+						r->name = arena_bref(&a->arena, o->name);
+						r->program = prog;
+						r->category = arena_bref(&a->arena, o->category);
+					}
+					r = &a->ops[*v];
+					r->occurrences += o->occurrences;
+					r->self_ps += o->self_ps;
+					r->total_ps += o->total_ps;
+					r->flops += o->flops;
+					r->bytes_accessed += o->bytes;
+					r->has_flops |= o->has_flops;
+					r->has_bytes |= o->has_bytes;
+				}
+			}
+		}
+		hmap_fini(&pmap);
+	}
+	for (i = 0; i < a->nops; i++)
+		a->ops[i].percent = a->busy_ps > 0 ? 100.0 * (double)a->ops[i].self_ps /
+							     (double)a->busy_ps
+						   : 0.0;
+	qsort(a->ops, a->nops, sizeof(*a->ops), op_row_cmp);
+	strbuf_fini(&key);
+	hmap_fini(&rows);
+}

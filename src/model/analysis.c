@@ -1,0 +1,588 @@
+/*
+ * analysis: the hooks, plane/line classification and device busy time; the
+ * other views live in an_*.c (see analysis_int.h for the shared state).
+ */
+#include "analysis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+
+const char *const xt_step_cat_names[XT_CAT_COUNT] = {
+	[XT_CAT_DEVICE_COMPUTE] = "device_compute",
+	[XT_CAT_DEVICE_TO_HOST] = "device_to_host",
+	[XT_CAT_COLLECTIVES] = "collectives",
+	[XT_CAT_HOST_TO_DEVICE] = "host_to_device",
+	[XT_CAT_HOST_COMPUTE] = "host_compute",
+};
+
+/* ---- small helpers shared by the an_*.c files ---- */
+
+int bref_contains(struct bytes_ref r, const char *needle)
+{
+	size_t k = strlen(needle), i;
+
+	if (k > r.n)
+		return 0;
+	for (i = 0; i + k <= r.n; i++)
+		if (!memcmp(r.p + i, needle, k))
+			return 1;
+	return 0;
+}
+
+int bref_starts(struct bytes_ref r, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return r.n >= k && !memcmp(r.p, prefix, k);
+}
+
+const char *arena_bref(struct arena *a, struct bytes_ref r)
+{
+	return arena_strndup(a, r.p ? r.p : "", r.p ? r.n : 0);
+}
+
+/* Strips every trailing ".N" / "_N": "fusion.3" -> "fusion",
+ * "cudnn-conv.1.0" -> "cudnn-conv". */
+struct bytes_ref category_from_name(struct bytes_ref name)
+{
+	size_t n = name.n;
+
+	for (;;) {
+		size_t k = n;
+
+		while (k > 0 && name.p[k - 1] >= '0' && name.p[k - 1] <= '9')
+			k--;
+		if (k < n && k > 1 && (name.p[k - 1] == '.' || name.p[k - 1] == '_'))
+			n = k - 1;
+		else
+			break;
+	}
+	return bref(name.p, n);
+}
+
+static int is_copy_name(struct bytes_ref r)
+{
+	static const char *const names[] = { "CopyHostToDevice", "CopyDeviceToHost",
+					     "CopyDeviceToDevice", "CopyHostToHost" };
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		if (r.n == strlen(names[i]) && !memcmp(r.p, names[i], r.n))
+			return 1;
+	return 0;
+}
+
+int op_classify(struct bytes_ref op, struct bytes_ref cat, struct bytes_ref meta,
+		struct bytes_ref line, int *is_memcpy)
+{
+	static const char *const coll[] = { "all-reduce", "all-gather", "reduce-scatter",
+					    "all-to-all", "collective-permute" };
+	struct bytes_ref base = category_from_name(op);
+	size_t i;
+
+	*is_memcpy = 0;
+	for (i = 0; i < sizeof(coll) / sizeof(coll[0]); i++)
+		if (bref_contains(op, coll[i]) || bref_contains(cat, coll[i]))
+			return EVC_COLLECTIVE;
+	if (bref_starts(op, "nccl") || bref_starts(op, "rccl") || bref_starts(cat, "nccl") ||
+	    bref_starts(cat, "rccl"))
+		return EVC_COLLECTIVE;
+	if ((base.n == 4 && (!memcmp(base.p, "send", 4) || !memcmp(base.p, "recv", 4))) ||
+	    (base.n == 9 && (!memcmp(base.p, "send-done", 9) || !memcmp(base.p, "recv-done", 9))))
+		return EVC_COLLECTIVE;
+	if (!(bref_contains(op, "Memcpy") || bref_contains(meta, "Memcpy") ||
+	      bref_contains(line, "Memcpy") || is_copy_name(op) || is_copy_name(meta)))
+		return EVC_COMPUTE;
+	*is_memcpy = 1;
+	if (bref_contains(op, "MemcpyH2D") || bref_contains(meta, "MemcpyH2D") ||
+	    bref_contains(line, "MemcpyH2D") || bref_contains(op, "CopyHostToDevice") ||
+	    bref_contains(meta, "CopyHostToDevice") || bref_contains(line, "CopyHostToDevice"))
+		return EVC_H2D;
+	if (bref_contains(op, "MemcpyD2H") || bref_contains(meta, "MemcpyD2H") ||
+	    bref_contains(line, "MemcpyD2H") || bref_contains(op, "CopyDeviceToHost") ||
+	    bref_contains(meta, "CopyDeviceToHost") || bref_contains(line, "CopyDeviceToHost"))
+		return EVC_D2H;
+	return EVC_D2D;
+}
+
+void *actx_own(struct analysis_ctx *c, void *p)
+{
+	pthread_mutex_lock(&c->lock);
+	if (c->nowned == c->capowned) {
+		c->capowned = c->capowned ? c->capowned * 2 : 64;
+		c->owned = xreallocarray(c->owned, c->capowned, sizeof(void *));
+	}
+	c->owned[c->nowned++] = p;
+	pthread_mutex_unlock(&c->lock);
+	return p;
+}
+
+struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role)
+{
+	struct line_part *lp = xcalloc(1, sizeof(*lp));
+
+	lp->role = role;
+	hmap_init(&lp->op_index);
+	hmap_init(&lp->kern_index);
+	hmap_init(&lp->cls_cache);
+	pthread_mutex_lock(&c->lock);
+	if (c->nparts == c->capparts) {
+		c->capparts = c->capparts ? c->capparts * 2 : 64;
+		c->parts = xreallocarray(c->parts, c->capparts, sizeof(*c->parts));
+	}
+	c->parts[c->nparts++] = lp;
+	pthread_mutex_unlock(&c->lock);
+	return lp;
+}
+
+static void line_part_free(struct line_part *lp)
+{
+	hmap_fini(&lp->op_index);
+	hmap_fini(&lp->kern_index);
+	hmap_fini(&lp->cls_cache);
+	free(lp->cls);
+	free(lp->ops);
+	free(lp->slot_of_meta);
+	free(lp->markers);
+	free(lp->mem);
+	free(lp->kerns);
+	free(lp);
+}
+
+/* ---- classification ---- */
+
+static int is_derived_line(const struct xt_line *l)
+{
+	static const char *const derived[] = {
+		"Steps", "XLA Modules", "XLA Ops", "TensorFlow Ops", "Framework Ops",
+		"TensorFlow Name Scope", "Framework Name Scope", "Source code", "Launch Stats",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(derived) / sizeof(derived[0]); i++)
+		if (!strcmp(l->name, derived[i]))
+			return 1;
+	/* XProf's derived ids, also as written sign-extended from 32 bits. */
+	return (l->id >= 0xdeadbeefLL && l->id <= 0xdeadbeefLL + 289) ||
+	       (l->id >= (int64_t)(int32_t)0xdeadbeefu &&
+		l->id <= (int64_t)(int32_t)0xdeadbeefu + 289);
+}
+
+static enum line_role line_role_of(const struct plane_ctx *pc, const struct xt_line *l)
+{
+	if (pc->role == ROLE_HOST)
+		return !strcmp(l->name, "python") ? LROLE_HOST_PY : LROLE_HOST;
+	if (pc->role != ROLE_DEVICE)
+		return LROLE_NONE;
+	if (!strcmp(l->name, "Steps"))
+		return LROLE_STEPS;
+	if (pc->kind == XT_DEV_XLA)
+		return !strcmp(l->name, "XLA Ops") ? LROLE_XLA_OPS : LROLE_NONE;
+	if (pc->kind == XT_DEV_GPU)
+		return is_derived_line(l) ? LROLE_NONE : LROLE_STREAM;
+	return LROLE_NONE;
+}
+
+/* Parses a TraceMe-encoded name "name#k=v,k=v#"; returns 1 and the step
+ * number when it carries step_num. */
+static int traceme_step(const char *name, int64_t *step)
+{
+	size_t n = strlen(name);
+	const char *hash = memchr(name, '#', n);
+	const char *p;
+
+	if (!hash || n < 2 || name[n - 1] != '#' || hash == name + n - 1)
+		return 0;
+	for (p = hash + 1; p < name + n - 1;) {
+		const char *end = memchr(p, ',', (size_t)(name + n - 1 - p));
+		const char *eq;
+
+		if (!end)
+			end = name + n - 1;
+		eq = memchr(p, '=', (size_t)(end - p));
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (eq && eq - p == 8 && !memcmp(p, "step_num", 8)) {
+			char buf[32];
+			size_t k = (size_t)(end - eq - 1);
+			char *e;
+
+			if (k == 0 || k >= sizeof(buf))
+				return 0;
+			memcpy(buf, eq + 1, k);
+			buf[k] = '\0';
+			*step = strtoll(buf, &e, 10);
+			return e != buf;
+		}
+		p = end + 1;
+	}
+	return 0;
+}
+
+static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
+			    const struct xt_plane *p, const struct xt_event_meta *m,
+			    enum plane_role role)
+{
+	struct stat_iter it;
+	struct xt_stat s;
+
+	memset(in, 0, sizeof(*in));
+	stat_iter_meta(&it, h, p, m);
+	while (stat_next(&it, &s)) {
+		switch (stat_known(&s)) {
+		case XS_HLO_CATEGORY:
+			in->category = bref(s.s, s.n);
+			break;
+		case XS_HLO_MODULE:
+			in->module = bref(s.s, s.n);
+			break;
+		case XS_HLO_OP:
+			in->hlo_op = bref(s.s, s.n);
+			break;
+		case XS_TF_OP:
+			in->tf_op = bref(s.s, s.n);
+			break;
+		case XS_PROGRAM_ID:
+			in->program_id = stat_as_int(&s);
+			in->has_program = 1;
+			break;
+		case XS_FLOPS:
+			in->flops = s.kind == XT_STAT_DOUBLE ? s.d : (double)stat_as_int(&s);
+			in->has_flops = 1;
+			break;
+		case XS_BYTES_ACCESSED:
+			in->bytes = s.kind == XT_STAT_DOUBLE ? s.d : (double)stat_as_int(&s);
+			in->has_bytes = 1;
+			break;
+		case XS_STEP_NUM:
+			in->marker_step = stat_as_int(&s);
+			in->has_marker_step = 1;
+			break;
+		default:
+			break;
+		}
+	}
+	if (role == ROLE_HOST) {
+		if (!strcmp(m->name, "MemoryAllocation"))
+			in->mem = 1;
+		else if (!strcmp(m->name, "MemoryDeallocation"))
+			in->mem = 2;
+		if (traceme_step(m->name, &in->marker_step)) {
+			in->has_marker_step = 1;
+			in->marker = 1;
+		} else if (in->has_marker_step) {
+			in->marker = 1;
+		}
+	}
+}
+
+static void plane_hook(void *vctx, struct xt_host *h, struct xt_plane *p)
+{
+	struct analysis_ctx *c = vctx;
+	struct plane_ctx *pc = actx_own(c, xcalloc(1, sizeof(*pc)));
+	size_t i;
+
+	pc->host = h->name;
+	if (!strncmp(p->name, "/device:", 8)) {
+		pc->role = ROLE_DEVICE;
+		/* XLA-ops devices are recognised in plane_hook_outer. */
+		pc->kind = !strncmp(p->name, "/device:GPU:", 12) ? XT_DEV_GPU : XT_DEV_OTHER;
+	} else if (!strcmp(p->name, "/host:CPU")) {
+		pc->role = ROLE_HOST;
+		pc->has_marker_stats = p->has_known[XS_STEP_NUM] ||
+				       (p->has_known[XS_IS_ROOT] && p->has_known[XS_GROUP_ID]);
+	} else if (!strcmp(p->name, "/host:metadata")) {
+		pc->role = ROLE_META;
+	}
+	if (pc->role == ROLE_DEVICE || pc->role == ROLE_HOST) {
+		pc->info = actx_own(c, xcalloc(p->nemeta, sizeof(*pc->info)));
+		for (i = 0; i < p->nemeta; i++)
+			emeta_info_fill(&pc->info[i], h, p, &p->emeta[i], pc->role);
+	}
+	p->hook_data = pc;
+}
+
+/* Line names are only known once a line is decoded, so whether a device
+ * records XLA Ops is settled by peeking at its lines' names here. */
+static int plane_has_xla_ops(const struct xt_host *h, const struct xt_plane *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nlines; i++) {
+		struct wire w;
+		const struct xt_line *l = &p->lines[i];
+
+		wire_init(&w, h->src.data + l->raw_off, l->raw_len);
+		while (wire_more(&w)) {
+			uint32_t f;
+			unsigned t = wire_tag(&w, &f);
+
+			if (f == 2 && t == WIRE_LEN) {
+				size_t n;
+				const uint8_t *s = wire_bytes(&w, &n);
+
+				if (n == 7 && !memcmp(s, "XLA Ops", 7))
+					return 1;
+			} else {
+				wire_skip(&w, t);
+			}
+		}
+	}
+	return 0;
+}
+
+static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
+{
+	struct plane_ctx *pc;
+
+	plane_hook(vctx, h, p);
+	pc = p->hook_data;
+	if (pc->role == ROLE_DEVICE && plane_has_xla_ops(h, p))
+		pc->kind = XT_DEV_XLA;
+}
+
+static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l)
+{
+	struct analysis_ctx *c = vctx;
+	struct plane_ctx *pc = p->hook_data;
+	enum line_role role;
+	struct line_part *lp;
+	uint64_t seq;
+
+	if (!pc)
+		return;
+	role = line_role_of(pc, l);
+	if (role == LROLE_NONE)
+		return;
+	lp = line_part_new(c, role);
+	pthread_mutex_lock(&c->lock);
+	seq = c->line_seq++;
+	pthread_mutex_unlock(&c->lock);
+	switch (role) {
+	case LROLE_XLA_OPS:
+		ops_line_xla(lp, h, p, l);
+		break;
+	case LROLE_STREAM:
+		ops_line_stream(lp, h, p, l);
+		break;
+	case LROLE_STEPS:
+		steps_line_markers(lp, h, p, l);
+		break;
+	case LROLE_HOST:
+	case LROLE_HOST_PY:
+		/* The Python tracer line is left out of host compute only. */
+		steps_line_markers(lp, h, p, l);
+		memory_line(lp, h, p, l, seq);
+		break;
+	case LROLE_NONE:
+		break;
+	}
+	l->hook_data = lp;
+}
+
+struct analysis_ctx *analysis_new(void)
+{
+	struct analysis_ctx *c = xcalloc(1, sizeof(*c));
+
+	pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+void analysis_attach(struct analysis_ctx *ctx, struct xplane_load_opts *opts)
+{
+	opts->plane_hook = plane_hook_outer;
+	opts->line_hook = line_hook;
+	opts->ctx = ctx;
+}
+
+void analysis_run(struct analysis_ctx *ctx, struct xt_trace *t)
+{
+	size_t h, p, l;
+
+	for (h = 0; h < t->nhosts; h++) {
+		struct xt_host *host = &t->hosts[h];
+
+		for (p = 0; p < host->nplanes; p++)
+			plane_hook_outer(ctx, host, &host->planes[p]);
+		for (p = 0; p < host->nplanes; p++)
+			for (l = 0; l < host->planes[p].nlines; l++)
+				line_hook(ctx, host, &host->planes[p], &host->planes[p].lines[l]);
+	}
+}
+
+/* ---- device busy time ---- */
+
+/* Union of the spans of every event on the given lines, by a k-way walk in
+ * start order (each line is sorted); no allocation proportional to events. */
+static int64_t union_busy(const struct xt_plane *p, const uint8_t *use, int64_t *first,
+			  int64_t *last)
+{
+	size_t *cur = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	int64_t busy = 0, run_s = 0, run_e = 0;
+	int have = 0;
+
+	*first = INT64_MAX;
+	*last = INT64_MIN;
+	for (;;) {
+		size_t best = SIZE_MAX, i;
+		int64_t bs = 0, be;
+		const struct xt_line *l;
+		const struct xt_event *e;
+
+		for (i = 0; i < p->nlines; i++) {
+			l = &p->lines[i];
+			if (!use[i] || cur[i] >= l->nev || xt_event_aggregated(&l->ev[cur[i]]))
+				continue;
+			if (best == SIZE_MAX || xt_event_start(l, &l->ev[cur[i]]) < bs) {
+				best = i;
+				bs = xt_event_start(l, &l->ev[cur[i]]);
+			}
+		}
+		if (best == SIZE_MAX)
+			break;
+		l = &p->lines[best];
+		e = &l->ev[cur[best]++];
+		be = bs + e->dur_ps;
+		if (bs < *first)
+			*first = bs;
+		if (be > *last)
+			*last = be;
+		if (have && bs <= run_e) {
+			if (be > run_e)
+				run_e = be;
+		} else {
+			if (have)
+				busy += run_e - run_s;
+			run_s = bs;
+			run_e = be;
+			have = 1;
+		}
+	}
+	if (have)
+		busy += run_e - run_s;
+	free(cur);
+	return busy;
+}
+
+static void devices_build(struct xt_analysis *a, struct xt_trace *t)
+{
+	size_t h, p, l, n = 0;
+
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++)
+			if (!strncmp(t->hosts[h].planes[p].name, "/device:", 8))
+				n++;
+	a->devices = xcalloc(n ? n : 1, sizeof(*a->devices));
+	for (h = 0; h < t->nhosts; h++) {
+		for (p = 0; p < t->hosts[h].nplanes; p++) {
+			const struct xt_plane *pl = &t->hosts[h].planes[p];
+			const struct plane_ctx *pc = pl->hook_data;
+			struct xt_device_row *d;
+			uint8_t *use;
+			int64_t first = INT64_MAX, last = INT64_MIN;
+
+			if (strncmp(pl->name, "/device:", 8))
+				continue;
+			d = &a->devices[a->ndevices++];
+			d->host = arena_strndup(&a->arena, t->hosts[h].name, strlen(t->hosts[h].name));
+			d->name = arena_strndup(&a->arena, pl->name, strlen(pl->name));
+			d->kind = pc ? pc->kind : XT_DEV_OTHER;
+			use = xcalloc(pl->nlines ? pl->nlines : 1, 1);
+			for (l = 0; l < pl->nlines; l++) {
+				const struct line_part *lp = pl->lines[l].hook_data;
+
+				if (!lp)
+					continue;
+				if (lp->role == LROLE_XLA_OPS) {
+					d->busy_ps += lp->self_sum_ps;
+					d->op_events += lp->op_events;
+					use[l] = 1;
+				} else if (lp->role == LROLE_STEPS && d->kind == XT_DEV_XLA) {
+					use[l] = 1;
+				} else if (lp->role == LROLE_STREAM) {
+					d->op_events += lp->op_events;
+					use[l] = 1;
+				}
+			}
+			if (d->kind == XT_DEV_GPU) {
+				d->busy_ps = union_busy(pl, use, &first, &last);
+			} else if (d->kind == XT_DEV_XLA) {
+				(void)union_busy(pl, use, &first, &last);
+			}
+			free(use);
+			if (last > first) {
+				d->span_ps = last - first;
+				d->first_ps = first;
+				d->idle_percent = 100.0 * (1.0 - (double)d->busy_ps / (double)d->span_ps);
+			}
+			a->busy_ps += d->busy_ps;
+		}
+	}
+}
+
+static void ctx_free(struct analysis_ctx *c, struct xt_trace *t)
+{
+	size_t i, h, p, l;
+
+	if (t) {
+		for (h = 0; h < t->nhosts; h++) {
+			for (p = 0; p < t->hosts[h].nplanes; p++) {
+				struct xt_plane *pl = &t->hosts[h].planes[p];
+
+				pl->hook_data = NULL;
+				for (l = 0; l < pl->nlines; l++)
+					pl->lines[l].hook_data = NULL;
+			}
+		}
+	}
+	/* Everything is freed from the context's own lists, so parts made for
+	 * a host whose load failed (and was discarded) are not leaked. */
+	for (i = 0; i < c->nparts; i++)
+		line_part_free(c->parts[i]);
+	free(c->parts);
+	for (i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t)
+{
+	struct xt_analysis *a = xcalloc(1, sizeof(*a));
+
+	arena_init(&a->arena);
+	devices_build(a, t);
+	ops_merge(a, t);
+	steps_merge(a, t);
+	memory_merge(a, t);
+	kernels_merge(a, t);
+	ctx_free(ctx, t);
+	return a;
+}
+
+void analysis_abort(struct analysis_ctx *ctx, struct xt_trace *t)
+{
+	ctx_free(ctx, t);
+}
+
+void analysis_free(struct xt_analysis *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->nmemory; i++)
+		free(a->memory[i].live);
+	free(a->ops);
+	free(a->devices);
+	free(a->steps);
+	free(a->memory);
+	free(a->kernels);
+	arena_fini(&a->arena);
+	free(a);
+}

@@ -1,0 +1,190 @@
+/*
+ * analysis_int: shared between the analysis files (analysis.c, an_ops.c,
+ * an_steps.c, an_memory.c, an_kernels.c); not part of the model's API.
+ *
+ * Per plane, analysis keeps a struct plane_ctx (plane->hook_data) with facts
+ * derived once from the event metadata. Per line it keeps a struct line_part
+ * (line->hook_data) with partial results written by exactly one worker
+ * thread. The context owns every plane_ctx and line_part through `owned`, so
+ * a load that fails half-way leaks nothing.
+ */
+#ifndef XT_ANALYSIS_INT_H
+#define XT_ANALYSIS_INT_H
+
+#include <pthread.h>
+
+#include "../util/hmap.h"
+#include "analysis.h"
+#include "stats.h"
+
+enum plane_role {
+	ROLE_NONE = 0,
+	ROLE_DEVICE, /* a /device: plane (see xt_device_kind) */
+	ROLE_HOST,   /* /host:CPU */
+	ROLE_META,   /* /host:metadata */
+};
+
+enum line_role {
+	LROLE_NONE = 0,
+	LROLE_XLA_OPS,    /* "XLA Ops" on an XLA device */
+	LROLE_STREAM,     /* a non-derived line of a GPU device */
+	LROLE_STEPS,      /* "Steps" on a device */
+	LROLE_HOST,       /* a thread line of /host:CPU */
+	LROLE_HOST_PY,    /* the Python tracer line of /host:CPU */
+};
+
+/* Activity class of an event metadata (for the step breakdown). */
+enum ev_class {
+	EVC_COMPUTE = 0,
+	EVC_COLLECTIVE,
+	EVC_H2D,
+	EVC_D2H,
+	EVC_D2D,
+};
+
+struct bytes_ref {
+	const char *p;
+	size_t n;
+};
+
+/* Facts about one event metadata, from its name and its own stats. */
+struct emeta_info {
+	struct bytes_ref category;  /* hlo_category stat */
+	struct bytes_ref module;    /* hlo_module stat */
+	struct bytes_ref hlo_op;
+	struct bytes_ref tf_op;
+	int64_t program_id;
+	double flops, bytes;
+	uint8_t has_program, has_flops, has_bytes;
+	uint8_t mem;                /* 1 alloc, 2 dealloc */
+	uint8_t marker;             /* name has TraceMe step_num, or stats make it a step marker */
+	int64_t marker_step;        /* step_num from the metadata */
+	uint8_t has_marker_step;
+};
+
+struct plane_ctx {
+	enum plane_role role;
+	enum xt_device_kind kind;
+	const char *host;       /* host label (trace arena) */
+	int has_marker_stats;   /* host plane defines step_num, or _r and group_id */
+	struct emeta_info *info;/* [plane->nemeta] */
+};
+
+struct op_acc {
+	struct bytes_ref name, category, module;
+	int64_t program_id;
+	uint8_t has_program, has_flops, has_bytes;
+	uint8_t cls;            /* enum ev_class of the op (XLA lines) */
+	uint64_t occurrences;
+	int64_t self_ps, total_ps;
+	double flops, bytes;
+};
+
+struct marker {
+	int64_t id;
+	int64_t start_ps, end_ps;
+	size_t ev;              /* index on its line */
+};
+
+struct mem_rec {
+	int64_t time_ps;
+	uint64_t seq;           /* order among equal times: line, then event */
+	struct bytes_ref allocator; /* or the decimal index in idx_buf */
+	char idx_buf[24];
+	int64_t reserved, allocated, available, peak_in_use;
+	int64_t addr, bytes;
+	struct bytes_ref op, shape;
+	uint8_t is_alloc;
+	uint8_t has_addr;
+};
+
+struct kern_acc {
+	const char *key;        /* owned by the line's kern_index */
+	size_t keylen;
+	struct bytes_ref name, op;
+	uint32_t grid[3], block[3];
+	int64_t regs, shared;
+	double occ;
+	uint64_t occurrences;
+	int64_t total_ps, min_ps, max_ps;
+};
+
+struct line_part {
+	enum line_role role;
+	/* ops */
+	struct hmap op_index;   /* key -> index into ops */
+	struct op_acc *ops;
+	size_t nops, capops;
+	uint32_t *slot_of_meta; /* XLA: cached op index per metadata (+1; 0 = none) */
+	uint8_t *cls;           /* per event: enum ev_class (op lines) */
+	struct hmap cls_cache;  /* stream lines: (slot, metadata) -> class */
+	uint64_t op_events;
+	int64_t self_sum_ps;    /* XLA: sum of self times (device busy) */
+	/* steps */
+	struct marker *markers;
+	size_t nmarkers, capmarkers;
+	/* memory */
+	struct mem_rec *mem;
+	size_t nmem, capmem;
+	/* kernels */
+	struct hmap kern_index;
+	struct kern_acc *kerns;
+	size_t nkerns, capkerns;
+};
+
+struct analysis_ctx {
+	pthread_mutex_t lock;   /* guards `owned` */
+	void **owned;           /* plain allocations (plane_ctx, info tables) */
+	size_t nowned, capowned;
+	struct line_part **parts;
+	size_t nparts, capparts;
+	size_t line_seq;        /* lines seen, for mem_rec.seq */
+};
+
+void *actx_own(struct analysis_ctx *c, void *p);
+struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role);
+
+/* an_ops.c */
+void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		  const struct xt_line *l);
+void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		     const struct xt_line *l);
+void ops_merge(struct xt_analysis *a, struct xt_trace *t);
+/* an_steps.c */
+void steps_line_markers(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+			const struct xt_line *l);
+void steps_merge(struct xt_analysis *a, struct xt_trace *t);
+/* an_memory.c */
+void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		 const struct xt_line *l, uint64_t line_seq);
+void memory_merge(struct xt_analysis *a, struct xt_trace *t);
+/* an_kernels.c (kernel_details parsing also used by tests) */
+void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
+		   struct bytes_ref op, const struct xt_stat *details);
+void kernels_merge(struct xt_analysis *a, struct xt_trace *t);
+int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
+			 int64_t *regs, int64_t *shared, double *occ);
+
+/* helpers (analysis.c) */
+static inline struct bytes_ref bref(const char *p, size_t n)
+{
+	struct bytes_ref r = { p, n };
+	return r;
+}
+static inline struct bytes_ref bref_str(const char *s);
+int bref_contains(struct bytes_ref r, const char *needle);
+int bref_starts(struct bytes_ref r, const char *prefix);
+const char *arena_bref(struct arena *a, struct bytes_ref r);
+struct bytes_ref category_from_name(struct bytes_ref name);
+/* enum ev_class of an op from its name, category, event-metadata name and
+ * line name; *is_memcpy tells whether it is a copy (docs/analyses.md). */
+int op_classify(struct bytes_ref op, struct bytes_ref cat, struct bytes_ref meta,
+		struct bytes_ref line, int *is_memcpy);
+
+#include <string.h>
+static inline struct bytes_ref bref_str(const char *s)
+{
+	return bref(s, strlen(s));
+}
+
+#endif

@@ -1,0 +1,48 @@
+/* load: see load.h. */
+#include "load.h"
+
+#include <stddef.h>
+
+#include "profile_path.h"
+#include "xplane_reader.h"
+
+int load_profile(const char *path, const struct load_opts *o, struct xt_trace **out_t,
+		 struct xt_analysis **out_a, struct xt_error *err)
+{
+	struct profile_set set;
+	const struct profile_run *run;
+	struct xt_trace *t;
+	struct analysis_ctx *ac;
+	struct xplane_load_opts lo = { 0 };
+	size_t i;
+	int rc;
+
+	*out_t = NULL;
+	*out_a = NULL;
+	rc = profile_scan(&set, path, err);
+	if (rc < 0)
+		return rc;
+	run = profile_pick(&set, o ? o->run : NULL, path, err);
+	if (!run) {
+		profile_set_fini(&set);
+		return XT_ENOENT;
+	}
+	t = trace_new();
+	ac = analysis_new();
+	analysis_attach(ac, &lo);
+	lo.threads = o ? o->threads : 0;
+	lo.keep_resident = o ? o->keep_resident : 0;
+	for (i = 0; i < run->nfiles; i++) {
+		rc = xplane_load(t, run->files[i].path, run->files[i].host, &lo, err);
+		if (rc < 0) {
+			analysis_abort(ac, t);
+			trace_free(t);
+			profile_set_fini(&set);
+			return rc;
+		}
+	}
+	profile_set_fini(&set);
+	*out_a = analysis_finish(ac, t);
+	*out_t = t;
+	return 0;
+}

@@ -1,0 +1,29 @@
+/*
+ * op_columns: the op profile's columns as data (style rule 8). The same
+ * table drives the report's header and cells and, later, the viewer's
+ * table and its sort keys, so the two can never disagree on a number.
+ */
+#ifndef XT_OP_COLUMNS_H
+#define XT_OP_COLUMNS_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+
+struct op_column {
+	const char *name;  /* header text */
+	int width;         /* preferred width; the last column takes the rest */
+	int right;         /* 1: right-aligned (numbers) */
+	/* Formats row's cell into buf (NUL-terminated); can't fail. */
+	void (*format)(const struct xt_op_row *row, char *buf, size_t n);
+	/* Orders rows for this column, "largest first" for numbers. */
+	int (*cmp)(const struct xt_op_row *a, const struct xt_op_row *b);
+};
+
+extern const struct op_column op_columns[];
+extern const size_t op_ncolumns;
+
+/* Index of the column named name (case-insensitive), or -1. */
+int op_column_find(const char *name);
+
+#endif

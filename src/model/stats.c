@@ -1,0 +1,211 @@
+/* stats: see stats.h. XStat fields: 1 metadata_id, 2 double, 3 uint64,
+ * 4 int64, 5 str, 6 bytes, 7 ref, 8 compressed str. */
+#include "stats.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void stat_iter_bytes(struct stat_iter *it, const struct xt_plane *p, const uint8_t *b,
+			    size_t n, uint32_t field)
+{
+	wire_init(&it->w, b, n);
+	it->plane = p;
+	it->field = field;
+}
+
+void stat_iter_event(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
+		     const struct xt_line *l, const struct xt_event *ev)
+{
+	size_t n;
+	const uint8_t *b = trace_event_bytes(h, l, ev, &n);
+
+	stat_iter_bytes(it, p, b, n, 4);
+}
+
+void stat_iter_meta(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
+		    const struct xt_event_meta *m)
+{
+	stat_iter_bytes(it, p, m->raw_len ? h->src.data + m->raw_off : NULL, m->raw_len, 5);
+}
+
+void stat_iter_plane(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
+		     size_t i)
+{
+	/* A plane stat is one XStat message: present it as a one-field list. */
+	stat_iter_bytes(it, p, h->src.data + p->stat_off[i], p->stat_len[i], 0);
+}
+
+static int stat_decode(struct stat_iter *it, const uint8_t *b, size_t n, struct xt_stat *out)
+{
+	struct wire w;
+
+	memset(out, 0, sizeof(*out));
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+
+		switch (f) {
+		case 1:
+			if (t == WIRE_VARINT) {
+				out->meta_id = (int64_t)wire_varint(&w);
+				continue;
+			}
+			break;
+		case 2:
+			if (t == WIRE_I64) {
+				uint64_t u = wire_fixed64(&w);
+
+				memcpy(&out->d, &u, sizeof(u));
+				out->kind = XT_STAT_DOUBLE;
+				continue;
+			}
+			break;
+		case 3:
+		case 4:
+		case 7:
+			if (t == WIRE_VARINT) {
+				out->u = wire_varint(&w);
+				out->i = (int64_t)out->u;
+				out->kind = f == 3 ? XT_STAT_UINT : f == 4 ? XT_STAT_INT : XT_STAT_REF;
+				continue;
+			}
+			break;
+		case 5:
+		case 6:
+		case 8:
+			if (t == WIRE_LEN) {
+				out->s = (const char *)wire_bytes(&w, &out->n);
+				out->kind = f == 5 ? XT_STAT_STR : f == 6 ? XT_STAT_BYTES
+									 : XT_STAT_COMPRESSED;
+				continue;
+			}
+			break;
+		}
+		wire_skip(&w, t);
+	}
+	if (w.bad)
+		return 0;
+	out->meta = trace_smeta_lookup(it->plane, out->meta_id);
+	if (out->kind == XT_STAT_REF) {
+		const struct xt_stat_meta *r = trace_smeta_lookup(it->plane, (int64_t)out->u);
+
+		out->s = r ? r->name : "";
+		out->n = strlen(out->s);
+	}
+	return 1;
+}
+
+int stat_next(struct stat_iter *it, struct xt_stat *out)
+{
+	while (wire_more(&it->w)) {
+		uint32_t f;
+		unsigned t;
+		const uint8_t *b;
+		size_t n;
+
+		if (it->field == 0) {
+			/* Plane stat: the whole buffer is the message. */
+			b = it->w.p;
+			n = (size_t)(it->w.end - it->w.p);
+			it->w.p = it->w.end;
+			return stat_decode(it, b, n, out);
+		}
+		t = wire_tag(&it->w, &f);
+		if (f == it->field && t == WIRE_LEN) {
+			b = wire_bytes(&it->w, &n);
+			if (it->w.bad)
+				return 0;
+			return stat_decode(it, b, n, out);
+		}
+		wire_skip(&it->w, t);
+	}
+	return 0;
+}
+
+int64_t stat_as_int(const struct xt_stat *s)
+{
+	char buf[32];
+	size_t n;
+
+	switch (s->kind) {
+	case XT_STAT_UINT:
+	case XT_STAT_INT:
+		return s->i;
+	case XT_STAT_DOUBLE:
+		return (int64_t)s->d;
+	case XT_STAT_STR:
+	case XT_STAT_REF:
+		n = s->n < sizeof(buf) - 1 ? s->n : sizeof(buf) - 1;
+		memcpy(buf, s->s, n);
+		buf[n] = '\0';
+		return strtoll(buf, NULL, 10);
+	default:
+		return 0;
+	}
+}
+
+const char *stat_to_text(const struct xt_stat *s, char *buf, size_t n)
+{
+	size_t k;
+
+	switch (s->kind) {
+	case XT_STAT_UINT:
+		snprintf(buf, n, "%" PRIu64, s->u);
+		break;
+	case XT_STAT_INT:
+		snprintf(buf, n, "%" PRId64, s->i);
+		break;
+	case XT_STAT_DOUBLE:
+		snprintf(buf, n, "%.17g", s->d);
+		break;
+	case XT_STAT_STR:
+	case XT_STAT_REF:
+		k = s->n < n - 1 ? s->n : n - 1;
+		memcpy(buf, s->s, k);
+		buf[k] = '\0';
+		break;
+	case XT_STAT_BYTES:
+	case XT_STAT_COMPRESSED:
+		snprintf(buf, n, "<%zu bytes>", s->n);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+	return buf;
+}
+
+static void collect_from(struct xt_known_stats *ks, struct stat_iter *it, uint64_t want,
+			 uint64_t seen_before)
+{
+	struct xt_stat s;
+
+	while (stat_next(it, &s)) {
+		unsigned k = stat_known(&s);
+
+		if (!k || !((want >> k) & 1) || ((seen_before >> k) & 1))
+			continue;
+		/* Within one message the last occurrence wins (memory's
+		 * allocator key rule; harmless elsewhere). */
+		ks->v[k] = s;
+		ks->have |= 1ull << k;
+	}
+}
+
+void stat_collect(struct xt_known_stats *ks, const struct xt_host *h, const struct xt_plane *p,
+		  const struct xt_line *l, const struct xt_event *ev, uint64_t want)
+{
+	struct stat_iter it;
+	uint64_t from_event;
+
+	ks->have = 0;
+	stat_iter_event(&it, h, p, l, ev);
+	collect_from(ks, &it, want, 0);
+	from_event = ks->have;
+	if ((ks->have & want) == want)
+		return;
+	stat_iter_meta(&it, h, p, xt_event_meta(p, ev));
+	collect_from(ks, &it, want, from_event);
+}

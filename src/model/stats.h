@@ -1,0 +1,81 @@
+/*
+ * stats: decoding XStat values on demand from the mapped source.
+ *
+ * Upstream semantics (xplane_visitor.h): a stat's name comes from the
+ * plane's stat_metadata; a ref_value stat's string is the name of the stat
+ * metadata it points to; event stats are separate from metadata stats and a
+ * lookup on an event reads the event's first, then its metadata's.
+ * Strings returned point into the source or the trace arena: valid until
+ * trace_free(), not NUL-terminated (use the length).
+ */
+#ifndef XT_STATS_H
+#define XT_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+#include "wire.h"
+
+enum xt_stat_kind {
+	XT_STAT_NONE = 0,
+	XT_STAT_DOUBLE,
+	XT_STAT_UINT,
+	XT_STAT_INT,
+	XT_STAT_STR,
+	XT_STAT_BYTES,
+	XT_STAT_REF,        /* s/n hold the referenced stat metadata's name */
+	XT_STAT_COMPRESSED, /* gzip'd string; s/n hold the compressed bytes */
+};
+
+struct xt_stat {
+	int64_t meta_id;
+	const struct xt_stat_meta *meta; /* NULL when the id is unknown */
+	enum xt_stat_kind kind;
+	double d;
+	uint64_t u;  /* UINT, REF (the id) */
+	int64_t i;
+	const char *s;
+	size_t n;
+};
+
+struct stat_iter {
+	struct wire w;
+	const struct xt_plane *plane;
+	uint32_t field; /* the repeated XStat field of the enclosing message */
+};
+
+/* Iterates the stats of an event, of an event metadata, or of a plane's i-th
+ * plane stat. Can't fail; malformed bytes simply end the iteration. */
+void stat_iter_event(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
+		     const struct xt_line *l, const struct xt_event *ev);
+void stat_iter_meta(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
+		    const struct xt_event_meta *m);
+void stat_iter_plane(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
+		     size_t i);
+/* Fills *out with the next stat; returns 0 at the end. */
+int stat_next(struct stat_iter *it, struct xt_stat *out);
+
+/* Value as an integer (int, uint, double truncated, decimal string); 0 if none. */
+int64_t stat_as_int(const struct xt_stat *s);
+/* Value as text into buf (numbers formatted); returns buf. */
+const char *stat_to_text(const struct xt_stat *s, char *buf, size_t n);
+/* The known-stat code of s (XS_NONE if not well known). */
+static inline unsigned stat_known(const struct xt_stat *s)
+{
+	return s->meta ? s->meta->known : XS_NONE;
+}
+
+/* The well-known stats of an event: event stats first, then metadata stats. */
+struct xt_known_stats {
+	uint64_t have; /* bit k set when stat k (enum xt_known_stat) was found */
+	struct xt_stat v[XS_COUNT];
+};
+void stat_collect(struct xt_known_stats *ks, const struct xt_host *h, const struct xt_plane *p,
+		  const struct xt_line *l, const struct xt_event *ev, uint64_t want);
+static inline int stat_has(const struct xt_known_stats *ks, unsigned k)
+{
+	return (ks->have >> k) & 1;
+}
+
+#endif

@@ -1,0 +1,215 @@
+/*
+ * trace: xtop's in-memory profile model.
+ *
+ * A trace holds one or more hosts (one XSpace file each). Everything the
+ * file says is kept: planes, lines, every event, all metadata, all stats.
+ * Event times and metadata references live in flat arrays; stats and opaque
+ * metadata bytes stay in the mapped source and are decoded on demand
+ * (stat_iter), so the model costs about 24 bytes per event and the source's
+ * pages can leave resident memory once parsed.
+ *
+ * Ownership: struct trace owns everything reachable from it (an arena for
+ * names and tables, per-line event arrays, the mapped sources); trace_free()
+ * releases it all. Strings returned by accessors point into the trace and
+ * are valid until trace_free().
+ *
+ * Invariants after loading: the events of each line are sorted by start
+ * (stable, so equal starts keep file order with enclosing events first),
+ * each event's depth is its nesting level on its line, and blk_maxend allows
+ * window queries in O(log n + k).
+ */
+#ifndef XT_TRACE_H
+#define XT_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/arena.h"
+#include "source.h"
+
+/* Well-known stat names, resolved once per plane (stat_meta.known). */
+enum xt_known_stat {
+	XS_NONE = 0,
+	XS_HLO_OP,
+	XS_HLO_MODULE,
+	XS_HLO_CATEGORY,
+	XS_PROGRAM_ID,
+	XS_GROUP_ID,
+	XS_STEP_NUM,
+	XS_ITER_NUM,
+	XS_IS_ROOT, /* "_r" */
+	XS_TF_OP,
+	XS_FLOPS,
+	XS_BYTES_ACCESSED,
+	XS_KERNEL_DETAILS,
+	XS_CORRELATION_ID,
+	XS_ALLOCATOR_NAME,
+	XS_INDEX_ON_HOST,
+	XS_DEVICE_ORDINAL,
+	XS_BYTES_RESERVED,
+	XS_BYTES_ALLOCATED,
+	XS_BYTES_AVAILABLE,
+	XS_PEAK_BYTES_IN_USE,
+	XS_REQUESTED_BYTES,
+	XS_ALLOCATION_BYTES,
+	XS_ADDR,
+	XS_SHAPE,
+	XS_PROFILE_START_TIME,
+	XS_PROFILE_STOP_TIME,
+	XS_COUNT
+};
+
+struct xt_stat_meta {
+	int64_t id;       /* XStatMetadata.id (the map key) */
+	const char *name; /* in the trace arena */
+	uint64_t raw_off; /* encoded XStatMetadata in the source */
+	uint32_t raw_len;
+	uint8_t known;    /* enum xt_known_stat */
+};
+
+struct xt_event_meta {
+	int64_t id;               /* XEventMetadata.id (the map key) */
+	const char *name;         /* in the arena; "" when absent */
+	const char *display_name; /* in the arena; "" when absent */
+	uint64_t raw_off;         /* encoded XEventMetadata (stats, HLO proto bytes) */
+	uint32_t raw_len;
+	int32_t op_class;         /* analysis cache; -1 until computed */
+};
+
+/* Bit 31 of depth_meta marks an aggregated event (num_occurrences). */
+#define XT_EV_AGGREGATED 0x80u
+#define XT_EV_META_BITS 24
+#define XT_EV_META_MASK ((1u << XT_EV_META_BITS) - 1)
+
+struct xt_event {
+	int64_t off_ps;   /* start, ps since the line's timestamp (num_occurrences if aggregated) */
+	int64_t dur_ps;   /* duration, ps; 0 for instants */
+	uint32_t meta;    /* low 24 bits: index into plane->emeta; high 8: depth | AGGREGATED */
+	uint32_t raw;     /* offset of the encoded XEvent (its tag) from line->raw_base */
+};
+
+#define XT_BLOCK 64 /* events per blk_maxend entry */
+
+struct xt_line {
+	int64_t id;               /* XLine.id (may be negative or >= 2^63 as uint64) */
+	int64_t display_id;
+	const char *name;         /* in the arena */
+	const char *display_name;
+	int64_t timestamp_ns;     /* line start, ns in the file's time base */
+	int64_t duration_ps;
+	uint64_t raw_base;        /* source offset that xt_event.raw is relative to */
+	uint64_t raw_off;         /* encoded XLine in the source */
+	uint64_t raw_len;
+	struct xt_event *ev;      /* nev events sorted by start; owned by the trace */
+	size_t nev;
+	int64_t *blk_maxend;      /* [i] = max end offset over events [0, (i+1)*XT_BLOCK) */
+	uint32_t max_depth;
+	void *hook_data;          /* per-line slot for a load hook's partial results */
+};
+
+struct xt_plane {
+	int64_t id;
+	const char *name;
+	struct xt_line *lines;
+	size_t nlines;
+	struct xt_event_meta *emeta; /* [0] is a synthetic empty entry for unknown ids */
+	size_t nemeta;
+	struct xt_stat_meta *smeta;
+	size_t nsmeta;
+	uint64_t *stat_off;          /* plane-level XStat encodings in the source */
+	uint32_t *stat_len;
+	size_t nstats;
+	/* id -> index hash tables (open addressing, power-of-two sizes). */
+	uint32_t *emeta_hash;
+	size_t emeta_hcap;
+	uint32_t *smeta_hash;
+	size_t smeta_hcap;
+	int64_t known_id[XS_COUNT];  /* stat metadata id of each well-known name */
+	uint8_t has_known[XS_COUNT];
+	uint64_t raw_off, raw_len;   /* encoded XPlane in the source */
+	size_t nev;                  /* events on all lines */
+	void *hook_data;             /* per-plane slot for a load hook's context */
+};
+
+struct xt_host {
+	const char *name;   /* host label: file name minus .xplane.pb(.gz) */
+	const char *path;   /* file it came from */
+	struct source src;
+	struct xt_plane *planes;
+	size_t nplanes;
+	const char **hostnames; /* XSpace.hostnames */
+	size_t nhostnames;
+	const char **errors;    /* XSpace.errors */
+	size_t nerrors;
+	const char **warnings;  /* XSpace.warnings */
+	size_t nwarnings;
+	size_t nev;
+};
+
+struct xt_trace {
+	struct xt_host *hosts;
+	size_t nhosts;
+	size_t nev;          /* events in all hosts */
+	struct arena arena;  /* names and tables */
+};
+
+/* Creates an empty trace; free with trace_free(). Never NULL. */
+struct xt_trace *trace_new(void);
+/* Releases the trace and everything it owns. NULL is allowed. */
+void trace_free(struct xt_trace *t);
+/* Releases what one host owns (not its arena strings) and zeroes it. */
+void trace_host_fini(struct xt_host *h);
+
+/* Index of the event metadata of ev, its depth, and whether it is aggregated. */
+static inline uint32_t xt_event_meta_index(const struct xt_event *ev)
+{
+	return ev->meta & XT_EV_META_MASK;
+}
+static inline unsigned xt_event_depth(const struct xt_event *ev)
+{
+	return (ev->meta >> XT_EV_META_BITS) & 0x7f;
+}
+static inline int xt_event_aggregated(const struct xt_event *ev)
+{
+	return (ev->meta >> XT_EV_META_BITS) & XT_EV_AGGREGATED;
+}
+
+/* Absolute start/end of ev on line, ps in the file's time base. */
+static inline int64_t xt_event_start(const struct xt_line *l, const struct xt_event *ev)
+{
+	return l->timestamp_ns * 1000 + ev->off_ps;
+}
+static inline int64_t xt_event_end(const struct xt_line *l, const struct xt_event *ev)
+{
+	return l->timestamp_ns * 1000 + ev->off_ps + ev->dur_ps;
+}
+
+/* Metadata of ev (the synthetic empty entry when the id was unknown). */
+static inline const struct xt_event_meta *xt_event_meta(const struct xt_plane *p,
+							const struct xt_event *ev)
+{
+	return &p->emeta[xt_event_meta_index(ev)];
+}
+
+/* Name shown for an event: display_name when set, else name. */
+const char *trace_event_display_name(const struct xt_plane *p, const struct xt_event *ev);
+
+/* Returns the index into plane->emeta for metadata id, or 0 when unknown. */
+uint32_t trace_emeta_lookup(const struct xt_plane *p, int64_t id);
+/* Returns the stat metadata with id, or NULL. */
+const struct xt_stat_meta *trace_smeta_lookup(const struct xt_plane *p, int64_t id);
+
+/*
+ * Window query: the events of line l overlapping [t0, t1) (absolute ps;
+ * an instant at t counts when t0 <= t < t1). Sets *first to the index of the
+ * first candidate and returns one past the last; callers still test each
+ * event in [*first, ret) for overlap (nested events make the candidate range
+ * a superset). O(log n) plus the range.
+ */
+size_t trace_line_window(const struct xt_line *l, int64_t t0, int64_t t1, size_t *first);
+
+/* Source bytes of the encoded XEvent ev on line l (tag excluded). */
+const uint8_t *trace_event_bytes(const struct xt_host *h, const struct xt_line *l,
+				 const struct xt_event *ev, size_t *n);
+
+#endif

@@ -1,0 +1,163 @@
+/*
+ * wire: a bounds-checked protobuf wire-format cursor.
+ *
+ * xtop decodes XSpace with this streaming reader rather than protobuf-c's
+ * unpack: unpacking allocates per event and copies every string, which cannot
+ * meet the memory target (peak RSS <= file size) on multi-GB profiles.
+ * Every read checks the end of its buffer; a malformed message turns the
+ * cursor's `bad` flag on and all later reads return zero, so callers check
+ * once per message instead of after every field.
+ */
+#ifndef XT_WIRE_H
+#define XT_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum wire_type {
+	WIRE_VARINT = 0,
+	WIRE_I64 = 1,
+	WIRE_LEN = 2,
+	WIRE_I32 = 5,
+};
+
+struct wire {
+	const uint8_t *p;   /* next byte */
+	const uint8_t *end; /* one past the last byte */
+	int bad;            /* set on the first malformed read */
+};
+
+static inline void wire_init(struct wire *w, const uint8_t *p, size_t n)
+{
+	w->p = p;
+	w->end = p + n;
+	w->bad = 0;
+}
+
+static inline int wire_more(const struct wire *w)
+{
+	return !w->bad && w->p < w->end;
+}
+
+static inline uint64_t wire_varint_slow(struct wire *w)
+{
+	uint64_t v = 0;
+	int shift;
+
+	for (shift = 0; shift < 64; shift += 7) {
+		uint8_t b;
+
+		if (w->p >= w->end)
+			break;
+		b = *w->p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	w->bad = 1;
+	w->p = w->end;
+	return 0;
+}
+
+static inline uint64_t wire_varint(struct wire *w)
+{
+	/* Fast path: one or two bytes, the common case for tags and ids. */
+	if (w->end - w->p >= 2) {
+		uint8_t b0 = w->p[0];
+
+		if (!(b0 & 0x80)) {
+			w->p++;
+			return b0;
+		}
+		if (!(w->p[1] & 0x80)) {
+			uint64_t v = (uint64_t)(b0 & 0x7f) | ((uint64_t)w->p[1] << 7);
+
+			w->p += 2;
+			return v;
+		}
+	}
+	return wire_varint_slow(w);
+}
+
+static inline uint64_t wire_fixed64(struct wire *w)
+{
+	uint64_t v = 0;
+	int i;
+
+	if (w->end - w->p < 8) {
+		w->bad = 1;
+		w->p = w->end;
+		return 0;
+	}
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | w->p[i];
+	w->p += 8;
+	return v;
+}
+
+/* Reads a length prefix and returns the payload start; *n gets its size. */
+static inline const uint8_t *wire_bytes(struct wire *w, size_t *n)
+{
+	uint64_t len = wire_varint(w);
+	const uint8_t *p = w->p;
+
+	if (w->bad || len > (uint64_t)(w->end - w->p)) {
+		w->bad = 1;
+		w->p = w->end;
+		*n = 0;
+		return p;
+	}
+	w->p += len;
+	*n = (size_t)len;
+	return p;
+}
+
+/* Skips a field of the given wire type (groups are rejected as malformed). */
+static inline void wire_skip(struct wire *w, unsigned type)
+{
+	size_t n;
+
+	switch (type) {
+	case WIRE_VARINT:
+		(void)wire_varint(w);
+		break;
+	case WIRE_I64:
+		if (w->end - w->p < 8) {
+			w->bad = 1;
+			w->p = w->end;
+		} else {
+			w->p += 8;
+		}
+		break;
+	case WIRE_LEN:
+		(void)wire_bytes(w, &n);
+		break;
+	case WIRE_I32:
+		if (w->end - w->p < 4) {
+			w->bad = 1;
+			w->p = w->end;
+		} else {
+			w->p += 4;
+		}
+		break;
+	default:
+		w->bad = 1;
+		w->p = w->end;
+	}
+}
+
+/* Reads a tag: *field gets the field number, returns the wire type. A field
+ * number of 0 is malformed. */
+static inline unsigned wire_tag(struct wire *w, uint32_t *field)
+{
+	uint64_t t = wire_varint(w);
+
+	*field = (uint32_t)(t >> 3);
+	if (!w->bad && (t >> 3) == 0) {
+		w->bad = 1;
+		w->p = w->end;
+	}
+	return (unsigned)(t & 7);
+}
+
+#endif

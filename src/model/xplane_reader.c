@@ -1,0 +1,671 @@
+/*
+ * xplane_reader: see xplane_reader.h. Field numbers are those of
+ * proto/xplane.proto (upstream xplane.proto).
+ */
+#include "xplane_reader.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../util/xalloc.h"
+#include "wire.h"
+
+static const char *const known_names[XS_COUNT] = {
+	[XS_HLO_OP] = "hlo_op",
+	[XS_HLO_MODULE] = "hlo_module",
+	[XS_HLO_CATEGORY] = "hlo_category",
+	[XS_PROGRAM_ID] = "program_id",
+	[XS_GROUP_ID] = "group_id",
+	[XS_STEP_NUM] = "step_num",
+	[XS_ITER_NUM] = "iter_num",
+	[XS_IS_ROOT] = "_r",
+	[XS_TF_OP] = "tf_op",
+	[XS_FLOPS] = "flops",
+	[XS_BYTES_ACCESSED] = "bytes_accessed",
+	[XS_KERNEL_DETAILS] = "kernel_details",
+	[XS_CORRELATION_ID] = "correlation_id",
+	[XS_ALLOCATOR_NAME] = "allocator_name",
+	[XS_INDEX_ON_HOST] = "index_on_host",
+	[XS_DEVICE_ORDINAL] = "device_ordinal",
+	[XS_BYTES_RESERVED] = "bytes_reserved",
+	[XS_BYTES_ALLOCATED] = "bytes_allocated",
+	[XS_BYTES_AVAILABLE] = "bytes_available",
+	[XS_PEAK_BYTES_IN_USE] = "peak_bytes_in_use",
+	[XS_REQUESTED_BYTES] = "requested_bytes",
+	[XS_ALLOCATION_BYTES] = "allocation_bytes",
+	[XS_ADDR] = "addr",
+	[XS_SHAPE] = "shape",
+	[XS_PROFILE_START_TIME] = "profile_start_time",
+	[XS_PROFILE_STOP_TIME] = "profile_stop_time",
+};
+
+/* Growable array helper: ensures room for one more element. */
+#define VEC_PUSH(arr, n, cap)                                                    \
+	do {                                                                     \
+		if ((n) == (cap)) {                                              \
+			(cap) = (cap) ? (cap) * 2 : 8;                           \
+			(arr) = xreallocarray((arr), (cap), sizeof(*(arr)));     \
+		}                                                                \
+	} while (0)
+
+struct reader {
+	struct xt_trace *t;
+	struct xt_host *h;
+	const struct xplane_load_opts *opts;
+	const char *path;
+};
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t c = 16;
+
+	while (c < n)
+		c <<= 1;
+	return c;
+}
+
+static inline size_t hash_i64(int64_t id)
+{
+	uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(x ^ (x >> 29));
+}
+
+static void plane_index(struct xt_plane *p)
+{
+	size_t i, mask;
+
+	/* Load factor <= 1/2. Later duplicates of a key replace earlier ones,
+	 * as protobuf map parsing does. */
+	p->emeta_hcap = pow2_at_least(p->nemeta * 2);
+	p->emeta_hash = xcalloc(p->emeta_hcap, sizeof(uint32_t));
+	mask = p->emeta_hcap - 1;
+	for (i = 1; i < p->nemeta; i++) {
+		size_t s = hash_i64(p->emeta[i].id) & mask;
+
+		while (p->emeta_hash[s] && p->emeta[p->emeta_hash[s]].id != p->emeta[i].id)
+			s = (s + 1) & mask;
+		p->emeta_hash[s] = (uint32_t)i;
+	}
+	p->smeta_hcap = pow2_at_least(p->nsmeta * 2);
+	p->smeta_hash = xcalloc(p->smeta_hcap, sizeof(uint32_t));
+	mask = p->smeta_hcap - 1;
+	for (i = 0; i < p->nsmeta; i++) {
+		size_t s = hash_i64(p->smeta[i].id) & mask;
+		size_t k;
+
+		while (p->smeta_hash[s] && p->smeta[p->smeta_hash[s] - 1].id != p->smeta[i].id)
+			s = (s + 1) & mask;
+		p->smeta_hash[s] = (uint32_t)(i + 1);
+		for (k = 1; k < XS_COUNT; k++) {
+			if (!strcmp(p->smeta[i].name, known_names[k])) {
+				p->smeta[i].known = (uint8_t)k;
+				p->known_id[k] = p->smeta[i].id;
+				p->has_known[k] = 1;
+				break;
+			}
+		}
+	}
+}
+
+/* Decodes a map<int64, XEventMetadata> entry. */
+static int read_emeta_entry(struct reader *r, struct xt_plane *p, const uint8_t *b, size_t n,
+			    size_t *cap)
+{
+	struct wire w;
+	struct xt_event_meta m = { .name = "", .display_name = "", .op_class = -1 };
+	const uint8_t *val = NULL;
+	size_t vn = 0;
+	int64_t key = 0;
+
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+
+		if (f == 1 && t == WIRE_VARINT)
+			key = (int64_t)wire_varint(&w);
+		else if (f == 2 && t == WIRE_LEN)
+			val = wire_bytes(&w, &vn);
+		else
+			wire_skip(&w, t);
+	}
+	if (w.bad)
+		return -1;
+	m.id = key;
+	if (val) {
+		wire_init(&w, val, vn);
+		m.raw_off = (uint64_t)(val - r->h->src.data);
+		m.raw_len = (uint32_t)vn;
+		if (vn > UINT32_MAX)
+			return -2;
+		while (wire_more(&w)) {
+			uint32_t f;
+			unsigned t = wire_tag(&w, &f);
+			const uint8_t *s;
+			size_t sn;
+
+			if (f == 2 && t == WIRE_LEN) {
+				s = wire_bytes(&w, &sn);
+				m.name = arena_strndup(&r->t->arena, (const char *)s, sn);
+			} else if (f == 4 && t == WIRE_LEN) {
+				s = wire_bytes(&w, &sn);
+				m.display_name = arena_strndup(&r->t->arena, (const char *)s, sn);
+			} else {
+				wire_skip(&w, t);
+			}
+		}
+		if (w.bad)
+			return -1;
+	}
+	if (p->nemeta >= XT_EV_META_MASK)
+		return -2;
+	VEC_PUSH(p->emeta, p->nemeta, *cap);
+	p->emeta[p->nemeta++] = m;
+	return 0;
+}
+
+/* Decodes a map<int64, XStatMetadata> entry. */
+static int read_smeta_entry(struct reader *r, struct xt_plane *p, const uint8_t *b, size_t n,
+			    size_t *cap)
+{
+	struct wire w;
+	struct xt_stat_meta m = { .name = "" };
+	const uint8_t *val = NULL;
+	size_t vn = 0;
+
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+
+		if (f == 1 && t == WIRE_VARINT)
+			m.id = (int64_t)wire_varint(&w);
+		else if (f == 2 && t == WIRE_LEN)
+			val = wire_bytes(&w, &vn);
+		else
+			wire_skip(&w, t);
+	}
+	if (w.bad)
+		return -1;
+	if (val) {
+		m.raw_off = (uint64_t)(val - r->h->src.data);
+		m.raw_len = (uint32_t)vn;
+		wire_init(&w, val, vn);
+		while (wire_more(&w)) {
+			uint32_t f;
+			unsigned t = wire_tag(&w, &f);
+
+			if (f == 2 && t == WIRE_LEN) {
+				size_t sn;
+				const uint8_t *s = wire_bytes(&w, &sn);
+
+				m.name = arena_strndup(&r->t->arena, (const char *)s, sn);
+			} else {
+				wire_skip(&w, t);
+			}
+		}
+		if (w.bad)
+			return -1;
+	}
+	VEC_PUSH(p->smeta, p->nsmeta, *cap);
+	p->smeta[p->nsmeta++] = m;
+	return 0;
+}
+
+/* Pass 1 over one XPlane: everything but the line contents. */
+static int read_plane(struct reader *r, struct xt_plane *p, const uint8_t *b, size_t n,
+		      struct xt_error *err)
+{
+	struct wire w;
+	size_t lcap = 0, ecap = 0, scap = 0, stcap = 0;
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->name = "";
+	p->raw_off = (uint64_t)(b - r->h->src.data);
+	p->raw_len = n;
+	/* Slot 0: events whose metadata id is unknown resolve to a nameless
+	 * entry, as upstream's visitor does. */
+	VEC_PUSH(p->emeta, p->nemeta, ecap);
+	p->emeta[p->nemeta++] = (struct xt_event_meta){ .name = "", .display_name = "",
+							.op_class = -1 };
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		const uint8_t *s;
+		size_t sn;
+
+		if (f == 1 && t == WIRE_VARINT) {
+			p->id = (int64_t)wire_varint(&w);
+		} else if (f == 2 && t == WIRE_LEN) {
+			s = wire_bytes(&w, &sn);
+			p->name = arena_strndup(&r->t->arena, (const char *)s, sn);
+		} else if (f == 3 && t == WIRE_LEN) {
+			s = wire_bytes(&w, &sn);
+			VEC_PUSH(p->lines, p->nlines, lcap);
+			memset(&p->lines[p->nlines], 0, sizeof(p->lines[0]));
+			p->lines[p->nlines].raw_off = (uint64_t)(s - r->h->src.data);
+			p->lines[p->nlines].raw_len = sn;
+			p->lines[p->nlines].name = "";
+			p->lines[p->nlines].display_name = "";
+			p->nlines++;
+		} else if (f == 4 && t == WIRE_LEN) {
+			s = wire_bytes(&w, &sn);
+			if (!w.bad && (rc = read_emeta_entry(r, p, s, sn, &ecap)) < 0)
+				break;
+		} else if (f == 5 && t == WIRE_LEN) {
+			s = wire_bytes(&w, &sn);
+			if (!w.bad && (rc = read_smeta_entry(r, p, s, sn, &scap)) < 0)
+				break;
+		} else if (f == 6 && t == WIRE_LEN) {
+			s = wire_bytes(&w, &sn);
+			if (stcap == p->nstats) {
+				stcap = stcap ? stcap * 2 : 8;
+				p->stat_off = xreallocarray(p->stat_off, stcap, sizeof(uint64_t));
+				p->stat_len = xreallocarray(p->stat_len, stcap, sizeof(uint32_t));
+			}
+			p->stat_off[p->nstats] = (uint64_t)(s - r->h->src.data);
+			p->stat_len[p->nstats++] = (uint32_t)sn;
+		} else {
+			wire_skip(&w, t);
+		}
+	}
+	if (rc == -2)
+		return xt_error_set(err, XT_ELIMIT, "%s: plane '%s' has more than %u event metadata",
+				    r->path, p->name, XT_EV_META_MASK - 1);
+	if (w.bad || rc < 0)
+		return xt_error_set(err, XT_EFORMAT,
+				    "%s: not a valid XSpace (malformed plane '%s' at byte %llu)",
+				    r->path, p->name, (unsigned long long)p->raw_off);
+	plane_index(p);
+	return 0;
+}
+
+/* ---- pass 2: lines, in worker threads ---- */
+
+struct line_job {
+	struct xt_plane *plane;
+	struct xt_line *line;
+};
+
+struct pool {
+	struct reader *r;
+	struct line_job *jobs;
+	size_t njobs;
+	atomic_size_t next;
+	atomic_int failed;
+	char msg[512];
+	pthread_mutex_t msg_lock;
+	struct arena *arenas; /* one per worker */
+};
+
+static int event_cmp(const void *a, const void *b)
+{
+	const struct xt_event *x = a, *y = b;
+	int ax = xt_event_aggregated(x) != 0, ay = xt_event_aggregated(y) != 0;
+
+	if (ax != ay)
+		return ax - ay;
+	if (!ax && x->off_ps != y->off_ps)
+		return x->off_ps < y->off_ps ? -1 : 1;
+	/* Equal starts: the longer (enclosing) event first. */
+	if (!ax && x->dur_ps != y->dur_ps)
+		return x->dur_ps > y->dur_ps ? -1 : 1;
+	return x->raw < y->raw ? -1 : x->raw > y->raw;
+}
+
+static inline int event_before(const struct xt_event *x, const struct xt_event *y)
+{
+	return event_cmp(x, y) < 0;
+}
+
+/* Depth by a stack of open ends, and the prefix max end per block. */
+static void line_finish(struct xt_line *l)
+{
+	int64_t stack[128];
+	unsigned sp = 0;
+	size_t i, nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK;
+	int64_t maxend = INT64_MIN;
+
+	l->blk_maxend = nblk ? xmalloc(nblk * sizeof(int64_t)) : NULL;
+	for (i = 0; i < l->nev; i++) {
+		struct xt_event *e = &l->ev[i];
+		int64_t end;
+
+		if (!xt_event_aggregated(e)) {
+			end = e->off_ps + e->dur_ps;
+			/* An event belongs inside every open event that ends after it
+			 * starts; an instant at a parent's very end is outside it. */
+			while (sp && stack[sp - 1] <= e->off_ps)
+				sp--;
+			e->meta |= (uint32_t)(sp < 127 ? sp : 127) << XT_EV_META_BITS;
+			if (sp > l->max_depth)
+				l->max_depth = sp;
+			if (sp < 128 && e->dur_ps > 0)
+				stack[sp++] = end;
+			if (end > maxend)
+				maxend = end;
+		}
+		if ((i + 1) % XT_BLOCK == 0 || i + 1 == l->nev)
+			l->blk_maxend[i / XT_BLOCK] = maxend;
+	}
+}
+
+static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, struct xt_line *l)
+{
+	const uint8_t *base = r->h->src.data;
+	struct wire w;
+	size_t cap, n = 0;
+	struct xt_event *ev;
+	int sorted = 1;
+
+	if (l->raw_len > UINT32_MAX)
+		return -2;
+	l->raw_base = l->raw_off;
+	cap = l->raw_len / 16 + 16;
+	ev = xmalloc(cap * sizeof(*ev));
+	wire_init(&w, base + l->raw_off, l->raw_len);
+	while (wire_more(&w)) {
+		const uint8_t *tagp = w.p;
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+
+		if (f == 4 && t == WIRE_LEN) {
+			struct wire e;
+			size_t en;
+			const uint8_t *eb = wire_bytes(&w, &en);
+			struct xt_event x = { 0 };
+			uint64_t mid = 0;
+
+			if (w.bad)
+				break;
+			wire_init(&e, eb, en);
+			while (wire_more(&e)) {
+				uint32_t ef;
+				unsigned et = wire_tag(&e, &ef);
+
+				if (et == WIRE_VARINT && ef <= 5 && ef != 4) {
+					uint64_t v = wire_varint(&e);
+
+					if (ef == 1)
+						mid = v;
+					else if (ef == 2)
+						x.off_ps = (int64_t)v, x.meta &= ~(XT_EV_AGGREGATED << XT_EV_META_BITS);
+					else if (ef == 3)
+						x.dur_ps = (int64_t)v;
+					else if (ef == 5)
+						x.off_ps = (int64_t)v, x.meta |= XT_EV_AGGREGATED << XT_EV_META_BITS;
+				} else {
+					wire_skip(&e, et);
+				}
+			}
+			if (e.bad) {
+				w.bad = 1;
+				break;
+			}
+			x.meta |= trace_emeta_lookup(p, (int64_t)mid);
+			x.raw = (uint32_t)(tagp - (base + l->raw_base));
+			if (n == cap) {
+				cap = cap + cap / 2 + 16;
+				ev = xreallocarray(ev, cap, sizeof(*ev));
+			}
+			if (n && sorted && event_before(&x, &ev[n - 1]))
+				sorted = 0;
+			ev[n++] = x;
+			continue;
+		}
+		switch (f) {
+		case 1:
+			if (t == WIRE_VARINT) {
+				l->id = (int64_t)wire_varint(&w);
+				continue;
+			}
+			break;
+		case 2:
+		case 11:
+			if (t == WIRE_LEN) {
+				size_t sn;
+				const uint8_t *s = wire_bytes(&w, &sn);
+				const char *c = arena_strndup(a, (const char *)s, sn);
+
+				if (f == 2)
+					l->name = c;
+				else
+					l->display_name = c;
+				continue;
+			}
+			break;
+		case 3:
+			if (t == WIRE_VARINT) {
+				l->timestamp_ns = (int64_t)wire_varint(&w);
+				continue;
+			}
+			break;
+		case 9:
+			if (t == WIRE_VARINT) {
+				l->duration_ps = (int64_t)wire_varint(&w);
+				continue;
+			}
+			break;
+		case 10:
+			if (t == WIRE_VARINT) {
+				l->display_id = (int64_t)wire_varint(&w);
+				continue;
+			}
+			break;
+		}
+		wire_skip(&w, t);
+	}
+	if (w.bad) {
+		free(ev);
+		return -1;
+	}
+	if (!sorted)
+		qsort(ev, n, sizeof(*ev), event_cmp);
+	/* Give back the unused tail; glibc shrinks large blocks with mremap. */
+	l->ev = n ? xreallocarray(ev, n, sizeof(*ev)) : (free(ev), NULL);
+	l->nev = n;
+	line_finish(l);
+	return 0;
+}
+
+static void pool_fail(struct pool *pl, const char *fmt, const char *a, const char *b)
+{
+	pthread_mutex_lock(&pl->msg_lock);
+	if (!atomic_load(&pl->failed)) {
+		snprintf(pl->msg, sizeof(pl->msg), fmt, pl->r->path, a, b);
+		atomic_store(&pl->failed, 1);
+	}
+	pthread_mutex_unlock(&pl->msg_lock);
+}
+
+struct worker_arg {
+	struct pool *pool;
+	struct arena *arena;
+};
+
+static void *worker(void *arg)
+{
+	struct worker_arg *wa = arg;
+	struct pool *pl = wa->pool;
+	struct reader *r = pl->r;
+
+	for (;;) {
+		size_t i = atomic_fetch_add(&pl->next, 1);
+		struct line_job *j;
+		int rc;
+
+		if (i >= pl->njobs || atomic_load(&pl->failed))
+			break;
+		j = &pl->jobs[i];
+		rc = read_line(r, wa->arena, j->plane, j->line);
+		if (rc == -2) {
+			pool_fail(pl, "%s: a line of plane '%s' holds more than 4 GiB of events%s",
+				  j->plane->name, " (not supported)");
+			break;
+		}
+		if (rc < 0) {
+			pool_fail(pl, "%s: not a valid XSpace (malformed line in plane '%s')%s",
+				  j->plane->name, "");
+			break;
+		}
+		if (r->opts && r->opts->line_hook)
+			r->opts->line_hook(r->opts->ctx, r->h, j->plane, j->line);
+		if (!(r->opts && r->opts->keep_resident))
+			source_release(&r->h->src, j->line->raw_off, j->line->raw_len);
+	}
+	return NULL;
+}
+
+static int job_cmp(const void *a, const void *b)
+{
+	const struct line_job *x = a, *y = b;
+
+	/* Largest lines first, so the last worker to finish has a small tail. */
+	if (x->line->raw_len != y->line->raw_len)
+		return x->line->raw_len > y->line->raw_len ? -1 : 1;
+	return 0;
+}
+
+static int read_lines(struct reader *r, struct xt_error *err)
+{
+	struct pool pl;
+	size_t p, l, i, total = 0;
+	int nthreads = r->opts && r->opts->threads ? r->opts->threads : 0;
+	pthread_t tid[8];
+	struct worker_arg wa[8];
+	struct arena arenas[8];
+
+	if (nthreads <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		nthreads = c > 0 ? (int)c : 1;
+	}
+	if (nthreads > 8)
+		nthreads = 8;
+	memset(&pl, 0, sizeof(pl));
+	pl.r = r;
+	for (p = 0; p < r->h->nplanes; p++)
+		total += r->h->planes[p].nlines;
+	pl.jobs = xcalloc(total ? total : 1, sizeof(*pl.jobs));
+	for (p = 0; p < r->h->nplanes; p++)
+		for (l = 0; l < r->h->planes[p].nlines; l++)
+			pl.jobs[pl.njobs++] = (struct line_job){ &r->h->planes[p],
+								 &r->h->planes[p].lines[l] };
+	qsort(pl.jobs, pl.njobs, sizeof(*pl.jobs), job_cmp);
+	if ((size_t)nthreads > pl.njobs)
+		nthreads = pl.njobs ? (int)pl.njobs : 1;
+	atomic_init(&pl.next, 0);
+	atomic_init(&pl.failed, 0);
+	pthread_mutex_init(&pl.msg_lock, NULL);
+	for (i = 0; i < (size_t)nthreads; i++) {
+		arena_init(&arenas[i]);
+		wa[i] = (struct worker_arg){ &pl, &arenas[i] };
+	}
+	/* The calling thread is worker 0. */
+	for (i = 1; i < (size_t)nthreads; i++)
+		if (pthread_create(&tid[i], NULL, worker, &wa[i]) != 0)
+			fatal("cannot create a thread");
+	worker(&wa[0]);
+	for (i = 1; i < (size_t)nthreads; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < (size_t)nthreads; i++)
+		arena_adopt(&r->t->arena, &arenas[i]);
+	pthread_mutex_destroy(&pl.msg_lock);
+	free(pl.jobs);
+	if (atomic_load(&pl.failed))
+		return xt_error_set(err, XT_EFORMAT, "%s", pl.msg);
+	return 0;
+}
+
+static const char **push_str(struct reader *r, const char **arr, size_t *n, const uint8_t *s,
+			     size_t sn)
+{
+	arr = xreallocarray(arr, *n + 1, sizeof(*arr));
+	arr[(*n)++] = arena_strndup(&r->t->arena, (const char *)s, sn);
+	return arr;
+}
+
+int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
+		const struct xplane_load_opts *opts, struct xt_error *err)
+{
+	struct reader r = { .t = t, .opts = opts, .path = path };
+	struct xt_host h;
+	struct wire w;
+	size_t pcap = 0, p, l;
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	r.h = &h;
+	rc = source_open(&h.src, path, err);
+	if (rc < 0)
+		return rc;
+	if (h.src.size == 0) {
+		source_close(&h.src);
+		return xt_error_set(err, XT_EFORMAT, "%s: empty file, not an XSpace profile", path);
+	}
+	wire_init(&w, h.src.data, h.src.size);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned ty = wire_tag(&w, &f);
+		const uint8_t *s;
+		size_t sn;
+
+		if (ty != WIRE_LEN || f < 1 || f > 4) {
+			wire_skip(&w, ty);
+			continue;
+		}
+		s = wire_bytes(&w, &sn);
+		if (w.bad)
+			break;
+		if (f == 1) {
+			VEC_PUSH(h.planes, h.nplanes, pcap);
+			rc = read_plane(&r, &h.planes[h.nplanes], s, sn, err);
+			h.nplanes++;
+			if (rc < 0)
+				goto fail;
+		} else if (f == 2) {
+			h.errors = push_str(&r, h.errors, &h.nerrors, s, sn);
+		} else if (f == 3) {
+			h.warnings = push_str(&r, h.warnings, &h.nwarnings, s, sn);
+		} else {
+			h.hostnames = push_str(&r, h.hostnames, &h.nhostnames, s, sn);
+		}
+	}
+	if (w.bad) {
+		rc = xt_error_set(err, XT_EFORMAT,
+				  "%s: not a valid XSpace profile (malformed protobuf near byte %llu of %zu)",
+				  path, (unsigned long long)(w.p - h.src.data), h.src.size);
+		goto fail;
+	}
+	if (h.nplanes == 0 && h.nhostnames == 0 && h.nerrors == 0 && h.nwarnings == 0) {
+		rc = xt_error_set(err, XT_EFORMAT, "%s: not an XSpace profile (no planes)", path);
+		goto fail;
+	}
+	h.name = arena_strndup(&t->arena, host_name, strlen(host_name));
+	h.path = arena_strndup(&t->arena, path, strlen(path));
+	if (opts && opts->plane_hook)
+		for (p = 0; p < h.nplanes; p++)
+			opts->plane_hook(opts->ctx, &h, &h.planes[p]);
+	rc = read_lines(&r, err);
+	if (rc < 0)
+		goto fail;
+	for (p = 0; p < h.nplanes; p++) {
+		for (l = 0; l < h.planes[p].nlines; l++)
+			h.planes[p].nev += h.planes[p].lines[l].nev;
+		h.nev += h.planes[p].nev;
+	}
+	t->hosts = xreallocarray(t->hosts, t->nhosts + 1, sizeof(*t->hosts));
+	t->hosts[t->nhosts++] = h;
+	t->nev += h.nev;
+	return 0;
+fail:
+	trace_host_fini(&h);
+	return rc;
+}

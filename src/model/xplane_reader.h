@@ -1,0 +1,42 @@
+/*
+ * xplane_reader: decodes one XSpace file into a host of a struct xt_trace.
+ *
+ * Decoding runs in two passes. The first walks the XSpace and each XPlane,
+ * reading metadata maps and plane stats and noting where each XLine's bytes
+ * are (lines are skipped in O(1) thanks to their length prefix). The second
+ * decodes lines in parallel worker threads: events into flat arrays, sorted,
+ * with nesting depth and the window index; then an optional hook sees each
+ * line while its bytes are still hot in cache (the analyses use it), and the
+ * line's pages are dropped from resident memory.
+ *
+ * Bad input never aborts: every read is bounds-checked and the load fails
+ * with one line naming the file and what was wrong.
+ */
+#ifndef XT_XPLANE_READER_H
+#define XT_XPLANE_READER_H
+
+#include "../util/error.h"
+#include "trace.h"
+
+struct xplane_load_opts {
+	/* Called once per plane after its metadata is known, before any line
+	 * is decoded; single-threaded. May be NULL. */
+	void (*plane_hook)(void *ctx, struct xt_host *h, struct xt_plane *p);
+	/* Called once per line after it is decoded, from a worker thread; hooks
+	 * for different lines run concurrently, so a hook writes only to
+	 * line->hook_data or to its own per-line storage. May be NULL. */
+	void (*line_hook)(void *ctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l);
+	void *ctx;
+	int threads;        /* worker threads; 0 = number of online CPUs (max 8) */
+	int keep_resident;  /* 1: do not drop parsed pages (small files, tests) */
+};
+
+/*
+ * Loads the XSpace at path as a new host of t, labelled host_name.
+ * Returns 0, or a negative XT_E* with err set; on failure t is unchanged
+ * (the partial host is released).
+ */
+int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
+		const struct xplane_load_opts *opts, struct xt_error *err);
+
+#endif

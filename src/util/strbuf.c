@@ -1,0 +1,123 @@
+/* strbuf: see strbuf.h. */
+#include "strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+void strbuf_init(struct strbuf *sb)
+{
+	sb->cap = 256;
+	sb->buf = xmalloc(sb->cap);
+	sb->buf[0] = '\0';
+	sb->len = 0;
+}
+
+void strbuf_fini(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	sb->buf[0] = '\0';
+}
+
+static void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 <= sb->cap)
+		return;
+	while (sb->len + extra + 1 > sb->cap)
+		sb->cap *= 2;
+	sb->buf = xrealloc(sb->buf, sb->cap);
+}
+
+void strbuf_add(struct strbuf *sb, const char *s, size_t n)
+{
+	strbuf_grow(sb, n);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_puts(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sb->cap - sb->len) {
+		strbuf_grow(sb, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+		va_end(ap);
+	}
+	sb->len += (size_t)n;
+}
+
+void strbuf_json_str(struct strbuf *sb, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	strbuf_grow(sb, n + 2);
+	sb->buf[sb->len++] = '"';
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[7];
+
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			strbuf_add(sb, esc, 2);
+		} else if (c == '\n') {
+			strbuf_add(sb, "\\n", 2);
+		} else if (c == '\t') {
+			strbuf_add(sb, "\\t", 2);
+		} else if (c >= 0x80) {
+			/* Pass valid UTF-8 through; replace anything else so
+			 * the output stays valid JSON. */
+			size_t k = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			size_t j;
+
+			for (j = 1; k && j < k; j++)
+				if (i + j >= n || ((unsigned char)s[i + j] & 0xc0) != 0x80)
+					k = 0;
+			if (k) {
+				strbuf_add(sb, s + i, k);
+				i += k - 1;
+			} else {
+				strbuf_add(sb, "\\ufffd", 6);
+			}
+		} else if (c < 0x20 || c == 0x7f) {
+			esc[0] = '\\';
+			esc[1] = 'u';
+			esc[2] = '0';
+			esc[3] = '0';
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			strbuf_add(sb, esc, 6);
+		} else {
+			strbuf_grow(sb, 1);
+			sb->buf[sb->len++] = (char)c;
+		}
+	}
+	strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = '"';
+	sb->buf[sb->len] = '\0';
+}

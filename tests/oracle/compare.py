@@ -1,0 +1,266 @@
+#!/usr/bin/python3
+"""Compare xtop's JSON analysis output with the oracle's.
+
+Usage: compare.py XTOP.json ORACLE.json
+
+Checked (fields present in either side beyond these are ignored):
+  events        total event count, exact
+  hosts         host names in order; per host the planes in order with their
+                name, line count and event count
+  devices       keyed by (host, name): busy_ps, span_ps exact, idle_percent
+                within 0.01
+  ops           the full list as a map keyed by (program, name): occurrences,
+                self_ps, total_ps exact, category exact
+  steps         keyed by id: start_ps, duration_ps and every *_ps column exact
+  memory        keyed by (host, allocator): peak_bytes, peak_time_ps,
+                lifetime_peak_bytes, capacity_bytes exact; the list of
+                live_at_peak bytes exact (in order)
+  kernels       a multiset keyed by (name, op, grid, block): per key the
+                sorted list of (occurrences, total_ps, min_ps, max_ps) exact
+Prints each difference (at most 20 lines, then a count) and exits 1 if any;
+otherwise prints "match: N ops, N devices, N steps, N allocators, N kernels"
+and exits 0.  Unreadable input exits 2.
+"""
+
+import json
+import sys
+
+MAX_LINES = 20
+STEP_FIELDS = ('start_ps', 'duration_ps', 'device_compute_ps', 'collectives_ps',
+               'host_to_device_ps', 'device_to_host_ps', 'host_compute_ps', 'idle_ps')
+MEM_FIELDS = ('peak_bytes', 'peak_time_ps', 'lifetime_peak_bytes', 'capacity_bytes')
+
+
+def load(path):
+    try:
+        with open(path, 'r', encoding='utf-8') as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.stderr.write('compare: cannot read %s: %s\n' % (path, e))
+        sys.exit(2)
+    if not isinstance(d, dict):
+        sys.stderr.write('compare: %s: top level is not a JSON object\n' % path)
+        sys.exit(2)
+    return d
+
+
+def num(v):
+    """Normalise a JSON number (integral floats become ints)."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, str):
+        try:
+            return int(v)
+        except ValueError:
+            return v
+    return v
+
+
+def s(v):
+    return '' if v is None else str(v)
+
+
+def short(v, n=60):
+    t = str(v)
+    return t if len(t) <= n else t[:n - 3] + '...'
+
+
+class Diffs:
+    def __init__(self):
+        self.items = []
+
+    def add(self, msg):
+        self.items.append(msg)
+
+
+def lst(d, key):
+    v = d.get(key)
+    return v if isinstance(v, list) else []
+
+
+def compare_events(x, o, df):
+    if num(x.get('events')) != num(o.get('events')):
+        df.add('events: xtop %s, oracle %s' % (x.get('events'), o.get('events')))
+
+
+def compare_hosts(x, o, df):
+    xh, oh = lst(x, 'hosts'), lst(o, 'hosts')
+    if len(xh) != len(oh):
+        df.add('hosts: xtop has %d, oracle %d' % (len(xh), len(oh)))
+    for i, (a, b) in enumerate(zip(xh, oh)):
+        if s(a.get('name')) != s(b.get('name')):
+            df.add('host %d: name xtop %r, oracle %r' % (i, a.get('name'), b.get('name')))
+        hn = s(b.get('name'))
+        xp, op = a.get('planes') or [], b.get('planes') or []
+        if len(xp) != len(op):
+            df.add('host %s: xtop has %d planes, oracle %d' % (hn, len(xp), len(op)))
+        for j, (pa, pb) in enumerate(zip(xp, op)):
+            if s(pa.get('name')) != s(pb.get('name')):
+                df.add('host %s plane %d: name xtop %r, oracle %r'
+                       % (hn, j, pa.get('name'), pb.get('name')))
+            for f in ('lines', 'events'):
+                if num(pa.get(f)) != num(pb.get(f)):
+                    df.add('host %s plane %s: %s xtop %s, oracle %s'
+                           % (hn, pb.get('name'), f, pa.get(f), pb.get(f)))
+
+
+def keyed(items, keyf, what, df, side):
+    out = {}
+    for it in items:
+        k = keyf(it)
+        if k in out:
+            df.add('%s: duplicate %s in %s' % (what, short(k, 100), side))
+        out[k] = it
+    return out
+
+
+def compare_devices(x, o, df):
+    kf = lambda d: (s(d.get('host')), s(d.get('name')))
+    xd = keyed(lst(x, 'devices'), kf, 'devices', df, 'xtop')
+    od = keyed(lst(o, 'devices'), kf, 'devices', df, 'oracle')
+    for k in od:
+        if k not in xd:
+            df.add('device %s:%s missing in xtop' % k)
+            continue
+        a, b = xd[k], od[k]
+        for f in ('busy_ps', 'span_ps'):
+            if num(a.get(f)) != num(b.get(f)):
+                df.add('device %s:%s %s: xtop %s, oracle %s' % (k + (f, a.get(f), b.get(f))))
+        ia, ib = a.get('idle_percent'), b.get('idle_percent')
+        try:
+            bad = abs(float(ia) - float(ib)) > 0.01
+        except (TypeError, ValueError):
+            bad = True
+        if bad:
+            df.add('device %s:%s idle_percent: xtop %s, oracle %s' % (k + (ia, ib)))
+    for k in xd:
+        if k not in od:
+            df.add('device %s:%s only in xtop' % k)
+    return len(od)
+
+
+def compare_ops(x, o, df):
+    kf = lambda d: (s(d.get('program')), s(d.get('name')))
+    xo = keyed(lst(x, 'ops'), kf, 'ops', df, 'xtop')
+    oo = keyed(lst(o, 'ops'), kf, 'ops', df, 'oracle')
+    for k in oo:
+        label = 'op %s/%s' % (short(k[0], 40), short(k[1]))
+        if k not in xo:
+            df.add('%s missing in xtop' % label)
+            continue
+        a, b = xo[k], oo[k]
+        for f in ('occurrences', 'self_ps', 'total_ps'):
+            if num(a.get(f)) != num(b.get(f)):
+                df.add('%s %s: xtop %s, oracle %s' % (label, f, a.get(f), b.get(f)))
+        if s(a.get('category')) != s(b.get('category')):
+            df.add('%s category: xtop %r, oracle %r'
+                   % (label, short(a.get('category')), short(b.get('category'))))
+    for k in xo:
+        if k not in oo:
+            df.add('op %s/%s only in xtop' % (short(k[0], 40), short(k[1])))
+    return len(oo)
+
+
+def compare_steps(x, o, df):
+    kf = lambda d: num(d.get('id'))
+    xs = keyed(lst(x, 'steps'), kf, 'steps', df, 'xtop')
+    os_ = keyed(lst(o, 'steps'), kf, 'steps', df, 'oracle')
+    for k in os_:
+        if k not in xs:
+            df.add('step %s missing in xtop' % (k,))
+            continue
+        a, b = xs[k], os_[k]
+        for f in STEP_FIELDS:
+            if num(a.get(f)) != num(b.get(f)):
+                df.add('step %s %s: xtop %s, oracle %s' % (k, f, a.get(f), b.get(f)))
+    for k in xs:
+        if k not in os_:
+            df.add('step %s only in xtop' % (k,))
+    return len(os_)
+
+
+def live_bytes(m):
+    return [num(e.get('bytes')) for e in (m.get('live_at_peak') or [])]
+
+
+def compare_memory(x, o, df):
+    kf = lambda d: (s(d.get('host')), s(d.get('allocator')))
+    xm = keyed(lst(x, 'memory'), kf, 'memory', df, 'xtop')
+    om = keyed(lst(o, 'memory'), kf, 'memory', df, 'oracle')
+    for k in om:
+        if k not in xm:
+            df.add('allocator %s:%s missing in xtop' % k)
+            continue
+        a, b = xm[k], om[k]
+        for f in MEM_FIELDS:
+            if num(a.get(f)) != num(b.get(f)):
+                df.add('allocator %s:%s %s: xtop %s, oracle %s' % (k + (f, a.get(f), b.get(f))))
+        la, lb = live_bytes(a), live_bytes(b)
+        if la != lb:
+            df.add('allocator %s:%s live_at_peak bytes: xtop %s, oracle %s'
+                   % (k + (short(la, 80), short(lb, 80))))
+    for k in xm:
+        if k not in om:
+            df.add('allocator %s:%s only in xtop' % k)
+    return len(om)
+
+
+def dims(v):
+    if isinstance(v, list):
+        return tuple(num(e) for e in v)
+    return (s(v),)
+
+
+def compare_kernels(x, o, df):
+    def group(items):
+        g = {}
+        for k in items:
+            key = (s(k.get('name')), s(k.get('op')), dims(k.get('grid')), dims(k.get('block')))
+            g.setdefault(key, []).append((num(k.get('occurrences')), num(k.get('total_ps')),
+                                          num(k.get('min_ps')), num(k.get('max_ps'))))
+        for v in g.values():
+            v.sort(key=repr)
+        return g
+    xk, ok = group(lst(x, 'kernels')), group(lst(o, 'kernels'))
+    for k in ok:
+        label = 'kernel %s (op %s, grid %s, block %s)' % (short(k[0], 50), short(k[1], 30),
+                                                          list(k[2]), list(k[3]))
+        if k not in xk:
+            df.add('%s missing in xtop' % label)
+        elif xk[k] != ok[k]:
+            df.add('%s (occ,total,min,max): xtop %s, oracle %s' % (label, xk[k], ok[k]))
+    for k in xk:
+        if k not in ok:
+            df.add('kernel %s (op %s, grid %s, block %s) only in xtop'
+                   % (short(k[0], 50), short(k[1], 30), list(k[2]), list(k[3])))
+    return len(lst(o, 'kernels'))
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write('usage: compare.py XTOP.json ORACLE.json\n')
+        return 2
+    x, o = load(argv[1]), load(argv[2])
+    df = Diffs()
+    compare_events(x, o, df)
+    compare_hosts(x, o, df)
+    nd = compare_devices(x, o, df)
+    no = compare_ops(x, o, df)
+    ns = compare_steps(x, o, df)
+    nm = compare_memory(x, o, df)
+    nk = compare_kernels(x, o, df)
+    if df.items:
+        for line in df.items[:MAX_LINES]:
+            print(line)
+        if len(df.items) > MAX_LINES:
+            print('... and %d more differences' % (len(df.items) - MAX_LINES))
+        print('%d differences' % len(df.items))
+        return 1
+    print('match: %d ops, %d devices, %d steps, %d allocators, %d kernels' % (no, nd, ns, nm, nk))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
