@@ -1,8 +1,10 @@
 # xtop — plain GNU Makefile.
 #   make            build build/xtop and build/xtop-gen
 #   make demo       generate the bundled demo profile and open it
-#   make check      run every test (unit, fixtures, oracle, bad input, fuzz smoke)
-#   make asan       the same suite under ASan/UBSan (build-asan/)
+#   make check      run every test: unit, fixtures, oracle, bad input, under
+#                   ASan/UBSan too, and a short fuzz run
+#   make test       the suite in the normal build only (quicker)
+#   make asan       the suite in an ASan/UBSan build only (build-asan/)
 #   make fuzz       build and run the libFuzzer target for a while
 #   make bench      measure load/report speed and memory (bench/)
 # Conventional variables are honoured: CC, CFLAGS, CPPFLAGS, LDFLAGS, PREFIX, DESTDIR.
@@ -29,7 +31,7 @@ GEN_SRC   := $(wildcard tools/gen/*.c)
 
 PROTO_GEN := $(O)/gen/xplane.pb-c.c $(O)/gen/xplane.pb-c.h
 
-.PHONY: all deps demo check asan fuzz bench clean install format
+.PHONY: all deps demo tests check test asan fuzz bench clean install format
 
 all: $(if $(DEPS_OK),,deps) $(O)/xtop $(O)/xtop-gen
 
@@ -63,25 +65,40 @@ $(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -I$(O)/gen -Isrc -o $@ $< $(O)/gen/xplane.pb-c.c \
 	    $(CORE_OBJ) $(TEST_LIBS)
 
-check: all $(TEST_BIN)
-	@O=$(O) sh tests/run_all.sh
+tests: all $(TEST_BIN)
+
+# The whole suite: normal build, the same under ASan/UBSan, and a short fuzz
+# run; run_all.sh prints one "N passed, N failed" line for all of it.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+              -fno-sanitize-recover=undefined
+check: tests
+	$(MAKE) --no-print-directory O=build-asan CC=clang CFLAGS="$(ASAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=address,undefined" tests
+	$(MAKE) --no-print-directory $(O)/fuzz/fuzz_xplane
+	@BUILDS="$(O) build-asan" FUZZ=$(O)/fuzz/fuzz_xplane FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) \
+	    sh tests/run_all.sh
+
+# Only the normal build (quicker while developing).
+test: tests
+	@BUILDS="$(O)" sh tests/run_all.sh
 
 asan:
-	$(MAKE) O=build-asan CC=clang \
-	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	    LDFLAGS="-fsanitize=address,undefined" check
+	$(MAKE) O=build-asan CC=clang CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" test
 
 # ---- fuzzing (clang's libFuzzer) ----
 FUZZ_SECONDS ?= 60
+CHECK_FUZZ_SECONDS ?= 30
 $(O)/fuzz/fuzz_xplane: tests/fuzz/fuzz_xplane.c $(CORE_SRC)
 	@mkdir -p $(@D)
 	clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -pthread \
 	    -o $@ tests/fuzz/fuzz_xplane.c $(CORE_SRC) $(LIBS)
 
-fuzz: $(O)/fuzz/fuzz_xplane
+fuzz: $(O)/fuzz/fuzz_xplane $(O)/xtop-gen
 	@mkdir -p $(O)/fuzz/corpus
-	$(O)/fuzz/fuzz_xplane -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
-	    $(O)/fuzz/corpus tests/fuzz/seeds
+	@test -s $(O)/fuzz/corpus/gen-tpu.pb || $(O)/xtop-gen --kind tpu --events 300 -o $(O)/fuzz/corpus/gen-tpu.pb
+	@test -s $(O)/fuzz/corpus/gen-gpu.pb || $(O)/xtop-gen --kind gpu --events 300 -o $(O)/fuzz/corpus/gen-gpu.pb
+	$(O)/fuzz/fuzz_xplane -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -max_len=65536 \
+	    $(O)/fuzz/corpus
 
 bench: all
 	sh bench/bench.sh

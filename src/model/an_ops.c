@@ -90,7 +90,9 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 	size_t sp = 0, cap = 0, i;
 	const uint64_t want = 1ull << XS_PROGRAM_ID | 1ull << XS_HLO_CATEGORY |
 			      1ull << XS_HLO_MODULE | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED;
+	struct stat_want sw;
 
+	stat_want_init(&sw, p, want);
 	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
 	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
 	for (i = 0; i < l->nev; i++) {
@@ -99,23 +101,16 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 		const struct emeta_info *in = &pc->info[mi];
 		const struct xt_event_meta *m = &p->emeta[mi];
 		struct xla_open o = { 0 };
-		struct stat_iter it;
-		struct xt_stat s;
 		uint64_t found = 0;
 		struct xt_stat ov[XS_COUNT];
 
 		if (xt_event_aggregated(ev))
 			continue;
 		/* Event stats override the metadata's (upstream lookup order). */
-		stat_iter_event(&it, h, p, l, ev);
-		while (stat_next(&it, &s)) {
-			unsigned k = stat_known(&s);
-
-			if (k && ((want >> k) & 1)) {
-				ov[k] = s;
-				found |= 1ull << k;
-			}
-		}
+		/* Flagged by the reader when the plane is watched (loading with
+		 * hooks); analysis_run over a loaded trace scans every event. */
+		if (sw.n && (!p->watch_on || xt_event_watched(ev)))
+			stat_scan_event(h, p, l, ev, &sw, ov, &found);
 		if (!(found & (1ull << XS_PROGRAM_ID | 1ull << XS_HLO_CATEGORY |
 			       1ull << XS_HLO_MODULE))) {
 			if (!lp->slot_of_meta[mi]) {

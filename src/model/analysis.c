@@ -335,14 +335,35 @@ static int plane_has_xla_ops(const struct xt_host *h, const struct xt_plane *p)
 	return 0;
 }
 
+/* XLA op lines need an event's own stats only when it overrides these
+ * (rare): let the reader flag such events so the rest are never scanned. */
+static void plane_watch_xla(struct xt_plane *p)
+{
+	static const unsigned ks[] = { XS_PROGRAM_ID, XS_HLO_CATEGORY, XS_HLO_MODULE, XS_FLOPS,
+				       XS_BYTES_ACCESSED };
+	size_t i;
+
+	p->watch_on = 1;
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		if (!p->has_known[ks[i]])
+			continue;
+		if (p->known_id[ks[i]] >= 0 && p->known_id[ks[i]] < 64)
+			p->watch_lo |= 1ull << p->known_id[ks[i]];
+		else
+			p->watch_any = 1;
+	}
+}
+
 static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 {
 	struct plane_ctx *pc;
 
 	plane_hook(vctx, h, p);
 	pc = p->hook_data;
-	if (pc->role == ROLE_DEVICE && plane_has_xla_ops(h, p))
+	if (pc->role == ROLE_DEVICE && plane_has_xla_ops(h, p)) {
 		pc->kind = XT_DEV_XLA;
+		plane_watch_xla(p);
+	}
 }
 
 static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l)
@@ -422,8 +443,14 @@ static int64_t union_busy(const struct xt_plane *p, const uint8_t *use, int64_t 
 			  int64_t *last)
 {
 	size_t *cur = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	size_t *lines = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	size_t nl = 0, j;
 	int64_t busy = 0, run_s = 0, run_e = 0;
 	int have = 0;
+
+	for (j = 0; j < p->nlines; j++)
+		if (use[j] && p->lines[j].nev)
+			lines[nl++] = j;
 
 	*first = INT64_MAX;
 	*last = INT64_MIN;
@@ -433,9 +460,10 @@ static int64_t union_busy(const struct xt_plane *p, const uint8_t *use, int64_t 
 		const struct xt_line *l;
 		const struct xt_event *e;
 
-		for (i = 0; i < p->nlines; i++) {
+		for (j = 0; j < nl; j++) {
+			i = lines[j];
 			l = &p->lines[i];
-			if (!use[i] || cur[i] >= l->nev || xt_event_aggregated(&l->ev[cur[i]]))
+			if (cur[i] >= l->nev || xt_event_aggregated(&l->ev[cur[i]]))
 				continue;
 			if (best == SIZE_MAX || xt_event_start(l, &l->ev[cur[i]]) < bs) {
 				best = i;
@@ -465,7 +493,22 @@ static int64_t union_busy(const struct xt_plane *p, const uint8_t *use, int64_t 
 	if (have)
 		busy += run_e - run_s;
 	free(cur);
+	free(lines);
 	return busy;
+}
+
+/* Widens [*first, *last] by the events of l (sorted; aggregated ones last). */
+static void line_extent(const struct xt_line *l, int64_t *first, int64_t *last)
+{
+	size_t nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK;
+	int64_t base = l->timestamp_ns * 1000;
+
+	if (!l->nev || xt_event_aggregated(&l->ev[0]))
+		return;
+	if (base + l->ev[0].off_ps < *first)
+		*first = base + l->ev[0].off_ps;
+	if (base + l->blk_maxend[nblk - 1] > *last)
+		*last = base + l->blk_maxend[nblk - 1];
 }
 
 static void devices_build(struct xt_analysis *a, struct xt_trace *t)
@@ -511,7 +554,11 @@ static void devices_build(struct xt_analysis *a, struct xt_trace *t)
 			if (d->kind == XT_DEV_GPU) {
 				d->busy_ps = union_busy(pl, use, &first, &last);
 			} else if (d->kind == XT_DEV_XLA) {
-				(void)union_busy(pl, use, &first, &last);
+				/* Busy is the sum of self times; the span needs only
+				 * each line's extent. */
+				for (l = 0; l < pl->nlines; l++)
+					if (use[l])
+						line_extent(&pl->lines[l], &first, &last);
 			}
 			free(use);
 			if (last > first) {

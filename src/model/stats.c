@@ -39,6 +39,11 @@ void stat_iter_plane(struct stat_iter *it, const struct xt_host *h, const struct
 
 static int stat_decode(struct stat_iter *it, const uint8_t *b, size_t n, struct xt_stat *out)
 {
+	return stat_decode_one(it->plane, b, n, out);
+}
+
+int stat_decode_one(const struct xt_plane *plane, const uint8_t *b, size_t n, struct xt_stat *out)
+{
 	struct wire w;
 
 	memset(out, 0, sizeof(*out));
@@ -88,9 +93,9 @@ static int stat_decode(struct stat_iter *it, const uint8_t *b, size_t n, struct 
 	}
 	if (w.bad)
 		return 0;
-	out->meta = trace_smeta_lookup(it->plane, out->meta_id);
+	out->meta = trace_smeta_lookup(plane, out->meta_id);
 	if (out->kind == XT_STAT_REF) {
-		const struct xt_stat_meta *r = trace_smeta_lookup(it->plane, (int64_t)out->u);
+		const struct xt_stat_meta *r = trace_smeta_lookup(plane, (int64_t)out->u);
 
 		out->s = r ? r->name : "";
 		out->n = strlen(out->s);
@@ -208,4 +213,76 @@ void stat_collect(struct xt_known_stats *ks, const struct xt_host *h, const stru
 		return;
 	stat_iter_meta(&it, h, p, xt_event_meta(p, ev));
 	collect_from(ks, &it, want, from_event);
+}
+
+int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
+		    const struct xt_event *ev, const struct stat_want *want, struct xt_stat *out,
+		    uint64_t *found)
+{
+	size_t n;
+	const uint8_t *b = trace_event_bytes(h, l, ev, &n);
+	struct wire w;
+	int hits = 0;
+
+	*found = 0;
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		const uint8_t *sb;
+		size_t sn;
+		int64_t id;
+		int k;
+
+		if (f != 4 || t != WIRE_LEN) {
+			wire_skip(&w, t);
+			continue;
+		}
+		sb = wire_bytes(&w, &sn);
+		/* Upstream writes metadata_id first: peek at it and decode only
+		 * the stats asked for. */
+		if (sn < 2 || sb[0] != 0x08) {
+			struct xt_stat s;
+
+			if (stat_decode_one(p, sb, sn, &s) && stat_known(&s) &&
+			    ((want->mask >> stat_known(&s)) & 1)) {
+				out[stat_known(&s)] = s;
+				*found |= 1ull << stat_known(&s);
+				hits++;
+			}
+			continue;
+		}
+		{
+			struct wire iw;
+
+			wire_init(&iw, sb + 1, sn - 1);
+			id = (int64_t)wire_varint(&iw);
+		}
+		for (k = 0; k < want->n; k++) {
+			if (want->id[k] == id) {
+				struct xt_stat s;
+
+				if (stat_decode_one(p, sb, sn, &s)) {
+					out[want->known[k]] = s;
+					*found |= 1ull << want->known[k];
+					hits++;
+				}
+				break;
+			}
+		}
+	}
+	return hits;
+}
+
+void stat_want_init(struct stat_want *sw, const struct xt_plane *p, uint64_t mask)
+{
+	unsigned k;
+
+	sw->n = 0;
+	sw->mask = mask;
+	for (k = 1; k < XS_COUNT; k++)
+		if (((mask >> k) & 1) && p->has_known[k] && sw->n < XT_WANT_MAX) {
+			sw->id[sw->n] = p->known_id[k];
+			sw->known[sw->n++] = (uint8_t)k;
+		}
 }

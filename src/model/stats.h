@@ -56,6 +56,26 @@ void stat_iter_plane(struct stat_iter *it, const struct xt_host *h, const struct
 /* Fills *out with the next stat; returns 0 at the end. */
 int stat_next(struct stat_iter *it, struct xt_stat *out);
 
+/* Decodes one encoded XStat of plane p into *out; returns 0 if malformed. */
+int stat_decode_one(const struct xt_plane *p, const uint8_t *b, size_t n, struct xt_stat *out);
+
+/* A set of well-known stats to look for, resolved to the plane's ids once,
+ * so that scanning an event compares integers instead of decoding every
+ * stat (the hot path of the analyses). */
+#define XT_WANT_MAX 16
+struct stat_want {
+	uint64_t mask; /* bits of enum xt_known_stat */
+	int n;
+	int64_t id[XT_WANT_MAX];
+	uint8_t known[XT_WANT_MAX];
+};
+void stat_want_init(struct stat_want *sw, const struct xt_plane *p, uint64_t mask);
+/* Fills out[k] for each wanted stat k found among the event's own stats
+ * (the last occurrence wins); *found gets their bits. Returns the count. */
+int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
+		    const struct xt_event *ev, const struct stat_want *want, struct xt_stat *out,
+		    uint64_t *found);
+
 /* Value as an integer (int, uint, double truncated, decimal string); 0 if none. */
 int64_t stat_as_int(const struct xt_stat *s);
 /* Value as text into buf (numbers formatted); returns buf. */

@@ -37,6 +37,8 @@ void trace_host_fini(struct xt_host *h)
 		free(pl->stat_len);
 		free(pl->emeta_hash);
 		free(pl->smeta_hash);
+		free(pl->emeta_direct);
+		free(pl->smeta_direct);
 	}
 	free(h->planes);
 	free(h->hostnames);
@@ -73,11 +75,11 @@ static inline size_t hash_i64(int64_t id)
 	return (size_t)(x ^ (x >> 29));
 }
 
-uint32_t trace_emeta_lookup(const struct xt_plane *p, int64_t id)
+uint32_t trace_emeta_lookup_slow(const struct xt_plane *p, int64_t id)
 {
 	size_t mask, i;
 
-	if (!p->emeta_hcap)
+	if (!p->emeta_hcap || p->emeta_direct_only)
 		return 0;
 	mask = p->emeta_hcap - 1;
 	for (i = hash_i64(id) & mask;; i = (i + 1) & mask) {
@@ -90,11 +92,11 @@ uint32_t trace_emeta_lookup(const struct xt_plane *p, int64_t id)
 	}
 }
 
-const struct xt_stat_meta *trace_smeta_lookup(const struct xt_plane *p, int64_t id)
+const struct xt_stat_meta *trace_smeta_lookup_slow(const struct xt_plane *p, int64_t id)
 {
 	size_t mask, i;
 
-	if (!p->smeta_hcap)
+	if (!p->smeta_hcap || p->smeta_direct_only)
 		return NULL;
 	mask = p->smeta_hcap - 1;
 	for (i = hash_i64(id) & mask;; i = (i + 1) & mask) {

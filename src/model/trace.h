@@ -76,8 +76,13 @@ struct xt_event_meta {
 	int32_t op_class;         /* analysis cache; -1 until computed */
 };
 
-/* Bit 31 of depth_meta marks an aggregated event (num_occurrences). */
+/* The high byte of xt_event.meta: bit 7 marks an aggregated event
+ * (num_occurrences), bit 6 an event carrying a watched stat (see
+ * xt_plane.watch_lo), bits 0-5 the nesting depth (deeper events are drawn
+ * at depth 63; self times do not use it). */
 #define XT_EV_AGGREGATED 0x80u
+#define XT_EV_WATCHED 0x40u
+#define XT_EV_DEPTH_MAX 63u
 #define XT_EV_META_BITS 24
 #define XT_EV_META_MASK ((1u << XT_EV_META_BITS) - 1)
 
@@ -124,11 +129,26 @@ struct xt_plane {
 	size_t emeta_hcap;
 	uint32_t *smeta_hash;
 	size_t smeta_hcap;
+	/* Upstream ids are small and dense, so most lookups are one array
+	 * index: [id] = emeta index / smeta index + 1, 0 when unknown. */
+	uint32_t *emeta_direct;
+	size_t emeta_ndirect;
+	uint32_t *smeta_direct;
+	size_t smeta_ndirect;
+	uint8_t emeta_direct_only; /* every id is in the direct table */
+	uint8_t smeta_direct_only;
 	int64_t known_id[XS_COUNT];  /* stat metadata id of each well-known name */
 	uint8_t has_known[XS_COUNT];
 	uint64_t raw_off, raw_len;   /* encoded XPlane in the source */
 	size_t nev;                  /* events on all lines */
 	void *hook_data;             /* per-plane slot for a load hook's context */
+	/* Stat metadata ids a plane hook asks the reader to watch for: bit i
+	 * of watch_lo for id i < 64; watch_any flags every event with a stat
+	 * id outside 0..63. The reader marks matching events XT_EV_WATCHED, so
+	 * analyses skip the stats of every other event without decoding. */
+	uint64_t watch_lo;
+	uint8_t watch_any;
+	uint8_t watch_on;            /* 0: nothing watched, events are never marked */
 };
 
 struct xt_host {
@@ -167,7 +187,12 @@ static inline uint32_t xt_event_meta_index(const struct xt_event *ev)
 }
 static inline unsigned xt_event_depth(const struct xt_event *ev)
 {
-	return (ev->meta >> XT_EV_META_BITS) & 0x7f;
+	return (ev->meta >> XT_EV_META_BITS) & XT_EV_DEPTH_MAX;
+}
+/* 1 when the event's own stats include one of its plane's watched ids. */
+static inline int xt_event_watched(const struct xt_event *ev)
+{
+	return (ev->meta >> XT_EV_META_BITS) & XT_EV_WATCHED;
 }
 static inline int xt_event_aggregated(const struct xt_event *ev)
 {
@@ -195,9 +220,24 @@ static inline const struct xt_event_meta *xt_event_meta(const struct xt_plane *p
 const char *trace_event_display_name(const struct xt_plane *p, const struct xt_event *ev);
 
 /* Returns the index into plane->emeta for metadata id, or 0 when unknown. */
-uint32_t trace_emeta_lookup(const struct xt_plane *p, int64_t id);
+uint32_t trace_emeta_lookup_slow(const struct xt_plane *p, int64_t id);
+static inline uint32_t trace_emeta_lookup(const struct xt_plane *p, int64_t id)
+{
+	if (id >= 0 && (uint64_t)id < p->emeta_ndirect)
+		return p->emeta_direct[id];
+	return trace_emeta_lookup_slow(p, id);
+}
 /* Returns the stat metadata with id, or NULL. */
-const struct xt_stat_meta *trace_smeta_lookup(const struct xt_plane *p, int64_t id);
+const struct xt_stat_meta *trace_smeta_lookup_slow(const struct xt_plane *p, int64_t id);
+static inline const struct xt_stat_meta *trace_smeta_lookup(const struct xt_plane *p, int64_t id)
+{
+	if (id >= 0 && (uint64_t)id < p->smeta_ndirect) {
+		uint32_t i = p->smeta_direct[id];
+
+		return i ? &p->smeta[i - 1] : NULL;
+	}
+	return trace_smeta_lookup_slow(p, id);
+}
 
 /*
  * Window query: the events of line l overlapping [t0, t1) (absolute ps;

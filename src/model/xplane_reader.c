@@ -75,6 +75,44 @@ static inline size_t hash_i64(int64_t id)
 	return (size_t)(x ^ (x >> 29));
 }
 
+/* Builds the direct id tables when ids are small enough (they are 1..N in
+ * everything upstream writes); the hash tables stay for the others. */
+static void plane_direct(struct xt_plane *p)
+{
+	int64_t emax = -1, smax = -1;
+	int eneg = 0, sneg = 0;
+	size_t i;
+
+	for (i = 1; i < p->nemeta; i++) {
+		if (p->emeta[i].id < 0)
+			eneg = 1;
+		else if (p->emeta[i].id > emax)
+			emax = p->emeta[i].id;
+	}
+	for (i = 0; i < p->nsmeta; i++) {
+		if (p->smeta[i].id < 0)
+			sneg = 1;
+		else if (p->smeta[i].id > smax)
+			smax = p->smeta[i].id;
+	}
+	if (emax >= 0 && (uint64_t)emax < 4 * (uint64_t)p->nemeta + 4096) {
+		p->emeta_ndirect = (size_t)emax + 1;
+		p->emeta_direct = xcalloc(p->emeta_ndirect, sizeof(uint32_t));
+		for (i = 1; i < p->nemeta; i++) /* later duplicates win */
+			if (p->emeta[i].id >= 0)
+				p->emeta_direct[p->emeta[i].id] = (uint32_t)i;
+		p->emeta_direct_only = !eneg;
+	}
+	if (smax >= 0 && (uint64_t)smax < 4 * (uint64_t)p->nsmeta + 4096) {
+		p->smeta_ndirect = (size_t)smax + 1;
+		p->smeta_direct = xcalloc(p->smeta_ndirect, sizeof(uint32_t));
+		for (i = 0; i < p->nsmeta; i++)
+			if (p->smeta[i].id >= 0)
+				p->smeta_direct[p->smeta[i].id] = (uint32_t)(i + 1);
+		p->smeta_direct_only = !sneg;
+	}
+}
+
 static void plane_index(struct xt_plane *p)
 {
 	size_t i, mask;
@@ -94,6 +132,7 @@ static void plane_index(struct xt_plane *p)
 	p->smeta_hcap = pow2_at_least(p->nsmeta * 2);
 	p->smeta_hash = xcalloc(p->smeta_hcap, sizeof(uint32_t));
 	mask = p->smeta_hcap - 1;
+	plane_direct(p);
 	for (i = 0; i < p->nsmeta; i++) {
 		size_t s = hash_i64(p->smeta[i].id) & mask;
 		size_t k;
@@ -322,6 +361,11 @@ static int event_cmp(const void *a, const void *b)
 
 static inline int event_before(const struct xt_event *x, const struct xt_event *y)
 {
+	/* The common case (distinct starts, nothing aggregated) without the
+	 * full comparison. */
+	if (!((x->meta | y->meta) & (XT_EV_AGGREGATED << XT_EV_META_BITS)) &&
+	    x->off_ps != y->off_ps)
+		return x->off_ps < y->off_ps;
 	return event_cmp(x, y) < 0;
 }
 
@@ -344,7 +388,8 @@ static void line_finish(struct xt_line *l)
 			 * starts; an instant at a parent's very end is outside it. */
 			while (sp && stack[sp - 1] <= e->off_ps)
 				sp--;
-			e->meta |= (uint32_t)(sp < 127 ? sp : 127) << XT_EV_META_BITS;
+			e->meta |= (uint32_t)(sp < XT_EV_DEPTH_MAX ? sp : XT_EV_DEPTH_MAX)
+				   << XT_EV_META_BITS;
 			if (sp > l->max_depth)
 				l->max_depth = sp;
 			if (sp < 128 && e->dur_ps > 0)
@@ -390,7 +435,19 @@ static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, stru
 				uint32_t ef;
 				unsigned et = wire_tag(&e, &ef);
 
-				if (et == WIRE_VARINT && ef <= 5 && ef != 4) {
+				if (ef == 4 && et == WIRE_LEN && p->watch_on) {
+					size_t sn;
+					const uint8_t *sb = wire_bytes(&e, &sn);
+
+					/* metadata_id comes first in upstream's encoding. */
+					if (sn >= 2 && sb[0] == 0x08 && !(sb[1] & 0x80)) {
+						if (sb[1] < 64 ? (p->watch_lo >> sb[1]) & 1
+							       : p->watch_any)
+							x.meta |= XT_EV_WATCHED << XT_EV_META_BITS;
+					} else if (sn) {
+						x.meta |= XT_EV_WATCHED << XT_EV_META_BITS;
+					}
+				} else if (et == WIRE_VARINT && ef <= 5 && ef != 4) {
 					uint64_t v = wire_varint(&e);
 
 					if (ef == 1)
@@ -598,7 +655,7 @@ int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 	struct reader r = { .t = t, .opts = opts, .path = path };
 	struct xt_host h;
 	struct wire w;
-	size_t pcap = 0, p, l;
+	size_t pcap = 0, p, l, field_at = 0;
 	int rc;
 
 	memset(&h, 0, sizeof(h));
@@ -613,7 +670,10 @@ int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 	wire_init(&w, h.src.data, h.src.size);
 	while (wire_more(&w)) {
 		uint32_t f;
-		unsigned ty = wire_tag(&w, &f);
+		unsigned ty;
+
+		field_at = (size_t)(w.p - h.src.data);
+		ty = wire_tag(&w, &f);
 		const uint8_t *s;
 		size_t sn;
 
@@ -640,8 +700,9 @@ int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 	}
 	if (w.bad) {
 		rc = xt_error_set(err, XT_EFORMAT,
-				  "%s: not a valid XSpace profile (malformed protobuf near byte %llu of %zu)",
-				  path, (unsigned long long)(w.p - h.src.data), h.src.size);
+				  "%s: not a valid XSpace profile (malformed protobuf in the field at "
+				  "byte %zu of %zu; truncated or corrupted file?)",
+				  path, field_at, h.src.size);
 		goto fail;
 	}
 	if (h.nplanes == 0 && h.nhostnames == 0 && h.nerrors == 0 && h.nwarnings == 0) {

@@ -1,0 +1,35 @@
+# Shared helpers for the end-to-end tests: each check prints one line,
+# "ok NAME", "FAIL NAME: why" or "skip NAME: why" (counted by run_all.sh).
+O=${O:-build}
+XTOP=${XTOP:-$O/xtop}
+GEN=${GEN:-$O/xtop-gen}
+FIX=../shared/fixtures
+PY=/usr/bin/python3
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/xtop-e2e.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { echo "ok $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "skip $1: $2"; }
+have_fixtures() { [ -d "$FIX" ]; }
+
+# expect_error NAME STATUS PATTERN CMD...: CMD must exit with STATUS, print
+# exactly one line on stderr matching PATTERN, and nothing on stdout.
+expect_error() {
+	name=$1 want=$2 pat=$3
+	shift 3
+	timeout 60 "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	lines=$(wc -l <"$TMP/err")
+	if [ $rc -ne "$want" ]; then
+		fail "$name" "exit status $rc, want $want ($(head -c 200 "$TMP/err"))"
+	elif [ "$lines" -ne 1 ]; then
+		fail "$name" "stderr has $lines lines, want 1"
+	elif ! grep -q -- "$pat" "$TMP/err"; then
+		fail "$name" "stderr '$(cat "$TMP/err")' does not match '$pat'"
+	elif [ -s "$TMP/out" ]; then
+		fail "$name" "unexpected output on stdout"
+	else
+		ok "$name"
+	fi
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Bad input: one clear line on stderr, exit status 2, never a crash or hang.
+. tests/e2e/lib.sh
+
+expect_error "missing path" 2 "No such file" $XTOP report "$TMP/does-not-exist.xplane.pb"
+: >"$TMP/empty.xplane.pb"
+expect_error "empty file" 2 "empty file" $XTOP report "$TMP/empty.xplane.pb"
+mkdir "$TMP/noprofiles" && echo hi >"$TMP/noprofiles/readme.txt"
+expect_error "directory without profiles" 2 "no profiles found" $XTOP report "$TMP/noprofiles"
+head -c 65536 /dev/urandom >"$TMP/random.xplane.pb"
+expect_error "random bytes" 2 "not a valid XSpace" $XTOP report "$TMP/random.xplane.pb"
+printf '\037\213\010\000garbage-after-a-gzip-header' >"$TMP/badgz.xplane.pb"
+expect_error "corrupt gzip" 2 "gzip" $XTOP report "$TMP/badgz.xplane.pb"
+expect_error "bad option" 2 "unknown option\|invalid option\|unrecognized" $XTOP report --bogus x
+expect_error "bad --top" 2 "needs a number" $XTOP report --top x y
+
+$GEN --kind tpu --events 20000 --seed 3 -o "$TMP/gen.xplane.pb" >/dev/null 2>&1
+size=$(stat -c %s "$TMP/gen.xplane.pb")
+for cut in 1 7 100 1000 $((size / 2)) $((size - 1)); do
+	head -c "$cut" "$TMP/gen.xplane.pb" >"$TMP/cut.xplane.pb"
+	expect_error "truncated at $cut of $size bytes" 2 "not a valid XSpace\|not an XSpace" \
+		$XTOP report "$TMP/cut.xplane.pb"
+done
+gzip -c "$TMP/gen.xplane.pb" >"$TMP/gen.xplane.pb.gz"
+gsize=$(stat -c %s "$TMP/gen.xplane.pb.gz")
+head -c $((gsize / 2)) "$TMP/gen.xplane.pb.gz" >"$TMP/half.xplane.pb.gz"
+expect_error "truncated gzip" 2 "truncated gzip" $XTOP report "$TMP/half.xplane.pb.gz"
+expect_error "logdir: unknown run" 2 "no run named" $XTOP report --run nope "$TMP"
+
+if have_fixtures; then
+	expect_error "corrupt fixture (U+FFFD-mangled TPU profile)" 2 "not a valid XSpace" \
+		$XTOP report "$FIX/corrupt/tpu_inference_2-utf8-mangled.xplane.pb"
+	expect_error "SSTABLE cache file given directly" 2 "not a valid XSpace" \
+		$XTOP report "$FIX/jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.SSTABLE"
+	# Memory stays bounded on bad input: the corrupt file under a 256 MB cap
+	# (not under ASan, which reserves terabytes of address space).
+	if [ "${O#*asan}" != "$O" ]; then
+		skip "corrupt fixture under 256 MB" "ASan build"
+	elif (ulimit -v 262144; $XTOP report "$FIX/corrupt/tpu_inference_2-utf8-mangled.xplane.pb") \
+		>/dev/null 2>"$TMP/err"; then
+		fail "corrupt fixture under 256 MB" "exit 0"
+	elif grep -q "not a valid XSpace" "$TMP/err"; then
+		ok "corrupt fixture under 256 MB address space"
+	else
+		fail "corrupt fixture under 256 MB" "$(cat "$TMP/err")"
+	fi
+else
+	skip "corrupt fixture" "../shared/fixtures not found"
+fi

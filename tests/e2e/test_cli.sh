@@ -1,0 +1,90 @@
+#!/bin/sh
+# The report's behaviour as a user sees it: paths (file, gzip, run directory,
+# logdir with --run/--list), text vs JSON, and the generator's known answers.
+. tests/e2e/lib.sh
+
+$GEN --kind tpu --events 50000 --seed 5 --expect "$TMP/expect.json" -o "$TMP/t.xplane.pb" \
+	>/dev/null 2>&1 || fail "generate" "xtop-gen failed"
+
+# Known answers, computed by the generator while it wrote the file.
+if $XTOP report --json "$TMP/t.xplane.pb" >"$TMP/t.json" 2>"$TMP/err" &&
+	$PY tests/e2e/expect_check.py "$TMP/t.json" "$TMP/expect.json" >"$TMP/cmp" 2>&1; then
+	ok "generated tpu profile matches the generator's answers: $(cat "$TMP/cmp")"
+else
+	fail "generated tpu known answers" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null | head -n 20)"
+fi
+$GEN --kind gpu --events 50000 --seed 6 --expect "$TMP/gexpect.json" -o "$TMP/g.xplane.pb" \
+	>/dev/null 2>&1 || fail "generate gpu" "xtop-gen failed"
+if $XTOP report --json "$TMP/g.xplane.pb" >"$TMP/g.json" 2>"$TMP/err" &&
+	$PY tests/e2e/expect_check.py "$TMP/g.json" "$TMP/gexpect.json" >"$TMP/cmp" 2>&1; then
+	ok "generated gpu profile matches the generator's answers: $(cat "$TMP/cmp")"
+else
+	fail "generated gpu known answers" "$(cat "$TMP/err" "$TMP/cmp" 2>/dev/null | head -n 20)"
+fi
+
+# gzip gives the same report as the plain file (but for the file facts).
+gzip -c "$TMP/t.xplane.pb" >"$TMP/t.xplane.pb.gz"
+$XTOP report --json "$TMP/t.xplane.pb.gz" >"$TMP/tz.json" 2>&1
+if $PY - "$TMP/t.json" "$TMP/tz.json" <<'PYEOF'; then
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (a, b):
+    for h in d["hosts"]:
+        for k in ("file", "gzip", "bytes"):
+            h.pop(k, None)
+sys.exit(0 if a == b else 1)
+PYEOF
+	ok "gzip input reports exactly what the plain file does"
+else
+	fail "gzip input" "reports differ"
+fi
+
+# A TensorBoard logdir with two runs: newest by default, --run picks, --list lists.
+L="$TMP/logdir/plugins/profile"
+mkdir -p "$L/2024_01_01_10_00_00" "$L/2024_03_05_12_30_00"
+cp "$TMP/t.xplane.pb" "$L/2024_01_01_10_00_00/hostA.xplane.pb"
+cp "$TMP/g.xplane.pb" "$L/2024_03_05_12_30_00/hostB.xplane.pb"
+echo junk >"$L/2024_03_05_12_30_00/hostB.SSTABLE"
+echo '{}' | gzip >"$L/2024_03_05_12_30_00/hostB.trace.json.gz"
+if $XTOP report --json "$TMP/logdir" | grep -q '"name":"hostB"'; then
+	ok "logdir opens the newest run (other files skipped)"
+else
+	fail "logdir newest run" "hostB not reported"
+fi
+if $XTOP report --json --run 2024_01_01_10_00_00 "$TMP/logdir" | grep -q '"name":"hostA"'; then
+	ok "logdir --run picks a run by name"
+else
+	fail "logdir --run" "hostA not reported"
+fi
+$XTOP report --list "$TMP/logdir" >"$TMP/list" 2>&1
+if grep -q "2024_03_05_12_30_00 (newest)" "$TMP/list" && grep -q "hostA" "$TMP/list"; then
+	ok "report --list shows runs, hosts and the newest"
+else
+	fail "report --list" "$(cat "$TMP/list")"
+fi
+
+# Text report: sections present, --top honoured.
+$XTOP report --top 3 "$TMP/t.xplane.pb" >"$TMP/text" 2>&1
+if grep -q "^Devices" "$TMP/text" && grep -q "^Op profile: .*top 3" "$TMP/text" &&
+	grep -q "^Steps: " "$TMP/text" && grep -q "^Memory" "$TMP/text"; then
+	ok "text report has devices, op profile (top 3), steps and memory"
+else
+	fail "text report" "$(head -n 30 "$TMP/text")"
+fi
+# Plain `xtop PATH` with stdout not a terminal prints the report.
+if $XTOP "$TMP/t.xplane.pb" | grep -q "^Op profile"; then
+	ok "xtop PATH with stdout not a tty prints the report"
+else
+	fail "xtop PATH not a tty" "no report"
+fi
+# JSON is valid and its ops are sorted by self time.
+if $PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [o["self_ps"] for o in d["ops"]]
+assert s == sorted(s, reverse=True) and d["events"] > 0
+' "$TMP/t.json"; then
+	ok "JSON parses and ops are sorted by self_ps"
+else
+	fail "JSON schema" "invalid or unsorted"
+fi

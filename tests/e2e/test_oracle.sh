@@ -1,0 +1,44 @@
+#!/bin/sh
+# xtop's numbers against an independent implementation (tests/oracle, Python
+# with Debian's python3-protobuf) on every real fixture and on generated
+# profiles: events, planes, devices, every op, steps, memory and kernels.
+. tests/e2e/lib.sh
+
+if ! $PY -c 'import google.protobuf' 2>/dev/null; then
+	skip "oracle" "python3-protobuf missing (scripts/deps.sh installs it)"
+	exit 0
+fi
+
+compare() {
+	name=$1
+	shift
+	if ! $XTOP report --json "$@" >"$TMP/x.json" 2>"$TMP/err"; then
+		fail "$name" "xtop failed: $(cat "$TMP/err")"
+		return
+	fi
+	if ! $PY tests/oracle/xspace_oracle.py "$@" >"$TMP/o.json" 2>"$TMP/err"; then
+		fail "$name" "oracle failed: $(cat "$TMP/err")"
+		return
+	fi
+	if $PY tests/oracle/compare.py "$TMP/x.json" "$TMP/o.json" >"$TMP/cmp" 2>&1; then
+		ok "$name: $(cat "$TMP/cmp")"
+	else
+		fail "$name" "$(head -n 20 "$TMP/cmp")"
+	fi
+}
+
+if have_fixtures; then
+	for f in "$FIX"/*/*.xplane.pb; do
+		case "$f" in */corrupt/*) continue ;; esac
+		compare "oracle $(basename "$(dirname "$f")")/$(basename "$f")" "$f"
+	done
+	compare "oracle tf-gpu-v100-2host (run directory, 2 hosts)" "$FIX/tf-gpu-v100-2host"
+else
+	skip "oracle on fixtures" "../shared/fixtures not found"
+fi
+
+for kind in tpu gpu; do
+	$GEN --kind $kind --events 30000 --seed 11 -o "$TMP/g-$kind.xplane.pb" >/dev/null 2>&1 ||
+		fail "generate $kind" "xtop-gen failed"
+	compare "oracle generated $kind profile" "$TMP/g-$kind.xplane.pb"
+done

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Runs every test of xtop and ends with the line "N passed, N failed".
+#   BUILDS="build build-asan" FUZZ=build/fuzz/fuzz_xplane sh tests/run_all.sh
+# For each build directory: unit tests are cmocka binaries (their own
+# PASSED/FAILED lines are counted); end-to-end tests are shell scripts under
+# tests/e2e/ that print one "ok NAME" / "FAIL NAME" / "skip NAME" line per
+# check. With FUZZ set, the fuzz target runs FUZZ_SECONDS (one check).
+BUILDS=${BUILDS:-build}
+pass=0
+fail=0
+skip=0
+log=$(mktemp "${TMPDIR:-/tmp}/xtop-tests.XXXXXX")
+trap 'rm -f "$log"' EXIT
+
+for O in $BUILDS; do
+export O
+echo "#### build directory $O"
+for t in "$O"/tests/test_*; do
+	[ -x "$t" ] || continue
+	echo "== $(basename "$t")"
+	"$t" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	s=$(grep -c '^\[  SKIPPED \]' "$log")
+	pass=$((pass + ${p:-0}))
+	fail=$((fail + ${f:-0}))
+	skip=$((skip + s))
+	if [ $rc -ne 0 ] && [ -z "$f" ]; then
+		echo "FAIL $(basename "$t") exited with status $rc"
+		fail=$((fail + 1))
+	fi
+done
+
+for t in tests/e2e/test_*.sh; do
+	echo "== $(basename "$t")"
+	sh "$t" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	pass=$((pass + $(grep -c '^ok ' "$log")))
+	fail=$((fail + $(grep -c '^FAIL ' "$log")))
+	skip=$((skip + $(grep -c '^skip ' "$log")))
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$log"; then
+		echo "FAIL $(basename "$t") exited with status $rc"
+		fail=$((fail + 1))
+	fi
+done
+done
+
+if [ -n "${FUZZ:-}" ] && [ -x "$FUZZ" ]; then
+	echo "== fuzz ($FUZZ, ${FUZZ_SECONDS:-30} s)"
+	corpus=$(mktemp -d "${TMPDIR:-/tmp}/xtop-fuzz.XXXXXX")
+	"${BUILDS%% *}/xtop-gen" --kind tpu --events 300 -o "$corpus/tpu.pb" >/dev/null 2>&1
+	"${BUILDS%% *}/xtop-gen" --kind gpu --events 300 -o "$corpus/gpu.pb" >/dev/null 2>&1
+	if "$FUZZ" -max_total_time="${FUZZ_SECONDS:-30}" -rss_limit_mb=2048 -max_len=65536 \
+		-print_final_stats=1 "$corpus" >"$log" 2>&1; then
+		echo "ok fuzz: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') inputs, no crash"
+		pass=$((pass + 1))
+	else
+		tail -n 40 "$log"
+		echo "FAIL fuzz: the reader crashed or leaked (input saved as crash-* in $(pwd))"
+		fail=$((fail + 1))
+	fi
+	rm -rf "$corpus"
+fi
+
+echo
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
