@@ -1,0 +1,368 @@
+/*
+ * test_fixtures: the real profiles in ../shared/fixtures (relative to the
+ * repository root, where the tests run). Every expected number below was
+ * derived independently by the oracle:
+ *     /usr/bin/python3 tests/oracle/xspace_oracle.py FIXTURE
+ * (xtop's `report --json` agrees with it on all of them). When the fixture
+ * directory is absent every test is skipped.
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#define FIXDIR "../shared/fixtures"
+
+struct op_expect {
+	const char *name; /* exact, or a prefix when name_len is set */
+	size_t name_len;
+	const char *program;
+	uint64_t occurrences;
+	int64_t self_ps;
+};
+
+struct mem_expect {
+	const char *host; /* NULL: the only host */
+	const char *allocator;
+	int64_t peak, peak_time, lifetime_peak, capacity;
+	int64_t live0; /* bytes of the largest live allocation at the peak */
+};
+
+struct fixture {
+	const char *path; /* under FIXDIR */
+	size_t nhosts;
+	size_t events;
+	size_t planes;    /* per host */
+	size_t ndevices, nops, nkernels, nsteps;
+	const char *busiest_host; /* NULL: any */
+	const char *busiest;      /* the device with the most busy time */
+	int64_t busy_ps, span_ps;
+	struct op_expect ops[3];  /* the top three, in order */
+	struct mem_expect mem;    /* the main allocator */
+};
+
+static const struct fixture fixtures[] = {
+	{
+		"tf-gpu-v100-2host", 2, 46256, 9, 16, 13, 15, 1,
+		"34.83.195.179_6003", "/device:GPU:6", 15050451000, 490469870000,
+		{
+			{ "void tensorflow::functor::FillPhiloxRandomKernelLaunch<", 438, "", 388,
+			  15816618000 },
+			{ "void Eigen::internal::EigenMetaKernel<", 623, "", 1176, 15015860000 },
+			{ "void Eigen::internal::EigenMetaKernel<", 793, "", 388, 10952640000 },
+		},
+		{ "34.83.195.180_6003", "GPU_6_bfc", 6210111488, 2587219516000, 6210111488,
+		  15477102400, 62509056 },
+	},
+	{
+		"tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb", 1, 23128, 9, 8, 13, 15, 1,
+		NULL, "/device:GPU:6", 15050451000, 490469870000,
+		{
+			{ "void tensorflow::functor::FillPhiloxRandomKernelLaunch<", 438, "", 194,
+			  7908309000 },
+			{ "void Eigen::internal::EigenMetaKernel<", 623, "", 588, 7507930000 },
+			{ "void Eigen::internal::EigenMetaKernel<", 793, "", 194, 5476320000 },
+		},
+		{ NULL, "GPU_6_bfc", 6210111488, 2587219516000, 6210111488, 15477102400,
+		  62509056 },
+	},
+	{
+		"jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb", 1, 26723, 7, 4, 17, 0, 0,
+		NULL, "/device:TPU:1", 78789509321754, 90429589579656,
+		{
+			{ "copy-done.2", 0, "jit_f", 400, 87957829846424 },
+			{ "copy-done", 0, "jit_f", 400, 75624695571600 },
+			{ "copy-done.4", 0, "jit_f", 400, 70539145150248 },
+		},
+		/* keyed by index_on_host, no allocator names */
+		{ NULL, "0", 21492569216, 72829706942000, 16106341504, 33550237696, 821760 },
+	},
+	{
+		"jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb", 1, 3782, 11, 8, 5, 13, 0,
+		NULL, "/device:GPU:0", 3475484000, 9456212000,
+		{
+			{ "custom-call.1", 0, "jit_dot", 5, 3218884000 },
+			{ "wrapped_broadcast", 0, "jit_broadcast_in_dim", 12, 153720000 },
+			{ "__amd_rocclr_copyBuffer.kd", 0, "", 12, 60240000 },
+		},
+		{ NULL, "GPU_0_bfc", 482345216, 6302359000, 738197504, 154606239744, 134217728 },
+	},
+	{
+		"jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb", 1, 4623, 11, 8, 13, 7, 0,
+		NULL, "/device:GPU:0", 3880724000, 9977851000,
+		{
+			{ "loop_convert_fusion", 0, "jit_multiply", 5, 583400000 },
+			{ "loop_convert_fusion", 0, "jit_add", 10, 556481000 },
+			{ "loop_convert_fusion", 0, "jit_sin", 5, 489521000 },
+		},
+		{ NULL, "GPU_0_bfc", 671286528, 7212859000, 671286528, 154606239744, 134217728 },
+	},
+	{
+		"jax-rocm-mi300x-jax08_attention/tw003.xplane.pb", 1, 4380, 11, 8, 17, 15, 0,
+		NULL, "/device:GPU:0", 3845562000, 32562841000,
+		{
+			{ "custom-call.1", 0, "jit_matmul", 15, 1530440000 },
+			{ "loop_convert_fusion", 0, "jit_multiply", 9, 589721000 },
+			{ "loop_convert_fusion", 0, "jit_add", 12, 422680000 },
+		},
+		{ NULL, "GPU_0_bfc", 452985344, 26372525000, 595591680, 154606239744, 251658240 },
+	},
+	{
+		"jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb", 1,
+		6024, 11, 8, 5, 5, 0, NULL, "/device:GPU:7", 3586493000, 15761301000,
+		{
+			{ "input_transpose_fusion", 0, "jit_forward_3d_conv", 5, 1950960000 },
+			{ "cudnn-conv.1.0", 0, "jit_forward_3d_conv", 5, 1539832000 },
+			{ "CopyDeviceToDevice", 0, "", 53, 889028000 },
+		},
+		/* the kernels run on GPU 7 */
+		{ NULL, "GPU_7_bfc", 1732169984, 1666331735000, 1739215104, 153800933376,
+		  579072256 },
+	},
+};
+
+/* Skips the test (returns 0) when the fixtures are not there. */
+static int have_fixtures(void)
+{
+	struct stat st;
+
+	if (stat(FIXDIR, &st) == 0 && S_ISDIR(st.st_mode))
+		return 1;
+	print_message("skipped: " FIXDIR " not found\n");
+	return 0;
+}
+
+static void check_fixture(const struct fixture *fx)
+{
+	const char *path = tu_fmt("%s/%s", FIXDIR, fx->path);
+	struct xt_trace *t;
+	struct xt_analysis *a = tu_load(path, &t);
+	const struct xt_device_row *best = NULL;
+	const struct xt_memory_row *m;
+	size_t i;
+
+	assert_int_equal(t->nhosts, fx->nhosts);
+	assert_int_equal(t->nev, fx->events);
+	for (i = 0; i < t->nhosts; i++)
+		assert_int_equal(t->hosts[i].nplanes, fx->planes);
+	assert_int_equal(a->ndevices, fx->ndevices);
+	assert_int_equal(a->nops, fx->nops);
+	assert_int_equal(a->nkernels, fx->nkernels);
+	assert_int_equal(a->nsteps, fx->nsteps);
+
+	/* The busiest device (first one in file order on ties). */
+	for (i = 0; i < a->ndevices; i++)
+		if (!best || a->devices[i].busy_ps > best->busy_ps)
+			best = &a->devices[i];
+	assert_non_null(best);
+	assert_string_equal(best->name, fx->busiest);
+	if (fx->busiest_host)
+		assert_string_equal(best->host, fx->busiest_host);
+	assert_int_equal(best->busy_ps, fx->busy_ps);
+	assert_int_equal(best->span_ps, fx->span_ps);
+	assert_true(fabs(best->idle_percent -
+			 100.0 * (1.0 - (double)fx->busy_ps / (double)fx->span_ps)) < 0.01);
+
+	for (i = 0; i < 3; i++) {
+		const struct op_expect *oe = &fx->ops[i];
+		const struct xt_op_row *op = &a->ops[i];
+
+		if (oe->name_len) {
+			assert_int_equal(strlen(op->name), oe->name_len);
+			assert_memory_equal(op->name, oe->name, strlen(oe->name));
+		} else {
+			assert_string_equal(op->name, oe->name);
+		}
+		assert_string_equal(op->program, oe->program);
+		assert_int_equal(op->occurrences, oe->occurrences);
+		assert_int_equal(op->self_ps, oe->self_ps);
+	}
+
+	m = tu_find_mem(a, fx->mem.host, fx->mem.allocator);
+	assert_int_equal(m->peak_bytes, fx->mem.peak);
+	assert_int_equal(m->peak_time_ps, fx->mem.peak_time);
+	assert_int_equal(m->lifetime_peak_bytes, fx->mem.lifetime_peak);
+	assert_int_equal(m->capacity_bytes, fx->mem.capacity);
+	assert_true(m->nlive > 0);
+	assert_int_equal(m->live[0].bytes, fx->mem.live0);
+}
+
+static void test_fixture_tf_2host(void **state)
+{
+	struct xt_trace *t;
+	struct xt_analysis *a;
+	const struct xt_step_row *st;
+
+	(void)state;
+	if (!have_fixtures()) {
+		skip();
+		return;
+	}
+	check_fixture(&fixtures[0]);
+	/* The run directory loads as its two hosts. */
+	a = tu_load(FIXDIR "/tf-gpu-v100-2host", &t);
+	assert_int_equal(t->nhosts, 2);
+	assert_string_equal(t->hosts[0].name, "34.83.195.179_6003");
+	assert_string_equal(t->hosts[1].name, "34.83.195.180_6003");
+	assert_int_equal(t->hosts[0].nhostnames, 1);
+	assert_string_equal(t->hosts[0].hostnames[0], "34.83.195.179:6003");
+	/* One step (the two hosts' markers have the same id). */
+	assert_int_equal(a->steps_from_device, 1);
+	assert_int_equal(a->nsteps, 1);
+	st = &a->steps[0];
+	assert_int_equal(st->id, 0);
+	assert_int_equal(st->start_ps, 1921299828000);
+	assert_int_equal(st->duration_ps, 668866125000);
+	assert_int_equal(st->cat_ps[XT_CAT_DEVICE_COMPUTE], 29690748000);
+	assert_int_equal(st->cat_ps[XT_CAT_COLLECTIVES], 0);
+	assert_int_equal(st->cat_ps[XT_CAT_HOST_TO_DEVICE], 195455000);
+	assert_int_equal(st->cat_ps[XT_CAT_DEVICE_TO_HOST], 35232000);
+	assert_int_equal(st->cat_ps[XT_CAT_HOST_COMPUTE], 16113005000);
+	assert_int_equal(st->idle_ps, 622831685000);
+}
+
+static void test_fixture_tf_one_host(void **state)
+{
+	struct xt_trace *t;
+	struct xt_analysis *a;
+	const struct xt_plane *p;
+	size_t i, negative = 0;
+
+	(void)state;
+	if (!have_fixtures()) {
+		skip();
+		return;
+	}
+	check_fixture(&fixtures[1]);
+	a = tu_load(FIXDIR "/" "tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb", &t);
+	/* Same step as the directory (both hosts are the same file). */
+	assert_int_equal(a->nsteps, 1);
+	assert_int_equal(a->steps[0].duration_ps, 668866125000);
+	assert_int_equal(a->steps[0].idle_ps, 622831685000);
+	/* Derived lines of GPU:6 have negative ids (huge varints). */
+	p = tu_find_plane(&t->hosts[0], "/device:GPU:6");
+	for (i = 0; i < p->nlines; i++)
+		negative += p->lines[i].id < 0;
+	assert_true(negative > 0);
+}
+
+static void test_fixture_tpu(void **state)
+{
+	(void)state;
+	if (!have_fixtures()) {
+		skip();
+		return;
+	}
+	check_fixture(&fixtures[2]);
+}
+
+static void test_fixture_rocm_gemm(void **state)
+{
+	(void)state;
+	if (!have_fixtures()) {
+		skip();
+		return;
+	}
+	check_fixture(&fixtures[3]);
+}
+
+static void test_fixture_rocm_elementwise(void **state)
+{
+	(void)state;
+	if (!have_fixtures()) {
+		skip();
+		return;
+	}
+	check_fixture(&fixtures[4]);
+}
+
+static void test_fixture_rocm_attention(void **state)
+{
+	(void)state;
+	if (!have_fixtures()) {
+		skip();
+		return;
+	}
+	check_fixture(&fixtures[5]);
+}
+
+static void test_fixture_rocm_conv_legacy(void **state)
+{
+	struct xt_trace *t;
+	size_t p, l, big = 0;
+
+	(void)state;
+	if (!have_fixtures()) {
+		skip();
+		return;
+	}
+	check_fixture(&fixtures[6]);
+	/* Its run directory also holds an .SSTABLE: skipped, one host. */
+	tu_load(FIXDIR "/jax-rocm-mi300x-conv-legacy", &t);
+	assert_int_equal(t->nhosts, 1);
+	assert_int_equal(t->nev, 6024);
+	assert_string_equal(t->hosts[0].name, "chi-mi300x-013.ord.vultr.cpe.ice.amd.com");
+	/* Line ids >= 2^63 read back as negative int64. */
+	for (p = 0; p < t->hosts[0].nplanes; p++)
+		for (l = 0; l < t->hosts[0].planes[p].nlines; l++)
+			big += (uint64_t)t->hosts[0].planes[p].lines[l].id >= (1ull << 63);
+	assert_true(big > 0);
+}
+
+static void test_fixture_corrupt(void **state)
+{
+	const char *path = FIXDIR "/corrupt/tpu_inference_2-utf8-mangled.xplane.pb";
+	struct xt_trace *t;
+	struct xt_analysis *a;
+	struct xt_error err;
+
+	(void)state;
+	if (!have_fixtures()) {
+		skip();
+		return;
+	}
+	assert_int_equal(tu_load_rc(path, NULL, &t, &a, &err), XT_EFORMAT);
+	assert_null(t);
+	assert_null(a);
+	tu_assert_one_line(&err);
+	assert_non_null(strstr(err.msg, "not a valid XSpace"));
+	assert_int_equal(tu_read_rc(path, &err), XT_EFORMAT);
+	assert_non_null(strstr(err.msg, "not a valid XSpace"));
+}
+
+static void test_fixture_sstable_alone(void **state)
+{
+	const char *path =
+		FIXDIR "/jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.SSTABLE";
+	struct xt_trace *t;
+	struct xt_analysis *a;
+	struct xt_error err;
+	int rc;
+
+	(void)state;
+	if (!have_fixtures()) {
+		skip();
+		return;
+	}
+	rc = tu_load_rc(path, NULL, &t, &a, &err);
+	assert_true(rc < 0);
+	assert_int_equal(rc, XT_EFORMAT);
+	assert_null(t);
+	tu_assert_one_line(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TU_TEST(test_fixture_tf_2host),
+		TU_TEST(test_fixture_tf_one_host),
+		TU_TEST(test_fixture_tpu),
+		TU_TEST(test_fixture_rocm_gemm),
+		TU_TEST(test_fixture_rocm_elementwise),
+		TU_TEST(test_fixture_rocm_attention),
+		TU_TEST(test_fixture_rocm_conv_legacy),
+		TU_TEST(test_fixture_corrupt),
+		TU_TEST(test_fixture_sstable_alone),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

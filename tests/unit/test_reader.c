@@ -1,0 +1,800 @@
+/*
+ * test_reader: the model without analyses — xplane_reader (sorting, nesting
+ * depth, window index, metadata, stats, odd ids, aggregated events, gzip,
+ * bad input) and profile_path (run directories and logdirs).
+ */
+#include "testutil.h"
+
+#include <utime.h>
+
+#include "model/profile_path.h"
+
+/* ---- sorting and nesting ---- */
+
+static void test_events_sorted_by_start(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 1, "thread", 5);
+	const struct xt_line *xl;
+	struct xt_trace *t;
+
+	(void)state;
+	/* Written out of order; each event has its own metadata so that the
+	 * names show the events moved with their data. */
+	tu_ev(p, l, "c", 300, 10);
+	tu_ev(p, l, "a", 100, 10);
+	tu_ev(p, l, "b", 200, 10);
+	t = tu_read(tu_write(s, 0));
+	assert_int_equal(t->nhosts, 1);
+	assert_int_equal(t->nev, 3);
+	xl = &t->hosts[0].planes[0].lines[0];
+	assert_int_equal(xl->nev, 3);
+	assert_int_equal(xl->timestamp_ns, 5);
+	assert_int_equal(xl->ev[0].off_ps, 100);
+	assert_int_equal(xl->ev[1].off_ps, 200);
+	assert_int_equal(xl->ev[2].off_ps, 300);
+	assert_string_equal(trace_event_display_name(&t->hosts[0].planes[0], &xl->ev[0]), "a");
+	assert_string_equal(trace_event_display_name(&t->hosts[0].planes[0], &xl->ev[1]), "b");
+	assert_string_equal(trace_event_display_name(&t->hosts[0].planes[0], &xl->ev[2]), "c");
+	/* Absolute times: 5 ns = 5000 ps base. */
+	assert_int_equal(xt_event_start(xl, &xl->ev[0]), 5100);
+	assert_int_equal(xt_event_end(xl, &xl->ev[2]), 5310);
+}
+
+static void test_nesting_depth(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 1, "thread", 0);
+	const struct xt_plane *xp;
+	const struct xt_line *xl;
+	struct xt_trace *t;
+	static const struct {
+		const char *name;
+		unsigned depth;
+	} want[] = {
+		/* sorted by start, equal starts longer first */
+		{ "P", 0 },      /* [0,100) */
+		{ "B", 1 },      /* [10,40) child of P */
+		{ "C", 1 },      /* [40,60) sibling of B (starts at B's end) */
+		{ "D", 2 },      /* [45,55) child of C */
+		{ "inst", 1 },   /* instant at 70 inside P */
+		{ "Q", 0 },      /* [100,200) starts at P's end: sibling of P */
+		{ "Qshort", 1 }, /* [100,150) same start as Q, shorter: child */
+		{ "Pend", 0 },   /* instant at 200 = Q's end: outside Q */
+		{ "E1", 0 },     /* [300,400) */
+		{ "E2", 1 },     /* [300,400) equal span, later in file: child */
+	};
+	size_t i;
+
+	(void)state;
+	/* File order deliberately differs from the sorted order. */
+	tu_ev(p, l, "Pend", 200, 0);
+	tu_ev(p, l, "Qshort", 100, 50);
+	tu_ev(p, l, "Q", 100, 100);
+	tu_ev(p, l, "D", 45, 10);
+	tu_ev(p, l, "C", 40, 20);
+	tu_ev(p, l, "B", 10, 30);
+	tu_ev(p, l, "P", 0, 100);
+	tu_ev(p, l, "inst", 70, 0);
+	tu_ev(p, l, "E1", 300, 100);
+	tu_ev(p, l, "E2", 300, 100);
+	t = tu_read(tu_write(s, 0));
+	xp = &t->hosts[0].planes[0];
+	xl = &xp->lines[0];
+	assert_int_equal(xl->nev, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < xl->nev; i++) {
+		const char *n = trace_event_display_name(xp, &xl->ev[i]);
+
+		if (strcmp(n, want[i].name) || xt_event_depth(&xl->ev[i]) != want[i].depth)
+			fail_msg("event %zu: got %s depth %u, want %s depth %u", i, n,
+				 xt_event_depth(&xl->ev[i]), want[i].name, want[i].depth);
+	}
+	assert_int_equal(xl->max_depth, 2);
+}
+
+/* ---- window queries, by brute force ---- */
+
+struct gen_ev {
+	int64_t off, dur;
+};
+
+/* Fills [s, e) with properly nested children (gaps, instants, recursion). */
+static void gen_nested(uint64_t *rs, struct gen_ev *out, size_t *n, size_t cap, int64_t s,
+		       int64_t e, int depth)
+{
+	int64_t t = s;
+
+	while (*n < cap) {
+		int64_t gap = tu_rand_range(rs, 0, 20), dur, maxd;
+
+		if (t + gap >= e)
+			break;
+		t += gap;
+		if (tu_rand(rs) % 8 == 0) {
+			out[(*n)++] = (struct gen_ev){ t, 0 }; /* instant, strictly inside */
+			continue;
+		}
+		maxd = e - t;
+		if (maxd > (4000 >> depth))
+			maxd = 4000 >> depth;
+		dur = tu_rand_range(rs, 1, maxd > 0 ? maxd : 1);
+		if (t + dur > e)
+			dur = e - t;
+		out[(*n)++] = (struct gen_ev){ t, dur };
+		if (depth < 6 && dur > 4)
+			gen_nested(rs, out, n, cap, t, t + dur, depth + 1);
+		t += dur;
+	}
+}
+
+static int gen_cmp(const void *a, const void *b)
+{
+	const struct gen_ev *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return (x->dur < y->dur) - (x->dur > y->dur);
+}
+
+static void test_window_brute_force(void **state)
+{
+	enum { N = 5000, NAGG = 3, NWIN = 3000 };
+	uint64_t rs = 0x9e3779b97f4a7c15ull;
+	struct gen_ev *g = tu_xcalloc(N, sizeof(*g));
+	size_t n = 0, i, j, hits = 0;
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/device:TPU:0");
+	tu_line *l = tu_line_add(p, 7, "XLA Ops", 1234);
+	int64_t mid = tu_emeta(p, "op")->id, base = 1234 * 1000, maxend = 0;
+	const struct xt_line *xl;
+	struct xt_trace *t;
+	unsigned maxdepth = 0;
+
+	(void)state;
+	gen_nested(&rs, g, &n, N, 0, INT64_MAX / 4, 0);
+	assert_int_equal(n, N);
+	/* Written in shuffled order, with a few aggregated events mixed in. */
+	for (i = n; i > 1; i--) {
+		struct gen_ev tmp;
+
+		j = (size_t)(tu_rand(&rs) % i);
+		tmp = g[i - 1];
+		g[i - 1] = g[j];
+		g[j] = tmp;
+	}
+	for (i = 0; i < n; i++) {
+		tu_event_add(l, mid, g[i].off, g[i].dur);
+		if (i % 1700 == 0)
+			tu_event_agg(l, mid, 3, 10);
+		if (g[i].off + g[i].dur > maxend)
+			maxend = g[i].off + g[i].dur;
+	}
+	t = tu_read(tu_write(s, 0));
+	xl = &t->hosts[0].planes[0].lines[0];
+	assert_int_equal(xl->nev, N + NAGG);
+	/* The non-aggregated events come first, sorted, and are the ones written. */
+	qsort(g, n, sizeof(*g), gen_cmp);
+	for (i = 0; i < n; i++) {
+		assert_false(xt_event_aggregated(&xl->ev[i]));
+		assert_int_equal(xl->ev[i].off_ps, g[i].off);
+		assert_int_equal(xl->ev[i].dur_ps, g[i].dur);
+	}
+	for (i = n; i < xl->nev; i++)
+		assert_true(xt_event_aggregated(&xl->ev[i]));
+	/* Depth = number of earlier events (in the sorted order) whose span
+	 * contains the event; an instant is inside [s, e) only. */
+	for (i = 0; i < n; i++) {
+		const struct xt_event *e = &xl->ev[i];
+		unsigned d = 0;
+
+		for (j = 0; j < i; j++) {
+			const struct xt_event *f = &xl->ev[j];
+
+			if (f->dur_ps <= 0 || f->off_ps > e->off_ps)
+				continue;
+			if (e->dur_ps > 0 ? e->off_ps + e->dur_ps <= f->off_ps + f->dur_ps
+					  : e->off_ps < f->off_ps + f->dur_ps)
+				d++;
+		}
+		if (xt_event_depth(e) != d)
+			fail_msg("event %zu [%lld,+%lld): depth %u, want %u", i, (long long)e->off_ps,
+				 (long long)e->dur_ps, xt_event_depth(e), d);
+		if (d > maxdepth)
+			maxdepth = d;
+	}
+	assert_int_equal(xl->max_depth, maxdepth);
+	assert_true(maxdepth >= 3);
+	/* Random windows [t0, t1) in absolute ps, some empty, some outside. */
+	for (i = 0; i < NWIN; i++) {
+		int64_t t0 = base + tu_rand_range(&rs, -100, maxend + 100);
+		int64_t t1 = t0 + (i % 10 == 0 ? 0 : tu_rand_range(&rs, 1, i % 3 ? 300 : 5000));
+		size_t first = SIZE_MAX, end = trace_line_window(xl, t0, t1, &first);
+
+		assert_true(first <= end);
+		assert_true(end <= xl->nev);
+		for (j = 0; j < xl->nev; j++) {
+			const struct xt_event *e = &xl->ev[j];
+			int64_t a = xt_event_start(xl, e), b = xt_event_end(xl, e);
+			int overlap;
+
+			if (xt_event_aggregated(e))
+				continue;
+			overlap = e->dur_ps > 0 ? (a < t1 && b > t0) : (t0 <= a && a < t1);
+			if (!overlap)
+				continue;
+			hits++;
+			if (j < first || j >= end)
+				fail_msg("window [%lld,%lld): event %zu [%lld,%lld) outside [%zu,%zu)",
+					 (long long)t0, (long long)t1, j, (long long)a, (long long)b,
+					 first, end);
+		}
+	}
+	assert_true(hits > (size_t)NWIN); /* the windows did find events */
+	free(g);
+}
+
+/* ---- stats ---- */
+
+/* The next stat of `it` into `st`, of the given kind. */
+#define NEXT_STAT(k)                                                           \
+	do {                                                                   \
+		assert_true(stat_next(&it, &st));                              \
+		assert_int_equal(st.kind, (k));                                \
+	} while (0)
+
+static void test_stats_kinds_ref_unknown(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 1, "thread", 0);
+	tu_emeta_t *m;
+	tu_event *e;
+	struct xt_trace *t;
+	const struct xt_host *h;
+	const struct xt_plane *xp;
+	const struct xt_line *xl;
+	struct stat_iter it;
+	struct xt_stat st;
+	char buf[64];
+
+	(void)state;
+	tu_smeta_id(p, 1, "group_id");
+	tu_smeta_id(p, 2, "hlo_op");
+	tu_smeta_id(p, 3, "fusion.7"); /* the target of a ref_value */
+	tu_smeta_id(p, 4, "d");
+	tu_smeta_id(p, 5, "u");
+	tu_smeta_id(p, 6, "i");
+	tu_smeta_id(p, 7, "s");
+	tu_smeta_id(p, 8, "tf_op");
+	tu_smeta_id(p, 9, "n");
+	tu_smeta_id(p, 10, "profile_start_time");
+	m = tu_emeta_id(p, 20, "kernel", "Kernel!");
+	tu_stat_int(&m->n_stats, &m->stats, 1, 9);              /* group_id on metadata */
+	tu_stat_str(&m->n_stats, &m->stats, 2, "from_meta");    /* hlo_op on metadata */
+	tu_stat_str(&m->n_stats, &m->stats, 8, "scope/op:Type"); /* only on metadata */
+	e = tu_event_add(l, 20, 10, 5);
+	tu_stat_int(&e->n_stats, &e->stats, 1, 5);                     /* group_id */
+	tu_stat_int(&e->n_stats, &e->stats, 999, 77);                  /* unknown id */
+	tu_stat_double(&e->n_stats, &e->stats, 4, 2.5);
+	tu_stat_uint(&e->n_stats, &e->stats, 5, 0x8000000000000001ull);
+	tu_stat_int(&e->n_stats, &e->stats, 6, -42);
+	tu_stat_str(&e->n_stats, &e->stats, 7, "hello");
+	tu_stat_ref(&e->n_stats, &e->stats, 2, 3);                     /* hlo_op -> "fusion.7" */
+	tu_stat_str(&e->n_stats, &e->stats, 9, "123");
+	tu_stat_ref(&e->n_stats, &e->stats, 9, 4242);                  /* dangling ref */
+	tu_stat_uint(&p->n_stats, &p->stats, 10, 123456789);           /* plane stat */
+	t = tu_read(tu_write(s, 0));
+	h = &t->hosts[0];
+	xp = &h->planes[0];
+	xl = &xp->lines[0];
+	assert_int_equal(xp->nsmeta, 10);
+	assert_string_equal(trace_smeta_lookup(xp, 3)->name, "fusion.7");
+	assert_null(trace_smeta_lookup(xp, 999));
+	assert_string_equal(trace_event_display_name(xp, &xl->ev[0]), "Kernel!");
+	assert_string_equal(xt_event_meta(xp, &xl->ev[0])->name, "kernel");
+
+	stat_iter_event(&it, h, xp, xl, &xl->ev[0]);
+	NEXT_STAT(XT_STAT_INT);
+	assert_int_equal(st.i, 5);
+	assert_int_equal(stat_known(&st), XS_GROUP_ID);
+	assert_true(stat_next(&it, &st)); /* unknown metadata id: no crash, no meta */
+	assert_int_equal(st.meta_id, 999);
+	assert_null(st.meta);
+	assert_int_equal(stat_known(&st), XS_NONE);
+	assert_int_equal(stat_as_int(&st), 77);
+	NEXT_STAT(XT_STAT_DOUBLE);
+	assert_true(st.d == 2.5);
+	assert_string_equal(st.meta->name, "d");
+	assert_int_equal(stat_as_int(&st), 2);
+	NEXT_STAT(XT_STAT_UINT);
+	assert_true(st.u == 0x8000000000000001ull);
+	assert_string_equal(stat_to_text(&st, buf, sizeof(buf)), "9223372036854775809");
+	NEXT_STAT(XT_STAT_INT);
+	assert_int_equal(st.i, -42);
+	assert_string_equal(stat_to_text(&st, buf, sizeof(buf)), "-42");
+	NEXT_STAT(XT_STAT_STR);
+	assert_int_equal(st.n, 5);
+	assert_memory_equal(st.s, "hello", 5);
+	NEXT_STAT(XT_STAT_REF);
+	assert_int_equal(st.u, 3);
+	assert_int_equal(stat_known(&st), XS_HLO_OP);
+	assert_int_equal(st.n, 8);
+	assert_memory_equal(st.s, "fusion.7", 8);
+	NEXT_STAT(XT_STAT_STR);
+	assert_int_equal(stat_as_int(&st), 123);
+	NEXT_STAT(XT_STAT_REF); /* ref to an unknown id: empty string */
+	assert_int_equal(st.n, 0);
+	assert_false(stat_next(&it, &st));
+
+	/* Plane stats. */
+	assert_int_equal(xp->nstats, 1);
+	stat_iter_plane(&it, h, xp, 0);
+	assert_true(stat_next(&it, &st));
+	assert_int_equal(stat_known(&st), XS_PROFILE_START_TIME);
+	assert_int_equal(st.u, 123456789);
+	assert_false(stat_next(&it, &st));
+
+	/* Metadata stats. */
+	stat_iter_meta(&it, h, xp, xt_event_meta(xp, &xl->ev[0]));
+	assert_true(stat_next(&it, &st));
+	assert_int_equal(stat_known(&st), XS_GROUP_ID);
+	assert_int_equal(st.i, 9);
+}
+
+static void test_stat_collect_event_first(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 1, "thread", 0);
+	tu_emeta_t *m = tu_emeta(p, "k");
+	tu_event *e;
+	struct xt_trace *t;
+	const struct xt_plane *xp;
+	const struct xt_line *xl;
+	struct xt_known_stats ks;
+	const uint64_t want = 1ull << XS_GROUP_ID | 1ull << XS_HLO_OP | 1ull << XS_TF_OP |
+			      1ull << XS_STEP_NUM;
+
+	(void)state;
+	TU_SI(p, m, "group_id", 9);
+	TU_SS(p, m, "hlo_op", "meta_op");
+	TU_SS(p, m, "tf_op", "meta_tf");
+	e = tu_event_add(l, m->id, 0, 10);
+	TU_SI(p, e, "group_id", 5);
+	TU_SREF(p, e, "hlo_op", "fusion.7");
+	tu_event_add(l, m->id, 20, 10); /* no event stats at all */
+	t = tu_read(tu_write(s, 0));
+	xp = &t->hosts[0].planes[0];
+	xl = &xp->lines[0];
+
+	stat_collect(&ks, &t->hosts[0], xp, xl, &xl->ev[0], want);
+	assert_true(stat_has(&ks, XS_GROUP_ID));
+	assert_int_equal(stat_as_int(&ks.v[XS_GROUP_ID]), 5); /* the event's, not 9 */
+	assert_true(stat_has(&ks, XS_HLO_OP));
+	assert_int_equal(ks.v[XS_HLO_OP].kind, XT_STAT_REF);
+	assert_int_equal(ks.v[XS_HLO_OP].n, 8);
+	assert_memory_equal(ks.v[XS_HLO_OP].s, "fusion.7", 8);
+	assert_true(stat_has(&ks, XS_TF_OP)); /* from the metadata */
+	assert_memory_equal(ks.v[XS_TF_OP].s, "meta_tf", 7);
+	assert_false(stat_has(&ks, XS_STEP_NUM));
+
+	stat_collect(&ks, &t->hosts[0], xp, xl, &xl->ev[1], want);
+	assert_int_equal(stat_as_int(&ks.v[XS_GROUP_ID]), 9);
+	assert_memory_equal(ks.v[XS_HLO_OP].s, "meta_op", 7);
+}
+
+/* ---- ids, metadata, aggregated events, XSpace strings ---- */
+
+static void test_line_ids_extreme(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, -3, "/device:GPU:0");
+	static const int64_t ids[] = { -7, (int64_t)0x8000000000000005ull, INT64_MAX, INT64_MIN,
+				       0xdeadbeefLL, (int64_t)(int32_t)0xdeadbeefu, 0 };
+	const size_t n = sizeof(ids) / sizeof(ids[0]);
+	struct xt_trace *t;
+	const struct xt_plane *xp;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		/* int64 fields: negative values go on the wire as the 10-byte
+		 * varint of the uint64 two's complement. */
+		tu_line *l = tu_line_add(p, ids[i], "line", -(int64_t)i);
+
+		l->display_id = ids[n - 1 - i];
+		tu_ev(p, l, "k", 1, 1);
+	}
+	t = tu_read(tu_write(s, 0));
+	xp = &t->hosts[0].planes[0];
+	assert_int_equal(xp->id, -3);
+	assert_int_equal(xp->nlines, n);
+	for (i = 0; i < n; i++) {
+		assert_true(xp->lines[i].id == ids[i]);
+		assert_true(xp->lines[i].display_id == ids[n - 1 - i]);
+		assert_true(xp->lines[i].timestamp_ns == -(int64_t)i);
+		assert_int_equal(xp->lines[i].nev, 1);
+	}
+	assert_true((uint64_t)xp->lines[1].id == 0x8000000000000005ull);
+}
+
+static void test_unknown_event_metadata(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 1, "thread", 0);
+	struct xt_trace *t;
+	const struct xt_plane *xp;
+	const struct xt_line *xl;
+
+	(void)state;
+	tu_emeta_id(p, 5, "known", "");
+	tu_emeta_id(p, -9, "negative id", "shown");
+	tu_event_add(l, 12345, 0, 10); /* no such metadata */
+	tu_event_add(l, 5, 20, 10);
+	tu_event_add(l, -9, 40, 10);
+	t = tu_read(tu_write(s, 0));
+	xp = &t->hosts[0].planes[0];
+	xl = &xp->lines[0];
+	assert_int_equal(xp->nemeta, 3); /* [0] is the synthetic empty entry */
+	assert_int_equal(xt_event_meta_index(&xl->ev[0]), 0);
+	assert_string_equal(xt_event_meta(xp, &xl->ev[0])->name, "");
+	assert_string_equal(trace_event_display_name(xp, &xl->ev[0]), "");
+	assert_int_not_equal(xt_event_meta_index(&xl->ev[1]), 0);
+	assert_string_equal(trace_event_display_name(xp, &xl->ev[1]), "known");
+	assert_string_equal(trace_event_display_name(xp, &xl->ev[2]), "shown");
+	assert_int_equal(trace_emeta_lookup(xp, 12345), 0);
+	assert_string_equal(xp->emeta[trace_emeta_lookup(xp, -9)].name, "negative id");
+}
+
+static void test_aggregated_events(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 1, "thread", 0);
+	int64_t m = tu_emeta(p, "k")->id;
+	tu_event *noff;
+	struct xt_trace *t;
+	const struct xt_line *xl;
+	size_t first, end;
+
+	(void)state;
+	tu_event_add(l, m, 100, 10);
+	tu_event_agg(l, m, 7, 50);
+	tu_event_add(l, m, 50, 10);
+	noff = tu_event_add(l, m, 0, 5);
+	noff->data_case = TENSORFLOW__PROFILER__XEVENT__DATA__NOT_SET; /* no offset on the wire */
+	t = tu_read(tu_write(s, 0));
+	xl = &t->hosts[0].planes[0].lines[0];
+	assert_int_equal(t->nev, 4); /* aggregated events are kept and counted */
+	assert_int_equal(t->hosts[0].planes[0].nev, 4);
+	assert_int_equal(xl->nev, 4);
+	/* The event without offset is an ordinary event at 0 (C1). */
+	assert_int_equal(xl->ev[0].off_ps, 0);
+	assert_int_equal(xl->ev[0].dur_ps, 5);
+	assert_false(xt_event_aggregated(&xl->ev[0]));
+	assert_int_equal(xl->ev[1].off_ps, 50);
+	assert_int_equal(xl->ev[2].off_ps, 100);
+	assert_false(xt_event_aggregated(&xl->ev[1]));
+	assert_false(xt_event_aggregated(&xl->ev[2]));
+	/* Aggregated ones sort last; off_ps holds num_occurrences. */
+	assert_true(xt_event_aggregated(&xl->ev[3]));
+	assert_int_equal(xl->ev[3].off_ps, 7);
+	assert_int_equal(xl->ev[3].dur_ps, 50);
+	assert_string_equal(trace_event_display_name(&t->hosts[0].planes[0], &xl->ev[3]), "k");
+	/* A window query over everything offers the timed events. */
+	end = trace_line_window(xl, 0, 1000000, &first);
+	assert_int_equal(first, 0);
+	assert_true(end >= 3);
+}
+
+static void test_space_strings(void **state)
+{
+	tu_space *s = tu_space_new();
+	struct xt_trace *t;
+	const struct xt_host *h;
+
+	(void)state;
+	tu_plane_add(s, 1, "/host:CPU");
+	tu_hostname_add(s, "34.83.195.179:6003");
+	tu_hostname_add(s, "second");
+	tu_error_add(s, "profiler error");
+	tu_warning_add(s, "w1");
+	tu_warning_add(s, "w2");
+	t = tu_read(tu_write(s, 0));
+	h = &t->hosts[0];
+	assert_int_equal(h->nplanes, 1);
+	assert_int_equal(h->nhostnames, 2);
+	assert_string_equal(h->hostnames[0], "34.83.195.179:6003");
+	assert_string_equal(h->hostnames[1], "second");
+	assert_int_equal(h->nerrors, 1);
+	assert_string_equal(h->errors[0], "profiler error");
+	assert_int_equal(h->nwarnings, 2);
+	assert_string_equal(h->warnings[1], "w2");
+	assert_string_equal(h->name, "host");
+}
+
+/* ---- gzip ---- */
+
+static void test_gzip_same_as_plain(void **state)
+{
+	tu_space *s = tu_sample_space();
+	struct xt_trace *plain, *gz, *one;
+
+	(void)state;
+	plain = tu_read_threads(tu_write(s, 0), 4);
+	gz = tu_read_threads(tu_write(s, 1), 4);
+	one = tu_read_threads(tu_write(s, 0), 1);
+	assert_false(plain->hosts[0].src.gzipped);
+	assert_true(gz->hosts[0].src.gzipped);
+	assert_int_equal(plain->nev, 3 * 400 + 300);
+	tu_assert_same_trace(plain, gz);
+	tu_assert_same_trace(plain, one); /* one decoding thread or several */
+	assert_int_equal(gz->hosts[0].nhostnames, 1);
+}
+
+/* ---- bad input ---- */
+
+static void test_bad_empty_and_missing(void **state)
+{
+	struct xt_error err;
+	const char *dir = tu_mkdtemp();
+
+	(void)state;
+	assert_int_equal(tu_read_rc(tu_write_bytes(NULL, "", 0, 0, NULL), &err), XT_EFORMAT);
+	tu_assert_one_line(&err);
+	tu_expect_bad(tu_write_bytes(NULL, "", 0, 1, NULL), "empty gzip stream");
+	assert_int_equal(tu_read_rc(tu_fmt("%s/missing.xplane.pb", dir), &err), XT_ENOENT);
+	tu_assert_one_line(&err);
+}
+
+static void test_bad_truncated(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *l = tu_line_add(p, 1, "Stream #1(Kernel)", 0);
+	size_t n, gzn, cut;
+	uint8_t *buf;
+	const char *path, *gzpath;
+	FILE *f;
+	uint8_t *gzbuf;
+	int i;
+
+	(void)state;
+	/* One plane and nothing else: every proper prefix cuts into it. */
+	for (i = 0; i < 6; i++) {
+		tu_event *e = tu_ev(p, l, i % 2 ? "k1" : "k2", i * 10, 5);
+
+		TU_SS(p, e, "hlo_op", "fusion");
+		TU_SI(p, e, "group_id", i);
+	}
+	buf = tu_pack(s, &n);
+	assert_true(n > 100);
+	path = tu_write_bytes(NULL, buf, n, 0, NULL);
+	for (cut = 1; cut < n; cut++) {
+		struct xt_error err;
+		int rc;
+
+		tu_overwrite(path, buf, cut);
+		rc = tu_read_rc(path, &err);
+		if (rc >= 0)
+			fail_msg("cut at %zu of %zu: loaded", cut, n);
+		assert_int_equal(rc, XT_EFORMAT);
+		tu_assert_one_line(&err);
+	}
+	/* The same cuts of a gzip'd copy (inside the header, the deflate
+	 * stream and the trailer). */
+	gzpath = tu_write_bytes(NULL, buf, n, 1, NULL);
+	f = fopen(gzpath, "rb");
+	assert_non_null(f);
+	gzbuf = malloc(4096);
+	assert_non_null(gzbuf);
+	gzn = fread(gzbuf, 1, 4096, f);
+	fclose(f);
+	assert_true(gzn > 20 && gzn < 4096);
+	for (cut = 1; cut < gzn; cut++) {
+		tu_overwrite(gzpath, gzbuf, cut);
+		tu_expect_bad(gzpath, "truncated gzip");
+	}
+	free(gzbuf);
+	free(buf);
+}
+
+static void test_bad_random_bytes(void **state)
+{
+	uint64_t rs = 12345;
+	const char *path = tu_write_bytes(NULL, "x", 1, 0, NULL);
+	uint8_t *buf = malloc(4096), *valid;
+	size_t n, vn, i;
+	int seed;
+
+	(void)state;
+	assert_non_null(buf);
+	for (seed = 0; seed < 40; seed++) {
+		n = (size_t)tu_rand_range(&rs, 1, 4096);
+		for (i = 0; i < n; i++)
+			buf[i] = (uint8_t)tu_rand(&rs);
+		tu_overwrite(path, buf, n);
+		tu_expect_bad(path, "random bytes");
+	}
+	/* Random damage to a valid file: must never crash; it may still load. */
+	valid = tu_pack(tu_sample_space(), &vn);
+	for (seed = 0; seed < 30; seed++) {
+		uint8_t *m = malloc(vn);
+		struct xt_error err;
+		int k;
+
+		assert_non_null(m);
+		memcpy(m, valid, vn);
+		for (k = 0; k < 1 + seed % 8; k++)
+			m[tu_rand(&rs) % vn] = (uint8_t)tu_rand(&rs);
+		tu_overwrite(path, m, vn);
+		if (tu_read_rc(path, &err) < 0)
+			tu_assert_one_line(&err);
+		free(m);
+	}
+	free(valid);
+	free(buf);
+}
+
+static void test_bad_no_planes(void **state)
+{
+	/* Valid protobuf (an unknown varint field 5 = 1, then an unknown
+	 * fixed32), but no planes: not an XSpace profile. */
+	static const uint8_t bytes[] = { 0x28, 0x01, 0x35, 1, 2, 3, 4 };
+	struct xt_error err;
+
+	(void)state;
+	assert_int_equal(tu_read_rc(tu_write_bytes(NULL, bytes, sizeof(bytes), 0, NULL), &err),
+			 XT_EFORMAT);
+	tu_assert_one_line(&err);
+	assert_int_equal(tu_read_rc(tu_write_bytes(NULL, bytes, sizeof(bytes), 1, NULL), &err),
+			 XT_EFORMAT);
+	tu_assert_one_line(&err);
+}
+
+/* ---- profile_path ---- */
+
+static tu_space *small_space(int nev)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 1, "thread", 0);
+	int i;
+
+	for (i = 0; i < nev; i++)
+		tu_ev(p, l, "e", i * 10, 5);
+	return s;
+}
+
+static void test_scan_run_directory(void **state)
+{
+	const char *dir = tu_mkdtemp();
+	struct profile_set set;
+	struct xt_error err;
+	struct xt_trace *t;
+	struct xt_analysis *a;
+	char *hn;
+
+	(void)state;
+	tu_write_at(small_space(1), tu_fmt("%s/b_host.xplane.pb", dir), 0);
+	tu_write_at(small_space(2), tu_fmt("%s/a_host.xplane.pb", dir), 0);
+	tu_write_bytes(tu_fmt("%s/a_host.SSTABLE", dir), "not an xspace", 13, 0, NULL);
+	tu_write_bytes(tu_fmt("%s/a_host.trace.json.gz", dir), "{}", 2, 1, NULL);
+	assert_int_equal(profile_scan(&set, dir, &err), 0);
+	assert_int_equal(set.nruns, 1);
+	assert_int_equal(set.runs[0].nfiles, 2);
+	assert_string_equal(set.runs[0].files[0].host, "a_host");
+	assert_string_equal(set.runs[0].files[1].host, "b_host");
+	assert_ptr_equal(profile_pick(&set, NULL, dir, &err), &set.runs[0]);
+	profile_set_fini(&set);
+
+	assert_int_equal(tu_load_rc(dir, NULL, &t, &a, &err), 0);
+	assert_int_equal(t->nhosts, 2);
+	assert_string_equal(t->hosts[0].name, "a_host");
+	assert_string_equal(t->hosts[1].name, "b_host");
+	assert_int_equal(t->nev, 3);
+
+	hn = profile_host_name("/x/y/10.0.0.1_6009.xplane.pb.gz");
+	assert_string_equal(hn, "10.0.0.1_6009");
+	free(hn);
+	hn = profile_host_name("h.xplane.pb");
+	assert_string_equal(hn, "h");
+	free(hn);
+}
+
+static void test_scan_logdir(void **state)
+{
+	const char *base = tu_mkdtemp();
+	const char *r1 = tu_mkdirs(base, "plugins/profile/2024_01_01_00_00_00");
+	const char *r2 = tu_mkdirs(base, "plugins/profile/2024_02_01_00_00_00");
+	const char *f1;
+	struct profile_set set;
+	const struct profile_run *run;
+	struct xt_error err;
+	struct xt_trace *t;
+	struct xt_analysis *a;
+	struct utimbuf ut = { 2000000000, 2000000000 };
+
+	(void)state;
+	tu_write_at(small_space(2), tu_fmt("%s/host.xplane.pb", r2), 0);
+	f1 = tu_write_at(small_space(1), tu_fmt("%s/host.xplane.pb", r1), 0);
+	/* The older run's file is the most recently modified: names decide. */
+	assert_int_equal(utime(f1, &ut), 0);
+
+	assert_int_equal(profile_scan(&set, base, &err), 0);
+	assert_int_equal(set.nruns, 2);
+	run = profile_pick(&set, NULL, base, &err);
+	assert_non_null(run);
+	assert_string_equal(run->name, "2024_02_01_00_00_00");
+	assert_int_equal(run->nfiles, 1);
+	run = profile_pick(&set, "2024_01_01_00_00_00", base, &err);
+	assert_non_null(run);
+	assert_string_equal(run->name, "2024_01_01_00_00_00");
+	assert_null(profile_pick(&set, "2023_nope", base, &err));
+	tu_assert_one_line(&err);
+	profile_set_fini(&set);
+
+	/* The plugins/profile root itself lists the same runs. */
+	assert_int_equal(profile_scan(&set, tu_fmt("%s/plugins/profile", base), &err), 0);
+	assert_int_equal(set.nruns, 2);
+	profile_set_fini(&set);
+
+	assert_int_equal(tu_load_rc(base, NULL, &t, &a, &err), 0);
+	assert_int_equal(t->nev, 2); /* the newest run */
+	assert_int_equal(tu_load_rc(base, "2024_01_01_00_00_00", &t, &a, &err), 0);
+	assert_int_equal(t->nev, 1);
+	assert_int_equal(tu_load_rc(base, "2023_nope", &t, &a, &err), XT_ENOENT);
+	tu_assert_one_line(&err);
+}
+
+static void test_scan_no_profiles(void **state)
+{
+	const char *dir = tu_mkdtemp();
+	struct profile_set set;
+	struct xt_error err;
+	struct xt_trace *t;
+	struct xt_analysis *a;
+
+	(void)state;
+	assert_int_equal(profile_scan(&set, dir, &err), XT_ENOENT);
+	tu_assert_one_line(&err);
+	profile_set_fini(&set);
+	/* Only files that are not profiles. */
+	tu_write_bytes(tu_fmt("%s/x.SSTABLE", dir), "junk", 4, 0, NULL);
+	tu_mkdirs(dir, "plugins/profile/empty_run");
+	assert_int_equal(profile_scan(&set, dir, &err), XT_ENOENT);
+	tu_assert_one_line(&err);
+	profile_set_fini(&set);
+	assert_int_equal(tu_load_rc(dir, NULL, &t, &a, &err), XT_ENOENT);
+	tu_assert_one_line(&err);
+	assert_int_equal(tu_load_rc(tu_fmt("%s/nonexistent", dir), NULL, &t, &a, &err), XT_ENOENT);
+	tu_assert_one_line(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TU_TEST(test_events_sorted_by_start),
+		TU_TEST(test_nesting_depth),
+		TU_TEST(test_window_brute_force),
+		TU_TEST(test_stats_kinds_ref_unknown),
+		TU_TEST(test_stat_collect_event_first),
+		TU_TEST(test_line_ids_extreme),
+		TU_TEST(test_unknown_event_metadata),
+		TU_TEST(test_aggregated_events),
+		TU_TEST(test_space_strings),
+		TU_TEST(test_gzip_same_as_plain),
+		TU_TEST(test_bad_empty_and_missing),
+		TU_TEST(test_bad_truncated),
+		TU_TEST(test_bad_random_bytes),
+		TU_TEST(test_bad_no_planes),
+		TU_TEST(test_scan_run_directory),
+		TU_TEST(test_scan_logdir),
+		TU_TEST(test_scan_no_profiles),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
