@@ -100,7 +100,10 @@ fuzz: $(O)/fuzz/fuzz_xplane $(O)/xtop-gen
 	$(O)/fuzz/fuzz_xplane -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -max_len=65536 \
 	    $(O)/fuzz/corpus
 
-bench: all
+$(O)/bench_window: bench/bench_window.c $(CORE_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LIBS)
+
+bench: all $(O)/bench_window
 	sh bench/bench.sh
 
 demo: all

@@ -60,3 +60,7 @@ if [ -d ../shared/fixtures ]; then
 		measure "$f"
 	done
 fi
+
+echo
+echo "window queries (the timeline's per-frame question), $O/bench_window on the 1G TPU profile:"
+[ -s "$DIR/tpu-1G.xplane.pb" ] && $O/bench_window "$DIR/tpu-1G.xplane.pb"

@@ -259,6 +259,7 @@ int report_main(int argc, char **argv)
 
 	options_build(report_options, lopts, sopts, sizeof(sopts));
 	optind = 1;
+	opterr = 0; /* one line of our own instead of getopt's */
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
 		switch (options_id(report_options, c)) {
 		case OPT_JSON:
@@ -286,7 +287,12 @@ int report_main(int argc, char **argv)
 				      report_options);
 			return 0;
 		default:
-			options_usage(stderr, "xtop report [options] PATH", NULL, report_options);
+			if (c == ':')
+				fprintf(stderr, "xtop: option '%s' needs an argument (see xtop report --help)\n",
+					argv[optind - 1]);
+			else
+				fprintf(stderr, "xtop: unknown option '%s' (see xtop report --help)\n",
+					argv[optind - 1]);
 			return 2;
 		}
 	}

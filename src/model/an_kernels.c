@@ -116,7 +116,8 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	/* Key: the numeric launch parameters, then the names. A long name
 	 * is hashed in full through a heap key. */
 	{
-		size_t need = sizeof(k.grid) + sizeof(k.block) + 16 + sizeof(double) + nn + 1 + op.n;
+		/* Occupancy is a property of the launch shape, not a key. */
+		size_t need = sizeof(k.grid) + sizeof(k.block) + 16 + nn + 1 + op.n;
 		char *kb = need <= sizeof(key) ? key : xmalloc(need);
 
 		memcpy(kb + o, k.grid, sizeof(k.grid));
@@ -127,12 +128,11 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 		o += 8;
 		memcpy(kb + o, &k.shared, 8);
 		o += 8;
-		memcpy(kb + o, &k.occ, sizeof(double));
-		o += sizeof(double);
 		memcpy(kb + o, name, nn);
 		o += nn;
 		kb[o++] = '\0';
-		memcpy(kb + o, op.p, op.n);
+		if (op.n)
+			memcpy(kb + o, op.p, op.n);
 		o += op.n;
 		v = hmap_get(&lp->kern_index, kb, o, (uint32_t)lp->nkerns, &ins);
 		if (kb != key)
@@ -227,6 +227,7 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 			}
 		}
 	}
-	qsort(a->kernels, a->nkernels, sizeof(*a->kernels), kernel_row_cmp);
+	if (a->nkernels > 1)
+		qsort(a->kernels, a->nkernels, sizeof(*a->kernels), kernel_row_cmp);
 	hmap_fini(&rows);
 }

@@ -185,7 +185,8 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 	for (i = 0; i < n; i++)
 		if (lv[i].used)
 			lv[k++] = lv[i];
-	qsort(lv, k, sizeof(*lv), live_cmp);
+	if (k > 1)
+		qsort(lv, k, sizeof(*lv), live_cmp);
 	row->nlive = k < XT_LIVE_MAX ? k : XT_LIVE_MAX;
 	row->live = xcalloc(row->nlive ? row->nlive : 1, sizeof(*row->live));
 	for (i = 0; i < row->nlive; i++) {
@@ -225,7 +226,8 @@ void memory_merge(struct xt_analysis *a, struct xt_trace *t)
 					n++;
 				}
 			}
-	qsort(items, n, sizeof(*items), mem_item_cmp);
+	if (n > 1)
+		qsort(items, n, sizeof(*items), mem_item_cmp);
 	for (start = 0; start < n; start = i) {
 		struct xt_memory_row *row;
 		size_t peak_i = start;

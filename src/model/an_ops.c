@@ -27,13 +27,16 @@ static uint32_t op_slot(struct line_part *lp, struct bytes_ref name, struct byte
 	k[o++] = has_prog ? 'P' : '-';
 	memcpy(k + o, &prog, 8);
 	o += 8;
-	memcpy(k + o, module.p, module.n);
+	if (module.n)
+		memcpy(k + o, module.p, module.n);
 	o += module.n;
 	k[o++] = '\0';
-	memcpy(k + o, name.p, name.n);
+	if (name.n)
+		memcpy(k + o, name.p, name.n);
 	o += name.n;
 	k[o++] = '\0';
-	memcpy(k + o, cat.p, cat.n);
+	if (cat.n)
+		memcpy(k + o, cat.p, cat.n);
 	o += cat.n;
 	v = hmap_get(&lp->op_index, k, o, (uint32_t)lp->nops, &inserted);
 	if (k != stackbuf)
@@ -216,7 +219,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		int has_prog = 0, from_hlo = 0, memcpy_op, tf = 0;
 		uint32_t slot, ckey[2], *cv;
 		struct op_acc *a;
-		int cls, ins;
+		int cls, ins, cont;
 
 		if (xt_event_aggregated(ev))
 			continue;
@@ -270,19 +273,22 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		/* Consecutive kernels of one XLA op in one step are one
 		 * occurrence (a fusion launched as several kernels); TF ops and
 		 * plain kernels count every launch, as XProf does. */
-		if (!(from_hlo && slot == prev_slot && group == prev_group))
+		cont = from_hlo && slot == prev_slot && group == prev_group;
+		if (!cont)
 			a->occurrences++;
 		prev_slot = from_hlo ? slot : UINT32_MAX;
 		prev_group = group;
 		a->total_ps += ev->dur_ps;
 		a->self_ps += ev->dur_ps;
-		if (stat_has(&ks, XS_FLOPS)) {
+		/* FLOPs and bytes are per occurrence: a fusion's later kernels
+		 * repeat its first kernel's numbers. */
+		if (!cont && stat_has(&ks, XS_FLOPS)) {
 			a->flops += ks.v[XS_FLOPS].kind == XT_STAT_DOUBLE
 					    ? ks.v[XS_FLOPS].d
 					    : (double)stat_as_int(&ks.v[XS_FLOPS]);
 			a->has_flops = 1;
 		}
-		if (stat_has(&ks, XS_BYTES_ACCESSED)) {
+		if (!cont && stat_has(&ks, XS_BYTES_ACCESSED)) {
 			a->bytes += ks.v[XS_BYTES_ACCESSED].kind == XT_STAT_DOUBLE
 					    ? ks.v[XS_BYTES_ACCESSED].d
 					    : (double)stat_as_int(&ks.v[XS_BYTES_ACCESSED]);
@@ -428,7 +434,8 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t)
 		a->ops[i].percent = a->busy_ps > 0 ? 100.0 * (double)a->ops[i].self_ps /
 							     (double)a->busy_ps
 						   : 0.0;
-	qsort(a->ops, a->nops, sizeof(*a->ops), op_row_cmp);
+	if (a->nops > 1)
+		qsort(a->ops, a->nops, sizeof(*a->ops), op_row_cmp);
 	strbuf_fini(&key);
 	hmap_fini(&rows);
 }

@@ -23,7 +23,7 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 			const struct xt_line *l)
 {
 	const struct plane_ctx *pc = p->hook_data;
-	const uint64_t want = 1ull << XS_GROUP_ID | 1ull << XS_STEP_NUM | 1ull << XS_IS_ROOT;
+	const uint64_t want = 1ull << XS_GROUP_ID | 1ull << XS_STEP_NUM;
 	size_t i;
 
 	for (i = 0; i < l->nev; i++) {
@@ -42,33 +42,39 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 			marker_push(lp, id, xt_event_start(l, ev), xt_event_end(l, ev), i);
 			continue;
 		}
-		/* Host thread line: cheap metadata test first, then the event's
-		 * own stats (upstream writes step_num/_r/group_id on the event). */
-		if (!in->marker && !pc->has_marker_stats)
-			continue;
-		stat_collect(&ks, h, p, l, ev, want);
-		if (stat_has(&ks, XS_STEP_NUM)) {
-			/* Event stats first; a TraceMe-encoded name comes next, and
-			 * stat_collect already fell back to the metadata's stats. */
-			id = stat_as_int(&ks.v[XS_STEP_NUM]);
-			if (in->has_marker_step && in->marker) {
+		/* Host thread line: event stats first, then the TraceMe name and
+		 * metadata stats (in->mk). Events the reader did not flag carry
+		 * none of the marker stats themselves. */
+		{
+			struct marker_keys mk = { 0, 0, 0 };
+			const struct marker_keys *fb = &in->mk;
+			int scan = p->watch_on ? xt_event_watched(ev) : pc->has_marker_stats;
+
+			if (!fb->has && !scan)
+				continue;
+			if (scan) {
 				struct stat_iter it;
 				struct xt_stat s;
-				int on_event = 0;
 
 				stat_iter_event(&it, h, p, l, ev);
 				while (stat_next(&it, &s))
-					if (stat_known(&s) == XS_STEP_NUM)
-						on_event = 1;
-				if (!on_event)
-					id = in->marker_step;
+					marker_keys_take(&mk, &s);
 			}
-		} else if (in->marker) {
-			id = in->marker_step;
-		} else if (stat_has(&ks, XS_IS_ROOT) && stat_has(&ks, XS_GROUP_ID)) {
-			id = stat_as_int(&ks.v[XS_GROUP_ID]);
-		} else {
-			continue;
+			if (!(mk.has & MK_STEP) && (fb->has & MK_STEP)) {
+				mk.step = fb->step;
+				mk.has |= MK_STEP;
+			}
+			if (!(mk.has & MK_GROUP) && (fb->has & MK_GROUP)) {
+				mk.group = fb->group;
+				mk.has |= MK_GROUP;
+			}
+			mk.has |= fb->has & MK_ROOT;
+			if (mk.has & MK_STEP)
+				id = mk.step;
+			else if ((mk.has & (MK_ROOT | MK_GROUP)) == (MK_ROOT | MK_GROUP))
+				id = mk.group;
+			else
+				continue;
 		}
 		marker_push(lp, id, xt_event_start(l, ev), xt_event_end(l, ev), i);
 	}
@@ -105,7 +111,8 @@ static void sweep(struct xt_step_row *st, const struct ival *iv, size_t n, struc
 		ed[k++] = (struct edge){ iv[i].s, iv[i].cat, +1 };
 		ed[k++] = (struct edge){ iv[i].e, iv[i].cat, -1 };
 	}
-	qsort(ed, k, sizeof(*ed), edge_cmp);
+	if (k > 1)
+		qsort(ed, k, sizeof(*ed), edge_cmp);
 	for (i = 0; i < k; i++) {
 		int c;
 
@@ -263,7 +270,8 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t)
 				}
 			}
 	hmap_fini(&ids);
-	qsort(a->steps, a->nsteps, sizeof(*a->steps), step_cmp);
+	if (a->nsteps > 1)
+		qsort(a->steps, a->nsteps, sizeof(*a->steps), step_cmp);
 	for (i = 0; i < a->nsteps; i++)
 		breakdown(&a->steps[i], t, &iv, &ivcap, &ed, &edcap);
 	free(iv);

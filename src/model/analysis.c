@@ -76,12 +76,18 @@ static int is_copy_name(struct bytes_ref r)
 	return 0;
 }
 
+static int is_sendrecv(struct bytes_ref b)
+{
+	return (b.n == 4 && (!memcmp(b.p, "send", 4) || !memcmp(b.p, "recv", 4))) ||
+	       (b.n == 9 && (!memcmp(b.p, "send-done", 9) || !memcmp(b.p, "recv-done", 9)));
+}
+
 int op_classify(struct bytes_ref op, struct bytes_ref cat, struct bytes_ref meta,
 		struct bytes_ref line, int *is_memcpy)
 {
 	static const char *const coll[] = { "all-reduce", "all-gather", "reduce-scatter",
 					    "all-to-all", "collective-permute" };
-	struct bytes_ref base = category_from_name(op);
+	struct bytes_ref base = category_from_name(op), cbase = category_from_name(cat);
 	size_t i;
 
 	*is_memcpy = 0;
@@ -91,8 +97,7 @@ int op_classify(struct bytes_ref op, struct bytes_ref cat, struct bytes_ref meta
 	if (bref_starts(op, "nccl") || bref_starts(op, "rccl") || bref_starts(cat, "nccl") ||
 	    bref_starts(cat, "rccl"))
 		return EVC_COLLECTIVE;
-	if ((base.n == 4 && (!memcmp(base.p, "send", 4) || !memcmp(base.p, "recv", 4))) ||
-	    (base.n == 9 && (!memcmp(base.p, "send-done", 9) || !memcmp(base.p, "recv-done", 9))))
+	if (is_sendrecv(base) || is_sendrecv(cbase))
 		return EVC_COLLECTIVE;
 	if (!(bref_contains(op, "Memcpy") || bref_contains(meta, "Memcpy") ||
 	      bref_contains(line, "Memcpy") || is_copy_name(op) || is_copy_name(meta)))
@@ -187,40 +192,72 @@ static enum line_role line_role_of(const struct plane_ctx *pc, const struct xt_l
 	return LROLE_NONE;
 }
 
-/* Parses a TraceMe-encoded name "name#k=v,k=v#"; returns 1 and the step
- * number when it carries step_num. */
-static int traceme_step(const char *name, int64_t *step)
+/* Decodes the keys of a TraceMe-encoded name "name#k=v,k=v#" that make a
+ * step marker (step_num, group_id, _r) into the marker fields of in. */
+static void traceme_keys(const char *name, struct marker_keys *mk)
 {
 	size_t n = strlen(name);
 	const char *hash = memchr(name, '#', n);
 	const char *p;
 
 	if (!hash || n < 2 || name[n - 1] != '#' || hash == name + n - 1)
-		return 0;
+		return;
 	for (p = hash + 1; p < name + n - 1;) {
 		const char *end = memchr(p, ',', (size_t)(name + n - 1 - p));
 		const char *eq;
+		char buf[32];
+		size_t k;
+		char *e;
+		long long v;
 
 		if (!end)
 			end = name + n - 1;
-		eq = memchr(p, '=', (size_t)(end - p));
 		while (p < end && (*p == ' ' || *p == '\t'))
 			p++;
-		if (eq && eq - p == 8 && !memcmp(p, "step_num", 8)) {
-			char buf[32];
-			size_t k = (size_t)(end - eq - 1);
-			char *e;
-
-			if (k == 0 || k >= sizeof(buf))
-				return 0;
+		eq = memchr(p, '=', (size_t)(end - p));
+		k = eq ? (size_t)(end - eq - 1) : 0;
+		if (eq && k > 0 && k < sizeof(buf)) {
 			memcpy(buf, eq + 1, k);
 			buf[k] = '\0';
-			*step = strtoll(buf, &e, 10);
-			return e != buf;
+			v = strtoll(buf, &e, 10);
+			if (e != buf) {
+				if (eq - p == 8 && !memcmp(p, "step_num", 8)) {
+					mk->step = v;
+					mk->has |= MK_STEP;
+				} else if (eq - p == 8 && !memcmp(p, "group_id", 8)) {
+					mk->group = v;
+					mk->has |= MK_GROUP;
+				} else if (eq - p == 2 && !memcmp(p, "_r", 2)) {
+					mk->has |= MK_ROOT;
+				}
+			}
 		}
 		p = end + 1;
 	}
-	return 0;
+}
+
+/* Fills the marker keys of mk that are still missing from stats. */
+void marker_keys_take(struct marker_keys *mk, const struct xt_stat *s)
+{
+	switch (stat_known(s)) {
+	case XS_STEP_NUM:
+		if (!(mk->has & MK_STEP)) {
+			mk->step = stat_as_int(s);
+			mk->has |= MK_STEP;
+		}
+		break;
+	case XS_GROUP_ID:
+		if (!(mk->has & MK_GROUP)) {
+			mk->group = stat_as_int(s);
+			mk->has |= MK_GROUP;
+		}
+		break;
+	case XS_IS_ROOT:
+		mk->has |= MK_ROOT;
+		break;
+	default:
+		break;
+	}
 }
 
 static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
@@ -258,10 +295,6 @@ static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
 			in->bytes = s.kind == XT_STAT_DOUBLE ? s.d : (double)stat_as_int(&s);
 			in->has_bytes = 1;
 			break;
-		case XS_STEP_NUM:
-			in->marker_step = stat_as_int(&s);
-			in->has_marker_step = 1;
-			break;
 		default:
 			break;
 		}
@@ -271,12 +304,12 @@ static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
 			in->mem = 1;
 		else if (!strcmp(m->name, "MemoryDeallocation"))
 			in->mem = 2;
-		if (traceme_step(m->name, &in->marker_step)) {
-			in->has_marker_step = 1;
-			in->marker = 1;
-		} else if (in->has_marker_step) {
-			in->marker = 1;
-		}
+		/* Marker keys: a TraceMe-encoded name first, then metadata stats
+		 * (event stats come before both, per event). */
+		traceme_keys(m->name, &in->mk);
+		stat_iter_meta(&it, h, p, m);
+		while (stat_next(&it, &s))
+			marker_keys_take(&in->mk, &s);
 	}
 }
 
@@ -335,16 +368,14 @@ static int plane_has_xla_ops(const struct xt_host *h, const struct xt_plane *p)
 	return 0;
 }
 
-/* XLA op lines need an event's own stats only when it overrides these
- * (rare): let the reader flag such events so the rest are never scanned. */
-static void plane_watch_xla(struct xt_plane *p)
+/* Sets the reader's watch on the stats of ks (only while loading: a trace
+ * loaded without hooks has no watch flags on its events). */
+static void plane_watch(struct xt_plane *p, const unsigned *ks, size_t n)
 {
-	static const unsigned ks[] = { XS_PROGRAM_ID, XS_HLO_CATEGORY, XS_HLO_MODULE, XS_FLOPS,
-				       XS_BYTES_ACCESSED };
 	size_t i;
 
 	p->watch_on = 1;
-	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+	for (i = 0; i < n; i++) {
 		if (!p->has_known[ks[i]])
 			continue;
 		if (p->known_id[ks[i]] >= 0 && p->known_id[ks[i]] < 64)
@@ -356,14 +387,21 @@ static void plane_watch_xla(struct xt_plane *p)
 
 static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 {
+	static const unsigned xla[] = { XS_PROGRAM_ID, XS_HLO_CATEGORY, XS_HLO_MODULE, XS_FLOPS,
+					XS_BYTES_ACCESSED };
+	static const unsigned host[] = { XS_STEP_NUM, XS_GROUP_ID, XS_IS_ROOT };
+	struct analysis_ctx *c = vctx;
 	struct plane_ctx *pc;
 
 	plane_hook(vctx, h, p);
 	pc = p->hook_data;
 	if (pc->role == ROLE_DEVICE && plane_has_xla_ops(h, p)) {
 		pc->kind = XT_DEV_XLA;
-		plane_watch_xla(p);
+		if (c->loading)
+			plane_watch(p, xla, sizeof(xla) / sizeof(xla[0]));
 	}
+	if (pc->role == ROLE_HOST && c->loading)
+		plane_watch(p, host, sizeof(host) / sizeof(host[0]));
 }
 
 static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l)
@@ -415,6 +453,7 @@ struct analysis_ctx *analysis_new(void)
 
 void analysis_attach(struct analysis_ctx *ctx, struct xplane_load_opts *opts)
 {
+	ctx->loading = 1;
 	opts->plane_hook = plane_hook_outer;
 	opts->line_hook = line_hook;
 	opts->ctx = ctx;
@@ -424,6 +463,7 @@ void analysis_run(struct analysis_ctx *ctx, struct xt_trace *t)
 {
 	size_t h, p, l;
 
+	ctx->loading = 0;
 	for (h = 0; h < t->nhosts; h++) {
 		struct xt_host *host = &t->hosts[h];
 

@@ -47,6 +47,15 @@ struct bytes_ref {
 	size_t n;
 };
 
+/* The stats that make a host event a step marker (docs/analyses.md). */
+enum { MK_STEP = 1, MK_GROUP = 2, MK_ROOT = 4 };
+struct marker_keys {
+	int64_t step, group;
+	unsigned has; /* MK_* bits */
+};
+/* Takes s into mk if it is a marker key mk does not have yet. */
+void marker_keys_take(struct marker_keys *mk, const struct xt_stat *s);
+
 /* Facts about one event metadata, from its name and its own stats. */
 struct emeta_info {
 	struct bytes_ref category;  /* hlo_category stat */
@@ -57,9 +66,7 @@ struct emeta_info {
 	double flops, bytes;
 	uint8_t has_program, has_flops, has_bytes;
 	uint8_t mem;                /* 1 alloc, 2 dealloc */
-	uint8_t marker;             /* name has TraceMe step_num, or stats make it a step marker */
-	int64_t marker_step;        /* step_num from the metadata */
-	uint8_t has_marker_step;
+	struct marker_keys mk;      /* from a TraceMe-encoded name, then metadata stats */
 };
 
 struct plane_ctx {
@@ -139,6 +146,7 @@ struct analysis_ctx {
 	struct line_part **parts;
 	size_t nparts, capparts;
 	size_t line_seq;        /* lines seen, for mem_rec.seq */
+	int loading;            /* hooks run inside xplane_load (reader watch flags valid) */
 };
 
 void *actx_own(struct analysis_ctx *c, void *p);

@@ -85,7 +85,8 @@ static size_t scan_run(struct profile_run *run, const char *dir)
 			run->mtime = st.st_mtime;
 	}
 	closedir(d);
-	qsort(run->files, run->nfiles, sizeof(*run->files), file_cmp);
+	if (run->nfiles > 1)
+		qsort(run->files, run->nfiles, sizeof(*run->files), file_cmp);
 	return run->nfiles;
 }
 
@@ -221,7 +222,8 @@ int profile_scan(struct profile_set *set, const char *path, struct xt_error *err
 				    "%s: no profiles found (expected *.xplane.pb files, a run directory "
 				    "or a TensorBoard logdir with plugins/profile/)",
 				    path);
-	qsort(set->runs, set->nruns, sizeof(*set->runs), run_cmp);
+	if (set->nruns > 1)
+		qsort(set->runs, set->nruns, sizeof(*set->runs), run_cmp);
 	return 0;
 }
 

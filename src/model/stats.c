@@ -182,18 +182,16 @@ const char *stat_to_text(const struct xt_stat *s, char *buf, size_t n)
 	return buf;
 }
 
-static void collect_from(struct xt_known_stats *ks, struct stat_iter *it, uint64_t want,
-			 uint64_t seen_before)
+static void collect_from(struct xt_known_stats *ks, struct stat_iter *it, uint64_t want)
 {
 	struct xt_stat s;
 
 	while (stat_next(it, &s)) {
 		unsigned k = stat_known(&s);
 
-		if (!k || !((want >> k) & 1) || ((seen_before >> k) & 1))
+		if (!k || !((want >> k) & 1) || ((ks->have >> k) & 1))
 			continue;
-		/* Within one message the last occurrence wins (memory's
-		 * allocator key rule; harmless elsewhere). */
+		/* The first occurrence wins, as upstream's GetStat finds it. */
 		ks->v[k] = s;
 		ks->have |= 1ull << k;
 	}
@@ -203,16 +201,14 @@ void stat_collect(struct xt_known_stats *ks, const struct xt_host *h, const stru
 		  const struct xt_line *l, const struct xt_event *ev, uint64_t want)
 {
 	struct stat_iter it;
-	uint64_t from_event;
 
 	ks->have = 0;
 	stat_iter_event(&it, h, p, l, ev);
-	collect_from(ks, &it, want, 0);
-	from_event = ks->have;
+	collect_from(ks, &it, want);
 	if ((ks->have & want) == want)
 		return;
 	stat_iter_meta(&it, h, p, xt_event_meta(p, ev));
-	collect_from(ks, &it, want, from_event);
+	collect_from(ks, &it, want);
 }
 
 int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
@@ -245,7 +241,7 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 			struct xt_stat s;
 
 			if (stat_decode_one(p, sb, sn, &s) && stat_known(&s) &&
-			    ((want->mask >> stat_known(&s)) & 1)) {
+			    ((want->mask >> stat_known(&s)) & 1) && !((*found >> stat_known(&s)) & 1)) {
 				out[stat_known(&s)] = s;
 				*found |= 1ull << stat_known(&s);
 				hits++;
@@ -262,7 +258,7 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 			if (want->id[k] == id) {
 				struct xt_stat s;
 
-				if (stat_decode_one(p, sb, sn, &s)) {
+				if (!((*found >> want->known[k]) & 1) && stat_decode_one(p, sb, sn, &s)) {
 					out[want->known[k]] = s;
 					*found |= 1ull << want->known[k];
 					hits++;

@@ -71,7 +71,7 @@ struct stat_want {
 };
 void stat_want_init(struct stat_want *sw, const struct xt_plane *p, uint64_t mask);
 /* Fills out[k] for each wanted stat k found among the event's own stats
- * (the last occurrence wins); *found gets their bits. Returns the count. */
+ * (the first occurrence wins); *found gets their bits. Returns the count. */
 int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
 		    const struct xt_event *ev, const struct stat_want *want, struct xt_stat *out,
 		    uint64_t *found);

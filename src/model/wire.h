@@ -29,8 +29,11 @@ struct wire {
 
 static inline void wire_init(struct wire *w, const uint8_t *p, size_t n)
 {
-	w->p = p;
-	w->end = p + n;
+	static const uint8_t none[1];
+
+	/* An empty message may come as NULL; NULL + 0 is undefined in C. */
+	w->p = p ? p : none;
+	w->end = p ? p + n : none;
 	w->bad = 0;
 }
 

@@ -384,9 +384,13 @@ static void line_finish(struct xt_line *l)
 
 		if (!xt_event_aggregated(e)) {
 			end = e->off_ps + e->dur_ps;
-			/* An event belongs inside every open event that ends after it
-			 * starts; an instant at a parent's very end is outside it. */
-			while (sp && stack[sp - 1] <= e->off_ps)
+			/* The parent is the innermost open event containing this
+			 * one (sorted by start, so only the ends matter): partial
+			 * overlaps are siblings, as for self time, and an instant
+			 * belongs inside [start, end) only, so one at a parent's
+			 * very end is drawn beside it. Instants parent nothing. */
+			while (sp && (stack[sp - 1] < end ||
+				      (e->dur_ps == 0 && stack[sp - 1] == e->off_ps)))
 				sp--;
 			e->meta |= (uint32_t)(sp < XT_EV_DEPTH_MAX ? sp : XT_EV_DEPTH_MAX)
 				   << XT_EV_META_BITS;
@@ -523,7 +527,7 @@ static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, stru
 		free(ev);
 		return -1;
 	}
-	if (!sorted)
+	if (!sorted && n > 1)
 		qsort(ev, n, sizeof(*ev), event_cmp);
 	/* Give back the unused tail; glibc shrinks large blocks with mremap. */
 	l->ev = n ? xreallocarray(ev, n, sizeof(*ev)) : (free(ev), NULL);
@@ -615,7 +619,8 @@ static int read_lines(struct reader *r, struct xt_error *err)
 		for (l = 0; l < r->h->planes[p].nlines; l++)
 			pl.jobs[pl.njobs++] = (struct line_job){ &r->h->planes[p],
 								 &r->h->planes[p].lines[l] };
-	qsort(pl.jobs, pl.njobs, sizeof(*pl.jobs), job_cmp);
+	if (pl.njobs > 1)
+		qsort(pl.jobs, pl.njobs, sizeof(*pl.jobs), job_cmp);
 	if ((size_t)nthreads > pl.njobs)
 		nthreads = pl.njobs ? (int)pl.njobs : 1;
 	atomic_init(&pl.next, 0);
