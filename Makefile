@@ -30,6 +30,7 @@ MAIN_OBJ  := $(O)/src/main.o
 GEN_SRC   := $(wildcard tools/gen/*.c)
 
 PROTO_GEN := $(O)/gen/xplane.pb-c.c $(O)/gen/xplane.pb-c.h
+.SECONDARY: $(PROTO_GEN)
 
 .PHONY: all deps demo tests check test asan fuzz bench clean install format
 

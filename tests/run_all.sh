@@ -23,10 +23,10 @@ for t in "$O"/tests/test_*; do
 	cat "$log"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
-	s=$(grep -c '^\[  SKIPPED \]' "$log")
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*listed below.*/\1/p' "$log" | tail -n 1)
 	pass=$((pass + ${p:-0}))
 	fail=$((fail + ${f:-0}))
-	skip=$((skip + s))
+	skip=$((skip + ${s:-0}))
 	if [ $rc -ne 0 ] && [ -z "$f" ]; then
 		echo "FAIL $(basename "$t") exited with status $rc"
 		fail=$((fail + 1))
