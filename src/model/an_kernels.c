@@ -100,17 +100,55 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 	return seen;
 }
 
+static void kernel_row_add(struct kern_acc *a, int64_t dur)
+{
+	a->occurrences++;
+	a->total_ps += dur;
+	if (dur < a->min_ps)
+		a->min_ps = dur;
+	if (dur > a->max_ps)
+		a->max_ps = dur;
+}
+
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
 		   struct bytes_ref op, const struct xt_stat *details)
 {
 	struct kern_acc k = { 0 };
 	const char *name = xt_event_meta(p, ev)->name;
 	char key[512];
-	size_t o = 0, nn = strlen(name);
+	size_t o = 0, nn;
 	uint32_t *v;
 	int ins;
 
-	kernel_details_parse(details->s, details->n, k.grid, k.block, &k.regs, &k.shared, &k.occ);
+	/* Launches of one kernel repeat the same details text: parse once per
+	 * kernel metadata unless the text changes. */
+	{
+		uint32_t mi = xt_event_meta_index(ev);
+		struct kd_cache *c;
+
+		if (!lp->kd)
+			lp->kd = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->kd));
+		c = &lp->kd[mi];
+		if (!(c->p && c->n == details->n &&
+		      (c->p == details->s || !memcmp(c->p, details->s, details->n)))) {
+			kernel_details_parse(details->s, details->n, c->grid, c->block, &c->regs,
+					     &c->shared, &c->occ);
+			c->p = details->s;
+			c->n = details->n;
+			c->row = 0;
+		} else if (c->row && c->op_n == op.n &&
+			   (c->op_p == op.p || !memcmp(c->op_p, op.p, op.n))) {
+			/* Same kernel, same launch shape, same op: same row. */
+			kernel_row_add(&lp->kerns[c->row - 1], ev->dur_ps);
+			return;
+		}
+		memcpy(k.grid, c->grid, sizeof(k.grid));
+		memcpy(k.block, c->block, sizeof(k.block));
+		k.regs = c->regs;
+		k.shared = c->shared;
+		k.occ = c->occ;
+	}
+	nn = strlen(name);
 	k.name = bref(name, nn);
 	k.op = op;
 	/* Key: the numeric launch parameters, then the names. A long name
@@ -148,15 +186,13 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 		k.min_ps = INT64_MAX;
 		lp->kerns[lp->nkerns++] = k;
 	}
+	kernel_row_add(&lp->kerns[*v], ev->dur_ps);
 	{
-		struct kern_acc *a = &lp->kerns[*v];
+		struct kd_cache *c = &lp->kd[xt_event_meta_index(ev)];
 
-		a->occurrences++;
-		a->total_ps += ev->dur_ps;
-		if (ev->dur_ps < a->min_ps)
-			a->min_ps = ev->dur_ps;
-		if (ev->dur_ps > a->max_ps)
-			a->max_ps = ev->dur_ps;
+		c->row = *v + 1;
+		c->op_p = op.p;
+		c->op_n = op.n;
 	}
 }
 

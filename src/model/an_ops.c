@@ -196,79 +196,204 @@ static struct bytes_ref last_scope(struct bytes_ref r)
 	return r;
 }
 
+/* The well-known stats of an event metadata, decoded once per line. */
+static const struct xt_known_stats *meta_stats(struct line_part *lp, const struct xt_host *h,
+					       const struct xt_plane *p, uint32_t mi, uint64_t want)
+{
+	struct xt_known_stats *ks = lp->meta_ks[mi];
+	struct stat_iter it;
+	struct xt_stat s;
+
+	if (ks)
+		return ks;
+	ks = lp->meta_ks[mi] = xmalloc(sizeof(*ks));
+	ks->have = 0;
+	stat_iter_meta(&it, h, p, &p->emeta[mi]);
+	while (stat_next(&it, &s)) {
+		unsigned k = stat_known(&s);
+
+		if (k && ((want >> k) & 1) && !((ks->have >> k) & 1)) {
+			ks->v[k] = s;
+			ks->have |= 1ull << k;
+		}
+	}
+	return ks;
+}
+
+/* Op key of a GPU event from its stats (event first, then metadata). */
+static uint32_t stream_slot(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
+			    const struct xt_event *ev, const struct xt_known_stats *ks,
+			    int *from_hlo, struct bytes_ref *name)
+{
+	const struct xt_event_meta *m = xt_event_meta(p, ev);
+	struct bytes_ref cat, mod = { "", 0 };
+	int64_t prog = 0;
+	int has_prog = 0, memcpy_op, tf = 0;
+
+	*from_hlo = 0;
+	if (stat_has(ks, XS_HLO_OP) && ks->v[XS_HLO_OP].n) {
+		*name = last_scope(bref(ks->v[XS_HLO_OP].s, ks->v[XS_HLO_OP].n));
+		*from_hlo = 1;
+	} else if (stat_has(ks, XS_TF_OP) && ks->v[XS_TF_OP].n) {
+		*name = bref(ks->v[XS_TF_OP].s, ks->v[XS_TF_OP].n);
+		tf = 1;
+	} else {
+		*name = bref_str(trace_event_display_name(p, ev));
+	}
+	/* Category: hlo_category, else memcpy, else the TF op type, else the
+	 * name without its numeric suffix. */
+	(void)op_classify(*name, bref(NULL, 0), bref_str(m->name), bref_str(l->name), &memcpy_op);
+	if (stat_has(ks, XS_HLO_CATEGORY) && ks->v[XS_HLO_CATEGORY].n) {
+		cat = bref(ks->v[XS_HLO_CATEGORY].s, ks->v[XS_HLO_CATEGORY].n);
+	} else if (memcpy_op) {
+		cat = bref("memcpy", 6);
+	} else if (tf) {
+		const char *c = memrchr(name->p, ':', name->n);
+
+		cat = c && c + 1 < name->p + name->n
+			      ? bref(c + 1, name->n - (size_t)(c + 1 - name->p))
+			      : category_from_name(*name);
+	} else {
+		cat = category_from_name(*name);
+	}
+	if (stat_has(ks, XS_HLO_MODULE))
+		mod = bref(ks->v[XS_HLO_MODULE].s, ks->v[XS_HLO_MODULE].n);
+	/* GPUs name the program by hlo_module first (one module may be
+	 * compiled under several program ids). */
+	if (stat_has(ks, XS_PROGRAM_ID) && !mod.n) {
+		has_prog = 1;
+		prog = stat_as_int(&ks->v[XS_PROGRAM_ID]);
+	}
+	return op_slot(lp, *name, cat, mod, has_prog, prog);
+}
+
+/* The event-level stats that decide a GPU event's op, remembered per kernel
+ * metadata: consecutive launches of one kernel nearly always name the same
+ * op, so comparing a few short values replaces hashing and classifying. */
+static const unsigned ident_stats[] = { XS_HLO_OP, XS_HLO_MODULE, XS_PROGRAM_ID, XS_TF_OP,
+					XS_HLO_CATEGORY };
+#define NIDENT (sizeof(ident_stats) / sizeof(ident_stats[0]))
+
+struct ident {
+	uint64_t mask;  /* which ident stats the event carried (0: none kept) */
+	struct xt_stat v[NIDENT];
+	uint32_t slot;
+	uint8_t from_hlo;
+};
+
+static int stat_same(const struct xt_stat *a, const struct xt_stat *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	switch (a->kind) {
+	case XT_STAT_STR:
+	case XT_STAT_BYTES:
+	case XT_STAT_REF:
+	case XT_STAT_COMPRESSED:
+		return a->n == b->n && (a->s == b->s || !memcmp(a->s, b->s, a->n));
+	case XT_STAT_DOUBLE:
+		return a->d == b->d;
+	default:
+		return a->u == b->u;
+	}
+}
+
+static int ident_same(const struct ident *c, const struct xt_known_stats *ks, uint64_t mask)
+{
+	size_t j;
+
+	if (!c->mask || c->mask != mask)
+		return 0;
+	for (j = 0; j < NIDENT; j++)
+		if (((mask >> ident_stats[j]) & 1) && !stat_same(&c->v[j], &ks->v[ident_stats[j]]))
+			return 0;
+	return 1;
+}
+
+static void ident_keep(struct ident *c, const struct xt_known_stats *ks, uint64_t mask)
+{
+	size_t j;
+
+	c->mask = mask;
+	for (j = 0; j < NIDENT; j++)
+		if ((mask >> ident_stats[j]) & 1)
+			c->v[j] = ks->v[ident_stats[j]];
+}
+
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		     const struct xt_line *l)
 {
-	const struct plane_ctx *pc = p->hook_data;
-	const uint64_t want = 1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
-			      1ull << XS_GROUP_ID | 1ull << XS_TF_OP | 1ull << XS_FLOPS |
-			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS |
-			      1ull << XS_HLO_CATEGORY;
-	uint32_t prev_slot = UINT32_MAX;
+	const uint64_t ident = 1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
+			       1ull << XS_TF_OP | 1ull << XS_HLO_CATEGORY;
+	const uint64_t want = ident | 1ull << XS_GROUP_ID | 1ull << XS_FLOPS |
+			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS;
+	uint32_t prev_slot = UINT32_MAX, *meta_cls;
 	int64_t prev_group = 0;
+	struct stat_want sw;
+	struct ident *last;
 	size_t i;
 
-	(void)pc;
+	stat_want_init(&sw, p, want);
 	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
+	lp->meta_ks = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->meta_ks));
+	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
+	/* Last (slot + 1, class) per metadata: the class depends on the op and
+	 * the kernel name, and one kernel nearly always serves one op. */
+	meta_cls = xcalloc(p->nemeta ? 2 * p->nemeta : 2, sizeof(uint32_t));
+	last = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*last));
+	lp->nmeta_ks = p->nemeta;
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
-		const struct xt_event_meta *m = xt_event_meta(p, ev);
+		uint32_t mi = xt_event_meta_index(ev);
+		const struct xt_known_stats *mks = meta_stats(lp, h, p, mi, want);
 		struct xt_known_stats ks;
-		struct bytes_ref name, cat, mod = { "", 0 };
-		int64_t group = INT64_MIN, prog = 0;
-		int has_prog = 0, from_hlo = 0, memcpy_op, tf = 0;
-		uint32_t slot, ckey[2], *cv;
+		uint64_t found = 0;
+		struct bytes_ref name;
+		int64_t group = INT64_MIN;
+		int from_hlo, cont, memcpy_op;
+		uint32_t slot;
 		struct op_acc *a;
-		int cls, ins, cont;
+		unsigned k;
 
 		if (xt_event_aggregated(ev))
 			continue;
-		stat_collect(&ks, h, p, l, ev, want);
-		if (stat_has(&ks, XS_HLO_OP) && ks.v[XS_HLO_OP].n) {
-			name = last_scope(bref(ks.v[XS_HLO_OP].s, ks.v[XS_HLO_OP].n));
-			from_hlo = 1;
-		} else if (stat_has(&ks, XS_TF_OP) && ks.v[XS_TF_OP].n) {
-			name = bref(ks.v[XS_TF_OP].s, ks.v[XS_TF_OP].n);
-			tf = 1;
+		if (sw.n)
+			stat_scan_event(h, p, l, ev, &sw, ks.v, &found);
+		ks.have = found;
+		for (k = 1; k < XS_COUNT; k++)
+			if (((mks->have & ~found) >> k) & 1) {
+				ks.v[k] = mks->v[k];
+				ks.have |= 1ull << k;
+			}
+		if (!(found & ident) && lp->slot_of_meta[mi]) {
+			/* The op is fixed by the metadata alone: reuse its slot. */
+			slot = lp->slot_of_meta[mi] - 1;
+			from_hlo = stat_has(&ks, XS_HLO_OP) && ks.v[XS_HLO_OP].n;
+			name = lp->ops[slot].name;
+		} else if ((found & ident) && ident_same(&last[mi], &ks, found & ident)) {
+			/* Same event-level identity as this kernel's last launch. */
+			slot = last[mi].slot;
+			from_hlo = last[mi].from_hlo;
+			name = lp->ops[slot].name;
 		} else {
-			name = bref_str(trace_event_display_name(p, ev));
+			slot = stream_slot(lp, p, l, ev, &ks, &from_hlo, &name);
+			if (!(found & ident)) {
+				lp->slot_of_meta[mi] = slot + 1;
+			} else {
+				ident_keep(&last[mi], &ks, found & ident);
+				last[mi].slot = slot;
+				last[mi].from_hlo = (uint8_t)from_hlo;
+			}
 		}
-		/* Category: hlo_category, else memcpy, else the TF op type, else
-		 * the name without its numeric suffix. */
-		cat = bref(NULL, 0);
-		(void)op_classify(name, cat, bref_str(m->name), bref_str(l->name), &memcpy_op);
-		if (stat_has(&ks, XS_HLO_CATEGORY) && ks.v[XS_HLO_CATEGORY].n) {
-			cat = bref(ks.v[XS_HLO_CATEGORY].s, ks.v[XS_HLO_CATEGORY].n);
-		} else if (memcpy_op) {
-			cat = bref("memcpy", 6);
-		} else if (tf) {
-			const char *c = memrchr(name.p, ':', name.n);
-
-			cat = c && c + 1 < name.p + name.n
-				      ? bref(c + 1, name.n - (size_t)(c + 1 - name.p))
-				      : category_from_name(name);
-		} else {
-			cat = category_from_name(name);
+		if (meta_cls[2 * mi] != slot + 1) {
+			meta_cls[2 * mi] = slot + 1;
+			meta_cls[2 * mi + 1] = (uint32_t)op_classify(
+				name, lp->ops[slot].category, bref_str(p->emeta[mi].name),
+				bref_str(l->name), &memcpy_op);
 		}
-		if (stat_has(&ks, XS_HLO_MODULE))
-			mod = bref(ks.v[XS_HLO_MODULE].s, ks.v[XS_HLO_MODULE].n);
-		/* GPUs name the program by hlo_module first (one module may be
-		 * compiled under several program ids). */
-		if (stat_has(&ks, XS_PROGRAM_ID) && !mod.n) {
-			has_prog = 1;
-			prog = stat_as_int(&ks.v[XS_PROGRAM_ID]);
-		}
+		lp->cls[i] = (uint8_t)meta_cls[2 * mi + 1];
 		if (stat_has(&ks, XS_GROUP_ID))
 			group = stat_as_int(&ks.v[XS_GROUP_ID]);
-		slot = op_slot(lp, name, cat, mod, has_prog, prog);
-		ckey[0] = slot;
-		ckey[1] = xt_event_meta_index(ev);
-		cv = hmap_get(&lp->cls_cache, ckey, sizeof(ckey), 0, &ins);
-		if (ins)
-			*cv = 1 + (uint32_t)op_classify(name, lp->ops[slot].category, bref_str(m->name),
-							bref_str(l->name), &memcpy_op);
-		cls = (int)*cv - 1;
-		lp->cls[i] = (uint8_t)cls;
 		a = &lp->ops[slot];
 		/* Consecutive kernels of one XLA op in one step are one
 		 * occurrence (a fusion launched as several kernels); TF ops and
@@ -298,6 +423,8 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		if (ev->dur_ps > 0 && stat_has(&ks, XS_KERNEL_DETAILS))
 			kernels_event(lp, p, ev, name, &ks.v[XS_KERNEL_DETAILS]);
 	}
+	free(meta_cls);
+	free(last);
 }
 
 /* program_id -> module name, from /host:metadata names "module(id)". */

@@ -50,7 +50,7 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 			const struct marker_keys *fb = &in->mk;
 			int scan = p->watch_on ? xt_event_watched(ev) : pc->has_marker_stats;
 
-			if (!fb->has && !scan)
+			if (!(fb->has & (MK_STEP | MK_ROOT)) && !scan)
 				continue;
 			if (scan) {
 				struct stat_iter it;
@@ -80,55 +80,100 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 	}
 }
 
-struct ival {
+/*
+ * The breakdown attributes each instant of a step to the highest-priority
+ * class active then. Rather than sorting every interval's edges (tens of
+ * millions on a big GPU profile), it builds per class the union of its
+ * intervals: each line yields a sorted run already (events are sorted by
+ * start), runs are merged pairwise, and the classes are then folded in
+ * priority order: class c gets |H u U_c| - |H|, H being the union of the
+ * classes above it.
+ */
+struct span {
 	int64_t s, e;
-	int cat;
 };
 
-struct edge {
-	int64_t t;
-	int cat;
-	int delta;
+struct spans {
+	struct span *v;
+	size_t n, cap;
+	size_t *run;   /* start index of each sorted run */
+	size_t nrun, caprun;
+	size_t last_line; /* line of the last append, to detect a new run */
 };
 
-static int edge_cmp(const void *x, const void *y)
+static void spans_add(struct spans *sp, size_t line, int64_t s, int64_t e)
 {
-	const struct edge *a = x, *b = y;
-
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	return a->delta - b->delta;
+	if (!sp->nrun || sp->last_line != line) {
+		if (sp->nrun == sp->caprun) {
+			sp->caprun = sp->caprun ? sp->caprun * 2 : 16;
+			sp->run = xreallocarray(sp->run, sp->caprun, sizeof(*sp->run));
+		}
+		sp->run[sp->nrun++] = sp->n;
+		sp->last_line = line;
+	} else if (s <= sp->v[sp->n - 1].e) {
+		/* Same line, sorted by start: coalesce while appending. */
+		if (e > sp->v[sp->n - 1].e)
+			sp->v[sp->n - 1].e = e;
+		return;
+	}
+	if (sp->n == sp->cap) {
+		sp->cap = sp->cap ? sp->cap * 2 : 256;
+		sp->v = xreallocarray(sp->v, sp->cap, sizeof(*sp->v));
+	}
+	sp->v[sp->n++] = (struct span){ s, e };
 }
 
-/* Attributes [s, e) to the highest-priority class active at each instant. */
-static void sweep(struct xt_step_row *st, const struct ival *iv, size_t n, struct edge *ed)
+/* Union of two sorted disjoint lists into out (room for na + nb). */
+static size_t union2(const struct span *a, size_t na, const struct span *b, size_t nb,
+		     struct span *out)
 {
-	int count[XT_CAT_COUNT] = { 0 };
-	size_t i, k = 0;
-	int64_t prev = 0, covered = 0;
+	size_t i = 0, j = 0, n = 0;
 
-	for (i = 0; i < n; i++) {
-		ed[k++] = (struct edge){ iv[i].s, iv[i].cat, +1 };
-		ed[k++] = (struct edge){ iv[i].e, iv[i].cat, -1 };
-	}
-	if (k > 1)
-		qsort(ed, k, sizeof(*ed), edge_cmp);
-	for (i = 0; i < k; i++) {
-		int c;
+	while (i < na || j < nb) {
+		struct span x = (j >= nb || (i < na && a[i].s <= b[j].s)) ? a[i++] : b[j++];
 
-		if (i > 0 && ed[i].t > prev) {
-			for (c = 0; c < XT_CAT_COUNT; c++)
-				if (count[c] > 0)
-					break;
-			if (c < XT_CAT_COUNT) {
-				st->cat_ps[c] += ed[i].t - prev;
-				covered += ed[i].t - prev;
-			}
+		if (n && x.s <= out[n - 1].e) {
+			if (x.e > out[n - 1].e)
+				out[n - 1].e = x.e;
+		} else {
+			out[n++] = x;
 		}
-		count[ed[i].cat] += ed[i].delta;
-		prev = ed[i].t;
 	}
-	st->idle_ps = st->duration_ps - covered;
+	return n;
+}
+
+/* Merges the runs of sp into one sorted disjoint list (in sp->v). */
+static void spans_union(struct spans *sp, struct span **tmp, size_t *tmpcap)
+{
+	while (sp->nrun > 1) {
+		size_t r, nr = 0, o = 0;
+
+		if (*tmpcap < sp->n) {
+			*tmpcap = sp->n;
+			*tmp = xreallocarray(*tmp, *tmpcap, sizeof(**tmp));
+		}
+		for (r = 0; r < sp->nrun; r += 2) {
+			size_t a0 = sp->run[r];
+			size_t a1 = r + 1 < sp->nrun ? sp->run[r + 1] : sp->n;
+			size_t b1 = r + 2 < sp->nrun ? sp->run[r + 2] : sp->n;
+
+			sp->run[nr++] = o;
+			o += union2(sp->v + a0, a1 - a0, sp->v + a1, b1 - a1, *tmp + o);
+		}
+		memcpy(sp->v, *tmp, o * sizeof(*sp->v));
+		sp->n = o;
+		sp->nrun = nr;
+	}
+}
+
+static int64_t spans_len(const struct span *v, size_t n)
+{
+	int64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		t += v[i].e - v[i].s;
+	return t;
 }
 
 static int cat_of_class(int cls)
@@ -154,17 +199,26 @@ static int step_cmp(const void *x, const void *y)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
-static void breakdown(struct xt_step_row *st, struct xt_trace *t, struct ival **iv,
-		      size_t *cap, struct edge **ed, size_t *edcap)
+struct scratch {
+	struct spans cat[XT_CAT_COUNT];
+	struct span *tmp, *h, *h2;
+	size_t tmpcap, hcap;
+};
+
+static void breakdown(struct xt_step_row *st, struct xt_trace *t, struct scratch *sc)
 {
 	int64_t s0 = st->start_ps, s1 = st->start_ps + st->duration_ps;
-	size_t n = 0, h, p, l;
+	size_t h, p, l, c, nh = 0, line_no = 0;
 
+	for (c = 0; c < XT_CAT_COUNT; c++) {
+		sc->cat[c].n = 0;
+		sc->cat[c].nrun = 0;
+	}
 	for (h = 0; h < t->nhosts; h++) {
 		for (p = 0; p < t->hosts[h].nplanes; p++) {
 			const struct xt_plane *pl = &t->hosts[h].planes[p];
 
-			for (l = 0; l < pl->nlines; l++) {
+			for (l = 0; l < pl->nlines; l++, line_no++) {
 				const struct xt_line *ln = &pl->lines[l];
 				const struct line_part *lp = ln->hook_data;
 				size_t first, end, i, mk = 0;
@@ -191,29 +245,40 @@ static void breakdown(struct xt_step_row *st, struct xt_trace *t, struct ival **
 							continue;
 						cat = cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE);
 					}
-					if (n == *cap) {
-						*cap = *cap ? *cap * 2 : 1024;
-						*iv = xreallocarray(*iv, *cap, sizeof(**iv));
-					}
-					(*iv)[n++] = (struct ival){ a < s0 ? s0 : a, b > s1 ? s1 : b, cat };
+					spans_add(&sc->cat[cat], line_no, a < s0 ? s0 : a, b > s1 ? s1 : b);
 				}
 			}
 		}
 	}
-	if (2 * n > *edcap) {
-		*edcap = 2 * n;
-		*ed = xreallocarray(*ed, *edcap, sizeof(**ed));
+	/* Fold the classes in priority order. */
+	for (c = 0; c < XT_CAT_COUNT; c++) {
+		struct spans *sp = &sc->cat[c];
+		size_t n2;
+		struct span *sw;
+		int64_t before = spans_len(sc->h, nh);
+
+		spans_union(sp, &sc->tmp, &sc->tmpcap);
+		if (sc->hcap < nh + sp->n) {
+			sc->hcap = nh + sp->n;
+			sc->h = xreallocarray(sc->h, sc->hcap, sizeof(*sc->h));
+			sc->h2 = xreallocarray(sc->h2, sc->hcap, sizeof(*sc->h2));
+		}
+		n2 = union2(sc->h, nh, sp->v, sp->n, sc->h2);
+		sw = sc->h;
+		sc->h = sc->h2;
+		sc->h2 = sw;
+		nh = n2;
+		st->cat_ps[c] = spans_len(sc->h, nh) - before;
 	}
-	sweep(st, *iv, n, *ed);
+	st->idle_ps = st->duration_ps - spans_len(sc->h, nh);
 }
 
 void steps_merge(struct xt_analysis *a, struct xt_trace *t)
 {
 	struct hmap ids;
-	size_t h, p, l, i, cap = 0, ivcap = 0, edcap = 0;
+	size_t h, p, l, i, cap = 0;
 	int device = 0;
-	struct ival *iv = NULL;
-	struct edge *ed = NULL;
+	struct scratch sc;
 
 	/* Device markers win when any host has them. */
 	for (h = 0; h < t->nhosts && !device; h++)
@@ -272,8 +337,14 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t)
 	hmap_fini(&ids);
 	if (a->nsteps > 1)
 		qsort(a->steps, a->nsteps, sizeof(*a->steps), step_cmp);
+	memset(&sc, 0, sizeof(sc));
 	for (i = 0; i < a->nsteps; i++)
-		breakdown(&a->steps[i], t, &iv, &ivcap, &ed, &edcap);
-	free(iv);
-	free(ed);
+		breakdown(&a->steps[i], t, &sc);
+	for (i = 0; i < XT_CAT_COUNT; i++) {
+		free(sc.cat[i].v);
+		free(sc.cat[i].run);
+	}
+	free(sc.tmp);
+	free(sc.h);
+	free(sc.h2);
 }

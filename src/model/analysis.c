@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../util/xalloc.h"
 #include "analysis_int.h"
@@ -133,7 +134,6 @@ struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role)
 	lp->role = role;
 	hmap_init(&lp->op_index);
 	hmap_init(&lp->kern_index);
-	hmap_init(&lp->cls_cache);
 	pthread_mutex_lock(&c->lock);
 	if (c->nparts == c->capparts) {
 		c->capparts = c->capparts ? c->capparts * 2 : 64;
@@ -146,9 +146,14 @@ struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role)
 
 static void line_part_free(struct line_part *lp)
 {
+	size_t i;
+
 	hmap_fini(&lp->op_index);
 	hmap_fini(&lp->kern_index);
-	hmap_fini(&lp->cls_cache);
+	for (i = 0; i < lp->nmeta_ks; i++)
+		free(lp->meta_ks[i]);
+	free(lp->meta_ks);
+	free(lp->kd);
 	free(lp->cls);
 	free(lp->ops);
 	free(lp->slot_of_meta);
@@ -389,7 +394,8 @@ static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 {
 	static const unsigned xla[] = { XS_PROGRAM_ID, XS_HLO_CATEGORY, XS_HLO_MODULE, XS_FLOPS,
 					XS_BYTES_ACCESSED };
-	static const unsigned host[] = { XS_STEP_NUM, XS_GROUP_ID, XS_IS_ROOT };
+	/* A host event is a marker by step_num or by _r (with group_id). */
+	static const unsigned host[] = { XS_STEP_NUM, XS_IS_ROOT };
 	struct analysis_ctx *c = vctx;
 	struct plane_ctx *pc;
 
@@ -638,16 +644,57 @@ static void ctx_free(struct analysis_ctx *c, struct xt_trace *t)
 	free(c);
 }
 
+struct steps_job {
+	struct xt_analysis *a;
+	struct xt_trace *t;
+};
+
+static void *steps_thread(void *arg)
+{
+	struct steps_job *j = arg;
+
+	steps_merge(j->a, j->t);
+	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t)
 {
 	struct xt_analysis *a = xcalloc(1, sizeof(*a));
+	/* XTOP_TIMING=1 prints where the time goes (for bench/ and profiling). */
+	int timing = getenv("XTOP_TIMING") != NULL;
+	double t0 = timing ? now_s() : 0, t1, t2, t3;
+
+	struct steps_job sj = { a, t };
+	pthread_t tid;
+	int threaded;
 
 	arena_init(&a->arena);
+	/* The step breakdown reads only the trace and writes only a->steps:
+	 * it runs beside the other merges (which share a->arena). */
+	threaded = pthread_create(&tid, NULL, steps_thread, &sj) == 0;
+	if (!threaded)
+		steps_merge(a, t);
 	devices_build(a, t);
+	t1 = timing ? now_s() : 0;
 	ops_merge(a, t);
-	steps_merge(a, t);
+	t2 = timing ? now_s() : 0;
 	memory_merge(a, t);
 	kernels_merge(a, t);
+	t3 = timing ? now_s() : 0;
+	if (threaded)
+		pthread_join(tid, NULL);
+	if (timing)
+		fprintf(stderr, "xtop: analysis merge: devices %.3f s, ops %.3f s, memory+kernels "
+				"%.3f s, steps done after %.3f s\n",
+			t1 - t0, t2 - t1, t3 - t2, now_s() - t0);
 	ctx_free(ctx, t);
 	return a;
 }

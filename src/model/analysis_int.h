@@ -116,6 +116,17 @@ struct kern_acc {
 	int64_t total_ps, min_ps, max_ps;
 };
 
+struct kd_cache {
+	const char *p;          /* the text parsed (NULL: none yet) */
+	size_t n;
+	uint32_t grid[3], block[3];
+	int64_t regs, shared;
+	double occ;
+	uint32_t row;           /* kerns index + 1 of the last launch (0: none) */
+	const char *op_p;       /* its op name */
+	size_t op_n;
+};
+
 struct line_part {
 	enum line_role role;
 	/* ops */
@@ -124,7 +135,9 @@ struct line_part {
 	size_t nops, capops;
 	uint32_t *slot_of_meta; /* XLA: cached op index per metadata (+1; 0 = none) */
 	uint8_t *cls;           /* per event: enum ev_class (op lines) */
-	struct hmap cls_cache;  /* stream lines: (slot, metadata) -> class */
+	struct xt_known_stats **meta_ks; /* stream lines: metadata stats, lazily */
+	size_t nmeta_ks;
+	struct kd_cache *kd;    /* kernels: parsed kernel_details per metadata */
 	uint64_t op_events;
 	int64_t self_sum_ps;    /* XLA: sum of self times (device busy) */
 	/* steps */

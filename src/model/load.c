@@ -2,6 +2,9 @@
 #include "load.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "profile_path.h"
 #include "xplane_reader.h"
@@ -14,6 +17,7 @@ int load_profile(const char *path, const struct load_opts *o, struct xt_trace **
 	struct xt_trace *t;
 	struct analysis_ctx *ac;
 	struct xplane_load_opts lo = { 0 };
+	struct timespec ts0, ts1;
 	size_t i;
 	int rc;
 
@@ -32,6 +36,7 @@ int load_profile(const char *path, const struct load_opts *o, struct xt_trace **
 	analysis_attach(ac, &lo);
 	lo.threads = o ? o->threads : 0;
 	lo.keep_resident = o ? o->keep_resident : 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts0);
 	for (i = 0; i < run->nfiles; i++) {
 		rc = xplane_load(t, run->files[i].path, run->files[i].host, &lo, err);
 		if (rc < 0) {
@@ -42,6 +47,11 @@ int load_profile(const char *path, const struct load_opts *o, struct xt_trace **
 		}
 	}
 	profile_set_fini(&set);
+	if (getenv("XTOP_TIMING")) {
+		clock_gettime(CLOCK_MONOTONIC, &ts1);
+		fprintf(stderr, "xtop: decode + line analyses: %.3f s\n",
+			(double)(ts1.tv_sec - ts0.tv_sec) + (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9);
+	}
 	*out_a = analysis_finish(ac, t);
 	*out_t = t;
 	return 0;

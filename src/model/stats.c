@@ -46,6 +46,38 @@ int stat_decode_one(const struct xt_plane *plane, const uint8_t *b, size_t n, st
 {
 	struct wire w;
 
+	/* Fast path for upstream's encoding: metadata_id, then one value. */
+	if (n >= 3 && b[0] == 0x08 && !(b[1] & 0x80)) {
+		uint32_t f;
+		unsigned t;
+
+		wire_init(&w, b + 2, n - 2);
+		t = wire_tag(&w, &f);
+		if (!w.bad && f >= 2 && f <= 8) {
+			memset(out, 0, sizeof(*out));
+			out->meta_id = b[1];
+			if (t == WIRE_VARINT && (f == 3 || f == 4 || f == 7)) {
+				out->u = wire_varint(&w);
+				out->i = (int64_t)out->u;
+				out->kind = f == 3 ? XT_STAT_UINT : f == 4 ? XT_STAT_INT : XT_STAT_REF;
+			} else if (t == WIRE_LEN && (f == 5 || f == 6 || f == 8)) {
+				out->s = (const char *)wire_bytes(&w, &out->n);
+				out->kind = f == 5 ? XT_STAT_STR : f == 6 ? XT_STAT_BYTES
+									 : XT_STAT_COMPRESSED;
+			} else if (t == WIRE_I64 && f == 2) {
+				uint64_t u = wire_fixed64(&w);
+
+				memcpy(&out->d, &u, sizeof(u));
+				out->kind = XT_STAT_DOUBLE;
+			} else {
+				goto general;
+			}
+			if (!w.bad && w.p == w.end)
+				goto resolve;
+		}
+	}
+general:
+
 	memset(out, 0, sizeof(*out));
 	wire_init(&w, b, n);
 	while (wire_more(&w)) {
@@ -93,12 +125,13 @@ int stat_decode_one(const struct xt_plane *plane, const uint8_t *b, size_t n, st
 	}
 	if (w.bad)
 		return 0;
+resolve:
 	out->meta = trace_smeta_lookup(plane, out->meta_id);
 	if (out->kind == XT_STAT_REF) {
 		const struct xt_stat_meta *r = trace_smeta_lookup(plane, (int64_t)out->u);
 
 		out->s = r ? r->name : "";
-		out->n = strlen(out->s);
+		out->n = r ? r->name_len : 0;
 	}
 	return 1;
 }

@@ -62,6 +62,7 @@ enum xt_known_stat {
 struct xt_stat_meta {
 	int64_t id;       /* XStatMetadata.id (the map key) */
 	const char *name; /* in the trace arena */
+	uint32_t name_len;
 	uint64_t raw_off; /* encoded XStatMetadata in the source */
 	uint32_t raw_len;
 	uint8_t known;    /* enum xt_known_stat */

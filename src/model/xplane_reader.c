@@ -244,6 +244,7 @@ static int read_smeta_entry(struct reader *r, struct xt_plane *p, const uint8_t 
 				const uint8_t *s = wire_bytes(&w, &sn);
 
 				m.name = arena_strndup(&r->t->arena, (const char *)s, sn);
+				m.name_len = (uint32_t)strlen(m.name);
 			} else {
 				wire_skip(&w, t);
 			}
