@@ -380,13 +380,15 @@ static void plane_watch(struct xt_plane *p, const unsigned *ks, size_t n)
 	size_t i;
 
 	p->watch_on = 1;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && p->watch_on; i++) {
 		if (!p->has_known[ks[i]])
 			continue;
 		if (p->known_id[ks[i]] >= 0 && p->known_id[ks[i]] < 64)
 			p->watch_lo |= 1ull << p->known_id[ks[i]];
+		else if (p->nwatch_ids < XT_WATCH_MAX)
+			p->watch_ids[p->nwatch_ids++] = p->known_id[ks[i]];
 		else
-			p->watch_any = 1;
+			p->watch_on = 0; /* too many to watch: analyses scan all */
 	}
 }
 

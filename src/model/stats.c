@@ -287,7 +287,15 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 			wire_init(&iw, sb + 1, sn - 1);
 			id = (int64_t)wire_varint(&iw);
 		}
-		for (k = 0; k < want->n; k++) {
+		if (id >= 0 && id < 256) {
+			k = want->of_id[id] - 1;
+			if (k < 0)
+				continue;
+		} else {
+			for (k = 0; k < want->n && want->id[k] != id; k++)
+				;
+		}
+		for (; k < want->n; k++) {
 			if (want->id[k] == id) {
 				struct xt_stat s;
 
@@ -309,8 +317,11 @@ void stat_want_init(struct stat_want *sw, const struct xt_plane *p, uint64_t mas
 
 	sw->n = 0;
 	sw->mask = mask;
+	memset(sw->of_id, 0, sizeof(sw->of_id));
 	for (k = 1; k < XS_COUNT; k++)
 		if (((mask >> k) & 1) && p->has_known[k] && sw->n < XT_WANT_MAX) {
+			if (p->known_id[k] >= 0 && p->known_id[k] < 256)
+				sw->of_id[p->known_id[k]] = (uint8_t)(sw->n + 1);
 			sw->id[sw->n] = p->known_id[k];
 			sw->known[sw->n++] = (uint8_t)k;
 		}

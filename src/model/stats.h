@@ -68,6 +68,7 @@ struct stat_want {
 	int n;
 	int64_t id[XT_WANT_MAX];
 	uint8_t known[XT_WANT_MAX];
+	uint8_t of_id[256]; /* for ids < 256: index into id[] + 1, 0 = not wanted */
 };
 void stat_want_init(struct stat_want *sw, const struct xt_plane *p, uint64_t mask);
 /* Fills out[k] for each wanted stat k found among the event's own stats

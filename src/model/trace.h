@@ -95,6 +95,7 @@ struct xt_event {
 };
 
 #define XT_BLOCK 64 /* events per blk_maxend entry */
+#define XT_WATCH_MAX 8
 
 struct xt_line {
 	int64_t id;               /* XLine.id (may be negative or >= 2^63 as uint64) */
@@ -144,11 +145,12 @@ struct xt_plane {
 	size_t nev;                  /* events on all lines */
 	void *hook_data;             /* per-plane slot for a load hook's context */
 	/* Stat metadata ids a plane hook asks the reader to watch for: bit i
-	 * of watch_lo for id i < 64; watch_any flags every event with a stat
-	 * id outside 0..63. The reader marks matching events XT_EV_WATCHED, so
-	 * analyses skip the stats of every other event without decoding. */
+	 * of watch_lo for id i < 64, the others listed in watch_ids. The
+	 * reader marks events carrying one XT_EV_WATCHED, so analyses skip the
+	 * stats of every other event without decoding them. */
 	uint64_t watch_lo;
-	uint8_t watch_any;
+	int64_t watch_ids[XT_WATCH_MAX];
+	uint8_t nwatch_ids;
 	uint8_t watch_on;            /* 0: nothing watched, events are never marked */
 };
 

@@ -407,6 +407,18 @@ static void line_finish(struct xt_line *l)
 	}
 }
 
+static inline int watched(const struct xt_plane *p, uint64_t id)
+{
+	unsigned i;
+
+	if (id < 64)
+		return (p->watch_lo >> id) & 1;
+	for (i = 0; i < p->nwatch_ids; i++)
+		if ((uint64_t)p->watch_ids[i] == id)
+			return 1;
+	return 0;
+}
+
 static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, struct xt_line *l)
 {
 	const uint8_t *base = r->h->src.data;
@@ -444,10 +456,18 @@ static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, stru
 					size_t sn;
 					const uint8_t *sb = wire_bytes(&e, &sn);
 
-					/* metadata_id comes first in upstream's encoding. */
-					if (sn >= 2 && sb[0] == 0x08 && !(sb[1] & 0x80)) {
-						if (sb[1] < 64 ? (p->watch_lo >> sb[1]) & 1
-							       : p->watch_any)
+					/* metadata_id comes first in upstream's encoding;
+					 * anything else is flagged, to be safe. */
+					if (sn >= 2 && sb[0] == 0x08) {
+						uint64_t id = sb[1];
+
+						if (id & 0x80) {
+							struct wire iw;
+
+							wire_init(&iw, sb + 1, sn - 1);
+							id = wire_varint(&iw);
+						}
+						if (watched(p, id))
 							x.meta |= XT_EV_WATCHED << XT_EV_META_BITS;
 					} else if (sn) {
 						x.meta |= XT_EV_WATCHED << XT_EV_META_BITS;
