@@ -199,6 +199,29 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 	hmap_fini(&idx);
 }
 
+static void mem_series(struct xt_memory_row *row, const struct mem_item *it, size_t n)
+{
+	int64_t span;
+	size_t k;
+
+	row->series = xmalloc(XT_MEM_SERIES * sizeof(int64_t));
+	for (k = 0; k < XT_MEM_SERIES; k++)
+		row->series[k] = -1;
+	row->first_ps = it[0].r->time_ps;
+	row->last_ps = it[n - 1].r->time_ps;
+	span = row->last_ps - row->first_ps;
+	for (k = 0; k < n; k++) {
+		const struct mem_rec *r = it[k].r;
+		size_t b = span > 0 ? (size_t)((__int128)(r->time_ps - row->first_ps) *
+					       (XT_MEM_SERIES - 1) / span)
+				    : 0;
+		int64_t use = r->reserved + r->allocated;
+
+		if (use > row->series[b])
+			row->series[b] = use;
+	}
+}
+
 void memory_merge(struct xt_analysis *a, struct xt_trace *t)
 {
 	struct mem_item *items = NULL;
@@ -257,6 +280,7 @@ void memory_merge(struct xt_analysis *a, struct xt_trace *t)
 		row->lifetime_peak_bytes = items[i - 1].r->peak_in_use;
 		row->events = i - start;
 		live_at_peak(a, row, items + start, peak_i - start);
+		mem_series(row, items + start, i - start);
 	}
 	a->nmemory = rows;
 	free(items);

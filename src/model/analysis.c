@@ -712,8 +712,10 @@ void analysis_free(struct xt_analysis *a)
 
 	if (!a)
 		return;
-	for (i = 0; i < a->nmemory; i++)
+	for (i = 0; i < a->nmemory; i++) {
 		free(a->memory[i].live);
+		free(a->memory[i].series);
+	}
 	free(a->ops);
 	free(a->devices);
 	free(a->steps);

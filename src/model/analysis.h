@@ -87,8 +87,13 @@ struct xt_memory_row {
 	uint64_t events;
 	struct xt_live_alloc *live; /* largest first, at most XT_LIVE_MAX */
 	size_t nlive;
+	/* In use over time: [i] = the most in use during the i-th of
+	 * XT_MEM_SERIES equal slices of [first_ps, last_ps]; -1 = no event. */
+	int64_t *series;
+	int64_t first_ps, last_ps;
 };
 #define XT_LIVE_MAX 10
+#define XT_MEM_SERIES 256
 
 struct xt_kernel_row {
 	const char *name;

@@ -1,0 +1,122 @@
+/* search: see search.h. Matching is decided once per event metadata, then
+ * one pass over the events collects the matches. */
+#include "search.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../util/xalloc.h"
+
+/* Matches beyond this are counted but not listed (64 MiB of matches). */
+#define SEARCH_CAP (4u << 20)
+
+static int contains_nocase(const char *hay, const char *needle, size_t nn)
+{
+	size_t i, hn = strlen(hay);
+
+	if (nn > hn)
+		return 0;
+	for (i = 0; i + nn <= hn; i++)
+		if (!strncasecmp(hay + i, needle, nn))
+			return 1;
+	return 0;
+}
+
+static int match_cmp(const void *x, const void *y)
+{
+	const struct search_match *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
+struct search_result *search_run(struct timeline *tl, const char *query)
+{
+	struct search_result *r = xcalloc(1, sizeof(*r));
+	size_t nq = strlen(query), cap = 0, i, e;
+	const struct xt_plane *last = NULL;
+	uint8_t *hit = NULL;
+
+	if (!nq)
+		return r;
+	for (i = 0; i < tl->ntracks; i++) {
+		const struct tl_track *tr = &tl->tracks[i];
+		const struct xt_line *l = tr->l;
+
+		if (tr->p != last) {
+			size_t m;
+
+			free(hit);
+			hit = xcalloc(tr->p->nemeta ? tr->p->nemeta : 1, 1);
+			for (m = 1; m < tr->p->nemeta; m++)
+				hit[m] = contains_nocase(tr->p->emeta[m].display_name, query, nq) ||
+					 contains_nocase(tr->p->emeta[m].name, query, nq);
+			last = tr->p;
+		}
+		for (e = 0; e < l->nev; e++) {
+			const struct xt_event *ev = &l->ev[e];
+
+			if (!hit[xt_event_meta_index(ev)] || xt_event_aggregated(ev))
+				continue;
+			if (r->n >= SEARCH_CAP) {
+				r->limit_hit++;
+				continue;
+			}
+			if (r->n == cap) {
+				cap = cap ? cap * 2 : 256;
+				r->m = xreallocarray(r->m, cap, sizeof(*r->m));
+			}
+			r->m[r->n++] = (struct search_match){ (uint32_t)i, 0, (int64_t)e,
+							      xt_event_start(l, ev) };
+		}
+	}
+	free(hit);
+	if (r->n > 1)
+		qsort(r->m, r->n, sizeof(*r->m), match_cmp);
+	return r;
+}
+
+void search_free(struct search_result *r)
+{
+	if (!r)
+		return;
+	free(r->m);
+	free(r);
+}
+
+long search_next(const struct search_result *r, int64_t t, uint32_t track, int dir)
+{
+	size_t lo = 0, hi = r->n;
+
+	if (!r->n)
+		return -1;
+	/* First match strictly after (t, track). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct search_match *m = &r->m[mid];
+
+		if (m->start < t || (m->start == t && m->track <= track))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (dir > 0)
+		return lo < r->n ? (long)lo : 0;
+	/* Last match strictly before (t, track). */
+	lo = 0;
+	hi = r->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct search_match *m = &r->m[mid];
+
+		if (m->start < t || (m->start == t && m->track < track))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? (long)lo - 1 : (long)r->n - 1;
+}

@@ -1,0 +1,239 @@
+/* timeline: see timeline.h. */
+#include "timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+
+struct timeline *timeline_new(struct xt_trace *t)
+{
+	struct timeline *tl = xcalloc(1, sizeof(*tl));
+	size_t h, p, l, n = 0;
+
+	tl->t = t;
+	tl->t0 = INT64_MAX;
+	tl->t1 = INT64_MIN;
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++)
+			n += t->hosts[h].planes[p].nlines;
+	tl->tracks = xcalloc(n ? n : 1, sizeof(*tl->tracks));
+	for (h = 0; h < t->nhosts; h++) {
+		for (p = 0; p < t->hosts[h].nplanes; p++) {
+			struct xt_plane *pl = &t->hosts[h].planes[p];
+
+			for (l = 0; l < pl->nlines; l++) {
+				struct xt_line *ln = &pl->lines[l];
+				struct tl_track *tr = &tl->tracks[tl->ntracks++];
+				size_t nblk = (ln->nev + XT_BLOCK - 1) / XT_BLOCK;
+
+				tr->host = h;
+				tr->plane = p;
+				tr->line = l;
+				tr->l = ln;
+				tr->p = pl;
+				if (!ln->nev || xt_event_aggregated(&ln->ev[0]))
+					continue;
+				if (xt_event_start(ln, &ln->ev[0]) < tl->t0)
+					tl->t0 = xt_event_start(ln, &ln->ev[0]);
+				if (ln->timestamp_ns * 1000 + ln->blk_maxend[nblk - 1] > tl->t1)
+					tl->t1 = ln->timestamp_ns * 1000 + ln->blk_maxend[nblk - 1];
+			}
+		}
+	}
+	if (tl->t0 > tl->t1) {
+		tl->t0 = 0;
+		tl->t1 = 1;
+	}
+	if (tl->t1 == tl->t0)
+		tl->t1 = tl->t0 + 1;
+	return tl;
+}
+
+void timeline_free(struct timeline *tl)
+{
+	size_t i;
+
+	if (!tl)
+		return;
+	for (i = 0; i < tl->ntracks; i++) {
+		if (tl->tracks[i].depth) {
+			free(tl->tracks[i].depth->idx);
+			free(tl->tracks[i].depth->start);
+			free(tl->tracks[i].depth);
+		}
+	}
+	free(tl->tracks);
+	free(tl);
+}
+
+const struct tl_depth *timeline_depth(struct timeline *tl, size_t i)
+{
+	struct tl_track *tr = &tl->tracks[i];
+	const struct xt_line *l = tr->l;
+	struct tl_depth *d;
+	size_t *fill, e;
+	unsigned k;
+
+	if (tr->depth)
+		return tr->depth;
+	d = xcalloc(1, sizeof(*d));
+	d->ndepth = l->nev ? l->max_depth + 1 : 0;
+	d->start = xcalloc(d->ndepth + 1, sizeof(size_t));
+	for (e = 0; e < l->nev; e++)
+		if (!xt_event_aggregated(&l->ev[e]))
+			d->start[xt_event_depth(&l->ev[e]) + 1]++;
+	for (k = 0; k < d->ndepth; k++)
+		d->start[k + 1] += d->start[k];
+	d->idx = xmalloc((d->start[d->ndepth] ? d->start[d->ndepth] : 1) * sizeof(uint32_t));
+	fill = xmalloc((d->ndepth ? d->ndepth : 1) * sizeof(size_t));
+	for (k = 0; k < d->ndepth; k++)
+		fill[k] = d->start[k];
+	/* Events are sorted by start, so each level comes out sorted too. */
+	for (e = 0; e < l->nev; e++)
+		if (!xt_event_aggregated(&l->ev[e]))
+			d->idx[fill[xt_event_depth(&l->ev[e])]++] = (uint32_t)e;
+	free(fill);
+	tr->depth = d;
+	return d;
+}
+
+/* First position in level [lo, hi) whose event starts at or after t. */
+static size_t level_lower(const struct xt_line *l, const uint32_t *idx, size_t lo, size_t hi,
+			  int64_t t)
+{
+	int64_t r = t - l->timestamp_ns * 1000;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->ev[idx[mid]].off_ps < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int64_t t1,
+		     unsigned ncols, struct tl_cell *out)
+{
+	const struct tl_depth *dp = timeline_depth(tl, i);
+	const struct xt_line *l = tl->tracks[i].l;
+	int64_t base = l->timestamp_ns * 1000;
+	size_t lo, hi;
+	unsigned c;
+
+	for (c = 0; c < ncols; c++) {
+		out[c].count = 0;
+		out[c].ev = -1;
+	}
+	if (d >= dp->ndepth || t1 <= t0 || !ncols)
+		return;
+	lo = dp->start[d];
+	hi = dp->start[d + 1];
+	for (c = 0; c < ncols; c++) {
+		/* Column c covers [a, b); integer maths keeps columns exact. */
+		int64_t a = t0 + (int64_t)((__int128)(t1 - t0) * c / ncols);
+		int64_t b = t0 + (int64_t)((__int128)(t1 - t0) * (c + 1) / ncols);
+		size_t s = level_lower(l, dp->idx, lo, hi, a), e, k, best = SIZE_MAX;
+		int64_t bestcov = -1;
+
+		/* The event starting before a that may still cover it (one
+		 * level never overlaps itself, so only the one just before). */
+		if (s > lo) {
+			const struct xt_event *pe = &l->ev[dp->idx[s - 1]];
+
+			if (base + pe->off_ps + pe->dur_ps > a ||
+			    (pe->dur_ps == 0 && base + pe->off_ps == a))
+				s--;
+		}
+		if (b <= a)
+			b = a + 1;
+		e = level_lower(l, dp->idx, s, hi, b);
+		if (e <= s)
+			continue;
+		out[c].count = (uint32_t)(e - s > UINT32_MAX ? UINT32_MAX : e - s);
+		/* Which event stands for the column: the one covering most of
+		 * it, among at most a few candidates (a dense column shows as
+		 * dense whatever is picked). */
+		for (k = s; k < e && k < s + 8; k++) {
+			const struct xt_event *ev = &l->ev[dp->idx[k]];
+			int64_t es = base + ev->off_ps, ee = es + ev->dur_ps;
+			int64_t cov = (ee < b ? ee : b) - (es > a ? es : a);
+
+			if (cov > bestcov) {
+				bestcov = cov;
+				best = k;
+			}
+		}
+		out[c].ev = dp->idx[best];
+	}
+}
+
+int64_t timeline_event_at(struct timeline *tl, size_t i, unsigned d, int64_t t)
+{
+	const struct tl_depth *dp = timeline_depth(tl, i);
+	const struct xt_line *l = tl->tracks[i].l;
+	size_t lo, hi, s;
+
+	if (d >= dp->ndepth)
+		return -1;
+	lo = dp->start[d];
+	hi = dp->start[d + 1];
+	if (lo == hi)
+		return -1;
+	s = level_lower(l, dp->idx, lo, hi, t + 1); /* first starting after t */
+	if (s > lo && xt_event_end(l, &l->ev[dp->idx[s - 1]]) > t)
+		return dp->idx[s - 1];
+	if (s < hi)
+		return dp->idx[s];
+	return dp->idx[hi - 1];
+}
+
+int64_t timeline_step(struct timeline *tl, size_t i, int64_t ev, int dir)
+{
+	const struct xt_line *l = tl->tracks[i].l;
+	int64_t n = (int64_t)l->nev, k = ev + (dir > 0 ? 1 : -1);
+
+	if (ev < 0)
+		k = dir > 0 ? 0 : n - 1;
+	for (; k >= 0 && k < n; k += dir > 0 ? 1 : -1)
+		if (!xt_event_aggregated(&l->ev[k]))
+			return k;
+	return -1;
+}
+
+int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev)
+{
+	const struct tl_depth *dp = timeline_depth(tl, i);
+	const struct xt_line *l = tl->tracks[i].l;
+	const struct xt_event *e = &l->ev[ev];
+	unsigned d = xt_event_depth(e) + 1;
+	int64_t self = e->dur_ps, s = xt_event_start(l, e), end = s + e->dur_ps;
+	size_t k;
+
+	if (d >= dp->ndepth)
+		return self;
+	/* Direct children: the next level's events inside [s, end]. */
+	for (k = level_lower(l, dp->idx, dp->start[d], dp->start[d + 1], s);
+	     k < dp->start[d + 1]; k++) {
+		const struct xt_event *c = &l->ev[dp->idx[k]];
+
+		if (xt_event_start(l, c) >= end && !(c->dur_ps == 0 && xt_event_start(l, c) == end))
+			break;
+		if (xt_event_end(l, c) <= end)
+			self -= c->dur_ps;
+	}
+	return self;
+}
+
+long timeline_track_of(const struct timeline *tl, const struct xt_line *l)
+{
+	size_t i;
+
+	for (i = 0; i < tl->ntracks; i++)
+		if (tl->tracks[i].l == l)
+			return (long)i;
+	return -1;
+}

@@ -1,0 +1,70 @@
+/*
+ * timeline: what the timeline view asks of the model, with no terminal in
+ * sight. Tracks are the lines of every plane of every host, in file order.
+ * For each track a per-depth index (built on first use, 4 bytes an event)
+ * lists the events of one nesting level in start order; events of one level
+ * do not overlap, so a screen column's events at a level are found with two
+ * binary searches whatever the zoom, and dense columns are counted, never
+ * skipped.
+ *
+ * Ownership: struct timeline borrows the trace (which must outlive it) and
+ * owns its track list and indexes; timeline_free() releases them.
+ */
+#ifndef XT_TIMELINE_H
+#define XT_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+struct tl_depth {
+	uint32_t *idx;    /* event indices of each depth, concatenated */
+	size_t *start;    /* [d] = first position of depth d in idx; [ndepth] = total */
+	unsigned ndepth;
+};
+
+struct tl_track {
+	size_t host, plane, line;
+	struct xt_line *l;          /* borrowed */
+	const struct xt_plane *p;   /* borrowed */
+	struct tl_depth *depth;     /* NULL until timeline_depth() builds it */
+};
+
+struct timeline {
+	struct xt_trace *t;         /* borrowed */
+	struct tl_track *tracks;
+	size_t ntracks;
+	int64_t t0, t1;             /* extent of all timed events, absolute ps */
+};
+
+/* A new timeline over t; never NULL. Free with timeline_free(). */
+struct timeline *timeline_new(struct xt_trace *t);
+void timeline_free(struct timeline *tl);
+/* The per-depth index of track i, built on first call. Never NULL. */
+const struct tl_depth *timeline_depth(struct timeline *tl, size_t i);
+
+/* One screen column of one depth row. */
+struct tl_cell {
+	uint32_t count;  /* events of this depth overlapping the column */
+	int64_t ev;      /* the event when count >= 1 (the one covering most of
+			    the column), else -1 */
+};
+
+/* Samples depth d of track i over [t0, t1) into ncols cells. */
+void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int64_t t1,
+		     unsigned ncols, struct tl_cell *out);
+
+/* The event of track i at depth d covering time t (or the nearest one
+ * starting after t when none covers it if forward, before when backward);
+ * -1 when none. */
+int64_t timeline_event_at(struct timeline *tl, size_t i, unsigned d, int64_t t);
+/* Next (dir > 0) or previous (dir < 0) event of track i after / before
+ * event ev in start order at any depth; -1 at the end. */
+int64_t timeline_step(struct timeline *tl, size_t i, int64_t ev, int dir);
+/* Self time of event ev on track i: duration minus its direct children. */
+int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev);
+/* Track index of (host, plane, line), or -1. */
+long timeline_track_of(const struct timeline *tl, const struct xt_line *l);
+
+#endif
