@@ -18,14 +18,17 @@ XCFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter 
             -pthread -MMD -MP
 PKGS     := zlib
 LIBS     := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz) -pthread -lm
+CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 DEPS_OK  := $(shell scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
 UTIL_SRC  := $(wildcard src/util/*.c)
 MODEL_SRC := $(wildcard src/model/*.c)
 CLI_SRC   := $(wildcard src/cli/*.c)
+UI_SRC    := $(wildcard src/ui/*.c)
 CORE_SRC  := $(UTIL_SRC) $(MODEL_SRC) $(CLI_SRC)
 CORE_OBJ  := $(CORE_SRC:%.c=$(O)/%.o)
+UI_OBJ    := $(UI_SRC:%.c=$(O)/%.o)
 MAIN_OBJ  := $(O)/src/main.o
 GEN_SRC   := $(wildcard tools/gen/*.c)
 
@@ -39,8 +42,8 @@ all: $(if $(DEPS_OK),,deps) $(O)/xtop $(O)/xtop-gen
 deps:
 	scripts/deps.sh
 
-$(O)/xtop: $(CORE_OBJ) $(MAIN_OBJ)
-	$(CC) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(O)/xtop: $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $^ $(CURSES_LIBS) $(LIBS)
 
 $(O)/xtop-gen: $(GEN_SRC)
 	@mkdir -p $(@D)
@@ -118,9 +121,9 @@ install: all
 	install -m 755 $(O)/xtop $(DESTDIR)$(PREFIX)/bin/xtop
 
 format:
-	clang-format -i $(CORE_SRC) src/main.c $(wildcard src/*/*.h)
+	clang-format -i $(CORE_SRC) $(UI_SRC) src/main.c $(wildcard src/*/*.h)
 
 clean:
 	rm -rf build build-asan
 
--include $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(UI_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

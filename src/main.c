@@ -1,41 +1,81 @@
 /*
  * xtop: a terminal viewer for XLA profiler (XSpace) profiles.
- * main only picks the mode; each mode owns its options.
+ * main only picks the mode: `xtop report ...`, or the viewer on PATH (which
+ * prints the report instead when stdout is not a terminal).
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/options.h"
 #include "cli/report.h"
+#include "ui/app.h"
+
+enum { OPT_ASCII = 1, OPT_RUN, OPT_HELP };
+
+static const struct xt_option main_options[] = {
+	{ OPT_ASCII, 0, "ascii", 0, NULL, "draw with ASCII only (also when the locale is not UTF-8)" },
+	{ OPT_RUN, 'r', "run", 1, "NAME", "pick a run of a logdir (default: the newest)" },
+	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
+	{ 0, 0, NULL, 0, NULL, NULL },
+};
 
 static void usage(FILE *f)
 {
-	fputs("usage: xtop report [--json] [--top N] [--run NAME] [--list] PATH\n"
-	      "       xtop PATH            (prints the report when stdout is not a terminal)\n"
-	      "\n"
-	      "PATH is a .xplane.pb file (plain or gzip), a run directory with one file per\n"
-	      "host, or a TensorBoard logdir (the newest run under plugins/profile/).\n"
-	      "See 'xtop report --help'.\n",
-	      f);
+	options_usage(f, "xtop [options] PATH\n       xtop report [--json] [--top N] [--run NAME] [--list] PATH",
+		      "Open an XLA profile in the terminal. PATH is a .xplane.pb file (plain or gzip),\n"
+		      "a run directory with one file per host, or a TensorBoard logdir (the newest run\n"
+		      "under plugins/profile/). When stdout is not a terminal, prints the report.\n"
+		      "In the viewer, ? lists the keys. See also 'xtop report --help'.",
+		      main_options);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
+	struct option lopts[8];
+	char sopts[32];
+	const char *run = NULL;
+	int ascii = 0, c;
+
+	if (argc >= 2 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
+	options_build(main_options, lopts, sopts, sizeof(sopts));
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		switch (options_id(main_options, c)) {
+		case OPT_ASCII:
+			ascii = 1;
+			break;
+		case OPT_RUN:
+			run = optarg;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "xtop: %s '%s' (see xtop --help)\n",
+				c == ':' ? "missing argument for" : "unknown option", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "xtop: expected one PATH (see xtop --help)\n");
 		return 2;
 	}
-	if (!strcmp(argv[1], "report"))
-		return report_main(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		return 0;
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		/* Not a terminal: print what the viewer would show. */
+		char *rargv[6];
+		int n = 0;
+
+		rargv[n++] = "report";
+		if (run) {
+			rargv[n++] = "--run";
+			rargv[n++] = (char *)run;
+		}
+		rargv[n++] = argv[optind];
+		rargv[n] = NULL;
+		return report_main(n, rargv);
 	}
-	if (argv[1][0] != '-') {
-		/* The interactive viewer is not built yet: print the report. */
-		return report_main(argc, argv);
-	}
-	fprintf(stderr, "xtop: unknown option '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	return app_main(argv[optind], run, ascii);
 }

@@ -36,6 +36,17 @@ int load_profile(const char *path, const struct load_opts *o, struct xt_trace **
 	analysis_attach(ac, &lo);
 	lo.threads = o ? o->threads : 0;
 	lo.keep_resident = o ? o->keep_resident : 0;
+	if (o) {
+		lo.progress_bytes = o->bytes_done;
+		lo.progress_events = o->events;
+	}
+	if (o && o->bytes_total) {
+		uint64_t total = 0;
+
+		for (i = 0; i < run->nfiles; i++)
+			total += run->files[i].size;
+		atomic_store(o->bytes_total, total);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts0);
 	for (i = 0; i < run->nfiles; i++) {
 		rc = xplane_load(t, run->files[i].path, run->files[i].host, &lo, err);

@@ -6,6 +6,9 @@
 #ifndef XT_LOAD_H
 #define XT_LOAD_H
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 #include "../util/error.h"
 #include "analysis.h"
 #include "trace.h"
@@ -14,6 +17,9 @@ struct load_opts {
 	const char *run;   /* run name in a logdir; NULL = newest */
 	int threads;       /* 0 = online CPUs */
 	int keep_resident; /* do not drop parsed pages */
+	/* Optional progress, readable from another thread while loading:
+	 * bytes_total is set first, then bytes_done and events grow. */
+	_Atomic uint64_t *bytes_total, *bytes_done, *events;
 };
 
 /*

@@ -107,16 +107,16 @@ static int c_name(const struct xt_op_row *a, const struct xt_op_row *b)
 }
 
 const struct op_column op_columns[] = {
-	{ "SELF", 10, 1, f_self, c_self },
-	{ "%DEV", 6, 1, f_pct, c_self },
-	{ "TOTAL", 10, 1, f_total, c_total },
-	{ "AVG", 10, 1, f_avg, c_avg },
-	{ "OCC", 8, 1, f_occ, c_occ },
-	{ "FLOP/s", 14, 1, f_flops, c_flops },
-	{ "BYTES/s", 12, 1, f_bytes, c_bytes },
-	{ "CATEGORY", 16, 0, f_cat, c_cat },
-	{ "PROGRAM", 16, 0, f_prog, c_prog },
-	{ "NAME", 0, 0, f_name, c_name },
+	{ "SELF", 10, 1, 0, f_self, c_self },
+	{ "%DEV", 6, 1, 0, f_pct, c_self },
+	{ "TOTAL", 10, 1, 3, f_total, c_total },
+	{ "AVG", 10, 1, 4, f_avg, c_avg },
+	{ "OCC", 8, 1, 2, f_occ, c_occ },
+	{ "FLOP/s", 14, 1, 6, f_flops, c_flops },
+	{ "BYTES/s", 12, 1, 7, f_bytes, c_bytes },
+	{ "CATEGORY", 16, 0, 1, f_cat, c_cat },
+	{ "PROGRAM", 16, 0, 5, f_prog, c_prog },
+	{ "NAME", 0, 0, 0, f_name, c_name },
 };
 const size_t op_ncolumns = sizeof(op_columns) / sizeof(op_columns[0]);
 
@@ -128,4 +128,22 @@ int op_column_find(const char *name)
 		if (!strcasecmp(op_columns[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+void op_columns_fit(int width, int name_min, int *show)
+{
+	size_t i;
+	int used = 0, drop;
+
+	for (i = 0; i < op_ncolumns; i++) {
+		show[i] = 1;
+		used += op_columns[i].width ? op_columns[i].width + 1 : 0;
+	}
+	/* Drop the least useful columns until NAME has room. */
+	for (drop = 7; drop >= 1 && width - used < name_min; drop--)
+		for (i = 0; i < op_ncolumns; i++)
+			if (op_columns[i].drop == drop && show[i]) {
+				show[i] = 0;
+				used -= op_columns[i].width + 1;
+			}
 }

@@ -14,6 +14,7 @@ struct op_column {
 	const char *name;  /* header text */
 	int width;         /* preferred width; the last column takes the rest */
 	int right;         /* 1: right-aligned (numbers) */
+	int drop;          /* narrow screens drop columns with the highest value first (0 = never) */
 	/* Formats row's cell into buf (NUL-terminated); can't fail. */
 	void (*format)(const struct xt_op_row *row, char *buf, size_t n);
 	/* Orders rows for this column, "largest first" for numbers. */
@@ -23,6 +24,9 @@ struct op_column {
 extern const struct op_column op_columns[];
 extern const size_t op_ncolumns;
 
+/* Which columns fit in width (NAME keeping at least name_min): sets
+ * show[i] for each column. Can't fail. */
+void op_columns_fit(int width, int name_min, int *show);
 /* Index of the column named name (case-insensitive), or -1. */
 int op_column_find(const char *name);
 

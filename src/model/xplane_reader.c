@@ -599,6 +599,10 @@ static void *worker(void *arg)
 		}
 		if (r->opts && r->opts->line_hook)
 			r->opts->line_hook(r->opts->ctx, r->h, j->plane, j->line);
+		if (r->opts && r->opts->progress_bytes)
+			atomic_fetch_add(r->opts->progress_bytes, j->line->raw_len);
+		if (r->opts && r->opts->progress_events)
+			atomic_fetch_add(r->opts->progress_events, j->line->nev);
 		if (!(r->opts && r->opts->keep_resident))
 			source_release(&r->h->src, j->line->raw_off, j->line->raw_len);
 	}

@@ -15,6 +15,9 @@
 #ifndef XT_XPLANE_READER_H
 #define XT_XPLANE_READER_H
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 #include "../util/error.h"
 #include "trace.h"
 
@@ -28,6 +31,10 @@ struct xplane_load_opts {
 	void (*line_hook)(void *ctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l);
 	void *ctx;
 	int threads;        /* worker threads; 0 = number of online CPUs (max 8) */
+	/* Optional progress counters, updated as lines are decoded (another
+	 * thread may read them at any time). */
+	_Atomic uint64_t *progress_bytes;
+	_Atomic uint64_t *progress_events;
 	int keep_resident;  /* 1: do not drop parsed pages (small files, tests) */
 };
 

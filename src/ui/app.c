@@ -1,0 +1,499 @@
+/*
+ * app: the viewer's loop (see app.h). One place draws: app_render() repaints
+ * the whole screen when a handler asked for it, then doupdate() once.
+ * Loading runs in a thread while the screen shows progress, so a large file
+ * never leaves the user looking at a frozen terminal.
+ */
+#include "app.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../model/load.h"
+#include "../model/stats.h"
+#include "../util/strbuf.h"
+#include "../util/timefmt.h"
+#include "../util/xalloc.h"
+#include "term.h"
+
+static const struct view *const views[VIEW_COUNT] = {
+	[VIEW_TIMELINE] = &view_timeline,
+	[VIEW_OPS] = &view_ops,
+	[VIEW_STEPS] = &view_steps,
+	[VIEW_MEMORY] = &view_memory,
+};
+
+void app_status(struct app *a, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->status, sizeof(a->status), fmt, ap);
+	va_end(ap);
+	a->status_err = err;
+}
+
+int ui_put(int y, int x, int w, int attr, const char *s, int pad)
+{
+	int col = 0;
+
+	if (w <= 0 || y < 0 || y >= LINES)
+		return 0;
+	attron(attr);
+	move(y, x);
+	while (*s && col < w) {
+		unsigned char c = (unsigned char)*s;
+		int len = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+		int k;
+
+		for (k = 1; k < len; k++)
+			if (!s[k] || ((unsigned char)s[k] & 0xc0) != 0x80)
+				len = 1;
+		if (c < 0x20 || c == 0x7f || (c >= 0x80 && len == 1) || (term.ascii && c >= 0x80))
+			addch('?'); /* control or broken bytes never reach the tty */
+		else
+			addnstr(s, len);
+		s += len;
+		col++;
+	}
+	for (; pad && col < w; col++)
+		addch(' ');
+	attroff(attr);
+	return col;
+}
+
+void app_goto(struct app *a, int64_t t0, int64_t t1, long track, int64_t ev)
+{
+	if (t1 <= t0)
+		t1 = t0 + 1;
+	a->tls.v0 = t0;
+	a->tls.v1 = t1;
+	if (track >= 0) {
+		a->tls.cur = track;
+		a->tls.sel_track = track;
+		a->tls.sel_ev = ev;
+		a->tls.folded[track] = 0;
+	}
+	a->view = VIEW_TIMELINE;
+}
+
+long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_line *l,
+		const struct xt_event *ev)
+{
+	const char *name = trace_event_display_name(p, ev);
+	char buf[512];
+	struct xt_known_stats ks;
+	size_t i;
+
+	/* GPU kernels are named by their hlo_op (last scope), as in the op
+	 * profile; XLA ops by their display name. */
+	if (a->t->nhosts) {
+		size_t h;
+
+		for (h = 0; h < a->t->nhosts; h++) {
+			const struct xt_host *host = &a->t->hosts[h];
+
+			if (p >= host->planes && p < host->planes + host->nplanes) {
+				stat_collect(&ks, host, p, l, ev, 1ull << XS_HLO_OP | 1ull << XS_TF_OP);
+				if (stat_has(&ks, XS_HLO_OP) && ks.v[XS_HLO_OP].n) {
+					const char *s = ks.v[XS_HLO_OP].s, *e = s + ks.v[XS_HLO_OP].n, *q;
+
+					for (q = e; q > s + 1 && !(q[-1] == ':' && q[-2] == ':'); q--)
+						;
+					if (q <= s + 1)
+						q = s;
+					snprintf(buf, sizeof(buf), "%.*s", (int)(e - q), q);
+					name = buf;
+				} else if (stat_has(&ks, XS_TF_OP) && ks.v[XS_TF_OP].n) {
+					snprintf(buf, sizeof(buf), "%.*s", (int)ks.v[XS_TF_OP].n,
+						 ks.v[XS_TF_OP].s);
+					name = buf;
+				}
+				break;
+			}
+		}
+	}
+	for (i = 0; i < a->an->nops; i++)
+		if (!strcmp(a->an->ops[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+/* ---- status, hints, help ---- */
+
+static void draw_status(struct app *a)
+{
+	char line[512], b1[32], b2[32];
+	const char *base = strrchr(a->path, '/');
+
+	snprintf(line, sizeof(line), " xtop  %s  [%s]  %s events  %zu host%s  busy %s", base ? base + 1 : a->path,
+		 views[a->view]->name, fmt_count(b1, sizeof(b1), a->t->nev), a->t->nhosts,
+		 a->t->nhosts == 1 ? "" : "s", fmt_ps(b2, sizeof(b2), a->an->busy_ps));
+	ui_put(0, 0, a->cols, term_attr(ROLE_TITLE), line, 1);
+}
+
+static void draw_hints(struct app *a)
+{
+	int y = a->rows - 1, x = 0;
+	unsigned i, scope = views[a->view]->scope;
+
+	move(y, 0);
+	clrtoeol();
+	if (a->prompt) {
+		char line[256];
+
+		snprintf(line, sizeof(line), "%s%s", a->prompt == '/' ? "search: " : "filter: ",
+			 a->pbuf);
+		ui_put(y, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+		curs_set(1);
+		move(y, (int)strlen(line) < a->cols ? (int)strlen(line) : a->cols - 1);
+		return;
+	}
+	curs_set(0);
+	if (a->status[0]) {
+		ui_put(y, 0, a->cols, term_attr(a->status_err ? ROLE_ERROR : ROLE_TEXT), a->status,
+		       1);
+		return;
+	}
+	for (i = 0; i < key_nbindings && x < a->cols; i++) {
+		const struct key_binding *k = &key_bindings[i];
+
+		if (!k->hint || !(k->scope & scope))
+			continue;
+		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HINT_KEY), k->keyname, 0);
+		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HINT), " ", 0);
+		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HINT), k->hint, 0);
+		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HINT), "  ", 0);
+	}
+}
+
+/* The help screen is generated from the key table, in two columns when one
+ * does not fit. */
+static void draw_help(struct app *a)
+{
+	static const char *const scopes[] = { "everywhere", "timeline", "op profile",
+					      "op profile, steps, memory" };
+	static const unsigned masks[] = { SCOPE_ALL, SCOPE_TIMELINE, SCOPE_OPS,
+					  SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY };
+	char lines[128][160];
+	int kinds[128];
+	int n = 0, s, k, h = a->rows - 3, ncol, cw;
+	unsigned i;
+
+	for (s = 0; s < 4; s++) {
+		int shown = 0;
+
+		for (i = 0; i < key_nbindings && n < 127; i++) {
+			const struct key_binding *kb = &key_bindings[i];
+
+			if (!kb->help || kb->scope != masks[s])
+				continue;
+			if (!shown++) {
+				snprintf(lines[n], sizeof(lines[n]), "%s", scopes[s]);
+				kinds[n++] = 1;
+			}
+			snprintf(lines[n], sizeof(lines[n]), "  %-7s %s", kb->keyname, kb->help);
+			kinds[n++] = 0;
+		}
+	}
+	ui_put(1, 0, a->cols, term_attr(ROLE_HEADER), " xtop keys (? or Esc closes)", 1);
+	ncol = h > 0 && n > h ? 2 : 1;
+	cw = a->cols / ncol;
+	for (k = 0; k < n && h > 0; k++) {
+		int col = k / h, row = k % h;
+
+		if (col >= ncol)
+			break;
+		ui_put(2 + row, col * cw, cw - 1, term_attr(kinds[k] ? ROLE_DIM : ROLE_TEXT), lines[k], 1);
+	}
+}
+
+static void app_render(struct app *a)
+{
+	getmaxyx(stdscr, a->rows, a->cols);
+	erase();
+	draw_status(a);
+	if (a->help)
+		draw_help(a);
+	else if (a->rows > 3)
+		views[a->view]->draw(a, 1, a->rows - 2);
+	draw_hints(a);
+	refresh();
+}
+
+/* ---- search and prompt ---- */
+
+static void search_select(struct app *a, long k)
+{
+	const struct search_match *m;
+	int64_t w = a->tls.v1 - a->tls.v0, s, e;
+	const struct xt_line *l;
+
+	if (k < 0 || !a->search || (size_t)k >= a->search->n)
+		return;
+	a->match = k;
+	m = &a->search->m[k];
+	l = a->tl->tracks[m->track].l;
+	s = xt_event_start(l, &l->ev[m->ev]);
+	e = s + l->ev[m->ev].dur_ps;
+	/* Keep the zoom when the match fits; otherwise fit it. */
+	if (e - s > w || w <= 0)
+		app_goto(a, s - (e - s) / 10, e + (e - s) / 10 + 1, (long)m->track, m->ev);
+	else
+		app_goto(a, s - w / 3, s - w / 3 + w, (long)m->track, m->ev);
+	app_status(a, 0, "match %ld of %zu for '%s'%s", k + 1, a->search->n, a->query,
+		   a->search->limit_hit ? " (list capped)" : "");
+}
+
+static void search_step(struct app *a, int dir)
+{
+	int64_t t = a->tls.v0;
+	uint32_t track = 0;
+
+	if (!a->search || !a->search->n) {
+		app_status(a, 1, a->query[0] ? "no match for '%s'" : "no search (press /)%s",
+			   a->query);
+		return;
+	}
+	if (a->tls.sel_track >= 0 && a->tls.sel_ev >= 0) {
+		const struct xt_line *l = a->tl->tracks[a->tls.sel_track].l;
+
+		t = xt_event_start(l, &l->ev[a->tls.sel_ev]);
+		track = (uint32_t)a->tls.sel_track;
+	}
+	search_select(a, search_next(a->search, t, track, dir));
+}
+
+static unsigned prompt_key(struct app *a, int c)
+{
+	if (c == 27) {
+		a->prompt = 0;
+		return UI_REDRAW;
+	}
+	if (c == '\n' || c == '\r' || c == KEY_ENTER) {
+		int kind = a->prompt;
+
+		a->prompt = 0;
+		if (kind == '/') {
+			snprintf(a->query, sizeof(a->query), "%s", a->pbuf);
+			search_free(a->search);
+			a->search = search_run(a->tl, a->query);
+			a->match = -1;
+			if (!a->search->n) {
+				app_status(a, 1, "no event matches '%s' in the whole profile", a->query);
+				return UI_REDRAW;
+			}
+			a->tls.sel_track = -1;
+			a->tls.sel_ev = -1;
+			a->tls.v0 = a->tl->t0 - 1;
+			search_step(a, 1);
+		} else {
+			snprintf(a->ops.filter, sizeof(a->ops.filter), "%s", a->pbuf);
+			a->ops.sel = a->ops.top = 0;
+			app_status(a, 0, a->pbuf[0] ? "filter: %s" : "filter cleared%s", a->pbuf);
+		}
+		return UI_REDRAW;
+	}
+	if (c == KEY_BACKSPACE || c == 127 || c == 8) {
+		if (a->plen)
+			a->pbuf[--a->plen] = '\0';
+		return UI_REDRAW;
+	}
+	if (c >= 0x20 && c < 0x7f && a->plen + 1 < sizeof(a->pbuf)) {
+		a->pbuf[a->plen++] = (char)c;
+		a->pbuf[a->plen] = '\0';
+	}
+	return UI_REDRAW;
+}
+
+/* ---- dispatch ---- */
+
+static unsigned app_key(struct app *a, int c)
+{
+	enum action act;
+	unsigned r;
+
+	if (a->prompt)
+		return prompt_key(a, c);
+	if (c == KEY_RESIZE)
+		return UI_REDRAW;
+	a->status[0] = '\0';
+	act = keymap_lookup(c, views[a->view]->scope);
+	if (a->help && act != ACT_QUIT) {
+		a->help = 0;
+		return UI_REDRAW;
+	}
+	switch (act) {
+	case ACT_QUIT:
+		return UI_QUIT;
+	case ACT_HELP:
+		a->help = 1;
+		return UI_REDRAW;
+	case ACT_VIEW_NEXT:
+	case ACT_VIEW_PREV:
+		a->view = (enum view_id)((a->view + (act == ACT_VIEW_NEXT ? 1 : VIEW_COUNT - 1)) %
+					 VIEW_COUNT);
+		return UI_REDRAW;
+	case ACT_VIEW_TIMELINE:
+	case ACT_VIEW_OPS:
+	case ACT_VIEW_STEPS:
+	case ACT_VIEW_MEMORY:
+		a->view = (enum view_id)(act - ACT_VIEW_TIMELINE);
+		return UI_REDRAW;
+	case ACT_SEARCH:
+	case ACT_FILTER:
+		a->prompt = act == ACT_SEARCH ? '/' : '\\';
+		snprintf(a->pbuf, sizeof(a->pbuf), "%s", act == ACT_SEARCH ? a->query : a->ops.filter);
+		a->plen = strlen(a->pbuf);
+		return UI_REDRAW;
+	case ACT_MATCH_NEXT:
+	case ACT_MATCH_PREV:
+		search_step(a, act == ACT_MATCH_NEXT ? 1 : -1);
+		return UI_REDRAW;
+	default:
+		break;
+	}
+	r = views[a->view]->act(a, act);
+	if (!r && act == ACT_ESCAPE && a->search) {
+		search_free(a->search);
+		a->search = NULL;
+		a->query[0] = '\0';
+		app_status(a, 0, "search cleared");
+		return UI_REDRAW;
+	}
+	return r ? r : UI_REDRAW;
+}
+
+/* ---- loading ---- */
+
+struct loader {
+	const char *path, *run;
+	struct load_opts lo;
+	_Atomic uint64_t total, done, events;
+	atomic_int finished;
+	int rc;
+	struct xt_trace *t;
+	struct xt_analysis *an;
+	struct xt_error err;
+};
+
+static void *loader_main(void *arg)
+{
+	struct loader *ld = arg;
+
+	ld->rc = load_profile(ld->path, &ld->lo, &ld->t, &ld->an, &ld->err);
+	atomic_store(&ld->finished, 1);
+	return NULL;
+}
+
+/* Shows progress until the load ends; returns 0, or the exit status when the
+ * user quit or the load failed (terminal already restored). */
+static int app_load(struct app *a, const char *path, const char *run)
+{
+	struct loader ld;
+	pthread_t tid;
+	struct timespec t0, now;
+
+	memset(&ld, 0, sizeof(ld));
+	ld.path = path;
+	ld.run = run;
+	ld.lo.run = run;
+	ld.lo.bytes_total = &ld.total;
+	ld.lo.bytes_done = &ld.done;
+	ld.lo.events = &ld.events;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (pthread_create(&tid, NULL, loader_main, &ld) != 0)
+		fatal("cannot create a thread");
+	timeout(100);
+	while (!atomic_load(&ld.finished)) {
+		char line[256], b1[32], b2[32], b3[32];
+		double el;
+		int c;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
+		getmaxyx(stdscr, a->rows, a->cols);
+		erase();
+		snprintf(line, sizeof(line), " xtop  loading %s", path);
+		ui_put(0, 0, a->cols, term_attr(ROLE_TITLE), line, 1);
+		snprintf(line, sizeof(line), "  %s of %s read, %s events, %.1f s", 
+			 fmt_bytes(b1, sizeof(b1), (double)atomic_load(&ld.done)),
+			 fmt_bytes(b2, sizeof(b2), (double)atomic_load(&ld.total)),
+			 fmt_count(b3, sizeof(b3), atomic_load(&ld.events)), el);
+		ui_put(2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+		ui_put(a->rows - 1, 0, a->cols, term_attr(ROLE_DIM), "  q quits", 1);
+		refresh();
+		c = getch();
+		if (c == 'q') {
+			/* The loader cannot be interrupted safely mid-line; leave
+			 * without waiting (the process exits). */
+			term_fini();
+			return 130;
+		}
+	}
+	pthread_join(tid, NULL);
+	timeout(-1);
+	if (ld.rc < 0) {
+		term_fini();
+		fprintf(stderr, "xtop: %s\n", ld.err.msg);
+		return 2;
+	}
+	a->t = ld.t;
+	a->an = ld.an;
+	return 0;
+}
+
+int app_main(const char *path, const char *run, int ascii)
+{
+	struct app a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.path = path;
+	a.match = -1;
+	if (term_init(ascii) < 0)
+		return 2;
+	rc = app_load(&a, path, run);
+	if (rc)
+		return rc;
+	a.tl = timeline_new(a.t);
+	a.tls.folded = xcalloc(a.tl->ntracks ? a.tl->ntracks : 1, 1);
+	a.tls.v0 = a.tl->t0;
+	a.tls.v1 = a.tl->t1;
+	a.tls.sel_track = -1;
+	a.tls.sel_ev = -1;
+	a.ops.sort = 0;
+	a.ops.grouped = 0;
+	app_status(&a, 0, "%s: ? for help, Tab switches views", path);
+	for (;;) {
+		unsigned r;
+		int c;
+
+		app_render(&a);
+		c = getch();
+		if (c == ERR)
+			continue;
+		r = app_key(&a, c);
+		if (r & UI_QUIT)
+			break;
+	}
+	term_fini();
+	search_free(a.search);
+	free(a.tls.folded);
+	{
+		size_t i;
+
+		for (i = 0; i < a.ops.nfold; i++)
+			free(a.ops.folds[i]);
+		free(a.ops.folds);
+	}
+	timeline_free(a.tl);
+	analysis_free(a.an);
+	trace_free(a.t);
+	return 0;
+}

@@ -1,0 +1,84 @@
+/*
+ * keymap: see keymap.h. Bindings follow what users already know: Perfetto
+ * and XProf's trace viewer (W/A/S/D, '.'/',', f), uftrace and perf (Enter
+ * folds, / n N), htop (? help, q quit, \ filter, < > sort column).
+ */
+#include "keymap.h"
+
+#include <curses.h>
+
+#define CTRL(c) ((c) & 0x1f)
+
+const struct key_binding key_bindings[] = {
+	/* everywhere */
+	{ 'q', SCOPE_ALL, ACT_QUIT, "q", "quit", "Quit" },
+	{ '?', SCOPE_ALL, ACT_HELP, "?", "show or hide this help", "Help" },
+	{ KEY_F(1), SCOPE_ALL, ACT_HELP, "F1", NULL, NULL },
+	{ '\t', SCOPE_ALL, ACT_VIEW_NEXT, "Tab", "next view", "View" },
+	{ KEY_BTAB, SCOPE_ALL, ACT_VIEW_PREV, "S-Tab", "previous view", NULL },
+	{ '1', SCOPE_ALL, ACT_VIEW_TIMELINE, "1", "timeline view", NULL },
+	{ '2', SCOPE_ALL, ACT_VIEW_OPS, "2", "op profile view", NULL },
+	{ '3', SCOPE_ALL, ACT_VIEW_STEPS, "3", "steps view", NULL },
+	{ '4', SCOPE_ALL, ACT_VIEW_MEMORY, "4", "memory view", NULL },
+	{ '/', SCOPE_ALL, ACT_SEARCH, "/", "search event names in the whole profile", "Search" },
+	{ 'n', SCOPE_ALL, ACT_MATCH_NEXT, "n", "next match (any track)", NULL },
+	{ 'N', SCOPE_ALL, ACT_MATCH_PREV, "N", "previous match", NULL },
+	{ 27, SCOPE_ALL, ACT_ESCAPE, "Esc", "close help, clear selection, search or filter", NULL },
+	{ KEY_UP, SCOPE_ALL, ACT_UP, "Up", "move up", NULL },
+	{ 'k', SCOPE_ALL, ACT_UP, "k", NULL, NULL },
+	{ KEY_DOWN, SCOPE_ALL, ACT_DOWN, "Down", "move down", NULL },
+	{ 'j', SCOPE_ALL, ACT_DOWN, "j", NULL, NULL },
+	{ KEY_PPAGE, SCOPE_ALL, ACT_PAGE_UP, "PgUp", "page up", NULL },
+	{ KEY_NPAGE, SCOPE_ALL, ACT_PAGE_DOWN, "PgDn", "page down", NULL },
+	{ KEY_HOME, SCOPE_ALL, ACT_HOME, "Home", "first row", NULL },
+	{ 'g', SCOPE_TIMELINE | SCOPE_STEPS | SCOPE_MEMORY, ACT_HOME, "g", NULL, NULL },
+	{ KEY_END, SCOPE_ALL, ACT_END, "End", "last row", NULL },
+	{ 'G', SCOPE_ALL, ACT_END, "G", NULL, NULL },
+	/* timeline */
+	{ 'w', SCOPE_TIMELINE, ACT_ZOOM_IN, "w", "zoom in at the selection (or the middle)", "Zoom" },
+	{ 'W', SCOPE_TIMELINE, ACT_ZOOM_IN, "W", NULL, NULL },
+	{ '+', SCOPE_TIMELINE, ACT_ZOOM_IN, "+", NULL, NULL },
+	{ '=', SCOPE_TIMELINE, ACT_ZOOM_IN, "=", NULL, NULL },
+	{ 's', SCOPE_TIMELINE, ACT_ZOOM_OUT, "s", "zoom out", NULL },
+	{ 'S', SCOPE_TIMELINE, ACT_ZOOM_OUT, "S", NULL, NULL },
+	{ '-', SCOPE_TIMELINE, ACT_ZOOM_OUT, "-", NULL, NULL },
+	{ 'a', SCOPE_TIMELINE, ACT_PAN_LEFT, "a", "pan left", "Pan" },
+	{ 'A', SCOPE_TIMELINE, ACT_PAN_LEFT, "A", NULL, NULL },
+	{ KEY_LEFT, SCOPE_TIMELINE, ACT_PAN_LEFT, "Left", NULL, NULL },
+	{ 'd', SCOPE_TIMELINE, ACT_PAN_RIGHT, "d", "pan right", NULL },
+	{ 'D', SCOPE_TIMELINE, ACT_PAN_RIGHT, "D", NULL, NULL },
+	{ KEY_RIGHT, SCOPE_TIMELINE, ACT_PAN_RIGHT, "Right", NULL, NULL },
+	{ 'f', SCOPE_TIMELINE, ACT_FIT, "f", "fit the selected event", "Fit" },
+	{ '0', SCOPE_TIMELINE, ACT_SHOW_ALL, "0", "show the whole profile", NULL },
+	{ '.', SCOPE_TIMELINE, ACT_EVENT_NEXT, ".", "select the next event on the track", "Next" },
+	{ ',', SCOPE_TIMELINE, ACT_EVENT_PREV, ",", "select the previous event on the track", NULL },
+	{ 'u', SCOPE_TIMELINE, ACT_PARENT, "u", "select the enclosing (parent) event", NULL },
+	{ 'i', SCOPE_TIMELINE, ACT_CHILD, "i", "select the first child event", NULL },
+	{ ' ', SCOPE_TIMELINE, ACT_FOLD, "Space", "fold or unfold the plane under the cursor", NULL },
+	{ '\n', SCOPE_TIMELINE, ACT_DETAILS, "Enter", "show or hide the details pane", "Details" },
+	{ KEY_ENTER, SCOPE_TIMELINE, ACT_DETAILS, "Enter", NULL, NULL },
+	{ '\r', SCOPE_TIMELINE, ACT_DETAILS, "Enter", NULL, NULL },
+	/* tables */
+	{ '\n', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_ENTER, "Enter",
+	  "ops: fold a group or jump to the op's longest run; steps/memory: jump", "Go" },
+	{ KEY_ENTER, SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_ENTER, "Enter", NULL, NULL },
+	{ '\r', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_ENTER, "Enter", NULL, NULL },
+	{ '>', SCOPE_OPS, ACT_SORT_NEXT, ">", "sort by the next column", "Sort" },
+	{ '<', SCOPE_OPS, ACT_SORT_PREV, "<", "sort by the previous column", NULL },
+	{ 'p', SCOPE_OPS, ACT_GROUP, "p", "group by program and category, or list flat", "Group" },
+	{ '\\', SCOPE_OPS, ACT_FILTER, "\\", "filter ops by name (substring)", "Filter" },
+	{ KEY_F(4), SCOPE_OPS, ACT_FILTER, "F4", NULL, NULL },
+	{ KEY_RESIZE, 0, ACT_NONE, NULL, NULL, NULL },
+};
+
+const unsigned key_nbindings = sizeof(key_bindings) / sizeof(key_bindings[0]);
+
+enum action keymap_lookup(int key, unsigned scope)
+{
+	unsigned i;
+
+	for (i = 0; i < key_nbindings; i++)
+		if (key_bindings[i].key == key && (key_bindings[i].scope & scope))
+			return key_bindings[i].action;
+	return ACT_NONE;
+}

@@ -1,0 +1,130 @@
+/*
+ * term: see term.h. Signal handlers restore the terminal before anything
+ * else (htop's CRT_handleSIGSEGV), then re-raise so the exit status and core
+ * dumps are what the signal would give.
+ */
+#include "term.h"
+
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct term term;
+static volatile sig_atomic_t term_up;
+extern void (*xt_fatal_hook)(void);
+
+void term_fini(void)
+{
+	if (term_up) {
+		term_up = 0;
+		endwin();
+	}
+}
+
+static void term_signal(int sig)
+{
+	term_fini();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static const struct term_glyphs glyphs_utf8 = {
+	{ "\u2591", "\u2592", "\u2593" }, "\u25be", "\u25b8", "\u2500", "\u2502", "\u253c",
+	"\u2588", "\u25b2",
+};
+static const struct term_glyphs glyphs_ascii = {
+	{ ".", ":", "#" }, "-", "+", "-", "|", "+", "#", "^",
+};
+
+int term_init(int ascii)
+{
+	const char *cs;
+
+	setlocale(LC_ALL, "");
+	cs = nl_langinfo(CODESET);
+	term.ascii = ascii || !cs || strcmp(cs, "UTF-8");
+	term.g = term.ascii ? glyphs_ascii : glyphs_utf8;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "xtop: the viewer needs a terminal (use xtop report)\n");
+		return -1;
+	}
+	if (!newterm(NULL, stdout, stdin)) {
+		fprintf(stderr, "xtop: cannot start the terminal (TERM=%s)\n",
+			getenv("TERM") ? getenv("TERM") : "unset");
+		return -1;
+	}
+	term_up = 1;
+	xt_fatal_hook = term_fini;
+	signal(SIGINT, term_signal);
+	signal(SIGTERM, term_signal);
+	signal(SIGHUP, term_signal);
+	signal(SIGSEGV, term_signal);
+	signal(SIGABRT, term_signal);
+	signal(SIGBUS, term_signal);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	term.colors = 0;
+	if (!getenv("NO_COLOR") && has_colors() && start_color() == OK) {
+		use_default_colors();
+		term.colors = COLORS >= 256 ? 256 : 8;
+	}
+	if (term.colors) {
+		/* 256 colours: soft distinct hues; 8: the basic ones. */
+		static const short ev256[TERM_NEV] = { 110, 150, 180, 216, 146, 187, 109, 174 };
+		static const short ev8[TERM_NEV] = { COLOR_CYAN,  COLOR_GREEN, COLOR_YELLOW,
+						     COLOR_MAGENTA, COLOR_BLUE, COLOR_CYAN,
+						     COLOR_GREEN, COLOR_YELLOW };
+		int i;
+
+		init_pair(ROLE_TITLE, COLOR_BLACK, COLOR_CYAN);
+		init_pair(ROLE_HINT_KEY, COLOR_BLACK, COLOR_CYAN);
+		init_pair(ROLE_HINT, -1, -1);
+		init_pair(ROLE_HEADER, COLOR_BLACK, COLOR_GREEN);
+		init_pair(ROLE_SELECT, COLOR_BLACK, COLOR_YELLOW);
+		init_pair(ROLE_DIM, term.colors == 256 ? 244 : COLOR_BLUE, -1);
+		init_pair(ROLE_ERROR, COLOR_WHITE, COLOR_RED);
+		init_pair(ROLE_DENSE, term.colors == 256 ? 245 : COLOR_WHITE, -1);
+		init_pair(ROLE_MATCH, COLOR_BLACK, COLOR_MAGENTA);
+		for (i = 0; i < TERM_NEV; i++)
+			init_pair((short)(ROLE_EV0 + i), COLOR_BLACK,
+				  term.colors == 256 ? ev256[i] : ev8[i]);
+	}
+	return 0;
+}
+
+int term_attr(enum term_role r)
+{
+	if (term.colors)
+		return COLOR_PAIR(r) | (r == ROLE_TITLE || r == ROLE_HEADER ? A_BOLD : 0);
+	switch (r) {
+	case ROLE_TITLE:
+	case ROLE_HINT_KEY:
+	case ROLE_SELECT:
+	case ROLE_MATCH:
+	case ROLE_ERROR:
+		return A_REVERSE;
+	case ROLE_HEADER:
+		return A_BOLD | A_UNDERLINE;
+	case ROLE_DIM:
+		return A_DIM;
+	default:
+		return r >= ROLE_EV0 ? A_REVERSE : A_NORMAL;
+	}
+}
+
+int term_event_attr(const char *name)
+{
+	unsigned h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return term_attr((enum term_role)(ROLE_EV0 + h % TERM_NEV));
+}
