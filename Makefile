@@ -1,6 +1,6 @@
 # xtop — plain GNU Makefile.
 #   make            build build/xtop and build/xtop-gen
-#   make demo       generate the bundled demo profile and open it
+#   make demo       generate the bundled demo profile and open it in the viewer
 #   make check      run every test: unit, fixtures, oracle, bad input, under
 #                   ASan/UBSan too, and a short fuzz run
 #   make test       the suite in the normal build only (quicker)
@@ -107,14 +107,18 @@ fuzz: $(O)/fuzz/fuzz_xplane $(O)/xtop-gen
 $(O)/bench_window: bench/bench_window.c $(CORE_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LIBS)
 
-bench: all $(O)/bench_window
+$(O)/bench_frame: bench/bench_frame.c $(CORE_OBJ) $(UI_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) \
+	    $(filter-out $(O)/src/ui/app.o,$(UI_OBJ)) $(O)/src/ui/app.o $(CURSES_LIBS) $(LIBS)
+
+bench: all $(O)/bench_window $(O)/bench_frame
 	sh bench/bench.sh
 
 demo: all
 	@mkdir -p $(O)/demo
 	@test -s $(O)/demo/demo.xplane.pb || $(O)/xtop-gen --kind tpu --events 200000 --seed 7 \
 	    -o $(O)/demo/demo.xplane.pb
-	$(O)/xtop report $(O)/demo/demo.xplane.pb
+	$(O)/xtop $(O)/demo/demo.xplane.pb
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -69,3 +69,9 @@ fi
 echo
 echo "window queries (the timeline's per-frame question), $O/bench_window on the 1G TPU profile:"
 [ -s "$DIR/tpu-1G.xplane.pb" ] && $O/bench_window "$DIR/tpu-1G.xplane.pb"
+
+echo
+echo "timeline frame time (the viewer's drawing code, 50x200 screen), $O/bench_frame on a 10M-event TPU profile:"
+f10="$DIR/tpu-10M-events.xplane.pb"
+[ -s "$f10" ] || $GEN --kind tpu --events 10M --seed 3 -o "$f10" >/dev/null
+$O/bench_frame "$f10" 50x200

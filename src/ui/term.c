@@ -40,6 +40,8 @@ static const struct term_glyphs glyphs_ascii = {
 	{ ".", ":", "#" }, "-", "+", "-", "|", "+", "#", "^",
 };
 
+static void term_setup(void);
+
 int term_init(int ascii)
 {
 	const char *cs;
@@ -57,6 +59,26 @@ int term_init(int ascii)
 			getenv("TERM") ? getenv("TERM") : "unset");
 		return -1;
 	}
+	term_setup();
+	return 0;
+}
+
+int term_init_headless(int rows, int cols)
+{
+	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+
+	setlocale(LC_ALL, "C.UTF-8");
+	term.ascii = 0;
+	term.g = glyphs_utf8;
+	if (!out || !in || !newterm("xterm-256color", out, in))
+		return -1;
+	term_setup();
+	resizeterm(rows, cols);
+	return 0;
+}
+
+static void term_setup(void)
+{
 	term_up = 1;
 	xt_fatal_hook = term_fini;
 	signal(SIGINT, term_signal);
@@ -97,7 +119,6 @@ int term_init(int ascii)
 			init_pair((short)(ROLE_EV0 + i), COLOR_BLACK,
 				  term.colors == 256 ? ev256[i] : ev8[i]);
 	}
-	return 0;
 }
 
 int term_attr(enum term_role r)

@@ -45,6 +45,9 @@ extern struct term term;
 /* Starts curses on the controlling terminal. ascii forces ASCII glyphs.
  * Returns 0, or -1 with a message on stderr. */
 int term_init(int ascii);
+/* Starts curses on no terminal at all (output to /dev/null), rows x cols:
+ * for benchmarks and tests that drive the drawing code. Returns 0 or -1. */
+int term_init_headless(int rows, int cols);
 /* Restores the terminal; safe to call twice and from signal handlers. */
 void term_fini(void);
 int term_attr(enum term_role r);
