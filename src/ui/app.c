@@ -324,6 +324,18 @@ static unsigned app_key(struct app *a, int c)
 		return UI_REDRAW;
 	a->status[0] = '\0';
 	act = keymap_lookup(c, views[a->view]->scope);
+	if (c == KEY_MOUSE) {
+		MEVENT me;
+
+		if (getmouse(&me) != OK)
+			return 0;
+		if (me.bstate & BUTTON4_PRESSED)
+			act = a->view == VIEW_TIMELINE ? ACT_ZOOM_IN : ACT_UP;
+		else if (me.bstate & BUTTON5_PRESSED)
+			act = a->view == VIEW_TIMELINE ? ACT_ZOOM_OUT : ACT_DOWN;
+		else
+			return 0;
+	}
 	if (a->help && act != ACT_QUIT) {
 		a->help = 0;
 		return UI_REDRAW;

@@ -113,6 +113,7 @@ static void steps_draw(struct app *a, int y, int h)
 
 		x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
 		x += ui_put(y, x, 1, cat_attr(c), term.colors ? " " : ch, 0);
+		x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
 		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), cat_label[c], 0);
 	}
 	ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), "", 1);
