@@ -18,6 +18,15 @@ static void jkey(struct strbuf *o, const char *k)
 	strbuf_add(o, ":", 1);
 }
 
+/* ,"key":"value" (the comma omitted for the first field of an object). */
+static void jfield(struct strbuf *o, const char *k, const char *v, int first)
+{
+	if (!first)
+		strbuf_puts(o, ",");
+	jkey(o, k);
+	jstr(o, v);
+}
+
 static void jnum(struct strbuf *o, double v)
 {
 	/* JSON has no NaN/Inf: such values print as null. */
@@ -36,11 +45,8 @@ static void hosts_json(struct strbuf *o, const struct xt_trace *t)
 		const struct xt_host *host = &t->hosts[h];
 
 		strbuf_puts(o, h ? ",{" : "{");
-		jkey(o, "name");
-		jstr(o, host->name);
-		strbuf_puts(o, ",");
-		jkey(o, "file");
-		jstr(o, host->path);
+		jfield(o, "name", host->name, 1);
+		jfield(o, "file", host->path, 0);
 		strbuf_addf(o, ",\"bytes\":%zu,\"gzip\":%s,\"events\":%zu,\"hostnames\":[",
 			    host->src.size, host->src.gzipped ? "true" : "false", host->nev);
 		for (k = 0; k < host->nhostnames; k++) {
@@ -90,14 +96,9 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		const struct xt_op_row *r = &a->ops[i];
 
 		strbuf_puts(o, i ? ",{" : "{");
-		jkey(o, "name");
-		jstr(o, r->name);
-		strbuf_puts(o, ",");
-		jkey(o, "program");
-		jstr(o, r->program);
-		strbuf_puts(o, ",");
-		jkey(o, "category");
-		jstr(o, r->category);
+		jfield(o, "name", r->name, 1);
+		jfield(o, "program", r->program, 0);
+		jfield(o, "category", r->category, 0);
 		strbuf_addf(o, ",\"occurrences\":%" PRIu64 ",\"self_ps\":%" PRId64
 			       ",\"total_ps\":%" PRId64 ",\"avg_ps\":%" PRId64 ",\"percent\":",
 			    r->occurrences, r->self_ps, r->total_ps,
@@ -131,11 +132,8 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		static const char *const kinds[] = { "other", "xla", "gpu" };
 
 		strbuf_puts(o, i ? ",{" : "{");
-		jkey(o, "host");
-		jstr(o, d->host);
-		strbuf_puts(o, ",");
-		jkey(o, "name");
-		jstr(o, d->name);
+		jfield(o, "host", d->host, 1);
+		jfield(o, "name", d->name, 0);
 		strbuf_addf(o, ",\"kind\":\"%s\",\"busy_ps\":%" PRId64 ",\"span_ps\":%" PRId64
 			       ",\"start_ps\":%" PRId64 ",\"op_events\":%" PRIu64 ",\"idle_percent\":",
 			    kinds[d->kind], d->busy_ps, d->span_ps, d->first_ps, d->op_events);
@@ -158,11 +156,8 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		const struct xt_memory_row *m = &a->memory[i];
 
 		strbuf_puts(o, i ? ",{" : "{");
-		jkey(o, "host");
-		jstr(o, m->host);
-		strbuf_puts(o, ",");
-		jkey(o, "allocator");
-		jstr(o, m->allocator);
+		jfield(o, "host", m->host, 1);
+		jfield(o, "allocator", m->allocator, 0);
 		strbuf_addf(o, ",\"peak_bytes\":%" PRId64 ",\"peak_time_ps\":%" PRId64
 			       ",\"lifetime_peak_bytes\":%" PRId64 ",\"capacity_bytes\":%" PRId64
 			       ",\"events\":%" PRIu64 ",\"live_at_peak\":[",
@@ -171,11 +166,8 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		for (k = 0; k < m->nlive; k++) {
 			strbuf_addf(o, "%s{\"bytes\":%" PRId64 ",\"time_ps\":%" PRId64 ",", k ? "," : "",
 				    m->live[k].bytes, m->live[k].time_ps);
-			jkey(o, "op");
-			jstr(o, m->live[k].op);
-			strbuf_puts(o, ",");
-			jkey(o, "shape");
-			jstr(o, m->live[k].shape);
+			jfield(o, "op", m->live[k].op, 1);
+			jfield(o, "shape", m->live[k].shape, 0);
 			strbuf_puts(o, "}");
 		}
 		strbuf_puts(o, "]}");
@@ -185,11 +177,8 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		const struct xt_kernel_row *k2 = &a->kernels[i];
 
 		strbuf_puts(o, i ? ",{" : "{");
-		jkey(o, "name");
-		jstr(o, k2->name);
-		strbuf_puts(o, ",");
-		jkey(o, "op");
-		jstr(o, k2->op);
+		jfield(o, "name", k2->name, 1);
+		jfield(o, "op", k2->op, 0);
 		strbuf_addf(o, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"registers\":%" PRId64
 			       ",\"shared_bytes\":%" PRId64 ",\"occupancy_percent\":",
 			    k2->grid[0], k2->grid[1], k2->grid[2], k2->block[0], k2->block[1],

@@ -502,45 +502,23 @@ static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, stru
 			ev[n++] = x;
 			continue;
 		}
-		switch (f) {
-		case 1:
-			if (t == WIRE_VARINT) {
-				l->id = (int64_t)wire_varint(&w);
-				continue;
-			}
-			break;
-		case 2:
-		case 11:
-			if (t == WIRE_LEN) {
-				size_t sn;
-				const uint8_t *s = wire_bytes(&w, &sn);
-				const char *c = arena_strndup(a, (const char *)s, sn);
+		if (t == WIRE_VARINT && (f == 1 || f == 3 || f == 9 || f == 10)) {
+			int64_t *dst = f == 1 ? &l->id : f == 3 ? &l->timestamp_ns
+						  : f == 9 ? &l->duration_ps : &l->display_id;
 
-				if (f == 2)
-					l->name = c;
-				else
-					l->display_name = c;
-				continue;
-			}
-			break;
-		case 3:
-			if (t == WIRE_VARINT) {
-				l->timestamp_ns = (int64_t)wire_varint(&w);
-				continue;
-			}
-			break;
-		case 9:
-			if (t == WIRE_VARINT) {
-				l->duration_ps = (int64_t)wire_varint(&w);
-				continue;
-			}
-			break;
-		case 10:
-			if (t == WIRE_VARINT) {
-				l->display_id = (int64_t)wire_varint(&w);
-				continue;
-			}
-			break;
+			*dst = (int64_t)wire_varint(&w);
+			continue;
+		}
+		if (t == WIRE_LEN && (f == 2 || f == 11)) {
+			size_t sn;
+			const uint8_t *s = wire_bytes(&w, &sn);
+			const char *c = arena_strndup(a, (const char *)s, sn);
+
+			if (f == 2)
+				l->name = c;
+			else
+				l->display_name = c;
+			continue;
 		}
 		wire_skip(&w, t);
 	}
