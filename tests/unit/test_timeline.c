@@ -1,0 +1,123 @@
+/*
+ * test_timeline: the model behind the viewer (model/timeline.c and
+ * model/search.c): per-depth sampling of screen columns, dense columns,
+ * event lookup, stepping, self time, and whole-profile search.
+ */
+#include "testutil.h"
+
+#include "model/search.h"
+#include "model/timeline.h"
+
+/* One plane, two lines: "ops" with P [0,100) holding A [10,30) and
+ * B [50,90); "other" with a run of 50 tiny events in [200,250). */
+static struct xt_trace *build(void)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/device:TPU:0");
+	tu_line *l = tu_line_add(p, 3, "ops", 0);
+	tu_line *o = tu_line_add(p, 4, "other", 0);
+	int i;
+
+	tu_ev(p, l, "P", 0, 100);
+	tu_ev(p, l, "A", 10, 20);
+	tu_ev(p, l, "B", 50, 40);
+	for (i = 0; i < 50; i++)
+		tu_ev(p, o, "tiny", 200 + i, 1);
+	tu_ev(p, o, "needle_far", 5000, 10);
+	return tu_read(tu_write(s, 0));
+}
+
+static void test_sample_columns(void **state)
+{
+	struct xt_trace *t = build();
+	struct timeline *tl = timeline_new(t);
+	struct tl_cell c[10];
+	const struct tl_depth *d;
+
+	(void)state;
+	assert_int_equal(tl->ntracks, 2);
+	assert_int_equal(tl->t0, 0);
+	assert_int_equal(tl->t1, 5010);
+	d = timeline_depth(tl, 0);
+	assert_int_equal(d->ndepth, 2);
+	/* Depth 0 over [0,100) in 10 columns: P everywhere. */
+	timeline_sample(tl, 0, 0, 0, 100, 10, c);
+	for (int k = 0; k < 10; k++) {
+		assert_int_equal(c[k].count, 1);
+		assert_int_equal(c[k].ev, 0);
+	}
+	/* Depth 1: A in columns 1-2, B in 5-8, nothing elsewhere. */
+	timeline_sample(tl, 0, 1, 0, 100, 10, c);
+	assert_int_equal(c[0].count, 0);
+	assert_int_equal(c[1].count, 1);
+	assert_int_equal(c[2].count, 1);
+	assert_int_equal(c[3].count, 0);
+	assert_int_equal(c[5].count, 1);
+	assert_int_equal(c[8].count, 1);
+	assert_int_equal(c[9].count, 0);
+	/* The dense run is counted, not skipped: one column over [200,250). */
+	timeline_sample(tl, 1, 0, 200, 250, 1, c);
+	assert_int_equal(c[0].count, 50);
+	timeline_free(tl);
+}
+
+static void test_lookup_step_self(void **state)
+{
+	struct xt_trace *t = build();
+	struct timeline *tl = timeline_new(t);
+
+	(void)state;
+	/* At t=20 depth 1 is A (index 1); at t=40, nothing covers: next is B. */
+	assert_int_equal(timeline_event_at(tl, 0, 1, 20), 1);
+	assert_int_equal(timeline_event_at(tl, 0, 1, 40), 2);
+	assert_int_equal(timeline_step(tl, 0, 0, 1), 1);
+	assert_int_equal(timeline_step(tl, 0, 2, 1), -1);
+	assert_int_equal(timeline_step(tl, 0, -1, -1), 2);
+	/* Self time of P: 100 - 20 - 40. */
+	assert_int_equal(timeline_self_ps(tl, 0, 0), 40);
+	assert_int_equal(timeline_self_ps(tl, 0, 1), 20);
+	assert_int_equal(timeline_track_of(tl, tl->tracks[1].l), 1);
+	timeline_free(tl);
+}
+
+static void test_search_whole_profile(void **state)
+{
+	struct xt_trace *t = build();
+	struct timeline *tl = timeline_new(t);
+	struct search_result *r;
+	long k;
+
+	(void)state;
+	/* Case-insensitive, every track, sorted by start. */
+	r = search_run(tl, "TINY");
+	assert_int_equal(r->n, 50);
+	assert_int_equal(r->m[0].start, 200);
+	assert_int_equal(r->m[49].start, 249);
+	/* Next after t=210 on track 1 is the match at 211; wraps around. */
+	k = search_next(r, 210, 1, 1);
+	assert_int_equal(r->m[k].start, 211);
+	assert_int_equal(search_next(r, 249, 1, 1), 0);
+	assert_int_equal(search_next(r, 200, 1, -1), 49);
+	search_free(r);
+	/* A match far outside any window is still found. */
+	r = search_run(tl, "needle");
+	assert_int_equal(r->n, 1);
+	assert_int_equal(r->m[0].start, 5000);
+	search_free(r);
+	r = search_run(tl, "absent");
+	assert_int_equal(r->n, 0);
+	assert_int_equal(search_next(r, 0, 0, 1), -1);
+	search_free(r);
+	timeline_free(tl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TU_TEST(test_sample_columns),
+		TU_TEST(test_lookup_step_self),
+		TU_TEST(test_search_whole_profile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
