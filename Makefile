@@ -6,7 +6,8 @@
 #   make test       the suite in the normal build only (quicker)
 #   make asan       the suite in an ASan/UBSan build only (build-asan/)
 #   make fuzz       build and run the libFuzzer target for a while
-#   make bench      measure load/report speed and memory (bench/)
+#   make bench      measure load/report speed, memory and frame time (bench/)
+#   make screenshots  regenerate screenshots/*.png from the viewer in tmux
 # Conventional variables are honoured: CC, CFLAGS, CPPFLAGS, LDFLAGS, PREFIX, DESTDIR.
 
 CC       ?= cc
@@ -35,7 +36,7 @@ GEN_SRC   := $(wildcard tools/gen/*.c)
 PROTO_GEN := $(O)/gen/xplane.pb-c.c $(O)/gen/xplane.pb-c.h
 .SECONDARY: $(PROTO_GEN)
 
-.PHONY: all deps demo tests check test asan fuzz bench clean install format
+.PHONY: all deps demo tests check test asan fuzz bench clean install format screenshots
 
 all: $(if $(DEPS_OK),,deps) $(O)/xtop $(O)/xtop-gen
 
@@ -119,6 +120,10 @@ demo: all
 	@test -s $(O)/demo/demo.xplane.pb || $(O)/xtop-gen --kind tpu --events 200000 --seed 7 \
 	    -o $(O)/demo/demo.xplane.pb
 	$(O)/xtop $(O)/demo/demo.xplane.pb
+
+# PNG screenshots of the viewer, from real runs in tmux (tests/tui/).
+screenshots: all
+	O=$(O) sh tests/tui/screenshots.sh screenshots
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -7,7 +7,7 @@
 set -eu
 
 PKGS="build-essential pkg-config protobuf-c-compiler libprotobuf-c-dev protobuf-compiler \
-zlib1g-dev libncurses-dev libcmocka-dev tmux python3 python3-protobuf clang libclang-rt-dev time"
+zlib1g-dev libncurses-dev libcmocka-dev tmux python3 python3-protobuf clang libclang-rt-dev time python3-pil fonts-dejavu-core"
 
 have_all() {
 	command -v protoc-c >/dev/null 2>&1 || return 1
@@ -17,6 +17,8 @@ have_all() {
 	[ -x /usr/bin/time ] || return 1
 	pkg-config --exists libprotobuf-c zlib ncursesw cmocka 2>/dev/null || return 1
 	/usr/bin/python3 -c 'import google.protobuf' 2>/dev/null || return 1
+	/usr/bin/python3 -c 'import PIL' 2>/dev/null || return 1
+	[ -r /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || return 1
 	# libFuzzer and the sanitizer runtimes come with clang's runtime package.
 	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 || return 1
 	return 0

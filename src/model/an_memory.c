@@ -220,6 +220,26 @@ static void mem_series(struct xt_memory_row *row, const struct mem_item *it, siz
 		if (use > row->series[b])
 			row->series[b] = use;
 	}
+	/* Memory stays in use between events: a slice without events holds
+	 * the level the previous one ended at. */
+	{
+		int64_t last = -1;
+		size_t j = 0;
+
+		for (k = 0; k < XT_MEM_SERIES; k++) {
+			if (row->series[k] >= 0) {
+				/* The level at the end of this slice: its last event. */
+				while (j < n && (span > 0 ? (size_t)((__int128)(it[j].r->time_ps - row->first_ps) *
+								    (XT_MEM_SERIES - 1) / span)
+							  : 0) <= k) {
+					last = it[j].r->reserved + it[j].r->allocated;
+					j++;
+				}
+			} else {
+				row->series[k] = last;
+			}
+		}
+	}
 }
 
 void memory_merge(struct xt_analysis *a, struct xt_trace *t)

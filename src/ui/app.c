@@ -98,6 +98,11 @@ long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_l
 		for (h = 0; h < a->t->nhosts; h++) {
 			const struct xt_host *host = &a->t->hosts[h];
 
+			/* Only GPU kernels take their op name from stats; XLA ops
+			 * carry a tf_op too, but the profile names them by their
+			 * display name. */
+			if (strncmp(p->name, "/device:GPU:", 12))
+				break;
 			if (p >= host->planes && p < host->planes + host->nplanes) {
 				stat_collect(&ks, host, p, l, ev, 1ull << XS_HLO_OP | 1ull << XS_TF_OP);
 				if (stat_has(&ks, XS_HLO_OP) && ks.v[XS_HLO_OP].n) {
@@ -288,10 +293,8 @@ static unsigned prompt_key(struct app *a, int c)
 				app_status(a, 1, "no event matches '%s' in the whole profile", a->query);
 				return UI_REDRAW;
 			}
-			a->tls.sel_track = -1;
-			a->tls.sel_ev = -1;
-			a->tls.v0 = a->tl->t0 - 1;
-			search_step(a, 1);
+			/* The first match in time; the zoom is kept when it fits. */
+			search_select(a, 0);
 		} else {
 			snprintf(a->ops.filter, sizeof(a->ops.filter), "%s", a->pbuf);
 			a->ops.sel = a->ops.top = 0;

@@ -93,8 +93,8 @@ static void term_setup(void)
 	keypad(stdscr, TRUE);
 	curs_set(0);
 	set_escdelay(25);
-	/* The wheel zooms the timeline and scrolls tables; clicks stay the
-	 * terminal's (text selection keeps working). */
+	/* The wheel zooms the timeline and scrolls tables. As in htop, the
+	 * terminal then reports clicks too: Shift+drag still selects text. */
 	mousemask(BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 	term.colors = 0;
 	if (!getenv("NO_COLOR") && has_colors() && start_color() == OK) {

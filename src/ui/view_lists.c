@@ -180,9 +180,17 @@ static void mem_chart(struct app *a, const struct xt_memory_row *m, int y, int h
 			max = m->series[c];
 	if (max <= 0 || h < 2 || w < 4)
 		return;
-	if (m->last_ps > m->first_ps)
-		peak_col = (int)((__int128)(m->peak_time_ps - m->first_ps) * (w - 1) /
-				 (m->last_ps - m->first_ps));
+	/* The peak's series slice, mapped to a column as the bars are. */
+	if (m->last_ps > m->first_ps) {
+		int slice = (int)((__int128)(m->peak_time_ps - m->first_ps) * (XT_MEM_SERIES - 1) /
+				  (m->last_ps - m->first_ps));
+
+		for (peak_col = 0; peak_col + 1 < w; peak_col++)
+			if (slice < (peak_col + 1) * XT_MEM_SERIES / w)
+				break;
+	} else {
+		peak_col = 0;
+	}
 	for (c = 0; c < w; c++) {
 		/* Each column takes the most in use of the series slices it covers. */
 		int s0 = c * XT_MEM_SERIES / w, s1 = (c + 1) * XT_MEM_SERIES / w, s;
@@ -195,10 +203,14 @@ static void mem_chart(struct app *a, const struct xt_memory_row *m, int y, int h
 			if (m->series[s] > v)
 				v = m->series[s];
 		height = v < 0 ? 0 : (int)((__int128)v * (h - 1) / max) + (v > 0);
+		/* Colour: coloured blanks; mono: block glyphs in plain video (a
+		 * reversed full block would be invisible). */
 		for (r = 0; r < h - 1; r++)
 			if (h - 1 - r <= height)
-				ui_put(y + r, c, 1, c == peak_col ? term_attr(ROLE_SELECT)
-								  : term_attr((enum term_role)ROLE_EV0),
+				ui_put(y + r, c, 1,
+				       !term.colors ? (c == peak_col ? (int)A_BOLD : (int)A_NORMAL)
+				       : c == peak_col ? term_attr(ROLE_SELECT)
+						       : term_attr((enum term_role)ROLE_EV0),
 				       term.colors ? " " : term.g.bar, 0);
 	}
 	if (peak_col >= 0)

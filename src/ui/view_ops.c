@@ -156,6 +156,19 @@ static void ops_draw(struct app *a, int y, int h)
 	int x, row, show[16];
 
 	op_columns_fit(a->cols, 24, show);
+	if (!show[a->ops.sort]) {
+		/* The sort column stays visible: it takes the place of the
+		 * widest other optional column. */
+		size_t j, best = op_ncolumns;
+
+		for (j = 0; j < op_ncolumns; j++)
+			if (show[j] && op_columns[j].drop &&
+			    (best == op_ncolumns || op_columns[j].width > op_columns[best].width))
+				best = j;
+		if (best < op_ncolumns)
+			show[best] = 0;
+		show[a->ops.sort] = 1;
+	}
 	/* Header, generated from the column table; the sort column marked. */
 	move(y, 0);
 	ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), "", 1);

@@ -17,7 +17,7 @@
 #include "term.h"
 
 #define TL_MAX_DEPTH_ROWS 4 /* depth rows per track; deeper levels are summarised */
-#define TL_DETAILS_ROWS 8
+#define TL_DETAILS_ROWS 12
 
 struct item {
 	long track;   /* first track of the plane for a header */
@@ -245,6 +245,9 @@ static void draw_details(struct app *a, int y, int h)
 	}
 	if (line[0] && row < y + h)
 		ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+	else if (line[0] || (pass == 2 && row >= y + h))
+		/* Out of rows: say so rather than drop stats silently. */
+		ui_put(y + h - 1, a->cols - 14, 14, term_attr(ROLE_DIM), " (more: zoom) ", 1);
 }
 
 static void tl_draw(struct app *a, int y, int h)

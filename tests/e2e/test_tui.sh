@@ -1,0 +1,552 @@
+#!/bin/sh
+# The viewer as a user sees it: the real binary in tmux (private socket, fixed
+# size, fixed environment), driven by keys, checked on what the screen shows.
+# Each wait polls `capture-pane` until a marker shows (at most ~10 s), so the
+# script is as fast as the viewer. One line per check, as in lib.sh.
+. tests/e2e/lib.sh
+
+if ! command -v tmux >/dev/null 2>&1; then
+	skip "viewer in tmux" "tmux not installed (scripts/deps.sh installs it)"
+	exit 0
+fi
+unset TMUX TMUX_PANE
+T="tmux -L xtop-test-$$ -f /dev/null"
+SOCK=
+trap '$T kill-server >/dev/null 2>&1; [ -n "$SOCK" ] && rm -f "$SOCK"; rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM HUP
+ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen-256color"
+ESC=$(printf '\033')
+
+$GEN --kind tpu --events 20000 --seed 5 -o "$TMP/t.xplane.pb" >/dev/null 2>&1 ||
+	fail "generate tpu" "xtop-gen failed"
+$GEN --kind gpu --events 20000 --seed 6 -o "$TMP/g.xplane.pb" >/dev/null 2>&1 ||
+	fail "generate gpu" "xtop-gen failed"
+head -c 4096 /dev/urandom >"$TMP/random.xplane.pb"
+
+# The pane runs this wrapper: the viewer, then one line with its exit status
+# and whether the tty settings are what they were before (curses restored
+# them), then it stays so the screen can be read.
+cat >"$TMP/run.sh" <<'EOF'
+s=$(stty -g)
+"$@"
+rc=$?
+if [ "$(stty -g)" = "$s" ]; then t=restored; else t=changed; fi
+echo "EXIT=$rc TTY=$t"
+exec sleep 300
+EOF
+
+# A session that outlives the others keeps the server up between viewers.
+SHELL=/bin/sh $T new-session -d -s keep -x 80 -y 24 "exec sleep 300" ||
+	{ fail "tmux server" "cannot start tmux"; exit 1; }
+SOCK=$($T display-message -p '#{socket_path}' 2>/dev/null)
+
+W=80 H=24
+# start COLS ROWS [VAR=VALUE...] [xtop args...]: a fresh viewer in session "t".
+start() {
+	W=$1 H=$2
+	shift 2
+	$T kill-session -t t >/dev/null 2>&1
+	$T new-session -d -s t -x "$W" -y "$H" -c "$PWD" "sh $TMP/run.sh env $ENVV $*"
+}
+keys() { $T send-keys -t t "$@"; }
+text() { $T send-keys -t t -l "$1"; }
+cap() { $T capture-pane -t t -p "$@" >"$TMP/screen" 2>/dev/null; }
+has() { grep -qF -- "$1" "$TMP/screen"; }
+line() { sed -n "${1}p" "$TMP/screen"; }
+bottom() { line "$H"; }
+# The ruler's window width label: the first characters of line 2.
+label() { line 2 | awk '{ print $1, $2 }'; }
+# shot [REGEX]: the screen (from the first line matching REGEX) on one line,
+# for failure messages.
+shot() {
+	if [ -n "${1:-}" ] && grep -q -- "$1" "$TMP/screen"; then
+		sed -n "/$1/,\$p" "$TMP/screen"
+	else
+		cat "$TMP/screen"
+	fi | sed 's/   */  /g' | tr '\n' '|' | cut -c 1-600
+}
+# wait_for TEXT [SECONDS]: polls the screen until TEXT shows; 1 on timeout.
+wait_for() {
+	n=$((${2:-10} * 20))
+	while [ $n -gt 0 ]; do
+		cap
+		has "$1" && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+# wait_until 'SHELL CONDITION' [SECONDS]: the same for any condition on the screen.
+wait_until() {
+	n=$((${2:-10} * 20))
+	while [ $n -gt 0 ]; do
+		cap
+		eval "$1" && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+# check NAME 'SHELL CONDITION' WHY [SECONDS] [REGEX]: waits for the condition,
+# then one line; a failure shows the screen (from the line matching REGEX).
+check() {
+	if wait_until "$2" "${4:-10}"; then ok "$1"; else fail "$1" "$3; screen: $(shot "${5:-}")"; fi
+}
+# width: the widest line of the screen in characters (UTF-8).
+width() {
+	$PY -c 'import sys; print(max(len(l) for l in open(sys.argv[1], encoding="utf-8").read().split("\n")))' "$TMP/screen"
+}
+# sgr_colours FILE: the colour parameters (30-38, 40-48, 90-97, 100-107) of
+# the SGR escapes in FILE, one a line; 39/49 (default colours) are not colours.
+sgr_colours() {
+	grep -o "$ESC\[[0-9;:]*m" "$1" | sed "s/^$ESC\[//; s/m\$//" | tr ';:' '\n\n' |
+		grep -Ex '3[0-8]|4[0-8]|9[0-7]|10[0-7]'
+}
+
+# ---------------------------------------------------------------- 80x24 ----
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+if wait_for "[timeline]" && has "/device:TPU:0" && has "XLA Ops" &&
+	line 2 | grep -Eq '^ [0-9.]+ (ps|ns|us|ms|s) +│0 ps +│'; then
+	ok "timeline: plane headers, XLA Ops tracks, ruler from 0 ps"
+else
+	fail "timeline: plane headers, XLA Ops tracks, ruler from 0 ps" "not shown; screen: $(shot)"
+fi
+check "timeline: status line names the file and its events" \
+	'line 1 | grep -q "xtop  t.xplane.pb  \[timeline\]  [0-9,]* events  1 host" && bottom | grep -q "? for help"' \
+	"no status or hint"
+
+keys 2
+check "view 2: op profile with SELF column and convolution.11" \
+	'has "[op profile]" && line 2 | grep -q "SELFv" && has "convolution.11"' "op profile not shown"
+keys 3
+check "view 3: steps with the average and one row per step" \
+	'has "[steps]" && has "STEP" && has "average" &&
+	 [ "$(grep -Ec "^ [0-9]+ +[0-9.]+ (ps|ns|us|ms|s) +[0-9.]+ (ps|ns|us|ms|s)" "$TMP/screen")" -ge 5 ]' \
+	"no step rows"
+keys 4
+check "view 4: memory with ALLOCATOR and the allocations live at the peak" \
+	'has "[memory]" && has "ALLOCATOR" && has "live at the peak" && has "jit(train_step)"' \
+	"memory view incomplete"
+keys 1
+check "view 1: back to the timeline" 'has "[timeline]" && has "/device:TPU:0"' "not the timeline"
+
+seq=""
+for v in "op profile" steps memory timeline; do
+	keys Tab
+	if wait_for "[$v]" 5; then seq="$seq [$v]"; else seq="$seq (not $v)"; fi
+done
+case "$seq" in
+*"(not"*) fail "Tab cycles the views" "got$seq" ;;
+*) ok "Tab cycles the views:$seq" ;;
+esac
+keys BTab
+check "S-Tab goes back a view" 'has "[memory]"' "not memory after S-Tab from the timeline"
+
+# Op profile: sort, group (Enter folds), filter, Enter jumps to the longest run.
+keys 2
+wait_for "SELFv" >/dev/null
+first0=$(line 3 | awk '{ print $NF }')
+keys '>'
+check "sort: > moves the mark to %DEV" \
+	'line 2 | grep -q "%DEVv" && ! line 2 | grep -q "SELFv" && has "sorted by %DEV"' "mark not moved"
+keys '>'
+check "sort: > again sorts by TOTAL (mark and rows change)" \
+	'line 2 | grep -q "TOTALv" && [ "$(line 3 | awk "{ print \$NF }")" != "$first0" ]' \
+	"first row still $first0"
+keys '<' '<'
+check "sort: < < returns to SELF" 'line 2 | grep -q "SELFv" && has "sorted by SELF"' "mark not on SELF"
+keys p
+check "group: p groups by program and category" \
+	'has "grouped by program, category" && has "▾ jit_train_step" && grep -q "^ .*  ▾ convolution" "$TMP/screen"' \
+	"no program/category rows"
+keys Enter
+check "group: Enter folds the program row under the cursor" \
+	'has "▸ jit_init_params" && ! has "broadcast.1"' "jit_init_params not folded"
+keys Enter p
+check "group: p again lists flat" 'has "(p: group)" && ! has "▾ jit_"' "still grouped"
+keys '\'
+text fusion
+keys Enter
+check "filter: \\ fusion Enter keeps only the fusion ops" \
+	'has "filter '"'"'fusion'"'"'" &&
+	 n=$(sed -n "s/^ \([0-9]*\) shown of \([0-9]*\) ops.*/\1 \2/p" "$TMP/screen") &&
+	 [ -n "$n" ] && [ ${n% *} -gt 0 ] && [ ${n% *} -lt ${n#* } ] &&
+	 [ "$(sed -n "3,$((H - 2))p" "$TMP/screen" | grep -c .)" -eq "$(sed -n "3,$((H - 2))p" "$TMP/screen" | grep -c fusion)" ] &&
+	 ! has convolution.11' \
+	"rows not narrowed to fusion"
+keys Escape
+check "filter: Esc clears it" 'has "16 shown of 16 ops" && has "convolution.11"' "filter still on"
+keys Home Enter
+check "op profile: Enter jumps to the op's longest run in the timeline" \
+	'has "[timeline]" && bottom | grep -q "^longest run of convolution.11: "' "no jump"
+keys Enter
+check "the jumped-to event is selected (details show convolution.11)" \
+	'grep -q "^ details" "$TMP/screen" && grep -q "^  convolution.11   start " "$TMP/screen"' \
+	"details do not show convolution.11"
+# README: the details pane shows "the op's profile row".
+check "details show the op's profile row for a TPU XLA op" \
+	'grep -q "^  op profile: convolution.11 \[convolution\]" "$TMP/screen"' \
+	"no 'op profile: convolution.11 [convolution] ...' row in the details pane" 2 "^ details"
+keys u
+check "u selects the parent event (depth 0)" \
+	'grep -A1 "^ details" "$TMP/screen" | grep -q "depth 0" && ! grep -q "^  convolution.11   start" "$TMP/screen"' \
+	"parent not selected"
+keys i
+check "i selects the first child again (depth 1)" \
+	'grep -A1 "^ details" "$TMP/screen" | grep -q "depth 1"' "child not selected"
+keys Enter Escape
+sleep 0.1
+keys 0
+
+# Steps and memory: Enter takes the timeline there.
+keys 3
+wait_for "[steps]" >/dev/null
+dur=$(grep -E '^ 100 ' "$TMP/screen" | awk '{ print $4, $5 }')
+keys Enter
+check "steps: Enter zooms the timeline to the step (ruler width = its duration $dur)" \
+	'has "[timeline]" && bottom | grep -q "^step 100" && [ "$(label)" = "$dur" ]' "ruler $(label)"
+keys 4
+wait_for "[memory]" >/dev/null
+keys Enter
+check "memory: Enter jumps to the allocator's peak" \
+	'has "[timeline]" && bottom | grep -q "peak at the middle of the view"' "no jump"
+keys 0
+
+# Zoom and pan change the ruler; 0 restores it.
+wait_until '[ "$(label)" != "" ] && line 2 | grep -q "│0 ps"' >/dev/null
+w0=$(label)
+keys w
+check "zoom: w halves the window ($w0 -> something else)" '[ "$(label)" != "$w0" ]' "label still $w0"
+w1=$(label)
+keys 0
+check "zoom: 0 shows the whole profile again ($w0)" '[ "$(label)" = "$w0" ]' "label $(label)"
+r0=$(line 2)
+keys d
+check "pan: d moves the ticks, keeps the width" '[ "$(line 2)" != "$r0" ] && [ "$(label)" = "$w0" ]' \
+	"ruler unchanged"
+keys 0
+# The wheel (xterm mouse, button 4 at column 40, row 10) zooms in too.
+wait_until '[ "$(line 2)" = "$r0" ]' 3 >/dev/null
+text "$(printf '\033[M`H*')"
+check "mouse wheel up zooms the timeline in" '[ "$(label)" = "$w1" ]' "label $(label), want $w1"
+keys 0
+
+# Select with '.', details with Enter.
+keys g j j j
+sleep 0.1
+keys .
+sleep 0.1
+keys Enter
+check "'.' selects an event and Enter opens the details pane" \
+	'grep -q "^ details" "$TMP/screen" &&
+	 grep -A1 "^ details" "$TMP/screen" | tail -n 1 | grep -Eq "^  [A-Za-z][^ ]*   start [0-9.]+ [a-z]+   duration "' \
+	"no details row with an event name"
+name=$(grep -A1 '^ details' "$TMP/screen" | tail -n 1 | awk '{ print $1 }')
+check "the details pane shows the HLO text of $name" 'grep -q "^  %$name = " "$TMP/screen"' "no HLO text"
+keys Enter
+check "Enter hides the details pane" '! grep -q "^ details" "$TMP/screen"' "pane still shown"
+keys g Space
+check "Space folds the plane under the cursor" \
+	'line 3 | grep -q "^▸ /device:TPU:0" && line 4 | grep -q "^▾ /device:TPU:1"' "not folded"
+keys Space
+check "Space unfolds it" 'line 3 | grep -q "^▾ /device:TPU:0" && line 4 | grep -q "^  Steps"' "not unfolded"
+
+# Search: the whole profile, not just what is on screen.
+keys Escape
+sleep 0.1
+keys 0 g
+wait_until 'line 3 | grep -q "^▾ /device:TPU:0"' >/dev/null
+if has "/host:CPU"; then pre=on; else pre=off; fi
+keys /
+text "tpu::System::Execute"
+keys Enter
+check "search: / NAME Enter shows match 1 of N" \
+	'bottom | grep -Eq "^match 1 of [0-9]+ for '"'"'tpu::System::Execute'"'"'"' "no match line"
+total=$(bottom | sed -n 's/^match 1 of \([0-9]*\) .*/\1/p')
+check "search: the first match (host CPU only, off screen before) is brought on screen" \
+	'[ "$pre" = off ] && has "/host:CPU"' "/host:CPU $pre screen before the search, not shown after"
+keys n
+check "search: n advances to match 2 of $total" "bottom | grep -q '^match 2 of $total '" "no match 2"
+keys N N
+check "search: N N goes back and wraps to match $total of $total" \
+	"bottom | grep -q '^match $total of $total '" "no wrap"
+keys Enter
+check "search: the match is selected (details show tpu::System::Execute)" \
+	'grep -A1 "^ details" "$TMP/screen" | grep -q "^  tpu::System::Execute   start "' "not selected"
+keys Enter /
+keys -N 30 BSpace
+text zzz-no-such-event
+keys Enter
+check "search: no match says so" \
+	'bottom | grep -q "^no event matches '"'"'zzz-no-such-event'"'"' in the whole profile"' "no message"
+
+# A new search keeps the zoom when the match fits in the window (as n/N do).
+keys 0 w w w
+wait_until '[ "$(label)" != "$w0" ] && [ "$(label)" != "$w1" ]' >/dev/null
+wz=$(label)
+keys /
+keys -N 30 BSpace
+text "tpu::System::Execute"
+keys Enter
+if wait_until 'bottom | grep -q "^match 1 of " && [ "$(label)" = "$wz" ]' 2; then
+	ok "search: a new search keeps the zoom ($wz) when the match fits"
+else
+	fail "search: a new search keeps the zoom ($wz) when the match fits" \
+		"window width label '$wz' before '/ tpu::System::Execute Enter', '$(label)' after; ruler: $(line 2)"
+fi
+keys 0
+
+# Help.
+keys '?'
+check "help: ? lists the keys from the key table" \
+	'has "xtop keys (? or Esc closes)" && has "q       quit" && has "w       zoom in" &&
+	 has "/       search event names" && has "p       group by program" && has "Enter   ops: fold a group"' \
+	"help incomplete"
+keys '?'
+check "help: ? closes it" '! has "xtop keys" && has "[timeline]" && bottom | grep -q "^q Quit"' \
+	"help still shown"
+
+# Resize: the screen is redrawn for the new size.
+$T resize-window -t t -x 100 -y 30
+H=30
+check "resize to 100x30: redrawn at the new width and height" \
+	'[ "$(width)" -gt 80 ] && [ "$(width)" -le 100 ] && bottom | grep -q "^q Quit  ? Help"' "width $(width), bottom '$(bottom)'"
+$T resize-window -t t -x 60 -y 20
+H=20
+check "resize to 60x20: redrawn at the new size" \
+	'[ "$(width)" -le 60 ] && bottom | grep -q "^q Quit  ? Help" && line 1 | grep -q "^ xtop  t.xplane.pb  \[timeline\]"' \
+	"bottom '$(bottom)'"
+keys 2
+check "resize to 60x20: the op profile still fits (NAME column kept)" \
+	'line 2 | grep -q "NAME" && has "convolution.11"' "no NAME column"
+$T resize-window -t t -x 80 -y 24
+H=24
+keys 1
+wait_until 'bottom | grep -q "^q Quit"' >/dev/null
+
+keys q
+check "q quits: the shell's line is back, the tty is restored" \
+	'has "EXIT=0 TTY=restored" && ! has "[timeline]"' "not quit cleanly"
+
+# --------------------------------------------------------------- 120x40 ----
+start 120 40 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys 2
+check "120x40: the op profile shows AVG and PROGRAM columns" \
+	'line 2 | grep -q "AVG" && line 2 | grep -q "PROGRAM" && has "jit_train_step"' "narrow columns"
+keys 1 j j .
+sleep 0.1
+keys Enter
+check "120x40: details name the plane and line of the event" \
+	'grep -A1 "^ details" "$TMP/screen" | grep -q "/device:TPU:0 / XLA Ops"' "no plane / line"
+keys q
+wait_for "EXIT=" >/dev/null
+
+start 120 40 "$XTOP" "$TMP/g.xplane.pb"
+if wait_for "[timeline]" && has "/device:GPU:0" && has "Stream #14(Kernel)"; then
+	ok "gpu profile: streams on /device:GPU:0"
+else
+	fail "gpu profile: streams on /device:GPU:0" "$(shot)"
+fi
+keys 2
+wait_for "[op profile]" >/dev/null
+keys Enter
+sleep 0.1
+keys Enter
+check "gpu profile: details of a kernel show its op profile row" \
+	'has "[timeline]" && grep -q "^  op profile: " "$TMP/screen"' "no op profile row"
+keys q
+wait_for "EXIT=" >/dev/null
+
+# ------------------------------------------------- glyphs and colours ----
+# ascii_run NAME ARGS...: every view (details, help, grouped ops) must be pure ASCII.
+ascii_run() {
+	name=$1
+	shift
+	start 80 24 "$@"
+	: >"$TMP/all"
+	if ! wait_for "[timeline]"; then
+		fail "$name" "viewer did not start: $(shot)"
+		return
+	fi
+	cat "$TMP/screen" >>"$TMP/all"
+	keys . Enter
+	wait_for " details" 5 && cat "$TMP/screen" >>"$TMP/all"
+	keys 2 p
+	wait_for "grouped by" 5 && cat "$TMP/screen" >>"$TMP/all"
+	keys 3
+	wait_for "[steps]" 5 && cat "$TMP/screen" >>"$TMP/all"
+	keys 4
+	wait_for "[memory]" 5 && cat "$TMP/screen" >>"$TMP/all"
+	keys '?'
+	wait_for "xtop keys" 5 && cat "$TMP/screen" >>"$TMP/all"
+	keys q
+	wait_for "EXIT=" 5
+	high=$(LC_ALL=C tr -d '\000-\177' <"$TMP/all" | wc -c)
+	if [ "$(grep -c '^ xtop  ' "$TMP/all")" -lt 6 ]; then
+		fail "$name" "not every view was captured"
+	elif [ "$high" -ne 0 ]; then
+		fail "$name" "$high bytes >= 0x80 on screen: $(LC_ALL=C grep -n "$(printf '[\200-\377]')" "$TMP/all" | head -n 2 | tr '\n' '|')"
+	else
+		ok "$name"
+	fi
+}
+ascii_run "--ascii: every view is pure ASCII" "$XTOP" --ascii "$TMP/t.xplane.pb"
+ascii_run "LC_ALL=C (not UTF-8): every view is pure ASCII" LC_ALL=C "$XTOP" "$TMP/t.xplane.pb"
+
+# colour_run NAME ARGS...: the SGR escapes of every view (capture-pane -e).
+colour_run() {
+	start 80 24 "$@"
+	: >"$TMP/all"
+	wait_for "[timeline]" || return 1
+	cap -e
+	cat "$TMP/screen" >>"$TMP/all"
+	for v in "2 [op profile]" "3 [steps]" "4 [memory]"; do
+		keys "${v%% *}"
+		wait_for "${v#* }" 5
+		cap -e
+		cat "$TMP/screen" >>"$TMP/all"
+	done
+	keys 1 . Enter
+	wait_for " details" 5
+	cap -e
+	cat "$TMP/screen" >>"$TMP/all"
+	keys q
+	wait_for "EXIT=" 5
+	return 0
+}
+if colour_run NO_COLOR=1 "$XTOP" "$TMP/t.xplane.pb"; then
+	c=$(sgr_colours "$TMP/all" | sort | uniq -c | tr '\n' ' ')
+	if [ -n "$c" ]; then
+		fail "NO_COLOR=1: no colour escapes" "colour SGR parameters seen: $c"
+	elif ! grep -q "$ESC\[[0-9;]*7[;m]" "$TMP/all"; then
+		fail "NO_COLOR=1: reverse video marks the title and selection" "no reverse video"
+	else
+		ok "NO_COLOR=1: no colour escapes in any view (reverse video only)"
+	fi
+	# A full block in reverse video paints the cell in the background colour:
+	# the memory chart's bars must not be drawn that way.
+	n=$(grep -o "$ESC\[[0-9;]*7m█" "$TMP/all" | wc -l)
+	if [ "$n" -eq 0 ]; then
+		ok "NO_COLOR=1: the memory chart's bars are visible"
+	else
+		fail "NO_COLOR=1: the memory chart's bars are visible" \
+			"$n bar cells are full blocks in reverse video, which paints them in the background colour (invisible)"
+	fi
+else
+	fail "NO_COLOR=1: no colour escapes" "viewer did not start"
+fi
+if colour_run TERM=screen "$XTOP" "$TMP/t.xplane.pb"; then
+	c=$(sgr_colours "$TMP/all" | sort -u | tr '\n' ' ')
+	case " $c" in
+	*" 38 "* | *" 48 "*) fail "TERM=screen: 8 colours only" "256-colour escapes: $c" ;;
+	*" 4"[0-7]" "*) ok "TERM=screen: 8 colours only ($c)" ;;
+	*) fail "TERM=screen: 8 colours only" "no colours at all: $c" ;;
+	esac
+else
+	fail "TERM=screen: 8 colours only" "viewer did not start"
+fi
+if colour_run "$XTOP" "$TMP/t.xplane.pb" && sgr_colours "$TMP/all" | grep -qx 48; then
+	ok "screen-256color: 256-colour palette in use"
+else
+	fail "screen-256color: 256-colour palette in use" "no 48;5;N escapes"
+fi
+
+# The memory chart's peak marker (^ in ASCII) must sit under the peak's bar,
+# which is as tall as the chart. NO_COLOR + --ascii draws the bars as '#'.
+start 80 24 NO_COLOR=1 "$XTOP" --ascii "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys 4
+if wait_for "live at the peak"; then
+	col=$(grep -E '^ *\^$' "$TMP/screen" | head -n 1 | awk '{ print index($0, "^") }')
+	top=$(sed -n '/in use over time/,/live at the peak/p' "$TMP/screen" | grep '#' | head -n 1)
+	at=$(printf '%s\n' "$top" | awk -v c="${col:-0}" '{ print substr($0, c, 1) }')
+	near=$(printf '%s\n' "$top" | awk -v c="${col:-0}" '{ for (i = c - 2; i <= c + 2; i++) if (substr($0, i, 1) == "#") printf "%d ", i }')
+	if [ -z "$col" ]; then
+		fail "memory: the peak marker sits under the chart's peak bar" "no ^ marker row"
+	elif [ "$at" = "#" ]; then
+		ok "memory: the peak marker sits under the chart's peak bar (column $col)"
+	else
+		fail "memory: the peak marker sits under the chart's peak bar" \
+			"^ is in column $col, the tallest bars near it are in column(s) ${near:-none} (view 4, --ascii, NO_COLOR=1, 80x24)"
+	fi
+else
+	fail "memory: the peak marker sits under the chart's peak bar" "no memory view: $(shot)"
+fi
+keys q
+wait_for "EXIT=" >/dev/null
+
+# ------------------------------------------------------------ bad input ----
+# bad_run NAME FILE PATTERN: one error line, exit status 2, tty restored.
+bad_run() {
+	start 80 24 "$XTOP" "$2"
+	if ! wait_for "EXIT=" 10; then
+		fail "$1" "no exit: $(shot)"
+		return
+	fi
+	cap -J
+	if ! has "EXIT=2 TTY=restored"; then
+		fail "$1" "$(grep EXIT= "$TMP/screen")"
+	elif [ "$(grep -c . "$TMP/screen")" -ne 2 ] || ! line 1 | grep -q "^xtop: .*$3"; then
+		fail "$1" "want one error line then the exit line: $(shot)"
+	else
+		ok "$1"
+	fi
+}
+bad_run "random bytes in a tty: one error line, exit 2, terminal restored" \
+	"$TMP/random.xplane.pb" "not a valid XSpace"
+if have_fixtures; then
+	bad_run "corrupt fixture in a tty: one error line, exit 2, terminal restored" \
+		"$FIX/corrupt/tpu_inference_2-utf8-mangled.xplane.pb" "not a valid XSpace"
+else
+	skip "corrupt fixture in a tty" "../shared/fixtures not found"
+fi
+
+# ------------------------------------------------------------- fixtures ----
+if have_fixtures; then
+	start 120 40 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	check "TPU fixture: /device:TPU:0 with XLA Ops and XLA TraceMe" \
+		'has "[timeline]" && has "/device:TPU:0" && has "XLA Ops" && has "XLA TraceMe"' "not shown"
+	keys 2
+	check "TPU fixture: op profile lists copy-done.2 and broadcast_add_fusion.1" \
+		'has "copy-done.2" && has "broadcast_add_fusion.1"' "ops missing"
+	keys '\'
+	text broadcast_add_fusion.1
+	keys Enter
+	wait_for "filter 'broadcast_add_fusion.1'" 5 >/dev/null
+	keys Enter
+	sleep 0.1
+	keys Enter
+	check "TPU fixture: details of broadcast_add_fusion.1 show its op profile row" \
+		'grep -q "^  broadcast_add_fusion.1   start" "$TMP/screen" &&
+		 grep -q "^  op profile: broadcast_add_fusion.1 \[loop fusion\]" "$TMP/screen"' \
+		"no 'op profile: broadcast_add_fusion.1 [loop fusion] ...' row" 2 "^ details"
+	keys q
+	wait_for "EXIT=" >/dev/null
+
+	start 120 40 "$XTOP" "$FIX/tf-gpu-v100-2host"
+	check "tf-gpu-v100-2host directory: two hosts, each labelled" \
+		'line 1 | grep -q " 2 hosts " && has "(34.83.195.179_6003, "' "not two hosts"
+	keys End
+	check "tf-gpu-v100-2host: End reaches the second host's GPU planes" \
+		'has "/device:GPU:6  (34.83.195.180_6003, "' "second host not shown"
+	keys 4
+	check "tf-gpu-v100-2host: memory lists both hosts' GPU_1_bfc" \
+		'[ "$(grep -c "GPU_1_bfc" "$TMP/screen")" -eq 2 ]' "not two GPU_1_bfc rows"
+	keys q
+	wait_for "EXIT=" >/dev/null
+
+	start 120 40 "$XTOP" "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb"
+	check "ROCm fixture: /device:GPU:0 with Stream # lines" \
+		'has "/device:GPU:0" && has "Stream #16(Kernel)"' "no streams"
+	keys 2
+	check "ROCm fixture: op profile lists custom-call.1" 'has "custom-call.1"' "no ops"
+	keys 3
+	check "ROCm fixture: steps view explains there are none" 'has "no steps:"' "no message"
+	keys 4
+	check "ROCm fixture: memory lists GPU_0_bfc" 'has "GPU_0_bfc"' "no allocator"
+	keys q
+	check "ROCm fixture: q quits cleanly" 'has "EXIT=0 TTY=restored"' "no clean exit"
+else
+	skip "viewer on the real fixtures" "../shared/fixtures not found"
+fi
