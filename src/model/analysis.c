@@ -4,6 +4,7 @@
  */
 #include "analysis.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,6 +366,9 @@ static int plane_has_xla_ops(const struct xt_host *h, const struct xt_plane *p)
 
 				if (n == 7 && !memcmp(s, "XLA Ops", 7))
 					return 1;
+				/* Upstream writes the name before the events: no
+				 * need to walk the rest of the line. */
+				break;
 			} else {
 				wire_skip(&w, t);
 			}
@@ -559,6 +563,87 @@ static void line_extent(const struct xt_line *l, int64_t *first, int64_t *last)
 		*last = base + l->blk_maxend[nblk - 1];
 }
 
+/* GPU busy time (a union over streams) is the costly part of the device
+ * rows: it is computed for all GPU planes up front, two planes at a time,
+ * and devices_build() then takes the results in order. */
+struct gpu_busy {
+	const struct xt_plane *p;
+	uint8_t *use;
+	int64_t busy, first, last;
+};
+
+static struct gpu_busy *gpu_jobs;
+static size_t gpu_njobs;
+static atomic_size_t gpu_next;
+
+static void *gpu_busy_worker(void *arg)
+{
+	size_t i;
+
+	(void)arg;
+	while ((i = atomic_fetch_add(&gpu_next, 1)) < gpu_njobs)
+		gpu_jobs[i].busy = union_busy(gpu_jobs[i].p, gpu_jobs[i].use, &gpu_jobs[i].first,
+					      &gpu_jobs[i].last);
+	return NULL;
+}
+
+static void gpu_busy_all(struct xt_trace *t)
+{
+	size_t h, p, l;
+	pthread_t tid;
+	int threaded;
+
+	gpu_njobs = 0;
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++) {
+			const struct xt_plane *pl = &t->hosts[h].planes[p];
+			const struct plane_ctx *pc = pl->hook_data;
+			struct gpu_busy *g;
+
+			if (!pc || pc->role != ROLE_DEVICE || pc->kind != XT_DEV_GPU)
+				continue;
+			gpu_jobs = xreallocarray(gpu_jobs, gpu_njobs + 1, sizeof(*gpu_jobs));
+			g = &gpu_jobs[gpu_njobs++];
+			g->p = pl;
+			g->use = xcalloc(pl->nlines ? pl->nlines : 1, 1);
+			for (l = 0; l < pl->nlines; l++) {
+				const struct line_part *lp = pl->lines[l].hook_data;
+
+				g->use[l] = lp && lp->role == LROLE_STREAM;
+			}
+		}
+	atomic_store(&gpu_next, 0);
+	threaded = gpu_njobs > 1 && pthread_create(&tid, NULL, gpu_busy_worker, NULL) == 0;
+	gpu_busy_worker(NULL);
+	if (threaded)
+		pthread_join(tid, NULL);
+}
+
+static int64_t gpu_busy_take(const struct xt_plane *p, const uint8_t *use, int64_t *first,
+			     int64_t *last)
+{
+	size_t i;
+
+	for (i = 0; i < gpu_njobs; i++)
+		if (gpu_jobs[i].p == p) {
+			*first = gpu_jobs[i].first;
+			*last = gpu_jobs[i].last;
+			return gpu_jobs[i].busy;
+		}
+	return union_busy(p, use, first, last);
+}
+
+static void gpu_busy_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < gpu_njobs; i++)
+		free(gpu_jobs[i].use);
+	free(gpu_jobs);
+	gpu_jobs = NULL;
+	gpu_njobs = 0;
+}
+
 static void devices_build(struct xt_analysis *a, struct xt_trace *t)
 {
 	size_t h, p, l, n = 0;
@@ -600,7 +685,7 @@ static void devices_build(struct xt_analysis *a, struct xt_trace *t)
 				}
 			}
 			if (d->kind == XT_DEV_GPU) {
-				d->busy_ps = union_busy(pl, use, &first, &last);
+				d->busy_ps = gpu_busy_take(pl, use, &first, &last);
 			} else if (d->kind == XT_DEV_XLA) {
 				/* Busy is the sum of self times; the span needs only
 				 * each line's extent. */
@@ -679,12 +764,15 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	int threaded;
 
 	arena_init(&a->arena);
-	/* The step breakdown reads only the trace and writes only a->steps:
-	 * it runs beside the other merges (which share a->arena). */
+	/* GPU busy unions first (two planes at a time), then the step
+	 * breakdown, which reads only the trace and writes only a->steps,
+	 * runs beside the other merges (which share a->arena). */
+	gpu_busy_all(t);
 	threaded = pthread_create(&tid, NULL, steps_thread, &sj) == 0;
 	if (!threaded)
 		steps_merge(a, t);
 	devices_build(a, t);
+	gpu_busy_free();
 	t1 = timing ? now_s() : 0;
 	ops_merge(a, t);
 	t2 = timing ? now_s() : 0;
