@@ -572,28 +572,31 @@ struct gpu_busy {
 	int64_t busy, first, last;
 };
 
-static struct gpu_busy *gpu_jobs;
-static size_t gpu_njobs;
-static atomic_size_t gpu_next;
+struct gpu_busy_set {
+	struct gpu_busy *jobs;
+	size_t n;
+	atomic_size_t next;
+};
 
 static void *gpu_busy_worker(void *arg)
 {
+	struct gpu_busy_set *gs = arg;
 	size_t i;
 
-	(void)arg;
-	while ((i = atomic_fetch_add(&gpu_next, 1)) < gpu_njobs)
-		gpu_jobs[i].busy = union_busy(gpu_jobs[i].p, gpu_jobs[i].use, &gpu_jobs[i].first,
-					      &gpu_jobs[i].last);
+	while ((i = atomic_fetch_add(&gs->next, 1)) < gs->n)
+		gs->jobs[i].busy = union_busy(gs->jobs[i].p, gs->jobs[i].use, &gs->jobs[i].first,
+					      &gs->jobs[i].last);
 	return NULL;
 }
 
-static void gpu_busy_all(struct xt_trace *t)
+static void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t)
 {
 	size_t h, p, l;
 	pthread_t tid;
 	int threaded;
 
-	gpu_njobs = 0;
+	gs->jobs = NULL;
+	gs->n = 0;
 	for (h = 0; h < t->nhosts; h++)
 		for (p = 0; p < t->hosts[h].nplanes; p++) {
 			const struct xt_plane *pl = &t->hosts[h].planes[p];
@@ -602,8 +605,8 @@ static void gpu_busy_all(struct xt_trace *t)
 
 			if (!pc || pc->role != ROLE_DEVICE || pc->kind != XT_DEV_GPU)
 				continue;
-			gpu_jobs = xreallocarray(gpu_jobs, gpu_njobs + 1, sizeof(*gpu_jobs));
-			g = &gpu_jobs[gpu_njobs++];
+			gs->jobs = xreallocarray(gs->jobs, gs->n + 1, sizeof(*gs->jobs));
+			g = &gs->jobs[gs->n++];
 			g->p = pl;
 			g->use = xcalloc(pl->nlines ? pl->nlines : 1, 1);
 			for (l = 0; l < pl->nlines; l++) {
@@ -612,39 +615,37 @@ static void gpu_busy_all(struct xt_trace *t)
 				g->use[l] = lp && lp->role == LROLE_STREAM;
 			}
 		}
-	atomic_store(&gpu_next, 0);
-	threaded = gpu_njobs > 1 && pthread_create(&tid, NULL, gpu_busy_worker, NULL) == 0;
-	gpu_busy_worker(NULL);
+	atomic_init(&gs->next, 0);
+	threaded = gs->n > 1 && pthread_create(&tid, NULL, gpu_busy_worker, gs) == 0;
+	gpu_busy_worker(gs);
 	if (threaded)
 		pthread_join(tid, NULL);
 }
 
-static int64_t gpu_busy_take(const struct xt_plane *p, const uint8_t *use, int64_t *first,
-			     int64_t *last)
+static int64_t gpu_busy_take(const struct gpu_busy_set *gs, const struct xt_plane *p,
+			     const uint8_t *use, int64_t *first, int64_t *last)
 {
 	size_t i;
 
-	for (i = 0; i < gpu_njobs; i++)
-		if (gpu_jobs[i].p == p) {
-			*first = gpu_jobs[i].first;
-			*last = gpu_jobs[i].last;
-			return gpu_jobs[i].busy;
+	for (i = 0; i < gs->n; i++)
+		if (gs->jobs[i].p == p) {
+			*first = gs->jobs[i].first;
+			*last = gs->jobs[i].last;
+			return gs->jobs[i].busy;
 		}
 	return union_busy(p, use, first, last);
 }
 
-static void gpu_busy_free(void)
+static void gpu_busy_free(struct gpu_busy_set *gs)
 {
 	size_t i;
 
-	for (i = 0; i < gpu_njobs; i++)
-		free(gpu_jobs[i].use);
-	free(gpu_jobs);
-	gpu_jobs = NULL;
-	gpu_njobs = 0;
+	for (i = 0; i < gs->n; i++)
+		free(gs->jobs[i].use);
+	free(gs->jobs);
 }
 
-static void devices_build(struct xt_analysis *a, struct xt_trace *t)
+static void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_busy_set *gs)
 {
 	size_t h, p, l, n = 0;
 
@@ -685,7 +686,7 @@ static void devices_build(struct xt_analysis *a, struct xt_trace *t)
 				}
 			}
 			if (d->kind == XT_DEV_GPU) {
-				d->busy_ps = gpu_busy_take(pl, use, &first, &last);
+				d->busy_ps = gpu_busy_take(gs, pl, use, &first, &last);
 			} else if (d->kind == XT_DEV_XLA) {
 				/* Busy is the sum of self times; the span needs only
 				 * each line's extent. */
@@ -760,6 +761,7 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	double t0 = timing ? now_s() : 0, t1, t2, t3;
 
 	struct steps_job sj = { a, t };
+	struct gpu_busy_set gs;
 	pthread_t tid;
 	int threaded;
 
@@ -767,12 +769,12 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	/* GPU busy unions first (two planes at a time), then the step
 	 * breakdown, which reads only the trace and writes only a->steps,
 	 * runs beside the other merges (which share a->arena). */
-	gpu_busy_all(t);
+	gpu_busy_all(&gs, t);
 	threaded = pthread_create(&tid, NULL, steps_thread, &sj) == 0;
 	if (!threaded)
 		steps_merge(a, t);
-	devices_build(a, t);
-	gpu_busy_free();
+	devices_build(a, t, &gs);
+	gpu_busy_free(&gs);
 	t1 = timing ? now_s() : 0;
 	ops_merge(a, t);
 	t2 = timing ? now_s() : 0;
