@@ -12,6 +12,7 @@
 #define XT_ANALYSIS_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "../util/hmap.h"
 #include "analysis.h"
@@ -165,6 +166,25 @@ struct analysis_ctx {
 void *actx_own(struct analysis_ctx *c, void *p);
 struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role);
 
+/* GPU busy time (a union over streams) is the costly part of the device
+ * rows: it is computed for all GPU planes up front, two planes at a time,
+ * and devices_build() then takes the results in order. */
+struct gpu_busy {
+	const struct xt_plane *p;
+	uint8_t *use;
+	int64_t busy, first, last;
+};
+
+struct gpu_busy_set {
+	struct gpu_busy *jobs;
+	size_t n;
+	atomic_size_t next;
+};
+
+/* an_devices.c */
+void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t);
+void gpu_busy_free(struct gpu_busy_set *gs);
+void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_busy_set *gs);
 /* an_ops.c */
 void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		  const struct xt_line *l);

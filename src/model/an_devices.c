@@ -1,0 +1,216 @@
+/*
+ * an_devices: device rows (docs/analyses.md, "Device busy time and idle").
+ * XLA devices sum their ops' self times (computed while lines loaded); GPU
+ * devices take the union of their stream lines' events, two planes at a
+ * time.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+
+
+/* Union of the spans of every event on the given lines, by a k-way walk in
+ * start order (each line is sorted); no allocation proportional to events. */
+static int64_t union_busy(const struct xt_plane *p, const uint8_t *use, int64_t *first,
+			  int64_t *last)
+{
+	size_t *cur = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	size_t *lines = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	size_t nl = 0, j;
+	int64_t busy = 0, run_s = 0, run_e = 0;
+	int have = 0;
+
+	for (j = 0; j < p->nlines; j++)
+		if (use[j] && p->lines[j].nev)
+			lines[nl++] = j;
+
+	*first = INT64_MAX;
+	*last = INT64_MIN;
+	for (;;) {
+		size_t best = SIZE_MAX, i;
+		int64_t bs = 0, be;
+		const struct xt_line *l;
+		const struct xt_event *e;
+
+		for (j = 0; j < nl; j++) {
+			i = lines[j];
+			l = &p->lines[i];
+			if (cur[i] >= l->nev || xt_event_aggregated(&l->ev[cur[i]]))
+				continue;
+			if (best == SIZE_MAX || xt_event_start(l, &l->ev[cur[i]]) < bs) {
+				best = i;
+				bs = xt_event_start(l, &l->ev[cur[i]]);
+			}
+		}
+		if (best == SIZE_MAX)
+			break;
+		l = &p->lines[best];
+		e = &l->ev[cur[best]++];
+		be = bs + e->dur_ps;
+		if (bs < *first)
+			*first = bs;
+		if (be > *last)
+			*last = be;
+		if (have && bs <= run_e) {
+			if (be > run_e)
+				run_e = be;
+		} else {
+			if (have)
+				busy += run_e - run_s;
+			run_s = bs;
+			run_e = be;
+			have = 1;
+		}
+	}
+	if (have)
+		busy += run_e - run_s;
+	free(cur);
+	free(lines);
+	return busy;
+}
+
+/* Widens [*first, *last] by the events of l (sorted; aggregated ones last). */
+static void line_extent(const struct xt_line *l, int64_t *first, int64_t *last)
+{
+	size_t nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK;
+	int64_t base = l->timestamp_ns * 1000;
+
+	if (!l->nev || xt_event_aggregated(&l->ev[0]))
+		return;
+	if (base + l->ev[0].off_ps < *first)
+		*first = base + l->ev[0].off_ps;
+	if (base + l->blk_maxend[nblk - 1] > *last)
+		*last = base + l->blk_maxend[nblk - 1];
+}
+
+static void *gpu_busy_worker(void *arg)
+{
+	struct gpu_busy_set *gs = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&gs->next, 1)) < gs->n)
+		gs->jobs[i].busy = union_busy(gs->jobs[i].p, gs->jobs[i].use, &gs->jobs[i].first,
+					      &gs->jobs[i].last);
+	return NULL;
+}
+
+void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t)
+{
+	size_t h, p, l;
+	pthread_t tid;
+	int threaded;
+
+	gs->jobs = NULL;
+	gs->n = 0;
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++) {
+			const struct xt_plane *pl = &t->hosts[h].planes[p];
+			const struct plane_ctx *pc = pl->hook_data;
+			struct gpu_busy *g;
+
+			if (!pc || pc->role != ROLE_DEVICE || pc->kind != XT_DEV_GPU)
+				continue;
+			gs->jobs = xreallocarray(gs->jobs, gs->n + 1, sizeof(*gs->jobs));
+			g = &gs->jobs[gs->n++];
+			g->p = pl;
+			g->use = xcalloc(pl->nlines ? pl->nlines : 1, 1);
+			for (l = 0; l < pl->nlines; l++) {
+				const struct line_part *lp = pl->lines[l].hook_data;
+
+				g->use[l] = lp && lp->role == LROLE_STREAM;
+			}
+		}
+	atomic_init(&gs->next, 0);
+	threaded = gs->n > 1 && pthread_create(&tid, NULL, gpu_busy_worker, gs) == 0;
+	gpu_busy_worker(gs);
+	if (threaded)
+		pthread_join(tid, NULL);
+}
+
+static int64_t gpu_busy_take(const struct gpu_busy_set *gs, const struct xt_plane *p,
+			     const uint8_t *use, int64_t *first, int64_t *last)
+{
+	size_t i;
+
+	for (i = 0; i < gs->n; i++)
+		if (gs->jobs[i].p == p) {
+			*first = gs->jobs[i].first;
+			*last = gs->jobs[i].last;
+			return gs->jobs[i].busy;
+		}
+	return union_busy(p, use, first, last);
+}
+
+void gpu_busy_free(struct gpu_busy_set *gs)
+{
+	size_t i;
+
+	for (i = 0; i < gs->n; i++)
+		free(gs->jobs[i].use);
+	free(gs->jobs);
+}
+
+void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_busy_set *gs)
+{
+	size_t h, p, l, n = 0;
+
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++)
+			if (!strncmp(t->hosts[h].planes[p].name, "/device:", 8))
+				n++;
+	a->devices = xcalloc(n ? n : 1, sizeof(*a->devices));
+	for (h = 0; h < t->nhosts; h++) {
+		for (p = 0; p < t->hosts[h].nplanes; p++) {
+			const struct xt_plane *pl = &t->hosts[h].planes[p];
+			const struct plane_ctx *pc = pl->hook_data;
+			struct xt_device_row *d;
+			uint8_t *use;
+			int64_t first = INT64_MAX, last = INT64_MIN;
+
+			if (strncmp(pl->name, "/device:", 8))
+				continue;
+			d = &a->devices[a->ndevices++];
+			d->host = arena_strndup(&a->arena, t->hosts[h].name, strlen(t->hosts[h].name));
+			d->name = arena_strndup(&a->arena, pl->name, strlen(pl->name));
+			d->kind = pc ? pc->kind : XT_DEV_OTHER;
+			use = xcalloc(pl->nlines ? pl->nlines : 1, 1);
+			for (l = 0; l < pl->nlines; l++) {
+				const struct line_part *lp = pl->lines[l].hook_data;
+
+				if (!lp)
+					continue;
+				if (lp->role == LROLE_XLA_OPS) {
+					d->busy_ps += lp->self_sum_ps;
+					d->op_events += lp->op_events;
+					use[l] = 1;
+				} else if (lp->role == LROLE_STEPS && d->kind == XT_DEV_XLA) {
+					use[l] = 1;
+				} else if (lp->role == LROLE_STREAM) {
+					d->op_events += lp->op_events;
+					use[l] = 1;
+				}
+			}
+			if (d->kind == XT_DEV_GPU) {
+				d->busy_ps = gpu_busy_take(gs, pl, use, &first, &last);
+			} else if (d->kind == XT_DEV_XLA) {
+				/* Busy is the sum of self times; the span needs only
+				 * each line's extent. */
+				for (l = 0; l < pl->nlines; l++)
+					if (use[l])
+						line_extent(&pl->lines[l], &first, &last);
+			}
+			free(use);
+			if (last > first) {
+				d->span_ps = last - first;
+				d->first_ps = first;
+				d->idle_percent = 100.0 * (1.0 - (double)d->busy_ps / (double)d->span_ps);
+			}
+			a->busy_ps += d->busy_ps;
+		}
+	}
+}
+
