@@ -1,0 +1,213 @@
+/* xplane_writer: see xplane_writer.h. */
+#include "xplane_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+
+/* ---- a tiny protobuf encoder for the few fields we add ---- */
+
+static void put_varint(struct strbuf *b, uint64_t v)
+{
+	char c[10];
+	size_t n = 0;
+
+	do {
+		c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	strbuf_add(b, c, n);
+}
+
+static void put_tag(struct strbuf *b, uint32_t field, unsigned type)
+{
+	put_varint(b, (uint64_t)field << 3 | type);
+}
+
+static void put_bytes(struct strbuf *b, uint32_t field, const void *p, size_t n)
+{
+	put_tag(b, field, 2);
+	put_varint(b, n);
+	strbuf_add(b, p, n);
+}
+
+static void put_uint(struct strbuf *b, uint32_t field, uint64_t v)
+{
+	put_tag(b, field, 0);
+	put_varint(b, v);
+}
+
+/* A Task Environment plane with profile_start_time / profile_stop_time
+ * (uint64 wall-clock ns, as upstream's SetSessionTimestamps writes them). */
+static void task_env_plane(struct strbuf *out, uint64_t start, uint64_t stop)
+{
+	struct strbuf plane, st, ent, md;
+	static const char *const names[2] = { "profile_start_time", "profile_stop_time" };
+	int i;
+
+	strbuf_init(&plane);
+	strbuf_init(&st);
+	strbuf_init(&ent);
+	strbuf_init(&md);
+	put_bytes(&plane, 2, "Task Environment", 16);
+	for (i = 0; i < 2; i++) {
+		/* stat_metadata map entry {1: id, 2: XStatMetadata{1: id, 2: name}} */
+		strbuf_reset(&md);
+		put_uint(&md, 1, (uint64_t)(i + 1));
+		put_bytes(&md, 2, names[i], strlen(names[i]));
+		strbuf_reset(&ent);
+		put_uint(&ent, 1, (uint64_t)(i + 1));
+		put_bytes(&ent, 2, md.buf, md.len);
+		put_bytes(&plane, 5, ent.buf, ent.len);
+		/* plane stat XStat{1: metadata_id, 3: uint64_value} */
+		strbuf_reset(&st);
+		put_uint(&st, 1, (uint64_t)(i + 1));
+		put_uint(&st, 3, i ? stop : start);
+		put_bytes(&plane, 6, st.buf, st.len);
+	}
+	put_bytes(out, 1, plane.buf, plane.len);
+	strbuf_fini(&plane);
+	strbuf_fini(&st);
+	strbuf_fini(&ent);
+	strbuf_fini(&md);
+}
+
+static int has_plane(const struct xt_host *h, const char *name)
+{
+	size_t p;
+
+	for (p = 0; p < h->nplanes; p++)
+		if (!strcmp(h->planes[p].name, name))
+			return 1;
+	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int xplane_write(const struct xt_host *h, const char *path, const struct xplane_write_opts *o,
+		 struct xt_error *err)
+{
+	struct strbuf extra;
+	char *tmp;
+	size_t n = strlen(path) + 16;
+	int fd, rc = 0;
+
+	if (access(path, F_OK) == 0)
+		return xt_error_set(err, XT_EIO, "%s already exists; not overwriting it", path);
+	strbuf_init(&extra);
+	if (o && o->hostname && o->hostname[0] && !h->nhostnames)
+		put_bytes(&extra, 4, o->hostname, strlen(o->hostname));
+	if (o && o->start_ns && o->stop_ns && !has_plane(h, "Task Environment"))
+		task_env_plane(&extra, o->start_ns, o->stop_ns);
+	tmp = xmalloc(n);
+	snprintf(tmp, n, "%s.tmpXXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		rc = xt_error_set(err, XT_EIO, "cannot write in the directory of %s: %s", path,
+				  strerror(errno));
+		goto out;
+	}
+	if ((h->src.size && write_all(fd, h->src.data, h->src.size) < 0) ||
+	    write_all(fd, extra.buf, extra.len) < 0 || fsync(fd) < 0) {
+		rc = xt_error_set(err, XT_EIO, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	close(fd);
+	/* link() fails if path exists: the no-replace rename. */
+	if (link(tmp, path) < 0) {
+		rc = xt_error_set(err, XT_EIO, "cannot create %s: %s", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	unlink(tmp);
+out:
+	free(tmp);
+	strbuf_fini(&extra);
+	return rc;
+}
+
+static int mkdir_p(char *path)
+{
+	char *s;
+
+	for (s = path + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			*s = '/';
+			return -1;
+		}
+		*s = '/';
+	}
+	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+int xplane_save_run(const struct xt_trace *t, const char *logdir, const struct xplane_write_opts *o,
+		    char *run_dir, size_t n, struct xt_error *err)
+{
+	char root[4096], name[64], file[4096];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t h;
+	int k, rc;
+
+	snprintf(root, sizeof(root), "%s/plugins/profile", logdir);
+	if (mkdir_p(root) < 0)
+		return xt_error_set(err, XT_EIO, "cannot create %s: %s", root, strerror(errno));
+	localtime_r(&now, &tm);
+	strftime(name, sizeof(name), "%Y_%m_%d_%H_%M_%S", &tm);
+	/* A new run directory: mkdir is the atomic claim on the name. */
+	for (k = 1;; k++) {
+		if (k == 1)
+			snprintf(run_dir, n, "%s/%s", root, name);
+		else
+			snprintf(run_dir, n, "%s/%s_%d", root, name, k);
+		if (mkdir(run_dir, 0755) == 0)
+			break;
+		if (errno != EEXIST || k > 1000)
+			return xt_error_set(err, XT_EIO, "cannot create %s: %s", run_dir,
+					    strerror(errno));
+	}
+	for (h = 0; h < t->nhosts; h++) {
+		char host[256];
+		size_t i;
+
+		/* ':' is not allowed in the file name (host:port captures). */
+		snprintf(host, sizeof(host), "%s", t->hosts[h].name);
+		for (i = 0; host[i]; i++)
+			if (host[i] == ':' || host[i] == '/')
+				host[i] = '_';
+		snprintf(file, sizeof(file), "%s/%s.xplane.pb", run_dir, host);
+		rc = xplane_write(&t->hosts[h], file, o, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

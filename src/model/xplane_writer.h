@@ -1,0 +1,43 @@
+/*
+ * xplane_writer: writes a host's profile back as an XSpace file.
+ *
+ * The model keeps every byte it read (struct source), so writing back is
+ * lossless by construction: the original encoding is written unchanged, and
+ * what TensorBoard/XProf expect but the file lacks (a `hostnames` entry, a
+ * `Task Environment` plane with profile_start_time / profile_stop_time) is
+ * appended as extra XSpace fields, which protobuf merges into the message.
+ *
+ * Writes are atomic (a temporary file in the same directory, fsync, then a
+ * rename that refuses to replace an existing file), so nothing saved before
+ * is ever overwritten and a failed write leaves nothing behind.
+ */
+#ifndef XT_XPLANE_WRITER_H
+#define XT_XPLANE_WRITER_H
+
+#include <stdint.h>
+
+#include "../util/error.h"
+#include "trace.h"
+
+struct xplane_write_opts {
+	const char *hostname;       /* added to XSpace.hostnames when it has none; NULL = don't */
+	uint64_t start_ns, stop_ns; /* wall-clock profile window for a Task Environment
+				       plane added when the file has none; 0 = don't */
+};
+
+/* Writes host h to path (which must not exist). Returns 0, or a negative
+ * XT_E* with err set (XT_EIO for an existing path, a full disk, a
+ * read-only directory...). */
+int xplane_write(const struct xt_host *h, const char *path, const struct xplane_write_opts *o,
+		 struct xt_error *err);
+
+/*
+ * Saves every host of t in TensorBoard's layout under logdir:
+ * <logdir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/<host>.xplane.pb, in a new
+ * run directory (a suffix _2, _3... when that second's name is taken).
+ * run_dir (size n) receives the directory written. Returns 0 or XT_E*.
+ */
+int xplane_save_run(const struct xt_trace *t, const char *logdir, const struct xplane_write_opts *o,
+		    char *run_dir, size_t n, struct xt_error *err);
+
+#endif
