@@ -20,21 +20,26 @@ XCFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter 
 PKGS     := zlib
 LIBS     := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz) -pthread -lm
 CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
+GRPC_LIBS := $(shell pkg-config --libs grpc libprotobuf-c 2>/dev/null || echo -lgrpc -lgpr -lprotobuf-c)
 
 DEPS_OK  := $(shell scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
 UTIL_SRC  := $(wildcard src/util/*.c)
 MODEL_SRC := $(wildcard src/model/*.c)
-CLI_SRC   := $(wildcard src/cli/*.c)
+CLI_SRC   := $(filter-out src/cli/capture_cmd.c,$(wildcard src/cli/*.c))
 UI_SRC    := $(wildcard src/ui/*.c)
+CAP_SRC   := $(wildcard src/capture/*.c) src/cli/capture_cmd.c
 CORE_SRC  := $(UTIL_SRC) $(MODEL_SRC) $(CLI_SRC)
 CORE_OBJ  := $(CORE_SRC:%.c=$(O)/%.o)
 UI_OBJ    := $(UI_SRC:%.c=$(O)/%.o)
+CAP_OBJ   := $(CAP_SRC:%.c=$(O)/%.o) $(O)/gen/profiler_service.pb-c.o $(O)/gen/profiler_options.pb-c.o
 MAIN_OBJ  := $(O)/src/main.o
 GEN_SRC   := $(wildcard tools/gen/*.c)
 
 PROTO_GEN := $(O)/gen/xplane.pb-c.c $(O)/gen/xplane.pb-c.h
-.SECONDARY: $(PROTO_GEN)
+CAP_GEN   := $(O)/gen/profiler_service.pb-c.c $(O)/gen/profiler_service.pb-c.h \
+             $(O)/gen/profiler_options.pb-c.c $(O)/gen/profiler_options.pb-c.h
+.SECONDARY: $(PROTO_GEN) $(CAP_GEN)
 
 .PHONY: all deps demo tests check test asan fuzz bench clean install format screenshots
 
@@ -43,8 +48,16 @@ all: $(if $(DEPS_OK),,deps) $(O)/xtop $(O)/xtop-gen
 deps:
 	scripts/deps.sh
 
-$(O)/xtop: $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)
-	$(CC) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $^ $(CURSES_LIBS) $(LIBS)
+$(O)/xtop: $(CORE_OBJ) $(UI_OBJ) $(CAP_OBJ) $(MAIN_OBJ)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $^ $(CURSES_LIBS) $(GRPC_LIBS) $(LIBS)
+
+# The capture code includes the generated protobuf-c headers.
+$(O)/src/capture/%.o: src/capture/%.c $(O)/gen/profiler_service.pb-c.h $(O)/gen/profiler_options.pb-c.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -I$(O)/gen -c -o $@ $<
+
+$(O)/gen/%.pb-c.o: $(O)/gen/%.pb-c.c $(O)/gen/profiler_options.pb-c.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 -I$(O)/gen -c -o $@ $<
 
 $(O)/xtop-gen: $(GEN_SRC)
 	@mkdir -p $(@D)
@@ -130,9 +143,9 @@ install: all
 	install -m 755 $(O)/xtop $(DESTDIR)$(PREFIX)/bin/xtop
 
 format:
-	clang-format -i $(CORE_SRC) $(UI_SRC) src/main.c $(wildcard src/*/*.h)
+	clang-format -i $(CORE_SRC) $(UI_SRC) $(CAP_SRC) src/main.c $(wildcard src/*/*.h)
 
 clean:
 	rm -rf build build-asan
 
--include $(CORE_OBJ:.o=.d) $(UI_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(UI_OBJ:.o=.d) $(CAP_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

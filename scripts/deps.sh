@@ -7,7 +7,7 @@
 set -eu
 
 PKGS="build-essential pkg-config protobuf-c-compiler libprotobuf-c-dev protobuf-compiler \
-zlib1g-dev libncurses-dev libcmocka-dev tmux python3 python3-protobuf clang libclang-rt-dev time python3-pil fonts-dejavu-core"
+zlib1g-dev libncurses-dev libcmocka-dev tmux python3 python3-protobuf clang libclang-rt-dev time python3-pil fonts-dejavu-core libgrpc-dev python3-grpcio"
 
 have_all() {
 	command -v protoc-c >/dev/null 2>&1 || return 1
@@ -15,7 +15,8 @@ have_all() {
 	command -v tmux >/dev/null 2>&1 || return 1
 	command -v clang >/dev/null 2>&1 || return 1
 	[ -x /usr/bin/time ] || return 1
-	pkg-config --exists libprotobuf-c zlib ncursesw cmocka 2>/dev/null || return 1
+	pkg-config --exists libprotobuf-c zlib ncursesw cmocka grpc 2>/dev/null || return 1
+	/usr/bin/python3 -c 'import grpc' 2>/dev/null || return 1
 	/usr/bin/python3 -c 'import google.protobuf' 2>/dev/null || return 1
 	/usr/bin/python3 -c 'import PIL' 2>/dev/null || return 1
 	[ -r /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || return 1

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/capture_cmd.h"
 #include "cli/options.h"
 #include "cli/report.h"
 #include "ui/app.h"
@@ -23,7 +24,8 @@ static const struct xt_option main_options[] = {
 
 static void usage(FILE *f)
 {
-	options_usage(f, "xtop [options] PATH\n       xtop report [--json] [--top N] [--run NAME] [--list] PATH",
+	options_usage(f, "xtop [options] PATH\n       xtop report [--json] [--top N] [--run NAME] [--list] PATH\n"
+			 "       xtop capture [--duration MS] [--logdir DIR] HOST:PORT[,...] | PID",
 		      "Open an XLA profile in the terminal. PATH is a .xplane.pb file (plain or gzip),\n"
 		      "a run directory with one file per host, or a TensorBoard logdir (the newest run\n"
 		      "under plugins/profile/). When stdout is not a terminal, prints the report.\n"
@@ -40,6 +42,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "capture"))
+		return capture_main(argc - 1, argv + 1);
 	options_build(main_options, lopts, sopts, sizeof(sopts));
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {

@@ -108,21 +108,17 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-int xplane_write(const struct xt_host *h, const char *path, const struct xplane_write_opts *o,
-		 struct xt_error *err)
+/* Writes the buffers to path: temporary file, fsync, then link() as the
+ * rename that never replaces an existing file. */
+static int write_atomic(const char *path, const void *a, size_t na, const void *b, size_t nb,
+			struct xt_error *err)
 {
-	struct strbuf extra;
-	char *tmp;
 	size_t n = strlen(path) + 16;
+	char *tmp;
 	int fd, rc = 0;
 
 	if (access(path, F_OK) == 0)
 		return xt_error_set(err, XT_EIO, "%s already exists; not overwriting it", path);
-	strbuf_init(&extra);
-	if (o && o->hostname && o->hostname[0] && !h->nhostnames)
-		put_bytes(&extra, 4, o->hostname, strlen(o->hostname));
-	if (o && o->start_ns && o->stop_ns && !has_plane(h, "Task Environment"))
-		task_env_plane(&extra, o->start_ns, o->stop_ns);
 	tmp = xmalloc(n);
 	snprintf(tmp, n, "%s.tmpXXXXXX", path);
 	fd = mkstemp(tmp);
@@ -131,15 +127,13 @@ int xplane_write(const struct xt_host *h, const char *path, const struct xplane_
 				  strerror(errno));
 		goto out;
 	}
-	if ((h->src.size && write_all(fd, h->src.data, h->src.size) < 0) ||
-	    write_all(fd, extra.buf, extra.len) < 0 || fsync(fd) < 0) {
+	if ((na && write_all(fd, a, na) < 0) || (nb && write_all(fd, b, nb) < 0) || fsync(fd) < 0) {
 		rc = xt_error_set(err, XT_EIO, "cannot write %s: %s", path, strerror(errno));
 		close(fd);
 		unlink(tmp);
 		goto out;
 	}
 	close(fd);
-	/* link() fails if path exists: the no-replace rename. */
 	if (link(tmp, path) < 0) {
 		rc = xt_error_set(err, XT_EIO, "cannot create %s: %s", path, strerror(errno));
 		unlink(tmp);
@@ -148,6 +142,26 @@ int xplane_write(const struct xt_host *h, const char *path, const struct xplane_
 	unlink(tmp);
 out:
 	free(tmp);
+	return rc;
+}
+
+int xplane_write_bytes(const char *path, const void *data, size_t n, struct xt_error *err)
+{
+	return write_atomic(path, data, n, NULL, 0, err);
+}
+
+int xplane_write(const struct xt_host *h, const char *path, const struct xplane_write_opts *o,
+		 struct xt_error *err)
+{
+	struct strbuf extra;
+	int rc;
+
+	strbuf_init(&extra);
+	if (o && o->hostname && o->hostname[0] && !h->nhostnames)
+		put_bytes(&extra, 4, o->hostname, strlen(o->hostname));
+	if (o && o->start_ns && o->stop_ns && !has_plane(h, "Task Environment"))
+		task_env_plane(&extra, o->start_ns, o->stop_ns);
+	rc = write_atomic(path, h->src.data, h->src.size, extra.buf, extra.len, err);
 	strbuf_fini(&extra);
 	return rc;
 }
@@ -169,32 +183,49 @@ static int mkdir_p(char *path)
 	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-int xplane_save_run(const struct xt_trace *t, const char *logdir, const struct xplane_write_opts *o,
-		    char *run_dir, size_t n, struct xt_error *err)
+int xplane_new_run_dir(const char *logdir, char *run_dir, size_t n, char *name, size_t nn,
+		       struct xt_error *err)
 {
-	char root[4096], name[64], file[4096];
+	char root[4096], stamp[64];
 	time_t now = time(NULL);
 	struct tm tm;
-	size_t h;
-	int k, rc;
+	int k;
 
 	snprintf(root, sizeof(root), "%s/plugins/profile", logdir);
 	if (mkdir_p(root) < 0)
 		return xt_error_set(err, XT_EIO, "cannot create %s: %s", root, strerror(errno));
 	localtime_r(&now, &tm);
-	strftime(name, sizeof(name), "%Y_%m_%d_%H_%M_%S", &tm);
-	/* A new run directory: mkdir is the atomic claim on the name. */
+	strftime(stamp, sizeof(stamp), "%Y_%m_%d_%H_%M_%S", &tm);
+	/* mkdir is the atomic claim on the name. */
 	for (k = 1;; k++) {
+		char base[80];
+
 		if (k == 1)
-			snprintf(run_dir, n, "%s/%s", root, name);
+			snprintf(base, sizeof(base), "%s", stamp);
 		else
-			snprintf(run_dir, n, "%s/%s_%d", root, name, k);
-		if (mkdir(run_dir, 0755) == 0)
-			break;
+			snprintf(base, sizeof(base), "%s_%d", stamp, k);
+		snprintf(run_dir, n, "%s/%s", root, base);
+		if (mkdir(run_dir, 0755) == 0) {
+			if (name)
+				snprintf(name, nn, "%s", base);
+			return 0;
+		}
 		if (errno != EEXIST || k > 1000)
 			return xt_error_set(err, XT_EIO, "cannot create %s: %s", run_dir,
 					    strerror(errno));
 	}
+}
+
+int xplane_save_run(const struct xt_trace *t, const char *logdir, const struct xplane_write_opts *o,
+		    char *run_dir, size_t n, struct xt_error *err)
+{
+	char file[4096];
+	size_t h;
+	int rc;
+
+	rc = xplane_new_run_dir(logdir, run_dir, n, NULL, 0, err);
+	if (rc < 0)
+		return rc;
 	for (h = 0; h < t->nhosts; h++) {
 		char host[256];
 		size_t i;

@@ -14,6 +14,7 @@
 #ifndef XT_XPLANE_WRITER_H
 #define XT_XPLANE_WRITER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../util/error.h"
@@ -30,6 +31,15 @@ struct xplane_write_opts {
  * read-only directory...). */
 int xplane_write(const struct xt_host *h, const char *path, const struct xplane_write_opts *o,
 		 struct xt_error *err);
+
+/* Writes n bytes to path atomically, refusing to replace an existing file.
+ * Returns 0 or XT_EIO with err set. */
+int xplane_write_bytes(const char *path, const void *data, size_t n, struct xt_error *err);
+/* Creates <logdir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>[_k] (a new
+ * directory, never an existing one); run_dir (size n) gets its path and
+ * name (size nn, may be NULL) its last component. Returns 0 or XT_EIO. */
+int xplane_new_run_dir(const char *logdir, char *run_dir, size_t n, char *name, size_t nn,
+		       struct xt_error *err);
 
 /*
  * Saves every host of t in TensorBoard's layout under logdir:

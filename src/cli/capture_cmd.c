@@ -1,0 +1,213 @@
+/* capture_cmd: see capture_cmd.h. */
+#include "capture_cmd.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../capture/capture.h"
+#include "../util/timefmt.h"
+#include "../util/xalloc.h"
+#include "options.h"
+
+enum { OPT_DURATION = 1, OPT_LOGDIR, OPT_EVERY, OPT_KEEP, OPT_HOST, OPT_DEVICE, OPT_PYTHON, OPT_HELP };
+
+static const struct xt_option capture_options[] = {
+	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture for MS milliseconds (default 2000)" },
+	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR", "save under DIR/plugins/profile/<run>/ (default xtop-logdir)" },
+	{ OPT_EVERY, 0, "every", 1, "SECONDS", "capture again every SECONDS until interrupted" },
+	{ OPT_KEEP, 0, "keep", 1, "N", "with --every, keep only the last N runs this command made" },
+	{ OPT_HOST, 0, "host-tracer", 1, "LEVEL", "host (TraceMe) tracer level 0-3 (default 2)" },
+	{ OPT_DEVICE, 0, "device-tracer", 1, "LEVEL", "device tracer level 0-1 (default 1)" },
+	{ OPT_PYTHON, 0, "python-tracer", 1, "LEVEL", "Python tracer level 0-1 (default 0)" },
+	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
+	{ 0, 0, NULL, 0, NULL, NULL },
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_sigint(int sig)
+{
+	if (stop_flag) {
+		/* A second ^C: give up at once. */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	stop_flag = 1;
+}
+
+static int parse_num(const char *opt, const char *v, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	*out = strtoull(v, &end, 10);
+	if (*end || end == v || *v == '-' || *out > max) {
+		fprintf(stderr, "xtop: %s needs a number up to %llu, not '%s'\n", opt, max, v);
+		return -1;
+	}
+	return 0;
+}
+
+/* Removes a run directory this command made (its files, then itself). */
+static void remove_run(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (d) {
+		while ((de = readdir(d))) {
+			char p[4608];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static int capture_once(char **addrs, size_t n, const struct capture_opts *o, char **kept,
+			size_t *nkept, size_t keep)
+{
+	struct capture_result r;
+	struct xt_error err;
+	size_t i;
+	int ok;
+
+	if (capture_run(addrs, n, o, &stop_flag, &r, &err) < 0) {
+		fprintf(stderr, "xtop: %s\n", err.msg);
+		return 2;
+	}
+	for (i = 0; i < r.nhosts; i++) {
+		char b1[32], b2[32];
+
+		if (r.hosts[i].path[0])
+			printf("saved %s (%s, %s events) from %s\n", r.hosts[i].path,
+			       fmt_bytes(b1, sizeof(b1), (double)r.hosts[i].bytes),
+			       fmt_count(b2, sizeof(b2), r.hosts[i].events), r.hosts[i].addr);
+		else
+			fprintf(stderr, "xtop: %s\n", r.hosts[i].msg);
+	}
+	ok = r.nsaved == r.nhosts;
+	if (r.nsaved) {
+		printf("run %s: %zu of %zu host%s saved (open it with: xtop %s)\n", r.run_dir, r.nsaved,
+		       r.nhosts, r.nhosts == 1 ? "" : "s", r.run_dir);
+		if (keep) {
+			kept[(*nkept)++] = xstrdup(r.run_dir);
+			while (*nkept > keep) {
+				remove_run(kept[0]);
+				printf("removed %s (keeping the last %zu runs)\n", kept[0], keep);
+				free(kept[0]);
+				memmove(kept, kept + 1, (*nkept - 1) * sizeof(char *));
+				(*nkept)--;
+			}
+		}
+	}
+	fflush(stdout);
+	capture_result_fini(&r);
+	return ok ? 0 : 1;
+}
+
+int capture_main(int argc, char **argv)
+{
+	struct capture_opts o = { 2000, 2, 1, 0, "xtop-logdir" };
+	unsigned long long v, every = 0, keep = 0;
+	struct option lopts[16];
+	char sopts[64], **addrs, **kept = NULL;
+	size_t n, nkept = 0, i;
+	struct xt_error err;
+	int c, rc;
+
+	options_build(capture_options, lopts, sopts, sizeof(sopts));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		switch (options_id(capture_options, c)) {
+		case OPT_DURATION:
+			if (parse_num("--duration", optarg, 24ull * 3600 * 1000, &v) || !v) {
+				if (!v && *optarg)
+					fprintf(stderr, "xtop: --duration must be more than 0 ms\n");
+				return 2;
+			}
+			o.duration_ms = v;
+			break;
+		case OPT_LOGDIR:
+			o.logdir = optarg;
+			break;
+		case OPT_EVERY:
+			if (parse_num("--every", optarg, 7ull * 24 * 3600, &every) || !every)
+				return 2;
+			break;
+		case OPT_KEEP:
+			if (parse_num("--keep", optarg, 100000, &keep) || !keep)
+				return 2;
+			break;
+		case OPT_HOST:
+		case OPT_DEVICE:
+		case OPT_PYTHON:
+			if (parse_num(argv[optind - 1], optarg, 3, &v))
+				return 2;
+			if (options_id(capture_options, c) == OPT_HOST)
+				o.host_tracer = (unsigned)v;
+			else if (options_id(capture_options, c) == OPT_DEVICE)
+				o.device_tracer = (unsigned)v;
+			else
+				o.python_tracer = (unsigned)v;
+			break;
+		case OPT_HELP:
+			options_usage(stdout, "xtop capture [options] HOST:PORT[,HOST:PORT...] | PID",
+				      "Capture a profile from running workloads (jax.profiler.start_server,\n"
+				      "TensorFlow's profiler server) and save it for xtop and TensorBoard.\n"
+				      "^C stops the capture early and still saves what was collected.",
+				      capture_options);
+			return 0;
+		default:
+			fprintf(stderr, "xtop: %s '%s' (see xtop capture --help)\n",
+				c == ':' ? "missing argument for" : "unknown option", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "xtop: capture needs one target: HOST:PORT[,HOST:PORT...] or a PID\n");
+		return 2;
+	}
+	if (keep && !every) {
+		fprintf(stderr, "xtop: --keep goes with --every\n");
+		return 2;
+	}
+	rc = capture_targets(argv[optind], &addrs, &n, &err);
+	if (rc < 0) {
+		fprintf(stderr, "xtop: %s\n", err.msg);
+		return 2;
+	}
+	signal(SIGINT, on_sigint);
+	signal(SIGTERM, on_sigint);
+	if (keep)
+		kept = xcalloc(keep + 1, sizeof(char *));
+	for (;;) {
+		time_t t0 = time(NULL);
+
+		rc = capture_once(addrs, n, &o, kept, &nkept, (size_t)keep);
+		if (!every || stop_flag || rc == 2)
+			break;
+		while (!stop_flag && (unsigned long long)(time(NULL) - t0) < every)
+			usleep(100000);
+		if (stop_flag)
+			break;
+	}
+	for (i = 0; i < n; i++)
+		free(addrs[i]);
+	free(addrs);
+	for (i = 0; i < nkept; i++)
+		free(kept[i]);
+	free(kept);
+	return rc;
+}

@@ -1,0 +1,167 @@
+#!/bin/sh
+# Live capture against a real gRPC ProfilerService process
+# (tests/capture/fake_profiler_server.py, Debian's python3-grpcio), driven
+# through the real xtop binary: success paths and every failure the
+# capture issue lists.
+. tests/e2e/lib.sh
+
+if ! $PY -c 'import grpc, google.protobuf' 2>/dev/null; then
+	skip "capture" "python3-grpcio missing (scripts/deps.sh installs it)"
+	exit 0
+fi
+SRV=tests/capture/fake_profiler_server.py
+$GEN --kind gpu --events 20000 --seed 9 -o "$TMP/served.xplane.pb" >/dev/null 2>&1
+PIDS=""
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# start_server NAME ARGS...: starts a server, sets PORT and SPID.
+start_server() {
+	$PY $SRV --xspace "$TMP/served.xplane.pb" "$@" >"$TMP/srv.out" 2>"$TMP/srv.err" &
+	SPID=$!
+	PIDS="$PIDS $SPID"
+	PORT=""
+	for _ in $(seq 1 100); do
+		PORT=$(sed -n 's/^PORT //p' "$TMP/srv.out")
+		[ -n "$PORT" ] && return 0
+		sleep 0.1
+	done
+	fail "start server" "no port: $(cat "$TMP/srv.err")"
+	return 1
+}
+
+start_server --mode auto || exit 0
+# 1. The XSpace comes back in the response (emit_xspace), saved in TensorBoard's layout.
+if $XTOP capture --duration 300 --logdir "$TMP/logA" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
+	f=$(sed -n 's/^saved \([^ ]*\) .*/\1/p' "$TMP/out")
+	case "$f" in
+	"$TMP/logA/plugins/profile/"*/localhost_$PORT.xplane.pb)
+		if cmp -s "$f" "$TMP/served.xplane.pb"; then
+			ok "capture HOST:PORT: XSpace in the response saved byte for byte as $(basename "$(dirname "$f")")/$(basename "$f")"
+		else
+			fail "capture response" "saved file differs from what the server sent"
+		fi ;;
+	*) fail "capture HOST:PORT" "unexpected path '$f'" ;;
+	esac
+else
+	fail "capture HOST:PORT" "$(cat "$TMP/err")"
+fi
+# The saved run opens in xtop (as TensorBoard's layout).
+if $XTOP report --json "$TMP/logA" | grep -q '"events":'; then
+	ok "the saved logdir opens with xtop report"
+else
+	fail "saved logdir" "xtop report failed"
+fi
+# 2. --attach by PID: /proc finds the server's listening port.
+if $XTOP capture --duration 200 --logdir "$TMP/logB" "$SPID" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q "from localhost:$PORT" "$TMP/out"; then
+	ok "capture PID finds the profiler port through /proc"
+else
+	fail "capture PID" "$(cat "$TMP/err" "$TMP/out")"
+fi
+# 3. ^C stops the capture early (Terminate RPC) and still saves.
+$XTOP capture --duration 60000 --logdir "$TMP/logC" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err" &
+XP=$!
+sleep 1
+kill -INT $XP
+t0=$(date +%s)
+wait $XP
+rc=$?
+if [ $rc -eq 0 ] && [ $(($(date +%s) - t0)) -lt 10 ] && grep -q '^saved' "$TMP/out"; then
+	ok "^C ends a 60 s capture early through Terminate and saves what was collected"
+else
+	fail "early stop" "rc=$rc $(cat "$TMP/err")"
+fi
+# 4. One session per process: a second capture while one runs is refused clearly.
+$XTOP capture --duration 3000 --logdir "$TMP/logD" "localhost:$PORT" >/dev/null 2>&1 &
+XP=$!
+sleep 1
+if $XTOP capture --duration 200 --logdir "$TMP/logD2" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
+	fail "busy server" "second capture succeeded"
+elif grep -q "already profiling" "$TMP/err" && [ ! -d "$TMP/logD2/plugins/profile/$(ls "$TMP/logD2/plugins/profile" 2>/dev/null | head -n 1)" ] || [ -z "$(ls "$TMP/logD2/plugins/profile" 2>/dev/null)" ]; then
+	ok "a server already profiling: clear message, no empty run left behind"
+else
+	fail "busy server" "$(cat "$TMP/err")"
+fi
+wait $XP
+# 5. Two hosts of one job at once (the same server twice under two names).
+start_server --mode file || exit 0
+P2=$PORT
+if $XTOP capture --duration 300 --logdir "$TMP/logE" "localhost:$P2,127.0.0.1:$P2" >"$TMP/out" 2>"$TMP/err"; then
+	fail "two targets on one server" "both succeeded although the server allows one session"
+else
+	: # one of the two is refused (one session per process), the other saved
+fi
+if grep -q '1 of 2 hosts saved' "$TMP/out" && grep -q "already profiling" "$TMP/err"; then
+	ok "multi-host capture runs requests in parallel and reports each host"
+else
+	fail "multi-host" "$(cat "$TMP/out" "$TMP/err")"
+fi
+# 6. A server that writes the file itself under repository_root (no emit_xspace).
+if $XTOP capture --duration 200 --logdir "$TMP/logF" "localhost:$P2" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q "^saved $TMP/logF/plugins/profile/.*/localhost_$P2.xplane.pb" "$TMP/out"; then
+	ok "a server that writes under repository_root: the file is found in the run"
+else
+	fail "server-written file" "$(cat "$TMP/err" "$TMP/out")"
+fi
+# 7. empty_trace.
+start_server --empty || exit 0
+if $XTOP capture --duration 200 --logdir "$TMP/logG" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
+	fail "empty trace" "exit 0"
+elif grep -q "nothing was captured (empty trace)" "$TMP/err"; then
+	ok "empty_trace: says nothing was captured, exit non-zero"
+else
+	fail "empty trace" "$(cat "$TMP/err")"
+fi
+# 8. The workload exits mid-capture.
+start_server --mode auto || exit 0
+$XTOP capture --duration 5000 --logdir "$TMP/logH" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err" &
+XP=$!
+sleep 1
+kill "$SPID"
+wait $XP
+rc=$?
+if [ $rc -ne 0 ] && grep -q "UNAVAILABLE\|lost it" "$TMP/err"; then
+	ok "workload exiting mid-capture: clear message, exit $rc"
+else
+	fail "workload exits" "rc=$rc $(cat "$TMP/err")"
+fi
+# 9. Nothing listening / bad address / no such PID / a PID with no server.
+expect_error "nothing listening" 1 "cannot reach it" $XTOP capture --duration 100 --logdir "$TMP/logI" localhost:1
+expect_error "bad address" 2 "bad address" $XTOP capture --logdir "$TMP/logI" "localhost:notaport"
+expect_error "PID that does not exist" 2 "no process with PID" $XTOP capture 999999999
+sleep 30 &
+SP=$!
+PIDS="$PIDS $SP"
+expect_error "PID without a profiler server" 2 "runs no profiler server" $XTOP capture "$SP"
+if [ "$(id -u)" = 0 ]; then
+	skip "PID of another user" "running as root sees every process"
+else
+	expect_error "PID of another user" 2 "another user" $XTOP capture 1
+fi
+# 10. An unwritable logdir: clear error, nothing lost.
+start_server --mode auto || exit 0
+mkdir -p "$TMP/ro" && chmod 500 "$TMP/ro"
+if [ "$(id -u)" = 0 ]; then
+	# root ignores permissions: use a path under a regular file instead.
+	: >"$TMP/file"
+	expect_error "unwritable logdir" 2 "cannot create" $XTOP capture --duration 100 --logdir "$TMP/file/sub" "localhost:$PORT"
+else
+	expect_error "unwritable logdir" 2 "cannot create" $XTOP capture --duration 100 --logdir "$TMP/ro/sub" "localhost:$PORT"
+fi
+chmod 700 "$TMP/ro"
+# 11. --every/--keep keeps the last N runs this command made.
+$XTOP capture --duration 100 --every 1 --keep 2 --logdir "$TMP/logJ" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err" &
+XP=$!
+sleep 4.5
+kill -INT $XP
+wait $XP
+runs=$(ls "$TMP/logJ/plugins/profile" | wc -l)
+if [ "$runs" -eq 2 ] && grep -q "keeping the last 2 runs" "$TMP/out"; then
+	ok "--every 1 --keep 2: $(grep -c '^saved' "$TMP/out") captures, the last 2 runs kept"
+else
+	fail "--every/--keep" "$runs runs; $(cat "$TMP/out" "$TMP/err" | tail -n 5)"
+fi
