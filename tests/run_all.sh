@@ -6,6 +6,8 @@
 # tests/e2e/ that print one "ok NAME" / "FAIL NAME" / "skip NAME" line per
 # check. With FUZZ set, the fuzz target runs FUZZ_SECONDS (one check).
 BUILDS=${BUILDS:-build}
+LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 pass=0
 fail=0
 skip=0
