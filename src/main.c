@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,18 +14,22 @@
 #include "cli/report.h"
 #include "ui/app.h"
 
-enum { OPT_ASCII = 1, OPT_RUN, OPT_HELP };
+enum { OPT_ASCII = 1, OPT_RUN, OPT_ATTACH, OPT_DURATION, OPT_LOGDIR, OPT_HELP };
 
 static const struct xt_option main_options[] = {
 	{ OPT_ASCII, 0, "ascii", 0, NULL, "draw with ASCII only (also when the locale is not UTF-8)" },
 	{ OPT_RUN, 'r', "run", 1, "NAME", "pick a run of a logdir (default: the newest)" },
+	{ OPT_ATTACH, 'a', "attach", 1, "TARGET",
+	  "capture live from HOST:PORT[,HOST:PORT...] or a PID (c captures, x saves)" },
+	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture length (default 2000)" },
+	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR", "captures and saves go under DIR (default xtop-logdir)" },
 	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
 	{ 0, 0, NULL, 0, NULL, NULL },
 };
 
 static void usage(FILE *f)
 {
-	options_usage(f, "xtop [options] PATH\n       xtop report [--json] [--top N] [--run NAME] [--list] PATH\n"
+	options_usage(f, "xtop [options] PATH\n       xtop --attach HOST:PORT|PID [options] [PATH]\n       xtop report [--json] [--top N] [--run NAME] [--list] PATH\n"
 			 "       xtop capture [--duration MS] [--logdir DIR] HOST:PORT[,...] | PID",
 		      "Open an XLA profile in the terminal. PATH is a .xplane.pb file (plain or gzip),\n"
 		      "a run directory with one file per host, or a TensorBoard logdir (the newest run\n"
@@ -35,10 +40,10 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct option lopts[8];
-	char sopts[32];
-	const char *run = NULL;
-	int ascii = 0, c;
+	struct option lopts[12];
+	char sopts[48];
+	struct app_opts ao = { NULL, NULL, 0, NULL, 2000, "xtop-logdir" };
+	int c;
 
 	if (argc >= 2 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
@@ -49,10 +54,27 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
 		switch (options_id(main_options, c)) {
 		case OPT_ASCII:
-			ascii = 1;
+			ao.ascii = 1;
 			break;
 		case OPT_RUN:
-			run = optarg;
+			ao.run = optarg;
+			break;
+		case OPT_ATTACH:
+			ao.attach = optarg;
+			break;
+		case OPT_DURATION: {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+
+			if (*end || !v || *optarg == '-') {
+				fprintf(stderr, "xtop: --duration needs milliseconds > 0, not '%s'\n", optarg);
+				return 2;
+			}
+			ao.duration_ms = v;
+			break;
+		}
+		case OPT_LOGDIR:
+			ao.logdir = optarg;
 			break;
 		case OPT_HELP:
 			usage(stdout);
@@ -63,8 +85,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind != argc - 1 && !(ao.attach && optind == argc)) {
 		fprintf(stderr, "xtop: expected one PATH (see xtop --help)\n");
+		return 2;
+	}
+	if (optind < argc)
+		ao.path = argv[optind];
+	if (ao.attach && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {
+		fprintf(stderr, "xtop: --attach needs a terminal; use xtop capture for scripts\n");
 		return 2;
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
@@ -73,13 +101,13 @@ int main(int argc, char **argv)
 		int n = 0;
 
 		rargv[n++] = "report";
-		if (run) {
+		if (ao.run) {
 			rargv[n++] = "--run";
-			rargv[n++] = (char *)run;
+			rargv[n++] = (char *)ao.run;
 		}
 		rargv[n++] = argv[optind];
 		rargv[n] = NULL;
 		return report_main(n, rargv);
 	}
-	return app_main(argv[optind], run, ascii);
+	return app_main(&ao);
 }

@@ -6,6 +6,7 @@
  */
 #include "app.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -13,12 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../model/load.h"
+#include "../model/xplane_writer.h"
 #include "../model/stats.h"
 #include "../util/strbuf.h"
 #include "../util/timefmt.h"
 #include "../util/xalloc.h"
+#include "capture_ui.h"
 #include "term.h"
 
 static const struct view *const views[VIEW_COUNT] = {
@@ -316,6 +320,8 @@ static unsigned prompt_key(struct app *a, int c)
 
 /* ---- dispatch ---- */
 
+static unsigned app_capture_key(struct app *a, enum action act);
+
 static unsigned app_key(struct app *a, int c)
 {
 	enum action act;
@@ -370,6 +376,11 @@ static unsigned app_key(struct app *a, int c)
 	case ACT_MATCH_PREV:
 		search_step(a, act == ACT_MATCH_NEXT ? 1 : -1);
 		return UI_REDRAW;
+	case ACT_CAPTURE:
+	case ACT_SAVE:
+	case ACT_PROF_PREV:
+	case ACT_PROF_NEXT:
+		return app_capture_key(a, act);
 	default:
 		break;
 	}
@@ -463,34 +474,182 @@ static int app_load(struct app *a, const char *path, const char *run)
 	return 0;
 }
 
-int app_main(const char *path, const char *run, int ascii)
+/* Makes profs[k] the current profile, with a fresh view of it. */
+static void app_use(struct app *a, size_t k)
+{
+	struct prof *p = &a->profs[k];
+
+	a->cur = k;
+	a->t = p->t;
+	a->an = p->an;
+	a->tl = p->tl;
+	a->path = p->path;
+	a->tls.folded = p->folded;
+	a->tls.v0 = a->tl->t0;
+	a->tls.v1 = a->tl->t1;
+	a->tls.sel_track = -1;
+	a->tls.sel_ev = -1;
+	a->tls.cur = 0;
+	a->tls.cur_header = 0;
+	a->tls.top = 0;
+	a->ops.sel = a->ops.top = 0;
+	a->steps.sel = a->steps.top = 0;
+	a->mem.sel = a->mem.top = 0;
+	search_free(a->search);
+	a->search = NULL;
+	a->match = -1;
+}
+
+static void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path)
+{
+	struct prof *p;
+
+	a->profs = xreallocarray(a->profs, a->nprofs + 1, sizeof(*a->profs));
+	p = &a->profs[a->nprofs++];
+	p->t = t;
+	p->an = an;
+	p->tl = timeline_new(t);
+	p->folded = xcalloc(p->tl->ntracks ? p->tl->ntracks : 1, 1);
+	p->path = xstrdup(path);
+	app_use(a, a->nprofs - 1);
+}
+
+/* An empty profile, so the viewer can start attached before any capture. */
+static void app_add_empty(struct app *a, const char *label)
+{
+	struct xt_trace *t = trace_new();
+	struct analysis_ctx *ac = analysis_new();
+
+	app_add(a, t, analysis_finish(ac, t), label);
+}
+
+static unsigned app_capture_key(struct app *a, enum action act)
+{
+	switch (act) {
+	case ACT_CAPTURE:
+		if (!a->cap) {
+			app_status(a, 1, "not attached: start xtop with --attach HOST:PORT or PID");
+		} else if (a->cap->running) {
+			cap_ui_stop(a->cap);
+			app_status(a, 0, "stopping the capture early (the data is still saved)");
+		} else if (cap_ui_start(a->cap) < 0) {
+			app_status(a, 1, "cannot start a capture");
+		}
+		return UI_REDRAW;
+	case ACT_SAVE: {
+		char run[4096];
+		struct xt_error err;
+		struct xplane_write_opts wo = { NULL, 0, 0 };
+
+		if (!a->t->nhosts) {
+			app_status(a, 1, "nothing to save yet");
+		} else if (xplane_save_run(a->t, a->logdir, &wo, run, sizeof(run), &err) < 0) {
+			app_status(a, 1, "not saved: %s", err.msg);
+		} else {
+			app_status(a, 0, "saved in %s", run);
+		}
+		return UI_REDRAW;
+	}
+	case ACT_PROF_PREV:
+	case ACT_PROF_NEXT:
+		if (a->nprofs < 2) {
+			app_status(a, 1, "only one profile is open");
+			return UI_REDRAW;
+		}
+		app_use(a, (a->cur + (act == ACT_PROF_NEXT ? 1 : a->nprofs - 1)) % a->nprofs);
+		app_status(a, 0, "profile %zu of %zu: %s", a->cur + 1, a->nprofs, a->path);
+		return UI_REDRAW;
+	default:
+		return 0;
+	}
+}
+
+/* Waits for a key or the capture worker; returns a key, or ERR. */
+static int app_wait(struct app *a)
+{
+	struct pollfd pf[2];
+	int n = 1, c;
+
+	c = getch(); /* keys curses already buffered */
+	if (c != ERR)
+		return c;
+	pf[0].fd = STDIN_FILENO;
+	pf[0].events = POLLIN;
+	if (a->cap) {
+		pf[1].fd = a->cap->wake[0];
+		pf[1].events = POLLIN;
+		n = 2;
+	}
+	/* While capturing, wake every 250 ms to show the elapsed time. */
+	if (poll(pf, (nfds_t)n, a->cap && a->cap->running ? 250 : -1) < 0)
+		return ERR;
+	return getch();
+}
+
+int app_main(const struct app_opts *o)
 {
 	struct app a;
+	struct cap_ui cap;
 	int rc;
+	size_t i;
 
 	memset(&a, 0, sizeof(a));
-	a.path = path;
 	a.match = -1;
-	if (term_init(ascii) < 0)
+	a.logdir = o->logdir;
+	if (o->attach) {
+		struct capture_opts co = { o->duration_ms, 2, 1, 0, o->logdir };
+		struct xt_error err;
+
+		/* Resolve the target before touching the terminal: a bad PID is a
+		 * one-line error, not a screen. */
+		if (cap_ui_init(&cap, o->attach, &co, &err) < 0) {
+			fprintf(stderr, "xtop: %s\n", err.msg);
+			return 2;
+		}
+		a.cap = &cap;
+	}
+	if (term_init(o->ascii) < 0) {
+		if (a.cap)
+			cap_ui_fini(a.cap);
 		return 2;
-	rc = app_load(&a, path, run);
-	if (rc)
-		return rc;
-	a.tl = timeline_new(a.t);
-	a.tls.folded = xcalloc(a.tl->ntracks ? a.tl->ntracks : 1, 1);
-	a.tls.v0 = a.tl->t0;
-	a.tls.v1 = a.tl->t1;
-	a.tls.sel_track = -1;
-	a.tls.sel_ev = -1;
-	a.ops.sort = 0;
-	a.ops.grouped = 0;
-	app_status(&a, 0, "%s: ? for help, Tab switches views", path);
+	}
+	if (o->path) {
+		rc = app_load(&a, o->path, o->run);
+		if (rc) {
+			if (a.cap)
+				cap_ui_fini(a.cap);
+			return rc;
+		}
+		app_add(&a, a.t, a.an, o->path);
+		app_status(&a, 0, "%s: ? for help, Tab switches views", o->path);
+	} else {
+		char label[300];
+
+		snprintf(label, sizeof(label), "attached to %s", a.cap->target);
+		app_add_empty(&a, label);
+		app_status(&a, 0, "attached to %s (%s): c captures %.1f s, ? for help", a.cap->target,
+			   a.cap->addrs[0], (double)o->duration_ms / 1000.0);
+	}
+	nodelay(stdscr, TRUE);
 	for (;;) {
 		unsigned r;
 		int c;
 
+		if (a.cap && a.cap->running && !a.prompt)
+			app_status(&a, 0, "capturing from %s: %.1f s of %.1f s (c stops early)",
+				   a.cap->target, cap_ui_elapsed(a.cap),
+				   (double)a.cap->opts.duration_ms / 1000.0);
+		if (a.cap && cap_ui_collect(a.cap)) {
+			app_add(&a, a.cap->t, a.cap->an, a.cap->res.run_dir);
+			a.cap->t = NULL;
+			a.cap->an = NULL;
+			app_status(&a, 0, "%s ([ and ] switch profiles)", a.cap->summary);
+		} else if (a.cap && a.cap->summary[0] && !a.cap->running) {
+			app_status(&a, 1, "%s", a.cap->summary);
+			a.cap->summary[0] = '\0';
+		}
 		app_render(&a);
-		c = getch();
+		c = app_wait(&a);
 		if (c == ERR)
 			continue;
 		r = app_key(&a, c);
@@ -498,17 +657,19 @@ int app_main(const char *path, const char *run, int ascii)
 			break;
 	}
 	term_fini();
+	if (a.cap)
+		cap_ui_fini(a.cap);
 	search_free(a.search);
-	free(a.tls.folded);
-	{
-		size_t i;
-
-		for (i = 0; i < a.ops.nfold; i++)
-			free(a.ops.folds[i]);
-		free(a.ops.folds);
+	for (i = 0; i < a.ops.nfold; i++)
+		free(a.ops.folds[i]);
+	free(a.ops.folds);
+	for (i = 0; i < a.nprofs; i++) {
+		free(a.profs[i].folded);
+		free(a.profs[i].path);
+		timeline_free(a.profs[i].tl);
+		analysis_free(a.profs[i].an);
+		trace_free(a.profs[i].t);
 	}
-	timeline_free(a.tl);
-	analysis_free(a.an);
-	trace_free(a.t);
+	free(a.profs);
 	return 0;
 }

@@ -62,11 +62,26 @@ struct list_state {
 	long sel, top;
 };
 
-struct app {
+/* A loaded profile; the viewer keeps every one it opened or captured. */
+struct prof {
 	struct xt_trace *t;
 	struct xt_analysis *an;
 	struct timeline *tl;
+	uint8_t *folded;
+	char *path;            /* owned */
+};
+
+struct cap_ui;
+
+struct app {
+	struct xt_trace *t;    /* the current profile (profs[cur]) */
+	struct xt_analysis *an;
+	struct timeline *tl;
 	const char *path;
+	struct prof *profs;
+	size_t nprofs, cur;
+	struct cap_ui *cap;    /* NULL unless attached to a workload */
+	const char *logdir;    /* where x saves */
 	enum view_id view;
 	int help;              /* help overlay shown */
 	int rows, cols;
@@ -87,8 +102,17 @@ struct app {
 
 extern const struct view view_timeline, view_ops, view_steps, view_memory;
 
-/* Runs the viewer on path; returns the process exit status. */
-int app_main(const char *path, const char *run, int ascii);
+struct app_opts {
+	const char *path;      /* profile to open; NULL with attach */
+	const char *run;
+	int ascii;
+	const char *attach;    /* HOST:PORT[,...] or PID; NULL = not attached */
+	uint64_t duration_ms;  /* capture length */
+	const char *logdir;    /* captures and saves go here */
+};
+
+/* Runs the viewer; returns the process exit status. */
+int app_main(const struct app_opts *o);
 
 /* Shared drawing helpers (app.c). */
 void app_status(struct app *a, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -105,8 +105,8 @@ sgr_colours() {
 
 # ---------------------------------------------------------------- 80x24 ----
 start 80 24 "$XTOP" "$TMP/t.xplane.pb"
-if wait_for "[timeline]" && has "/device:TPU:0" && has "XLA Ops" &&
-	line 2 | grep -Eq '^ [0-9.]+ (ps|ns|us|ms|s) +│0 ps +│'; then
+if wait_until 'has "[timeline]" && has "/device:TPU:0" && has "XLA Ops" &&
+	line 2 | grep -Eq "^ [0-9.]+ (ps|ns|us|ms|s) +│0 ps +│"'; then
 	ok "timeline: plane headers, XLA Ops tracks, ruler from 0 ps"
 else
 	fail "timeline: plane headers, XLA Ops tracks, ruler from 0 ps" "not shown; screen: $(shot)"
@@ -343,7 +343,7 @@ keys q
 wait_for "EXIT=" >/dev/null
 
 start 120 40 "$XTOP" "$TMP/g.xplane.pb"
-if wait_for "[timeline]" && has "/device:GPU:0" && has "Stream #14(Kernel)"; then
+if wait_until 'has "[timeline]" && has "/device:GPU:0" && has "Stream #14(Kernel)"'; then
 	ok "gpu profile: streams on /device:GPU:0"
 else
 	fail "gpu profile: streams on /device:GPU:0" "$(shot)"
