@@ -644,6 +644,7 @@ int app_main(const struct app_opts *o)
 			a.cap->t = NULL;
 			a.cap->an = NULL;
 			app_status(&a, 0, "%s ([ and ] switch profiles)", a.cap->summary);
+			a.cap->summary[0] = '\0';
 		} else if (a.cap && a.cap->summary[0] && !a.cap->running) {
 			app_status(&a, 1, "%s", a.cap->summary);
 			a.cap->summary[0] = '\0';

@@ -165,3 +165,57 @@ if [ "$runs" -eq 2 ] && grep -q "keeping the last 2 runs" "$TMP/out"; then
 else
 	fail "--every/--keep" "$runs runs; $(cat "$TMP/out" "$TMP/err" | tail -n 5)"
 fi
+
+# 12. In the viewer: --attach, c captures, the profile opens, x saves, [ ] switch;
+# a failed capture leaves the viewer running with its profile.
+T="tmux -L xtop-cap-$$ -f /dev/null"
+tmux_wait() { # tmux_wait TEXT: polls the pane for TEXT (10 s)
+	n=200
+	while [ $n -gt 0 ]; do
+		$T capture-pane -p >"$TMP/pane" 2>/dev/null
+		grep -qF -- "$1" "$TMP/pane" && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+start_server --mode auto || exit 0
+$T new-session -d -x 100 -y 30 "env LC_ALL=C.UTF-8 TERM=screen-256color $XTOP --attach localhost:$PORT --duration 400 --logdir $TMP/logK; echo EXIT=\$?; sleep 30"
+if tmux_wait "attached to localhost:$PORT"; then
+	ok "viewer --attach starts with no profile and says how to capture"
+else
+	fail "viewer --attach" "$(cat "$TMP/pane")"
+fi
+$T send-keys c
+if tmux_wait "captured 1 of 1 host" && tmux_wait "/device:GPU:0"; then
+	ok "viewer: c captures and opens the new profile"
+else
+	fail "viewer capture" "$(tail -n 3 "$TMP/pane")"
+fi
+$T send-keys x
+if tmux_wait "saved in $TMP/logK/plugins/profile/"; then
+	ok "viewer: x saves the current profile in a new run"
+else
+	fail "viewer save" "$(tail -n 2 "$TMP/pane")"
+fi
+$T send-keys '['
+if tmux_wait "profile 1 of 2"; then
+	ok "viewer: [ returns to the previous profile"
+else
+	fail "viewer [" "$(tail -n 2 "$TMP/pane")"
+fi
+kill "$SPID"
+sleep 0.3
+$T send-keys ']' c
+if tmux_wait "capture failed: localhost:$PORT" && grep -q "/device:GPU:0" "$TMP/pane"; then
+	ok "viewer: a failed capture is one status line; the profile stays"
+else
+	fail "viewer failed capture" "$(tail -n 3 "$TMP/pane")"
+fi
+$T send-keys q
+if tmux_wait "EXIT=0"; then
+	ok "viewer: q quits after captures"
+else
+	fail "viewer quit" "$(tail -n 3 "$TMP/pane")"
+fi
+$T kill-server 2>/dev/null
