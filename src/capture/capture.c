@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../model/trace.h"
+#include "../model/trace_json.h"
 #include "../model/xplane_reader.h"
 #include "../model/xplane_writer.h"
 #include "../util/xalloc.h"
@@ -85,7 +86,10 @@ int capture_targets(const char *spec, char ***addrs, size_t *n, struct xt_error 
 	return 0;
 }
 
+static uint64_t wall_ns(void);
+
 struct job {
+	uint64_t start_ns;
 	const char *addr;
 	const struct capture_opts *o;
 	const char *root, *session, *run_dir;
@@ -118,7 +122,8 @@ static void explain(struct job *j, const struct grpc_reply *r, int64_t deadline_
 		      "workload exited during the capture)";
 		break;
 	case 4: /* DEADLINE_EXCEEDED */
-		why = "no answer before the deadline";
+		why = "no answer before the deadline (the server is stuck, or the capture takes "
+		      "longer than expected)";
 		break;
 	case 12: /* UNIMPLEMENTED */
 		why = "it is a gRPC server but not a profiler service";
@@ -140,8 +145,9 @@ static void explain(struct job *j, const struct grpc_reply *r, int64_t deadline_
 	(void)deadline_ms;
 }
 
-/* Checks that what was saved is a readable profile; counts its events. */
-static int verify(struct capture_host *h)
+/* Checks that what was saved is a readable profile; counts its events;
+ * with trace_json, writes <host>.trace.json.gz beside it. */
+static int verify(struct capture_host *h, int trace_json)
 {
 	struct xt_trace *t = trace_new();
 	struct xt_error err;
@@ -149,10 +155,21 @@ static int verify(struct capture_host *h)
 	int rc;
 
 	lo.threads = 1;
+	lo.keep_resident = 1;
 	rc = xplane_load(t, h->path, h->addr, &lo, &err);
-	if (rc == 0)
+	if (rc == 0) {
 		h->events = t->nev;
-	else
+		if (trace_json) {
+			char json[4200];
+			size_t k = strlen(h->path);
+
+			/* x.xplane.pb -> x.trace.json.gz */
+			snprintf(json, sizeof(json), "%.*s.trace.json.gz",
+				 (int)(k > 10 ? k - 10 : k), h->path);
+			if (trace_json_write(&t->hosts[0], json, &err) < 0)
+				snprintf(h->msg, sizeof(h->msg), "%.200s: %.600s", h->addr, err.msg);
+		}
+	} else
 		snprintf(h->msg, sizeof(h->msg), "%.200s: saved %.300s, but it does not read as a profile: %.400s",
 			 h->addr, h->path, err.msg);
 	trace_free(t);
@@ -173,6 +190,8 @@ static void *job_main(void *arg)
 
 	if (deadline < 60000)
 		deadline = 60000;
+	if (j->o->deadline_ms)
+		deadline = (int64_t)j->o->deadline_ms;
 	memset(&q, 0, sizeof(q));
 	q.duration_ms = j->o->duration_ms;
 	q.host_tracer = j->o->host_tracer;
@@ -202,7 +221,11 @@ static void *job_main(void *arg)
 	} else if (resp.xspace && resp.xspace_len) {
 		struct xt_error err;
 
-		if (xplane_write_bytes(file, resp.xspace, resp.xspace_len, &err) < 0)
+		/* XProf wants hostnames and a Task Environment plane; older
+		 * servers and plugins may leave them out. */
+		struct xplane_write_opts wo = { j->addr, j->start_ns, wall_ns() };
+
+		if (xplane_write_bytes(file, resp.xspace, resp.xspace_len, &wo, &err) < 0)
 			snprintf(j->out->msg, sizeof(j->out->msg), "%.200s: %.500s", j->addr, err.msg);
 		else
 			snprintf(j->out->path, sizeof(j->out->path), "%.4095s", file);
@@ -218,7 +241,7 @@ static void *job_main(void *arg)
 	if (j->out->path[0]) {
 		if (stat(j->out->path, &st) == 0)
 			j->out->bytes = (uint64_t)st.st_size;
-		if (verify(j->out) < 0)
+		if (verify(j->out, j->o->trace_json) < 0)
 			j->out->path[0] = '\0';
 	}
 	free(r.data);
@@ -267,7 +290,8 @@ int capture_run(char *const *addrs, size_t n, const struct capture_opts *o,
 	r->start_ns = wall_ns();
 	for (i = 0; i < n; i++) {
 		snprintf(r->hosts[i].addr, sizeof(r->hosts[i].addr), "%s", addrs[i]);
-		jobs[i] = (struct job){ addrs[i], o, root, r->session, r->run_dir, stop, &r->hosts[i] };
+		jobs[i] = (struct job){ r->start_ns, addrs[i], o, root, r->session, r->run_dir, stop,
+					&r->hosts[i] };
 		if (pthread_create(&tid[i], NULL, job_main, &jobs[i]) != 0)
 			fatal("cannot create a thread");
 	}

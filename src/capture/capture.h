@@ -21,6 +21,8 @@ struct capture_opts {
 	uint64_t duration_ms;
 	unsigned host_tracer, device_tracer, python_tracer; /* ProfileOptions levels */
 	const char *logdir;
+	uint64_t deadline_ms;  /* RPC deadline; 0 = max(60 s, 2 x duration) as upstream */
+	int trace_json;        /* also write <host>.trace.json.gz for Perfetto */
 };
 
 struct capture_host {

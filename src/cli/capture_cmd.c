@@ -16,7 +16,8 @@
 #include "../util/xalloc.h"
 #include "options.h"
 
-enum { OPT_DURATION = 1, OPT_LOGDIR, OPT_EVERY, OPT_KEEP, OPT_HOST, OPT_DEVICE, OPT_PYTHON, OPT_HELP };
+enum { OPT_DURATION = 1, OPT_LOGDIR, OPT_EVERY, OPT_KEEP, OPT_HOST, OPT_DEVICE, OPT_PYTHON,
+       OPT_DEADLINE, OPT_TRACE_JSON, OPT_HELP };
 
 static const struct xt_option capture_options[] = {
 	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture for MS milliseconds (default 2000)" },
@@ -26,6 +27,8 @@ static const struct xt_option capture_options[] = {
 	{ OPT_HOST, 0, "host-tracer", 1, "LEVEL", "host (TraceMe) tracer level 0-3 (default 2)" },
 	{ OPT_DEVICE, 0, "device-tracer", 1, "LEVEL", "device tracer level 0-1 (default 1)" },
 	{ OPT_PYTHON, 0, "python-tracer", 1, "LEVEL", "Python tracer level 0-1 (default 0)" },
+	{ OPT_DEADLINE, 0, "deadline", 1, "MS", "give up on a host after MS (default max(60 s, 2 x duration))" },
+	{ OPT_TRACE_JSON, 0, "trace-json", 0, NULL, "also write <host>.trace.json.gz (Perfetto, chrome://tracing)" },
 	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
 	{ 0, 0, NULL, 0, NULL, NULL },
 };
@@ -118,7 +121,7 @@ static int capture_once(char **addrs, size_t n, const struct capture_opts *o, ch
 
 int capture_main(int argc, char **argv)
 {
-	struct capture_opts o = { 2000, 2, 1, 0, "xtop-logdir" };
+	struct capture_opts o = { 2000, 2, 1, 0, "xtop-logdir", 0, 0 };
 	unsigned long long v, every = 0, keep = 0;
 	struct option lopts[16];
 	char sopts[64], **addrs, **kept = NULL;
@@ -141,6 +144,14 @@ int capture_main(int argc, char **argv)
 			break;
 		case OPT_LOGDIR:
 			o.logdir = optarg;
+			break;
+		case OPT_DEADLINE:
+			if (parse_num("--deadline", optarg, 7ull * 24 * 3600 * 1000, &v) || !v)
+				return 2;
+			o.deadline_ms = v;
+			break;
+		case OPT_TRACE_JSON:
+			o.trace_json = 1;
 			break;
 		case OPT_EVERY:
 			if (parse_num("--every", optarg, 7ull * 24 * 3600, &every) || !every)

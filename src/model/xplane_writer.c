@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../util/strbuf.h"
+#include "wire.h"
 #include "../util/xalloc.h"
 
 /* ---- a tiny protobuf encoder for the few fields we add ---- */
@@ -127,6 +128,8 @@ static int write_atomic(const char *path, const void *a, size_t na, const void *
 				  strerror(errno));
 		goto out;
 	}
+	/* mkstemp makes the file private; a saved profile is an ordinary file. */
+	fchmod(fd, 0644);
 	if ((na && write_all(fd, a, na) < 0) || (nb && write_all(fd, b, nb) < 0) || fsync(fd) < 0) {
 		rc = xt_error_set(err, XT_EIO, "cannot write %s: %s", path, strerror(errno));
 		close(fd);
@@ -145,9 +148,73 @@ out:
 	return rc;
 }
 
-int xplane_write_bytes(const char *path, const void *data, size_t n, struct xt_error *err)
+/* What an encoded XSpace already has of what XProf wants: hostnames, and a
+ * Task Environment plane (upstream writes a plane's name before its lines,
+ * so each plane is only peeked at). */
+static void xspace_has(const uint8_t *b, size_t n, int *hostnames, int *env)
 {
-	return write_atomic(path, data, n, NULL, 0, err);
+	struct wire w;
+
+	*hostnames = *env = 0;
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		size_t pn;
+		const uint8_t *pb;
+
+		if (t != WIRE_LEN) {
+			wire_skip(&w, t);
+			continue;
+		}
+		pb = wire_bytes(&w, &pn);
+		if (f == 4) {
+			*hostnames = 1;
+		} else if (f == 1) {
+			struct wire pw;
+
+			wire_init(&pw, pb, pn);
+			while (wire_more(&pw)) {
+				uint32_t pf;
+				unsigned pt = wire_tag(&pw, &pf);
+
+				if (pf == 2 && pt == WIRE_LEN) {
+					size_t sn;
+					const uint8_t *s = wire_bytes(&pw, &sn);
+
+					if (sn == 16 && !memcmp(s, "Task Environment", 16))
+						*env = 1;
+					break;
+				}
+				if (pf == 3)
+					break; /* lines: the name comes first or not at all */
+				wire_skip(&pw, pt);
+			}
+		}
+	}
+}
+
+static void extras(struct strbuf *extra, int has_hostnames, int has_env,
+		   const struct xplane_write_opts *o)
+{
+	if (o && o->hostname && o->hostname[0] && !has_hostnames)
+		put_bytes(extra, 4, o->hostname, strlen(o->hostname));
+	if (o && o->start_ns && o->stop_ns && !has_env)
+		task_env_plane(extra, o->start_ns, o->stop_ns);
+}
+
+int xplane_write_bytes(const char *path, const void *data, size_t n,
+		       const struct xplane_write_opts *o, struct xt_error *err)
+{
+	struct strbuf extra;
+	int hn, env, rc;
+
+	strbuf_init(&extra);
+	xspace_has(data, n, &hn, &env);
+	extras(&extra, hn, env, o);
+	rc = write_atomic(path, data, n, extra.buf, extra.len, err);
+	strbuf_fini(&extra);
+	return rc;
 }
 
 int xplane_write(const struct xt_host *h, const char *path, const struct xplane_write_opts *o,
@@ -157,10 +224,7 @@ int xplane_write(const struct xt_host *h, const char *path, const struct xplane_
 	int rc;
 
 	strbuf_init(&extra);
-	if (o && o->hostname && o->hostname[0] && !h->nhostnames)
-		put_bytes(&extra, 4, o->hostname, strlen(o->hostname));
-	if (o && o->start_ns && o->stop_ns && !has_plane(h, "Task Environment"))
-		task_env_plane(&extra, o->start_ns, o->stop_ns);
+	extras(&extra, h->nhostnames > 0, has_plane(h, "Task Environment"), o);
 	rc = write_atomic(path, h->src.data, h->src.size, extra.buf, extra.len, err);
 	strbuf_fini(&extra);
 	return rc;

@@ -32,9 +32,11 @@ struct xplane_write_opts {
 int xplane_write(const struct xt_host *h, const char *path, const struct xplane_write_opts *o,
 		 struct xt_error *err);
 
-/* Writes n bytes to path atomically, refusing to replace an existing file.
+/* Writes an encoded XSpace (e.g. a capture's) to path atomically, refusing
+ * to replace an existing file, with the same additions as xplane_write().
  * Returns 0 or XT_EIO with err set. */
-int xplane_write_bytes(const char *path, const void *data, size_t n, struct xt_error *err);
+int xplane_write_bytes(const char *path, const void *data, size_t n,
+		       const struct xplane_write_opts *o, struct xt_error *err);
 /* Creates <logdir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>[_k] (a new
  * directory, never an existing one); run_dir (size n) gets its path and
  * name (size nn, may be NULL) its last component. Returns 0 or XT_EIO. */

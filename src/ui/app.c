@@ -597,7 +597,7 @@ int app_main(const struct app_opts *o)
 	a.match = -1;
 	a.logdir = o->logdir;
 	if (o->attach) {
-		struct capture_opts co = { o->duration_ms, 2, 1, 0, o->logdir };
+		struct capture_opts co = { o->duration_ms, 2, 1, 0, o->logdir, 0, 0 };
 		struct xt_error err;
 
 		/* Resolve the target before touching the terminal: a bad PID is a

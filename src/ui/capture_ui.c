@@ -117,20 +117,20 @@ int cap_ui_collect(struct cap_ui *c)
 	pthread_join(cap_tid, NULL);
 	c->running = 0;
 	if (c->rc < 0) {
-		snprintf(c->summary, sizeof(c->summary), "capture failed: %s", c->err.msg);
+		snprintf(c->summary, sizeof(c->summary), "capture failed: %.480s", c->err.msg);
 		return 0;
 	}
 	if (!c->res.nsaved) {
 		/* Say why, host by host (the first reason is usually enough). */
 		for (i = 0; i < c->res.nhosts && !c->summary[0]; i++)
 			if (c->res.hosts[i].msg[0])
-				snprintf(c->summary, sizeof(c->summary), "capture failed: %s",
+				snprintf(c->summary, sizeof(c->summary), "capture failed: %.480s",
 					 c->res.hosts[i].msg);
 		if (!c->summary[0])
 			snprintf(c->summary, sizeof(c->summary), "capture failed");
 		return 0;
 	}
-	snprintf(c->summary, sizeof(c->summary), "captured %zu of %zu host%s in %s", c->res.nsaved,
+	snprintf(c->summary, sizeof(c->summary), "captured %zu of %zu host%s in %.440s", c->res.nsaved,
 		 c->res.nhosts, c->res.nhosts == 1 ? "" : "s", c->res.run_dir);
 	return 1;
 }

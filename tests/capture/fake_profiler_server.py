@@ -45,6 +45,8 @@ def main():
     ap.add_argument("--xspace", required=True)
     ap.add_argument("--mode", default="auto", choices=["auto", "file", "emit"])
     ap.add_argument("--empty", action="store_true")
+    ap.add_argument("--hang", action="store_true",
+                    help="never answer Profile (for deadline tests)")
     ap.add_argument("--port", type=int, default=0)
     args = ap.parse_args()
 
@@ -62,6 +64,8 @@ def main():
             state["active"] = req.session_id
         try:
             dur = req.opts.duration_ms or req.duration_ms
+            if args.hang:
+                dur = 3600 * 1000
             end = time.monotonic() + dur / 1000.0
             while time.monotonic() < end:
                 if not ctx.is_active():

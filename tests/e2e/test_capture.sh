@@ -166,6 +166,42 @@ else
 	fail "--every/--keep" "$runs runs; $(cat "$TMP/out" "$TMP/err" | tail -n 5)"
 fi
 
+# 11b. --trace-json writes <host>.trace.json.gz beside the profile (Perfetto).
+if $XTOP capture --trace-json --duration 100 --logdir "$TMP/logL" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
+	j=$(ls "$TMP"/logL/plugins/profile/*/*.trace.json.gz 2>/dev/null | head -n 1)
+	x=$(ls "$TMP"/logL/plugins/profile/*/*.xplane.pb | head -n 1)
+	if [ -n "$j" ] && $PY - "$j" "$x" "$XTOP" <<'PYEOF'; then
+import gzip, json, subprocess, sys
+d = json.load(gzip.open(sys.argv[1]))
+xs = [e for e in d["traceEvents"] if e.get("ph") == "X"]
+rep = json.loads(subprocess.run([sys.argv[3], "report", "--json", sys.argv[2]],
+                                capture_output=True, check=True).stdout)
+# Every event but the Async XLA Ops lines (left out, as upstream does).
+skip = sum(l["events"] for h in rep["hosts"] for p in h["planes"] for l in p["line_list"]
+           if l["name"] == "Async XLA Ops")
+assert len(xs) == rep["events"] - skip, (len(xs), rep["events"], skip)
+assert all(e["dur"] > 0 and "name" in e for e in xs)
+PYEOF
+		ok "--trace-json: $(basename "$j") parses and holds every event"
+	else
+		fail "--trace-json" "missing or wrong $j"
+	fi
+else
+	fail "--trace-json" "$(cat "$TMP/err")"
+fi
+# 11c. A server that never answers: the deadline ends the call with a clear message.
+start_server --hang || exit 0
+t0=$(date +%s)
+if $XTOP capture --duration 100 --deadline 1500 --logdir "$TMP/logM" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
+	fail "deadline" "exit 0"
+elif grep -q "no answer before the deadline" "$TMP/err" && [ $(($(date +%s) - t0)) -lt 10 ]; then
+	ok "a stuck server: the deadline passes, one clear line, no run left behind"
+else
+	fail "deadline" "$(cat "$TMP/err")"
+fi
+kill "$SPID" 2>/dev/null
+start_server --mode auto || exit 0
+
 # 12. In the viewer: --attach, c captures, the profile opens, x saves, [ ] switch;
 # a failed capture leaves the viewer running with its profile.
 T="tmux -L xtop-cap-$$ -f /dev/null"
