@@ -10,7 +10,12 @@ if ! $PY -c 'import grpc, google.protobuf' 2>/dev/null; then
 	exit 0
 fi
 SRV=tests/capture/fake_profiler_server.py
-$GEN --kind gpu --events 20000 --seed 9 -o "$TMP/served.xplane.pb" >/dev/null 2>&1
+# Serve a recorded real profile (JAX on MI300X) when the fixtures are there.
+if have_fixtures; then
+	cp "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" "$TMP/served.xplane.pb"
+else
+	$GEN --kind gpu --events 20000 --seed 9 -o "$TMP/served.xplane.pb" >/dev/null 2>&1
+fi
 PIDS=""
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
@@ -137,10 +142,14 @@ sleep 30 &
 SP=$!
 PIDS="$PIDS $SP"
 expect_error "PID without a profiler server" 2 "runs no profiler server" $XTOP capture "$SP"
-if [ "$(id -u)" = 0 ]; then
-	skip "PID of another user" "running as root sees every process"
-else
+if [ "$(id -u)" != 0 ]; then
 	expect_error "PID of another user" 2 "another user" $XTOP capture 1
+elif command -v setpriv >/dev/null 2>&1; then
+	# As root, drop to nobody to look at root's process 1.
+	expect_error "PID of another user" 2 "another user" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups $XTOP capture 1
+else
+	skip "PID of another user" "root without setpriv sees every process"
 fi
 # 10. An unwritable logdir: clear error, nothing lost.
 start_server --mode auto || exit 0
