@@ -11,8 +11,6 @@
 #include "../model/load.h"
 #include "../util/xalloc.h"
 
-static pthread_t cap_tid;
-
 int cap_ui_init(struct cap_ui *c, const char *target, const struct capture_opts *o,
 		struct xt_error *err)
 {
@@ -39,7 +37,7 @@ void cap_ui_fini(struct cap_ui *c)
 
 	if (c->running) {
 		c->stop = 1;
-		pthread_join(cap_tid, NULL);
+		pthread_join(c->tid, NULL);
 		c->running = 0;
 		trace_free(c->t);
 		analysis_free(c->an);
@@ -85,7 +83,7 @@ int cap_ui_start(struct cap_ui *c)
 	atomic_store(&c->done, 0);
 	c->summary[0] = '\0';
 	clock_gettime(CLOCK_MONOTONIC, &c->t0);
-	if (pthread_create(&cap_tid, NULL, cap_worker, c) != 0)
+	if (pthread_create(&c->tid, NULL, cap_worker, c) != 0)
 		return -1;
 	c->running = 1;
 	return 0;
@@ -114,7 +112,7 @@ int cap_ui_collect(struct cap_ui *c)
 		return 0;
 	while (read(c->wake[0], buf, sizeof(buf)) == (ssize_t)sizeof(buf))
 		;
-	pthread_join(cap_tid, NULL);
+	pthread_join(c->tid, NULL);
 	c->running = 0;
 	if (c->rc < 0) {
 		snprintf(c->summary, sizeof(c->summary), "capture failed: %.480s", c->err.msg);

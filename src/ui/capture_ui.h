@@ -7,6 +7,7 @@
 #ifndef XT_CAPTURE_UI_H
 #define XT_CAPTURE_UI_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@ struct cap_ui {
 	char target[256];             /* as the user gave it */
 	struct capture_opts opts;     /* opts.logdir borrowed from argv */
 	int running;
+	pthread_t tid;                /* the worker, while running */
 	volatile sig_atomic_t stop;   /* asks the servers to stop early */
 	atomic_int done;
 	int wake[2];                  /* [0] polled by the UI loop */

@@ -5,6 +5,8 @@
  */
 #include "term.h"
 
+#include "../util/xalloc.h"
+
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -15,7 +17,6 @@
 
 struct term term;
 static volatile sig_atomic_t term_up;
-extern void (*xt_fatal_hook)(void);
 
 void term_fini(void)
 {

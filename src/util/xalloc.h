@@ -19,6 +19,9 @@ void *xreallocarray(void *p, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
+/* Called by fatal() first, when set: the viewer restores the terminal. */
+extern void (*xt_fatal_hook)(void);
+
 /* Prints "xtop: " + the message to stderr and exits with status 3. */
 void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
