@@ -17,8 +17,10 @@ else
 	$GEN --kind gpu --events 20000 --seed 9 -o "$TMP/served.xplane.pb" >/dev/null 2>&1
 fi
 PIDS=""
+T="tmux -L xtop-cap-$$ -f /dev/null"
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	$T kill-server 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -213,7 +215,6 @@ start_server --mode auto || exit 0
 
 # 12. In the viewer: --attach, c captures, the profile opens, x saves, [ ] switch;
 # a failed capture leaves the viewer running with its profile.
-T="tmux -L xtop-cap-$$ -f /dev/null"
 tmux_wait() { # tmux_wait TEXT: polls the pane for TEXT (10 s)
 	n=200
 	while [ $n -gt 0 ]; do
