@@ -135,12 +135,19 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 					     &c->shared, &c->occ);
 			c->p = details->s;
 			c->n = details->n;
-			c->row = 0;
-		} else if (c->row && c->op_n == op.n &&
-			   (c->op_p == op.p || !memcmp(c->op_p, op.p, op.n))) {
-			/* Same kernel, same launch shape, same op: same row. */
-			kernel_row_add(&lp->kerns[c->row - 1], ev->dur_ps);
-			return;
+			c->row[0] = c->row[1] = 0;
+		} else {
+			/* Same kernel, same launch shape, same op: same row. Two
+			 * are remembered: one kernel often serves two ops in turn
+			 * (an NCCL kernel for two all-reduces). */
+			int w;
+
+			for (w = 0; w < 2; w++)
+				if (c->row[w] && c->op_n[w] == op.n &&
+				    (c->op_p[w] == op.p || !memcmp(c->op_p[w], op.p, op.n))) {
+					kernel_row_add(&lp->kerns[c->row[w] - 1], ev->dur_ps);
+					return;
+				}
 		}
 		memcpy(k.grid, c->grid, sizeof(k.grid));
 		memcpy(k.block, c->block, sizeof(k.block));
@@ -190,9 +197,12 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	{
 		struct kd_cache *c = &lp->kd[xt_event_meta_index(ev)];
 
-		c->row = *v + 1;
-		c->op_p = op.p;
-		c->op_n = op.n;
+		c->row[1] = c->row[0];
+		c->op_p[1] = c->op_p[0];
+		c->op_n[1] = c->op_n[0];
+		c->row[0] = *v + 1;
+		c->op_p[0] = op.p;
+		c->op_n[0] = op.n;
 	}
 }
 

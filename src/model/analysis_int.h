@@ -123,9 +123,9 @@ struct kd_cache {
 	uint32_t grid[3], block[3];
 	int64_t regs, shared;
 	double occ;
-	uint32_t row;           /* kerns index + 1 of the last launch (0: none) */
-	const char *op_p;       /* its op name */
-	size_t op_n;
+	uint32_t row[2];        /* kerns index + 1 of the last two rows (0: none) */
+	const char *op_p[2];    /* their op names */
+	size_t op_n[2];
 };
 
 struct line_part {
