@@ -67,12 +67,11 @@ static void mem_take(struct mem_rec *r, const struct xt_stat *s, unsigned k, uin
 }
 
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
-		 const struct xt_line *l, uint64_t line_seq)
+		 const struct xt_line *l)
 {
 	const struct plane_ctx *pc = p->hook_data;
 	size_t i;
 
-	(void)line_seq;
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		const struct emeta_info *in = &pc->info[xt_event_meta_index(ev)];

@@ -283,12 +283,6 @@ static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
 		case XS_HLO_MODULE:
 			in->module = bref(s.s, s.n);
 			break;
-		case XS_HLO_OP:
-			in->hlo_op = bref(s.s, s.n);
-			break;
-		case XS_TF_OP:
-			in->tf_op = bref(s.s, s.n);
-			break;
 		case XS_PROGRAM_ID:
 			in->program_id = stat_as_int(&s);
 			in->has_program = 1;
@@ -422,7 +416,6 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 	struct plane_ctx *pc = p->hook_data;
 	enum line_role role;
 	struct line_part *lp;
-	uint64_t seq;
 
 	if (!pc)
 		return;
@@ -430,9 +423,6 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 	if (role == LROLE_NONE)
 		return;
 	lp = line_part_new(c, role);
-	pthread_mutex_lock(&c->lock);
-	seq = c->line_seq++;
-	pthread_mutex_unlock(&c->lock);
 	switch (role) {
 	case LROLE_XLA_OPS:
 		ops_line_xla(lp, h, p, l);
@@ -447,7 +437,7 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 	case LROLE_HOST_PY:
 		/* The Python tracer line is left out of host compute only. */
 		steps_line_markers(lp, h, p, l);
-		memory_line(lp, h, p, l, seq);
+		memory_line(lp, h, p, l);
 		break;
 	case LROLE_NONE:
 		break;

@@ -61,8 +61,6 @@ void marker_keys_take(struct marker_keys *mk, const struct xt_stat *s);
 struct emeta_info {
 	struct bytes_ref category;  /* hlo_category stat */
 	struct bytes_ref module;    /* hlo_module stat */
-	struct bytes_ref hlo_op;
-	struct bytes_ref tf_op;
 	int64_t program_id;
 	double flops, bytes;
 	uint8_t has_program, has_flops, has_bytes;
@@ -96,7 +94,7 @@ struct marker {
 
 struct mem_rec {
 	int64_t time_ps;
-	uint64_t seq;           /* order among equal times: line, then event */
+	uint64_t seq;           /* index on its line (ties between equal times) */
 	struct bytes_ref allocator; /* or the decimal index in idx_buf */
 	char idx_buf[24];
 	int64_t reserved, allocated, available, peak_in_use;
@@ -159,7 +157,6 @@ struct analysis_ctx {
 	size_t nowned, capowned;
 	struct line_part **parts;
 	size_t nparts, capparts;
-	size_t line_seq;        /* lines seen, for mem_rec.seq */
 	int loading;            /* hooks run inside xplane_load (reader watch flags valid) */
 };
 
@@ -197,7 +194,7 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 void steps_merge(struct xt_analysis *a, struct xt_trace *t);
 /* an_memory.c */
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
-		 const struct xt_line *l, uint64_t line_seq);
+		 const struct xt_line *l);
 void memory_merge(struct xt_analysis *a, struct xt_trace *t);
 /* an_kernels.c (kernel_details parsing also used by tests) */
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,

@@ -68,13 +68,6 @@ const char *trace_event_display_name(const struct xt_plane *p, const struct xt_e
 	return m->display_name[0] ? m->display_name : m->name;
 }
 
-static inline size_t hash_i64(int64_t id)
-{
-	uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ull;
-
-	return (size_t)(x ^ (x >> 29));
-}
-
 uint32_t trace_emeta_lookup_slow(const struct xt_plane *p, int64_t id)
 {
 	size_t mask, i;
@@ -82,7 +75,7 @@ uint32_t trace_emeta_lookup_slow(const struct xt_plane *p, int64_t id)
 	if (!p->emeta_hcap || p->emeta_direct_only)
 		return 0;
 	mask = p->emeta_hcap - 1;
-	for (i = hash_i64(id) & mask;; i = (i + 1) & mask) {
+	for (i = trace_hash_id(id) & mask;; i = (i + 1) & mask) {
 		uint32_t idx = p->emeta_hash[i];
 
 		if (idx == 0)
@@ -99,7 +92,7 @@ const struct xt_stat_meta *trace_smeta_lookup_slow(const struct xt_plane *p, int
 	if (!p->smeta_hcap || p->smeta_direct_only)
 		return NULL;
 	mask = p->smeta_hcap - 1;
-	for (i = hash_i64(id) & mask;; i = (i + 1) & mask) {
+	for (i = trace_hash_id(id) & mask;; i = (i + 1) & mask) {
 		uint32_t idx = p->smeta_hash[i];
 
 		if (idx == 0)

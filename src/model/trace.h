@@ -74,7 +74,6 @@ struct xt_event_meta {
 	const char *display_name; /* in the arena; "" when absent */
 	uint64_t raw_off;         /* encoded XEventMetadata (stats, HLO proto bytes) */
 	uint32_t raw_len;
-	int32_t op_class;         /* analysis cache; -1 until computed */
 };
 
 /* The high byte of xt_event.meta: bit 7 marks an aggregated event
@@ -221,6 +220,15 @@ static inline const struct xt_event_meta *xt_event_meta(const struct xt_plane *p
 
 /* Name shown for an event: display_name when set, else name. */
 const char *trace_event_display_name(const struct xt_plane *p, const struct xt_event *ev);
+
+/* The hash of metadata ids in the plane's tables (shared by the reader
+ * that builds them and the lookups). */
+static inline size_t trace_hash_id(int64_t id)
+{
+	uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(x ^ (x >> 29));
+}
 
 /* Returns the index into plane->emeta for metadata id, or 0 when unknown. */
 uint32_t trace_emeta_lookup_slow(const struct xt_plane *p, int64_t id);

@@ -68,13 +68,6 @@ static size_t pow2_at_least(size_t n)
 	return c;
 }
 
-static inline size_t hash_i64(int64_t id)
-{
-	uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ull;
-
-	return (size_t)(x ^ (x >> 29));
-}
-
 /* Builds the direct id tables when ids are small enough (they are 1..N in
  * everything upstream writes); the hash tables stay for the others. */
 static void plane_direct(struct xt_plane *p)
@@ -123,7 +116,7 @@ static void plane_index(struct xt_plane *p)
 	p->emeta_hash = xcalloc(p->emeta_hcap, sizeof(uint32_t));
 	mask = p->emeta_hcap - 1;
 	for (i = 1; i < p->nemeta; i++) {
-		size_t s = hash_i64(p->emeta[i].id) & mask;
+		size_t s = trace_hash_id(p->emeta[i].id) & mask;
 
 		while (p->emeta_hash[s] && p->emeta[p->emeta_hash[s]].id != p->emeta[i].id)
 			s = (s + 1) & mask;
@@ -134,7 +127,7 @@ static void plane_index(struct xt_plane *p)
 	mask = p->smeta_hcap - 1;
 	plane_direct(p);
 	for (i = 0; i < p->nsmeta; i++) {
-		size_t s = hash_i64(p->smeta[i].id) & mask;
+		size_t s = trace_hash_id(p->smeta[i].id) & mask;
 		size_t k;
 
 		while (p->smeta_hash[s] && p->smeta[p->smeta_hash[s] - 1].id != p->smeta[i].id)
@@ -156,7 +149,7 @@ static int read_emeta_entry(struct reader *r, struct xt_plane *p, const uint8_t 
 			    size_t *cap)
 {
 	struct wire w;
-	struct xt_event_meta m = { .name = "", .display_name = "", .op_class = -1 };
+	struct xt_event_meta m = { .name = "", .display_name = "" };
 	const uint8_t *val = NULL;
 	size_t vn = 0;
 	int64_t key = 0;
@@ -272,8 +265,7 @@ static int read_plane(struct reader *r, struct xt_plane *p, const uint8_t *b, si
 	/* Slot 0: events whose metadata id is unknown resolve to a nameless
 	 * entry, as upstream's visitor does. */
 	VEC_PUSH(p->emeta, p->nemeta, ecap);
-	p->emeta[p->nemeta++] = (struct xt_event_meta){ .name = "", .display_name = "",
-							.op_class = -1 };
+	p->emeta[p->nemeta++] = (struct xt_event_meta){ .name = "", .display_name = "" };
 	wire_init(&w, b, n);
 	while (wire_more(&w)) {
 		uint32_t f;
