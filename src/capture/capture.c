@@ -183,9 +183,9 @@ static void *job_main(void *arg)
 	struct grpc_reply r;
 	struct profile_resp resp;
 	uint8_t *req;
-	size_t len, i;
+	size_t len;
 	int64_t deadline = (int64_t)j->o->duration_ms * 2;
-	char host[256], file[4096 + 300];
+	char file[4096 + 300];
 	struct stat st;
 
 	if (deadline < 60000)
@@ -204,11 +204,7 @@ static void *job_main(void *arg)
 	grpc_call_unary(j->addr, "/tensorflow.ProfilerService/Profile", req, len, deadline, j->stop,
 			send_terminate, j, &r);
 	free(req);
-	snprintf(host, sizeof(host), "%s", j->addr);
-	for (i = 0; host[i]; i++)
-		if (host[i] == ':' || host[i] == '/')
-			host[i] = '_';
-	snprintf(file, sizeof(file), "%s/%s.xplane.pb", j->run_dir, host);
+	xplane_host_file(file, sizeof(file), j->run_dir, j->addr, ".xplane.pb");
 	if (r.status != 0) {
 		explain(j, &r, deadline);
 	} else if (profiler_msgs_parse_response(r.data, r.len, &resp) < 0) {

@@ -14,6 +14,7 @@
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "stats.h"
+#include "xplane_writer.h"
 
 /* Stats upstream keeps out of the trace viewer's args. */
 static int internal_stat(const char *name)
@@ -99,25 +100,14 @@ static int flush(gzFile gz, struct strbuf *b, int force)
 
 int trace_json_write(const struct xt_host *h, const char *path, struct xt_error *err)
 {
-	size_t n = strlen(path) + 16, p, l, e;
-	char *tmp = xmalloc(n);
+	size_t p, l, e;
+	char *tmp;
 	struct strbuf b;
 	gzFile gz;
-	int fd, rc = 0, bad = 0;
+	int fd = xplane_tmp_create(path, &tmp, err), rc, bad = 0;
 
-	if (access(path, F_OK) == 0) {
-		free(tmp);
-		return xt_error_set(err, XT_EIO, "%s already exists; not overwriting it", path);
-	}
-	snprintf(tmp, n, "%s.tmpXXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = xt_error_set(err, XT_EIO, "cannot write in the directory of %s: %s", path,
-				  strerror(errno));
-		free(tmp);
-		return rc;
-	}
-	fchmod(fd, 0644);
+	if (fd < 0)
+		return fd;
 	gz = gzdopen(fd, "wb6");
 	strbuf_init(&b);
 	strbuf_puts(&b, "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"highres-ticks\":true},"
@@ -171,17 +161,9 @@ int trace_json_write(const struct xt_host *h, const char *path, struct xt_error 
 	strbuf_puts(&b, "{}]}");
 	if (!bad && flush(gz, &b, 1) < 0)
 		bad = 1;
-	if (gzclose(gz) != Z_OK || bad) {
-		rc = xt_error_set(err, XT_EIO, "cannot write %s: %s", path,
-				  errno ? strerror(errno) : "write failed");
-		unlink(tmp);
-	} else if (link(tmp, path) < 0) {
-		rc = xt_error_set(err, XT_EIO, "cannot create %s: %s", path, strerror(errno));
-		unlink(tmp);
-	} else {
-		unlink(tmp);
-	}
+	if (gzclose(gz) != Z_OK)
+		bad = 1;
+	rc = xplane_tmp_commit(tmp, path, !bad, err);
 	strbuf_fini(&b);
-	free(tmp);
 	return rc;
 }

@@ -111,41 +111,73 @@ static int write_all(int fd, const void *p, size_t n)
 
 /* Writes the buffers to path: temporary file, fsync, then link() as the
  * rename that never replaces an existing file. */
-static int write_atomic(const char *path, const void *a, size_t na, const void *b, size_t nb,
-			struct xt_error *err)
+int xplane_tmp_create(const char *path, char **tmp, struct xt_error *err)
 {
 	size_t n = strlen(path) + 16;
-	char *tmp;
-	int fd, rc = 0;
+	int fd;
 
+	*tmp = NULL;
 	if (access(path, F_OK) == 0)
 		return xt_error_set(err, XT_EIO, "%s already exists; not overwriting it", path);
-	tmp = xmalloc(n);
-	snprintf(tmp, n, "%s.tmpXXXXXX", path);
-	fd = mkstemp(tmp);
+	*tmp = xmalloc(n);
+	snprintf(*tmp, n, "%s.tmpXXXXXX", path);
+	fd = mkstemp(*tmp);
 	if (fd < 0) {
-		rc = xt_error_set(err, XT_EIO, "cannot write in the directory of %s: %s", path,
-				  strerror(errno));
-		goto out;
+		xt_error_set(err, XT_EIO, "cannot write in the directory of %s: %s", path,
+			     strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+		return XT_EIO;
 	}
 	/* mkstemp makes the file private; a saved profile is an ordinary file. */
 	fchmod(fd, 0644);
-	if ((na && write_all(fd, a, na) < 0) || (nb && write_all(fd, b, nb) < 0) || fsync(fd) < 0) {
-		rc = xt_error_set(err, XT_EIO, "cannot write %s: %s", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	close(fd);
-	if (link(tmp, path) < 0) {
+	return fd;
+}
+
+int xplane_tmp_commit(char *tmp, const char *path, int ok, struct xt_error *err)
+{
+	int rc = 0;
+
+	/* link() fails when path exists: the rename that never replaces. */
+	if (!ok)
+		rc = xt_error_set(err, XT_EIO, "cannot write %s: %s", path,
+				  errno ? strerror(errno) : "write failed");
+	else if (link(tmp, path) < 0)
 		rc = xt_error_set(err, XT_EIO, "cannot create %s: %s", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
 	unlink(tmp);
-out:
 	free(tmp);
 	return rc;
+}
+
+void xplane_host_file(char *buf, size_t n, const char *dir, const char *host, const char *suffix)
+{
+	char h[256];
+	size_t i;
+
+	/* ':' is not allowed in the file name (host:port captures), as upstream. */
+	snprintf(h, sizeof(h), "%s", host);
+	for (i = 0; h[i]; i++)
+		if (h[i] == ':' || h[i] == '/')
+			h[i] = '_';
+	snprintf(buf, n, "%.3800s/%s%s", dir, h, suffix);
+}
+
+static int write_atomic(const char *path, const void *a, size_t na, const void *b, size_t nb,
+			struct xt_error *err)
+{
+	char *tmp;
+	int fd = xplane_tmp_create(path, &tmp, err), ok, saved;
+
+	if (fd < 0)
+		return fd;
+
+	errno = 0;
+	ok = !(na && write_all(fd, a, na) < 0) && !(nb && write_all(fd, b, nb) < 0) &&
+	     fsync(fd) == 0;
+	saved = errno;
+	close(fd);
+	errno = saved; /* the write's error, for the message */
+	return xplane_tmp_commit(tmp, path, ok, err);
 }
 
 /* What an encoded XSpace already has of what XProf wants: hostnames, and a
@@ -291,15 +323,7 @@ int xplane_save_run(const struct xt_trace *t, const char *logdir, const struct x
 	if (rc < 0)
 		return rc;
 	for (h = 0; h < t->nhosts; h++) {
-		char host[256];
-		size_t i;
-
-		/* ':' is not allowed in the file name (host:port captures). */
-		snprintf(host, sizeof(host), "%s", t->hosts[h].name);
-		for (i = 0; host[i]; i++)
-			if (host[i] == ':' || host[i] == '/')
-				host[i] = '_';
-		snprintf(file, sizeof(file), "%s/%s.xplane.pb", run_dir, host);
+		xplane_host_file(file, sizeof(file), run_dir, t->hosts[h].name, ".xplane.pb");
 		rc = xplane_write(&t->hosts[h], file, o, err);
 		if (rc < 0)
 			return rc;

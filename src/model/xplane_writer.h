@@ -43,6 +43,16 @@ int xplane_write_bytes(const char *path, const void *data, size_t n,
 int xplane_new_run_dir(const char *logdir, char *run_dir, size_t n, char *name, size_t nn,
 		       struct xt_error *err);
 
+/* The pieces of an atomic write, for writers that stream (trace_json):
+ * xplane_tmp_create() refuses an existing path and returns an fd on a new
+ * temporary file beside it (*tmp to free) or a negative XT_E*;
+ * xplane_tmp_commit() links it to path when ok (else reports the write
+ * error in errno), removes the temporary and frees tmp; returns 0 or XT_EIO. */
+int xplane_tmp_create(const char *path, char **tmp, struct xt_error *err);
+int xplane_tmp_commit(char *tmp, const char *path, int ok, struct xt_error *err);
+/* dir/host+suffix with the ':' and '/' of host:port names made '_'. */
+void xplane_host_file(char *buf, size_t n, const char *dir, const char *host, const char *suffix);
+
 /*
  * Saves every host of t in TensorBoard's layout under logdir:
  * <logdir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/<host>.xplane.pb, in a new
