@@ -155,16 +155,13 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 		o.flops = in->flops;
 		if ((found >> XS_FLOPS) & 1) {
 			o.has_flops = 1;
-			o.flops = ov[XS_FLOPS].kind == XT_STAT_DOUBLE ? ov[XS_FLOPS].d
-								     : (double)stat_as_int(&ov[XS_FLOPS]);
+			o.flops = stat_as_double(&ov[XS_FLOPS]);
 		}
 		o.has_bytes = in->has_bytes;
 		o.bytes = in->bytes;
 		if ((found >> XS_BYTES_ACCESSED) & 1) {
 			o.has_bytes = 1;
-			o.bytes = ov[XS_BYTES_ACCESSED].kind == XT_STAT_DOUBLE
-					  ? ov[XS_BYTES_ACCESSED].d
-					  : (double)stat_as_int(&ov[XS_BYTES_ACCESSED]);
+			o.bytes = stat_as_double(&ov[XS_BYTES_ACCESSED]);
 		}
 		o.dur = ev->dur_ps;
 		o.end = ev->off_ps + ev->dur_ps;
@@ -408,15 +405,11 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		/* FLOPs and bytes are per occurrence: a fusion's later kernels
 		 * repeat its first kernel's numbers. */
 		if (!cont && stat_has(&ks, XS_FLOPS)) {
-			a->flops += ks.v[XS_FLOPS].kind == XT_STAT_DOUBLE
-					    ? ks.v[XS_FLOPS].d
-					    : (double)stat_as_int(&ks.v[XS_FLOPS]);
+			a->flops += stat_as_double(&ks.v[XS_FLOPS]);
 			a->has_flops = 1;
 		}
 		if (!cont && stat_has(&ks, XS_BYTES_ACCESSED)) {
-			a->bytes += ks.v[XS_BYTES_ACCESSED].kind == XT_STAT_DOUBLE
-					    ? ks.v[XS_BYTES_ACCESSED].d
-					    : (double)stat_as_int(&ks.v[XS_BYTES_ACCESSED]);
+			a->bytes += stat_as_double(&ks.v[XS_BYTES_ACCESSED]);
 			a->has_bytes = 1;
 		}
 		lp->op_events++;

@@ -288,11 +288,11 @@ static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
 			in->has_program = 1;
 			break;
 		case XS_FLOPS:
-			in->flops = s.kind == XT_STAT_DOUBLE ? s.d : (double)stat_as_int(&s);
+			in->flops = stat_as_double(&s);
 			in->has_flops = 1;
 			break;
 		case XS_BYTES_ACCESSED:
-			in->bytes = s.kind == XT_STAT_DOUBLE ? s.d : (double)stat_as_int(&s);
+			in->bytes = stat_as_double(&s);
 			in->has_bytes = 1;
 			break;
 		default:

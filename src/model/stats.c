@@ -185,6 +185,11 @@ int64_t stat_as_int(const struct xt_stat *s)
 	}
 }
 
+double stat_as_double(const struct xt_stat *s)
+{
+	return s->kind == XT_STAT_DOUBLE ? s->d : (double)stat_as_int(s);
+}
+
 const char *stat_to_text(const struct xt_stat *s, char *buf, size_t n)
 {
 	size_t k;

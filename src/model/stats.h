@@ -79,6 +79,8 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 
 /* Value as an integer (int, uint, double truncated, decimal string); 0 if none. */
 int64_t stat_as_int(const struct xt_stat *s);
+/* Value as a double (doubles kept exact, integers converted); 0 if none. */
+double stat_as_double(const struct xt_stat *s);
 /* Value as text into buf (numbers formatted); returns buf. */
 const char *stat_to_text(const struct xt_stat *s, char *buf, size_t n);
 /* The known-stat code of s (XS_NONE if not well known). */
