@@ -182,6 +182,7 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 	free(stack);
 }
 
+
 /* Last element of a "::"-separated annotation stack. */
 static struct bytes_ref last_scope(struct bytes_ref r)
 {
@@ -191,6 +192,25 @@ static struct bytes_ref last_scope(struct bytes_ref r)
 		if (r.p[i - 1] == ':' && r.p[i - 2] == ':')
 			return bref(r.p + i, r.n - i);
 	return r;
+}
+
+const char *analysis_op_name(const struct xt_host *h, const struct xt_plane *p,
+			     const struct xt_line *l, const struct xt_event *ev, char *buf, size_t n)
+{
+	struct xt_known_stats ks;
+	struct bytes_ref r = bref_str(trace_event_display_name(p, ev));
+
+	/* The same precedence as ops_line_stream(); XLA ops carry a tf_op
+	 * too, but the profile names them by their display name. */
+	if (!strncmp(p->name, "/device:GPU:", 12)) {
+		stat_collect(&ks, h, p, l, ev, 1ull << XS_HLO_OP | 1ull << XS_TF_OP);
+		if (stat_has(&ks, XS_HLO_OP) && ks.v[XS_HLO_OP].n)
+			r = last_scope(bref(ks.v[XS_HLO_OP].s, ks.v[XS_HLO_OP].n));
+		else if (stat_has(&ks, XS_TF_OP) && ks.v[XS_TF_OP].n)
+			r = bref(ks.v[XS_TF_OP].s, ks.v[XS_TF_OP].n);
+	}
+	snprintf(buf, n, "%.*s", (int)r.n, r.p);
+	return buf;
 }
 
 /* The well-known stats of an event metadata, decoded once per line. */

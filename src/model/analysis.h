@@ -124,6 +124,14 @@ struct xt_analysis {
 
 struct analysis_ctx;
 
+/*
+ * The op-profile name of event ev (as xt_op_row.name): on GPU planes the
+ * last element of its hlo_op, else its tf_op, else its name; elsewhere its
+ * display name. Writes it into buf (size n) and returns buf. Can't fail.
+ */
+const char *analysis_op_name(const struct xt_host *h, const struct xt_plane *p,
+			     const struct xt_line *l, const struct xt_event *ev, char *buf, size_t n);
+
 /* A new context; pass it to analysis_attach() or analysis_run(). */
 struct analysis_ctx *analysis_new(void);
 /* Fills opts' hooks so that xplane_load() feeds ctx while loading. */

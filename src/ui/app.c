@@ -89,47 +89,20 @@ void app_goto(struct app *a, int64_t t0, int64_t t1, long track, int64_t ev)
 long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_line *l,
 		const struct xt_event *ev)
 {
-	const char *name = trace_event_display_name(p, ev);
 	char buf[512];
-	struct xt_known_stats ks;
-	size_t i;
+	size_t h, i;
 
-	/* GPU kernels are named by their hlo_op (last scope), as in the op
-	 * profile; XLA ops by their display name. */
-	if (a->t->nhosts) {
-		size_t h;
+	for (h = 0; h < a->t->nhosts; h++) {
+		const struct xt_host *host = &a->t->hosts[h];
 
-		for (h = 0; h < a->t->nhosts; h++) {
-			const struct xt_host *host = &a->t->hosts[h];
-
-			/* Only GPU kernels take their op name from stats; XLA ops
-			 * carry a tf_op too, but the profile names them by their
-			 * display name. */
-			if (strncmp(p->name, "/device:GPU:", 12))
-				break;
-			if (p >= host->planes && p < host->planes + host->nplanes) {
-				stat_collect(&ks, host, p, l, ev, 1ull << XS_HLO_OP | 1ull << XS_TF_OP);
-				if (stat_has(&ks, XS_HLO_OP) && ks.v[XS_HLO_OP].n) {
-					const char *s = ks.v[XS_HLO_OP].s, *e = s + ks.v[XS_HLO_OP].n, *q;
-
-					for (q = e; q > s + 1 && !(q[-1] == ':' && q[-2] == ':'); q--)
-						;
-					if (q <= s + 1)
-						q = s;
-					snprintf(buf, sizeof(buf), "%.*s", (int)(e - q), q);
-					name = buf;
-				} else if (stat_has(&ks, XS_TF_OP) && ks.v[XS_TF_OP].n) {
-					snprintf(buf, sizeof(buf), "%.*s", (int)ks.v[XS_TF_OP].n,
-						 ks.v[XS_TF_OP].s);
-					name = buf;
-				}
-				break;
-			}
-		}
+		if (p < host->planes || p >= host->planes + host->nplanes)
+			continue;
+		analysis_op_name(host, p, l, ev, buf, sizeof(buf));
+		for (i = 0; i < a->an->nops; i++)
+			if (!strcmp(a->an->ops[i].name, buf))
+				return (long)i;
+		break;
 	}
-	for (i = 0; i < a->an->nops; i++)
-		if (!strcmp(a->an->ops[i].name, name))
-			return (long)i;
 	return -1;
 }
 

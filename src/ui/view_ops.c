@@ -259,6 +259,7 @@ static void jump_longest(struct app *a, const struct xt_op_row *o)
 	long best_t = -1;
 	int64_t best_ev = -1, best_dur = -1;
 	size_t i, e;
+	char name[512];
 
 	for (i = 0; i < a->tl->ntracks; i++) {
 		const struct tl_track *tr = &a->tl->tracks[i];
@@ -274,9 +275,9 @@ static void jump_longest(struct app *a, const struct xt_op_row *o)
 				continue;
 			if (!gpu && strcmp(trace_event_display_name(tr->p, ev), o->name))
 				continue;
-			if (gpu && app_op_row(a, tr->p, l, ev) < 0)
-				continue;
-			if (gpu && strcmp(a->an->ops[app_op_row(a, tr->p, l, ev)].name, o->name))
+			if (gpu && strcmp(analysis_op_name(&a->t->hosts[tr->host], tr->p, l, ev, name,
+							   sizeof(name)),
+					  o->name))
 				continue;
 			best_t = (long)i;
 			best_ev = (int64_t)e;
