@@ -6,6 +6,8 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,157 +19,317 @@
 #include "../model/profile_path.h"
 #include "../util/timefmt.h"
 #include "options.h"
+#include "texttab.h"
 
 static void section(struct strbuf *o, const char *title)
 {
 	strbuf_addf(o, "\n%s\n", title);
 }
 
-static void report_devices(struct strbuf *o, const struct xt_analysis *a)
+/* Appends a line shortened to the width (in the middle). */
+static void put_line(struct strbuf *o, int width, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put_line(struct strbuf *o, int width, const char *fmt, ...)
 {
-	size_t i;
-	char b1[32], b2[32];
+	char line[4096], out[4096];
+	va_list ap;
 
-	section(o, "Devices");
-	strbuf_addf(o, "  %-16s %-18s %-5s %12s %12s %7s\n", "HOST", "DEVICE", "KIND", "BUSY", "SPAN",
-		    "IDLE");
-	for (i = 0; i < a->ndevices; i++) {
-		const struct xt_device_row *d = &a->devices[i];
-		static const char *const kinds[] = { "-", "xla", "gpu" };
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	strbuf_puts(o, tt_elide(out, sizeof(out), line, width));
+	strbuf_add(o, "\n", 1);
+}
 
-		if (d->kind == XT_DEV_OTHER && !d->span_ps)
-			continue;
-		if (!d->op_events) {
-			strbuf_addf(o, "  %-16.16s %-18.18s %-5s %12s %12s %7s\n", d->host, d->name,
-				    kinds[d->kind], "-", "-", "idle");
-			continue;
-		}
-		strbuf_addf(o, "  %-16.16s %-18.18s %-5s %12s %12s %6.1f%%\n", d->host, d->name,
-			    kinds[d->kind], fmt_ps(b1, sizeof(b1), d->busy_ps),
-			    fmt_ps(b2, sizeof(b2), d->span_ps), d->idle_percent);
+/* "918 TFLOP/s", "1.64 TB/s", "-". */
+static void rate_cell(char *b, size_t n, double v, const char *unit)
+{
+	char num[32];
+	size_t k;
+
+	if (isnan(v)) {
+		snprintf(b, n, "-");
+		return;
+	}
+	fmt_rate(num, sizeof(num), v);
+	/* fmt_rate gives "918.00 T": three significant digits are plenty. */
+	k = strcspn(num, " ");
+	{
+		double x = strtod(num, NULL);
+		char tmp[32];
+
+		snprintf(tmp, sizeof(tmp), "%.*f%s", x >= 100 ? 0 : x >= 10 ? 1 : 2, x, num + k);
+		snprintf(b, n, "%s%s", tmp, unit);
 	}
 }
 
-static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top)
+static void report_devices(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
+			   int width)
 {
-	size_t i, c, n = top && top < a->nops ? top : a->nops;
-	char cell[256];
+	static const struct tt_col cols[] = {
+		{ "BUSY", 9, 1, 0 },	 { "SPAN", 9, 1, 0 },	    { "IDLE", 6, 1, 0 },
+		{ "PEAK", 12, 1, 2 },	 { "PEAK HBM", 10, 1, 3 }, { "KIND", 4, 0, 4 },
+		{ "DEVICE", 0, 0, 0 },
+	};
+	struct texttab tt;
+	size_t i;
 
+	section(o, "Devices");
+	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, 28);
+	tt_head(&tt, o);
+	for (i = 0; i < a->ndevices; i++) {
+		const struct xt_device_row *d = &a->devices[i];
+		static const char *const kinds[] = { "-", "xla", "gpu" };
+		char busy[32], span[32], idle[16], pf[32], pb[32], name[512];
+		const char *cells[7] = { busy, span, idle, pf, pb, kinds[d->kind], name };
+
+		if (d->kind == XT_DEV_OTHER && !d->span_ps)
+			continue;
+		if (t->nhosts > 1)
+			snprintf(name, sizeof(name), "%s %s", d->host, d->name);
+		else
+			snprintf(name, sizeof(name), "%s", d->name);
+		if (*d->model)
+			snprintf(name + strlen(name), sizeof(name) - strlen(name), " (%s)", d->model);
+		rate_cell(pf, sizeof(pf), d->peak_flops, "FLOP/s");
+		rate_cell(pb, sizeof(pb), d->peak_hbm_bw, "B/s");
+		if (!d->op_events) {
+			snprintf(busy, sizeof(busy), "-");
+			snprintf(span, sizeof(span), "-");
+			snprintf(idle, sizeof(idle), "idle");
+		} else {
+			fmt_ps(busy, sizeof(busy), d->busy_ps);
+			fmt_ps(span, sizeof(span), d->span_ps);
+			snprintf(idle, sizeof(idle), "%.1f%%", d->idle_percent);
+		}
+		tt_row(&tt, o, cells);
+	}
+}
+
+static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top, int width)
+{
+	struct tt_col cols[TT_MAX_COLS];
+	size_t i, c, n = top && top < a->nops ? top : a->nops, nc = 0, by_kernel = 0, unres = 0;
+	size_t nodash = 0;
+	char cell[TT_MAX_COLS][512], parents[256] = "";
+	const char *cells[TT_MAX_COLS];
+	struct texttab tt;
+
+	for (c = 0; c < op_ncolumns && c < TT_MAX_COLS; c++, nc++) {
+		cols[c] = (struct tt_col){ op_columns[c].name, op_columns[c].width,
+					   op_columns[c].right, op_columns[c].drop };
+		cells[c] = cell[c];
+	}
 	section(o, "");
 	o->len--; /* the title carries counts: */
 	strbuf_addf(o, "Op profile: %zu ops by self time", a->nops);
 	if (n < a->nops)
 		strbuf_addf(o, " (top %zu; --top N for more)", n);
-	strbuf_puts(o, "\n ");
-	for (c = 0; c < op_ncolumns; c++)
-		strbuf_addf(o, op_columns[c].right ? " %*s" : " %-*s", op_columns[c].width,
-			    op_columns[c].name);
 	strbuf_puts(o, "\n");
-	for (i = 0; i < n; i++) {
-		strbuf_puts(o, " ");
-		for (c = 0; c < op_ncolumns; c++) {
-			const struct op_column *col = &op_columns[c];
+	tt_init(&tt, cols, nc, width, 1, 30);
+	/* Columns no row has a value for give their room to the names. */
+	op_columns_blank(tt.show, a->ops, n);
+	if (width > 0)
+		for (c = 0; c < nc; c++) {
+			int used = 1, k2;
 
-			col->format(&a->ops[i], cell, sizeof(cell));
-			if (col->width)
-				strbuf_addf(o, col->right ? " %*.*s" : " %-*.*s", col->width,
-					    col->width, cell);
-			else
-				strbuf_addf(o, " %s", cell);
+			for (k2 = 0; k2 < (int)nc; k2++)
+				if (tt.show[k2] && cols[k2].width)
+					used += cols[k2].width + 1;
+			if (!tt.show[c] && cols[c].width && cols[c].drop &&
+			    !op_column_blank(c, a->ops, n) && width - used - cols[c].width - 1 >= 30)
+				tt.show[c] = 1;
 		}
-		strbuf_puts(o, "\n");
+	tt_head(&tt, o);
+	for (i = 0; i < n; i++) {
+		for (c = 0; c < nc; c++)
+			op_columns[c].format(&a->ops[i], cell[c], sizeof(cell[c]));
+		tt_row(&tt, o, cells);
 	}
+	for (i = 0; i < a->nops; i++) {
+		const struct xt_op_row *r = &a->ops[i];
+
+		if (r->attr == XT_ATTR_KERNEL_NAME || r->attr == XT_ATTR_KERNEL_NAME_UNCHECKED)
+			by_kernel++;
+		if (r->attr == XT_ATTR_UNRESOLVED)
+			unres++;
+		if (*r->parent && !strstr(parents, r->parent) &&
+		    strlen(parents) + strlen(r->parent) + 3 < sizeof(parents))
+			snprintf(parents + strlen(parents), sizeof(parents) - strlen(parents), "%s%s",
+				 parents[0] ? ", " : "", r->parent);
+		if (isnan(r->flops_per_s) || isnan(r->hbm_bytes_per_s))
+			nodash++;
+	}
+	if (by_kernel || unres)
+		put_line(o, width,
+			 "  %zu op%s attributed by kernel name inside command buffers (%s)%s%zu "
+			 "kernel op%s not in the program's HLO, listed by kernel name",
+			 by_kernel, by_kernel == 1 ? "" : "s", parents[0] ? parents : "-",
+			 "; ", unres, unres == 1 ? "" : "s");
+	if (nodash)
+		put_line(o, width, "  - : unknown or impossible for that op (--json: rate_note says why)");
 }
 
-static void report_steps(struct strbuf *o, const struct xt_analysis *a)
+static void report_steps(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
+			 int width)
 {
-	size_t i, k;
-	char b[32];
+	static const struct tt_col cols[] = {
+		{ "STEP", 7, 1, 0 },	  { "START", 9, 1, 1 },	      { "DURATION", 9, 1, 0 },
+		{ "COMPUTE", 9, 1, 0 }, { "D2H", 9, 1, 0 },	      { "COLLECTIVE", 10, 1, 0 },
+		{ "H2D", 9, 1, 0 },	  { "HOST", 9, 1, 0 },	      { "IDLE", 9, 1, 0 },
+	};
+	struct texttab tt;
+	char b[11][32];
+	const char *cells[11];
 	int64_t sum[XT_CAT_COUNT + 2] = { 0 };
-	static const char *const head[XT_CAT_COUNT] = { "COMPUTE", "D2H", "COLLECTIVE", "H2D",
-							"HOST" };
+	size_t i, k;
 
+	for (k = 0; k < 11; k++)
+		cells[k] = b[k];
 	if (!a->nsteps) {
-		section(o, "Steps: none (no device Steps lines and no host step markers)");
+		section(o, "Steps: none (no step markers and no XLA module run twice)");
+		put_line(o, width, "  mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i)");
 		return;
 	}
 	section(o, "");
 	o->len--;
-	strbuf_addf(o, "Steps: %zu (from %s)\n  %8s %11s", a->nsteps,
-		    a->steps_from_device ? "device Steps lines" : "host step markers", "STEP",
-		    "DURATION");
-	for (k = 0; k < XT_CAT_COUNT; k++)
-		strbuf_addf(o, " %11s", head[k]);
-	strbuf_addf(o, " %11s\n", "IDLE");
+	if (a->steps_source == XT_STEPS_INFERRED) {
+		put_line(o, width, "Steps: %zu, inferred from the runs of %s (no step markers)",
+			 a->nsteps, a->steps_module);
+		put_line(o, width, "  mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i)");
+	} else {
+		put_line(o, width, "Steps: %zu (from %s)", a->nsteps,
+			 a->steps_source == XT_STEPS_DEVICE ? "device Steps lines"
+							    : "host step markers");
+	}
+	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 1, 0);
+	tt_head(&tt, o);
 	for (i = 0; i < a->nsteps; i++) {
 		const struct xt_step_row *s = &a->steps[i];
 
-		strbuf_addf(o, "  %8" PRId64 " %11s", s->id, fmt_ps(b, sizeof(b), s->duration_ps));
+		snprintf(b[0], sizeof(b[0]), "%" PRId64, s->id);
+		fmt_ps(b[1], sizeof(b[1]), trace_rel_ps(t, s->start_ps));
+		fmt_ps(b[2], sizeof(b[2]), s->duration_ps);
 		sum[0] += s->duration_ps;
 		for (k = 0; k < XT_CAT_COUNT; k++) {
-			strbuf_addf(o, " %11s", fmt_ps(b, sizeof(b), s->cat_ps[k]));
+			fmt_ps(b[3 + k], sizeof(b[3 + k]), s->cat_ps[k]);
 			sum[k + 1] += s->cat_ps[k];
 		}
 		sum[XT_CAT_COUNT + 1] += s->idle_ps;
-		strbuf_addf(o, " %11s\n", fmt_ps(b, sizeof(b), s->idle_ps));
+		fmt_ps(b[3 + XT_CAT_COUNT], sizeof(b[0]), s->idle_ps);
+		tt_row(&tt, o, cells);
 	}
-	strbuf_addf(o, "  %8s %11s", "average", fmt_ps(b, sizeof(b), sum[0] / (int64_t)a->nsteps));
-	for (k = 1; k < XT_CAT_COUNT + 2; k++)
-		strbuf_addf(o, " %11s", fmt_ps(b, sizeof(b), sum[k] / (int64_t)a->nsteps));
-	strbuf_puts(o, "\n");
+	snprintf(b[0], sizeof(b[0]), "average");
+	snprintf(b[1], sizeof(b[1]), " ");
+	for (k = 0; k < XT_CAT_COUNT + 2; k++)
+		fmt_ps(b[2 + k], sizeof(b[2 + k]), sum[k] / (int64_t)a->nsteps);
+	tt_row(&tt, o, cells);
 }
 
-static void report_memory(struct strbuf *o, const struct xt_analysis *a)
+static void report_memory(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
+			  int width)
 {
+	static const struct tt_col cols[] = {
+		{ "PEAK", 10, 1, 0 }, { "AT", 9, 1, 0 }, { "LIFETIME", 10, 1, 1 },
+		{ "CAPACITY", 10, 1, 2 }, { "ALLOCATOR", 0, 0, 0 },
+	};
+	struct texttab tt;
 	size_t i, k;
-	char b1[32], b2[32], b3[32], b4[32];
+	char b[5][512], x1[32], x2[32], x3[32];
+	const char *cells[5] = { b[0], b[1], b[2], b[3], b[4] };
 
 	if (!a->nmemory) {
 		section(o, "Memory: no MemoryAllocation events");
 		return;
 	}
-	section(o, "Memory (per allocator)");
-	strbuf_addf(o, "  %-16s %-20s %11s %13s %11s %11s\n", "HOST", "ALLOCATOR", "PEAK", "AT",
-		    "LIFETIME", "CAPACITY");
+	section(o, "Memory (per allocator; the parts under each add up to its peak)");
+	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, t->nhosts > 1 ? 42 : 24);
+	tt_head(&tt, o);
 	for (i = 0; i < a->nmemory; i++) {
 		const struct xt_memory_row *m = &a->memory[i];
+		int64_t listed = 0;
 
-		strbuf_addf(o, "  %-16.16s %-20.20s %11s %13s %11s %11s\n", m->host, m->allocator,
-			    fmt_bytes(b1, sizeof(b1), (double)m->peak_bytes),
-			    fmt_ps(b2, sizeof(b2), m->peak_time_ps),
-			    fmt_bytes(b3, sizeof(b3), (double)m->lifetime_peak_bytes),
-			    fmt_bytes(b4, sizeof(b4), (double)m->capacity_bytes));
-		for (k = 0; k < m->nlive && k < 3; k++)
-			strbuf_addf(o, "      live at peak: %10s  %s %s\n",
-				    fmt_bytes(b1, sizeof(b1), (double)m->live[k].bytes),
-				    m->live[k].op[0] ? m->live[k].op : "-", m->live[k].shape);
+		fmt_bytes(b[0], sizeof(b[0]), (double)m->peak_bytes);
+		fmt_ps(b[1], sizeof(b[1]), trace_rel_ps(t, m->peak_time_ps));
+		fmt_bytes(b[2], sizeof(b[2]), (double)m->lifetime_peak_bytes);
+		fmt_bytes(b[3], sizeof(b[3]), (double)m->capacity_bytes);
+		if (t->nhosts > 1) {
+			char hb[64];
+
+			/* Hosts of one job differ in their tail (the port). */
+			snprintf(b[4], sizeof(b[4]), "%s (%s) on %s", m->name, m->allocator,
+				 tt_elide(hb, sizeof(hb), m->host, width ? 16 : 0));
+		} else {
+			snprintf(b[4], sizeof(b[4]), "%s (%s)", m->name, m->allocator);
+		}
+		tt_row(&tt, o, cells);
+		for (k = 0; k < m->nlive; k++)
+			listed += m->live[k].bytes;
+		for (k = 0; k < m->nlive && k < 3; k++) {
+			put_line(o, width, "      %10s  live, allocated at %s: %s %s",
+				 fmt_bytes(x1, sizeof(x1), (double)m->live[k].bytes),
+				 fmt_ps(x2, sizeof(x2), trace_rel_ps(t, m->live[k].time_ps)),
+				 m->live[k].op[0] ? m->live[k].op : "-", m->live[k].shape);
+			listed -= m->live[k].bytes;
+		}
+		if (m->nlive_total > k)
+			put_line(o, width, "      %10s  %zu other live allocation%s",
+				 fmt_bytes(x1, sizeof(x1), (double)(listed + m->live_other_bytes)),
+				 m->nlive_total - k, m->nlive_total - k == 1 ? "" : "s");
+		if (m->reserved_bytes)
+			put_line(o, width, "      %10s  reserved (program stacks, not allocations)",
+				 fmt_bytes(x1, sizeof(x1), (double)m->reserved_bytes));
+		if (m->unattributed_bytes - m->reserved_bytes)
+			put_line(o, width, "      %10s  allocated before the profile or without an event",
+				 fmt_bytes(x1, sizeof(x1),
+					   (double)(m->unattributed_bytes - m->reserved_bytes)));
+		if (m->allocator_lifetime_peak < m->peak_bytes)
+			put_line(o, width, "      lifetime >= this peak; the allocator's own (allocations "
+					   "only): %s",
+				 fmt_bytes(x3, sizeof(x3), (double)m->allocator_lifetime_peak));
 	}
 }
 
-static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t top)
+static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t top, int width)
 {
-	size_t i, n = top && top < a->nkernels ? top : a->nkernels;
-	char b1[32], b2[32], nm[48];
+	static const struct tt_col cols[] = {
+		{ "TOTAL", 9, 1, 0 },  { "OCC", 7, 1, 0 },    { "AVG", 9, 1, 6 },
+		{ "GRID", 12, 0, 3 },  { "BLOCK", 10, 0, 4 }, { "REGS", 4, 1, 5 },
+		{ "SHARED", 7, 1, 2 }, { "OCC%", 4, 1, 1 },   { "KERNEL (OP)", 0, 0, 0 },
+	};
+	size_t i, n = top && top < a->nkernels ? top : a->nkernels, k;
+	char b[9][1024];
+	const char *cells[9];
+	struct texttab tt;
 
 	if (!a->nkernels)
 		return;
+	for (k = 0; k < 9; k++)
+		cells[k] = b[k];
 	section(o, "");
 	o->len--;
 	strbuf_addf(o, "GPU kernels: %zu%s\n", a->nkernels, n < a->nkernels ? " (top)" : "");
-	strbuf_addf(o, "  %11s %7s %11s %-14s %-12s %5s %8s %5s  %s\n", "TOTAL", "OCC", "AVG", "GRID",
-		    "BLOCK", "REGS", "SHARED", "OCC%", "KERNEL (OP)");
+	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, 24);
+	tt_head(&tt, o);
 	for (i = 0; i < n; i++) {
-		const struct xt_kernel_row *k = &a->kernels[i];
-		char g[32], bl[32];
+		const struct xt_kernel_row *kr = &a->kernels[i];
 
-		snprintf(g, sizeof(g), "%u,%u,%u", k->grid[0], k->grid[1], k->grid[2]);
-		snprintf(bl, sizeof(bl), "%u,%u,%u", k->block[0], k->block[1], k->block[2]);
-		snprintf(nm, sizeof(nm), "%s", k->name);
-		strbuf_addf(o, "  %11s %7" PRIu64 " %11s %-14.14s %-12.12s %5" PRId64 " %8" PRId64
-			       " %5.0f  %s (%s)\n",
-			    fmt_ps(b1, sizeof(b1), k->total_ps), k->occurrences,
-			    fmt_ps(b2, sizeof(b2), k->total_ps / (int64_t)k->occurrences), g, bl,
-			    k->registers, k->shared_bytes, k->occupancy_percent, nm, k->op);
+		fmt_ps(b[0], sizeof(b[0]), kr->total_ps);
+		fmt_count(b[1], sizeof(b[1]), kr->occurrences);
+		fmt_ps(b[2], sizeof(b[2]), kr->total_ps / (int64_t)kr->occurrences);
+		snprintf(b[3], sizeof(b[3]), "%u,%u,%u", kr->grid[0], kr->grid[1], kr->grid[2]);
+		snprintf(b[4], sizeof(b[4]), "%u,%u,%u", kr->block[0], kr->block[1], kr->block[2]);
+		if (kr->registers >= 0)
+			snprintf(b[5], sizeof(b[5]), "%" PRId64, kr->registers);
+		else
+			snprintf(b[5], sizeof(b[5]), "-");
+		snprintf(b[6], sizeof(b[6]), "%" PRId64, kr->shared_bytes);
+		if (isnan(kr->occupancy_percent))
+			snprintf(b[7], sizeof(b[7]), "-");
+		else
+			snprintf(b[7], sizeof(b[7]), "%.0f", kr->occupancy_percent);
+		snprintf(b[8], sizeof(b[8]), "%s (%s)", kr->name, kr->op);
+		tt_row(&tt, o, cells);
 	}
 }
 
@@ -176,36 +338,46 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 {
 	size_t h, p, lines = 0, planes = 0;
 	char b1[32], b2[32];
+	int w = ro->width;
 
 	for (h = 0; h < t->nhosts; h++) {
 		planes += t->hosts[h].nplanes;
 		for (p = 0; p < t->hosts[h].nplanes; p++)
 			lines += t->hosts[h].planes[p].nlines;
 	}
-	strbuf_addf(o, "xtop report: %s\n", ro->path);
-	strbuf_addf(o, "%zu host%s, %zu planes, %zu lines, %s events; device busy %s\n", t->nhosts,
-		    t->nhosts == 1 ? "" : "s", planes, lines, fmt_count(b1, sizeof(b1), t->nev),
-		    fmt_ps(b2, sizeof(b2), a->busy_ps));
+	put_line(o, w, "xtop report: %s", ro->path);
+	put_line(o, w, "%zu host%s, %zu planes, %zu lines, %s events; device busy %s", t->nhosts,
+		 t->nhosts == 1 ? "" : "s", planes, lines, fmt_count(b1, sizeof(b1), t->nev),
+		 fmt_ps(b2, sizeof(b2), a->busy_ps));
+	put_line(o, w, "times are from the profile start%s",
+		 a->hlo_programs ? "; FLOPs from the programs' HLO where the profile has none" : "");
 	for (h = 0; h < t->nhosts; h++) {
 		const struct xt_host *host = &t->hosts[h];
 
-		strbuf_addf(o, "  host %s: %s (%s%s), %s events\n", host->name, host->path,
-			    fmt_bytes(b1, sizeof(b1), (double)host->src.size),
-			    host->src.gzipped ? ", gzip" : "",
-			    fmt_count(b2, sizeof(b2), host->nev));
+		char head[512], tail[128], path[4096];
+		int room;
+
+		snprintf(head, sizeof(head), "  host %s: ", host->name);
+		snprintf(tail, sizeof(tail), " (%s%s), %s events",
+			 fmt_bytes(b1, sizeof(b1), (double)host->src.size),
+			 host->src.gzipped ? ", gzip" : "", fmt_count(b2, sizeof(b2), host->nev));
+		/* The path gives way first: its file name is its tail. */
+		room = w ? w - tt_cols(head) - tt_cols(tail) : 0;
+		tt_elide(path, sizeof(path), host->path, w && room < 12 ? 12 : room);
+		put_line(o, w, "%s%s%s", head, path, tail);
 		for (p = 0; p < host->nerrors; p++)
-			strbuf_addf(o, "    profiler error: %s\n", host->errors[p]);
+			put_line(o, w, "    profiler error: %s", host->errors[p]);
 	}
-	report_devices(o, a);
-	report_ops(o, a, ro->top);
-	report_steps(o, a);
-	report_memory(o, a);
-	report_kernels(o, a, ro->top);
+	report_devices(o, t, a, w);
+	report_ops(o, a, ro->top, w);
+	report_steps(o, t, a, w);
+	report_memory(o, t, a, w);
+	report_kernels(o, a, ro->top, w);
 }
 
 /* ---- the command ---- */
 
-enum { OPT_JSON = 1, OPT_TOP, OPT_RUN, OPT_LIST, OPT_THREADS, OPT_HELP };
+enum { OPT_JSON = 1, OPT_TOP, OPT_RUN, OPT_LIST, OPT_THREADS, OPT_WIDE, OPT_HELP };
 
 static const struct xt_option report_options[] = {
 	{ OPT_JSON, 0, "json", 0, NULL, "print one JSON object instead of text" },
@@ -213,6 +385,7 @@ static const struct xt_option report_options[] = {
 	{ OPT_RUN, 'r', "run", 1, "NAME", "pick a run of a logdir (default: the newest)" },
 	{ OPT_LIST, 'l', "list", 0, NULL, "list the runs and hosts under PATH and exit" },
 	{ OPT_THREADS, 'j', "threads", 1, "N", "decode with N threads (default: all CPUs)" },
+	{ OPT_WIDE, 'w', "wide", 0, NULL, "print names in full (default: fit $COLUMNS or the terminal, else 80)" },
 	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
 	{ 0, 0, NULL, 0, NULL, NULL },
 };
@@ -248,7 +421,7 @@ int report_main(int argc, char **argv)
 {
 	struct report_opts ro = { .top = 20 };
 	struct load_opts lo = { 0 };
-	int json = 0, list = 0, c;
+	int json = 0, list = 0, wide = 0, c;
 	struct xt_trace *t;
 	struct xt_analysis *a;
 	struct xt_error err;
@@ -278,6 +451,9 @@ int report_main(int argc, char **argv)
 		case OPT_LIST:
 			list = 1;
 			break;
+		case OPT_WIDE:
+			wide = 1;
+			break;
 		case OPT_THREADS:
 			lo.threads = atoi(optarg);
 			break;
@@ -301,6 +477,7 @@ int report_main(int argc, char **argv)
 		return 2;
 	}
 	ro.path = argv[optind];
+	ro.width = tt_output_width(wide);
 	if (list)
 		return report_list(ro.path);
 	if (load_profile(ro.path, &lo, &t, &a, &err) < 0) {

@@ -13,6 +13,7 @@
 struct report_opts {
 	size_t top;       /* op and kernel rows in the text report; 0 = all */
 	const char *path; /* as given on the command line */
+	int width;        /* text: columns to fit; 0 = no limit (--wide) */
 };
 
 /* Append the report to out. Can't fail. */

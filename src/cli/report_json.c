@@ -3,6 +3,7 @@
  * in the file's own time base; schema in README.md.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "report.h"
@@ -47,8 +48,16 @@ static void hosts_json(struct strbuf *o, const struct xt_trace *t)
 		strbuf_puts(o, h ? ",{" : "{");
 		jfield(o, "name", host->name, 1);
 		jfield(o, "file", host->path, 0);
-		strbuf_addf(o, ",\"bytes\":%zu,\"gzip\":%s,\"events\":%zu,\"hostnames\":[",
+		strbuf_addf(o, ",\"bytes\":%zu,\"gzip\":%s,\"events\":%zu,\"profile_start_ns\":",
 			    host->src.size, host->src.gzipped ? "true" : "false", host->nev);
+		if (host->profile_start_ns)
+			strbuf_addf(o, "%" PRIu64, host->profile_start_ns);
+		else
+			strbuf_puts(o, "null");
+		strbuf_addf(o, ",\"time_origin\":\"%s\",\"hostnames\":[",
+			    host->origin_kind == XT_ORIGIN_TASK_ENV	 ? "task_environment"
+			    : host->origin_kind == XT_ORIGIN_FIRST_LINE ? "first_line"
+								    : "normalized");
 		for (k = 0; k < host->nhostnames; k++) {
 			if (k)
 				strbuf_puts(o, ",");
@@ -83,15 +92,23 @@ static void hosts_json(struct strbuf *o, const struct xt_trace *t)
 	strbuf_puts(o, "]");
 }
 
-void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
-		 const struct report_opts *ro)
+/* A number, or null when absent (NAN). */
+static void jopt(struct strbuf *o, const char *k, double v)
 {
+	strbuf_puts(o, ",");
+	jkey(o, k);
+	if (isnan(v))
+		strbuf_puts(o, "null");
+	else
+		jnum(o, v);
+}
+
+static void ops_json(struct strbuf *o, const struct xt_analysis *a)
+{
+	static const char *const async_names[3] = { NULL, "start", "done" };
 	size_t i, k;
 
-	(void)ro;
-	strbuf_addf(o, "{\"events\":%zu,", t->nev);
-	hosts_json(o, t);
-	strbuf_addf(o, ",\"busy_ps\":%" PRId64 ",\"ops\":[", a->busy_ps);
+	strbuf_puts(o, ",\"ops\":[");
 	for (i = 0; i < a->nops; i++) {
 		const struct xt_op_row *r = &a->ops[i];
 
@@ -99,94 +116,178 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		jfield(o, "name", r->name, 1);
 		jfield(o, "program", r->program, 0);
 		jfield(o, "category", r->category, 0);
+		jfield(o, "attribution", xt_op_attr_names[r->attr], 0);
+		jfield(o, "parent", r->parent, 0);
 		strbuf_addf(o, ",\"occurrences\":%" PRIu64 ",\"self_ps\":%" PRId64
 			       ",\"total_ps\":%" PRId64 ",\"avg_ps\":%" PRId64 ",\"percent\":",
 			    r->occurrences, r->self_ps, r->total_ps,
 			    r->occurrences ? r->total_ps / (int64_t)r->occurrences : 0);
 		jnum(o, r->percent);
-		strbuf_puts(o, ",\"flops\":");
-		if (r->has_flops)
-			jnum(o, r->flops);
+		jopt(o, "flops", r->has_flops ? r->flops : NAN);
+		jopt(o, "bytes_accessed", r->has_bytes ? r->bytes_accessed : NAN);
+		jopt(o, "hbm_bytes", r->has_bytes ? r->hbm_bytes : NAN);
+		strbuf_puts(o, ",\"flops_source\":");
+		if ((r->cost_src & (XT_COST_PROFILE | XT_COST_HLO)) == (XT_COST_PROFILE | XT_COST_HLO))
+			jstr(o, "profile+hlo_cost_model");
+		else if (r->cost_src & XT_COST_PROFILE)
+			jstr(o, "profile");
+		else if (r->cost_src & XT_COST_HLO)
+			jstr(o, "hlo_cost_model");
 		else
 			strbuf_puts(o, "null");
-		strbuf_puts(o, ",\"bytes_accessed\":");
-		if (r->has_bytes)
-			jnum(o, r->bytes_accessed);
+		strbuf_puts(o, ",\"async\":");
+		if (r->async)
+			jstr(o, async_names[r->async]);
 		else
 			strbuf_puts(o, "null");
-		strbuf_puts(o, ",\"flops_per_s\":");
-		if (r->has_flops && r->total_ps > 0)
-			jnum(o, r->flops / ((double)r->total_ps * 1e-12));
+		strbuf_addf(o, ",\"rate_ps\":%" PRId64, r->rate_ps);
+		jopt(o, "flops_per_s", r->flops_per_s);
+		jopt(o, "bytes_per_s", r->bytes_per_s);
+		jopt(o, "hbm_bytes_per_s", r->hbm_bytes_per_s);
+		jopt(o, "flops_utilization", r->flops_utilization);
+		jopt(o, "hbm_bw_utilization", r->hbm_bw_utilization);
+		jopt(o, "arithmetic_intensity", r->intensity);
+		jfield(o, "bound_by", xt_bound_names[r->bound_by], 0);
+		strbuf_puts(o, ",\"rate_note\":");
+		if (*r->rate_note)
+			jstr(o, r->rate_note);
 		else
 			strbuf_puts(o, "null");
-		strbuf_puts(o, ",\"bytes_per_s\":");
-		if (r->has_bytes && r->total_ps > 0)
-			jnum(o, r->bytes_accessed / ((double)r->total_ps * 1e-12));
-		else
-			strbuf_puts(o, "null");
-		strbuf_puts(o, "}");
+		strbuf_puts(o, ",\"kernels\":[");
+		for (k = 0; k < r->nkernels; k++) {
+			strbuf_puts(o, k ? ",{" : "{");
+			jfield(o, "name", r->kernels[k].name, 1);
+			strbuf_addf(o, ",\"occurrences\":%" PRIu64 ",\"total_ps\":%" PRId64 "}",
+				    r->kernels[k].occurrences, r->kernels[k].total_ps);
+		}
+		strbuf_puts(o, "]}");
 	}
-	strbuf_puts(o, "],\"devices\":[");
+	strbuf_puts(o, "]");
+}
+
+static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t origin)
+{
+	static const char *const kinds[] = { "other", "xla", "gpu" };
+	size_t i;
+
+	strbuf_puts(o, ",\"devices\":[");
 	for (i = 0; i < a->ndevices; i++) {
 		const struct xt_device_row *d = &a->devices[i];
-		static const char *const kinds[] = { "other", "xla", "gpu" };
 
 		strbuf_puts(o, i ? ",{" : "{");
 		jfield(o, "host", d->host, 1);
 		jfield(o, "name", d->name, 0);
+		jfield(o, "model", d->model, 0);
 		strbuf_addf(o, ",\"kind\":\"%s\",\"busy_ps\":%" PRId64 ",\"span_ps\":%" PRId64
 			       ",\"start_ps\":%" PRId64 ",\"op_events\":%" PRIu64 ",\"idle_percent\":",
-			    kinds[d->kind], d->busy_ps, d->span_ps, d->first_ps, d->op_events);
+			    kinds[d->kind], d->busy_ps, d->span_ps,
+			    d->span_ps ? d->first_ps - origin : 0, d->op_events);
 		jnum(o, d->idle_percent);
+		jopt(o, "peak_flops_per_s", d->peak_flops);
+		jopt(o, "peak_hbm_bytes_per_s", d->peak_hbm_bw);
+		strbuf_puts(o, ",\"peak_source\":");
+		if (*d->peak_source)
+			jstr(o, d->peak_source);
+		else
+			strbuf_puts(o, "null");
 		strbuf_puts(o, "}");
 	}
-	strbuf_addf(o, "],\"steps_source\":\"%s\",\"steps\":[",
-		    a->nsteps ? (a->steps_from_device ? "device" : "host") : "none");
+	strbuf_puts(o, "]");
+}
+
+static void steps_json(struct strbuf *o, const struct xt_analysis *a, int64_t origin)
+{
+	size_t i, k;
+
+	strbuf_addf(o, ",\"steps_source\":\"%s\",\"steps_module\":",
+		    xt_steps_source_names[a->steps_source]);
+	if (a->steps_module[0])
+		jstr(o, a->steps_module);
+	else
+		strbuf_puts(o, "null");
+	strbuf_puts(o, ",\"steps\":[");
 	for (i = 0; i < a->nsteps; i++) {
 		const struct xt_step_row *s = &a->steps[i];
 
 		strbuf_addf(o, "%s{\"id\":%" PRId64 ",\"start_ps\":%" PRId64 ",\"duration_ps\":%" PRId64,
-			    i ? "," : "", s->id, s->start_ps, s->duration_ps);
+			    i ? "," : "", s->id, s->start_ps - origin, s->duration_ps);
 		for (k = 0; k < XT_CAT_COUNT; k++)
 			strbuf_addf(o, ",\"%s_ps\":%" PRId64, xt_step_cat_names[k], s->cat_ps[k]);
 		strbuf_addf(o, ",\"idle_ps\":%" PRId64 "}", s->idle_ps);
 	}
-	strbuf_puts(o, "],\"memory\":[");
+	strbuf_puts(o, "]");
+}
+
+static void memory_json(struct strbuf *o, const struct xt_analysis *a, int64_t origin)
+{
+	size_t i, k;
+
+	strbuf_puts(o, ",\"memory\":[");
 	for (i = 0; i < a->nmemory; i++) {
 		const struct xt_memory_row *m = &a->memory[i];
 
 		strbuf_puts(o, i ? ",{" : "{");
 		jfield(o, "host", m->host, 1);
 		jfield(o, "allocator", m->allocator, 0);
+		jfield(o, "name", m->name, 0);
 		strbuf_addf(o, ",\"peak_bytes\":%" PRId64 ",\"peak_time_ps\":%" PRId64
-			       ",\"lifetime_peak_bytes\":%" PRId64 ",\"capacity_bytes\":%" PRId64
+			       ",\"reserved_bytes\":%" PRId64 ",\"live_other_bytes\":%" PRId64
+			       ",\"unattributed_bytes\":%" PRId64 ",\"live_count\":%zu"
+			       ",\"lifetime_peak_bytes\":%" PRId64
+			       ",\"allocator_lifetime_peak_bytes\":%" PRId64 ",\"capacity_bytes\":%" PRId64
 			       ",\"events\":%" PRIu64 ",\"live_at_peak\":[",
-			    m->peak_bytes, m->peak_time_ps, m->lifetime_peak_bytes, m->capacity_bytes,
+			    m->peak_bytes, m->peak_time_ps - origin, m->reserved_bytes,
+			    m->live_other_bytes, m->unattributed_bytes, m->nlive_total,
+			    m->lifetime_peak_bytes, m->allocator_lifetime_peak, m->capacity_bytes,
 			    m->events);
 		for (k = 0; k < m->nlive; k++) {
 			strbuf_addf(o, "%s{\"bytes\":%" PRId64 ",\"time_ps\":%" PRId64 ",", k ? "," : "",
-				    m->live[k].bytes, m->live[k].time_ps);
+				    m->live[k].bytes, m->live[k].time_ps - origin);
 			jfield(o, "op", m->live[k].op, 1);
 			jfield(o, "shape", m->live[k].shape, 0);
 			strbuf_puts(o, "}");
 		}
 		strbuf_puts(o, "]}");
 	}
-	strbuf_puts(o, "],\"kernels\":[");
+	strbuf_puts(o, "]");
+}
+
+static void kernels_json(struct strbuf *o, const struct xt_analysis *a)
+{
+	size_t i;
+
+	strbuf_puts(o, ",\"kernels\":[");
 	for (i = 0; i < a->nkernels; i++) {
 		const struct xt_kernel_row *k2 = &a->kernels[i];
 
 		strbuf_puts(o, i ? ",{" : "{");
 		jfield(o, "name", k2->name, 1);
 		jfield(o, "op", k2->op, 0);
-		strbuf_addf(o, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"registers\":%" PRId64
-			       ",\"shared_bytes\":%" PRId64 ",\"occupancy_percent\":",
-			    k2->grid[0], k2->grid[1], k2->grid[2], k2->block[0], k2->block[1],
-			    k2->block[2], k2->registers, k2->shared_bytes);
-		jnum(o, k2->occupancy_percent);
+		strbuf_addf(o, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u]", k2->grid[0], k2->grid[1],
+			    k2->grid[2], k2->block[0], k2->block[1], k2->block[2]);
+		jopt(o, "registers", k2->registers >= 0 ? (double)k2->registers : NAN);
+		strbuf_addf(o, ",\"shared_bytes\":%" PRId64, k2->shared_bytes);
+		jopt(o, "occupancy_percent", k2->occupancy_percent);
 		strbuf_addf(o, ",\"occurrences\":%" PRIu64 ",\"total_ps\":%" PRId64 ",\"min_ps\":%" PRId64
 			       ",\"max_ps\":%" PRId64 "}",
 			    k2->occurrences, k2->total_ps, k2->min_ps, k2->max_ps);
 	}
-	strbuf_puts(o, "]}\n");
+	strbuf_puts(o, "]");
+}
+
+void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
+		 const struct report_opts *ro)
+{
+	int64_t origin = a->origin_ps;
+
+	(void)ro;
+	strbuf_addf(o, "{\"events\":%zu,\"time_base\":\"profile_start\",", t->nev);
+	hosts_json(o, t);
+	strbuf_addf(o, ",\"busy_ps\":%" PRId64 ",\"hlo_programs\":%zu", a->busy_ps, a->hlo_programs);
+	ops_json(o, a);
+	devices_json(o, a, origin);
+	steps_json(o, a, origin);
+	memory_json(o, a, origin);
+	kernels_json(o, a);
+	strbuf_puts(o, "}\n");
 }

@@ -177,6 +177,7 @@ void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_b
 			d->host = arena_strndup(&a->arena, t->hosts[h].name, strlen(t->hosts[h].name));
 			d->name = arena_strndup(&a->arena, pl->name, strlen(pl->name));
 			d->kind = pc ? pc->kind : XT_DEV_OTHER;
+			device_peaks(d, &t->hosts[h], pl, &a->arena);
 			use = xcalloc(pl->nlines ? pl->nlines : 1, 1);
 			for (l = 0; l < pl->nlines; l++) {
 				const struct line_part *lp = pl->lines[l].hook_data;

@@ -2,6 +2,7 @@
  * an_kernels: GPU kernel stats (docs/analyses.md, "Kernel stats") from the
  * `kernel_details` stat that CUPTI/roctracer attach to kernel events.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,8 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 
 	grid[0] = grid[1] = grid[2] = 1;
 	block[0] = block[1] = block[2] = 1;
-	*regs = 0;
-	*occ = 0;
+	*regs = -1;
+	*occ = NAN;
 	while (p < end) {
 		const char *tok, *colon, *val;
 
@@ -90,6 +91,10 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 			memcpy(buf, val, k);
 			buf[k] = '\0';
 			*occ = strtod(buf, NULL);
+			/* A kernel that ran had some occupancy: ROCm writes 0
+			 * when it has none to report. */
+			if (!(*occ > 0 && *occ <= 100))
+				*occ = NAN;
 		} else {
 			continue;
 		}
@@ -97,6 +102,10 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 		seen++;
 	}
 	*shared = have_sd ? st + dyn : have_group ? group : 0;
+	/* No GPU gives a thread more than 512 registers; larger values are
+	 * garbage (seen in ROCm profiles) and are not shown. */
+	if (*regs > 512)
+		*regs = -1;
 	return seen;
 }
 

@@ -2,9 +2,11 @@
  * an_ops: the op profile (docs/analyses.md, "Op profile"). Each op line is
  * reduced to a small table of per-op accumulators while its bytes are hot;
  * ops_merge() then joins the tables of all lines, devices and hosts by
- * (program, name).
+ * (program, name), with the kernels each op launched and the inputs of its
+ * rates (an_rates.c).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +15,28 @@
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
-/* Finds or adds the accumulator for an op key within one line. */
-static uint32_t op_slot(struct line_part *lp, struct bytes_ref name, struct bytes_ref cat,
-			struct bytes_ref module, int has_prog, int64_t prog)
+const char *const xt_op_attr_names[XT_ATTR_COUNT] = {
+	[XT_ATTR_XLA_OP] = "xla_op",
+	[XT_ATTR_HLO_OP] = "hlo_op",
+	[XT_ATTR_HLO_OP_UNCHECKED] = "hlo_op_unchecked",
+	[XT_ATTR_KERNEL_NAME] = "kernel_name",
+	[XT_ATTR_KERNEL_NAME_UNCHECKED] = "kernel_name_unchecked",
+	[XT_ATTR_UNRESOLVED] = "unresolved",
+	[XT_ATTR_TF_OP] = "tf_op",
+	[XT_ATTR_EVENT_NAME] = "event_name",
+};
+
+/*
+ * Finds or adds the accumulator for an op key within one line. The key
+ * includes the program id even where the row is named by module (GPU): two
+ * programs of one module are different code with different costs.
+ */
+static uint32_t op_slot_keyed(struct line_part *lp, struct bytes_ref name, struct bytes_ref cat,
+			      struct bytes_ref module, int has_prog, int64_t prog, int key_has,
+			      int64_t key_prog)
 {
 	char stackbuf[512];
-	size_t n = 1 + 8 + module.n + 1 + name.n + 1 + cat.n;
+	size_t n = 2 + 16 + module.n + 1 + name.n + 1 + cat.n;
 	char *k = n <= sizeof(stackbuf) ? stackbuf : xmalloc(n);
 	size_t o = 0;
 	uint32_t *v;
@@ -26,6 +44,9 @@ static uint32_t op_slot(struct line_part *lp, struct bytes_ref name, struct byte
 
 	k[o++] = has_prog ? 'P' : '-';
 	memcpy(k + o, &prog, 8);
+	o += 8;
+	k[o++] = key_has ? 'K' : '-';
+	memcpy(k + o, &key_prog, 8);
 	o += 8;
 	if (module.n)
 		memcpy(k + o, module.p, module.n);
@@ -53,17 +74,40 @@ static uint32_t op_slot(struct line_part *lp, struct bytes_ref name, struct byte
 		a->name = name;
 		a->category = cat;
 		a->module = module;
+		a->parent = bref("", 0);
 		a->program_id = prog;
 		a->has_program = (uint8_t)has_prog;
+		a->hlo_flops = a->hlo_bytes = -1;
 	}
 	return *v;
+}
+
+static uint32_t op_slot(struct line_part *lp, struct bytes_ref name, struct bytes_ref cat,
+			struct bytes_ref module, int has_prog, int64_t prog)
+{
+	return op_slot_keyed(lp, name, cat, module, has_prog, prog, has_prog, prog);
+}
+
+/* An async op of XLA's scheduler: its start returns at once and its done
+ * waits; the transfer between them is on the Async XLA Ops line. */
+static uint8_t async_kind(struct bytes_ref name, struct bytes_ref cat)
+{
+	struct bytes_ref b = category_from_name(name);
+
+	if ((b.n > 6 && !memcmp(b.p + b.n - 6, "-start", 6)) ||
+	    (cat.n > 6 && !memcmp(cat.p + cat.n - 6, "-start", 6)))
+		return 1;
+	if ((b.n > 5 && !memcmp(b.p + b.n - 5, "-done", 5)) ||
+	    (cat.n > 5 && !memcmp(cat.p + cat.n - 5, "-done", 5)))
+		return 2;
+	return 0;
 }
 
 struct xla_open {
 	int64_t end, dur, child;
 	uint32_t slot;
-	double flops, bytes;
-	uint8_t has_flops, has_bytes;
+	double flops, bytes, hbm;
+	uint8_t has_flops, has_bytes, has_hbm;
 };
 
 static void xla_close(struct line_part *lp, const struct xla_open *o)
@@ -77,12 +121,16 @@ static void xla_close(struct line_part *lp, const struct xla_open *o)
 	lp->self_sum_ps += self;
 	if (o->has_flops) {
 		a->flops += o->flops;
-		a->has_flops = 1;
+		a->n_flops++;
 	}
 	if (o->has_bytes) {
 		a->bytes += o->bytes;
-		a->has_bytes = 1;
+		a->n_bytes++;
+		a->hbm_bytes += o->has_hbm ? o->hbm : o->bytes;
+		a->n_hbm++;
 	}
+	if (o->has_flops || o->has_bytes)
+		a->cost_src |= XT_COST_PROFILE;
 }
 
 void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
@@ -92,7 +140,8 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 	struct xla_open *stack = NULL;
 	size_t sp = 0, cap = 0, i;
 	const uint64_t want = 1ull << XS_PROGRAM_ID | 1ull << XS_HLO_CATEGORY |
-			      1ull << XS_HLO_MODULE | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED;
+			      1ull << XS_HLO_MODULE | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED |
+			      1ull << XS_MEM_BREAKDOWN;
 	struct stat_want sw;
 
 	stat_want_init(&sw, p, want);
@@ -144,11 +193,12 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 		}
 		if (lp->ops[o.slot].occurrences == 0 && !lp->ops[o.slot].cls) {
 			int memcpy_op;
-			const struct op_acc *a = &lp->ops[o.slot];
+			struct op_acc *a = &lp->ops[o.slot];
 
-			lp->ops[o.slot].cls = (uint8_t)op_classify(a->name, a->category,
-								   bref_str(m->name),
-								   bref_str(l->name), &memcpy_op);
+			a->cls = (uint8_t)op_classify(a->name, a->category, bref_str(m->name),
+						      bref_str(l->name), &memcpy_op);
+			a->async = async_kind(a->name, a->category);
+			a->attr = XT_ATTR_XLA_OP;
 		}
 		lp->cls[i] = lp->ops[o.slot].cls;
 		o.has_flops = in->has_flops;
@@ -162,6 +212,15 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 		if ((found >> XS_BYTES_ACCESSED) & 1) {
 			o.has_bytes = 1;
 			o.bytes = stat_as_double(&ov[XS_BYTES_ACCESSED]);
+		}
+		o.has_hbm = in->has_hbm;
+		o.hbm = in->hbm_bytes;
+		if ((found >> XS_MEM_BREAKDOWN) & 1) {
+			double hb = attr_hbm_bytes((const uint8_t *)ov[XS_MEM_BREAKDOWN].s,
+						   ov[XS_MEM_BREAKDOWN].n);
+
+			o.has_hbm = hb >= 0;
+			o.hbm = hb;
 		}
 		o.dur = ev->dur_ps;
 		o.end = ev->off_ps + ev->dur_ps;
@@ -182,32 +241,69 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 	free(stack);
 }
 
-
-/* Last element of a "::"-separated annotation stack. */
-static struct bytes_ref last_scope(struct bytes_ref r)
+/* The instruction name of an HLO text "%copy-start = (...) copy-start(...)". */
+static struct bytes_ref hlo_text_name(const char *s)
 {
-	size_t i;
+	const char *e;
 
-	for (i = r.n; i >= 2; i--)
-		if (r.p[i - 1] == ':' && r.p[i - 2] == ':')
-			return bref(r.p + i, r.n - i);
-	return r;
+	if (*s == '%')
+		s++;
+	for (e = s; *e && *e != ' ' && *e != '='; e++)
+		;
+	return bref(s, (size_t)(e - s));
 }
 
-const char *analysis_op_name(const struct xt_host *h, const struct xt_plane *p,
-			     const struct xt_line *l, const struct xt_event *ev, char *buf, size_t n)
+void ops_line_async(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		    const struct xt_line *l)
 {
-	struct xt_known_stats ks;
+	const struct plane_ctx *pc = p->hook_data;
+	size_t i;
+
+	(void)h;
+	for (i = 0; i < l->nev; i++) {
+		const struct xt_event *ev = &l->ev[i];
+		uint32_t mi = xt_event_meta_index(ev);
+		const struct emeta_info *in = &pc->info[mi];
+		struct bytes_ref name = hlo_text_name(p->emeta[mi].name);
+		char key[520];
+		uint32_t *v;
+		int ins;
+
+		if (xt_event_aggregated(ev) || !name.n || name.n > 500)
+			continue;
+		memcpy(key, &in->program_id, 8);
+		memcpy(key + 8, name.p, name.n);
+		v = hmap_get(&lp->async_index, key, 8 + name.n, (uint32_t)lp->nasync, &ins);
+		if (ins) {
+			lp->async = xreallocarray(lp->async, lp->nasync + 1, sizeof(*lp->async));
+			lp->async[lp->nasync++] = (struct async_acc){ 0, 0 };
+		}
+		lp->async[*v].count++;
+		lp->async[*v].total_ps += ev->dur_ps;
+	}
+}
+
+/* ---- GPU stream lines ---- */
+
+const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace *t, size_t host,
+			     const struct xt_plane *p, const struct xt_line *l,
+			     const struct xt_event *ev, char *buf, size_t n)
+{
 	struct bytes_ref r = bref_str(trace_event_display_name(p, ev));
 
-	/* The same precedence as ops_line_stream(); XLA ops carry a tf_op
-	 * too, but the profile names them by their display name. */
-	if (!strncmp(p->name, "/device:GPU:", 12)) {
-		stat_collect(&ks, h, p, l, ev, 1ull << XS_HLO_OP | 1ull << XS_TF_OP);
-		if (stat_has(&ks, XS_HLO_OP) && ks.v[XS_HLO_OP].n)
-			r = last_scope(bref(ks.v[XS_HLO_OP].s, ks.v[XS_HLO_OP].n));
-		else if (stat_has(&ks, XS_TF_OP) && ks.v[XS_TF_OP].n)
-			r = bref(ks.v[XS_TF_OP].s, ks.v[XS_TF_OP].n);
+	/* The same rules as ops_line_stream(); XLA ops carry a tf_op too,
+	 * but the profile names them by their display name. */
+	if (!strncmp(p->name, "/device:GPU:", 12) && host < t->nhosts) {
+		struct xt_known_stats ks;
+		struct gpu_attr ga;
+		const struct xt_host *h = &t->hosts[host];
+
+		stat_collect(&ks, h, p, l, ev,
+			     1ull << XS_HLO_OP | 1ull << XS_TF_OP | 1ull << XS_LEVEL0 |
+				     1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
+				     1ull << XS_HLO_CATEGORY);
+		attr_gpu(&ga, host < a->nhlo ? &a->hlo[host] : NULL, p, l, ev, &ks);
+		r = ga.name;
 	}
 	snprintf(buf, n, "%.*s", (int)r.n, r.p);
 	return buf;
@@ -237,58 +333,39 @@ static const struct xt_known_stats *meta_stats(struct line_part *lp, const struc
 	return ks;
 }
 
-/* Op key of a GPU event from its stats (event first, then metadata). */
-static uint32_t stream_slot(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
+/* Op slot of a GPU event from its stats (event first, then metadata). */
+static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
+			    const struct xt_plane *p, const struct xt_line *l,
 			    const struct xt_event *ev, const struct xt_known_stats *ks,
 			    int *from_hlo, struct bytes_ref *name)
 {
-	const struct xt_event_meta *m = xt_event_meta(p, ev);
-	struct bytes_ref cat, mod = { "", 0 };
-	int64_t prog = 0;
-	int has_prog = 0, memcpy_op, tf = 0;
+	struct gpu_attr ga;
+	uint32_t slot;
+	struct op_acc *a;
 
-	*from_hlo = 0;
-	if (stat_has(ks, XS_HLO_OP) && ks->v[XS_HLO_OP].n) {
-		*name = last_scope(bref(ks->v[XS_HLO_OP].s, ks->v[XS_HLO_OP].n));
-		*from_hlo = 1;
-	} else if (stat_has(ks, XS_TF_OP) && ks->v[XS_TF_OP].n) {
-		*name = bref(ks->v[XS_TF_OP].s, ks->v[XS_TF_OP].n);
-		tf = 1;
-	} else {
-		*name = bref_str(trace_event_display_name(p, ev));
+	attr_gpu(&ga, &pc->hc->hlo, p, l, ev, ks);
+	*name = ga.name;
+	*from_hlo = ga.attr >= XT_ATTR_HLO_OP && ga.attr <= XT_ATTR_KERNEL_NAME_UNCHECKED;
+	slot = op_slot_keyed(lp, ga.name, ga.category, ga.module, ga.has_program, ga.program_id,
+			     ga.has_program_key, ga.program_id);
+	a = &lp->ops[slot];
+	if (a->occurrences == 0 && !a->attr) {
+		a->attr = (uint8_t)ga.attr;
+		a->parent = ga.parent;
+		a->in_entry = (uint8_t)ga.in_entry;
+		if (ga.inst) {
+			a->hlo_flops = ga.inst->flops;
+			a->hlo_bytes = ga.inst->bytes;
+		}
 	}
-	/* Category: hlo_category, else memcpy, else the TF op type, else the
-	 * name without its numeric suffix. */
-	(void)op_classify(*name, bref(NULL, 0), bref_str(m->name), bref_str(l->name), &memcpy_op);
-	if (stat_has(ks, XS_HLO_CATEGORY) && ks->v[XS_HLO_CATEGORY].n) {
-		cat = bref(ks->v[XS_HLO_CATEGORY].s, ks->v[XS_HLO_CATEGORY].n);
-	} else if (memcpy_op) {
-		cat = bref("memcpy", 6);
-	} else if (tf) {
-		const char *c = memrchr(name->p, ':', name->n);
-
-		cat = c && c + 1 < name->p + name->n
-			      ? bref(c + 1, name->n - (size_t)(c + 1 - name->p))
-			      : category_from_name(*name);
-	} else {
-		cat = category_from_name(*name);
-	}
-	if (stat_has(ks, XS_HLO_MODULE))
-		mod = bref(ks->v[XS_HLO_MODULE].s, ks->v[XS_HLO_MODULE].n);
-	/* GPUs name the program by hlo_module first (one module may be
-	 * compiled under several program ids). */
-	if (stat_has(ks, XS_PROGRAM_ID) && !mod.n) {
-		has_prog = 1;
-		prog = stat_as_int(&ks->v[XS_PROGRAM_ID]);
-	}
-	return op_slot(lp, *name, cat, mod, has_prog, prog);
+	return slot;
 }
 
 /* The event-level stats that decide a GPU event's op, remembered per kernel
  * metadata: consecutive launches of one kernel nearly always name the same
  * op, so comparing a few short values replaces hashing and classifying. */
 static const unsigned ident_stats[] = { XS_HLO_OP, XS_HLO_MODULE, XS_PROGRAM_ID, XS_TF_OP,
-					XS_HLO_CATEGORY };
+					XS_HLO_CATEGORY, XS_LEVEL0 };
 #define NIDENT (sizeof(ident_stats) / sizeof(ident_stats[0]))
 
 struct ident {
@@ -337,14 +414,43 @@ static void ident_keep(struct ident *c, const struct xt_known_stats *ks, uint64_
 			c->v[j] = ks->v[ident_stats[j]];
 }
 
+/* Counts a launch of kernel metadata mi for op slot (kernels per op). */
+static void op_kernel_add(struct line_part *lp, uint32_t *last, uint32_t slot, uint32_t mi,
+			  int64_t dur)
+{
+	struct op_kernel *k;
+
+	/* last[mi]: the entry of this kernel's previous launch (+1). */
+	if (last[mi] && lp->opk[last[mi] - 1].slot == slot) {
+		k = &lp->opk[last[mi] - 1];
+	} else {
+		uint32_t key[2] = { slot, mi };
+		int ins;
+		uint32_t *v = hmap_get(&lp->kern_op_index, key, sizeof(key), (uint32_t)lp->nopk, &ins);
+
+		if (ins) {
+			if (lp->nopk == lp->capopk) {
+				lp->capopk = lp->capopk ? lp->capopk * 2 : 32;
+				lp->opk = xreallocarray(lp->opk, lp->capopk, sizeof(*lp->opk));
+			}
+			lp->opk[lp->nopk++] = (struct op_kernel){ slot, mi, 0, 0 };
+		}
+		last[mi] = *v + 1;
+		k = &lp->opk[*v];
+	}
+	k->occurrences++;
+	k->total_ps += dur;
+}
+
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		     const struct xt_line *l)
 {
+	const struct plane_ctx *pc = p->hook_data;
 	const uint64_t ident = 1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
-			       1ull << XS_TF_OP | 1ull << XS_HLO_CATEGORY;
+			       1ull << XS_TF_OP | 1ull << XS_HLO_CATEGORY | 1ull << XS_LEVEL0;
 	const uint64_t want = ident | 1ull << XS_GROUP_ID | 1ull << XS_FLOPS |
 			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS;
-	uint32_t prev_slot = UINT32_MAX, *meta_cls;
+	uint32_t prev_slot = UINT32_MAX, *meta_cls, *last_k, occ_first = 0;
 	int64_t prev_group = 0;
 	struct stat_want sw;
 	struct ident *last;
@@ -358,6 +464,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	 * the kernel name, and one kernel nearly always serves one op. */
 	meta_cls = xcalloc(p->nemeta ? 2 * p->nemeta : 2, sizeof(uint32_t));
 	last = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*last));
+	last_k = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
 	lp->nmeta_ks = p->nemeta;
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
@@ -385,7 +492,8 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		if (!(found & ident) && lp->slot_of_meta[mi]) {
 			/* The op is fixed by the metadata alone: reuse its slot. */
 			slot = lp->slot_of_meta[mi] - 1;
-			from_hlo = stat_has(&ks, XS_HLO_OP) && ks.v[XS_HLO_OP].n;
+			from_hlo = lp->ops[slot].attr >= XT_ATTR_HLO_OP &&
+				   lp->ops[slot].attr <= XT_ATTR_KERNEL_NAME_UNCHECKED;
 			name = lp->ops[slot].name;
 		} else if ((found & ident) && ident_same(&last[mi], &ks, found & ident)) {
 			/* Same event-level identity as this kernel's last launch. */
@@ -393,7 +501,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 			from_hlo = last[mi].from_hlo;
 			name = lp->ops[slot].name;
 		} else {
-			slot = stream_slot(lp, p, l, ev, &ks, &from_hlo, &name);
+			slot = stream_slot(lp, pc, p, l, ev, &ks, &from_hlo, &name);
 			if (!(found & ident)) {
 				lp->slot_of_meta[mi] = slot + 1;
 			} else {
@@ -413,169 +521,57 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 			group = stat_as_int(&ks.v[XS_GROUP_ID]);
 		a = &lp->ops[slot];
 		/* Consecutive kernels of one XLA op in one step are one
-		 * occurrence (a fusion launched as several kernels); TF ops and
+		 * occurrence (a fusion launched as several kernels), unless the
+		 * op's first kernel comes again (the op ran again); TF ops and
 		 * plain kernels count every launch, as XProf does. */
-		cont = from_hlo && slot == prev_slot && group == prev_group;
+		cont = from_hlo && slot == prev_slot && group == prev_group &&
+		       strcmp(p->emeta[mi].name, p->emeta[occ_first].name);
 		if (!cont)
-			a->occurrences++;
+			occ_first = mi;
 		prev_slot = from_hlo ? slot : UINT32_MAX;
 		prev_group = group;
 		a->total_ps += ev->dur_ps;
 		a->self_ps += ev->dur_ps;
 		/* FLOPs and bytes are per occurrence: a fusion's later kernels
-		 * repeat its first kernel's numbers. */
-		if (!cont && stat_has(&ks, XS_FLOPS)) {
-			a->flops += stat_as_double(&ks.v[XS_FLOPS]);
-			a->has_flops = 1;
+		 * repeat its first kernel's numbers. The event's own stats win
+		 * over the cost model. */
+		if (!cont) {
+			a->occurrences++;
+			if (stat_has(&ks, XS_FLOPS)) {
+				a->flops += stat_as_double(&ks.v[XS_FLOPS]);
+				a->n_flops++;
+				a->cost_src |= XT_COST_PROFILE;
+			} else if (a->hlo_flops >= 0) {
+				a->flops += a->hlo_flops;
+				a->n_flops++;
+				a->cost_src |= XT_COST_HLO;
+			}
+			if (stat_has(&ks, XS_BYTES_ACCESSED)) {
+				double b = stat_as_double(&ks.v[XS_BYTES_ACCESSED]);
+
+				a->bytes += b;
+				a->hbm_bytes += b;
+				a->n_bytes++;
+				a->n_hbm++;
+				a->cost_src |= XT_COST_PROFILE;
+			} else if (a->hlo_bytes >= 0) {
+				a->bytes += a->hlo_bytes;
+				a->hbm_bytes += a->hlo_bytes;
+				a->n_bytes++;
+				a->n_hbm++;
+				a->cost_src |= XT_COST_HLO;
+			}
 		}
-		if (!cont && stat_has(&ks, XS_BYTES_ACCESSED)) {
-			a->bytes += stat_as_double(&ks.v[XS_BYTES_ACCESSED]);
-			a->has_bytes = 1;
-		}
+		op_kernel_add(lp, last_k, slot, mi, ev->dur_ps);
+		if (a->module.n || a->has_program)
+			steps_run_add(lp, a->module, a->has_program ? a->program_id : 0, slot,
+				      from_hlo && a->in_entry, xt_event_start(l, ev),
+				      xt_event_end(l, ev));
 		lp->op_events++;
 		if (ev->dur_ps > 0 && stat_has(&ks, XS_KERNEL_DETAILS))
 			kernels_event(lp, p, ev, name, &ks.v[XS_KERNEL_DETAILS]);
 	}
 	free(meta_cls);
 	free(last);
-}
-
-/* program_id -> module name, from /host:metadata names "module(id)". */
-static void program_names(struct hmap *m, const struct xt_host *h)
-{
-	size_t p, i;
-
-	for (p = 0; p < h->nplanes; p++) {
-		const struct xt_plane *pl = &h->planes[p];
-
-		if (strcmp(pl->name, "/host:metadata"))
-			continue;
-		for (i = 1; i < pl->nemeta; i++) {
-			const char *n = pl->emeta[i].name, *open;
-			size_t len = strlen(n);
-			char *end;
-			int64_t id;
-			int ins;
-
-			if (len < 3 || n[len - 1] != ')' || !(open = strrchr(n, '(')) ||
-			    open[1] < '0' || open[1] > '9')
-				continue;
-			/* Program ids are unsigned 64-bit fingerprints. */
-			id = (int64_t)strtoull(open + 1, &end, 10);
-			if (end != n + len - 1 || end == open + 1)
-				continue;
-			*hmap_get(m, &id, sizeof(id), i, &ins) = (uint32_t)i;
-			(void)ins;
-		}
-		return;
-	}
-}
-
-static const char *program_string(struct xt_analysis *a, const struct hmap *pmap,
-				  const struct xt_plane *meta_plane, const struct op_acc *o)
-{
-	char buf[32];
-
-	if (o->has_program && meta_plane) {
-		int64_t id = o->program_id;
-		const uint32_t *v = hmap_find(pmap, &id, sizeof(id));
-
-		if (v) {
-			const char *n = meta_plane->emeta[*v].name;
-
-			return arena_strndup(&a->arena, n, (size_t)(strrchr(n, '(') - n));
-		}
-	}
-	if (o->module.n)
-		return arena_bref(&a->arena, o->module);
-	if (o->has_program) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)o->program_id);
-		return arena_strndup(&a->arena, buf, strlen(buf));
-	}
-	return "";
-}
-
-static int op_row_cmp(const void *x, const void *y)
-{
-	const struct xt_op_row *a = x, *b = y;
-	int c;
-
-	if (a->self_ps != b->self_ps)
-		return a->self_ps > b->self_ps ? -1 : 1;
-	if (a->total_ps != b->total_ps)
-		return a->total_ps > b->total_ps ? -1 : 1;
-	c = strcmp(a->name, b->name);
-	return c ? c : strcmp(a->program, b->program);
-}
-
-void ops_merge(struct xt_analysis *a, struct xt_trace *t)
-{
-	struct hmap rows;
-	struct strbuf key;
-	size_t cap = 0, h, p, l, i;
-
-	hmap_init(&rows);
-	strbuf_init(&key);
-	for (h = 0; h < t->nhosts; h++) {
-		const struct xt_host *host = &t->hosts[h];
-		const struct xt_plane *meta = NULL;
-		struct hmap pmap;
-
-		hmap_init(&pmap);
-		program_names(&pmap, host);
-		for (p = 0; p < host->nplanes; p++)
-			if (!strcmp(host->planes[p].name, "/host:metadata"))
-				meta = &host->planes[p];
-		for (p = 0; p < host->nplanes; p++) {
-			const struct xt_plane *pl = &host->planes[p];
-
-			for (l = 0; l < pl->nlines; l++) {
-				const struct line_part *lp = pl->lines[l].hook_data;
-
-				if (!lp || (lp->role != LROLE_XLA_OPS && lp->role != LROLE_STREAM))
-					continue;
-				for (i = 0; i < lp->nops; i++) {
-					const struct op_acc *o = &lp->ops[i];
-					const char *prog = program_string(a, &pmap, meta, o);
-					struct xt_op_row *r;
-					uint32_t *v;
-					int ins;
-
-					strbuf_reset(&key);
-					strbuf_puts(&key, prog);
-					strbuf_add(&key, "", 1);
-					strbuf_add(&key, o->name.p, o->name.n);
-					v = hmap_get(&rows, key.buf, key.len, (uint32_t)a->nops, &ins);
-					if (ins) {
-						if (a->nops == cap) {
-							cap = cap ? cap * 2 : 64;
-							a->ops = xreallocarray(a->ops, cap, sizeof(*a->ops));
-						}
-						r = &a->ops[a->nops++];
-						memset(r, 0, sizeof(*r));
-						r->name = arena_bref(&a->arena, o->name);
-						r->program = prog;
-						r->category = arena_bref(&a->arena, o->category);
-					}
-					r = &a->ops[*v];
-					r->occurrences += o->occurrences;
-					r->self_ps += o->self_ps;
-					r->total_ps += o->total_ps;
-					r->flops += o->flops;
-					r->bytes_accessed += o->bytes;
-					r->has_flops |= o->has_flops;
-					r->has_bytes |= o->has_bytes;
-				}
-			}
-		}
-		hmap_fini(&pmap);
-	}
-	for (i = 0; i < a->nops; i++)
-		a->ops[i].percent = a->busy_ps > 0 ? 100.0 * (double)a->ops[i].self_ps /
-							     (double)a->busy_ps
-						   : 0.0;
-	if (a->nops > 1)
-		qsort(a->ops, a->nops, sizeof(*a->ops), op_row_cmp);
-	strbuf_fini(&key);
-	hmap_fini(&rows);
+	free(last_k);
 }

@@ -5,6 +5,7 @@
  * the op pass stored per event (so no stats are decoded twice).
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,67 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 				continue;
 		}
 		marker_push(lp, id, xt_event_start(l, ev), xt_event_end(l, ev), i);
+	}
+}
+
+/* The module of an XLA Modules event: its name without "(program id)". */
+static struct bytes_ref module_of(const char *name)
+{
+	const char *open = strrchr(name, '(');
+	size_t n = strlen(name);
+
+	if (open && open > name && n > 2 && name[n - 1] == ')')
+		n = (size_t)(open - name);
+	return bref(name, n);
+}
+
+/*
+ * A GPU kernel of (module, program), op `slot`, on this line. Back-to-back
+ * runs of one program leave no gap in the module sequence, so a run also
+ * ends when the op that opened it comes again after others ran (XLA runs a
+ * program's thunks in order); `restarts` is 0 for ops the HLO places inside
+ * a loop or other called computation, whose repeats are not new runs.
+ */
+void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t program, uint32_t slot,
+		   int restarts, int64_t s, int64_t e)
+{
+	struct mod_run *r = lp->nruns ? &lp->runs[lp->nruns - 1] : NULL;
+
+	if (r && r->program_id == program && r->module.n == module.n &&
+	    (r->module.p == module.p || !memcmp(r->module.p, module.p, module.n)) &&
+	    !(restarts && slot == r->first_slot && r->seen_other)) {
+		if (e > r->end_ps)
+			r->end_ps = e;
+		if (slot != r->first_slot)
+			r->seen_other = 1;
+		return;
+	}
+	if (lp->nruns == lp->capruns) {
+		lp->capruns = lp->capruns ? lp->capruns * 2 : 16;
+		lp->runs = xreallocarray(lp->runs, lp->capruns, sizeof(*lp->runs));
+	}
+	lp->runs[lp->nruns++] = (struct mod_run){ module, program, s, e, slot, 0 };
+}
+
+void steps_line_modules(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+			const struct xt_line *l)
+{
+	size_t i;
+
+	(void)h;
+	for (i = 0; i < l->nev; i++) {
+		const struct xt_event *ev = &l->ev[i];
+
+		if (xt_event_aggregated(ev))
+			continue;
+		if (lp->nruns == lp->capruns) {
+			lp->capruns = lp->capruns ? lp->capruns * 2 : 16;
+			lp->runs = xreallocarray(lp->runs, lp->capruns, sizeof(*lp->runs));
+		}
+		/* Every event is one run, even of the same module back to back. */
+		lp->runs[lp->nruns++] = (struct mod_run){ module_of(xt_event_meta(p, ev)->name), 0,
+							  xt_event_start(l, ev), xt_event_end(l, ev),
+							  0, 0 };
 	}
 }
 
@@ -300,6 +362,147 @@ static void *bd_worker(void *arg)
 	return NULL;
 }
 
+const char *const xt_steps_source_names[4] = { "none", "device", "host", "inferred" };
+
+static int run_cmp(const void *x, const void *y)
+{
+	const struct mod_run *a = x, *b = y;
+
+	return (a->start_ps > b->start_ps) - (a->start_ps < b->start_ps);
+}
+
+static int same_module(struct bytes_ref a, struct bytes_ref b)
+{
+	return a.n == b.n && (a.p == b.p || !memcmp(a.p, b.p, a.n));
+}
+
+/* The program runs of one device, in start order: XLA Modules events as
+ * they are; GPU kernels' stretches merged across streams. */
+static size_t device_runs(const struct xt_plane *pl, struct mod_run **out)
+{
+	const struct plane_ctx *pc = pl->hook_data;
+	struct mod_run *v = NULL;
+	size_t n = 0, l, i, k = 0;
+
+	for (l = 0; l < pl->nlines; l++) {
+		const struct line_part *lp = pl->lines[l].hook_data;
+
+		if (!lp || !lp->nruns ||
+		    (pc->kind == XT_DEV_XLA ? lp->role != LROLE_MODULES : lp->role != LROLE_STREAM))
+			continue;
+		v = xreallocarray(v, n + lp->nruns, sizeof(*v));
+		memcpy(v + n, lp->runs, lp->nruns * sizeof(*v));
+		n += lp->nruns;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), run_cmp);
+	if (pc->kind == XT_DEV_GPU) {
+		/* Overlapping stretches of one program on several streams are
+		 * one run. */
+		for (i = 0; i < n; i++) {
+			if (k && v[k - 1].program_id == v[i].program_id &&
+			    same_module(v[k - 1].module, v[i].module) && v[i].start_ps < v[k - 1].end_ps) {
+				if (v[i].end_ps > v[k - 1].end_ps)
+					v[k - 1].end_ps = v[i].end_ps;
+			} else {
+				v[k++] = v[i];
+			}
+		}
+		n = k;
+	}
+	*out = v;
+	return n;
+}
+
+/*
+ * Without step markers, steps are the runs of the module run most often
+ * (at least twice on some device) with the most device time: the k-th run
+ * of it on each device is step k (docs/analyses.md, "Steps").
+ */
+static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
+{
+	struct mod_run **runs = NULL;
+	size_t *nruns = NULL, ndev = 0, h, p, d, i, k;
+	struct bytes_ref best = { NULL, 0 };
+	int64_t best_time = -1;
+	size_t best_count = 0;
+
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++) {
+			const struct xt_plane *pl = &t->hosts[h].planes[p];
+			const struct plane_ctx *pc = pl->hook_data;
+
+			if (!pc || pc->role != ROLE_DEVICE || pc->kind == XT_DEV_OTHER)
+				continue;
+			runs = xreallocarray(runs, ndev + 1, sizeof(*runs));
+			nruns = xreallocarray(nruns, ndev + 1, sizeof(*nruns));
+			nruns[ndev] = device_runs(pl, &runs[ndev]);
+			ndev++;
+		}
+	/* Candidates: every module seen; a quadratic scan over distinct names
+	 * is fine (programs are few). */
+	for (d = 0; d < ndev; d++) {
+		for (i = 0; i < nruns[d]; i++) {
+			struct bytes_ref m = runs[d][i].module;
+			int64_t time = 0;
+			size_t most = 0, d2, j;
+
+			if (!m.n || (best.p && same_module(best, m)))
+				continue;
+			for (d2 = 0; d2 < ndev; d2++) {
+				size_t c = 0;
+
+				for (j = 0; j < nruns[d2]; j++)
+					if (same_module(runs[d2][j].module, m)) {
+						c++;
+						time += runs[d2][j].end_ps - runs[d2][j].start_ps;
+					}
+				most = c > most ? c : most;
+			}
+			if (most >= 2 && (time > best_time ||
+					  (time == best_time && best.p &&
+					   (m.n < best.n || (m.n == best.n &&
+							     memcmp(m.p, best.p, m.n) < 0))))) {
+				best = m;
+				best_time = time;
+				best_count = most;
+			}
+		}
+	}
+	if (best.p) {
+		a->steps = xcalloc(best_count, sizeof(*a->steps));
+		for (k = 0; k < best_count; k++) {
+			struct xt_step_row *st = &a->steps[k];
+			int64_t s = INT64_MAX, e = INT64_MIN;
+
+			st->id = (int64_t)k;
+			for (d = 0; d < ndev; d++) {
+				size_t c = 0;
+
+				for (i = 0; i < nruns[d]; i++) {
+					if (!same_module(runs[d][i].module, best))
+						continue;
+					if (c++ != k)
+						continue;
+					s = runs[d][i].start_ps < s ? runs[d][i].start_ps : s;
+					e = runs[d][i].end_ps > e ? runs[d][i].end_ps : e;
+					break;
+				}
+			}
+			st->start_ps = s;
+			st->duration_ps = e - s;
+		}
+		a->nsteps = best_count;
+		a->steps_source = XT_STEPS_INFERRED;
+		/* Not in a->arena: this runs beside the other merges. */
+		snprintf(a->steps_module, sizeof(a->steps_module), "%.*s", (int)best.n, best.p);
+	}
+	for (d = 0; d < ndev; d++)
+		free(runs[d]);
+	free(runs);
+	free(nruns);
+}
+
 void steps_merge(struct xt_analysis *a, struct xt_trace *t)
 {
 	struct hmap ids;
@@ -361,6 +564,10 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t)
 				}
 			}
 	hmap_fini(&ids);
+	a->steps_source = a->nsteps ? (device ? XT_STEPS_DEVICE : XT_STEPS_HOST) : XT_STEPS_NONE;
+	a->steps_module[0] = '\0';
+	if (!a->nsteps)
+		infer_steps(a, t);
 	if (a->nsteps > 1)
 		qsort(a->steps, a->nsteps, sizeof(*a->steps), step_cmp);
 	/* Steps are independent: two threads take alternate steps. */

@@ -135,6 +135,8 @@ struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role)
 	lp->role = role;
 	hmap_init(&lp->op_index);
 	hmap_init(&lp->kern_index);
+	hmap_init(&lp->kern_op_index);
+	hmap_init(&lp->async_index);
 	pthread_mutex_lock(&c->lock);
 	if (c->nparts == c->capparts) {
 		c->capparts = c->capparts ? c->capparts * 2 : 64;
@@ -151,6 +153,11 @@ static void line_part_free(struct line_part *lp)
 
 	hmap_fini(&lp->op_index);
 	hmap_fini(&lp->kern_index);
+	hmap_fini(&lp->kern_op_index);
+	hmap_fini(&lp->async_index);
+	free(lp->opk);
+	free(lp->async);
+	free(lp->runs);
 	for (i = 0; i < lp->nmeta_ks; i++)
 		free(lp->meta_ks[i]);
 	free(lp->meta_ks);
@@ -192,7 +199,10 @@ static enum line_role line_role_of(const struct plane_ctx *pc, const struct xt_l
 	if (!strcmp(l->name, "Steps"))
 		return LROLE_STEPS;
 	if (pc->kind == XT_DEV_XLA)
-		return !strcmp(l->name, "XLA Ops") ? LROLE_XLA_OPS : LROLE_NONE;
+		return !strcmp(l->name, "XLA Ops")	    ? LROLE_XLA_OPS
+		       : !strcmp(l->name, "Async XLA Ops") ? LROLE_ASYNC
+		       : !strcmp(l->name, "XLA Modules")   ? LROLE_MODULES
+							   : LROLE_NONE;
 	if (pc->kind == XT_DEV_GPU)
 		return is_derived_line(l) ? LROLE_NONE : LROLE_STREAM;
 	return LROLE_NONE;
@@ -295,6 +305,10 @@ static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
 			in->bytes = stat_as_double(&s);
 			in->has_bytes = 1;
 			break;
+		case XS_MEM_BREAKDOWN:
+			in->hbm_bytes = attr_hbm_bytes((const uint8_t *)s.s, s.n);
+			in->has_hbm = in->hbm_bytes >= 0;
+			break;
 		default:
 			break;
 		}
@@ -320,6 +334,7 @@ static void plane_hook(void *vctx, struct xt_host *h, struct xt_plane *p)
 	size_t i;
 
 	pc->host = h->name;
+	pc->hc = host_ctx_for(c, h);
 	if (!strncmp(p->name, "/device:", 8)) {
 		pc->role = ROLE_DEVICE;
 		/* XLA-ops devices are recognised in plane_hook_outer. */
@@ -393,7 +408,7 @@ static void plane_watch(struct xt_plane *p, const unsigned *ks, size_t n)
 static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 {
 	static const unsigned xla[] = { XS_PROGRAM_ID, XS_HLO_CATEGORY, XS_HLO_MODULE, XS_FLOPS,
-					XS_BYTES_ACCESSED };
+					XS_BYTES_ACCESSED, XS_MEM_BREAKDOWN };
 	/* A host event is a marker by step_num or by _r (with group_id). */
 	static const unsigned host[] = { XS_STEP_NUM, XS_IS_ROOT };
 	struct analysis_ctx *c = vctx;
@@ -432,6 +447,12 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 		break;
 	case LROLE_STEPS:
 		steps_line_markers(lp, h, p, l);
+		break;
+	case LROLE_ASYNC:
+		ops_line_async(lp, h, p, l);
+		break;
+	case LROLE_MODULES:
+		steps_line_modules(lp, h, p, l);
 		break;
 	case LROLE_HOST:
 	case LROLE_HOST_PY:
@@ -497,11 +518,37 @@ static void ctx_free(struct analysis_ctx *c, struct xt_trace *t)
 	for (i = 0; i < c->nparts; i++)
 		line_part_free(c->parts[i]);
 	free(c->parts);
+	for (i = 0; i < c->nhosts; i++) {
+		hlo_set_free(&c->hosts[i]->hlo);
+		free(c->hosts[i]);
+	}
+	free(c->hosts);
 	for (i = 0; i < c->nowned; i++)
 		free(c->owned[i]);
 	free(c->owned);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
+}
+
+/* The analysis keeps each host's HLO programs (analysis_op_name needs
+ * them); they move out of the context, which is freed. */
+static void hlo_keep(struct xt_analysis *a, struct analysis_ctx *c, const struct xt_trace *t)
+{
+	size_t h, i;
+
+	a->nhlo = t->nhosts;
+	a->hlo = xcalloc(t->nhosts ? t->nhosts : 1, sizeof(*a->hlo));
+	for (h = 0; h < t->nhosts; h++) {
+		hlo_set_init(&a->hlo[h]);
+		for (i = 0; i < c->nhosts; i++) {
+			if (c->hosts[i]->key != (const void *)t->hosts[h].src.data)
+				continue;
+			hlo_set_free(&a->hlo[h]);
+			a->hlo[h] = c->hosts[i]->hlo;
+			hlo_set_init(&c->hosts[i]->hlo);
+			a->hlo_programs += a->hlo[h].n;
+		}
+	}
 }
 
 struct steps_job {
@@ -538,6 +585,8 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	int threaded;
 
 	arena_init(&a->arena);
+	a->origin_ps = t->origin_ps;
+	hlo_keep(a, ctx, t);
 	/* GPU busy unions first (two planes at a time), then the step
 	 * breakdown, which reads only the trace and writes only a->steps,
 	 * runs beside the other merges (which share a->arena). */
@@ -578,6 +627,11 @@ void analysis_free(struct xt_analysis *a)
 		free(a->memory[i].live);
 		free(a->memory[i].series);
 	}
+	for (i = 0; i < a->nops; i++)
+		free(a->ops[i].kernels);
+	for (i = 0; i < a->nhlo; i++)
+		hlo_set_free(&a->hlo[i]);
+	free(a->hlo);
 	free(a->ops);
 	free(a->devices);
 	free(a->steps);

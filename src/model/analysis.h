@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "../util/arena.h"
+#include "hlo.h"
 #include "trace.h"
 #include "xplane_reader.h"
 
@@ -25,6 +26,35 @@ enum xt_device_kind {
 	XT_DEV_OTHER = 0, /* a /device: plane with neither XLA Ops nor GPU streams */
 	XT_DEV_XLA,       /* has XLA Ops lines (TPU and others) */
 	XT_DEV_GPU,       /* /device:GPU:N, kernels on stream lines */
+};
+
+/* How an op row's name was found (docs/analyses.md, "Op profile"). */
+enum xt_op_attr {
+	XT_ATTR_XLA_OP = 0,          /* an XLA Ops line event (TPU and others) */
+	XT_ATTR_HLO_OP,              /* GPU: the kernel's hlo_op, an instruction of its HLO */
+	XT_ATTR_HLO_OP_UNCHECKED,    /* GPU: the kernel's hlo_op; the profile has no HLO */
+	XT_ATTR_KERNEL_NAME,         /* GPU, in a command buffer: by kernel name, found in the HLO */
+	XT_ATTR_KERNEL_NAME_UNCHECKED, /* likewise, with no HLO to check it against */
+	XT_ATTR_UNRESOLVED,          /* GPU: hlo_op names no instruction; listed by kernel name */
+	XT_ATTR_TF_OP,               /* a TensorFlow op (stat tf_op or "level 0") */
+	XT_ATTR_EVENT_NAME,          /* no op stats: the kernel or copy name itself */
+	XT_ATTR_COUNT
+};
+extern const char *const xt_op_attr_names[XT_ATTR_COUNT]; /* JSON values */
+
+/* Which roof bounds an op. */
+enum xt_bound { XT_BOUND_UNKNOWN = 0, XT_BOUND_COMPUTE, XT_BOUND_MEMORY };
+extern const char *const xt_bound_names[3];
+
+/* Where an op's FLOPs and bytes came from (bits). */
+#define XT_COST_PROFILE 1u  /* the events' flops / bytes_accessed stats */
+#define XT_COST_HLO 2u      /* xtop's cost model over the program's HLO */
+
+/* A kernel launched for an op (GPU). */
+struct xt_op_kernel {
+	const char *name;
+	uint64_t occurrences;
+	int64_t total_ps;
 };
 
 struct xt_op_row {
@@ -36,8 +66,27 @@ struct xt_op_row {
 	int64_t total_ps;
 	double flops;          /* summed over occurrences; valid when has_flops */
 	double bytes_accessed; /* likewise, has_bytes */
+	double hbm_bytes;      /* bytes to/from HBM (TPU breakdown; else all bytes), has_bytes */
 	uint8_t has_flops, has_bytes;
+	uint8_t cost_src;      /* XT_COST_* bits of what was used */
 	double percent;        /* self / summed device busy time, in % */
+	enum xt_op_attr attr;
+	const char *parent;    /* the command buffer that ran it, else "" */
+	struct xt_op_kernel *kernels; /* by total time, descending (owned) */
+	size_t nkernels;
+	/*
+	 * Rates (docs/analyses.md, "FLOP rate, bandwidth and roofline"); NAN
+	 * when absent, with rate_note saying why. rate_ps is the time they are
+	 * measured over: total time, or for an async start its start-to-done
+	 * spans.
+	 */
+	uint8_t async;         /* 0, 1: an async start, 2: an async done */
+	int64_t rate_ps;
+	double flops_per_s, bytes_per_s, hbm_bytes_per_s;
+	double flops_utilization, hbm_bw_utilization; /* 0-1 of the device's peak */
+	double intensity;      /* FLOPs per HBM byte */
+	enum xt_bound bound_by;
+	const char *rate_note; /* "" or why a rate is absent */
 };
 
 struct xt_device_row {
@@ -49,6 +98,11 @@ struct xt_device_row {
 	int64_t first_ps;      /* start of the span, absolute ps */
 	double idle_percent;   /* 0 when span is 0 */
 	uint64_t op_events;    /* events that fed the op profile */
+	/* Peaks (docs/analyses.md, "Device peaks"); NAN when unknown. */
+	double peak_flops;     /* FLOP/s */
+	double peak_hbm_bw;    /* bytes/s */
+	const char *peak_source; /* how peak_flops was found ("" unknown) */
+	const char *model;     /* device_type_string / gpu_device_name, else "" */
 };
 
 /* Step breakdown columns, in priority order (earlier wins an overlap). */
@@ -74,15 +128,23 @@ struct xt_live_alloc {
 	int64_t bytes;
 	const char *op;
 	const char *shape;
-	int64_t time_ps; /* when it was allocated */
+	int64_t time_ps; /* when it was allocated, absolute ps */
 };
 
 struct xt_memory_row {
 	const char *host;
-	const char *allocator;
-	int64_t peak_bytes;
+	const char *allocator; /* the profile's key (allocator_name or device index) */
+	const char *name;      /* readable: device and memory space ("TPU:0 HBM") */
+	int64_t peak_bytes;    /* reserved + allocated at the peak */
 	int64_t peak_time_ps;
-	int64_t lifetime_peak_bytes;
+	/* The peak split so that the parts add up to peak_bytes:
+	 * Σ live[].bytes + live_other_bytes + unattributed_bytes. */
+	int64_t reserved_bytes;     /* bytes_reserved at the peak (part of unattributed) */
+	int64_t live_other_bytes;   /* live allocations beyond the listed ones */
+	int64_t unattributed_bytes; /* in use with no allocation event in the profile */
+	size_t nlive_total;         /* live allocations at the peak */
+	int64_t lifetime_peak_bytes;      /* max(allocator's own lifetime peak, peak_bytes) */
+	int64_t allocator_lifetime_peak;  /* peak_bytes_in_use as the allocator reports it */
 	int64_t capacity_bytes;
 	uint64_t events;
 	struct xt_live_alloc *live; /* largest first, at most XT_LIVE_MAX */
@@ -95,13 +157,22 @@ struct xt_memory_row {
 #define XT_LIVE_MAX 10
 #define XT_MEM_SERIES 256
 
+/* Where steps come from. */
+enum xt_steps_source {
+	XT_STEPS_NONE = 0,
+	XT_STEPS_DEVICE,   /* device Steps lines */
+	XT_STEPS_HOST,     /* host step markers */
+	XT_STEPS_INFERRED, /* repeated runs of one XLA module (no markers) */
+};
+extern const char *const xt_steps_source_names[4];
+
 struct xt_kernel_row {
 	const char *name;
 	const char *op;
 	uint32_t grid[3], block[3];
-	int64_t registers;
+	int64_t registers;     /* -1 when absent or impossible */
 	int64_t shared_bytes;
-	double occupancy_percent;
+	double occupancy_percent; /* NAN when the profile has none */
 	uint64_t occurrences;
 	int64_t total_ps, min_ps, max_ps;
 };
@@ -114,23 +185,31 @@ struct xt_analysis {
 	struct xt_step_row *steps;    /* by start */
 	size_t nsteps;
 	int steps_from_device;        /* 1: device Steps lines, 0: host markers */
+	enum xt_steps_source steps_source;
+	char steps_module[128];       /* inferred steps: the module whose runs they are */
 	struct xt_memory_row *memory; /* by host, then allocator */
 	size_t nmemory;
 	struct xt_kernel_row *kernels;/* by total time, descending */
 	size_t nkernels;
 	int64_t busy_ps;              /* summed device busy time */
+	int64_t origin_ps;            /* the profile start (the trace's origin_ps) */
+	size_t hlo_programs;          /* HLO programs decoded (0: none in the profile) */
+	struct hlo_set *hlo;          /* per host (GPU hosts' programs; owned) */
+	size_t nhlo;
 	struct arena arena;           /* strings of all rows */
 };
 
 struct analysis_ctx;
 
 /*
- * The op-profile name of event ev (as xt_op_row.name): on GPU planes the
- * last element of its hlo_op, else its tf_op, else its name; elsewhere its
- * display name. Writes it into buf (size n) and returns buf. Can't fail.
+ * The op-profile name of event ev on plane p of host number `host` of t (as
+ * xt_op_row.name; docs/analyses.md, "Op profile"): on GPU planes the op its
+ * stats and kernel name attribute it to; elsewhere its display name.
+ * Writes it into buf (size n) and returns buf. Can't fail.
  */
-const char *analysis_op_name(const struct xt_host *h, const struct xt_plane *p,
-			     const struct xt_line *l, const struct xt_event *ev, char *buf, size_t n);
+const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace *t, size_t host,
+			     const struct xt_plane *p, const struct xt_line *l,
+			     const struct xt_event *ev, char *buf, size_t n);
 
 /* A new context; pass it to analysis_attach() or analysis_run(). */
 struct analysis_ctx *analysis_new(void);

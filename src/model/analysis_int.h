@@ -16,6 +16,7 @@
 
 #include "../util/hmap.h"
 #include "analysis.h"
+#include "hlo.h"
 #include "stats.h"
 
 enum plane_role {
@@ -32,6 +33,8 @@ enum line_role {
 	LROLE_STEPS,      /* "Steps" on a device */
 	LROLE_HOST,       /* a thread line of /host:CPU */
 	LROLE_HOST_PY,    /* the Python tracer line of /host:CPU */
+	LROLE_ASYNC,      /* "Async XLA Ops" on an XLA device: start-to-done spans */
+	LROLE_MODULES,    /* "XLA Modules" on an XLA device: program runs */
 };
 
 /* Activity class of an event metadata (for the step breakdown). */
@@ -63,27 +66,66 @@ struct emeta_info {
 	struct bytes_ref module;    /* hlo_module stat */
 	int64_t program_id;
 	double flops, bytes;
-	uint8_t has_program, has_flops, has_bytes;
+	double hbm_bytes;           /* HBM part of memory_access_breakdown (has_hbm) */
+	uint8_t has_program, has_flops, has_bytes, has_hbm;
 	uint8_t mem;                /* 1 alloc, 2 dealloc */
 	struct marker_keys mk;      /* from a TraceMe-encoded name, then metadata stats */
+};
+
+/* Per host: the HLO programs of its /host:metadata plane (GPU hosts). */
+struct host_ctx {
+	const void *key;        /* the host's mapped source: identifies it during a load */
+	struct hlo_set hlo;
 };
 
 struct plane_ctx {
 	enum plane_role role;
 	enum xt_device_kind kind;
 	const char *host;       /* host label (trace arena) */
+	struct host_ctx *hc;
 	int has_marker_stats;   /* host plane defines step_num, or _r and group_id */
 	struct emeta_info *info;/* [plane->nemeta] */
 };
 
 struct op_acc {
 	struct bytes_ref name, category, module;
+	struct bytes_ref parent;   /* the command buffer of a kernel-name attribution */
 	int64_t program_id;
-	uint8_t has_program, has_flops, has_bytes;
+	uint8_t has_program;
 	uint8_t cls;            /* enum ev_class of the op (XLA lines) */
+	uint8_t attr;           /* enum xt_op_attr */
+	uint8_t async;          /* 1 async start, 2 async done (XLA lines) */
+	uint8_t cost_src;       /* XT_COST_* */
 	uint64_t occurrences;
+	uint64_t n_flops, n_bytes, n_hbm; /* occurrences that had each */
 	int64_t self_ps, total_ps;
-	double flops, bytes;
+	double flops, bytes, hbm_bytes;
+	/* The HLO instruction's cost (GPU), per occurrence; < 0 unknown. */
+	double hlo_flops, hlo_bytes;
+	uint8_t in_entry;       /* GPU: its instruction is in the entry computation */
+};
+
+/* A kernel launched for an op of one line (GPU). */
+struct op_kernel {
+	uint32_t slot;          /* op index in the line's ops */
+	uint32_t meta;          /* kernel event metadata index */
+	uint64_t occurrences;
+	int64_t total_ps;
+};
+
+/* A run of one XLA program on a device (docs/analyses.md, "Steps"). */
+struct mod_run {
+	struct bytes_ref module;
+	int64_t program_id;
+	int64_t start_ps, end_ps;
+	uint32_t first_slot;    /* GPU: the op that opened the run */
+	uint8_t seen_other;     /* GPU: another op ran since */
+};
+
+/* Start-to-done spans of one async op on one device (Async XLA Ops). */
+struct async_acc {
+	uint64_t count;
+	int64_t total_ps;
 };
 
 struct marker {
@@ -149,10 +191,25 @@ struct line_part {
 	struct hmap kern_index;
 	struct kern_acc *kerns;
 	size_t nkerns, capkerns;
+	/* kernels per op (stream lines) */
+	struct hmap kern_op_index; /* (slot, metadata index) -> index into opk */
+	struct op_kernel *opk;
+	size_t nopk, capopk;
+	/* async spans by (program id, instruction name) (LROLE_ASYNC) */
+	struct hmap async_index;
+	struct async_acc *async;
+	size_t nasync;
+	/* program runs: on XLA Modules lines one per event (LROLE_MODULES);
+	 * on GPU stream lines the stretches of consecutive kernels of one
+	 * program (for steps inferred from repeated runs) */
+	struct mod_run *runs;
+	size_t nruns, capruns;
 };
 
 struct analysis_ctx {
 	pthread_mutex_t lock;   /* guards `owned` */
+	struct host_ctx **hosts; /* one per host seen by the plane hook */
+	size_t nhosts;
 	void **owned;           /* plain allocations (plane_ctx, info tables) */
 	size_t nowned, capowned;
 	struct line_part **parts;
@@ -182,7 +239,48 @@ struct gpu_busy_set {
 void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t);
 void gpu_busy_free(struct gpu_busy_set *gs);
 void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_busy_set *gs);
+/* an_attr.c: GPU op attribution and the hosts' HLO programs */
+struct host_ctx *host_ctx_for(struct analysis_ctx *c, const struct xt_host *h);
+struct gpu_attr {
+	struct bytes_ref name, category, module, parent;
+	int64_t program_id;
+	int has_program;      /* name the row by the program id (else by module) */
+	int has_program_key;  /* the event had a program id (part of the op's key) */
+	enum xt_op_attr attr;
+	const struct hlo_inst *inst; /* the HLO instruction, when resolved */
+	int in_entry;                /* inst is in the entry computation (1 when unknown) */
+};
+/* Decides the op of a GPU event from its stats ks (event, then metadata)
+ * and its kernel name (docs/analyses.md, "Op profile"). */
+void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_plane *p,
+	      const struct xt_line *l, const struct xt_event *ev,
+	      const struct xt_known_stats *ks);
+/* HBM bytes of a serialized MemoryAccessBreakdown; -1 when it has no entry. */
+double attr_hbm_bytes(const uint8_t *b, size_t n);
+
+/* an_rates.c: device peaks and op rates */
+void device_peaks(struct xt_device_row *d, const struct xt_host *h, const struct xt_plane *p,
+		  struct arena *arena);
+/* What an op's rates are computed from, summed over the lines it ran on. */
+struct rate_acc {
+	int64_t ps;              /* the time rates are measured over */
+	double flops, bytes, hbm;
+	uint8_t flops_unknown, bytes_unknown, unmeasured;
+	double fpeak;            /* Σ ps x peak FLOP/s over lines with a known peak */
+	int64_t fpeak_ps;        /* the ps of those lines */
+	double bpeak;            /* likewise for HBM bandwidth */
+	int64_t bpeak_ps;
+};
+/* Adds one line's accumulator o, run on device d, to ra; async is the
+ * line's Async XLA Ops part (NULL when none). */
+void rate_add(struct rate_acc *ra, const struct op_acc *o, const struct xt_device_row *d,
+	      const struct line_part *async);
+/* Fills r's rates from ra. */
+void op_rates(struct xt_op_row *r, const struct rate_acc *ra);
+
 /* an_ops.c */
+void ops_line_async(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		    const struct xt_line *l);
 void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		  const struct xt_line *l);
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
@@ -191,6 +289,10 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t);
 /* an_steps.c */
 void steps_line_markers(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			const struct xt_line *l);
+void steps_line_modules(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+			const struct xt_line *l);
+void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t program, uint32_t slot,
+		   int restarts, int64_t s, int64_t e);
 void steps_merge(struct xt_analysis *a, struct xt_trace *t);
 /* an_memory.c */
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,

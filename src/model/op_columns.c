@@ -2,11 +2,45 @@
 #include "op_columns.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "../util/timefmt.h"
+
+/* Compact rates for narrow columns: "164.3G", "1.31T", "0". */
+static void short_rate(char *b, size_t n, double v)
+{
+	static const struct {
+		double div;
+		const char *p;
+	} u[] = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "K" } };
+	size_t i;
+
+	if (isnan(v)) {
+		snprintf(b, n, "-");
+		return;
+	}
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if (v >= u[i].div) {
+			double x = v / u[i].div;
+
+			snprintf(b, n, "%.*f%s", x >= 100 ? 0 : x >= 10 ? 1 : 2, x, u[i].p);
+			return;
+		}
+	snprintf(b, n, "%.0f", v);
+}
+
+static void pct(char *b, size_t n, double frac)
+{
+	if (isnan(frac))
+		snprintf(b, n, "-");
+	else if (frac > 0 && frac < 0.001)
+		snprintf(b, n, "<0.1%%");
+	else
+		snprintf(b, n, "%.*f%%", frac < 0.1 ? 1 : 0, 100 * frac);
+}
 
 static void f_self(const struct xt_op_row *r, char *b, size_t n)
 {
@@ -30,21 +64,34 @@ static void f_occ(const struct xt_op_row *r, char *b, size_t n)
 }
 static void f_flops(const struct xt_op_row *r, char *b, size_t n)
 {
-	if (!r->has_flops || r->total_ps <= 0) {
-		snprintf(b, n, "-");
-		return;
-	}
-	fmt_rate(b, n, r->flops / ((double)r->total_ps * 1e-12));
-	strncat(b, "FLOP/s", n - strlen(b) - 1);
+	short_rate(b, n, r->flops_per_s);
 }
-static void f_bytes(const struct xt_op_row *r, char *b, size_t n)
+static void f_fpeak(const struct xt_op_row *r, char *b, size_t n)
 {
-	if (!r->has_bytes || r->total_ps <= 0) {
+	pct(b, n, r->flops_utilization);
+}
+static void f_bw(const struct xt_op_row *r, char *b, size_t n)
+{
+	short_rate(b, n, r->hbm_bytes_per_s);
+}
+static void f_bpeak(const struct xt_op_row *r, char *b, size_t n)
+{
+	pct(b, n, r->hbm_bw_utilization);
+}
+static void f_ai(const struct xt_op_row *r, char *b, size_t n)
+{
+	if (isnan(r->intensity))
 		snprintf(b, n, "-");
-		return;
-	}
-	fmt_rate(b, n, r->bytes_accessed / ((double)r->total_ps * 1e-12));
-	strncat(b, "B/s", n - strlen(b) - 1);
+	else
+		snprintf(b, n, "%.*f", r->intensity >= 100 ? 0 : r->intensity >= 1 ? 1 : 2,
+			 r->intensity);
+}
+static void f_bound(const struct xt_op_row *r, char *b, size_t n)
+{
+	snprintf(b, n, "%s", r->bound_by == XT_BOUND_COMPUTE  ? "compute"
+			     : r->bound_by == XT_BOUND_MEMORY ? "memory"
+			     : r->async			      ? "async"
+							      : "-");
 }
 static void f_cat(const struct xt_op_row *r, char *b, size_t n)
 {
@@ -60,6 +107,13 @@ static void f_name(const struct xt_op_row *r, char *b, size_t n)
 }
 
 #define DESC(a, b) ((a) > (b) ? -1 : (a) < (b))
+/* Absent values sort last in either order. */
+static int desc_nan(double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y);
+	return DESC(x, y);
+}
 static int c_self(const struct xt_op_row *a, const struct xt_op_row *b)
 {
 	return DESC(a->self_ps, b->self_ps);
@@ -81,17 +135,27 @@ static int c_occ(const struct xt_op_row *a, const struct xt_op_row *b)
 }
 static int c_flops(const struct xt_op_row *a, const struct xt_op_row *b)
 {
-	double x = a->total_ps > 0 ? a->flops / (double)a->total_ps : 0;
-	double y = b->total_ps > 0 ? b->flops / (double)b->total_ps : 0;
-
-	return DESC(x, y);
+	return desc_nan(a->flops_per_s, b->flops_per_s);
 }
-static int c_bytes(const struct xt_op_row *a, const struct xt_op_row *b)
+static int c_fpeak(const struct xt_op_row *a, const struct xt_op_row *b)
 {
-	double x = a->total_ps > 0 ? a->bytes_accessed / (double)a->total_ps : 0;
-	double y = b->total_ps > 0 ? b->bytes_accessed / (double)b->total_ps : 0;
-
-	return DESC(x, y);
+	return desc_nan(a->flops_utilization, b->flops_utilization);
+}
+static int c_bw(const struct xt_op_row *a, const struct xt_op_row *b)
+{
+	return desc_nan(a->hbm_bytes_per_s, b->hbm_bytes_per_s);
+}
+static int c_bpeak(const struct xt_op_row *a, const struct xt_op_row *b)
+{
+	return desc_nan(a->hbm_bw_utilization, b->hbm_bw_utilization);
+}
+static int c_ai(const struct xt_op_row *a, const struct xt_op_row *b)
+{
+	return desc_nan(a->intensity, b->intensity);
+}
+static int c_bound(const struct xt_op_row *a, const struct xt_op_row *b)
+{
+	return DESC((int)a->bound_by, (int)b->bound_by);
 }
 static int c_cat(const struct xt_op_row *a, const struct xt_op_row *b)
 {
@@ -106,17 +170,23 @@ static int c_name(const struct xt_op_row *a, const struct xt_op_row *b)
 	return strcmp(a->name, b->name);
 }
 
+/* Widths fit the roofline columns beside a 22-column name in 100 columns;
+ * at 80 the least useful ones go (drop order: highest first). */
 const struct op_column op_columns[] = {
-	{ "SELF", 10, 1, 0, f_self, c_self },
-	{ "%DEV", 6, 1, 0, f_pct, c_self },
-	{ "TOTAL", 10, 1, 3, f_total, c_total },
-	{ "AVG", 10, 1, 4, f_avg, c_avg },
-	{ "OCC", 8, 1, 2, f_occ, c_occ },
-	{ "FLOP/s", 14, 1, 6, f_flops, c_flops },
-	{ "BYTES/s", 12, 1, 7, f_bytes, c_bytes },
-	{ "CATEGORY", 16, 0, 1, f_cat, c_cat },
-	{ "PROGRAM", 16, 0, 5, f_prog, c_prog },
-	{ "NAME", 0, 0, 0, f_name, c_name },
+	{ "SELF", 9, 1, 0, f_self, c_self, "self time: total minus direct children" },
+	{ "%DEV", 5, 1, 2, f_pct, c_self, "self time as a share of all device busy time" },
+	{ "TOTAL", 9, 1, 11, f_total, c_total, "time including children" },
+	{ "AVG", 9, 1, 8, f_avg, c_avg, "total time per occurrence" },
+	{ "OCC", 6, 1, 5, f_occ, c_occ, "occurrences" },
+	{ "FLOP/s", 6, 1, 3, f_flops, c_flops, "FLOPs over the op's time" },
+	{ "%PKF", 5, 1, 7, f_fpeak, c_fpeak, "FLOP rate as a share of the device's peak" },
+	{ "HBM/s", 6, 1, 4, f_bw, c_bw, "HBM bytes per second over the op's time" },
+	{ "%PKB", 5, 1, 6, f_bpeak, c_bpeak, "HBM bandwidth as a share of the device's peak" },
+	{ "AI", 5, 1, 9, f_ai, c_ai, "arithmetic intensity: FLOPs per HBM byte" },
+	{ "BOUND", 7, 0, 1, f_bound, c_bound, "the roof that bounds it: compute or memory" },
+	{ "CATEGORY", 14, 0, 10, f_cat, c_cat, "HLO category, TF op type or kernel kind" },
+	{ "PROGRAM", 14, 0, 12, f_prog, c_prog, "XLA module (program)" },
+	{ "NAME", 0, 0, 0, f_name, c_name, "op name" },
 };
 const size_t op_ncolumns = sizeof(op_columns) / sizeof(op_columns[0]);
 
@@ -133,17 +203,42 @@ int op_column_find(const char *name)
 void op_columns_fit(int width, int name_min, int *show)
 {
 	size_t i;
-	int used = 0, drop;
+	int used = 0, drop, most = 0;
 
 	for (i = 0; i < op_ncolumns; i++) {
 		show[i] = 1;
 		used += op_columns[i].width ? op_columns[i].width + 1 : 0;
+		most = op_columns[i].drop > most ? op_columns[i].drop : most;
 	}
 	/* Drop the least useful columns until NAME has room. */
-	for (drop = 7; drop >= 1 && width - used < name_min; drop--)
+	for (drop = most; drop >= 1 && width - used < name_min; drop--)
 		for (i = 0; i < op_ncolumns; i++)
 			if (op_columns[i].drop == drop && show[i]) {
 				show[i] = 0;
 				used -= op_columns[i].width + 1;
 			}
+}
+
+int op_column_blank(size_t c, const struct xt_op_row *rows, size_t n)
+{
+	char buf[64];
+	size_t i;
+
+	if (c >= op_ncolumns || !op_columns[c].drop)
+		return 0;
+	for (i = 0; i < n; i++) {
+		op_columns[c].format(&rows[i], buf, sizeof(buf));
+		if (strcmp(buf, "-") && buf[0])
+			return 0;
+	}
+	return n > 0;
+}
+
+void op_columns_blank(int *show, const struct xt_op_row *rows, size_t n)
+{
+	size_t c;
+
+	for (c = 0; c < op_ncolumns; c++)
+		if (op_column_blank(c, rows, n))
+			show[c] = 0;
 }

@@ -19,6 +19,7 @@ struct op_column {
 	void (*format)(const struct xt_op_row *row, char *buf, size_t n);
 	/* Orders rows for this column, "largest first" for numbers. */
 	int (*cmp)(const struct xt_op_row *a, const struct xt_op_row *b);
+	const char *help;  /* what the column means (help and the report legend) */
 };
 
 extern const struct op_column op_columns[];
@@ -27,6 +28,10 @@ extern const size_t op_ncolumns;
 /* Which columns fit in width (NAME keeping at least name_min): sets
  * show[i] for each column. Can't fail. */
 void op_columns_fit(int width, int name_min, int *show);
+/* 1 when column c shows "-" for every one of rows[0..n). */
+int op_column_blank(size_t c, const struct xt_op_row *rows, size_t n);
+/* Hides (show[c] = 0) every column blank for rows[0..n). */
+void op_columns_blank(int *show, const struct xt_op_row *rows, size_t n);
 /* Index of the column named name (case-insensitive), or -1. */
 int op_column_find(const char *name);
 

@@ -61,6 +61,16 @@ void trace_free(struct xt_trace *t)
 	free(t);
 }
 
+void trace_set_origin(struct xt_trace *t)
+{
+	size_t h;
+
+	t->origin_ps = 0;
+	for (h = 0; h < t->nhosts; h++)
+		if (h == 0 || t->hosts[h].origin_ps < t->origin_ps)
+			t->origin_ps = t->hosts[h].origin_ps;
+}
+
 const char *trace_event_display_name(const struct xt_plane *p, const struct xt_event *ev)
 {
 	const struct xt_event_meta *m = xt_event_meta(p, ev);

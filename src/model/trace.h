@@ -56,6 +56,9 @@ enum xt_known_stat {
 	XS_SHAPE,
 	XS_PROFILE_START_TIME,
 	XS_PROFILE_STOP_TIME,
+	XS_LEVEL0,          /* "level 0": the TF op of a kernel (older TensorFlow) */
+	XS_MEM_BREAKDOWN,   /* memory_access_breakdown (TPU) */
+	XS_RUN_ID,
 	XS_COUNT
 };
 
@@ -166,6 +169,22 @@ struct xt_host {
 	const char **warnings;  /* XSpace.warnings */
 	size_t nwarnings;
 	size_t nev;
+	/* Time base. Upstream writes line timestamps relative to the profile
+	 * start; a raw XSpace (e.g. from a PJRT plugin) uses an absolute clock
+	 * whose picoseconds overflow int64, so such a host's timestamps are
+	 * rebased by ts_base_ns when read (xt_line.timestamp_ns is stored
+	 * minus it). origin_ps is the profile start in the rebased clock. */
+	int64_t ts_base_ns;
+	uint64_t profile_start_ns, profile_stop_ns; /* Task Environment (0: absent) */
+	int64_t origin_ps;
+	uint8_t origin_kind;    /* enum xt_origin_kind */
+};
+
+/* Where a host's profile start comes from (docs/analyses.md, "Time base"). */
+enum xt_origin_kind {
+	XT_ORIGIN_NORMALIZED = 0, /* timestamps are relative to the start already */
+	XT_ORIGIN_TASK_ENV,       /* Task Environment's profile_start_time */
+	XT_ORIGIN_FIRST_LINE,     /* an absolute clock with no usable start: the first line */
 };
 
 struct xt_trace {
@@ -173,6 +192,13 @@ struct xt_trace {
 	size_t nhosts;
 	size_t nev;          /* events in all hosts */
 	struct arena arena;  /* names and tables */
+	/* The rebasing shared by every host on one absolute clock, so that
+	 * hosts of one job stay aligned (set by the first host that needs it). */
+	int64_t ts_base_ns;
+	int has_ts_base;
+	/* The profile start every time is shown relative to: the earliest
+	 * host origin (trace_set_origin()). */
+	int64_t origin_ps;
 };
 
 /* Creates an empty trace; free with trace_free(). Never NULL. */
@@ -181,6 +207,15 @@ struct xt_trace *trace_new(void);
 void trace_free(struct xt_trace *t);
 /* Releases what one host owns (not its arena strings) and zeroes it. */
 void trace_host_fini(struct xt_host *h);
+
+/* Sets t->origin_ps from the hosts' origins; called once all hosts are
+ * loaded (load_profile and every other loader). Can't fail. */
+void trace_set_origin(struct xt_trace *t);
+/* An absolute time of the trace (ps) as shown: relative to the profile start. */
+static inline int64_t trace_rel_ps(const struct xt_trace *t, int64_t abs_ps)
+{
+	return abs_ps - t->origin_ps;
+}
 
 /* Index of the event metadata of ev, its depth, and whether it is aggregated. */
 static inline uint32_t xt_event_meta_index(const struct xt_event *ev)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../util/xalloc.h"
+#include "stats.h"
 #include "wire.h"
 
 static const char *const known_names[XS_COUNT] = {
@@ -41,6 +42,9 @@ static const char *const known_names[XS_COUNT] = {
 	[XS_SHAPE] = "shape",
 	[XS_PROFILE_START_TIME] = "profile_start_time",
 	[XS_PROFILE_STOP_TIME] = "profile_stop_time",
+	[XS_LEVEL0] = "level 0",
+	[XS_MEM_BREAKDOWN] = "memory_access_breakdown",
+	[XS_RUN_ID] = "run_id",
 };
 
 /* Growable array helper: ensures room for one more element. */
@@ -411,6 +415,27 @@ static inline int watched(const struct xt_plane *p, uint64_t id)
 	return 0;
 }
 
+/* Timestamps further than this from the clock's base (about 104 days)
+ * would overflow int64 picoseconds: such lines are clamped (corrupt input). */
+#define XT_TS_LIMIT_NS 9000000000000000LL
+
+static int64_t rebase_ns(int64_t ts, int64_t base)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(ts, base, &d))
+		d = ts < base ? -XT_TS_LIMIT_NS : XT_TS_LIMIT_NS;
+	return d < -XT_TS_LIMIT_NS ? -XT_TS_LIMIT_NS : d > XT_TS_LIMIT_NS ? XT_TS_LIMIT_NS : d;
+}
+
+/* 1 when ts lies within XT_TS_LIMIT_NS of base. */
+static int near_ns(int64_t ts, int64_t base)
+{
+	int64_t d;
+
+	return !__builtin_sub_overflow(ts, base, &d) && d > -XT_TS_LIMIT_NS && d < XT_TS_LIMIT_NS;
+}
+
 static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, struct xt_line *l)
 {
 	const uint8_t *base = r->h->src.data;
@@ -518,6 +543,7 @@ static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, stru
 		free(ev);
 		return -1;
 	}
+	l->timestamp_ns = rebase_ns(l->timestamp_ns, r->h->ts_base_ns);
 	if (!sorted && n > 1)
 		qsort(ev, n, sizeof(*ev), event_cmp);
 	/* Give back the unused tail; glibc shrinks large blocks with mremap. */
@@ -641,6 +667,107 @@ static int read_lines(struct reader *r, struct xt_error *err)
 	return 0;
 }
 
+/* The line's timestamp_ns as written, without decoding its events;
+ * returns 1 when the line has at least one event. Upstream writes the
+ * timestamp before the events, so this usually stops at the first event. */
+static int line_peek(const struct xt_host *h, const struct xt_line *l, int64_t *ts)
+{
+	struct wire w;
+	int has_ts = 0, has_ev = 0;
+
+	*ts = 0;
+	wire_init(&w, h->src.data + l->raw_off, l->raw_len);
+	while (wire_more(&w) && !(has_ts && has_ev)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+
+		if (f == 3 && t == WIRE_VARINT) {
+			*ts = (int64_t)wire_varint(&w);
+			has_ts = 1;
+		} else {
+			if (f == 4 && t == WIRE_LEN)
+				has_ev = 1;
+			wire_skip(&w, t);
+		}
+	}
+	return has_ev;
+}
+
+/* The Task Environment plane's profile_start_time / profile_stop_time. */
+static void task_env(struct xt_host *h)
+{
+	size_t p, i;
+
+	for (p = 0; p < h->nplanes; p++) {
+		const struct xt_plane *pl = &h->planes[p];
+
+		if (strcmp(pl->name, "Task Environment"))
+			continue;
+		for (i = 0; i < pl->nstats; i++) {
+			struct xt_stat st;
+
+			if (!stat_decode_one(pl, h->src.data + pl->stat_off[i], pl->stat_len[i], &st))
+				continue;
+			if (stat_known(&st) == XS_PROFILE_START_TIME)
+				h->profile_start_ns = (uint64_t)stat_as_int(&st);
+			else if (stat_known(&st) == XS_PROFILE_STOP_TIME)
+				h->profile_stop_ns = (uint64_t)stat_as_int(&st);
+		}
+	}
+}
+
+/*
+ * Decides the host's time base before any line is decoded (docs/analyses.md,
+ * "Time base"): timestamps within XT_TS_LIMIT_NS of zero are kept (upstream
+ * normalizes them to the profile start); otherwise they are an absolute
+ * clock and are rebased on the trace's base, or on this host's first line.
+ * The profile start is Task Environment's profile_start_time when it lies
+ * on the same clock as the lines, else the rebased zero.
+ */
+static void host_time_base(struct reader *r)
+{
+	struct xt_host *h = r->h;
+	struct xt_trace *t = r->t;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, ts;
+	size_t p, l;
+
+	for (p = 0; p < h->nplanes; p++)
+		for (l = 0; l < h->planes[p].nlines; l++)
+			if (line_peek(h, &h->planes[p].lines[l], &ts)) {
+				lo = ts < lo ? ts : lo;
+				hi = ts > hi ? ts : hi;
+			}
+	task_env(h);
+	h->ts_base_ns = 0;
+	if (lo != INT64_MAX && (lo < -XT_TS_LIMIT_NS || hi > XT_TS_LIMIT_NS)) {
+		if (t->has_ts_base && near_ns(lo, t->ts_base_ns) && near_ns(hi, t->ts_base_ns)) {
+			h->ts_base_ns = t->ts_base_ns;
+		} else {
+			h->ts_base_ns = lo;
+			if (!t->has_ts_base) {
+				t->ts_base_ns = lo;
+				t->has_ts_base = 1;
+			}
+		}
+	}
+	h->origin_ps = 0;
+	h->origin_kind = XT_ORIGIN_NORMALIZED;
+	if (h->ts_base_ns) {
+		h->origin_kind = XT_ORIGIN_FIRST_LINE;
+		h->origin_ps = (lo - h->ts_base_ns) * 1000;
+	}
+	if (h->profile_start_ns && h->profile_start_ns <= (uint64_t)INT64_MAX && lo != INT64_MAX) {
+		/* On the lines' clock when it is at most an hour before the
+		 * first line and not after it. */
+		int64_t s = (int64_t)h->profile_start_ns;
+
+		if (s <= lo && near_ns(lo, s) && lo - s <= 3600000000000LL) {
+			h->origin_ps = rebase_ns(s, h->ts_base_ns) * 1000;
+			h->origin_kind = XT_ORIGIN_TASK_ENV;
+		}
+	}
+}
+
 static const char **push_str(struct reader *r, const char **arr, size_t *n, const uint8_t *s,
 			     size_t sn)
 {
@@ -711,6 +838,7 @@ int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 	}
 	h.name = arena_strndup(&t->arena, host_name, strlen(host_name));
 	h.path = arena_strndup(&t->arena, path, strlen(path));
+	host_time_base(&r);
 	if (opts && opts->plane_hook)
 		for (p = 0; p < h.nplanes; p++)
 			opts->plane_hook(opts->ctx, &h, &h.planes[p]);
@@ -725,6 +853,7 @@ int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 	t->hosts = xreallocarray(t->hosts, t->nhosts + 1, sizeof(*t->hosts));
 	t->hosts[t->nhosts++] = h;
 	t->nev += h.nev;
+	trace_set_origin(t);
 	return 0;
 fail:
 	trace_host_fini(&h);

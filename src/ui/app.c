@@ -97,7 +97,7 @@ long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_l
 
 		if (p < host->planes || p >= host->planes + host->nplanes)
 			continue;
-		analysis_op_name(host, p, l, ev, buf, sizeof(buf));
+		analysis_op_name(a->an, a->t, h, p, l, ev, buf, sizeof(buf));
 		for (i = 0; i < a->an->nops; i++)
 			if (!strcmp(a->an->ops[i].name, buf))
 				return (long)i;

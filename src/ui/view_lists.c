@@ -95,7 +95,7 @@ static void steps_draw(struct app *a, int y, int h)
 
 	if (!an->nsteps) {
 		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT),
-		       "  no steps: the profile has no device Steps lines and no host step markers", 1);
+		       "  no steps: no step markers, and no XLA module ran twice", 1);
 		ui_put(y + 2, 0, a->cols, term_attr(ROLE_DIM),
 		       "  (jax.profiler.StepTraceAnnotation(\"train\", step_num=i) marks steps)", 1);
 		return;
@@ -117,8 +117,14 @@ static void steps_draw(struct app *a, int y, int h)
 		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), cat_label[c], 0);
 	}
 	ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), "", 1);
-	snprintf(line, sizeof(line), " %-9s %11s %11s  %s", "STEP", "START", "DURATION",
-		 an->steps_from_device ? "(device Steps lines)" : "(host step markers)");
+	snprintf(line, sizeof(line), " %-9s %11s %11s  %s%s%s", "STEP", "START", "DURATION",
+		 an->steps_source == XT_STEPS_DEVICE	 ? "(device Steps lines)"
+		 : an->steps_source == XT_STEPS_HOST ? "(host step markers)"
+						     : "(inferred: runs of ",
+		 an->steps_source == XT_STEPS_INFERRED ? an->steps_module : "",
+		 an->steps_source == XT_STEPS_INFERRED
+			 ? "; mark steps: jax.profiler.StepTraceAnnotation)"
+			 : "");
 	ui_put(y + 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
 	{
 		int64_t avg[XT_CAT_COUNT];

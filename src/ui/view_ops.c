@@ -275,7 +275,7 @@ static void jump_longest(struct app *a, const struct xt_op_row *o)
 				continue;
 			if (!gpu && strcmp(trace_event_display_name(tr->p, ev), o->name))
 				continue;
-			if (gpu && strcmp(analysis_op_name(&a->t->hosts[tr->host], tr->p, l, ev, name,
+			if (gpu && strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, l, ev, name,
 							   sizeof(name)),
 					  o->name))
 				continue;

@@ -332,8 +332,8 @@ check "q quits: the shell's line is back, the tty is restored" \
 start 120 40 "$XTOP" "$TMP/t.xplane.pb"
 wait_for "[timeline]" >/dev/null
 keys 2
-check "120x40: the op profile shows AVG and PROGRAM columns" \
-	'line 2 | grep -q "AVG" && line 2 | grep -q "PROGRAM" && has "jit_train_step"' "narrow columns"
+check "120x40: the op profile shows the roofline columns (FLOP/s, HBM/s, %PKF, BOUND)" \
+	'line 2 | grep -q "AVG" && line 2 | grep -q "FLOP/s" && line 2 | grep -q "HBM/s" && line 2 | grep -q "%PKF" && line 2 | grep -q "BOUND" && line 2 | grep -q "CATEGORY"' "narrow columns"
 keys 1 j j .
 sleep 0.1
 keys Enter
@@ -542,7 +542,8 @@ if have_fixtures; then
 	keys 2
 	check "ROCm fixture: op profile lists custom-call.1" 'has "custom-call.1"' "no ops"
 	keys 3
-	check "ROCm fixture: steps view explains there are none" 'has "no steps:"' "no message"
+	check "ROCm fixture: steps inferred from repeated runs, with how to mark them" \
+		'has "inferred: runs of jit_dot" && has "StepTraceAnnotation"' "no inferred steps"
 	keys 4
 	check "ROCm fixture: memory lists GPU_0_bfc" 'has "GPU_0_bfc"' "no allocator"
 	keys q

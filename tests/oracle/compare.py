@@ -28,7 +28,23 @@ import sys
 MAX_LINES = 20
 STEP_FIELDS = ('start_ps', 'duration_ps', 'device_compute_ps', 'collectives_ps',
                'host_to_device_ps', 'device_to_host_ps', 'host_compute_ps', 'idle_ps')
-MEM_FIELDS = ('peak_bytes', 'peak_time_ps', 'lifetime_peak_bytes', 'capacity_bytes')
+MEM_FIELDS = ('peak_bytes', 'peak_time_ps', 'lifetime_peak_bytes', 'capacity_bytes',
+              'reserved_bytes', 'live_other_bytes', 'unattributed_bytes', 'live_count',
+              'allocator_lifetime_peak_bytes')
+OP_REAL = ('flops', 'bytes_accessed', 'hbm_bytes', 'flops_per_s', 'bytes_per_s',
+           'hbm_bytes_per_s', 'flops_utilization', 'hbm_bw_utilization', 'arithmetic_intensity')
+OP_EXACT = ('attribution', 'parent', 'flops_source', 'async', 'bound_by')
+
+
+def same_real(a, b, rel=1e-9):
+    """Both absent (null), or equal to a relative tolerance (summation order)."""
+    if a is None or b is None:
+        return a is None and b is None
+    try:
+        a, b = float(a), float(b)
+    except (TypeError, ValueError):
+        return False
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
 
 
 def load(path):
@@ -125,9 +141,14 @@ def compare_devices(x, o, df):
             df.add('device %s:%s missing in xtop' % k)
             continue
         a, b = xd[k], od[k]
-        for f in ('busy_ps', 'span_ps'):
+        for f in ('busy_ps', 'span_ps', 'start_ps'):
             if num(a.get(f)) != num(b.get(f)):
                 df.add('device %s:%s %s: xtop %s, oracle %s' % (k + (f, a.get(f), b.get(f))))
+        for f in ('peak_flops_per_s', 'peak_hbm_bytes_per_s'):
+            if not same_real(a.get(f), b.get(f)):
+                df.add('device %s:%s %s: xtop %s, oracle %s' % (k + (f, a.get(f), b.get(f))))
+        if s(a.get('model')) != s(b.get('model')):
+            df.add('device %s:%s model: xtop %r, oracle %r' % (k + (a.get('model'), b.get('model'))))
         ia, ib = a.get('idle_percent'), b.get('idle_percent')
         try:
             bad = abs(float(ia) - float(ib)) > 0.01
@@ -157,6 +178,23 @@ def compare_ops(x, o, df):
         if s(a.get('category')) != s(b.get('category')):
             df.add('%s category: xtop %r, oracle %r'
                    % (label, short(a.get('category')), short(b.get('category'))))
+        for f in OP_EXACT:
+            if a.get(f) != b.get(f):
+                df.add('%s %s: xtop %r, oracle %r' % (label, f, a.get(f), b.get(f)))
+        if num(a.get('rate_ps')) != num(b.get('rate_ps')):
+            df.add('%s rate_ps: xtop %s, oracle %s' % (label, a.get('rate_ps'), b.get('rate_ps')))
+        for f in OP_REAL:
+            if not same_real(a.get(f), b.get(f)):
+                df.add('%s %s: xtop %s, oracle %s' % (label, f, a.get(f), b.get(f)))
+        if (a.get('rate_note') is None) != (b.get('rate_note') is None):
+            df.add('%s rate_note: xtop %r, oracle %r' % (label, a.get('rate_note'),
+                                                        b.get('rate_note')))
+        ka = [(s(k.get('name')), num(k.get('occurrences')), num(k.get('total_ps')))
+              for k in a.get('kernels') or []]
+        kb = [(s(k.get('name')), num(k.get('occurrences')), num(k.get('total_ps')))
+              for k in b.get('kernels') or []]
+        if ka != kb:
+            df.add('%s kernels: xtop %s, oracle %s' % (label, short(ka, 80), short(kb, 80)))
     for k in xo:
         if k not in oo:
             df.add('op %s/%s only in xtop' % (short(k[0], 40), short(k[1])))
@@ -164,6 +202,9 @@ def compare_ops(x, o, df):
 
 
 def compare_steps(x, o, df):
+    for f in ('steps_source', 'steps_module'):
+        if x.get(f) != o.get(f):
+            df.add('%s: xtop %r, oracle %r' % (f, x.get(f), o.get(f)))
     kf = lambda d: num(d.get('id'))
     xs = keyed(lst(x, 'steps'), kf, 'steps', df, 'xtop')
     os_ = keyed(lst(o, 'steps'), kf, 'steps', df, 'oracle')
@@ -182,7 +223,7 @@ def compare_steps(x, o, df):
 
 
 def live_bytes(m):
-    return [num(e.get('bytes')) for e in (m.get('live_at_peak') or [])]
+    return [(num(e.get('bytes')), num(e.get('time_ps'))) for e in (m.get('live_at_peak') or [])]
 
 
 def compare_memory(x, o, df):
@@ -199,8 +240,15 @@ def compare_memory(x, o, df):
                 df.add('allocator %s:%s %s: xtop %s, oracle %s' % (k + (f, a.get(f), b.get(f))))
         la, lb = live_bytes(a), live_bytes(b)
         if la != lb:
-            df.add('allocator %s:%s live_at_peak bytes: xtop %s, oracle %s'
+            df.add('allocator %s:%s live_at_peak (bytes, time): xtop %s, oracle %s'
                    % (k + (short(la, 80), short(lb, 80))))
+        if s(a.get('name')) != s(b.get('name')):
+            df.add('allocator %s:%s name: xtop %r, oracle %r' % (k + (a.get('name'), b.get('name'))))
+        parts = sum(e for e, _ in la) + (num(a.get('live_other_bytes')) or 0) + \
+            (num(a.get('unattributed_bytes')) or 0)
+        if parts != num(a.get('peak_bytes')):
+            df.add('allocator %s:%s: live_at_peak + live_other + unattributed = %s != peak %s'
+                   % (k + (parts, a.get('peak_bytes'))))
     for k in xm:
         if k not in om:
             df.add('allocator %s:%s only in xtop' % k)
@@ -219,7 +267,9 @@ def compare_kernels(x, o, df):
         for k in items:
             key = (s(k.get('name')), s(k.get('op')), dims(k.get('grid')), dims(k.get('block')))
             g.setdefault(key, []).append((num(k.get('occurrences')), num(k.get('total_ps')),
-                                          num(k.get('min_ps')), num(k.get('max_ps'))))
+                                          num(k.get('min_ps')), num(k.get('max_ps')),
+                                          num(k.get('registers')),
+                                          k.get('occupancy_percent')))
         for v in g.values():
             v.sort(key=repr)
         return g
@@ -230,7 +280,8 @@ def compare_kernels(x, o, df):
         if k not in xk:
             df.add('%s missing in xtop' % label)
         elif xk[k] != ok[k]:
-            df.add('%s (occ,total,min,max): xtop %s, oracle %s' % (label, xk[k], ok[k]))
+            df.add('%s (occ,total,min,max,regs,occ%%): xtop %s, oracle %s'
+                   % (label, xk[k], ok[k]))
     for k in xk:
         if k not in ok:
             df.add('kernel %s (op %s, grid %s, block %s) only in xtop'

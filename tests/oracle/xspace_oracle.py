@@ -107,6 +107,10 @@ import subprocess
 import sys
 import tempfile
 import bisect
+import math
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hlo_oracle  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -144,15 +148,19 @@ def load_pb2():
         subprocess.run(['protoc', '--python_out=' + tmp, '-I', PROTO_DIR,
                         os.path.join(PROTO_DIR, 'xplane.proto')],
                        check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        subprocess.run(['protoc', '--python_out=' + tmp, '-I', HERE,
+                        os.path.join(HERE, 'hlo_subset.proto')],
+                       check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except (OSError, subprocess.CalledProcessError) as e:
         die('cannot run protoc: %s' % e)
     sys.path.insert(0, tmp)
     try:
         import xplane_pb2  # noqa: E402
+        import hlo_subset_pb2  # noqa: E402
     finally:
         sys.path.remove(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
-    return xplane_pb2
+    return xplane_pb2, hlo_subset_pb2
 
 
 # ---------------------------------------------------------------- model ----
@@ -190,15 +198,15 @@ class Event:
 
 
 class Line:
-    __slots__ = ('id', 'name', 'events', 'index')
+    __slots__ = ('id', 'name', 'events', 'index', 'ts', 'has_events')
 
 
 class Plane:
-    __slots__ = ('name', 'lines', 'nevents')
+    __slots__ = ('name', 'lines', 'nevents', 'stats')
 
 
 class Host:
-    __slots__ = ('name', 'file', 'planes', 'modules', 'index')
+    __slots__ = ('name', 'file', 'planes', 'modules', 'index', 'programs', 'origin')
 
 
 def stat_value(sm, s):
@@ -245,6 +253,7 @@ def convert_plane(pb, p):
     def stats_of(lst):
         return [(sm.get(s.metadata_id), stat_value(sm, s)) for s in lst]
 
+    plane.stats = stats_of(p.stats)
     emd = {}
     for k, v in p.event_metadata.items():
         emd[k] = (v.name, v.display_name, stats_of(v.stats))
@@ -255,6 +264,8 @@ def convert_plane(pb, p):
         line.name = l.name
         line.index = li
         line.events = []
+        line.ts = l.timestamp_ns
+        line.has_events = len(l.events) > 0
         base = l.timestamp_ns * 1000
         for ei, e in enumerate(l.events):
             plane.nevents += 1
@@ -295,13 +306,67 @@ def host_name_of(path):
     return base
 
 
-def load_host(pb, path, index):
+TS_LIMIT = 9000000000000000
+
+
+def host_origin(h):
+    """CHOICE C18 (docs "Time base"): the profile start, absolute ps."""
+    stamps = [l.ts for p in h.planes for l in p.lines if l.has_events]
+    start = None
+    for p in h.planes:
+        if p.name == 'Task Environment':
+            for k, v in p.stats:
+                if k == 'profile_start_time':
+                    start = as_int(v)
+    if not stamps:
+        return 0
+    lo, hi = min(stamps), max(stamps)
+    origin = 0
+    if lo < -TS_LIMIT or hi > TS_LIMIT:
+        origin = lo * 1000
+    if start and 0 < start <= (1 << 63) - 1 and start <= lo and lo - start <= 3600000000000:
+        origin = start * 1000
+    return origin
+
+
+def load_programs(hpb, sp, h):
+    """Program id -> hlo_oracle.Program, for hosts with GPU planes."""
+    progs = {}
+    if hpb is None or not any(p.name.startswith('/device:GPU:') and len(p.lines)
+                              for p in sp.planes):
+        return progs
+    for p in sp.planes:
+        if p.name != '/host:metadata':
+            continue
+        sm = {k: v.name for k, v in p.stat_metadata.items()}
+        for md in p.event_metadata.values():
+            m = MODULE_RE.match(md.name)
+            pid = int(m.group(2)) & U64 if m else md.id & U64
+            for st in md.stats:
+                if sm.get(st.metadata_id) not in ('Hlo Proto', 'HLO Proto'):
+                    continue
+                if st.WhichOneof('value') not in ('bytes_value', 'str_value'):
+                    continue
+                data = st.bytes_value if st.WhichOneof('value') == 'bytes_value' \
+                    else st.str_value.encode()
+                if pid not in progs:
+                    try:
+                        progs[pid] = hlo_oracle.Program(hpb, data, pid)
+                    except Exception:
+                        pass
+                break
+    return progs
+
+
+def load_host(pb, path, index, hpb=None):
     sp = read_space(pb, path)
     h = Host()
     h.name = host_name_of(path)
     h.file = path
     h.index = index
     h.planes = [convert_plane(pb, p) for p in sp.planes]
+    h.origin = host_origin(h)
+    h.programs = load_programs(hpb, sp, h)
     # CHOICE C3: module names from /host:metadata, keyed by unsigned id string.
     h.modules = {}
     for p in sp.planes:
@@ -422,14 +487,169 @@ def device_kind(plane):
     return 'other'
 
 
-def gpu_opname(ev):
+def last_scope(v):
+    return v.split('::')[-1]
+
+
+def is_command_buffer_name(op):
+    return strip_suffix(op) == 'command_buffer'
+
+
+def gpu_attr(h, ev, line):
+    """CHOICE C19 (docs "Op profile", GPU): (name, category, attribution,
+    parent, program, program_obj, inst, from_hlo, in_entry)."""
+    kernel = ev.name[:-3] if len(ev.name) > 3 and ev.name.endswith('.kd') else ev.name
     hlo = as_str(ev.stat('hlo_op'))
-    if hlo is not None:
-        return hlo.split('::')[-1], 'hlo'
-    tf = as_str(ev.stat('tf_op'))
-    if tf is not None:
-        return tf, 'tf'
-    return ev.name, 'raw'
+    mod = as_str(ev.stat('hlo_module'))
+    pid = as_int(ev.stat('program_id'))
+    if pid is not None:
+        pid &= U64
+    if hlo:
+        op = last_scope(hlo)
+        prog = None
+        if h.programs:
+            prog = h.programs.get(pid) if pid is not None else None
+            if prog is None and mod:
+                named = [p for p in h.programs.values() if p.name == mod]
+                prog = named[0] if len(named) == 1 else None
+        inst, parent = None, ''
+        if prog is not None:
+            i = prog.by_name.get(op)
+            if i is not None and not prog.is_command_buffer(i):
+                name, attr, inst = op, 'hlo_op', i
+            else:
+                k = prog.find_kernel(ev.name)
+                parent = op
+                if k is not None and not prog.is_command_buffer(k):
+                    name, attr, inst = k.name, 'kernel_name', k
+                else:
+                    name, attr = kernel, 'unresolved'
+        elif is_command_buffer_name(op):
+            name, attr, parent = kernel, 'kernel_name_unchecked', op
+        else:
+            name, attr = op, 'hlo_op_unchecked'
+        cat = as_str(ev.stat('hlo_category'))
+        if not cat:
+            cat = prog.category(inst) if inst is not None else strip_suffix(name)
+        in_entry = prog.in_entry(inst) if inst is not None else True
+        from_hlo = attr != 'unresolved'
+        return (name, cat, attr, parent, program_of(h, ev, False), prog, inst, from_hlo,
+                in_entry)
+    ism, _ = memcpy_kind(ev.name, ev.name, line.name)
+    if not ism:
+        tf = as_str(ev.stat('tf_op')) or as_str(ev.stat('level 0'))
+        if tf and ':' in tf:
+            n, t = tf.rsplit(':', 1)
+            if n and t:
+                return (n, t, 'tf_op', '', '', None, None, False, True)
+    name = ev.display or ev.name
+    cat = as_str(ev.stat('hlo_category'))
+    if not cat:
+        cat = 'memcpy' if ism else strip_suffix(name)
+    return (name, cat, 'event_name', '', program_of(h, ev, False), None, None, False, True)
+
+
+def hbm_of_breakdown(data):
+    """HBM bytes of a MemoryAccessBreakdown (memory space 1); None: no entry."""
+    if isinstance(data, str):
+        data = data.encode('latin-1')
+
+    def varint(b, i):
+        v = shift = 0
+        while True:
+            if i >= len(b):
+                raise ValueError
+            c = b[i]
+            i += 1
+            v |= (c & 0x7f) << shift
+            shift += 7
+            if not c & 0x80:
+                return v, i
+
+    def fields(b):
+        i = 0
+        while i < len(b):
+            tag, i = varint(b, i)
+            f, t = tag >> 3, tag & 7
+            if t == 0:
+                v, i = varint(b, i)
+            elif t == 2:
+                n, i = varint(b, i)
+                v = b[i:i + n]
+                if len(v) != n:
+                    raise ValueError
+                i += n
+            elif t == 1:
+                v, i = b[i:i + 8], i + 8
+            elif t == 5:
+                v, i = b[i:i + 4], i + 4
+            else:
+                raise ValueError
+            yield f, t, v
+    try:
+        hbm, n = 0, 0
+        for f, t, v in fields(data):
+            if f == 1 and t == 2:
+                n += 1
+                space = nbytes = 0
+                for f2, t2, v2 in fields(v):
+                    if f2 == 2 and t2 == 0:
+                        space = v2
+                    elif f2 == 3 and t2 == 0:
+                        nbytes = v2
+                if space == 1:
+                    hbm += nbytes
+        return hbm if n else None
+    except ValueError:
+        return None
+
+
+def async_kind(name, cat):
+    b = strip_suffix(name)
+    if (len(b) > 6 and b.endswith('-start')) or (len(cat) > 6 and cat.endswith('-start')):
+        return 'start'
+    if (len(b) > 5 and b.endswith('-done')) or (len(cat) > 5 and cat.endswith('-done')):
+        return 'done'
+    return None
+
+
+# Peak FLOP per SM (NVIDIA) or CU (AMD) per cycle: docs "Device peaks".
+NVIDIA_SM = [(2000, 64), (3000, 384), (5000, 256), (6000, 256), (6010, 256), (7000, 1024),
+             (7050, 1024), (8000, 2048), (8060, 1024), (8090, 1024), (9000, 4096),
+             (10000, 8192)]
+AMD_CU = {(9, 0): 1024, (9, 4): 2048, (9, 5): 4096}
+
+
+def device_peaks(plane):
+    st = {}
+    for k, v in plane.stats:
+        st[k] = v
+    num = lambda k: float(st[k]) if isinstance(st.get(k), (int, float)) else None  # noqa: E731
+    pf = pb = None
+    src = None
+    tf, hbm = num('peak_teraflops_per_second'), num('peak_hbm_bw_gigabytes_per_second')
+    if hbm and hbm > 0:
+        pb = hbm * 1e9
+    elif num('memory_bandwidth') and num('memory_bandwidth') > 0:
+        pb = num('memory_bandwidth')
+    clock, cores = num('clock_rate'), num('core_count')
+    major, minor = as_int(st.get('compute_cap_major')), as_int(st.get('compute_cap_minor'))
+    if tf and tf > 0:
+        pf, src = tf * 1e12, 'profile'
+    elif clock and clock > 0 and cores and cores > 0 and major is not None and minor is not None:
+        if as_str(st.get('device_vendor')) == 'AMD':
+            per = AMD_CU.get((major, minor))
+            if per:
+                pf, src = per * cores * clock * 1e3, 'amd'
+        else:
+            key = major * 1000 + minor * 10
+            per = NVIDIA_SM[0][1]
+            for cap, f in NVIDIA_SM:
+                if cap <= key:
+                    per = f
+            pf, src = per * cores * clock * 1e3, 'sm table'
+    model = as_str(st.get('device_type_string')) or as_str(st.get('gpu_device_name')) or ''
+    return pf, pb, src, model
 
 
 def union_length(intervals):
@@ -452,40 +672,88 @@ def union_length(intervals):
 # ------------------------------------------------------------ analyses ----
 
 class OpAcc:
-    __slots__ = ('name', 'program', 'category', 'occ', 'self_ps', 'total_ps', 'flops', 'bytes')
+    __slots__ = ('name', 'program', 'category', 'attr', 'parent', 'async_', 'occ', 'self_ps',
+                 'total_ps', 'flops', 'bytes', 'hbm', 'n_flops', 'n_bytes', 'src', 'kernels',
+                 'per_plane', 'pid')
 
 
-def analyse(hosts):
+def analyse(hosts, origin):
     ops = {}
     devices = []
     activity = []  # (start, end, category)
     kernels = {}
+    all_runs = []  # per device: [(module, start, end)]
 
-    def add_op(program, name, category, self_ps, total_ps, flops, nbytes):
+    def op_of(program, name, category, attr, parent, asy):
         key = (program, name)
         a = ops.get(key)
         if a is None:
             a = OpAcc()
             a.name, a.program, a.category = name, program, category  # CHOICE C11
-            a.occ = a.self_ps = a.total_ps = a.flops = a.bytes = 0
+            a.attr, a.parent, a.async_ = attr, parent, asy
+            a.occ = a.self_ps = a.total_ps = a.flops = a.bytes = a.hbm = 0
+            a.n_flops = a.n_bytes = 0
+            a.src = set()
+            a.kernels = {}
+            a.per_plane = {}
+            a.pid = None
             ops[key] = a
+        return a
+
+    def add_occ(a, plane_key, self_ps, total_ps, flops, nbytes, hbm, src):
         a.occ += 1
         a.self_ps += self_ps
         a.total_ps += total_ps
-        a.flops += flops
-        a.bytes += nbytes
+        pp = a.per_plane.setdefault(plane_key, [0, 0, 0, 0, 0, 0, 0])
+        # [occ, total, flops, bytes, hbm, n_flops, n_bytes]
+        pp[0] += 1
+        pp[1] += total_ps
+        if flops is not None:
+            a.flops += flops
+            a.n_flops += 1
+            pp[2] += flops
+            pp[5] += 1
+            a.src.add(src[0])
+        if nbytes is not None:
+            a.bytes += nbytes
+            a.hbm += hbm
+            a.n_bytes += 1
+            pp[3] += nbytes
+            pp[4] += hbm
+            pp[6] += 1
+            a.src.add(src[1])
 
     device_markers = []  # (id, start, end)
+    plane_info = {}      # plane key -> (peak flops, peak bw, async spans)
 
     for h in hosts:
-        for plane in h.planes:
+        for pi, plane in enumerate(h.planes):
             kind = device_kind(plane)
             if kind is None:
                 continue
+            pkey = (h.index, pi)
+            pf, pb, psrc, model = device_peaks(plane)
+            asyncs = {}
             busy = span = 0
+            first = None
+            runs = []
             if kind == 'xla':
-                first = last = None
+                last = None
                 for line in plane.lines:
+                    if line.name == 'Async XLA Ops':
+                        for ev in line.events:
+                            pid = as_int(dict(ev.mstats).get('program_id'))
+                            nm = ev.name[1:] if ev.name.startswith('%') else ev.name
+                            nm = re.split(r'[ =]', nm, 1)[0]
+                            if not nm:
+                                continue
+                            acc = asyncs.setdefault(((pid or 0) & U64, nm), [0, 0])
+                            acc[0] += 1
+                            acc[1] += ev.dur
+                    if line.name == 'XLA Modules':
+                        for ev in sorted(line.events, key=lambda e: (e.start, -e.dur, e.idx)):
+                            m = MODULE_RE.match(ev.name)
+                            runs.append((m.group(1) if m else ev.name, 0, ev.start, ev.end))
                     if line.name not in ('XLA Ops', 'Steps'):
                         continue
                     for ev in line.events:
@@ -501,9 +769,20 @@ def analyse(hosts):
                         if cat is None:
                             cat = strip_suffix(name)
                         prog = program_of(h, ev, True)
-                        add_op(prog, name, cat, selfp, ev.dur,
-                               as_int(ev.stat('flops')) or 0,
-                               as_int(ev.stat('bytes_accessed')) or 0)
+                        a = op_of(prog, name, cat, 'xla_op', '', async_kind(name, cat))
+                        if a.pid is None:
+                            a.pid = (as_int(ev.stat('program_id')) or 0) & U64
+                        fl = ev.stat('flops')
+                        by = ev.stat('bytes_accessed')
+                        fl = float(fl) if isinstance(fl, (int, float)) else None
+                        by = float(by) if isinstance(by, (int, float)) else None
+                        hbm = by
+                        bd = ev.stat('memory_access_breakdown')
+                        if by is not None and isinstance(bd, (bytes, str)):
+                            hb = hbm_of_breakdown(bd)
+                            if hb is not None:
+                                hbm = float(hb)
+                        add_occ(a, pkey, selfp, ev.dur, fl, by, hbm, ('profile', 'profile'))
                         if depth == 0 and ev.dur > 0:
                             activity.append((ev.start, ev.end,
                                              device_category(name, cat, ev.name, line.name)))
@@ -514,46 +793,91 @@ def analyse(hosts):
                 for line in plane.lines:
                     if is_derived(line):
                         continue
-                    evs = sorted(line.events, key=lambda e: e.start)  # stable, CHOICE C10
-                    cur = None  # [key, program, name, cat, total, flops, bytes]
+                    # Line order: start, longer first, file order.
+                    evs = sorted(line.events, key=lambda e: (e.start, -e.dur, e.idx))
+                    prev = None
+                    first_kernel = None
+                    lruns = []
                     for ev in evs:
                         spans.append((ev.start, ev.end))
-                        name, src = gpu_opname(ev)
-                        prog = program_of(h, ev, False)
-                        cat = as_str(ev.stat('hlo_category'))
-                        ism, mk = memcpy_kind(name, ev.name, line.name)
-                        if cat is None:
-                            if ism:
-                                cat = 'memcpy'
-                            elif src == 'tf' and ':' in name and name.rsplit(':', 1)[1]:
-                                cat = name.rsplit(':', 1)[1]
-                            else:
-                                cat = strip_suffix(name)
+                        (name, cat, attr, parent, prog, pobj, inst, from_hlo,
+                         in_entry) = gpu_attr(h, ev, line)
                         gid = as_int(ev.stat('group_id'))
-                        # CHOICE C10: only hlo_op-named events merge.
-                        key = (prog, name, gid) if src == 'hlo' else None
-                        if cur is not None and key is not None and cur[0] == key:
-                            cur[4] += ev.dur
+                        a = op_of(prog, name, cat, attr, parent, None)
+                        # CHOICE C10: a fusion's consecutive kernels are one occurrence
+                        # (same program id too: two programs are two runs).
+                        pidk = as_int(ev.stat('program_id')) if attr != 'tf_op' else None
+                        key = (pidk, prog, name, gid) if from_hlo else None
+                        if key is not None and prev == key and ev.name != first_kernel:
+                            a.total_ps += ev.dur
+                            a.self_ps += ev.dur
+                            a.per_plane[pkey][1] += ev.dur
                         else:
-                            if cur is not None:
-                                add_op(cur[1], cur[2], cur[3], cur[4], cur[4], cur[5], cur[6])
-                            cur = [key, prog, name, cat, ev.dur,
-                                   as_int(ev.stat('flops')) or 0,
-                                   as_int(ev.stat('bytes_accessed')) or 0]
+                            first_kernel = ev.name
+                            fl = ev.stat('flops')
+                            by = ev.stat('bytes_accessed')
+                            fsrc = bsrc = 'profile'
+                            fl = float(fl) if isinstance(fl, (int, float)) else None
+                            by = float(by) if isinstance(by, (int, float)) else None
+                            if fl is None and inst is not None and inst.flops is not None:
+                                fl, fsrc = float(inst.flops), 'hlo_cost_model'
+                            if by is None and inst is not None and inst.bytes is not None \
+                                    and inst.bytes >= 0:
+                                by, bsrc = float(inst.bytes), 'hlo_cost_model'
+                            add_occ(a, pkey, ev.dur, ev.dur, fl, by, by, (fsrc, bsrc))
+                        prev = key
+                        k = a.kernels.setdefault(ev.name, [0, 0])
+                        k[0] += 1
+                        k[1] += ev.dur
+                        # Program runs (CHOICE C20): restart on the run's first op.
+                        modname = as_str(ev.stat('hlo_module')) if attr != 'tf_op' else None
+                        pidv = as_int(ev.stat('program_id')) if attr != 'tf_op' else None
+                        if modname:
+                            ident = (modname, 0)
+                        elif pidv is not None:
+                            ident = ('', pidv)
+                        else:
+                            ident = None
+                        if ident is not None:
+                            slot = (pidk, prog, name, cat)
+                            restarts = from_hlo and in_entry
+                            r = lruns[-1] if lruns else None
+                            if r and r[0] == ident and not (restarts and slot == r[3] and r[4]):
+                                r[2] = max(r[2], ev.end)
+                                if slot != r[3]:
+                                    r[4] = True
+                            else:
+                                lruns.append([ident, ev.start, ev.end, slot, False])
                         if ev.dur > 0:
                             activity.append((ev.start, ev.end,
                                              device_category(name, cat, ev.name, line.name)))
                             kd = as_str(ev.stat('kernel_details'))
                             if kd is not None:
                                 add_kernel(kernels, ev, name, kd)
-                    if cur is not None:
-                        add_op(cur[1], cur[2], cur[3], cur[4], cur[4], cur[5], cur[6])
+                    runs.extend((r[0][0], r[0][1], r[1], r[2]) for r in lruns)
                 if spans:
                     span = max(e for s, e in spans) - min(s for s, e in spans)
+                    first = min(s for s, e in spans)
                     busy = union_length(spans)
+                # Overlapping stretches of one program on several streams: one run.
+                runs.sort(key=lambda r: r[2])
+                merged = []
+                for r in runs:
+                    if merged and merged[-1][0] == r[0] and merged[-1][1] == r[1] and \
+                            r[2] < merged[-1][3]:
+                        merged[-1][3] = max(merged[-1][3], r[3])
+                    else:
+                        merged.append(list(r))
+                runs = merged
+            if kind in ('xla', 'gpu'):
+                all_runs.append([(r[0], r[2], r[3]) for r in runs])
+            plane_info[pkey] = (pf, pb, asyncs)
             idle = 100.0 * (1.0 - busy / span) if span > 0 else 0.0  # CHOICE C12
             devices.append({'host': h.name, 'name': plane.name, 'busy_ps': busy,
-                            'span_ps': span, 'idle_percent': idle})
+                            'span_ps': span, 'idle_percent': idle,
+                            'start_ps': (first - origin) if span else 0,
+                            'peak_flops_per_s': pf, 'peak_hbm_bytes_per_s': pb,
+                            'model': model})
             for line in plane.lines:
                 if line.name != 'Steps':
                     continue
@@ -584,16 +908,146 @@ def analyse(hosts):
                         activity.append((ev.start, ev.end, HOST_COMPUTE))
 
     markers = device_markers if device_markers else host_markers  # CHOICE C13
-    steps = build_steps(markers, activity)
+    source = 'device' if device_markers else 'host' if host_markers else 'none'
+    module = None
+    if not markers:
+        markers, module = infer_steps(all_runs)
+        if markers:
+            source = 'inferred'
+    steps = build_steps(markers, activity, origin)
 
+    busy_total = sum(d['busy_ps'] for d in devices)
     ops_list = sorted(ops.values(), key=lambda a: (-a.self_ps, -a.total_ps, a.name, a.program))
-    ops_out = [{'name': a.name, 'program': a.program, 'category': a.category,
-                'occurrences': a.occ, 'self_ps': a.self_ps, 'total_ps': a.total_ps,
-                'flops': a.flops, 'bytes_accessed': a.bytes} for a in ops_list]
-
+    ops_out = [op_row(a, plane_info, busy_total) for a in ops_list]
     krows = sorted(kernels.values(),
                    key=lambda k: (-k['total_ps'], k['name'], k['op'], k['grid'], k['block']))
-    return ops_out, devices, steps, krows
+    return ops_out, devices, steps, source, module, krows
+
+
+MAX_FLOPS, MAX_BW = 5e15, 50e12
+
+
+def op_row(a, plane_info, busy_total):
+    """CHOICE C21 (docs "FLOP rate, bandwidth and roofline")."""
+    has_f = a.occ > 0 and a.n_flops == a.occ
+    has_b = a.occ > 0 and a.n_bytes == a.occ
+    ps = 0
+    fl = by = hb = 0.0
+    f_unknown = b_unknown = unmeasured = False
+    fpeak = bpeak = 0.0
+    fpeak_ps = bpeak_ps = 0
+    for pkey, (occ, total, pfl, pby, phb, nf, nb) in a.per_plane.items():
+        pf, pb, asyncs = plane_info[pkey]
+        if a.async_ == 'done':
+            unmeasured = True
+            continue
+        if a.async_ == 'start':
+            # The program id of an XLA op's metadata keys its async spans.
+            sp = asyncs.get(((a.pid or 0) & U64, a.name))
+            if sp is None or sp[0] != occ:
+                unmeasured = True
+                continue
+            t = sp[1]
+        else:
+            t = total
+        ps += t
+        if nf == occ:
+            fl += pfl
+        else:
+            f_unknown = True
+        if nb == occ:
+            by += pby
+            hb += phb
+        else:
+            b_unknown = True
+        if pf is not None:
+            fpeak += t * pf
+            fpeak_ps += t
+        if pb is not None:
+            bpeak += t * pb
+            bpeak_ps += t
+    r = {'name': a.name, 'program': a.program, 'category': a.category,
+         'attribution': a.attr, 'parent': a.parent, 'occurrences': a.occ,
+         'self_ps': a.self_ps, 'total_ps': a.total_ps,
+         'flops': a.flops if has_f else None,
+         'bytes_accessed': a.bytes if has_b else None,
+         'hbm_bytes': a.hbm if has_b else None,
+         'async': a.async_, 'rate_ps': ps,
+         'kernels': sorted(({'name': k, 'occurrences': v[0], 'total_ps': v[1]}
+                            for k, v in a.kernels.items()),
+                           key=lambda k: (-k['total_ps'], k['name']))}
+    src = set()
+    if has_f or has_b:
+        src = a.src
+    r['flops_source'] = ('profile+hlo_cost_model' if len(src) == 2 else
+                         next(iter(src)) if src else None)
+    fr = br = hr = fu = hu = None
+    note = None
+    intensity = a.flops / a.hbm if has_f and has_b and a.hbm > 0 else None
+    if ps <= 0:
+        if a.async_ == 'done':
+            note = 'async done'
+        elif unmeasured:
+            note = 'async start'
+        elif (has_f and not f_unknown) or (has_b and not b_unknown):
+            note = 'no duration'
+    else:
+        sec = ps * 1e-12
+        if has_f and not f_unknown:
+            fr = fl / sec
+            if fpeak_ps == ps and fpeak > 0:
+                fu = fl / (fpeak * 1e-12)
+        if has_b and not b_unknown:
+            br = by / sec
+            hr = hb / sec
+            if bpeak_ps == ps and bpeak > 0:
+                hu = hb / (bpeak * 1e-12)
+        if fr is not None and (fr > MAX_FLOPS if fu is None else fu > 1):
+            fr = fu = None
+            note = 'flops above peak'
+        if hr is not None and (hr > MAX_BW if hu is None else hu > 1):
+            hr = hu = None
+            note = 'bandwidth above peak'
+        if br is not None and (br > MAX_BW or (a.hbm == a.bytes and hr is None)):
+            br = None
+            note = note or 'bandwidth above any memory'
+    r.update({'flops_per_s': fr, 'bytes_per_s': br, 'hbm_bytes_per_s': hr,
+              'flops_utilization': fu, 'hbm_bw_utilization': hu,
+              'arithmetic_intensity': intensity,
+              'bound_by': ('compute' if fu >= hu else 'memory')
+              if fu is not None and hu is not None else 'unknown',
+              'rate_note': note,
+              'percent': 100.0 * a.self_ps / busy_total if busy_total > 0 else 0.0})
+    return r
+
+
+def infer_steps(all_runs):
+    """CHOICE C20: steps from the runs of the module with most device time
+    among those run at least twice on some device."""
+    best, best_t, best_n = None, -1, 0
+    names = []
+    for runs in all_runs:
+        for m, s, e in runs:
+            if m and m not in names:
+                names.append(m)
+    for m in names:
+        t = sum(e - s for runs in all_runs for mm, s, e in runs if mm == m)
+        most = max(sum(1 for mm, s, e in runs if mm == m) for runs in all_runs)
+        if most >= 2 and (t > best_t or (t == best_t and (len(m), m.encode()) <
+                                          (len(best), best.encode()))):
+            best, best_t, best_n = m, t, most
+    if best is None:
+        return [], None
+    markers = []
+    for k in range(best_n):
+        s = e = None
+        for runs in all_runs:
+            mine = [(rs, re_) for mm, rs, re_ in runs if mm == best]
+            if k < len(mine):
+                s = mine[k][0] if s is None else min(s, mine[k][0])
+                e = mine[k][1] if e is None else max(e, mine[k][1])
+        markers.append((k, s, e))
+    return markers, best
 
 
 def device_category(name, cat, rawname, linename):
@@ -642,7 +1096,7 @@ def host_marker(ev):
     return sid
 
 
-def build_steps(markers, activity):
+def build_steps(markers, activity, origin):
     if not markers:
         return []
     byid = {}
@@ -686,7 +1140,7 @@ def build_steps(markers, activity):
         prev = t
     out = []
     for sid, (s, e) in byid.items():
-        row = {'id': sid, 'start_ps': s, 'duration_ps': e - s}
+        row = {'id': sid, 'start_ps': s - origin, 'duration_ps': e - s}
         acc = {c: 0 for c in CAT_FIELD}
         j = bisect.bisect_right(seg_e, s)
         while j < len(seg_s) and seg_s[j] < e:
@@ -729,14 +1183,18 @@ def add_kernel(kernels, ev, opname, details):
             return conv(kv[k])
         except ValueError:
             return None
-    regs = num('regs') or 0
+    regs = num('regs')
+    if regs is None or regs > 512 or regs < 0:  # CHOICE C16: garbage counts are absent
+        regs = None
     if 'static_shared' in kv or 'dynamic_shared' in kv:
         shared = (num('static_shared') or 0) + (num('dynamic_shared') or 0)
     elif 'group_mem' in kv:
         shared = num('group_mem') or 0
     else:
         shared = 0
-    occ = num('occ_pct', float) or 0.0
+    occ = num('occ_pct', float)
+    if occ is not None and not (0 < occ <= 100):
+        occ = None  # CHOICE C16: a kernel that ran had some occupancy
     grid = parse_dims(kv['grid']) if 'grid' in kv else [1, 1, 1]
     block = parse_dims(kv['block']) if 'block' in kv else [1, 1, 1]
     key = (ev.name, opname, tuple(grid), tuple(block), regs, shared)
@@ -767,7 +1225,22 @@ def allocator_of(ev):
     return None
 
 
-def memory(hosts):
+def allocator_label(h, key):
+    """CHOICE C22: a readable allocator name."""
+    if key and key.isdigit():
+        for kind in ('TPU', 'GPU'):
+            if any(p.name == '/device:%s:%s' % (kind, key) for p in h.planes):
+                return '%s:%s HBM' % (kind, key)
+        return 'device ' + key
+    m = re.match(r'^GPU_([0-9]+)_bfc$', key)
+    if m:
+        return 'GPU:%s HBM' % m.group(1)
+    if 'host_bfc' in key:
+        return 'host pinned'
+    return key
+
+
+def memory(hosts, origin):
     out = []
     for h in hosts:
         per = {}
@@ -787,13 +1260,16 @@ def memory(hosts):
             peak = -1
             peak_t = 0
             cap = 0
+            reserved = 0
             live = {}
             seq = 0
             peak_live = []
+            lifetime = 0
             for ev in evs:
                 res = as_int(ev.stat('bytes_reserved')) or 0
                 alc = as_int(ev.stat('bytes_allocated')) or 0
                 avail = as_int(ev.stat('bytes_available')) or 0
+                lifetime = max(lifetime, as_int(ev.stat('peak_bytes_in_use')) or 0)
                 addr = as_int(ev.stat('addr'))
                 if addr is not None:
                     if ev.name == 'MemoryAllocation':
@@ -801,7 +1277,7 @@ def memory(hosts):
                         if b is None:
                             b = as_int(ev.stat('requested_bytes')) or 0
                         live[addr] = (b, seq, as_str(ev.stat('tf_op')) or '',
-                                      as_str(ev.stat('shape')) or '')
+                                      as_str(ev.stat('shape')) or '', ev.start)
                         seq += 1
                     else:
                         live.pop(addr, None)
@@ -810,14 +1286,28 @@ def memory(hosts):
                     peak = inuse
                     peak_t = ev.start
                     cap = res + alc + avail
+                    reserved = res
                     peak_live = list(live.values())
-            last = as_int(evs[-1].stat('peak_bytes_in_use')) or 0
+            peak = max(peak, 0)
             peak_live.sort(key=lambda x: (-x[0], x[1]))
-            out.append({'host': h.name, 'allocator': alloc, 'peak_bytes': max(peak, 0),
-                        'peak_time_ps': peak_t, 'lifetime_peak_bytes': last,
+            attributed = sum(x[0] for x in peak_live)
+            listed = sum(x[0] for x in peak_live[:10])
+            if attributed > peak:
+                over = attributed - peak
+                other = max(attributed - listed - over, 0)
+                unattr = max(peak - listed - other, 0)
+            else:
+                other = attributed - listed
+                unattr = peak - attributed
+            out.append({'host': h.name, 'allocator': alloc, 'name': allocator_label(h, alloc),
+                        'peak_bytes': peak, 'peak_time_ps': peak_t - origin,
+                        'reserved_bytes': reserved, 'live_other_bytes': other,
+                        'unattributed_bytes': unattr, 'live_count': len(peak_live),
+                        'lifetime_peak_bytes': max(lifetime, peak),
+                        'allocator_lifetime_peak_bytes': lifetime,
                         'capacity_bytes': cap,
-                        'live_at_peak': [{'bytes': b, 'op': op, 'shape': sh}
-                                         for b, _, op, sh in peak_live[:10]]})
+                        'live_at_peak': [{'bytes': b, 'op': op, 'shape': sh, 'time_ps': t - origin}
+                                         for b, _, op, sh, t in peak_live[:10]]})
     out.sort(key=lambda m: (m['host'], m['allocator']))
     return out
 
@@ -827,8 +1317,9 @@ def main(argv):
         sys.stderr.write('usage: xspace_oracle.py PATH [PATH...]\n')
         return 2
     files = expand_paths(argv[1:])
-    pb = load_pb2()
-    hosts = [load_host(pb, f, i) for i, f in enumerate(files)]
+    pb, hpb = load_pb2()
+    hosts = [load_host(pb, f, i, hpb) for i, f in enumerate(files)]
+    origin = min(h.origin for h in hosts) if hosts else 0
     total = 0
     hosts_out = []
     for h in hosts:
@@ -837,9 +1328,10 @@ def main(argv):
             planes.append({'name': p.name, 'lines': len(p.lines), 'events': p.nevents})
             total += p.nevents
         hosts_out.append({'name': h.name, 'file': h.file, 'planes': planes})
-    ops, devices, steps, kernels = analyse(hosts)
+    ops, devices, steps, source, module, kernels = analyse(hosts, origin)
     result = {'events': total, 'hosts': hosts_out, 'ops': ops, 'devices': devices,
-              'steps': steps, 'memory': memory(hosts), 'kernels': kernels}
+              'steps_source': source, 'steps_module': module,
+              'steps': steps, 'memory': memory(hosts, origin), 'kernels': kernels}
     json.dump(result, sys.stdout, indent=1)
     sys.stdout.write('\n')
     return 0

@@ -366,11 +366,11 @@ static void test_gpu_streams(void **state)
 	assert_string_equal(kr->op, "fusion.1");
 	assert_int_equal(kr->occurrences, 1);
 	assert_int_equal(kr->total_ps, 50);
-	assert_int_equal(kr->registers, 0);
+	assert_int_equal(kr->registers, -1); /* absent: not 0 */
 	assert_int_equal(kr->shared_bytes, 16384);
 	assert_int_equal(kr->grid[0], 4096);
 	assert_int_equal(kr->block[0], 256);
-	assert_near(kr->occupancy_percent, 0.0);
+	assert_true(isnan(kr->occupancy_percent)); /* ROCm's occ_pct:0 is "none" */
 }
 
 static void test_gpu_tf_ops_and_plain_kernels(void **state)
@@ -404,16 +404,23 @@ static void test_gpu_tf_ops_and_plain_kernels(void **state)
 	assert_int_equal(tu_find_device(a, NULL, "/device:GPU:1")->span_ps, 0);
 	assert_int_equal(tu_find_device(a, NULL, "/device:GPU:3")->busy_ps, 40); /* [0,30)+[40,50) */
 	assert_int_equal(tu_find_device(a, NULL, "/device:GPU:3")->span_ps, 50);
-	op = tu_find_op(a, "model/dense/MatMul:MatMul", "");
+	/* A TF op is its name and its type, as XProf shows it. */
+	op = tu_find_op(a, "model/dense/MatMul", "");
 	assert_int_equal(op->occurrences, 2);
 	assert_int_equal(op->self_ps, 20);
 	assert_string_equal(op->category, "MatMul"); /* the TF op type */
+	assert_int_equal(op->attr, XT_ATTR_TF_OP);
+	assert_int_equal(op->nkernels, 1);
+	assert_string_equal(op->kernels[0].name, "volta_sgemm");
+	assert_int_equal(op->kernels[0].occurrences, 2);
+	assert_int_equal(op->kernels[0].total_ps, 20);
 	op = tu_find_op(a, "memset_kernel_3", "");
 	assert_int_equal(op->occurrences, 2);
 	assert_int_equal(op->self_ps, 10);
 	assert_string_equal(op->category, "memset_kernel");
 	op = tu_find_op(a, "cudnn-conv.1.0", "77");
 	assert_string_equal(op->category, "cudnn-conv");
+	assert_int_equal(op->attr, XT_ATTR_HLO_OP_UNCHECKED); /* no HLO to check it */
 	assert_int_equal(a->nops, 3);
 }
 
@@ -528,7 +535,8 @@ static void test_kernel_details_parse(void **state)
 	assert_near(occ, 50.5);
 	s = KD_ROCM;
 	assert_true(kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ) > 0);
-	assert_int_equal(regs, 0);
+	assert_int_equal(regs, -1);
+	assert_true(isnan(occ));
 	assert_int_equal(shared, 16384);
 	assert_int_equal(grid[0], 4096);
 	assert_int_equal(block[0], 256);
@@ -542,14 +550,21 @@ static void test_kernel_details_parse(void **state)
 	assert_int_equal(block[1], 4);
 	assert_int_equal(block[2], 1);
 	assert_int_equal(shared, 8);
-	/* Nothing known: defaults. The string is not NUL-terminated at n. */
+	/* Nothing known: defaults, and absent values are absent. The string is
+	 * not NUL-terminated at n. */
 	s = "foo bar:baz regs:12";
 	assert_int_equal(kernel_details_parse(s, 11, grid, block, &regs, &shared, &occ), 0);
-	assert_int_equal(regs, 0);
+	assert_int_equal(regs, -1);
 	assert_int_equal(shared, 0);
 	assert_int_equal(grid[0], 1);
 	assert_int_equal(block[2], 1);
-	assert_near(occ, 0.0);
+	assert_true(isnan(occ));
+	/* Impossible values (seen in ROCm profiles) are absent too. */
+	s = "regs:2191500840 occ_pct:0 grid:1280,1,1";
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ);
+	assert_int_equal(regs, -1);
+	assert_true(isnan(occ));
+	assert_int_equal(grid[0], 1280);
 	assert_int_equal(kernel_details_parse("", 0, grid, block, &regs, &shared, &occ), 0);
 }
 
@@ -634,6 +649,13 @@ static void test_memory(void **state)
 	assert_int_equal(m->peak_time_ps, 1040);
 	assert_int_equal(m->capacity_bytes, 10000);
 	assert_int_equal(m->lifetime_peak_bytes, 7777);
+	assert_int_equal(m->allocator_lifetime_peak, 7777);
+	assert_string_equal(m->name, "GPU:0 HBM");
+	/* The peak adds up: 3000 + 1000 live, 500 reserved, nothing else. */
+	assert_int_equal(m->reserved_bytes, 500);
+	assert_int_equal(m->live_other_bytes, 0);
+	assert_int_equal(m->unattributed_bytes, 500);
+	assert_int_equal(m->nlive_total, 2);
 	assert_int_equal(m->nlive, 2);
 	assert_int_equal(m->live[0].bytes, 3000);
 	assert_string_equal(m->live[0].op, "op/B");
@@ -647,7 +669,12 @@ static void test_memory(void **state)
 	assert_int_equal(m->peak_bytes, 64);
 	assert_int_equal(m->peak_time_ps, 5);
 	assert_int_equal(m->capacity_bytes, 64);
-	assert_int_equal(m->lifetime_peak_bytes, 0);
+	/* The allocator reported no lifetime peak: the profile's own is the
+	 * least its lifetime reached. */
+	assert_int_equal(m->allocator_lifetime_peak, 0);
+	assert_int_equal(m->lifetime_peak_bytes, 64);
+	assert_string_equal(m->name, "device 1");
+	assert_int_equal(m->unattributed_bytes, 0);
 	assert_int_equal(m->nlive, 1);
 	assert_int_equal(m->live[0].bytes, 64);
 	assert_string_equal(m->live[0].op, "op/x");

@@ -42,31 +42,33 @@ struct fixture {
 
 static const struct fixture fixtures[] = {
 	{
-		"tf-gpu-v100-2host", 2, 46256, 9, 16, 13, 15, 1,
+		"tf-gpu-v100-2host", 2, 46256, 9, 16, 1332, 1330, 1,
 		"34.83.195.179_6003", "/device:GPU:6", 15050451000, 490469870000,
 		{
-			{ "void tensorflow::functor::FillPhiloxRandomKernelLaunch<", 438, "", 388,
-			  15816618000 },
-			{ "void Eigen::internal::EigenMetaKernel<", 623, "", 1176, 15015860000 },
-			{ "void Eigen::internal::EigenMetaKernel<", 793, "", 388, 10952640000 },
+			{ "MemcpyH2D", 0, "", 404, 788794000 },
+			{ "replica_4/bert_span_labeler/bert_encoder_1/word_embeddings/GatherV2/Cast",
+			  0, "", 2, 493566000 },
+			{ "replica_6/bert_span_labeler/bert_encoder_1/word_embeddings/GatherV2/Cast",
+			  0, "", 2, 493566000 },
 		},
 		{ "34.83.195.180_6003", "GPU_6_bfc", 6210111488, 2587219516000, 6210111488,
 		  15477102400, 62509056 },
 	},
 	{
-		"tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb", 1, 23128, 9, 8, 13, 15, 1,
+		"tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb", 1, 23128, 9, 8, 1332, 1330, 1,
 		NULL, "/device:GPU:6", 15050451000, 490469870000,
 		{
-			{ "void tensorflow::functor::FillPhiloxRandomKernelLaunch<", 438, "", 194,
-			  7908309000 },
-			{ "void Eigen::internal::EigenMetaKernel<", 623, "", 588, 7507930000 },
-			{ "void Eigen::internal::EigenMetaKernel<", 793, "", 194, 5476320000 },
+			{ "MemcpyH2D", 0, "", 202, 394397000 },
+			{ "replica_4/bert_span_labeler/bert_encoder_1/word_embeddings/GatherV2/Cast",
+			  0, "", 1, 246783000 },
+			{ "replica_6/bert_span_labeler/bert_encoder_1/word_embeddings/GatherV2/Cast",
+			  0, "", 1, 246783000 },
 		},
 		{ NULL, "GPU_6_bfc", 6210111488, 2587219516000, 6210111488, 15477102400,
 		  62509056 },
 	},
 	{
-		"jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb", 1, 26723, 7, 4, 17, 0, 0,
+		"jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb", 1, 26723, 7, 4, 17, 0, 100,
 		NULL, "/device:TPU:1", 78789509321754, 90429589579656,
 		{
 			{ "copy-done.2", 0, "jit_f", 400, 87957829846424 },
@@ -74,20 +76,20 @@ static const struct fixture fixtures[] = {
 			{ "copy-done.4", 0, "jit_f", 400, 70539145150248 },
 		},
 		/* keyed by index_on_host, no allocator names */
-		{ NULL, "0", 21492569216, 72829706942000, 16106341504, 33550237696, 821760 },
+		{ NULL, "0", 21492569216, 72829706942000, 21492569216, 33550237696, 821760 },
 	},
 	{
-		"jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb", 1, 3782, 11, 8, 5, 13, 0,
+		"jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb", 1, 3782, 11, 8, 5, 13, 6,
 		NULL, "/device:GPU:0", 3475484000, 9456212000,
 		{
-			{ "custom-call.1", 0, "jit_dot", 5, 3218884000 },
+			{ "custom-call.1", 0, "jit_dot", 15, 3218884000 },
 			{ "wrapped_broadcast", 0, "jit_broadcast_in_dim", 12, 153720000 },
 			{ "__amd_rocclr_copyBuffer.kd", 0, "", 12, 60240000 },
 		},
 		{ NULL, "GPU_0_bfc", 482345216, 6302359000, 738197504, 154606239744, 134217728 },
 	},
 	{
-		"jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb", 1, 4623, 11, 8, 13, 7, 0,
+		"jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb", 1, 4623, 11, 8, 13, 7, 5,
 		NULL, "/device:GPU:0", 3880724000, 9977851000,
 		{
 			{ "loop_convert_fusion", 0, "jit_multiply", 5, 583400000 },
@@ -97,18 +99,19 @@ static const struct fixture fixtures[] = {
 		{ NULL, "GPU_0_bfc", 671286528, 7212859000, 671286528, 154606239744, 134217728 },
 	},
 	{
-		"jax-rocm-mi300x-jax08_attention/tw003.xplane.pb", 1, 4380, 11, 8, 17, 15, 0,
+		"jax-rocm-mi300x-jax08_attention/tw003.xplane.pb", 1, 4380, 11, 8, 17, 15, 15,
 		NULL, "/device:GPU:0", 3845562000, 32562841000,
 		{
-			{ "custom-call.1", 0, "jit_matmul", 15, 1530440000 },
-			{ "loop_convert_fusion", 0, "jit_multiply", 9, 589721000 },
+			{ "custom-call.1", 0, "jit_matmul", 21, 1530440000 },
+			/* programs 86 and 96 back to back: two runs, two occurrences */
+			{ "loop_convert_fusion", 0, "jit_multiply", 12, 589721000 },
 			{ "loop_convert_fusion", 0, "jit_add", 12, 422680000 },
 		},
 		{ NULL, "GPU_0_bfc", 452985344, 26372525000, 595591680, 154606239744, 251658240 },
 	},
 	{
 		"jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb", 1,
-		6024, 11, 8, 5, 5, 0, NULL, "/device:GPU:7", 3586493000, 15761301000,
+		6024, 11, 8, 5, 5, 5, NULL, "/device:GPU:7", 3586493000, 15761301000,
 		{
 			{ "input_transpose_fusion", 0, "jit_forward_3d_conv", 5, 1950960000 },
 			{ "cudnn-conv.1.0", 0, "jit_forward_3d_conv", 5, 1539832000 },
@@ -184,6 +187,31 @@ static void check_fixture(const struct fixture *fx)
 	assert_int_equal(m->capacity_bytes, fx->mem.capacity);
 	assert_true(m->nlive > 0);
 	assert_int_equal(m->live[0].bytes, fx->mem.live0);
+	/* Every allocator's peak adds up (issue: memory that adds up), and
+	 * its lifetime peak is never below the profile's. */
+	for (i = 0; i < a->nmemory; i++) {
+		const struct xt_memory_row *r = &a->memory[i];
+		int64_t sum = r->live_other_bytes + r->unattributed_bytes;
+		size_t k;
+
+		for (k = 0; k < r->nlive; k++)
+			sum += r->live[k].bytes;
+		assert_int_equal(sum, r->peak_bytes);
+		assert_true(r->lifetime_peak_bytes >= r->peak_bytes);
+		assert_true(r->unattributed_bytes >= r->reserved_bytes);
+	}
+	/* No rate above a device's peak, none above what any device does. */
+	for (i = 0; i < a->nops; i++) {
+		const struct xt_op_row *r = &a->ops[i];
+
+		assert_true(isnan(r->flops_per_s) || r->flops_per_s <= 5e15);
+		assert_true(isnan(r->hbm_bytes_per_s) || r->hbm_bytes_per_s <= 50e12);
+		assert_true(isnan(r->bytes_per_s) || r->bytes_per_s <= 50e12);
+		assert_true(isnan(r->flops_utilization) ||
+			    (r->flops_utilization >= 0 && r->flops_utilization <= 1));
+		assert_true(isnan(r->hbm_bw_utilization) ||
+			    (r->hbm_bw_utilization >= 0 && r->hbm_bw_utilization <= 1));
+	}
 }
 
 static void test_fixture_tf_2host(void **state)

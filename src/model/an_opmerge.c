@@ -1,0 +1,294 @@
+/*
+ * an_opmerge: joins the per-line op tables of every device of every host
+ * into the op profile (docs/analyses.md, "Op profile"): rows keyed by
+ * (program, name), the kernels each op launched, and the inputs of its
+ * rates, which need the device each line ran on.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+
+/* program_id -> module name, from /host:metadata names "module(id)". */
+static void program_names(struct hmap *m, const struct xt_host *h)
+{
+	size_t p, i;
+
+	for (p = 0; p < h->nplanes; p++) {
+		const struct xt_plane *pl = &h->planes[p];
+
+		if (strcmp(pl->name, "/host:metadata"))
+			continue;
+		for (i = 1; i < pl->nemeta; i++) {
+			const char *n = pl->emeta[i].name, *open;
+			size_t len = strlen(n);
+			char *end;
+			int64_t id;
+			int ins;
+
+			if (len < 3 || n[len - 1] != ')' || !(open = strrchr(n, '(')) ||
+			    open[1] < '0' || open[1] > '9')
+				continue;
+			/* Program ids are unsigned 64-bit fingerprints. */
+			id = (int64_t)strtoull(open + 1, &end, 10);
+			if (end != n + len - 1 || end == open + 1)
+				continue;
+			*hmap_get(m, &id, sizeof(id), i, &ins) = (uint32_t)i;
+			(void)ins;
+		}
+		return;
+	}
+}
+
+static const char *program_string(struct xt_analysis *a, const struct hmap *pmap,
+				  const struct xt_plane *meta_plane, const struct op_acc *o)
+{
+	char buf[32];
+
+	if (o->has_program && meta_plane) {
+		int64_t id = o->program_id;
+		const uint32_t *v = hmap_find(pmap, &id, sizeof(id));
+
+		if (v) {
+			const char *n = meta_plane->emeta[*v].name;
+
+			return arena_strndup(&a->arena, n, (size_t)(strrchr(n, '(') - n));
+		}
+	}
+	if (o->module.n)
+		return arena_bref(&a->arena, o->module);
+	if (o->has_program) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)o->program_id);
+		return arena_strndup(&a->arena, buf, strlen(buf));
+	}
+	return "";
+}
+
+static int op_row_cmp(const void *x, const void *y)
+{
+	const struct xt_op_row *a = x, *b = y;
+	int c;
+
+	if (a->self_ps != b->self_ps)
+		return a->self_ps > b->self_ps ? -1 : 1;
+	if (a->total_ps != b->total_ps)
+		return a->total_ps > b->total_ps ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->program, b->program);
+}
+
+static int op_kernel_cmp(const void *x, const void *y)
+{
+	const struct xt_op_kernel *a = x, *b = y;
+
+	if (a->total_ps != b->total_ps)
+		return a->total_ps > b->total_ps ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* Merge-time state of one row. */
+struct row_acc {
+	uint64_t n_flops, n_bytes, n_hbm;
+	struct rate_acc ra;
+	size_t nk, capk;
+};
+
+struct merge {
+	struct xt_analysis *a;
+	struct hmap rows, kmap;
+	struct row_acc *acc;
+	size_t cap;
+	struct strbuf key;
+};
+
+static uint32_t row_for(struct merge *m, const char *prog, const struct op_acc *o)
+{
+	struct xt_analysis *a = m->a;
+	uint32_t *v;
+	int ins;
+
+	strbuf_reset(&m->key);
+	strbuf_puts(&m->key, prog);
+	strbuf_add(&m->key, "", 1);
+	strbuf_add(&m->key, o->name.p, o->name.n);
+	v = hmap_get(&m->rows, m->key.buf, m->key.len, (uint32_t)a->nops, &ins);
+	if (ins) {
+		struct xt_op_row *r;
+
+		if (a->nops == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 64;
+			a->ops = xreallocarray(a->ops, m->cap, sizeof(*a->ops));
+			m->acc = xreallocarray(m->acc, m->cap, sizeof(*m->acc));
+		}
+		r = &a->ops[a->nops];
+		memset(r, 0, sizeof(*r));
+		memset(&m->acc[a->nops], 0, sizeof(m->acc[0]));
+		r->name = arena_bref(&a->arena, o->name);
+		r->program = prog;
+		r->category = arena_bref(&a->arena, o->category);
+		r->attr = (enum xt_op_attr)o->attr;
+		r->parent = arena_bref(&a->arena, o->parent);
+		r->async = o->async;
+		a->nops++;
+	}
+	return *v;
+}
+
+static void kernel_add(struct merge *m, uint32_t row, const char *name, const struct op_kernel *k)
+{
+	struct xt_op_row *r = &m->a->ops[row];
+	struct row_acc *ra = &m->acc[row];
+	size_t n = strlen(name);
+	char stack[300];
+	char *key = n + 4 <= sizeof(stack) ? stack : xmalloc(n + 4);
+	uint32_t *v;
+	int ins;
+
+	memcpy(key, &row, 4);
+	memcpy(key + 4, name, n);
+	v = hmap_get(&m->kmap, key, n + 4, (uint32_t)ra->nk, &ins);
+	if (key != stack)
+		free(key);
+	if (ins) {
+		if (ra->nk == ra->capk) {
+			ra->capk = ra->capk ? ra->capk * 2 : 4;
+			r->kernels = xreallocarray(r->kernels, ra->capk, sizeof(*r->kernels));
+		}
+		r->kernels[ra->nk++] =
+			(struct xt_op_kernel){ arena_strndup(&m->a->arena, name, n), 0, 0 };
+		r->nkernels = ra->nk;
+	}
+	r->kernels[*v].occurrences += k->occurrences;
+	r->kernels[*v].total_ps += k->total_ps;
+}
+
+/* The device row of every /device: plane of host h (devices_build order). */
+static const struct xt_device_row *device_of(const struct xt_analysis *a, size_t *next,
+					     const struct xt_plane *pl)
+{
+	if (strncmp(pl->name, "/device:", 8) || *next >= a->ndevices)
+		return NULL;
+	return &a->devices[(*next)++];
+}
+
+/* The Async XLA Ops part of a plane, if it has one. */
+static const struct line_part *async_part(const struct xt_plane *pl)
+{
+	size_t l;
+
+	for (l = 0; l < pl->nlines; l++) {
+		const struct line_part *lp = pl->lines[l].hook_data;
+
+		if (lp && lp->role == LROLE_ASYNC)
+			return lp;
+	}
+	return NULL;
+}
+
+static void merge_line(struct merge *m, const struct line_part *lp, const struct xt_plane *pl,
+		       const char *const *progs, const struct xt_device_row *dev,
+		       const struct line_part *async)
+{
+	struct xt_analysis *a = m->a;
+	uint32_t *row_of = xcalloc(lp->nops ? lp->nops : 1, sizeof(uint32_t));
+	size_t i;
+
+	for (i = 0; i < lp->nops; i++) {
+		const struct op_acc *o = &lp->ops[i];
+		uint32_t row = row_for(m, progs[i], o);
+		struct xt_op_row *r = &a->ops[row];
+		struct row_acc *ra = &m->acc[row];
+
+		row_of[i] = row;
+		r->occurrences += o->occurrences;
+		r->self_ps += o->self_ps;
+		r->total_ps += o->total_ps;
+		r->flops += o->flops;
+		r->bytes_accessed += o->bytes;
+		r->hbm_bytes += o->hbm_bytes;
+		r->cost_src |= o->cost_src;
+		ra->n_flops += o->n_flops;
+		ra->n_bytes += o->n_bytes;
+		ra->n_hbm += o->n_hbm;
+		rate_add(&ra->ra, o, dev, async);
+	}
+	for (i = 0; i < lp->nopk; i++) {
+		const struct op_kernel *k = &lp->opk[i];
+
+		kernel_add(m, row_of[k->slot], pl->emeta[k->meta].name, k);
+	}
+	free(row_of);
+}
+
+void ops_merge(struct xt_analysis *a, struct xt_trace *t)
+{
+	struct merge m;
+	size_t h, p, l, i, next_dev = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.a = a;
+	hmap_init(&m.rows);
+	hmap_init(&m.kmap);
+	strbuf_init(&m.key);
+	for (h = 0; h < t->nhosts; h++) {
+		const struct xt_host *host = &t->hosts[h];
+		const struct xt_plane *meta = NULL;
+		struct hmap pmap;
+
+		hmap_init(&pmap);
+		program_names(&pmap, host);
+		for (p = 0; p < host->nplanes; p++)
+			if (!strcmp(host->planes[p].name, "/host:metadata"))
+				meta = &host->planes[p];
+		for (p = 0; p < host->nplanes; p++) {
+			const struct xt_plane *pl = &host->planes[p];
+			const struct xt_device_row *dev = device_of(a, &next_dev, pl);
+			const struct line_part *async = async_part(pl);
+
+			for (l = 0; l < pl->nlines; l++) {
+				const struct line_part *lp = pl->lines[l].hook_data;
+				const char **progs;
+
+				if (!lp || (lp->role != LROLE_XLA_OPS && lp->role != LROLE_STREAM))
+					continue;
+				progs = xcalloc(lp->nops ? lp->nops : 1, sizeof(*progs));
+				for (i = 0; i < lp->nops; i++)
+					progs[i] = program_string(a, &pmap, meta, &lp->ops[i]);
+				merge_line(&m, lp, pl, progs, dev, async);
+				free(progs);
+			}
+		}
+		hmap_fini(&pmap);
+	}
+	for (i = 0; i < a->nops; i++) {
+		struct xt_op_row *r = &a->ops[i];
+		const struct row_acc *ra = &m.acc[i];
+
+		/* A sum over some occurrences only would understate the op:
+		 * FLOPs and bytes are given only when every occurrence had them. */
+		r->has_flops = r->occurrences && ra->n_flops == r->occurrences;
+		r->has_bytes = r->occurrences && ra->n_bytes == r->occurrences &&
+			       ra->n_hbm == r->occurrences;
+		if (!r->has_flops)
+			r->flops = 0;
+		if (!r->has_bytes)
+			r->bytes_accessed = r->hbm_bytes = 0;
+		if (!r->has_flops && !r->has_bytes)
+			r->cost_src = 0;
+		r->percent = a->busy_ps > 0 ? 100.0 * (double)r->self_ps / (double)a->busy_ps : 0.0;
+		op_rates(r, &ra->ra);
+		if (r->nkernels > 1)
+			qsort(r->kernels, r->nkernels, sizeof(*r->kernels), op_kernel_cmp);
+	}
+	if (a->nops > 1)
+		qsort(a->ops, a->nops, sizeof(*a->ops), op_row_cmp);
+	free(m.acc);
+	strbuf_fini(&m.key);
+	hmap_fini(&m.rows);
+	hmap_fini(&m.kmap);
+}

@@ -1,0 +1,260 @@
+/*
+ * an_rates: device peaks and the rates of each op (docs/analyses.md, "FLOP
+ * rate, bandwidth and roofline"): FLOP/s and bytes/s over the op's time,
+ * the fraction of the device's peak they reach, the arithmetic intensity
+ * and the roof that bounds the op. A rate that no device can reach is not
+ * shown (rate_note says why): it means the time or the counts are wrong for
+ * that op (an async start measured as its few-nanosecond issue, say).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_int.h"
+
+const char *const xt_bound_names[3] = { "unknown", "compute", "memory" };
+
+/* Where no peak is known, rates above these are impossible on any device
+ * made so far (issue of physically impossible figures). */
+#define XT_MAX_FLOPS 5e15 /* FLOP/s */
+#define XT_MAX_BW 50e12   /* bytes/s */
+
+/* FLOP per SM per cycle: the most of FP32/FP16 on CUDA and tensor cores,
+ * as XProf's GetFlopMaxThroughputPerCore takes from NVIDIA's whitepapers
+ * (xprof/utils/cuda_type_utils.cc). Keys are major * 1000 + minor * 10. */
+static const struct {
+	int cap;
+	double flops;
+} nvidia_sm[] = {
+	{ 2000, 64 },  { 3000, 384 },  { 5000, 256 },  { 6000, 256 },  { 6010, 256 },
+	{ 7000, 1024 }, { 7050, 1024 }, { 8000, 2048 }, { 8060, 1024 }, { 8090, 1024 },
+	{ 9000, 4096 }, { 10000, 8192 },
+};
+
+/* FLOP per CU per cycle (dense FP16/BF16 matrix cores) from AMD's published
+ * peaks: MI300X 1307.4 TFLOP/s on 304 CUs at 2.1 GHz is 2048; MI250X 383
+ * TFLOP/s on 220 CUs at 1.7 GHz is 1024; MI355X 2.5 PFLOP/s on 256 CUs at
+ * 2.4 GHz is 4096. xtop's own table: XProf has none for AMD. */
+static const struct {
+	int major, minor;
+	double flops;
+	const char *arch;
+} amd_cu[] = {
+	{ 9, 0, 1024, "gfx90a/gfx908" },
+	{ 9, 4, 2048, "gfx942" },
+	{ 9, 5, 4096, "gfx950" },
+};
+
+struct caps {
+	double peak_tflops, peak_hbm_gbps, clock_khz, cores, mem_bw;
+	int cap_major, cap_minor;
+	int has_tflops, has_hbm, has_clock, has_cores, has_mem_bw, has_cap;
+	char vendor[16];
+	char model[64];
+};
+
+static void read_caps(struct caps *c, const struct xt_host *h, const struct xt_plane *p)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < p->nstats; i++) {
+		struct xt_stat s;
+		const char *n;
+
+		if (!stat_decode_one(p, h->src.data + p->stat_off[i], p->stat_len[i], &s) || !s.meta)
+			continue;
+		n = s.meta->name;
+		if (!strcmp(n, "peak_teraflops_per_second")) {
+			c->peak_tflops = stat_as_double(&s);
+			c->has_tflops = c->peak_tflops > 0;
+		} else if (!strcmp(n, "peak_hbm_bw_gigabytes_per_second")) {
+			c->peak_hbm_gbps = stat_as_double(&s);
+			c->has_hbm = c->peak_hbm_gbps > 0;
+		} else if (!strcmp(n, "clock_rate")) {
+			c->clock_khz = stat_as_double(&s);
+			c->has_clock = c->clock_khz > 0;
+		} else if (!strcmp(n, "core_count")) {
+			c->cores = stat_as_double(&s);
+			c->has_cores = c->cores > 0;
+		} else if (!strcmp(n, "memory_bandwidth")) {
+			c->mem_bw = stat_as_double(&s);
+			c->has_mem_bw = c->mem_bw > 0;
+		} else if (!strcmp(n, "compute_cap_major")) {
+			c->cap_major = (int)stat_as_int(&s);
+			c->has_cap |= 1;
+		} else if (!strcmp(n, "compute_cap_minor")) {
+			c->cap_minor = (int)stat_as_int(&s);
+			c->has_cap |= 2;
+		} else if (!strcmp(n, "device_vendor") &&
+			   (s.kind == XT_STAT_STR || s.kind == XT_STAT_REF)) {
+			snprintf(c->vendor, sizeof(c->vendor), "%.*s", (int)s.n, s.s);
+		} else if ((!strcmp(n, "device_type_string") || !strcmp(n, "gpu_device_name")) &&
+			   (s.kind == XT_STAT_STR || s.kind == XT_STAT_REF)) {
+			snprintf(c->model, sizeof(c->model), "%.*s", (int)s.n, s.s);
+		}
+	}
+}
+
+void device_peaks(struct xt_device_row *d, const struct xt_host *h, const struct xt_plane *p,
+		  struct arena *arena)
+{
+	struct caps c;
+
+	read_caps(&c, h, p);
+	d->peak_flops = NAN;
+	d->peak_hbm_bw = NAN;
+	d->peak_source = "";
+	d->model = arena_strndup(arena, c.model, strlen(c.model));
+	if (c.has_hbm)
+		d->peak_hbm_bw = c.peak_hbm_gbps * 1e9;
+	else if (c.has_mem_bw)
+		d->peak_hbm_bw = c.mem_bw;
+	if (c.has_tflops) {
+		d->peak_flops = c.peak_tflops * 1e12;
+		d->peak_source = "profile";
+	} else if (c.has_clock && c.has_cores && c.has_cap == 3) {
+		if (!strcmp(c.vendor, "AMD")) {
+			size_t i;
+
+			for (i = 0; i < sizeof(amd_cu) / sizeof(amd_cu[0]); i++)
+				if (amd_cu[i].major == c.cap_major && amd_cu[i].minor == c.cap_minor) {
+					d->peak_flops = amd_cu[i].flops * c.cores * c.clock_khz * 1e3;
+					d->peak_source = amd_cu[i].arch;
+				}
+		} else {
+			int key = c.cap_major * 1000 + c.cap_minor * 10;
+			size_t i, best = 0;
+
+			/* The highest known capability not above the device's
+			 * (the oldest one when it is older than all), as XProf
+			 * backs off. */
+			for (i = 0; i < sizeof(nvidia_sm) / sizeof(nvidia_sm[0]); i++)
+				if (nvidia_sm[i].cap <= key)
+					best = i;
+			d->peak_flops = nvidia_sm[best].flops * c.cores * c.clock_khz * 1e3;
+			d->peak_source = "sm table";
+		}
+	}
+}
+
+/* The Async XLA Ops spans of (program, name) on a device, or NULL. */
+static const struct async_acc *async_find(const struct line_part *async, const struct op_acc *o)
+{
+	char key[520];
+	const uint32_t *v;
+
+	if (!async || o->name.n > 500)
+		return NULL;
+	memcpy(key, &o->program_id, 8);
+	memcpy(key + 8, o->name.p, o->name.n);
+	v = hmap_find(&async->async_index, key, 8 + o->name.n);
+	return v ? &async->async[*v] : NULL;
+}
+
+void rate_add(struct rate_acc *ra, const struct op_acc *o, const struct xt_device_row *d,
+	      const struct line_part *async)
+{
+	int64_t ps;
+
+	if (!o->occurrences)
+		return;
+	if (o->async == 2) {
+		/* A done only waits: the transfer is timed on its start. */
+		ra->unmeasured = 1;
+		return;
+	}
+	if (o->async == 1) {
+		const struct async_acc *x = async_find(async, o);
+
+		if (!x || x->count != o->occurrences) {
+			ra->unmeasured = 1;
+			return;
+		}
+		ps = x->total_ps;
+	} else {
+		ps = o->total_ps;
+	}
+	ra->ps += ps;
+	if (o->n_flops == o->occurrences)
+		ra->flops += o->flops;
+	else
+		ra->flops_unknown = 1;
+	if (o->n_bytes == o->occurrences && o->n_hbm == o->occurrences) {
+		ra->bytes += o->bytes;
+		ra->hbm += o->hbm_bytes;
+	} else {
+		ra->bytes_unknown = 1;
+	}
+	if (d && !isnan(d->peak_flops)) {
+		ra->fpeak += (double)ps * d->peak_flops;
+		ra->fpeak_ps += ps;
+	}
+	if (d && !isnan(d->peak_hbm_bw)) {
+		ra->bpeak += (double)ps * d->peak_hbm_bw;
+		ra->bpeak_ps += ps;
+	}
+}
+
+void op_rates(struct xt_op_row *r, const struct rate_acc *ra)
+{
+	double s = (double)ra->ps * 1e-12;
+	int has_f = r->has_flops && !ra->flops_unknown, has_b = r->has_bytes && !ra->bytes_unknown;
+
+	r->rate_ps = ra->ps;
+	r->flops_per_s = r->bytes_per_s = r->hbm_bytes_per_s = NAN;
+	r->flops_utilization = r->hbm_bw_utilization = r->intensity = NAN;
+	r->bound_by = XT_BOUND_UNKNOWN;
+	r->rate_note = "";
+	if (r->has_flops && r->has_bytes && r->hbm_bytes > 0)
+		r->intensity = r->flops / r->hbm_bytes;
+	if (ra->ps <= 0) {
+		if (r->async == 2)
+			r->rate_note = "async done: it waits for a transfer timed on its start";
+		else if (ra->unmeasured)
+			r->rate_note = "async start: no start-to-done span in the profile";
+		else if (has_f || has_b)
+			r->rate_note = "no duration";
+		return;
+	}
+	if (has_f) {
+		r->flops_per_s = ra->flops / s;
+		if (ra->fpeak_ps == ra->ps && ra->fpeak > 0)
+			r->flops_utilization = ra->flops / (ra->fpeak * 1e-12);
+	}
+	if (has_b) {
+		r->bytes_per_s = ra->bytes / s;
+		r->hbm_bytes_per_s = ra->hbm / s;
+		if (ra->bpeak_ps == ra->ps && ra->bpeak > 0)
+			r->hbm_bw_utilization = ra->hbm / (ra->bpeak * 1e-12);
+	}
+	/* Impossible figures are absent, not shown. */
+	if (!isnan(r->flops_per_s) &&
+	    (isnan(r->flops_utilization) ? r->flops_per_s > XT_MAX_FLOPS : r->flops_utilization > 1)) {
+		r->flops_per_s = r->flops_utilization = NAN;
+		r->rate_note = "FLOP rate above the device's peak: the op's time is too short "
+			       "or its FLOPs are wrong";
+	}
+	if (!isnan(r->hbm_bytes_per_s) &&
+	    (isnan(r->hbm_bw_utilization) ? r->hbm_bytes_per_s > XT_MAX_BW
+					  : r->hbm_bw_utilization > 1)) {
+		r->hbm_bytes_per_s = r->hbm_bw_utilization = NAN;
+		r->rate_note = "bandwidth above the device's peak: the op's time is too short "
+			       "(an async op?) or its bytes are wrong";
+	}
+	/* All bytes (on-chip memories included) can outrun HBM; only a rate
+	 * no memory reaches is dropped. With no HBM share known, all bytes
+	 * are HBM bytes and the HBM check above applies to them. */
+	if (!isnan(r->bytes_per_s) &&
+	    (r->bytes_per_s > XT_MAX_BW ||
+	     (r->hbm_bytes == r->bytes_accessed && isnan(r->hbm_bytes_per_s)))) {
+		r->bytes_per_s = NAN;
+		if (!*r->rate_note)
+			r->rate_note = "bandwidth above what any memory delivers: the op's time is "
+				       "too short or its bytes are wrong";
+	}
+	if (!isnan(r->flops_utilization) && !isnan(r->hbm_bw_utilization))
+		r->bound_by = r->flops_utilization >= r->hbm_bw_utilization ? XT_BOUND_COMPUTE
+									   : XT_BOUND_MEMORY;
+}
