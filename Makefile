@@ -36,7 +36,8 @@ CAP_OBJ   := $(CAP_SRC:%.c=$(O)/%.o) $(O)/gen/profiler_service.pb-c.o $(O)/gen/p
 MAIN_OBJ  := $(O)/src/main.o
 GEN_SRC   := $(wildcard tools/gen/*.c)
 
-PROTO_GEN := $(O)/gen/xplane.pb-c.c $(O)/gen/xplane.pb-c.h
+PROTO_GEN := $(O)/gen/xplane.pb-c.c $(O)/gen/xplane.pb-c.h $(O)/gen/hlo_subset.pb-c.c \
+             $(O)/gen/hlo_subset.pb-c.h
 CAP_GEN   := $(O)/gen/profiler_service.pb-c.c $(O)/gen/profiler_service.pb-c.h \
              $(O)/gen/profiler_options.pb-c.c $(O)/gen/profiler_options.pb-c.h
 .SECONDARY: $(PROTO_GEN) $(CAP_GEN)
@@ -81,7 +82,7 @@ TEST_LIBS := $(shell pkg-config --libs cmocka libprotobuf-c 2>/dev/null) $(LIBS)
 $(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -I$(O)/gen -Isrc -o $@ $< $(O)/gen/xplane.pb-c.c \
-	    $(CORE_OBJ) $(TEST_LIBS)
+	    $(O)/gen/hlo_subset.pb-c.c $(CORE_OBJ) $(TEST_LIBS)
 
 tests: all $(TEST_BIN)
 

@@ -160,12 +160,12 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 		if (isnan(r->flops_per_s) || isnan(r->hbm_bytes_per_s))
 			nodash++;
 	}
-	if (by_kernel || unres)
-		put_line(o, width,
-			 "  %zu op%s attributed by kernel name inside command buffers (%s)%s%zu "
-			 "kernel op%s not in the program's HLO, listed by kernel name",
-			 by_kernel, by_kernel == 1 ? "" : "s", parents[0] ? parents : "-",
-			 "; ", unres, unres == 1 ? "" : "s");
+	if (by_kernel)
+		put_line(o, width, "  %zu op%s in command buffers (%s): named from the kernel names",
+			 by_kernel, by_kernel == 1 ? "" : "s", parents[0] ? parents : "-");
+	if (unres)
+		put_line(o, width, "  %zu kernel%s whose op is not in the program's HLO: listed by "
+				   "kernel name", unres, unres == 1 ? "" : "s");
 	if (nodash)
 		put_line(o, width, "  - : unknown or impossible for that op (--json: rate_note says why)");
 }

@@ -245,7 +245,7 @@ void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_pl
 			ga->name = op;
 		}
 		if (ga->inst)
-			ga->in_entry = mod->comp[ga->inst->comp].id == mod->entry_id;
+			ga->in_entry = !hlo_in_loop(mod, ga->inst);
 		if (stat_has(ks, XS_HLO_CATEGORY) && ks->v[XS_HLO_CATEGORY].n)
 			ga->category = bref(ks->v[XS_HLO_CATEGORY].s, ks->v[XS_HLO_CATEGORY].n);
 		else if (ga->inst)

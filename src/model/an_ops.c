@@ -353,6 +353,8 @@ static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
 		a->attr = (uint8_t)ga.attr;
 		a->parent = ga.parent;
 		a->in_entry = (uint8_t)ga.in_entry;
+		if (ga.attr == XT_ATTR_TF_OP || ga.attr == XT_ATTR_EVENT_NAME)
+			a->in_entry = 0; /* not an XLA op: it never opens a run */
 		if (ga.inst) {
 			a->hlo_flops = ga.inst->flops;
 			a->hlo_bytes = ga.inst->bytes;
@@ -565,7 +567,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		op_kernel_add(lp, last_k, slot, mi, ev->dur_ps);
 		if (a->module.n || a->has_program)
 			steps_run_add(lp, a->module, a->has_program ? a->program_id : 0, slot,
-				      from_hlo && a->in_entry, xt_event_start(l, ev),
+				      a->in_entry, xt_event_start(l, ev),
 				      xt_event_end(l, ev));
 		lp->op_events++;
 		if (ev->dur_ps > 0 && stat_has(&ks, XS_KERNEL_DETAILS))

@@ -248,7 +248,8 @@ struct gpu_attr {
 	int has_program_key;  /* the event had a program id (part of the op's key) */
 	enum xt_op_attr attr;
 	const struct hlo_inst *inst; /* the HLO instruction, when resolved */
-	int in_entry;                /* inst is in the entry computation (1 when unknown) */
+	int in_entry;                /* inst runs once per program run, not in a loop (1 when
+				      * unknown) */
 };
 /* Decides the op of a GPU event from its stats ks (event, then metadata)
  * and its kernel name (docs/analyses.md, "Op profile"). */

@@ -458,7 +458,7 @@ static int inst_read(struct hlo_module *m, uint32_t comp, const uint8_t *b, size
 static int comp_read(struct hlo_module *m, const uint8_t *b, size_t n)
 {
 	struct wire w;
-	struct hlo_comp c = { "", 0, 0, 0, 0 };
+	struct hlo_comp c = { "", 0, 0, 0, 0, 0 };
 
 	c.first = (uint32_t)m->ninst;
 	wire_init(&w, b, n);
@@ -542,6 +542,47 @@ static size_t kernel_key(const char *s, size_t n, char *out, size_t cap)
 	return k;
 }
 
+/* Marks computation c and everything it calls as running in a loop. */
+static void mark_loop(struct hlo_module *m, uint32_t c, int depth)
+{
+	uint32_t i, k;
+
+	if (m->comp[c].in_loop || depth > 64)
+		return;
+	m->comp[c].in_loop = 1;
+	for (i = 0; i < m->comp[c].n; i++) {
+		const struct hlo_inst *in = &m->inst[m->comp[c].first + i];
+
+		for (k = 0; k < in->called.n; k++) {
+			const uint32_t *v = hmap_find(&m->comp_by_id, &m->ints[in->called.at + k],
+						      sizeof(int64_t));
+
+			if (v)
+				mark_loop(m, *v, depth + 1);
+		}
+	}
+}
+
+static void module_loops(struct hlo_module *m)
+{
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < m->ninst; i++) {
+		const struct hlo_inst *in = &m->inst[i];
+
+		if (strcmp(in->opcode, "while"))
+			continue;
+		for (k = 0; k < in->called.n; k++) {
+			const uint32_t *v = hmap_find(&m->comp_by_id, &m->ints[in->called.at + k],
+						      sizeof(int64_t));
+
+			if (v)
+				mark_loop(m, *v, 0);
+		}
+	}
+}
+
 static void module_index(struct hlo_module *m)
 {
 	size_t i;
@@ -600,6 +641,7 @@ int hlo_set_add(struct hlo_set *s, uint64_t program_id, const uint8_t *b, size_t
 		return -1;
 	}
 	module_index(m);
+	module_loops(m);
 	hlo_cost_module(m);
 	(void)hmap_get(&s->by_program, &program_id, sizeof(program_id), (uint32_t)s->n, &ins);
 	if (!ins) {

@@ -82,6 +82,7 @@ struct hlo_comp {
 	const char *name;
 	int64_t id, root_id;
 	uint32_t first, n;    /* instructions [first, first + n) of module->inst */
+	uint8_t in_loop;      /* called (at any depth) by a while loop */
 };
 
 struct hlo_module {
@@ -140,6 +141,13 @@ const struct hlo_inst *hlo_find_kernel(const struct hlo_module *m, const char *k
 /* 1 when inst runs a command buffer (a CUDA graph): its name or the
  * computation it calls is named command_buffer... */
 int hlo_is_command_buffer(const struct hlo_module *m, const struct hlo_inst *inst);
+
+/* 1 when inst runs inside a while loop (its computation is a loop's body or
+ * condition, or called from one): it runs many times per program run. */
+static inline int hlo_in_loop(const struct hlo_module *m, const struct hlo_inst *inst)
+{
+	return m->comp[inst->comp].in_loop;
+}
 
 /* The shape of inst. */
 static inline const struct hlo_shape *hlo_shape_of(const struct hlo_module *m,

@@ -752,11 +752,23 @@ static void host_time_base(struct reader *r)
 	}
 	h->origin_ps = 0;
 	h->origin_kind = XT_ORIGIN_NORMALIZED;
-	if (h->ts_base_ns) {
-		h->origin_kind = XT_ORIGIN_FIRST_LINE;
-		h->origin_ps = (lo - h->ts_base_ns) * 1000;
+	if (lo == INT64_MAX)
+		return;
+	/* Normalized timestamps count from the profile start, so they are
+	 * small: within the profile's length (when Task Environment says it)
+	 * plus an hour. Anything larger is a raw clock. */
+	{
+		int64_t window = 3600000000000LL;
+		uint64_t s = h->profile_start_ns, e = h->profile_stop_ns;
+
+		if (s && e > s && e - s < (uint64_t)XT_TS_LIMIT_NS)
+			window += (int64_t)(e - s);
+		if (lo >= -window && hi <= window)
+			return;
 	}
-	if (h->profile_start_ns && h->profile_start_ns <= (uint64_t)INT64_MAX && lo != INT64_MAX) {
+	h->origin_kind = XT_ORIGIN_FIRST_LINE;
+	h->origin_ps = rebase_ns(lo, h->ts_base_ns) * 1000;
+	if (h->profile_start_ns && h->profile_start_ns <= (uint64_t)INT64_MAX) {
 		/* On the lines' clock when it is at most an hour before the
 		 * first line and not after it. */
 		int64_t s = (int64_t)h->profile_start_ns;

@@ -130,6 +130,15 @@ class Program:
             k = re.sub(r'[^A-Za-z0-9_]', '_', i.name)
             kernel.setdefault(k, []).append(i)
         self.by_kernel = {k: v[0] for k, v in kernel.items() if len(v) == 1}
+        # Computations called, at any depth, by a while loop.
+        self.loop_comps = set()
+        todo = [c for i in self.insts if i.opcode == 'while' for c in i.called]
+        while todo:
+            c = todo.pop()
+            if c in self.loop_comps or c not in self.comps:
+                continue
+            self.loop_comps.add(c)
+            todo.extend(cc for x in self.comps[c][2] for cc in x.called)
         for i in self.insts:
             self.cost(i, 0)
 
@@ -159,7 +168,8 @@ class Program:
         return any(self.comps.get(c, ('',))[0].startswith('command_buffer') for c in i.called)
 
     def in_entry(self, i):
-        return i.comp == self.entry_id
+        """Runs once per program run: not inside a while loop (CHOICE C20)."""
+        return i.comp not in self.loop_comps
 
     # ---- cost model ----
 

@@ -148,8 +148,8 @@ def load_pb2():
         subprocess.run(['protoc', '--python_out=' + tmp, '-I', PROTO_DIR,
                         os.path.join(PROTO_DIR, 'xplane.proto')],
                        check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        subprocess.run(['protoc', '--python_out=' + tmp, '-I', HERE,
-                        os.path.join(HERE, 'hlo_subset.proto')],
+        subprocess.run(['protoc', '--python_out=' + tmp, '-I', PROTO_DIR,
+                        os.path.join(PROTO_DIR, 'hlo_subset.proto')],
                        check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except (OSError, subprocess.CalledProcessError) as e:
         die('cannot run protoc: %s' % e)
@@ -312,18 +312,23 @@ TS_LIMIT = 9000000000000000
 def host_origin(h):
     """CHOICE C18 (docs "Time base"): the profile start, absolute ps."""
     stamps = [l.ts for p in h.planes for l in p.lines if l.has_events]
-    start = None
+    start = stop = None
     for p in h.planes:
         if p.name == 'Task Environment':
             for k, v in p.stats:
                 if k == 'profile_start_time':
                     start = as_int(v)
+                elif k == 'profile_stop_time':
+                    stop = as_int(v)
     if not stamps:
         return 0
     lo, hi = min(stamps), max(stamps)
-    origin = 0
-    if lo < -TS_LIMIT or hi > TS_LIMIT:
-        origin = lo * 1000
+    window = 3600000000000
+    if start and stop and stop > start and stop - start < TS_LIMIT:
+        window += stop - start
+    if -window <= lo and hi <= window:
+        return 0                      # normalized: counted from the start
+    origin = lo * 1000                # a raw clock: its first line
     if start and 0 < start <= (1 << 63) - 1 and start <= lo and lo - start <= 3600000000000:
         origin = start * 1000
     return origin
@@ -840,7 +845,7 @@ def analyse(hosts, origin):
                             ident = None
                         if ident is not None:
                             slot = (pidk, prog, name, cat)
-                            restarts = from_hlo and in_entry
+                            restarts = in_entry and attr not in ('tf_op', 'event_name')
                             r = lruns[-1] if lruns else None
                             if r and r[0] == ident and not (restarts and slot == r[3] and r[4]):
                                 r[2] = max(r[2], ev.end)

@@ -1,0 +1,170 @@
+#!/bin/sh
+# Trustworthy numbers (docs/analyses.md): GPU ops attributed inside CUDA
+# command buffers, FLOPs and roofline within the devices' peaks, async ops
+# timed start to done, memory that adds up, one time base, inferred steps.
+# Profiles: JAX-on-H100-shaped ones written by tests/fixtures/jax_gpu_profile.py
+# (with and without command buffers and HLO, and a raw-clock one as a PJRT
+# plugin returns it), and the real fixtures in ../shared when present. Every
+# number is also checked against the independent oracle (tests/oracle).
+. tests/e2e/lib.sh
+
+if ! $PY -c 'import google.protobuf' 2>/dev/null; then
+	skip "fidelity" "python3-protobuf missing (scripts/deps.sh installs it)"
+	exit 0
+fi
+
+# jcheck NAME JSON PYTHON-EXPR: the expression (with d = the report) holds.
+jcheck() {
+	name=$1 json=$2 expr=$3
+	if $PY -c "
+import json, sys, math
+d = json.load(open('$json'))
+ops = {o['name']: o for o in d['ops']}
+mem = d['memory']
+ok = bool($expr)
+sys.exit(0 if ok else 1)
+" 2>"$TMP/jerr"; then
+		ok "$name"
+	else
+		fail "$name" "does not hold: $expr $(head -c 300 "$TMP/jerr")"
+	fi
+}
+
+oracle_match() {
+	name=$1 file=$2 json=$3
+	if $PY tests/oracle/xspace_oracle.py "$file" >"$TMP/o.json" 2>"$TMP/err" &&
+		$PY tests/oracle/compare.py "$json" "$TMP/o.json" >"$TMP/cmp" 2>&1; then
+		ok "$name: $(cat "$TMP/cmp")"
+	else
+		fail "$name" "$(head -n 8 "$TMP/cmp" "$TMP/err" 2>/dev/null)"
+	fi
+}
+
+gen() {
+	$PY tests/fixtures/jax_gpu_profile.py "$@" 2>"$TMP/err" || {
+		fail "generate $*" "$(cat "$TMP/err")"
+		return 1
+	}
+}
+
+report() {
+	$XTOP report --json "$1" >"$2" 2>"$TMP/err" || fail "report $1" "$(cat "$TMP/err")"
+}
+
+# ---- JAX on an H100 with XLA's default command buffers, HLO in the profile ----
+P=$TMP/cb.xplane.pb
+gen "$P" && report "$P" "$TMP/cb.json"
+oracle_match "command buffers: every number matches the oracle" "$P" "$TMP/cb.json"
+jcheck "command buffers: no op is named after the graph launch" "$TMP/cb.json" \
+	"not any(o['name'].startswith('command_buffer') for o in d['ops'])"
+jcheck "command buffers: fusions named from their kernels, checked against the HLO" "$TMP/cb.json" \
+	"all(ops[n]['attribution'] == 'kernel_name' and ops[n]['parent'] == 'command_buffer_1'
+	     for n in ('loop_add_fusion', 'wrapped_subtract.1', 'input_reduce_fusion'))"
+jcheck "command buffers: the cuBLAS kernel is listed by its name, not dropped" "$TMP/cb.json" \
+	"any(o['attribution'] == 'unresolved' and o['name'].startswith('sm90_xmma_gemm')
+	     and o['occurrences'] == 10 for o in d['ops'])"
+jcheck "command buffers: the op rows account for every kernel" "$TMP/cb.json" \
+	"sum(k['occurrences'] for o in d['ops'] for k in o['kernels']) == 52"
+# loop_add_fusion adds two f32[2048,4096]: 8,388,608 FLOPs and 3 x 32 MiB per run.
+jcheck "command buffers: FLOPs and bytes from the HLO cost model" "$TMP/cb.json" \
+	"ops['loop_add_fusion']['flops'] == 10 * 2048 * 4096 and
+	 ops['loop_add_fusion']['bytes_accessed'] == 10 * 3 * 2048 * 4096 * 4 and
+	 ops['loop_add_fusion']['flops_source'] == 'hlo_cost_model'"
+jcheck "H100 peak from the SM table: 4096 FLOP/SM/cycle x 132 SMs x 1.98 GHz" "$TMP/cb.json" \
+	"abs(d['devices'][0]['peak_flops_per_s'] - 4096 * 132 * 1.98e9) < 1 and
+	 d['devices'][0]['peak_hbm_bytes_per_s'] == 3352320000000"
+jcheck "roofline: utilization in 0-1, bound_by set, intensity = FLOPs / bytes" "$TMP/cb.json" \
+	"all(0 <= o['hbm_bw_utilization'] <= 1 and o['bound_by'] == 'memory'
+	     and abs(o['arithmetic_intensity'] - o['flops'] / o['hbm_bytes']) < 1e-9
+	     for o in d['ops'] if o['attribution'] == 'kernel_name')"
+jcheck "steps inferred from the 10 runs of jit_train_step" "$TMP/cb.json" \
+	"d['steps_source'] == 'inferred' and d['steps_module'] == 'jit_train_step'
+	 and len(d['steps']) == 10"
+jcheck "memory adds up: live + other live + unattributed = peak" "$TMP/cb.json" \
+	"all(sum(x['bytes'] for x in m['live_at_peak']) + m['live_other_bytes']
+	     + m['unattributed_bytes'] == m['peak_bytes'] for m in mem)
+	 and mem[0]['name'] == 'GPU:0 HBM'"
+$XTOP report "$P" >"$TMP/cb.txt" 2>&1
+if grep -q "in command buffers (command_buffer_1): named from the kernel names" "$TMP/cb.txt"; then
+	ok "command buffers: the report says the names came from kernels"
+else
+	fail "command buffers: the report says the names came from kernels" "$(head -c 600 "$TMP/cb.txt")"
+fi
+
+# ---- the same run without the HLO (enable_hlo_proto off) ----
+P=$TMP/nohlo.xplane.pb
+gen "$P" --no-hlo && report "$P" "$TMP/nohlo.json"
+oracle_match "command buffers, no HLO: every number matches the oracle" "$P" "$TMP/nohlo.json"
+jcheck "command buffers, no HLO: kernel names, marked unchecked" "$TMP/nohlo.json" \
+	"ops['wrapped_subtract_1']['attribution'] == 'kernel_name_unchecked' and
+	 ops['wrapped_subtract_1']['parent'] == 'command_buffer_1' and
+	 ops['wrapped_subtract_1']['flops'] is None and
+	 ops['wrapped_subtract_1']['flops_per_s'] is None and
+	 ops['wrapped_subtract_1']['bound_by'] == 'unknown'"
+
+# ---- XLA_FLAGS=--xla_gpu_enable_command_buffer= ----
+P=$TMP/nocb.xplane.pb
+gen "$P" --no-command-buffers && report "$P" "$TMP/nocb.json"
+oracle_match "no command buffers: every number matches the oracle" "$P" "$TMP/nocb.json"
+# The GEMM is [2048,4096] x [4096,4096]: 2 x 2048 x 4096 x 4096 FLOPs a run.
+jcheck "no command buffers: the cuBLAS GEMM's FLOPs from its dimensions" "$TMP/nocb.json" \
+	"ops['custom-call.2']['attribution'] == 'hlo_op' and
+	 ops['custom-call.2']['category'] == 'gemm' and
+	 ops['custom-call.2']['flops'] == 10 * 2 * 2048 * 4096 * 4096 and
+	 ops['custom-call.2']['bound_by'] == 'compute' and
+	 0 < ops['custom-call.2']['flops_utilization'] < 1"
+jcheck "no command buffers: the GEMM's kernel is beneath its op" "$TMP/nocb.json" \
+	"ops['custom-call.2']['kernels'][0]['name'].startswith('sm90_xmma_gemm') and
+	 ops['custom-call.2']['kernels'][0]['occurrences'] == 10"
+
+# ---- an XSpace as a PJRT plugin returns it: a raw monotonic clock ----
+P=$TMP/raw.xplane.pb
+gen "$P" --raw-clock && report "$P" "$TMP/raw.json"
+oracle_match "raw clock: every number matches the oracle" "$P" "$TMP/raw.json"
+jcheck "raw clock: times are from the profile start, not the clock's epoch" "$TMP/raw.json" \
+	"d['hosts'][0]['time_origin'] == 'first_line' and
+	 0 <= mem[0]['peak_time_ps'] < 10**13 and 0 <= d['steps'][0]['start_ps'] < 10**13"
+if $XTOP report "$P" | grep -q "6083479"; then
+	fail "raw clock: the text report shows no absolute clock" "$($XTOP report "$P" | grep 6083479 | head -2)"
+else
+	ok "raw clock: the text report shows no absolute clock"
+fi
+
+# ---- real profiles ----
+if have_fixtures; then
+	report "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" "$TMP/tpu.json"
+	jcheck "TPU fixture: copy-starts timed start to done (8-31 GB/s, not PB/s)" "$TMP/tpu.json" \
+		"all(o['async'] == 'start' and 5e9 < o['bytes_per_s'] < 40e9
+		     for o in d['ops'] if o['category'] == 'copy-start')"
+	jcheck "TPU fixture: copy-dones have no rate and say why" "$TMP/tpu.json" \
+		"all(o['async'] == 'done' and o['bytes_per_s'] is None and o['rate_note']
+		     for o in d['ops'] if o['category'] == 'copy-done')"
+	jcheck "TPU fixture: no rate above the 918 TFLOP/s and 1.64 TB/s peaks" "$TMP/tpu.json" \
+		"all((o['flops_per_s'] is None or o['flops_per_s'] <= 918e12) and
+		     (o['hbm_bytes_per_s'] is None or o['hbm_bytes_per_s'] <= 1637993152512)
+		     for o in d['ops'])"
+	jcheck "TPU fixture: allocators named by device, peaks add up (reserved stacks)" "$TMP/tpu.json" \
+		"[m['name'] for m in mem] == ['TPU:0 HBM', 'TPU:1 HBM', 'TPU:2 HBM', 'TPU:3 HBM'] and
+		 all(m['reserved_bytes'] == 21491712000 and m['lifetime_peak_bytes'] >= m['peak_bytes']
+		     and sum(x['bytes'] for x in m['live_at_peak']) + m['live_other_bytes']
+		         + m['unattributed_bytes'] == m['peak_bytes'] for m in mem)"
+	jcheck "TPU fixture: the memory peak is 72.83 s from the profile start" "$TMP/tpu.json" \
+		"mem[0]['peak_time_ps'] == 72829706942000"
+	jcheck "TPU fixture: steps inferred from the runs of jit_f" "$TMP/tpu.json" \
+		"d['steps_source'] == 'inferred' and d['steps_module'] == 'jit_f' and len(d['steps']) == 100"
+	report "$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb" "$TMP/tf.json"
+	jcheck "TF fixture: ops are TensorFlow ops (name and type), kernels beneath" "$TMP/tf.json" \
+		"not any(o['name'].startswith('void ') for o in d['ops'] if o['attribution'] != 'event_name')
+		 and ops['replica_4/bert_span_labeler/bert_encoder_1/word_embeddings/GatherV2/Cast']['category'] == 'Cast'
+		 and ops['replica_4/bert_span_labeler/bert_encoder_1/word_embeddings/GatherV2/Cast']['kernels'][0]['name'].startswith('void Eigen::internal::EigenMetaKernel')"
+	jcheck "TF fixture: OCC% absent (the profile has no occupancy), not 0" "$TMP/tf.json" \
+		"all(k['occupancy_percent'] is None for k in d['kernels'])"
+	report "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb" "$TMP/rocm.json"
+	jcheck "ROCm fixture: MI300X peak from the CU table, GEMM compute-bound under it" "$TMP/rocm.json" \
+		"abs(d['devices'][0]['peak_flops_per_s'] - 2048 * 304 * 2.1e9) < 1 and
+		 ops['custom-call.1']['bound_by'] == 'compute' and
+		 0.05 < ops['custom-call.1']['flops_utilization'] < 1 and
+		 ops['custom-call.1']['flops_source'] == 'hlo_cost_model'"
+else
+	skip "fidelity on the real fixtures" "../shared/fixtures not found"
+fi
