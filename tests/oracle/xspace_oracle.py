@@ -51,17 +51,16 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       send-done or recv-done (case-sensitive).  The raw event-metadata name
       (full HLO text on TPU) is not searched.  Collectives are tested before
       memcpy.
-  C10 GPU merging of "consecutive events with the same (program, name,
-      group_id)" applies only to events whose name came from the `hlo_op`
-      stat (the fusion-launched-as-several-kernels case; XProf's
-      ConvertDeviceTraceXPlaneToOpMetricsDb merges only XLA ops, TF ops and
-      plain kernels/memcpys are one occurrence per event).  Read literally,
-      the rule would fold e.g. the TF fixture's 97 back-to-back FillPhilox
-      launches of one step into one occurrence.  "Consecutive" = adjacent in
-      the line's events sorted by start time (stable); any non-matching
-      event in between breaks the run.  A missing group_id equals a missing
+  C10 GPU merging of "consecutive events with the same (program id,
+      program, name, group_id)" applies only to events whose name came from
+      the `hlo_op` stat (attribution hlo_op, hlo_op_unchecked, kernel_name,
+      kernel_name_unchecked), and stops when the occurrence's first kernel
+      name comes again (the op ran again).  TF ops, unresolved kernels,
+      plain kernels and memcpys are one occurrence per event.
+      "Consecutive" = adjacent in the line's events sorted by (start,
+      longer first, file order).  A missing group_id equals a missing
       group_id.  flops/bytes of a merged occurrence come from its first
-      event.
+      event (its stats, else the HLO cost of its instruction).
   C11 A merged op's category is the one of its first occurrence in
       processing order (hosts in argument order, planes/lines/events in file
       order).  Op ties: self desc, total desc, name asc, program asc.
@@ -86,16 +85,40 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       deallocation of an unknown addr is ignored.  live_at_peak sorted by
       bytes desc, then allocation order.
   C16 Kernel stats: GPU devices only (not XLA-ops devices).  Kernel name =
-      event-metadata name; op = the op-profile name of the event (hlo_op last
-      element, else tf_op, else the kernel name).  shared = static_shared +
-      dynamic_shared when either is present, else group_mem, else 0 (the old
-      TF key `shm` is not read: it is not in the spec).  registers = regs
-      else 0; occupancy = occ_pct else 0; grid/block default 1 per missing
+      event-metadata name; op = the op-profile name of the event (C19).
+      shared = static_shared + dynamic_shared when either is present, else
+      group_mem, else 0 (the old TF key `shm` is not read: it is not in the
+      spec).  registers = regs when in [0, 512], else null; occupancy =
+      occ_pct when in (0, 100], else null; grid/block default 1 per missing
       component.  Rows tie-broken by name, op, grid, block.
   C17 Host name: file name minus `.gz` (if present) minus `.xplane.pb`;
       "file" is the path as given (directory + entry name for directories).
       Directory entries are taken in sorted name order; any unparseable
       host file makes the whole run fail (exit 2, one line on stderr).
+  C18 Time base: every time is relative to the profile start: 0 when the
+      timestamps of lines with events lie within [-(w), w], w = an hour plus
+      Task Environment's stop - start; else Task Environment's start when it
+      is at most an hour before the first line; else the first line.  Hosts:
+      the earliest.
+  C19 GPU op attribution (docs "Op profile"): hlo_op checked against the
+      program's HLO (program id, else a unique module name); command buffer
+      or unknown instruction -> the kernel name's instruction (kernel_name)
+      or the kernel name itself (unresolved); memcpy before tf_op/`level 0`
+      ("name:Type", both non-empty); else the event name.  HLO is read only
+      for hosts with a GPU plane that has lines.
+  C20 Steps without markers: runs per device (XLA Modules events; GPU
+      stretches of one (module, program id) with restarts on the run's
+      first op unless it is in a while loop, or is not an XLA op; stretches
+      on several streams joined when they overlap); the module with the most
+      summed run time among those run twice on a device (ties: shorter name,
+      then byte order); step k spans the k-th runs of all devices.
+  C21 Rates: per device, ps = total time (async start: the Async XLA Ops
+      spans of (metadata program_id, instruction name) when their count
+      equals the occurrences, else left out; async done: left out); FLOPs
+      and bytes only from devices where every occurrence had them; a
+      utilization over 1 (or, no peak, > 5e15 FLOP/s, > 50e12 B/s) drops the
+      rate; all-bytes rate also dropped when it equals the HBM one.
+  C22 Memory names and split as docs "Memory".
 """
 
 import gzip

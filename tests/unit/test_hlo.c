@@ -1,0 +1,639 @@
+/*
+ * test_hlo: decoding the programs' HLO and xtop's cost model over it
+ * (docs/analyses.md, "FLOPs and bytes"), GPU op attribution inside CUDA
+ * command buffers, async and impossible rates, device peaks and the time
+ * base. HLO protos are built with protobuf-c from proto/hlo_subset.proto,
+ * independently of xtop's own wire decoder; every expected number below is
+ * worked out by hand in the comment beside it.
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "hlo_subset.pb-c.h"
+#include "model/analysis_int.h"
+#include "model/hlo.h"
+
+/* Equal to a relative 1e-9 (sums of doubles). */
+#define assert_near(a, b)                                                                 \
+	assert_true(fabs((double)(a) - (double)(b)) <=                                    \
+		    1e-9 * fmax(1.0, fmax(fabs((double)(a)), fabs((double)(b)))))
+
+enum { PRED = 1, S8 = 2, F32 = 11, BF16 = 16, TUPLE = 13 };
+
+/* A message owned by the test (freed at teardown). */
+static void *hb_new(size_t n)
+{
+	void *p = tu_xcalloc(1, n);
+
+	TU_PUSH(tu_reg.strs, tu_reg.nstrs, p);
+	return p;
+}
+
+#define HB_MAX 64 /* computations per module, instructions per computation */
+
+struct hb {
+	XlaSubset__HloProto proto;
+	XlaSubset__HloModuleProto mod;
+	int64_t next_id;
+};
+
+static void hb_init(struct hb *b, const char *name)
+{
+	xla_subset__hlo_proto__init(&b->proto);
+	xla_subset__hlo_module_proto__init(&b->mod);
+	b->mod.name = (char *)name;
+	b->proto.hlo_module = &b->mod;
+	b->next_id = 1;
+}
+
+static XlaSubset__ShapeProto *hb_shape(int type, int n, const int64_t *dims)
+{
+	XlaSubset__ShapeProto *s = hb_new(sizeof(*s));
+
+	xla_subset__shape_proto__init(s);
+	s->element_type = type;
+	s->n_dimensions = (size_t)n;
+	s->dimensions = hb_new(sizeof(int64_t) * (size_t)(n ? n : 1));
+	memcpy(s->dimensions, dims, sizeof(int64_t) * (size_t)n);
+	return s;
+}
+
+static XlaSubset__HloComputationProto *hb_comp(struct hb *b, const char *name)
+{
+	XlaSubset__HloComputationProto *c = hb_new(sizeof(*c));
+
+	xla_subset__hlo_computation_proto__init(c);
+	c->name = (char *)name;
+	c->id = b->next_id++;
+	c->instructions = hb_new(HB_MAX * sizeof(*c->instructions));
+	if (!b->mod.computations)
+		b->mod.computations = hb_new(HB_MAX * sizeof(*b->mod.computations));
+	assert_true(b->mod.n_computations < HB_MAX);
+	b->mod.computations[b->mod.n_computations++] = c;
+	return c;
+}
+
+#define D(...) ((const int64_t[]){ __VA_ARGS__ })
+#define ND(...) ((int)(sizeof((const int64_t[]){ __VA_ARGS__ }) / sizeof(int64_t)))
+
+/* An instruction of shape type[dims] (n dims) with operands ops[0..nops). */
+static XlaSubset__HloInstructionProto *hb_inst(struct hb *b, XlaSubset__HloComputationProto *c,
+					       const char *name, const char *opcode, int type,
+					       int n, const int64_t *dims,
+					       XlaSubset__HloInstructionProto *const *ops,
+					       size_t nops)
+{
+	XlaSubset__HloInstructionProto *in = hb_new(sizeof(*in));
+	size_t k;
+
+	xla_subset__hlo_instruction_proto__init(in);
+	in->name = (char *)name;
+	in->opcode = (char *)opcode;
+	in->id = b->next_id++;
+	in->shape = hb_shape(type, n, dims);
+	in->n_operand_ids = nops;
+	in->operand_ids = hb_new(sizeof(int64_t) * (nops ? nops : 1));
+	for (k = 0; k < nops; k++)
+		in->operand_ids[k] = ops[k]->id;
+	assert_true(c->n_instructions < HB_MAX);
+	c->instructions[c->n_instructions++] = in;
+	c->root_id = in->id;
+	return in;
+}
+
+#define OPS(...) ((XlaSubset__HloInstructionProto *const[]){ __VA_ARGS__ }), \
+		 (sizeof((XlaSubset__HloInstructionProto *const[]){ __VA_ARGS__ }) / sizeof(void *))
+#define NOOPS NULL, 0
+
+static void hb_calls(XlaSubset__HloInstructionProto *in, const XlaSubset__HloComputationProto *c)
+{
+	in->called_computation_ids = hb_new(sizeof(int64_t) * (in->n_called_computation_ids + 1));
+	in->called_computation_ids[in->n_called_computation_ids++] = c->id;
+}
+
+/* Makes the shape of in a tuple of its array and a second array. */
+static void hb_tuple2(XlaSubset__HloInstructionProto *in, XlaSubset__ShapeProto *second)
+{
+	XlaSubset__ShapeProto *t = hb_new(sizeof(*t));
+
+	xla_subset__shape_proto__init(t);
+	t->element_type = TUPLE;
+	t->tuple_shapes = hb_new(2 * sizeof(*t->tuple_shapes));
+	t->tuple_shapes[0] = in->shape;
+	t->tuple_shapes[1] = second;
+	t->n_tuple_shapes = 2;
+	in->shape = t;
+}
+
+static uint8_t *hb_pack(struct hb *b, size_t *n)
+{
+	uint8_t *buf;
+
+	*n = xla_subset__hlo_proto__get_packed_size(&b->proto);
+	buf = hb_new(*n ? *n : 1);
+	xla_subset__hlo_proto__pack(&b->proto, buf);
+	return buf;
+}
+
+static const struct hlo_inst *inst(const struct hlo_module *m, const char *name)
+{
+	const struct hlo_inst *i = hlo_find(m, name, strlen(name));
+
+	assert_non_null(i);
+	return i;
+}
+
+static void test_hlo_cost_model(void **state)
+{
+	struct hb b;
+	XlaSubset__HloComputationProto *red, *fused, *sl, *body, *main_c, *loop_body;
+	XlaSubset__HloInstructionProto *x, *y, *lhs, *rhs, *dot, *in4, *ker, *conv, *a, *bb, *add,
+		*ex, *rd, *c0, *f0, *f1, *mul, *fadd, *fus, *big, *slice, *sfus, *g0, *g1, *gemm,
+		*opaque, *w0, *wadd, *wh, *call;
+	XlaSubset__WindowDimension wd[2], *wdp[2];
+	XlaSubset__Window win;
+	XlaSubset__ConvolutionDimensionNumbers cd;
+	XlaSubset__DotDimensionNumbers dd;
+	struct hlo_set set;
+	const struct hlo_module *m;
+	size_t n;
+	uint8_t *buf;
+	int i;
+
+	(void)state;
+	hb_init(&b, "jit_costs");
+	red = hb_comp(&b, "add_reducer");
+	x = hb_inst(&b, red, "x", "parameter", F32, 0, D(0), NOOPS);
+	y = hb_inst(&b, red, "y", "parameter", F32, 0, D(0), NOOPS);
+	hb_inst(&b, red, "add.r", "add", F32, 0, D(0), OPS(x, y));
+
+	fused = hb_comp(&b, "fused_mul_add");
+	f0 = hb_inst(&b, fused, "param_0", "parameter", F32, 2, D(10, 10), NOOPS);
+	f1 = hb_inst(&b, fused, "param_1", "parameter", F32, 2, D(10, 10), NOOPS);
+	mul = hb_inst(&b, fused, "multiply.1", "multiply", F32, 2, D(10, 10), OPS(f0, f1));
+	fadd = hb_inst(&b, fused, "add.2", "add", F32, 2, D(10, 10), OPS(mul, f0));
+	(void)fadd;
+
+	sl = hb_comp(&b, "fused_slice");
+	big = hb_inst(&b, sl, "param_0.1", "parameter", F32, 1, D(100), NOOPS);
+	slice = hb_inst(&b, sl, "slice.1", "slice", F32, 1, D(10), OPS(big));
+	hb_inst(&b, sl, "negate.1", "negate", F32, 1, D(10), OPS(slice));
+
+	loop_body = hb_comp(&b, "while_body");
+	w0 = hb_inst(&b, loop_body, "p", "parameter", F32, 1, D(4), NOOPS);
+	wadd = hb_inst(&b, loop_body, "add.w", "add", F32, 1, D(4), OPS(w0, w0));
+	(void)wadd;
+
+	body = hb_comp(&b, "command_buffer");
+	lhs = hb_inst(&b, body, "lhs", "parameter", F32, 2, D(8, 16), NOOPS);
+	rhs = hb_inst(&b, body, "rhs", "parameter", F32, 2, D(16, 4), NOOPS);
+	/* dot [8,16] x [16,4] contracting 16: 2 x 32 outputs x 16 = 1024 FLOPs;
+	 * bytes (32 + 128 + 64) x 4 = 896. */
+	dot = hb_inst(&b, body, "dot.1", "dot", F32, 2, D(8, 4), OPS(lhs, rhs));
+	xla_subset__dot_dimension_numbers__init(&dd);
+	dd.n_lhs_contracting_dimensions = 1;
+	dd.lhs_contracting_dimensions = (int64_t[]){ 1 };
+	dot->dot_dimension_numbers = &dd;
+	/* conv NHWC [1,8,8,3] * HWIO [3,3,3,4] -> [1,8,8,4], 3x3, pad 1: each
+	 * spatial dim has 7 + 8 + 7 = 22 valid (kernel, output) pairs, so
+	 * 3 x 4 x 1 x 22 x 22 = 5808 multiply-adds = 11616 FLOPs. */
+	in4 = hb_inst(&b, body, "in4", "parameter", F32, 4, D(1, 8, 8, 3), NOOPS);
+	ker = hb_inst(&b, body, "ker", "parameter", F32, 4, D(3, 3, 3, 4), NOOPS);
+	conv = hb_inst(&b, body, "convolution.1", "convolution", F32, 4, D(1, 8, 8, 4), OPS(in4, ker));
+	for (i = 0; i < 2; i++) {
+		xla_subset__window_dimension__init(&wd[i]);
+		wd[i].size = 3;
+		wd[i].stride = 1;
+		wd[i].padding_low = wd[i].padding_high = 1;
+		wd[i].window_dilation = wd[i].base_dilation = 1;
+		wdp[i] = &wd[i];
+	}
+	xla_subset__window__init(&win);
+	win.n_dimensions = 2;
+	win.dimensions = wdp;
+	conv->window = &win;
+	xla_subset__convolution_dimension_numbers__init(&cd);
+	cd.input_batch_dimension = 0;
+	cd.input_feature_dimension = 3;
+	cd.n_input_spatial_dimensions = 2;
+	cd.input_spatial_dimensions = (int64_t[]){ 1, 2 };
+	cd.kernel_input_feature_dimension = 2;
+	cd.kernel_output_feature_dimension = 3;
+	cd.n_kernel_spatial_dimensions = 2;
+	cd.kernel_spatial_dimensions = (int64_t[]){ 0, 1 };
+	cd.output_batch_dimension = 0;
+	cd.output_feature_dimension = 3;
+	cd.n_output_spatial_dimensions = 2;
+	cd.output_spatial_dimensions = (int64_t[]){ 1, 2 };
+	conv->convolution_dimension_numbers = &cd;
+	a = hb_inst(&b, body, "a", "parameter", F32, 2, D(10, 10), NOOPS);
+	bb = hb_inst(&b, body, "b", "parameter", F32, 2, D(10, 10), NOOPS);
+	/* elementwise: one FLOP an output element; transcendentals none */
+	add = hb_inst(&b, body, "add.1", "add", F32, 2, D(10, 10), OPS(a, bb));
+	ex = hb_inst(&b, body, "exponential.1", "exponential", F32, 2, D(10, 10), OPS(add));
+	/* reduce [10,10] -> [10] with add: (100 - 10) x 1 = 90 FLOPs */
+	c0 = hb_inst(&b, body, "zero", "constant", F32, 0, D(0), NOOPS);
+	rd = hb_inst(&b, body, "reduce.1", "reduce", F32, 1, D(10), OPS(ex, c0));
+	hb_calls(rd, red);
+	/* fusion: multiply + add = 200 FLOPs; bytes 400 out + 400 + 400 in */
+	fus = hb_inst(&b, body, "loop_multiply_fusion", "fusion", F32, 2, D(10, 10), OPS(a, bb));
+	fus->fusion_kind = "kLoop";
+	hb_calls(fus, fused);
+	/* a parameter read only through a slice costs the slice: 40 in, 40 out */
+	sfus = hb_inst(&b, body, "slice_fusion.1", "fusion", F32, 1, D(10), OPS(add));
+	sfus->fusion_kind = "kLoop";
+	hb_calls(sfus, sl);
+	/* cuBLAS: bf16 [64,128] x [128,32] (dims from backend_config):
+	 * 2 x 2048 x 128 = 524288 FLOPs; bytes 4096 + 16384 + 8192 = 28672 */
+	g0 = hb_inst(&b, body, "g0", "parameter", BF16, 2, D(64, 128), NOOPS);
+	g1 = hb_inst(&b, body, "g1", "parameter", BF16, 2, D(128, 32), NOOPS);
+	gemm = hb_inst(&b, body, "custom-call.2", "custom-call", BF16, 2, D(64, 32), OPS(g0, g1));
+	hb_tuple2(gemm, hb_shape(S8, 1, D(1024)));
+	gemm->custom_call_target = "__cublas$lt$matmul";
+	gemm->backend_config.data =
+		(uint8_t *)"{\"gemm_backend_config\":{\"dot_dimension_numbers\":"
+			   "{\"lhs_contracting_dimensions\":[\"1\"],\"rhs_contracting_dimensions\":[\"0\"]}}}";
+	gemm->backend_config.len = strlen((const char *)gemm->backend_config.data);
+	/* a custom call the model cannot know: no estimate */
+	opaque = hb_inst(&b, body, "custom-call.3", "custom-call", F32, 1, D(10), OPS(a));
+	opaque->custom_call_target = "my_kernel";
+	wh = hb_inst(&b, body, "while.1", "while", F32, 1, D(4), NOOPS);
+	hb_calls(wh, loop_body);
+
+	main_c = hb_comp(&b, "main");
+	call = hb_inst(&b, main_c, "call.4", "call", F32, 0, D(0), NOOPS);
+	hb_calls(call, body);
+	b.mod.entry_computation_id = main_c->id;
+	buf = hb_pack(&b, &n);
+
+	hlo_set_init(&set);
+	assert_int_equal(hlo_set_add(&set, 42, buf, n), 0);
+	m = hlo_set_find(&set, 42);
+	assert_non_null(m);
+	assert_string_equal(m->name, "jit_costs");
+	assert_near(inst(m, "dot.1")->flops, 1024);
+	assert_near(inst(m, "dot.1")->bytes, 896);
+	assert_near(inst(m, "convolution.1")->flops, 11616);
+	assert_near(inst(m, "add.1")->flops, 100);
+	assert_near(inst(m, "exponential.1")->flops, 0);
+	assert_near(inst(m, "reduce.1")->flops, 90);
+	assert_near(inst(m, "loop_multiply_fusion")->flops, 200);
+	assert_near(inst(m, "loop_multiply_fusion")->bytes, 1200);
+	assert_near(inst(m, "slice_fusion.1")->flops, 10);
+	assert_near(inst(m, "slice_fusion.1")->bytes, 80);
+	assert_near(inst(m, "custom-call.2")->flops, 524288);
+	assert_near(inst(m, "custom-call.2")->bytes, 28672);
+	assert_true(inst(m, "custom-call.3")->flops < 0);
+	assert_true(inst(m, "custom-call.3")->bytes < 0);
+	assert_near(inst(m, "zero")->bytes, 0); /* constants move no data */
+	/* loops, command buffers and kernel names */
+	assert_true(hlo_in_loop(m, inst(m, "add.w")));
+	assert_false(hlo_in_loop(m, inst(m, "dot.1")));
+	assert_true(hlo_is_command_buffer(m, inst(m, "call.4")));
+	assert_false(hlo_is_command_buffer(m, inst(m, "dot.1")));
+	assert_ptr_equal(hlo_find_kernel(m, "slice_fusion_1", 14), inst(m, "slice_fusion.1"));
+	assert_ptr_equal(hlo_find_kernel(m, "custom_call_2.kd", 16), inst(m, "custom-call.2"));
+	assert_null(hlo_find_kernel(m, "nothing_like_it", 15));
+	/* by module name: unique */
+	assert_ptr_equal(hlo_set_find_name(&set, "jit_costs", 9), m);
+	hlo_set_free(&set);
+}
+
+static void test_hlo_malformed(void **state)
+{
+	struct hlo_set set;
+	struct hb b;
+	XlaSubset__HloComputationProto *c;
+	XlaSubset__HloInstructionProto *p, *call;
+	uint8_t junk[64];
+	uint8_t *buf;
+	size_t n, cut;
+	uint64_t seed = 7;
+
+	(void)state;
+	hlo_set_init(&set);
+	for (n = 0; n < sizeof(junk); n++)
+		junk[n] = (uint8_t)tu_rand(&seed);
+	junk[0] = 0x0a; /* field 1, length-delimited... */
+	junk[1] = 0x7f; /* ...longer than what follows */
+	assert_int_equal(hlo_set_add(&set, 1, junk, sizeof(junk)), -1);
+	assert_int_equal(set.failed, 1);
+	assert_int_equal(set.n, 0);
+	/* A computation that calls itself (corrupt): costed without hanging,
+	 * with no estimate. Every truncation of it fails cleanly. */
+	hb_init(&b, "cyclic");
+	c = hb_comp(&b, "loop_forever");
+	p = hb_inst(&b, c, "p", "parameter", F32, 1, D(4), NOOPS);
+	call = hb_inst(&b, c, "call.1", "call", F32, 1, D(4), OPS(p));
+	hb_calls(call, c);
+	buf = hb_pack(&b, &n);
+	assert_int_equal(hlo_set_add(&set, 2, buf, n), 0);
+	assert_true(hlo_find(hlo_set_find(&set, 2), "call.1", 6)->flops < 0);
+	for (cut = 1; cut < n; cut++)
+		(void)hlo_set_add(&set, 100 + cut, buf, cut);
+	hlo_set_free(&set);
+}
+
+/* ---- attribution on a GPU plane ---- */
+
+static tu_event *kernel(tu_plane *g, tu_line *l, const char *name, int64_t t, int64_t d,
+			const char *hlo_op)
+{
+	tu_event *e = tu_ev(g, l, name, t, d);
+
+	TU_SS(g, e, "hlo_op", hlo_op);
+	TU_SS(g, e, "hlo_module", "jit_step");
+	TU_SU(g, e, "program_id", 9);
+	return e;
+}
+
+static void test_command_buffer_attribution(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 0, "/device:GPU:0");
+	tu_plane *meta;
+	tu_line *l = tu_line_add(g, 1, "Stream #1(Compute)", 0);
+	tu_emeta_t *md;
+	struct hb b;
+	XlaSubset__HloComputationProto *body, *main_c;
+	XlaSubset__HloInstructionProto *a, *bb, *call;
+	struct xt_analysis *an;
+	const struct xt_op_row *op;
+	uint8_t *buf;
+	size_t n;
+	int run;
+
+	(void)state;
+	hb_init(&b, "jit_step");
+	body = hb_comp(&b, "command_buffer");
+	a = hb_inst(&b, body, "a", "parameter", F32, 1, D(1000), NOOPS);
+	bb = hb_inst(&b, body, "b", "parameter", F32, 1, D(1000), NOOPS);
+	hb_inst(&b, body, "wrapped_add.1", "add", F32, 1, D(1000), OPS(a, bb));
+	main_c = hb_comp(&b, "main");
+	call = hb_inst(&b, main_c, "call.4", "call", F32, 1, D(1000), NOOPS);
+	hb_calls(call, body);
+	b.mod.entry_computation_id = main_c->id;
+	buf = hb_pack(&b, &n);
+	meta = tu_plane_add(s, 0, "/host:metadata");
+	md = tu_emeta_id(meta, 9, "jit_step(9)", "");
+	{
+		int64_t sid = tu_smeta(meta, "Hlo Proto");
+		tu_stat *st = tu_stat_push(&md->n_stats, &md->stats, sid);
+
+		st->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
+		st->bytes_value.data = malloc(n); /* the space frees it */
+		assert_non_null(st->bytes_value.data);
+		memcpy(st->bytes_value.data, buf, n);
+		st->bytes_value.len = n;
+	}
+	/* Two runs of a graph: its kernels all carry the graph launch's
+	 * hlo_op; one is an instruction by its kernel name, one (cuBLAS's) is
+	 * not. A kernel whose hlo_op is no instruction at all is listed by
+	 * its kernel name too. */
+	for (run = 0; run < 2; run++) {
+		int64_t t = run * 1000;
+
+		kernel(g, l, "wrapped_add_1", t, 100, "command_buffer_1");
+		kernel(g, l, "sm90_xmma_gemm_kernel", t + 200, 300, "command_buffer_1");
+	}
+	kernel(g, l, "stray_kernel", 5000, 10, "no_such_op.7");
+	an = tu_load_space(s, NULL);
+	assert_int_equal(an->hlo_programs, 1);
+	op = tu_find_op(an, "wrapped_add.1", "jit_step");
+	assert_int_equal(op->attr, XT_ATTR_KERNEL_NAME);
+	assert_string_equal(op->parent, "command_buffer_1");
+	assert_int_equal(op->occurrences, 2);
+	assert_string_equal(op->category, "add");
+	/* 1000 FLOPs and 12000 bytes a run, from the HLO */
+	assert_near(op->flops, 2000);
+	assert_near(op->bytes_accessed, 24000);
+	assert_int_equal(op->cost_src, XT_COST_HLO);
+	assert_int_equal(op->nkernels, 1);
+	assert_string_equal(op->kernels[0].name, "wrapped_add_1");
+	op = tu_find_op(an, "sm90_xmma_gemm_kernel", "jit_step");
+	assert_int_equal(op->attr, XT_ATTR_UNRESOLVED);
+	assert_string_equal(op->parent, "command_buffer_1");
+	assert_int_equal(op->occurrences, 2);
+	assert_false(op->has_flops);
+	assert_true(isnan(op->flops_per_s));
+	op = tu_find_op(an, "stray_kernel", "jit_step");
+	assert_int_equal(op->attr, XT_ATTR_UNRESOLVED);
+	assert_string_equal(op->parent, "no_such_op.7");
+	assert_int_equal(an->nops, 3);
+	/* Steps: the two runs of jit_step. */
+	assert_int_equal(an->steps_source, XT_STEPS_INFERRED);
+	assert_string_equal(an->steps_module, "jit_step");
+	assert_int_equal(an->nsteps, 2);
+	assert_int_equal(an->steps[0].start_ps, 0);
+	assert_int_equal(an->steps[0].duration_ps, 500);
+	assert_int_equal(an->steps[1].start_ps, 1000);
+}
+
+/* ---- async ops, impossible rates and peaks on an XLA device ---- */
+
+/* The event metadata (name, display), added with the next free id if new. */
+static tu_emeta_t *emeta2(tu_plane *p, const char *name, const char *display)
+{
+	int64_t next = 1;
+	size_t i;
+
+	for (i = 0; i < p->n_event_metadata; i++) {
+		const tu_emeta_t *v = p->event_metadata[i]->value;
+
+		if (!strcmp(v->name, name) && !strcmp(v->display_name, display))
+			return p->event_metadata[i]->value;
+		if (p->event_metadata[i]->key >= next)
+			next = p->event_metadata[i]->key + 1;
+	}
+	return tu_emeta_id(p, next, name, display);
+}
+
+static tu_event *xla_op(tu_plane *d, tu_line *l, const char *hlo, const char *disp, int64_t t,
+			int64_t dur, const char *cat, int64_t flops, int64_t bytes)
+{
+	tu_emeta_t *m = emeta2(d, hlo, disp);
+	tu_event *e;
+
+	if (m->n_stats == 0) {
+		TU_SS(d, m, "hlo_category", cat);
+		TU_SU(d, m, "program_id", 5);
+		TU_SI(d, m, "flops", flops);
+		TU_SI(d, m, "bytes_accessed", bytes);
+	}
+	e = tu_event_add(l, m->id, t, dur);
+	return e;
+}
+
+static void test_async_and_impossible_rates(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *d = tu_plane_add(s, 0, "/device:TPU:0");
+	tu_line *ops = tu_line_add(d, 3, "XLA Ops", 0);
+	tu_line *async = tu_line_add(d, 4, "Async XLA Ops", 0);
+	tu_plane *te = tu_plane_add(s, 9, "Task Environment");
+	struct xt_analysis *an;
+	const struct xt_op_row *op;
+	int i;
+
+	(void)state;
+	TU_SD(d, d, "peak_teraflops_per_second", 100.0);          /* 1e14 FLOP/s */
+	TU_SD(d, d, "peak_hbm_bw_gigabytes_per_second", 1000.0);  /* 1e12 B/s */
+	TU_SU(te, te, "profile_start_time", 1000);
+	TU_SU(te, te, "profile_stop_time", 2000000);
+	for (i = 0; i < 3; i++) {
+		int64_t t = i * 1000000000ll; /* every ms */
+
+		/* A copy of 1e9 bytes: its start returns after 5 ns; the
+		 * transfer (Async XLA Ops) takes 2 ms: 3e9 bytes over 6 ms is
+		 * 5e11 B/s, half the 1e12 peak. */
+		xla_op(d, ops, "%copy-start.1 = (f32[], f32[]) copy-start(f32[] %p)", "copy-start.1", t,
+		       5000, "copy-start", 0, 1000000000);
+		{
+			tu_emeta_t *m = emeta2(d, "%copy-start.1 = (f32[], f32[]) copy-start(f32[] %p)",
+					       "async-copy");
+			if (m->n_stats == 0)
+				TU_SU(d, m, "program_id", 5);
+			tu_event_add(async, m->id, t, 2000000000ll); /* 2 ms */
+		}
+		xla_op(d, ops, "%copy-done.1 = f32[] copy-done(%copy-start.1)", "copy-done.1",
+		       t + 10000, 90000, "copy-done", 0, 1000000000);
+		/* 1e8 FLOPs and 1e6 bytes in 10 us: 1e13 FLOP/s (10%), 1e11 B/s */
+		xla_op(d, ops, "%fusion.1 = f32[] fusion()", "fusion.1", t + 200000, 10000000,
+		       "loop fusion", 100000000, 1000000);
+		/* 1e12 bytes in 1 ns: impossible */
+		xla_op(d, ops, "%fusion.2 = f32[] fusion()", "fusion.2", t + 20000000, 1000,
+		       "loop fusion", 0, 1000000000000ll);
+	}
+	an = tu_load_space(s, NULL);
+	op = tu_find_op(an, "copy-start.1", "5");
+	assert_int_equal(op->async, 1);
+	assert_int_equal(op->rate_ps, 6000000000ll);
+	assert_near(op->bytes_per_s, 3e9 / 6e-3); /* 5e11 B/s */
+	assert_near(op->hbm_bw_utilization, 0.5);
+	assert_int_equal(op->bound_by, XT_BOUND_MEMORY);
+	op = tu_find_op(an, "copy-done.1", "5");
+	assert_int_equal(op->async, 2);
+	assert_true(isnan(op->bytes_per_s));
+	assert_true(*op->rate_note);
+	op = tu_find_op(an, "fusion.1", "5");
+	assert_near(op->flops_per_s, 1e13);
+	assert_near(op->flops_utilization, 0.1);
+	assert_near(op->hbm_bw_utilization, 0.1);
+	assert_near(op->intensity, 100);
+	assert_int_equal(op->bound_by, XT_BOUND_COMPUTE);
+	op = tu_find_op(an, "fusion.2", "5");
+	assert_true(isnan(op->bytes_per_s));
+	assert_true(isnan(op->hbm_bytes_per_s));
+	assert_true(isnan(op->hbm_bw_utilization));
+	assert_int_equal(op->bound_by, XT_BOUND_UNKNOWN);
+	assert_non_null(strstr(op->rate_note, "peak"));
+	/* The device's peaks from its plane stats. */
+	assert_near(an->devices[0].peak_flops, 1e14);
+	assert_near(an->devices[0].peak_hbm_bw, 1e12);
+	assert_string_equal(an->devices[0].peak_source, "profile");
+}
+
+static void test_gpu_peaks_tables(void **state)
+{
+	static const struct {
+		int major, minor, cores;
+		double clock_khz;
+		const char *vendor;
+		double expect;
+	} cases[] = {
+		{ 7, 0, 80, 1530000, "Nvidia", 1024.0 * 80 * 1.53e9 },	/* V100 */
+		{ 9, 0, 132, 1980000, "Nvidia", 4096.0 * 132 * 1.98e9 }, /* H100 */
+		{ 12, 0, 100, 2000000, "Nvidia", 8192.0 * 100 * 2e9 },	/* newer: backs off */
+		{ 9, 4, 304, 2100000, "AMD", 2048.0 * 304 * 2.1e9 },	/* MI300X */
+		{ 8, 0, 304, 2100000, "AMD", NAN },			/* unknown AMD */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tu_space *s = tu_space_new();
+		tu_plane *g = tu_plane_add(s, 0, "/device:GPU:0");
+		struct xt_analysis *an;
+
+		TU_SU(g, g, "clock_rate", (uint64_t)cases[i].clock_khz);
+		TU_SU(g, g, "core_count", (uint64_t)cases[i].cores);
+		TU_SU(g, g, "compute_cap_major", (uint64_t)cases[i].major);
+		TU_SU(g, g, "compute_cap_minor", (uint64_t)cases[i].minor);
+		TU_SU(g, g, "memory_bandwidth", 2000000000000ull);
+		TU_SS(g, g, "device_vendor", cases[i].vendor);
+		tu_line_add(g, 1, "Stream #1(Compute)", 0);
+		an = tu_load_space(s, NULL);
+		if (isnan(cases[i].expect))
+			assert_true(isnan(an->devices[0].peak_flops));
+		else
+			assert_true(fabs(an->devices[0].peak_flops - cases[i].expect) < 1);
+		assert_near(an->devices[0].peak_hbm_bw, 2e12);
+	}
+}
+
+/* ---- time base ---- */
+
+static void test_time_base(void **state)
+{
+	/* An absolute epoch clock (picoseconds overflow int64 unless rebased),
+	 * with Task Environment's start 2 ms before the first line. */
+	const int64_t epoch = 1763900000000000000ll;
+	tu_space *s = tu_space_new();
+	tu_plane *d = tu_plane_add(s, 0, "/device:GPU:0");
+	tu_line *l = tu_line_add(d, 1, "Stream #1(Compute)", epoch);
+	tu_plane *te = tu_plane_add(s, 9, "Task Environment");
+	struct xt_trace *t;
+	struct xt_analysis *an;
+	const struct xt_line *ln;
+
+	(void)state;
+	tu_ev(d, l, "k", 3000, 500);
+	TU_SU(te, te, "profile_start_time", (uint64_t)(epoch - 2000000));
+	TU_SU(te, te, "profile_stop_time", (uint64_t)(epoch + 9000000));
+	an = tu_load_space(s, &t);
+	assert_int_equal(t->hosts[0].origin_kind, XT_ORIGIN_TASK_ENV);
+	ln = tu_find_line(tu_find_plane(&t->hosts[0], "/device:GPU:0"), "Stream #1(Compute)");
+	/* 2 ms + 3 ns after the profile start */
+	assert_int_equal(trace_rel_ps(t, xt_event_start(ln, &ln->ev[0])), 2000003000ll);
+	assert_int_equal(an->devices[0].span_ps, 500);
+
+	/* A raw monotonic clock (a PJRT plugin's XSpace): no Task Environment;
+	 * the first line is the start. */
+	s = tu_space_new();
+	d = tu_plane_add(s, 0, "/device:GPU:0");
+	l = tu_line_add(d, 1, "Stream #1(Compute)", 6083479400000000ll);
+	tu_ev(d, l, "k", 7000, 500);
+	l = tu_line_add(d, 2, "Stream #2(Compute)", 6083479400001000ll);
+	tu_ev(d, l, "k", 0, 500);
+	tu_load_space(s, &t);
+	assert_int_equal(t->hosts[0].origin_kind, XT_ORIGIN_FIRST_LINE);
+	ln = tu_find_line(tu_find_plane(&t->hosts[0], "/device:GPU:0"), "Stream #2(Compute)");
+	assert_int_equal(trace_rel_ps(t, xt_event_start(ln, &ln->ev[0])), 1000000);
+
+	/* Normalized timestamps (upstream's): times count from 0. */
+	s = tu_space_new();
+	d = tu_plane_add(s, 0, "/device:GPU:0");
+	l = tu_line_add(d, 1, "Stream #1(Compute)", 212990);
+	tu_ev(d, l, "k", 7000, 500);
+	te = tu_plane_add(s, 9, "Task Environment");
+	TU_SU(te, te, "profile_start_time", (uint64_t)epoch);
+	TU_SU(te, te, "profile_stop_time", (uint64_t)(epoch + 9000000000ll));
+	tu_load_space(s, &t);
+	assert_int_equal(t->hosts[0].origin_kind, XT_ORIGIN_NORMALIZED);
+	assert_int_equal(t->origin_ps, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TU_TEST(test_hlo_cost_model),
+		TU_TEST(test_hlo_malformed),
+		TU_TEST(test_command_buffer_attribution),
+		TU_TEST(test_async_and_impossible_rates),
+		TU_TEST(test_gpu_peaks_tables),
+		TU_TEST(test_time_base),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
