@@ -70,6 +70,8 @@ const struct key_binding key_bindings[] = {
 	{ '>', SCOPE_OPS, ACT_SORT_NEXT, ">", "sort by the next column", "Sort" },
 	{ '<', SCOPE_OPS, ACT_SORT_PREV, "<", "sort by the previous column", NULL },
 	{ 'p', SCOPE_OPS, ACT_GROUP, "p", "group by program and category, or list flat", "Group" },
+	{ ' ', SCOPE_OPS, ACT_FOLD, "Space", "show or hide the kernels an op launched (or fold a group)",
+	  "Kernels" },
 	{ '\\', SCOPE_OPS, ACT_FILTER, "\\", "filter ops by name (substring)", "Filter" },
 	{ KEY_F(4), SCOPE_OPS, ACT_FILTER, "F4", NULL, NULL },
 	{ KEY_RESIZE, 0, ACT_NONE, NULL, NULL, NULL },

@@ -1,9 +1,14 @@
 /*
  * view_ops: the op profile as a table whose columns are the report's
  * (model/op_columns.c), sortable by any column (< >), flat or grouped by
- * program and category (p; Enter folds a group), filtered by substring (\).
- * Enter on an op jumps to its longest run in the timeline.
+ * program and category (p; Enter folds a group; groups sort by the same
+ * column as ops), filtered by substring (\). Enter on an op jumps to its
+ * longest run in the timeline; Space shows the kernels it launched. A mark
+ * before a name says it came from the kernel's own name (inside a CUDA
+ * command buffer) or could not be found in the HLO; the line under the
+ * table says how the selected op was found and why a rate is missing.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,20 +22,19 @@
 #include "app.h"
 #include "term.h"
 
-enum row_kind { ROW_OP, ROW_PROGRAM, ROW_CATEGORY };
+enum row_kind { ROW_OP, ROW_PROGRAM, ROW_CATEGORY, ROW_KERNEL };
 
 struct row {
 	enum row_kind kind;
-	long op;              /* ROW_OP */
+	long op;              /* ROW_OP, ROW_KERNEL: the op */
+	long kernel;          /* ROW_KERNEL: index into the op's kernels */
 	struct xt_op_row agg; /* group rows: sums of their ops */
 };
 
 static struct app *sort_app;
 
-static int row_cmp(const void *x, const void *y)
+static int op_cmp_sorted(const struct xt_op_row *a, const struct xt_op_row *b)
 {
-	const struct xt_op_row *a = &sort_app->an->ops[*(const long *)x];
-	const struct xt_op_row *b = &sort_app->an->ops[*(const long *)y];
 	const struct op_column *c = &op_columns[sort_app->ops.sort];
 	int r = c->cmp(a, b);
 
@@ -39,35 +43,32 @@ static int row_cmp(const void *x, const void *y)
 	return r ? r : strcmp(a->name, b->name);
 }
 
-static int group_cmp(const void *x, const void *y)
+static int row_cmp(const void *x, const void *y)
 {
-	const struct xt_op_row *a = &sort_app->an->ops[*(const long *)x];
-	const struct xt_op_row *b = &sort_app->an->ops[*(const long *)y];
-	int r = strcmp(a->program, b->program);
-
-	if (!r)
-		r = strcmp(a->category, b->category);
-	return r ? r : row_cmp(x, y);
+	return op_cmp_sorted(&sort_app->an->ops[*(const long *)x],
+			     &sort_app->an->ops[*(const long *)y]);
 }
 
-static int folded(struct app *a, const char *prog, const char *cat)
+/* fold keys: 'G' program \1 category (a folded group), 'K' program \1 op
+ * (an op whose kernels are shown) */
+static int folded_key(struct app *a, char kind, const char *x, const char *y)
 {
-	char key[512];
+	char key[1024];
 	size_t i;
 
-	snprintf(key, sizeof(key), "%s%c%s", prog, 1, cat ? cat : "");
+	snprintf(key, sizeof(key), "%c%s%c%s", kind, x, 1, y ? y : "");
 	for (i = 0; i < a->ops.nfold; i++)
 		if (!strcmp(a->ops.folds[i], key))
 			return 1;
 	return 0;
 }
 
-static void toggle_fold(struct app *a, const char *prog, const char *cat)
+static void toggle_key(struct app *a, char kind, const char *x, const char *y)
 {
-	char key[512];
+	char key[1024];
 	size_t i;
 
-	snprintf(key, sizeof(key), "%s%c%s", prog, 1, cat ? cat : "");
+	snprintf(key, sizeof(key), "%c%s%c%s", kind, x, 1, y ? y : "");
 	for (i = 0; i < a->ops.nfold; i++) {
 		if (!strcmp(a->ops.folds[i], key)) {
 			free(a->ops.folds[i]);
@@ -77,6 +78,27 @@ static void toggle_fold(struct app *a, const char *prog, const char *cat)
 	}
 	a->ops.folds = xreallocarray(a->ops.folds, a->ops.nfold + 1, sizeof(char *));
 	a->ops.folds[a->ops.nfold++] = xstrdup(key);
+}
+
+static int folded(struct app *a, const char *prog, const char *cat)
+{
+	return folded_key(a, 'G', prog, cat);
+}
+
+static void toggle_fold(struct app *a, const char *prog, const char *cat)
+{
+	toggle_key(a, 'G', prog, cat);
+}
+
+/* A group row's figures: sums of its ops; rates of a mix of ops would be
+ * neither any op's nor meaningful, so they are absent. */
+static void agg_init(struct xt_op_row *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->flops_per_s = g->bytes_per_s = g->hbm_bytes_per_s = NAN;
+	g->flops_utilization = g->hbm_bw_utilization = g->intensity = NAN;
+	g->rate_note = "";
+	g->parent = "";
 }
 
 static void agg_add(struct xt_op_row *g, const struct xt_op_row *o)
@@ -91,11 +113,97 @@ static void agg_add(struct xt_op_row *g, const struct xt_op_row *o)
 	g->has_bytes |= o->has_bytes;
 }
 
+struct group {
+	const char *key;   /* program, or category within a program */
+	struct xt_op_row agg;
+	long *ops;
+	size_t n;
+};
+
+static int group_cmp(const void *x, const void *y)
+{
+	const struct group *a = x, *b = y;
+
+	return op_cmp_sorted(&a->agg, &b->agg);
+}
+
+/* Groups idx[0..k) by `program` (level 0) or `category` (level 1), each
+ * group's ops sorted, the groups sorted by their sums on the same key. */
+static struct group *group_by(struct app *a, const long *idx, size_t k, int level, size_t *ng)
+{
+	struct group *g = NULL;
+	size_t n = 0, cap = 0, i, j;
+
+	for (i = 0; i < k; i++) {
+		const struct xt_op_row *o = &a->an->ops[idx[i]];
+		const char *key = level ? o->category : o->program;
+
+		for (j = 0; j < n; j++)
+			if (!strcmp(g[j].key, key))
+				break;
+		if (j == n) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				g = xreallocarray(g, cap, sizeof(*g));
+			}
+			g[n].key = key;
+			agg_init(&g[n].agg);
+			g[n].agg.name = level ? o->category : (o->program[0] ? o->program : "(no program)");
+			g[n].agg.program = o->program;
+			g[n].agg.category = level ? o->category : "";
+			g[n].ops = xmalloc(k * sizeof(long));
+			g[n].n = 0;
+			n++;
+		}
+		agg_add(&g[j].agg, o);
+		g[j].ops[g[j].n++] = idx[i];
+	}
+	for (j = 0; j < n; j++)
+		qsort(g[j].ops, g[j].n, sizeof(long), row_cmp);
+	if (n > 1)
+		qsort(g, n, sizeof(*g), group_cmp);
+	*ng = n;
+	return g;
+}
+
+static void groups_free(struct group *g, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(g[i].ops);
+	free(g);
+}
+
+/* Appends op rows (and, when expanded, their kernels). */
+static size_t push_op(struct app *a, struct row *rows, size_t n, long op)
+{
+	const struct xt_op_row *o = &a->an->ops[op];
+	size_t k;
+
+	rows[n++] = (struct row){ ROW_OP, op, -1, { 0 } };
+	if (o->nkernels && folded_key(a, 'K', o->program, o->name))
+		for (k = 0; k < o->nkernels; k++)
+			rows[n++] = (struct row){ ROW_KERNEL, op, (long)k, { 0 } };
+	return n;
+}
+
+/* Room for every visible row. */
+static size_t rows_cap(const struct app *a)
+{
+	size_t i, n = 1;
+
+	for (i = 0; i < a->an->nops; i++)
+		n += 3 + a->an->ops[i].nkernels;
+	return n;
+}
+
 /* The visible rows, rebuilt on every draw (ops number in the thousands). */
 static size_t build_rows(struct app *a, struct row *rows)
 {
 	long *idx = xmalloc((a->an->nops ? a->an->nops : 1) * sizeof(long));
-	size_t n = 0, k = 0, i;
+	size_t n = 0, k = 0, i, np, nc, p, c, j;
+	struct group *pg;
 
 	for (i = 0; i < a->an->nops; i++) {
 		const struct xt_op_row *o = &a->an->ops[i];
@@ -106,56 +214,126 @@ static size_t build_rows(struct app *a, struct row *rows)
 		idx[k++] = (long)i;
 	}
 	sort_app = a;
-	qsort(idx, k, sizeof(long), a->ops.grouped ? group_cmp : row_cmp);
 	if (!a->ops.grouped) {
+		qsort(idx, k, sizeof(long), row_cmp);
 		for (i = 0; i < k; i++)
-			rows[n++] = (struct row){ ROW_OP, idx[i], { 0 } };
+			n = push_op(a, rows, n, idx[i]);
 		free(idx);
 		return n;
 	}
-	for (i = 0; i < k;) {
-		const struct xt_op_row *o = &a->an->ops[idx[i]];
-		size_t pg = n, j = i;
+	/* Programs, then categories within each, then ops: every level in
+	 * the order of the sort column, as the footer says. */
+	pg = group_by(a, idx, k, 0, &np);
+	for (p = 0; p < np; p++) {
+		struct group *cg;
+		int pf = folded(a, pg[p].agg.program, NULL);
 
-		rows[n++] = (struct row){ ROW_PROGRAM, idx[i], { 0 } };
-		rows[pg].agg.name = o->program[0] ? o->program : "(no program)";
-		rows[pg].agg.program = o->program;
-		while (j < k && !strcmp(a->an->ops[idx[j]].program, o->program)) {
-			const struct xt_op_row *c = &a->an->ops[idx[j]];
-			size_t cg = n, m = j;
-			int pf = folded(a, o->program, NULL);
-
-			if (!pf)
-				n++;
-			rows[cg] = (struct row){ ROW_CATEGORY, idx[j], { 0 } };
-			rows[cg].agg.name = c->category;
-			rows[cg].agg.program = c->program;
-			rows[cg].agg.category = c->category;
-			while (m < k && !strcmp(a->an->ops[idx[m]].program, o->program) &&
-			       !strcmp(a->an->ops[idx[m]].category, c->category)) {
-				agg_add(&rows[pg].agg, &a->an->ops[idx[m]]);
-				if (!pf)
-					agg_add(&rows[cg].agg, &a->an->ops[idx[m]]);
-				if (!pf && !folded(a, c->program, c->category))
-					rows[n++] = (struct row){ ROW_OP, idx[m], { 0 } };
-				m++;
-			}
-			j = m;
+		rows[n] = (struct row){ ROW_PROGRAM, pg[p].ops[0], -1, pg[p].agg };
+		n++;
+		if (pf)
+			continue;
+		cg = group_by(a, pg[p].ops, pg[p].n, 1, &nc);
+		for (c = 0; c < nc; c++) {
+			rows[n] = (struct row){ ROW_CATEGORY, cg[c].ops[0], -1, cg[c].agg };
+			n++;
+			if (folded(a, pg[p].agg.program, cg[c].agg.category))
+				continue;
+			for (j = 0; j < cg[c].n; j++)
+				n = push_op(a, rows, n, cg[c].ops[j]);
 		}
-		i = j;
+		groups_free(cg, nc);
 	}
+	groups_free(pg, np);
 	free(idx);
 	return n;
 }
 
+/* What the NAME cell says about how the op was found. */
+static const char *attr_mark(const struct xt_op_row *o)
+{
+	switch (o->attr) {
+	case XT_ATTR_KERNEL_NAME:
+	case XT_ATTR_KERNEL_NAME_UNCHECKED:
+		return term.ascii ? "~" : "\xe2\x89\x88"; /* named from its kernel */
+	case XT_ATTR_UNRESOLVED:
+		return "?";
+	default:
+		return "";
+	}
+}
+
+/* The footer line about the selected row: how its op was found, where its
+ * FLOPs came from, why a rate is missing. */
+static void describe(const struct app *a, const struct row *r, char *buf, size_t n)
+{
+	const struct xt_op_row *o;
+	char b1[32], b2[32];
+
+	if (r->kind == ROW_PROGRAM || r->kind == ROW_CATEGORY) {
+		snprintf(buf, n, " %s: %s of self time (Enter folds)", r->agg.name,
+			 fmt_ps(b1, sizeof(b1), r->agg.self_ps));
+		return;
+	}
+	o = &a->an->ops[r->op];
+	if (r->kind == ROW_KERNEL) {
+		const struct xt_op_kernel *k = &o->kernels[r->kernel];
+
+		snprintf(buf, n, " kernel %s: %s launches, %s", k->name,
+			 fmt_count(b1, sizeof(b1), k->occurrences), fmt_ps(b2, sizeof(b2), k->total_ps));
+		return;
+	}
+	switch (o->attr) {
+	case XT_ATTR_KERNEL_NAME:
+		snprintf(buf, n, " in %s, named from its kernel (found in the HLO): %s", o->parent,
+			 o->name);
+		break;
+	case XT_ATTR_KERNEL_NAME_UNCHECKED:
+		snprintf(buf, n, " in %s, named from its kernel (no HLO to check): %s", o->parent,
+			 o->name);
+		break;
+	case XT_ATTR_UNRESOLVED:
+		snprintf(buf, n, " op %s is not in the HLO; listed by kernel name: %s", o->parent,
+			 o->name);
+		break;
+	case XT_ATTR_TF_OP:
+		snprintf(buf, n, " TensorFlow op %s of type %s", o->name, o->category);
+		break;
+	default:
+		snprintf(buf, n, " %s%s%s", o->name, o->program[0] ? " in " : "", o->program);
+		break;
+	}
+	if (*o->rate_note)
+		snprintf(buf + strlen(buf), n - strlen(buf), "; rates: %s", o->rate_note);
+	else if (o->cost_src)
+		snprintf(buf + strlen(buf), n - strlen(buf), "; FLOPs from %s",
+			 o->cost_src & XT_COST_PROFILE ? "the profile" : "the HLO cost model");
+	if (o->nkernels)
+		snprintf(buf + strlen(buf), n - strlen(buf), "; %zu kernel%s (Space)", o->nkernels,
+			 o->nkernels == 1 ? "" : "s");
+}
+
 static void ops_draw(struct app *a, int y, int h)
 {
-	struct row *rows = xmalloc((a->an->nops * 3 + 1) * sizeof(*rows));
+	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
 	size_t n = build_rows(a, rows), c, k;
 	char cell[512], line[1024];
 	int x, row, show[16];
 
 	op_columns_fit(a->cols, 24, show);
+	/* Columns no op has a value for give their room to the names. */
+	op_columns_blank(show, a->an->ops, a->an->nops);
+	for (c = 0; c < op_ncolumns; c++) {
+		int used = 0;
+		size_t j;
+
+		for (j = 0; j < op_ncolumns; j++)
+			if (show[j] && op_columns[j].width)
+				used += op_columns[j].width + 1;
+		if (!show[c] && op_columns[c].width && op_columns[c].drop &&
+		    !op_column_blank(c, a->an->ops, a->an->nops) &&
+		    a->cols - used - op_columns[c].width - 1 >= 24)
+			show[c] = 1;
+	}
 	if (!show[a->ops.sort]) {
 		/* The sort column stays visible: it takes the place of the
 		 * widest other optional column. */
@@ -194,12 +372,29 @@ static void ops_draw(struct app *a, int y, int h)
 		a->ops.top = a->ops.sel;
 	if (a->ops.sel >= a->ops.top + (h - 2))
 		a->ops.top = a->ops.sel - (h - 2) + 1;
-	for (k = (size_t)a->ops.top, row = y + 1; k < n && row < y + h - 1; k++, row++) {
-		const struct xt_op_row *o = rows[k].kind == ROW_OP ? &a->an->ops[rows[k].op]
-								    : &rows[k].agg;
+	if (a->ops.sel >= a->ops.top + (h - 3))
+		a->ops.top = a->ops.sel - (h - 3) + 1;
+	for (k = (size_t)a->ops.top, row = y + 1; k < n && row < y + h - 2; k++, row++) {
+		const struct xt_op_row *o = rows[k].kind == ROW_OP || rows[k].kind == ROW_KERNEL
+						    ? &a->an->ops[rows[k].op]
+						    : &rows[k].agg;
 		int attr = (long)k == a->ops.sel ? term_attr(ROLE_SELECT)
+			   : rows[k].kind == ROW_KERNEL ? term_attr(ROLE_DIM)
 			   : rows[k].kind != ROW_OP ? (int)(term_attr(ROLE_TEXT) | A_BOLD)
 						    : term_attr(ROLE_TEXT);
+
+		if (rows[k].kind == ROW_KERNEL) {
+			/* A kernel beneath its op: its launches and time. */
+			const struct xt_op_kernel *kr = &o->kernels[rows[k].kernel];
+			char b1[32], b2[32];
+
+			snprintf(line, sizeof(line), "%*s %*s launches  %s kernel %s",
+				 op_columns[0].width, fmt_ps(b1, sizeof(b1), kr->total_ps), 9,
+				 fmt_count(b2, sizeof(b2), kr->occurrences),
+				 term.ascii ? "->" : "\xe2\x86\xb3", kr->name);
+			ui_put(row, 0, a->cols, attr, line, 1);
+			continue;
+		}
 
 		for (c = 0, x = 0; c < op_ncolumns && x < a->cols; c++) {
 			const struct op_column *col = &op_columns[c];
@@ -219,6 +414,11 @@ static void ops_draw(struct app *a, int y, int h)
 				const char *ind = "";
 				char fold[16];
 
+				if (rows[k].kind == ROW_OP && *attr_mark(o)) {
+					snprintf(fold, sizeof(fold), "%s%s ", a->ops.grouped ? "      " : "",
+						 attr_mark(o));
+					ind = fold;
+				}
 				if (rows[k].kind == ROW_PROGRAM || rows[k].kind == ROW_CATEGORY) {
 					int f = folded(a, rows[k].agg.program,
 						       rows[k].kind == ROW_CATEGORY ? rows[k].agg.category
@@ -229,7 +429,7 @@ static void ops_draw(struct app *a, int y, int h)
 						 f ? term.g.fold_closed : term.g.fold_open);
 					ind = fold;
 					snprintf(cell, sizeof(cell), "%s", rows[k].agg.name);
-				} else if (a->ops.grouped) {
+				} else if (a->ops.grouped && !*attr_mark(o)) {
 					ind = "      ";
 				}
 				snprintf(line, sizeof(line), "%s%s", ind, cell);
@@ -244,6 +444,11 @@ static void ops_draw(struct app *a, int y, int h)
 			x += ui_put(row, x, 1, attr, " ", 1);
 		}
 	}
+	if (a->ops.sel >= 0 && (size_t)a->ops.sel < n)
+		describe(a, &rows[a->ops.sel], line, sizeof(line));
+	else
+		line[0] = '\0';
+	ui_put(y + h - 2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
 	snprintf(line, sizeof(line), " %zu %s of %zu ops%s%s%s   sorted by %s   %s", n,
 		 a->ops.grouped ? "rows" : "shown", a->an->nops, a->ops.filter[0] ? ", filter '" : "",
 		 a->ops.filter, a->ops.filter[0] ? "'" : "", op_columns[a->ops.sort].name,
@@ -319,7 +524,7 @@ static unsigned ops_act(struct app *a, enum action act)
 		a->ops.sel = 0;
 		break;
 	case ACT_END:
-		a->ops.sel = (long)a->an->nops * 3;
+		a->ops.sel = (long)rows_cap(a);
 		break;
 	case ACT_SORT_NEXT:
 		a->ops.sort = (a->ops.sort + 1) % (int)op_ncolumns;
@@ -331,18 +536,30 @@ static unsigned ops_act(struct app *a, enum action act)
 		a->ops.grouped = !a->ops.grouped;
 		a->ops.sel = a->ops.top = 0;
 		break;
-	case ACT_ENTER: {
-		struct row *rows = xmalloc((a->an->nops * 3 + 1) * sizeof(*rows));
+	case ACT_ENTER:
+	case ACT_FOLD: {
+		struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
 		size_t n = build_rows(a, rows);
 
 		if (a->ops.sel >= 0 && (size_t)a->ops.sel < n) {
 			struct row *r = &rows[a->ops.sel];
+			const struct xt_op_row *o = &a->an->ops[r->op];
 
-			if (r->kind == ROW_OP)
-				jump_longest(a, &a->an->ops[r->op]);
-			else
+			if (r->kind == ROW_PROGRAM || r->kind == ROW_CATEGORY)
 				toggle_fold(a, r->agg.program,
 					    r->kind == ROW_CATEGORY ? r->agg.category : NULL);
+			else if (act == ACT_ENTER && r->kind == ROW_OP)
+				jump_longest(a, o);
+			else if (o->nkernels)
+				/* Space on an op or one of its kernels: show or
+				 * hide the kernels it launched. */
+				toggle_key(a, 'K', o->program, o->name);
+			else
+				app_status(a, 0, "%s launched no kernels (not a GPU op)", o->name);
+			if (r->kind == ROW_KERNEL && !folded_key(a, 'K', o->program, o->name)) {
+				/* Hidden under the cursor: select the op. */
+				a->ops.sel -= r->kernel + 1;
+			}
 		}
 		free(rows);
 		break;
