@@ -159,9 +159,14 @@ keys p
 check "group: p groups by program and category" \
 	'has "grouped by program, category" && has "▾ jit_train_step" && grep -q "^ .*  ▾ convolution" "$TMP/screen"' \
 	"no program/category rows"
+check "group: programs sort by the sort key (jit_train_step, 99.8%, before jit_init_params)" \
+	'line 3 | grep -q "▾ jit_train_step"' "groups not in SELF order (alphabetical?)"
+check "group: categories sort by it too (convolution 41% before all-reduce 21%, not a-z)" \
+	'line 4 | grep -q "▾ convolution" && grep -q "▾ all-reduce" "$TMP/screen"' \
+	"categories not in SELF order"
 keys Enter
 check "group: Enter folds the program row under the cursor" \
-	'has "▸ jit_init_params" && ! has "broadcast.1"' "jit_init_params not folded"
+	'has "▸ jit_train_step" && ! has "convolution.11"' "jit_train_step not folded"
 keys Enter p
 check "group: p again lists flat" 'has "(p: group)" && ! has "▾ jit_"' "still grouped"
 keys '\'
