@@ -96,7 +96,7 @@ static void test_roundtrip_fixtures(void **state)
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct xt_trace *a = tu_read(files[i]), *b;
 		const char *out = tu_fmt("%s/f%zu.xplane.pb", dir, i);
-		struct xplane_write_opts o = { "saved-host", 1000, 2000 };
+		struct xplane_write_opts o = { "saved-host", 1000, 2000, 0 };
 		struct xt_error err;
 		int had_env = 0;
 		size_t p;

@@ -1,0 +1,41 @@
+/*
+ * launch: starting a workload with the xtop agent preloaded, for `xtop run`
+ * (which becomes the workload: same PID, terminal and exit status) and
+ * `xtop --attach -- CMD` (a child in its own session, its output in a log
+ * file, since the viewer owns the terminal).
+ *
+ * libxtop-agent.so is looked for in $XTOP_AGENT, next to the xtop binary
+ * (the build directory), then in ../lib/xtop/ (an install under PREFIX). It
+ * is appended to any LD_PRELOAD already set, so a preload that must come
+ * first (a sanitizer runtime, a memory allocator) still does.
+ */
+#ifndef XT_LAUNCH_H
+#define XT_LAUNCH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "../util/error.h"
+
+/* Finds libxtop-agent.so; buf gets its absolute path. Returns 0, or
+ * XT_ENOENT with err saying where it looked. */
+int launch_agent_path(char *buf, size_t n, struct xt_error *err);
+
+/* The LD_PRELOAD value for agent: the current one with agent appended
+ * (unless already there). Returns a malloc'd string. Can't fail. */
+char *launch_preload_value(const char *agent);
+
+/* Replaces this process with argv[0] (searched in PATH) run with the agent.
+ * Returns only on failure: a negative XT_E* with err. */
+int launch_exec(char *const argv[], struct xt_error *err);
+
+/*
+ * Starts argv with the agent as a child in a new session, stdin from
+ * /dev/null, stdout and stderr appended to <logdir>/xtop-run-PID.log (log
+ * gets that path). Returns the child's PID, or a negative XT_E* with err
+ * (no agent, the command cannot be executed).
+ */
+pid_t launch_spawn(char *const argv[], const char *logdir, char *log, size_t n,
+		   struct xt_error *err);
+
+#endif
