@@ -149,4 +149,6 @@ format:
 clean:
 	rm -rf build build-asan
 
+include mk/agent.mk
+
 -include $(CORE_OBJ:.o=.d) $(UI_OBJ:.o=.d) $(CAP_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
