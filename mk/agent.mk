@@ -35,7 +35,7 @@ $(O)/libxtop-agent.so: $(AGENT_PIC)
 # Built with the build's own CC and flags: in the ASan build the workload is
 # an ASan program, so the ASan-built agent and plugin can be loaded into it.
 AGENT_TESTS := $(O)/tests/agent/fake_pjrt.so $(O)/tests/agent/workload \
-               $(O)/tests/agent/workload-static
+               $(O)/tests/agent/workload-static $(O)/tests/agent/idle
 
 tests: $(AGENT_TESTS)
 
@@ -52,6 +52,10 @@ $(O)/tests/agent/workload-static: tests/agent/workload.c include/xtop/trace.h $(
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -Iinclude $(LDFLAGS) -o $@ $< \
 	    $(O)/libxtop-trace.a -ldl -pthread
+
+$(O)/tests/agent/idle: tests/agent/idle.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< -ldl
 
 # Unit tests that need the libraries' objects (explicit rules win over the
 # Makefile's pattern rule for tests/unit/test_*.c).

@@ -172,10 +172,16 @@ static uint64_t wall_ns(void)
  * the news, with how it ended. */
 static void check_death(struct capture_job *j)
 {
-	char how[160];
+	char how[160], dir[256], *slash;
 	int crashed;
 
-	if (!j->tg->pid || !workload_ended(j->tg->pid, 2000, how, sizeof(how), &crashed))
+	/* An agent's socket directory also holds xtop run's exit records. */
+	snprintf(dir, sizeof(dir), "%s", j->tg->be == &capture_backend_agent ? j->tg->addr : "");
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (!j->tg->pid ||
+	    !workload_ended(j->tg->pid, 2000, dir[0] ? dir : NULL, how, sizeof(how), &crashed))
 		return;
 	snprintf(j->msg, sizeof(j->msg), "%.100s: the workload (PID %d) died during the capture: %s%s",
 		 j->tg->label, (int)j->tg->pid, how,

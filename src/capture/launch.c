@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,15 +90,105 @@ static int prepare_env(struct xt_error *err)
 	return 0;
 }
 
-int launch_exec(char *const argv[], struct xt_error *err)
-{
-	int rc = prepare_env(err);
+static volatile sig_atomic_t run_child;
 
+static void pass_on(int sig)
+{
+	if (run_child > 0)
+		kill((pid_t)run_child, sig);
+}
+
+/* Records how pid ended, where xtop capture looks when its socket closes. */
+static void write_exit(pid_t pid, int status)
+{
+	char dir[256], path[320], tmp[340], line[64];
+	int fd, k;
+
+	if (workload_exit_dir(dir, sizeof(dir)) < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/agent-%d.exit", dir, (int)pid);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	k = snprintf(line, sizeof(line), "%d\n", status);
+	if (write(fd, line, (size_t)k) == k && close(fd) == 0)
+		rename(tmp, path);
+	else
+		unlink(tmp);
+}
+
+int launch_run(char *const argv[], int quiet, struct xt_error *err)
+{
+	static const int passed[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+	int pfd[2], child_errno = 0, status = 0, rc;
+	struct sigaction sa;
+	pid_t pid;
+	ssize_t k;
+	size_t i;
+
+	rc = prepare_env(err);
 	if (rc < 0)
 		return rc;
-	execvp(argv[0], argv);
-	return xt_error_set(err, errno == ENOENT ? XT_ENOENT : XT_EIO, "cannot run %s: %s", argv[0],
-			    strerror(errno));
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		execvp(argv[0], argv);
+		child_errno = errno;
+		if (write(pfd[1], &child_errno, sizeof(child_errno)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		return xt_error_set(err, XT_EIO, "cannot fork: %s", strerror(errno));
+	}
+	do
+		k = read(pfd[0], &child_errno, sizeof(child_errno));
+	while (k < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (k == (ssize_t)sizeof(child_errno)) {
+		waitpid(pid, NULL, 0);
+		return xt_error_set(err, child_errno == ENOENT ? XT_ENOENT : XT_EIO,
+				    "cannot run %s: %s", argv[0], strerror(child_errno));
+	}
+	workload_forget_exit(pid);
+	run_child = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = pass_on;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		sigaction(passed[i], &sa, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	if (!quiet)
+		fprintf(stderr,
+			"xtop: PID %d runs %s with the xtop agent (capture: xtop capture %d, view: "
+			"xtop --attach %d)\n",
+			(int)pid, argv[0], (int)pid, (int)pid);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	write_exit(pid, status);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	/* End as the workload did, for the shell and scripts (no core of
+	 * our own). */
+	{
+		struct rlimit no = { 0, 0 };
+		int sig = WTERMSIG(status);
+		sigset_t one;
+
+		setrlimit(RLIMIT_CORE, &no);
+		signal(sig, SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+		return 128 + sig;
+	}
 }
 
 pid_t launch_spawn(char *const argv[], const char *logdir, char *log, size_t n,

@@ -1,8 +1,10 @@
 /*
  * launch: starting a workload with the xtop agent preloaded, for `xtop run`
- * (which becomes the workload: same PID, terminal and exit status) and
- * `xtop --attach -- CMD` (a child in its own session, its output in a log
- * file, since the viewer owns the terminal).
+ * (the workload is its child, in the same terminal; xtop run waits for it,
+ * passes on the signals meant for it, records how it ended for `xtop
+ * capture` and ends the same way) and `xtop --attach -- CMD` (a child in its
+ * own session, its output in a log file, since the viewer owns the
+ * terminal).
  *
  * libxtop-agent.so is looked for in $XTOP_AGENT, next to the xtop binary
  * (the build directory), then in ../lib/xtop/ (an install under PREFIX). It
@@ -25,9 +27,16 @@ int launch_agent_path(char *buf, size_t n, struct xt_error *err);
  * (unless already there). Returns a malloc'd string. Can't fail. */
 char *launch_preload_value(const char *agent);
 
-/* Replaces this process with argv[0] (searched in PATH) run with the agent.
- * Returns only on failure: a negative XT_E* with err. */
-int launch_exec(char *const argv[], struct xt_error *err);
+/*
+ * Runs argv[0] (searched in PATH) with the agent as a child, says its PID on
+ * stderr (unless quiet), and waits for it. SIGINT and SIGQUIT are left to
+ * the child (the terminal sends them to both), SIGTERM, SIGHUP, SIGUSR1 and
+ * SIGUSR2 are passed on. When it ends, how is written to
+ * <socket dir>/agent-PID.exit (workload_ended() reads it), and the return
+ * value is its exit status, or it dies of the same signal. Returns a
+ * negative XT_E* with err when it cannot start.
+ */
+int launch_run(char *const argv[], int quiet, struct xt_error *err);
 
 /*
  * Starts argv with the agent as a child in a new session, stdin from

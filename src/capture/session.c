@@ -60,7 +60,7 @@ int capture_session_launch(struct capture_session *s, char *const argv[],
 	for (waited = 0;; waited += 20) {
 		char path[256];
 
-		if (workload_ended(s->child, 0, how, sizeof(how), &crashed)) {
+		if (workload_ended(s->child, 0, NULL, how, sizeof(how), &crashed)) {
 			s->child_ended = 1;
 			return xt_error_set(err, XT_EIO, "%s ended before xtop could attach: %s (its output is in %s)",
 					    argv[0], how, s->child_log);
@@ -201,7 +201,7 @@ int capture_session_poll_child(struct capture_session *s)
 	char how[160];
 	int crashed;
 
-	if (!s->child || s->child_ended || !workload_ended(s->child, 0, how, sizeof(how), &crashed))
+	if (!s->child || s->child_ended || !workload_ended(s->child, 0, NULL, how, sizeof(how), &crashed))
 		return 0;
 	s->child_ended = 1;
 	snprintf(s->summary, sizeof(s->summary), "the workload (PID %d) %s; its output is in %.700s",

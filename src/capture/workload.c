@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../agent/agent_proto.h"
 
 #define MAX_CHILDREN 8
 
@@ -105,9 +108,73 @@ static int proc_state(pid_t pid, int *status)
 	return 1;
 }
 
-int workload_ended(pid_t pid, int wait_ms, char *desc, size_t n, int *crashed)
+int workload_exit_dir(char *dir, size_t n)
 {
-	int waited = 0;
+	struct stat st;
+
+	if (agent_socket_dir(dir, n, getenv("XDG_RUNTIME_DIR"), (unsigned)geteuid()) < 0)
+		return -1;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -1;
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077))
+		return -1;
+	return 0;
+}
+
+void workload_forget_exit(pid_t pid)
+{
+	char dir[256], path[320];
+
+	if (workload_exit_dir(dir, sizeof(dir)) == 0) {
+		snprintf(path, sizeof(path), "%s/agent-%d.exit", dir, (int)pid);
+		unlink(path);
+	}
+}
+
+/* The wait status xtop run recorded for pid in dir, if fresh and ours. */
+static int exit_file(const char *dir, pid_t pid, int *status)
+{
+	char path[320], buf[32];
+	struct stat st;
+	int fd;
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "%s/agent-%d.exit", dir, (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	/* A record older than two minutes is of another process. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    time(NULL) - st.st_mtime > 120) {
+		close(fd);
+		return 0;
+	}
+	k = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (k <= 0)
+		return 0;
+	buf[k] = '\0';
+	*status = (int)strtol(buf, NULL, 10);
+	return 1;
+}
+
+static int recorded(pid_t pid, const char *hint, int *status)
+{
+	char dir[256];
+
+	if (hint && exit_file(hint, pid, status))
+		return 1;
+	if (agent_socket_dir(dir, sizeof(dir), getenv("XDG_RUNTIME_DIR"), (unsigned)geteuid()) == 0 &&
+	    exit_file(dir, pid, status))
+		return 1;
+	return agent_socket_dir(dir, sizeof(dir), NULL, (unsigned)geteuid()) == 0 &&
+	       exit_file(dir, pid, status);
+}
+
+int workload_ended(pid_t pid, int wait_ms, const char *hint, char *desc, size_t n, int *crashed)
+{
+	int waited = 0, gone = -1;
 
 	*crashed = 0;
 	if (pid <= 0) {
@@ -126,10 +193,19 @@ int workload_ended(pid_t pid, int wait_ms, char *desc, size_t n, int *crashed)
 			describe(status, desc, n, crashed);
 			return 1;
 		} else if (st == 1) {
-			snprintf(desc, n, "exited");
-			return 1;
+			/* Reaped: xtop run's record, which follows within moments. */
+			if (recorded(pid, hint, &status)) {
+				describe(status, desc, n, crashed);
+				return 1;
+			}
+			if (gone < 0)
+				gone = waited;
+			if (waited - gone >= 1000 || waited >= wait_ms) {
+				snprintf(desc, n, "exited");
+				return 1;
+			}
 		}
-		if (waited >= wait_ms)
+		if (waited >= wait_ms && gone < 0)
 			return 0;
 		usleep(20000);
 		waited += 20;

@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../capture/launch.h"
 #include "options.h"
@@ -23,7 +22,8 @@ static void usage(FILE *f)
 		      "`xtop capture PID` and `xtop --attach PID` can profile it without a profiler\n"
 		      "server: the agent drives the profiler of every PJRT plugin CMD loads (JAX's\n"
 		      "GPU and TPU plugins) and collects what CMD records with libxtop-trace.\n"
-		      "CMD keeps this process: its PID, terminal, signals and exit status.",
+		      "xtop run waits for CMD, passes on the signals meant for it, and ends as it\n"
+		      "ends (its exit status or signal), which xtop capture then reports.",
 		      run_options);
 }
 
@@ -57,14 +57,10 @@ int run_main(int argc, char **argv)
 		fprintf(stderr, "xtop: run needs a command: xtop run -- CMD [ARGS...]\n");
 		return 2;
 	}
-	if (!quiet) {
-		fprintf(stderr,
-			"xtop: PID %d runs %s with the xtop agent (capture: xtop capture %d, view: xtop "
-			"--attach %d)\n",
-			(int)getpid(), argv[i], (int)getpid(), (int)getpid());
-		fflush(stderr);
+	i = launch_run(argv + i, quiet, &err);
+	if (i < 0) {
+		fprintf(stderr, "xtop: %s\n", err.msg);
+		return 127;
 	}
-	launch_exec(argv + i, &err);
-	fprintf(stderr, "xtop: %s\n", err.msg);
-	return 127;
+	return i;
 }

@@ -1,7 +1,7 @@
 /*
- * run_cmd: `xtop run [options] -- CMD [ARGS...]` — becomes CMD (same PID,
- * terminal, signals and exit status) with the xtop agent preloaded, after
- * saying on stderr which PID to capture. stdout stays the workload's.
+ * run_cmd: `xtop run [options] -- CMD [ARGS...]` — runs CMD with the xtop
+ * agent preloaded, says on stderr which PID to capture, and waits for it,
+ * ending as it ends (launch_run). stdout stays the workload's.
  */
 #ifndef XT_RUN_CMD_H
 #define XT_RUN_CMD_H
