@@ -308,6 +308,17 @@ bad=$(nm -D --undefined-only "$O/libxtop-agent.so" | awk '{print $2}' | sed 's/@
 [ -z "$bad" ] && ok "libxtop-agent.so links no exit, abort, signal or stdio output function" ||
 	fail "agent symbols" "$bad"
 
+# The public header is valid C++ too (Rust and Swift bind the C functions).
+if command -v c++ >/dev/null 2>&1; then
+	if c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only -Iinclude tests/agent/cxx_api.cc 2>"$TMP/cxx"; then
+		ok "include/xtop/trace.h compiles as C++ (xtop::Trace, xtop::Step)"
+	else
+		fail "C++ header" "$(head -c 300 "$TMP/cxx")"
+	fi
+else
+	skip "C++ header" "no C++ compiler"
+fi
+
 # 12. A workload that exits normally (under ASan: with LeakSanitizer's
 # check of the agent) after a capture; its socket goes with it.
 run_w "$W" --plugin "$FAKE,$FX" --exit-after 2500 || fail "exit" "no socket"
