@@ -5,8 +5,9 @@
 # (hostnames; a Task Environment plane when the profile's times are dates).
 . tests/e2e/lib.sh
 
-T="tmux -L xtop-save-$$ -f /dev/null"
-trap '$T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+K=0
+T="tmux -L xtop-save-$$-$K -f /dev/null"
+trap 'for k in $(seq 0 $K); do tmux -L xtop-save-$$-$k kill-server 2>/dev/null; done; rm -rf "$TMP"' EXIT
 if have_fixtures; then
 	TPU=$(cd "$FIX/jax-tpu-v6e-4chip" && pwd)/tpu_inference_2.xplane.pb
 	V100=$(cd "$FIX/tf-gpu-v100-2host" && pwd)/34.83.195.179_6003.xplane.pb
@@ -31,7 +32,11 @@ tmux_wait() { # tmux_wait TEXT: polls the pane for TEXT (10 s)
 view() {
 	dir=$1 envs=$2
 	shift 2
+	# A new tmux server each time: one killed a moment ago may still be
+	# going away under its socket name.
 	$T kill-server 2>/dev/null
+	K=$((K + 1))
+	T="tmux -L xtop-save-$$-$K -f /dev/null"
 	$T new-session -d -x 200 -y 30 -c "$dir" "env LC_ALL=C.UTF-8 TERM=screen-256color $envs $XT $*; echo EXIT=\$?; sleep 30"
 	tmux_wait "? for help" || fail "viewer" "did not start: $(cat "$TMP/pane")"
 }
