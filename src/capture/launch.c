@@ -191,15 +191,38 @@ int launch_run(char *const argv[], int quiet, struct xt_error *err)
 	}
 }
 
-pid_t launch_spawn(char *const argv[], const char *logdir, char *log, size_t n,
+/* mkdir -p of dir; returns 0 or -1 with errno. */
+static int make_dirs(const char *dir)
+{
+	char p[PATH_MAX], *s;
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+pid_t launch_spawn(char *const argv[], const char *logdir_arg, char *log, size_t n,
 		   struct xt_error *err)
 {
 	int pfd[2], child_errno = 0, rc;
 	pid_t pid;
 	ssize_t k;
 	char *old = getenv("LD_PRELOAD") ? xstrdup(getenv("LD_PRELOAD")) : NULL;
+	char logdir[PATH_MAX], cwd[PATH_MAX / 2];
 
-	if (mkdir(logdir, 0755) < 0 && errno != EEXIST) {
+	/* Absolute, so that the messages that name the log are exact. */
+	if (logdir_arg[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		snprintf(logdir, sizeof(logdir), "%s/%s", cwd, logdir_arg);
+	else
+		snprintf(logdir, sizeof(logdir), "%s", logdir_arg);
+	if (make_dirs(logdir) < 0) {
 		free(old);
 		return xt_error_set(err, XT_EIO, "cannot create %s: %s", logdir, strerror(errno));
 	}
@@ -215,7 +238,7 @@ pid_t launch_spawn(char *const argv[], const char *logdir, char *log, size_t n,
 	}
 	pid = fork();
 	if (pid == 0) {
-		char path[4200];
+		char path[PATH_MAX + 64];
 		int fd, in;
 		sigset_t none;
 

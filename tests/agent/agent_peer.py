@@ -4,6 +4,7 @@
 Speaks src/agent/agent_proto.h by hand, to do what xtop never does:
 
   agent_peer.py status SOCK        STATUS; prints "OK|ERROR|CLOSED <first line>"
+  agent_peer.py state SOCK         STATUS; prints the state (idle, capturing, stopped)
   agent_peer.py half-header SOCK   8 bytes of a header, then closes
   agent_peer.py short-payload SOCK a header announcing 1000 bytes, 10 of them, closes
   agent_peer.py start-close SOCK   START (ProfileOptions version=1), reads the reply, closes
@@ -32,7 +33,7 @@ def connect(path):
     return s
 
 
-def read_reply(s):
+def read_reply(s, key=None):
     buf = b""
     try:
         while len(buf) < 16:
@@ -50,6 +51,8 @@ def read_reply(s):
     except (ConnectionResetError, socket.timeout) as e:
         return "CLOSED " + type(e).__name__
     text = body.decode("utf-8", "replace").splitlines()
+    if key:
+        return "".join(l.split("=", 1)[1] for l in text if l.startswith(key + "="))
     return "%s %s" % (TYPES.get(typ, str(typ)), text[0] if text else "")
 
 
@@ -74,6 +77,9 @@ def main():
         except BrokenPipeError:
             pass  # refused at once: the reply may still be there to read
         print(read_reply(s))
+    elif mode == "state":
+        s.sendall(hdr(1, 0))
+        print(read_reply(s, "state"))
     elif mode == "half-header":
         s.sendall(hdr(1, 0)[:8])
         time.sleep(0.2)

@@ -219,9 +219,13 @@ if kill -0 "$WP" 2>/dev/null &&
 else
 	fail "vanishing clients" "alive=$(kill -0 "$WP" 2>&1 && echo yes) $(tr '\n' ' ' <"$TMP/plugin2.log") $(cat "$TMP/err")"
 fi
-$XTOP capture --duration 2000 --logdir "$TMP/logQ" "$WP" >/dev/null 2>&1 &
+$XTOP capture --duration 3000 --logdir "$TMP/logQ" "$WP" >/dev/null 2>&1 &
 XP=$!
-sleep 0.7
+n=0 # until the first capture runs
+while [ "$($PEER state "$S")" != capturing ] && [ $n -lt 100 ]; do
+	sleep 0.05
+	n=$((n + 1))
+done
 expect_error "one capture at a time per process" 1 "already being captured" \
 	$XTOP capture --duration 200 --logdir "$TMP/logQ2" "$WP"
 wait $XP || fail "first capture" "failed while a second was refused"
