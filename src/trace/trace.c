@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -173,7 +174,7 @@ static struct tbuf *thread_buf(uint32_t s)
 		b->depth = 0;
 		b->name_chunk = 0;
 		b->name_used = 0;
-		b->tid = (uint64_t)gettid();
+		b->tid = (uint64_t)syscall(SYS_gettid); /* gettid() needs glibc 2.30 */
 		memset(b->name, 0, sizeof(b->name));
 		prctl(PR_GET_NAME, b->name, 0, 0, 0);
 		atomic_store_explicit(&b->gen, s, memory_order_release);
