@@ -26,9 +26,9 @@ DEPS_OK  := $(shell scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
 
 UTIL_SRC  := $(wildcard src/util/*.c)
 MODEL_SRC := $(wildcard src/model/*.c)
-CLI_SRC   := $(filter-out src/cli/capture_cmd.c,$(wildcard src/cli/*.c))
+CLI_SRC   := $(filter-out src/cli/capture_cmd.c src/cli/run_cmd.c,$(wildcard src/cli/*.c))
 UI_SRC    := $(wildcard src/ui/*.c)
-CAP_SRC   := $(wildcard src/capture/*.c) src/cli/capture_cmd.c
+CAP_SRC   := $(wildcard src/capture/*.c) src/cli/capture_cmd.c src/cli/run_cmd.c
 CORE_SRC  := $(UTIL_SRC) $(MODEL_SRC) $(CLI_SRC)
 CORE_OBJ  := $(CORE_SRC:%.c=$(O)/%.o)
 UI_OBJ    := $(UI_SRC:%.c=$(O)/%.o)
@@ -124,7 +124,8 @@ $(O)/bench_window: bench/bench_window.c $(CORE_OBJ)
 
 $(O)/bench_frame: bench/bench_frame.c $(CORE_OBJ) $(UI_OBJ) $(CAP_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(UI_OBJ) \
-	    $(filter-out $(O)/src/cli/capture_cmd.o,$(CAP_OBJ)) $(CURSES_LIBS) $(GRPC_LIBS) $(LIBS)
+	    $(filter-out $(O)/src/cli/capture_cmd.o $(O)/src/cli/run_cmd.o,$(CAP_OBJ)) $(CURSES_LIBS) \
+	    $(GRPC_LIBS) $(LIBS)
 
 bench: all $(O)/bench_window $(O)/bench_frame
 	sh bench/bench.sh
@@ -148,5 +149,7 @@ format:
 
 clean:
 	rm -rf build build-asan
+
+include mk/agent.mk
 
 -include $(CORE_OBJ:.o=.d) $(UI_OBJ:.o=.d) $(CAP_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

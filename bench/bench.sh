@@ -1,6 +1,7 @@
 #!/bin/sh
-# make bench: wall time and peak RSS of `xtop report` on generated profiles
-# shaped like the real fixtures, and on the real fixtures themselves.
+# make bench: the C API's cost per call (bench_trace.c), then wall time and
+# peak RSS of `xtop report` on generated profiles shaped like the real
+# fixtures, and on the real fixtures themselves.
 #   BENCH_SIZES="1G"   sizes to generate (add 5G to check >4 GiB files open)
 #   BENCH_RUNS=3       runs per file (the median is reported)
 # Files are generated once under build/bench/ and reused. Timings are with
@@ -15,6 +16,12 @@ RUNS=${BENCH_RUNS:-3}
 mkdir -p "$DIR"
 
 echo "machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+# The C API's cost first (a second, no files needed).
+if [ -x "$O/bench_trace" ]; then
+	echo "command: $O/bench_trace"
+	"$O/bench_trace"
+	echo
+fi
 echo "command: $XTOP report PATH >/dev/null   (median of $RUNS runs, warm page cache)"
 printf '%-48s %10s %12s %9s %10s %12s %9s\n' FILE SIZE EVENTS WALL_S GB_PER_S PEAK_RSS_MB RSS/SIZE
 

@@ -9,9 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/capture.h"
 #include "cli/capture_cmd.h"
 #include "cli/options.h"
 #include "cli/report.h"
+#include "cli/run_cmd.h"
 #include "ui/app.h"
 
 enum { OPT_ASCII = 1, OPT_RUN, OPT_ATTACH, OPT_DURATION, OPT_LOGDIR, OPT_HELP };
@@ -20,17 +22,22 @@ static const struct xt_option main_options[] = {
 	{ OPT_ASCII, 0, "ascii", 0, NULL, "draw with ASCII only (also when the locale is not UTF-8)" },
 	{ OPT_RUN, 'r', "run", 1, "NAME", "pick a run of a logdir (default: the newest)" },
 	{ OPT_ATTACH, 'a', "attach", 1, "TARGET",
-	  "capture live from HOST:PORT[,HOST:PORT...] or a PID (c captures, x saves)" },
+	  "capture live from HOST:PORT[,HOST:PORT...] or a PID (c captures, x saves); "
+	  "--attach -- CMD starts CMD with the xtop agent first" },
 	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture length (default 2000)" },
-	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR", "captures and saves go under DIR (default xtop-logdir)" },
+	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR",
+	  "captures and saves go under DIR (default $XTOP_LOGDIR, else xtop-logdir)" },
 	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
 	{ 0, 0, NULL, 0, NULL, NULL },
 };
 
 static void usage(FILE *f)
 {
-	options_usage(f, "xtop [options] PATH\n       xtop --attach HOST:PORT|PID [options] [PATH]\n       xtop report [--json] [--top N] [--run NAME] [--list] PATH\n"
-			 "       xtop capture [--duration MS] [--logdir DIR] HOST:PORT[,...] | PID",
+	options_usage(f, "xtop [options] PATH\n       xtop --attach HOST:PORT|PID [options] [PATH]\n"
+			 "       xtop [options] --attach -- CMD [ARGS...]\n"
+			 "       xtop report [--json] [--top N] [--run NAME] [--list] PATH\n"
+			 "       xtop capture [--duration MS] [--logdir DIR] HOST:PORT[,...] | PID\n"
+			 "       xtop run [--quiet] -- CMD [ARGS...]",
 		      "Open an XLA profile in the terminal. PATH is a .xplane.pb file (plain or gzip),\n"
 		      "a run directory with one file per host, or a TensorBoard logdir (the newest run\n"
 		      "under plugins/profile/). When stdout is not a terminal, prints the report.\n"
@@ -42,13 +49,31 @@ int main(int argc, char **argv)
 {
 	struct option lopts[12];
 	char sopts[48];
-	struct app_opts ao = { NULL, NULL, 0, NULL, 2000, "xtop-logdir" };
-	int c;
+	struct app_opts ao = { NULL, NULL, 0, NULL, NULL, 2000, capture_default_logdir() };
+	int c, k;
 
 	if (argc >= 2 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "capture"))
 		return capture_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return run_main(argc - 1, argv + 1);
+	/* xtop [options] --attach -- CMD [ARGS...]: what follows -- is the
+	 * command, never options of xtop. */
+	for (k = 2; k < argc; k++) {
+		if (strcmp(argv[k], "--"))
+			continue;
+		if (!strcmp(argv[k - 1], "--attach") || !strcmp(argv[k - 1], "-a")) {
+			if (k + 1 >= argc) {
+				fprintf(stderr, "xtop: --attach -- needs a command to run\n");
+				return 2;
+			}
+			ao.launch = argv + k + 1;
+			argv[k - 1] = NULL;
+			argc = k - 1;
+		}
+		break;
+	}
 	options_build(main_options, lopts, sopts, sizeof(sopts));
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
@@ -85,14 +110,18 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1 && !(ao.attach && optind == argc)) {
+	if (optind != argc - 1 && !((ao.attach || ao.launch) && optind == argc)) {
 		fprintf(stderr, "xtop: expected one PATH (see xtop --help)\n");
 		return 2;
 	}
 	if (optind < argc)
 		ao.path = argv[optind];
-	if (ao.attach && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {
-		fprintf(stderr, "xtop: --attach needs a terminal; use xtop capture for scripts\n");
+	if (ao.attach && ao.launch) {
+		fprintf(stderr, "xtop: give --attach a TARGET or -- CMD, not both\n");
+		return 2;
+	}
+	if ((ao.attach || ao.launch) && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {
+		fprintf(stderr, "xtop: --attach needs a terminal; use xtop run and xtop capture for scripts\n");
 		return 2;
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {

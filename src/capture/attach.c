@@ -12,10 +12,6 @@
 #include "grpc_call.h"
 #include "profiler_msgs.h"
 
-#define HOW_TO_START                                                                       \
-	"start one in the workload with jax.profiler.start_server(9999) "              \
-	"(TensorFlow: tf.profiler.experimental.server.start(9999)), then attach again"
-
 static int socket_inodes(pid_t pid, unsigned long *ino, int max, struct xt_error *err)
 {
 	char path[64], link[128];
@@ -122,10 +118,7 @@ int attach_find(pid_t pid, char *addr, size_t n, struct xt_error *err)
 	if (np < 0)
 		return np;
 	if (np == 0)
-		return xt_error_set(err, XT_ENOENT,
-				    "process %d runs no profiler server (it listens on no TCP port): "
-				    HOW_TO_START,
-				    (int)pid);
+		return xt_error_set(err, XT_ENOENT, "it listens on no TCP port");
 	if (np == 1) {
 		snprintf(addr, n, "localhost:%d", ports[0]);
 		return 0;
@@ -152,8 +145,6 @@ int attach_find(pid_t pid, char *addr, size_t n, struct xt_error *err)
 		}
 	}
 	grpc_call_shutdown();
-	return xt_error_set(err, XT_ENOENT,
-			    "process %d listens on %d ports but none runs the profiler service: "
-			    HOW_TO_START,
-			    (int)pid, np);
+	return xt_error_set(err, XT_ENOENT, "none of its %d TCP ports runs the profiler service",
+			    np);
 }

@@ -19,7 +19,9 @@ int attach_listening_ports(pid_t pid, int *ports, int max, struct xt_error *err)
 
 /* Finds pid's profiler server: addr gets "localhost:PORT". When the process
  * listens on several ports, each is asked for the profiler service. Returns
- * 0, or a negative XT_E* with err saying what to do. */
+ * 0; XT_ENOENT when it has none (err says why, briefly: the caller adds
+ * what to do); another negative XT_E* with err (no such process, another
+ * user's process). */
 int attach_find(pid_t pid, char *addr, size_t n, struct xt_error *err);
 
 #endif

@@ -1,9 +1,11 @@
-/* capture: see capture.h. */
+/* capture: see capture.h. Targets, the backend table and the capture run;
+ * saving and verifying is capture_save.c. */
 #include "capture.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +13,32 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../model/trace.h"
-#include "../model/trace_json.h"
-#include "../model/xplane_reader.h"
 #include "../model/xplane_writer.h"
 #include "../util/xalloc.h"
-#include "attach.h"
-#include "grpc_call.h"
-#include "profiler_msgs.h"
+#include "backend.h"
+#include "capture_save.h"
+#include "workload.h"
+
+/* The order in which a PID is offered: the agent needs no port and knows
+ * the process for sure, so it goes first. */
+static const struct capture_backend *const backends[] = {
+	&capture_backend_agent,
+	&capture_backend_service,
+};
+
+#define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
+
+#define HOW_TO_START                                                                               \
+	"start it with `xtop run -- CMD` (or `xtop --attach -- CMD`), or call "                  \
+	"jax.profiler.start_server(9999) in it (TensorFlow: "                                      \
+	"tf.profiler.experimental.server.start(9999))"
+
+const char *capture_default_logdir(void)
+{
+	const char *d = getenv("XTOP_LOGDIR");
+
+	return d && *d ? d : "xtop-logdir";
+}
 
 static int valid_addr(const char *a)
 {
@@ -32,216 +52,112 @@ static int valid_addr(const char *a)
 	return *end == '\0' && end != colon + 1 && port > 0 && port < 65536;
 }
 
-int capture_targets(const char *spec, char ***addrs, size_t *n, struct xt_error *err)
+static struct capture_target *target_add(struct capture_targets *tg)
+{
+	tg->v = xreallocarray(tg->v, tg->n + 1, sizeof(*tg->v));
+	memset(&tg->v[tg->n], 0, sizeof(tg->v[0]));
+	return &tg->v[tg->n++];
+}
+
+/* Offers pid to each backend in turn. */
+static int find_pid(pid_t pid, struct capture_targets *tg, struct xt_error *err)
+{
+	char reasons[NBACKENDS][512];
+	struct capture_target t;
+	size_t b;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return xt_error_set(err, XT_ENOENT, "no process with PID %d", (int)pid);
+	for (b = 0; b < NBACKENDS; b++) {
+		struct xt_error e = { "" };
+		int rc;
+
+		memset(&t, 0, sizeof(t));
+		rc = backends[b]->find(pid, &t, &e);
+		if (rc == 0) {
+			struct capture_target *nt = target_add(tg);
+
+			*nt = t;
+			nt->be = backends[b];
+			nt->pid = pid;
+			if (!nt->label[0])
+				snprintf(nt->label, sizeof(nt->label), "%.127s", nt->addr);
+			if (!nt->host[0])
+				snprintf(nt->host, sizeof(nt->host), "%.127s", nt->addr);
+			return 0;
+		}
+		if (rc != XT_ENOENT)
+			return xt_error_set(err, rc, "%s", e.msg);
+		snprintf(reasons[b], sizeof(reasons[b]), "%s", e.msg);
+	}
+	{
+		const char *svc = "", *agent = "";
+
+		for (b = 0; b < NBACKENDS; b++) {
+			if (backends[b] == &capture_backend_service)
+				svc = reasons[b];
+			else if (backends[b] == &capture_backend_agent)
+				agent = reasons[b];
+		}
+		return xt_error_set(err, XT_ENOENT,
+				    "process %d runs no profiler server%s%.200s%s and has no xtop agent%s%.100s%s: " HOW_TO_START,
+				    (int)pid, *svc ? " (" : "", svc, *svc ? ")" : "", *agent ? " (" : "",
+				    agent, *agent ? ")" : "");
+	}
+}
+
+int capture_targets_parse(const char *spec, struct capture_targets *tg, struct xt_error *err)
 {
 	char *copy, *tok, *save = NULL;
 	const char *p;
 
-	*addrs = NULL;
-	*n = 0;
+	memset(tg, 0, sizeof(*tg));
 	if (!spec || !*spec)
 		return xt_error_set(err, XT_EUSAGE, "no capture target (give HOST:PORT or a PID)");
 	for (p = spec; *p >= '0' && *p <= '9'; p++)
 		;
 	if (!*p) {
-		char addr[64];
 		long pid = strtol(spec, NULL, 10);
 		int rc;
 
 		if (pid <= 0 || pid > INT_MAX)
 			return xt_error_set(err, XT_EUSAGE, "bad PID %s", spec);
-		rc = attach_find((pid_t)pid, addr, sizeof(addr), err);
+		rc = find_pid((pid_t)pid, tg, err);
 		if (rc < 0)
-			return rc;
-		*addrs = xcalloc(1, sizeof(char *));
-		(*addrs)[(*n)++] = xstrdup(addr);
-		return 0;
+			capture_targets_fini(tg);
+		return rc;
 	}
 	copy = xstrdup(spec);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		const char *a = tok;
+		struct capture_target *t;
 
 		if (!strncmp(a, "grpc://", 7))
 			a += 7;
 		if (!valid_addr(a)) {
-			size_t i;
-
-			for (i = 0; i < *n; i++)
-				free((*addrs)[i]);
-			free(*addrs);
-			*addrs = NULL;
-			*n = 0;
+			capture_targets_fini(tg);
 			xt_error_set(err, XT_EUSAGE,
 				     "bad address '%s' (expected HOST:PORT, e.g. localhost:9999, or a PID)",
 				     tok);
 			free(copy);
 			return XT_EUSAGE;
 		}
-		*addrs = xreallocarray(*addrs, *n + 1, sizeof(char *));
-		(*addrs)[(*n)++] = xstrdup(a);
+		t = target_add(tg);
+		t->be = &capture_backend_service;
+		snprintf(t->addr, sizeof(t->addr), "%s", a);
+		snprintf(t->label, sizeof(t->label), "%.127s", a);
+		snprintf(t->host, sizeof(t->host), "%.127s", a);
 	}
 	free(copy);
-	if (!*n)
+	if (!tg->n)
 		return xt_error_set(err, XT_EUSAGE, "no capture target in '%s'", spec);
 	return 0;
 }
 
-static uint64_t wall_ns(void);
-
-struct job {
-	uint64_t start_ns;
-	const char *addr;
-	const struct capture_opts *o;
-	const char *root, *session, *run_dir;
-	volatile sig_atomic_t *stop;
-	struct capture_host *out;
-};
-
-/* Asks the server to end the session early; its Profile call then returns
- * what it collected. */
-static void send_terminate(void *arg)
+void capture_targets_fini(struct capture_targets *tg)
 {
-	struct job *j = arg;
-	struct grpc_reply r;
-	size_t len;
-	uint8_t *req = profiler_msgs_terminate_request(j->session, &len);
-
-	grpc_call_unary(j->addr, "/tensorflow.ProfilerService/Terminate", req, len, 5000, NULL,
-			NULL, NULL, &r);
-	free(req);
-	free(r.data);
-}
-
-static void explain(struct job *j, const struct grpc_reply *r, int64_t deadline_ms)
-{
-	const char *why;
-
-	switch (r->status) {
-	case 14: /* UNAVAILABLE */
-		why = "cannot reach it or lost it (nothing listening, connection refused, or the "
-		      "workload exited during the capture)";
-		break;
-	case 4: /* DEADLINE_EXCEEDED */
-		why = "no answer before the deadline (the server is stuck, or the capture takes "
-		      "longer than expected)";
-		break;
-	case 12: /* UNIMPLEMENTED */
-		why = "it is a gRPC server but not a profiler service";
-		break;
-	case 13: /* INTERNAL */
-	case 6:  /* ALREADY_EXISTS */
-		why = strstr(r->message, "nother") || strstr(r->message, "session") || r->status == 6
-			      ? "it is already profiling (one session at a time per process)"
-			      : "the server failed";
-		break;
-	case 1:
-		why = "the capture was cancelled";
-		break;
-	default:
-		why = "the call failed";
-	}
-	snprintf(j->out->msg, sizeof(j->out->msg), "%.200s: %s (%s%s%.400s)", j->addr, why,
-		 grpc_call_status_name(r->status), r->message[0] ? ": " : "", r->message);
-	(void)deadline_ms;
-}
-
-/* Checks that what was saved is a readable profile; counts its events;
- * with trace_json, writes <host>.trace.json.gz beside it. */
-static int verify(struct capture_host *h, int trace_json)
-{
-	struct xt_trace *t = trace_new();
-	struct xt_error err;
-	struct xplane_load_opts lo = { 0 };
-	int rc;
-
-	lo.threads = 1;
-	lo.keep_resident = 1;
-	rc = xplane_load(t, h->path, h->addr, &lo, &err);
-	if (rc == 0) {
-		h->events = t->nev;
-		if (trace_json) {
-			char json[4200];
-			size_t k = strlen(h->path);
-
-			/* x.xplane.pb -> x.trace.json.gz */
-			snprintf(json, sizeof(json), "%.*s.trace.json.gz",
-				 (int)(k > 10 ? k - 10 : k), h->path);
-			if (trace_json_write(&t->hosts[0], json, &err) < 0)
-				snprintf(h->msg, sizeof(h->msg), "%.200s: %.600s", h->addr, err.msg);
-		}
-	} else
-		snprintf(h->msg, sizeof(h->msg), "%.200s: saved %.300s, but it does not read as a profile: %.400s",
-			 h->addr, h->path, err.msg);
-	trace_free(t);
-	return rc;
-}
-
-static void *job_main(void *arg)
-{
-	struct job *j = arg;
-	struct profile_req q;
-	struct grpc_reply r;
-	struct profile_resp resp;
-	uint8_t *req;
-	size_t len;
-	int64_t deadline = (int64_t)j->o->duration_ms * 2;
-	char file[4096 + 300];
-	struct stat st;
-
-	if (deadline < 60000)
-		deadline = 60000;
-	if (j->o->deadline_ms)
-		deadline = (int64_t)j->o->deadline_ms;
-	memset(&q, 0, sizeof(q));
-	q.duration_ms = j->o->duration_ms;
-	q.host_tracer = j->o->host_tracer;
-	q.device_tracer = j->o->device_tracer;
-	q.python_tracer = j->o->python_tracer;
-	q.repository_root = j->root;
-	q.session_id = j->session;
-	q.host_name = j->addr;
-	req = profiler_msgs_profile_request(&q, &len);
-	grpc_call_unary(j->addr, "/tensorflow.ProfilerService/Profile", req, len, deadline, j->stop,
-			send_terminate, j, &r);
-	free(req);
-	xplane_host_file(file, sizeof(file), j->run_dir, j->addr, ".xplane.pb");
-	if (r.status != 0) {
-		explain(j, &r, deadline);
-	} else if (profiler_msgs_parse_response(r.data, r.len, &resp) < 0) {
-		snprintf(j->out->msg, sizeof(j->out->msg), "%s: malformed response", j->addr);
-	} else if (resp.empty_trace) {
-		snprintf(j->out->msg, sizeof(j->out->msg),
-			 "%s: nothing was captured (empty trace): was the workload running during "
-			 "the capture?",
-			 j->addr);
-	} else if (resp.xspace && resp.xspace_len) {
-		struct xt_error err;
-
-		/* XProf wants hostnames and a Task Environment plane; older
-		 * servers and plugins may leave them out. */
-		struct xplane_write_opts wo = { j->addr, j->start_ns, wall_ns() };
-
-		if (xplane_write_bytes(file, resp.xspace, resp.xspace_len, &wo, &err) < 0)
-			snprintf(j->out->msg, sizeof(j->out->msg), "%.200s: %.500s", j->addr, err.msg);
-		else
-			snprintf(j->out->path, sizeof(j->out->path), "%.4095s", file);
-	} else if (stat(file, &st) == 0) {
-		/* The server wrote it itself, into our run directory. */
-		snprintf(j->out->path, sizeof(j->out->path), "%.4095s", file);
-	} else {
-		snprintf(j->out->msg, sizeof(j->out->msg),
-			 "%.200s: the server saved the profile on its own machine as %.500s; it is not "
-			 "readable here (capture from that machine, or copy the file)",
-			 j->addr, file);
-	}
-	if (j->out->path[0]) {
-		if (stat(j->out->path, &st) == 0)
-			j->out->bytes = (uint64_t)st.st_size;
-		if (verify(j->out, j->o->trace_json) < 0)
-			j->out->path[0] = '\0';
-	}
-	free(r.data);
-	return NULL;
+	free(tg->v);
+	memset(tg, 0, sizeof(*tg));
 }
 
 static uint64_t wall_ns(void)
@@ -252,17 +168,60 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int capture_run(char *const *addrs, size_t n, const struct capture_opts *o,
-		volatile sig_atomic_t *stop, struct capture_result *r, struct xt_error *err)
+/* A failed capture of a local workload: when the workload is gone, that is
+ * the news, with how it ended. */
+static void check_death(struct capture_job *j)
 {
-	char logdir[4096], root[4200];
-	struct job *jobs;
+	char how[160], dir[256], *slash;
+	int crashed;
+
+	/* An agent's socket directory also holds xtop run's exit records. */
+	snprintf(dir, sizeof(dir), "%s", j->tg->be == &capture_backend_agent ? j->tg->addr : "");
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (!j->tg->pid ||
+	    !workload_ended(j->tg->pid, 2000, dir[0] ? dir : NULL, how, sizeof(how), &crashed))
+		return;
+	snprintf(j->msg, sizeof(j->msg), "%.100s: the workload (PID %d) died during the capture: %s%s",
+		 j->tg->label, (int)j->tg->pid, how,
+		 crashed ? "; if it crashed in the GPU profiler (CUPTI) with CUDA command buffers, "
+			   "run it with XLA_FLAGS=--xla_gpu_enable_command_buffer= (README, Known "
+			   "issues)"
+			 : "");
+}
+
+static void *job_main(void *arg)
+{
+	struct capture_job *j = arg;
+
+	if (j->tg->be->capture(j) < 0)
+		check_death(j);
+	return NULL;
+}
+
+/* The directories of path that do not exist yet, so that a run that saved
+ * nothing leaves nothing behind. */
+static int missing(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0;
+}
+
+int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
+		volatile sig_atomic_t *stop, int keep_trace, struct capture_result *r,
+		struct xt_error *err)
+{
+	char logdir[4096], root[4200], plugins[4200];
+	int new_logdir, new_plugins, new_root;
+	struct capture_job *jobs;
 	pthread_t *tid;
-	size_t i;
+	size_t i, n = tg->n;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	/* The server resolves repository_root on its side: make it absolute. */
+	/* A server resolves repository_root on its side: make it absolute. */
 	if (o->logdir[0] == '/') {
 		snprintf(logdir, sizeof(logdir), "%s", o->logdir);
 	} else {
@@ -273,33 +232,52 @@ int capture_run(char *const *addrs, size_t n, const struct capture_opts *o,
 					    strerror(errno));
 		snprintf(logdir, sizeof(logdir), "%s/%s", cwd, o->logdir);
 	}
+	snprintf(plugins, sizeof(plugins), "%s/plugins", logdir);
+	snprintf(root, sizeof(root), "%s/plugins/profile", logdir);
+	new_logdir = missing(logdir);
+	new_plugins = missing(plugins);
+	new_root = missing(root);
 	rc = xplane_new_run_dir(logdir, r->run_dir, sizeof(r->run_dir), r->session,
 				sizeof(r->session), err);
 	if (rc < 0)
 		return rc;
-	snprintf(root, sizeof(root), "%s/plugins/profile", logdir);
 	r->hosts = xcalloc(n, sizeof(*r->hosts));
 	r->nhosts = n;
 	jobs = xcalloc(n, sizeof(*jobs));
 	tid = xcalloc(n, sizeof(*tid));
-	grpc_call_init();
 	r->start_ns = wall_ns();
 	for (i = 0; i < n; i++) {
-		snprintf(r->hosts[i].addr, sizeof(r->hosts[i].addr), "%s", addrs[i]);
-		jobs[i] = (struct job){ r->start_ns, addrs[i], o, root, r->session, r->run_dir, stop,
-					&r->hosts[i] };
+		snprintf(r->hosts[i].addr, sizeof(r->hosts[i].addr), "%s", tg->v[i].label);
+		jobs[i].tg = &tg->v[i];
+		jobs[i].o = o;
+		jobs[i].repository_root = root;
+		jobs[i].session = r->session;
+		jobs[i].stop = stop;
 		if (pthread_create(&tid[i], NULL, job_main, &jobs[i]) != 0)
 			fatal("cannot create a thread");
 	}
 	for (i = 0; i < n; i++)
 		pthread_join(tid[i], NULL);
 	r->stop_ns = wall_ns();
-	grpc_call_shutdown();
+	r->t = trace_new();
+	for (i = 0; i < n; i++)
+		capture_save(r->t, &jobs[i], r->run_dir, r->start_ns, r->stop_ns, o, &r->hosts[i]);
 	for (i = 0; i < n; i++)
 		r->nsaved += r->hosts[i].path[0] != '\0';
+	if (!keep_trace || !r->t->nhosts) {
+		trace_free(r->t);
+		r->t = NULL;
+	}
 	/* An empty run directory would only confuse TensorBoard. */
-	if (!r->nsaved)
+	if (!r->nsaved) {
 		rmdir(r->run_dir);
+		if (new_root)
+			rmdir(root);
+		if (new_plugins)
+			rmdir(plugins);
+		if (new_logdir)
+			rmdir(logdir);
+	}
 	free(jobs);
 	free(tid);
 	return 0;
@@ -308,5 +286,6 @@ int capture_run(char *const *addrs, size_t n, const struct capture_opts *o,
 void capture_result_fini(struct capture_result *r)
 {
 	free(r->hosts);
+	trace_free(r->t);
 	memset(r, 0, sizeof(*r));
 }

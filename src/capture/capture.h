@@ -1,12 +1,20 @@
 /*
- * capture: takes profiles from running workloads through the standard
- * profiler gRPC service (what TensorBoard's "Capture Profile" and
- * `python -m jax.collect_profile` use), one request per host of a job, all
- * in parallel, and saves them in TensorBoard's layout under a logdir.
+ * capture: takes profiles from running workloads and saves them in
+ * TensorBoard's layout under a logdir, for xtop capture and the viewer.
  *
- * The server either returns the XSpace (emit_xspace) or writes it itself
- * under the repository_root we give, which is the new run directory; for a
- * local workload both end with <logdir>/plugins/profile/<run>/<host>.xplane.pb.
+ * A target is served by one backend (backend.h), chosen from a const table
+ * at run time: the xtop agent inside a process started with `xtop run`
+ * (a Unix socket, backend_agent.c), or the standard profiler gRPC service
+ * that jax.profiler.start_server() runs (backend_service.c). A PID is
+ * offered to each backend in turn; HOST:PORT always means the service.
+ *
+ * capture_run() asks every target at once (one thread each), then hands
+ * each XSpace to the one save-and-verify path (capture_save.c): hostnames
+ * and a Task Environment plane are added when missing, the bytes are
+ * written atomically, and the same bytes in memory are decoded into a
+ * trace, which verifies them and is what the viewer shows (no temporary
+ * file, no second read). A server that wrote the profile itself is read
+ * from its file instead.
  */
 #ifndef XT_CAPTURE_H
 #define XT_CAPTURE_H
@@ -14,8 +22,12 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
+#include "../model/trace.h"
 #include "../util/error.h"
+
+struct capture_backend;
 
 struct capture_opts {
 	uint64_t duration_ms;
@@ -25,10 +37,25 @@ struct capture_opts {
 	int trace_json;        /* also write <host>.trace.json.gz for Perfetto */
 };
 
+/* One workload to capture from. */
+struct capture_target {
+	const struct capture_backend *be;
+	char addr[256];  /* what the backend dials: HOST:PORT, or the agent's socket path */
+	char label[128]; /* how messages name it: "localhost:9999", "PID 1234" */
+	char host[128];  /* host name for the saved file and XSpace.hostnames */
+	pid_t pid;       /* the workload's PID when known (a local target), else 0 */
+};
+
+struct capture_targets {
+	struct capture_target *v; /* owned; capture_targets_fini() */
+	size_t n;
+};
+
 struct capture_host {
-	char addr[256];     /* host:port dialled */
+	char addr[256];     /* the target's label */
 	char path[4096];    /* file saved ("" when none) */
-	char msg[1024];     /* why not, when path is "" */
+	char msg[1024];     /* why not, when path is ""; else "" */
+	char warning[1024]; /* saved, but something is wrong (e.g. no device events); else "" */
 	uint64_t bytes;
 	uint64_t events;
 };
@@ -40,23 +67,34 @@ struct capture_result {
 	size_t nhosts;
 	size_t nsaved;
 	uint64_t start_ns, stop_ns; /* wall clock of the capture */
+	/* With capture_run(keep_trace): every saved host, decoded (owned: free
+	 * with trace_free() or take it and set NULL); NULL when none. */
+	struct xt_trace *t;
 };
 
-/*
- * Parses a target: "HOST:PORT[,HOST:PORT...]" or a local PID (found through
- * /proc). On success *addrs holds *n malloc'd strings (free each and the
- * array). Returns 0 or a negative XT_E* with a one-line err.
- */
-int capture_targets(const char *spec, char ***addrs, size_t *n, struct xt_error *err);
+/* XTOP_LOGDIR when set and not empty, else "xtop-logdir". Can't fail. */
+const char *capture_default_logdir(void);
 
 /*
- * Captures from every address at once. When *stop turns non-zero the
- * servers are told to stop early (Terminate) and what they collected is
- * still saved. Returns 0 when at least the run directory was made (then
- * check r->nsaved and each host's msg), or a negative XT_E* with err.
+ * Parses a target: "HOST:PORT[,HOST:PORT...]" or a local PID. A PID is
+ * offered to each backend in turn (the xtop agent's socket first, then a
+ * profiler server found through /proc); when none serves it, err says how
+ * to make the workload capturable. Returns 0 with tg filled (release with
+ * capture_targets_fini()), or a negative XT_E* with a one-line err.
  */
-int capture_run(char *const *addrs, size_t n, const struct capture_opts *o,
-		volatile sig_atomic_t *stop, struct capture_result *r, struct xt_error *err);
+int capture_targets_parse(const char *spec, struct capture_targets *tg, struct xt_error *err);
+void capture_targets_fini(struct capture_targets *tg);
+
+/*
+ * Captures from every target at once. When *stop turns non-zero the
+ * workloads are told to stop early and what they collected is still saved.
+ * Returns 0 when at least the run directory was made (then check r->nsaved
+ * and each host's msg and warning), or a negative XT_E* with err. With
+ * keep_trace, r->t holds the saved hosts decoded.
+ */
+int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
+		volatile sig_atomic_t *stop, int keep_trace, struct capture_result *r,
+		struct xt_error *err);
 void capture_result_fini(struct capture_result *r);
 
 #endif

@@ -9,6 +9,20 @@
 #include "../util/xalloc.h"
 #include "profiler_service.pb-c.h"
 
+/* What TensorBoard's Capture Profile sends (ProfilerSession's defaults). */
+static void fill_options(Tensorflow__ProfileOptions *opts, const struct profile_req *q)
+{
+	opts->version = 1;
+	opts->include_dataset_ops = 1;
+	opts->host_tracer_level = q->host_tracer;
+	opts->device_tracer_level = q->device_tracer;
+	opts->python_tracer_level = q->python_tracer;
+	opts->enable_hlo_proto = 1;
+	opts->duration_ms = q->duration_ms;
+	opts->repository_path = (char *)(q->repository_root ? q->repository_root : "");
+	opts->session_id = (char *)(q->session_id ? q->session_id : "");
+}
+
 uint8_t *profiler_msgs_profile_request(const struct profile_req *q, size_t *len)
 {
 	Tensorflow__ProfileRequest req = TENSORFLOW__PROFILE_REQUEST__INIT;
@@ -16,18 +30,9 @@ uint8_t *profiler_msgs_profile_request(const struct profile_req *q, size_t *len)
 	static char *tools[] = { "xplane.pb" };
 	uint8_t *buf;
 
-	/* What TensorBoard's Capture Profile sends (ProfilerSession's
-	 * defaults), with every event kept (max_events 0) and the XSpace
-	 * asked for in the response. */
-	opts.version = 1;
-	opts.include_dataset_ops = 1;
-	opts.host_tracer_level = q->host_tracer;
-	opts.device_tracer_level = q->device_tracer;
-	opts.python_tracer_level = q->python_tracer;
-	opts.enable_hlo_proto = 1;
-	opts.duration_ms = q->duration_ms;
-	opts.repository_path = (char *)q->repository_root;
-	opts.session_id = (char *)q->session_id;
+	/* Every event kept (max_events 0), the XSpace asked for in the
+	 * response. */
+	fill_options(&opts, q);
 	req.duration_ms = q->duration_ms;
 	req.max_events = 0;
 	req.n_tools = 1;
@@ -40,6 +45,18 @@ uint8_t *profiler_msgs_profile_request(const struct profile_req *q, size_t *len)
 	*len = tensorflow__profile_request__get_packed_size(&req);
 	buf = xmalloc(*len ? *len : 1);
 	tensorflow__profile_request__pack(&req, buf);
+	return buf;
+}
+
+uint8_t *profiler_msgs_profile_options(const struct profile_req *q, size_t *len)
+{
+	Tensorflow__ProfileOptions opts = TENSORFLOW__PROFILE_OPTIONS__INIT;
+	uint8_t *buf;
+
+	fill_options(&opts, q);
+	*len = tensorflow__profile_options__get_packed_size(&opts);
+	buf = xmalloc(*len ? *len : 1);
+	tensorflow__profile_options__pack(&opts, buf);
 	return buf;
 }
 

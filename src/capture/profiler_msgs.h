@@ -19,6 +19,9 @@ struct profile_req {
 /* Serialized ProfileRequest / TerminateRequest; caller frees. Can't fail. */
 uint8_t *profiler_msgs_profile_request(const struct profile_req *q, size_t *len);
 uint8_t *profiler_msgs_terminate_request(const char *session_id, size_t *len);
+/* A serialized tensorflow.ProfileOptions alone (what PJRT plugins take);
+ * caller frees. Can't fail. */
+uint8_t *profiler_msgs_profile_options(const struct profile_req *q, size_t *len);
 
 struct profile_resp {
 	int empty_trace;

@@ -21,7 +21,7 @@ enum { OPT_DURATION = 1, OPT_LOGDIR, OPT_EVERY, OPT_KEEP, OPT_HOST, OPT_DEVICE, 
 
 static const struct xt_option capture_options[] = {
 	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture for MS milliseconds (default 2000)" },
-	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR", "save under DIR/plugins/profile/<run>/ (default xtop-logdir)" },
+	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR", "save under DIR/plugins/profile/<run>/ (default $XTOP_LOGDIR, else xtop-logdir)" },
 	{ OPT_EVERY, 0, "every", 1, "SECONDS", "capture again every SECONDS until interrupted" },
 	{ OPT_KEEP, 0, "keep", 1, "N", "with --every, keep only the last N runs this command made" },
 	{ OPT_HOST, 0, "host-tracer", 1, "LEVEL", "host (TraceMe) tracer level 0-3 (default 2)" },
@@ -77,7 +77,7 @@ static void remove_run(const char *dir)
 	rmdir(dir);
 }
 
-static int capture_once(char **addrs, size_t n, const struct capture_opts *o, char **kept,
+static int capture_once(const struct capture_targets *tg, const struct capture_opts *o, char **kept,
 			size_t *nkept, size_t keep)
 {
 	struct capture_result r;
@@ -85,7 +85,7 @@ static int capture_once(char **addrs, size_t n, const struct capture_opts *o, ch
 	size_t i;
 	int ok;
 
-	if (capture_run(addrs, n, o, &stop_flag, &r, &err) < 0) {
+	if (capture_run(tg, o, &stop_flag, 0, &r, &err) < 0) {
 		fprintf(stderr, "xtop: %s\n", err.msg);
 		return 2;
 	}
@@ -98,6 +98,8 @@ static int capture_once(char **addrs, size_t n, const struct capture_opts *o, ch
 			       fmt_count(b2, sizeof(b2), r.hosts[i].events), r.hosts[i].addr);
 		else
 			fprintf(stderr, "xtop: %s\n", r.hosts[i].msg);
+		if (r.hosts[i].warning[0])
+			fprintf(stderr, "xtop: warning: %s\n", r.hosts[i].warning);
 	}
 	ok = r.nsaved == r.nhosts;
 	if (r.nsaved) {
@@ -121,11 +123,12 @@ static int capture_once(char **addrs, size_t n, const struct capture_opts *o, ch
 
 int capture_main(int argc, char **argv)
 {
-	struct capture_opts o = { 2000, 2, 1, 0, "xtop-logdir", 0, 0 };
+	struct capture_opts o = { 2000, 2, 1, 0, capture_default_logdir(), 0, 0 };
 	unsigned long long v, every = 0, keep = 0;
 	struct option lopts[16];
-	char sopts[64], **addrs, **kept = NULL;
-	size_t n, nkept = 0, i;
+	char sopts[64], **kept = NULL;
+	struct capture_targets tg;
+	size_t nkept = 0, i;
 	struct xt_error err;
 	int c, rc;
 
@@ -175,8 +178,9 @@ int capture_main(int argc, char **argv)
 			break;
 		case OPT_HELP:
 			options_usage(stdout, "xtop capture [options] HOST:PORT[,HOST:PORT...] | PID",
-				      "Capture a profile from running workloads (jax.profiler.start_server,\n"
-				      "TensorFlow's profiler server) and save it for xtop and TensorBoard.\n"
+				      "Capture a profile from running workloads (started with xtop run, or running\n"
+				      "jax.profiler.start_server or TensorFlow's profiler server) and save it for\n"
+				      "xtop and TensorBoard.\n"
 				      "^C stops the capture early and still saves what was collected.",
 				      capture_options);
 			return 0;
@@ -194,7 +198,7 @@ int capture_main(int argc, char **argv)
 		fprintf(stderr, "xtop: --keep goes with --every\n");
 		return 2;
 	}
-	rc = capture_targets(argv[optind], &addrs, &n, &err);
+	rc = capture_targets_parse(argv[optind], &tg, &err);
 	if (rc < 0) {
 		fprintf(stderr, "xtop: %s\n", err.msg);
 		return 2;
@@ -206,7 +210,7 @@ int capture_main(int argc, char **argv)
 	for (;;) {
 		time_t t0 = time(NULL);
 
-		rc = capture_once(addrs, n, &o, kept, &nkept, (size_t)keep);
+		rc = capture_once(&tg, &o, kept, &nkept, (size_t)keep);
 		if (!every || stop_flag || rc == 2)
 			break;
 		while (!stop_flag && (unsigned long long)(time(NULL) - t0) < every)
@@ -214,9 +218,7 @@ int capture_main(int argc, char **argv)
 		if (stop_flag)
 			break;
 	}
-	for (i = 0; i < n; i++)
-		free(addrs[i]);
-	free(addrs);
+	capture_targets_fini(&tg);
 	for (i = 0; i < nkept; i++)
 		free(kept[i]);
 	free(kept);

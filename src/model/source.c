@@ -185,9 +185,22 @@ int source_open(struct source *src, const char *path, struct xt_error *err)
 	return 0;
 }
 
+void source_adopt(struct source *src, void *data, size_t size)
+{
+	memset(src, 0, sizeof(*src));
+	src->data = size ? data : NULL;
+	src->size = size;
+	src->file_size = size;
+	src->heap = 1;
+	if (!size)
+		free(data);
+}
+
 void source_close(struct source *src)
 {
-	if (src->data)
+	if (src->heap)
+		free((void *)src->data);
+	else if (src->data)
 		munmap((void *)src->data, src->size);
 	memset(src, 0, sizeof(*src));
 }
@@ -197,7 +210,8 @@ void source_release(const struct source *src, uint64_t off, uint64_t len)
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t a, b;
 
-	if (!src->data || !len)
+	/* MADV_DONTNEED on anonymous memory would zero it, not drop a copy. */
+	if (!src->data || !len || src->heap)
 		return;
 	a = ((uintptr_t)src->data + off + pg - 1) & ~(pg - 1);
 	b = ((uintptr_t)src->data + off + len) & ~(pg - 1);

@@ -10,6 +10,10 @@
  *
  * Pages are file-backed, so source_release() can drop a parsed range from
  * resident memory; touching it again simply faults it back in.
+ *
+ * A profile that arrived over a socket (a capture) is adopted as it is
+ * (source_adopt): the model reads the heap buffer in place, with the same
+ * bounds checks, instead of writing it to a temporary file to map it.
  */
 #ifndef XT_SOURCE_H
 #define XT_SOURCE_H
@@ -24,14 +28,19 @@ struct source {
 	size_t size;         /* bytes of (uncompressed) XSpace */
 	size_t file_size;    /* bytes on disk */
 	int gzipped;         /* 1 when the file was gzip-compressed */
+	int heap;            /* 1: data is a malloc'd buffer (source_adopt), not a mapping */
 };
 
 /* Maps path. Returns 0, or XT_ENOENT/XT_EIO/XT_EFORMAT with err set.
  * On success the caller owns the mapping: release it with source_close(). */
 int source_open(struct source *src, const char *path, struct xt_error *err);
 void source_close(struct source *src);
+/* Takes ownership of data (size bytes from malloc; NULL when size is 0):
+ * source_close() frees it. Can't fail. */
+void source_adopt(struct source *src, void *data, size_t size);
 /* Advises the kernel that [off, off+len) will not be needed soon and drops
- * those pages from this process's resident set. Can't fail. */
+ * those pages from this process's resident set (a no-op for an adopted heap
+ * buffer, whose pages are the only copy). Can't fail. */
 void source_release(const struct source *src, uint64_t off, uint64_t len);
 /* Returns 1 when the first bytes of path are a gzip header. */
 int source_is_gzip(const char *path);

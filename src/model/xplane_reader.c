@@ -788,8 +788,11 @@ static const char **push_str(struct reader *r, const char **arr, size_t *n, cons
 	return arr;
 }
 
-int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
-		const struct xplane_load_opts *opts, struct xt_error *err)
+/* Decodes the bytes of src (owned by the new host from here on, released on
+ * failure) as a host of t; path names them in the host and in errors. */
+static int load_source(struct xt_trace *t, struct source *src, const char *path,
+		       const char *host_name, const struct xplane_load_opts *opts,
+		       struct xt_error *err)
 {
 	struct reader r = { .t = t, .opts = opts, .path = path };
 	struct xt_host h;
@@ -799,12 +802,13 @@ int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 
 	memset(&h, 0, sizeof(h));
 	r.h = &h;
-	rc = source_open(&h.src, path, err);
-	if (rc < 0)
-		return rc;
+	h.src = *src;
 	if (h.src.size == 0) {
+		const char *what = h.src.heap ? "capture" : "file";
+
 		source_close(&h.src);
-		return xt_error_set(err, XT_EFORMAT, "%s: empty file, not an XSpace profile", path);
+		return xt_error_set(err, XT_EFORMAT, "%s: empty %s, not an XSpace profile", path,
+				    what);
 	}
 	wire_init(&w, h.src.data, h.src.size);
 	while (wire_more(&w)) {
@@ -870,4 +874,24 @@ int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 fail:
 	trace_host_fini(&h);
 	return rc;
+}
+
+int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
+		const struct xplane_load_opts *opts, struct xt_error *err)
+{
+	struct source src;
+	int rc = source_open(&src, path, err);
+
+	if (rc < 0)
+		return rc;
+	return load_source(t, &src, path, host_name, opts, err);
+}
+
+int xplane_load_mem(struct xt_trace *t, void *data, size_t size, const char *label,
+		    const char *host_name, const struct xplane_load_opts *opts, struct xt_error *err)
+{
+	struct source src;
+
+	source_adopt(&src, data, size);
+	return load_source(t, &src, label, host_name, opts, err);
 }

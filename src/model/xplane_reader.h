@@ -46,4 +46,15 @@ struct xplane_load_opts {
 int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 		const struct xplane_load_opts *opts, struct xt_error *err);
 
+/*
+ * The same for an XSpace already in memory (a capture): data (size bytes
+ * from malloc) is decoded in place, with the same bounds checks, and is
+ * owned by the trace from then on, or freed when the load fails. label
+ * stands for the file in the host and in messages (e.g. where the capture
+ * is saved). Returns 0 or a negative XT_E* with err; t is unchanged on
+ * failure.
+ */
+int xplane_load_mem(struct xt_trace *t, void *data, size_t size, const char *label,
+		    const char *host_name, const struct xplane_load_opts *opts, struct xt_error *err);
+
 #endif

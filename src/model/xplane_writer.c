@@ -235,6 +235,53 @@ static void extras(struct strbuf *extra, int has_hostnames, int has_env,
 		task_env_plane(extra, o->start_ns, o->stop_ns);
 }
 
+void xplane_add_extras(uint8_t **data, size_t *n, const struct xplane_write_opts *o)
+{
+	struct strbuf extra;
+	int hn, env;
+
+	strbuf_init(&extra);
+	xspace_has(*data, *n, &hn, &env);
+	extras(&extra, hn, env, o);
+	if (extra.len) {
+		*data = xrealloc(*data, *n + extra.len);
+		memcpy(*data + *n, extra.buf, extra.len);
+		*n += extra.len;
+	}
+	strbuf_fini(&extra);
+}
+
+void xplane_space_errors(const uint8_t *b, size_t n, char *out, size_t size)
+{
+	struct wire w;
+	size_t got = 0;
+	int pass;
+
+	out[0] = '\0';
+	/* errors (2) first, then warnings (3), joined with "; ". */
+	for (pass = 2; pass <= 3; pass++) {
+		wire_init(&w, b, n);
+		while (wire_more(&w)) {
+			uint32_t f;
+			unsigned t = wire_tag(&w, &f);
+			const uint8_t *s;
+			size_t sn;
+
+			if (t != WIRE_LEN || f != (uint32_t)pass) {
+				wire_skip(&w, t);
+				continue;
+			}
+			s = wire_bytes(&w, &sn);
+			if (w.bad || got + 3 >= size)
+				break;
+			got += (size_t)snprintf(out + got, size - got, "%s%.*s", got ? "; " : "",
+						(int)sn, (const char *)s);
+			if (got >= size)
+				got = size - 1;
+		}
+	}
+}
+
 int xplane_write_bytes(const char *path, const void *data, size_t n,
 		       const struct xplane_write_opts *o, struct xt_error *err)
 {
@@ -249,12 +296,53 @@ int xplane_write_bytes(const char *path, const void *data, size_t n,
 	return rc;
 }
 
+int xplane_host_window(const struct xt_host *h, uint64_t *start_ns, uint64_t *stop_ns)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t p, l;
+
+	if (has_plane(h, "Task Environment"))
+		return 2;
+	/* In ns: ps since 1970 do not fit 64 bits. */
+	for (p = 0; p < h->nplanes; p++) {
+		for (l = 0; l < h->planes[p].nlines; l++) {
+			const struct xt_line *ln = &h->planes[p].lines[l];
+			size_t i;
+
+			for (i = 0; i < ln->nev; i++) {
+				int64_t s = ln->timestamp_ns + ln->ev[i].off_ps / 1000;
+				int64_t e = s + (ln->ev[i].dur_ps + 999) / 1000;
+
+				if (s < lo)
+					lo = s;
+				if (e > hi)
+					hi = e;
+			}
+		}
+	}
+	/* Before 1973 it is a time since the profile started, not a date. */
+	if (lo == INT64_MAX || lo < (int64_t)100000000000000000ll)
+		return 0;
+	*start_ns = (uint64_t)lo;
+	*stop_ns = (uint64_t)hi;
+	return 1;
+}
+
 int xplane_write(const struct xt_host *h, const char *path, const struct xplane_write_opts *o,
 		 struct xt_error *err)
 {
 	struct strbuf extra;
+	struct xplane_write_opts own;
 	int rc;
 
+	if (o && o->from_trace) {
+		/* The host's own name and wall-clock span, where it has none. */
+		own = *o;
+		own.hostname = h->name;
+		if (xplane_host_window(h, &own.start_ns, &own.stop_ns) != 1)
+			own.start_ns = own.stop_ns = 0;
+		o = &own;
+	}
 	strbuf_init(&extra);
 	extras(&extra, h->nhostnames > 0, has_plane(h, "Task Environment"), o);
 	rc = write_atomic(path, h->src.data, h->src.size, extra.buf, extra.len, err);

@@ -24,7 +24,16 @@ struct xplane_write_opts {
 	const char *hostname;       /* added to XSpace.hostnames when it has none; NULL = don't */
 	uint64_t start_ns, stop_ns; /* wall-clock profile window for a Task Environment
 				       plane added when the file has none; 0 = don't */
+	int from_trace;             /* xplane_write(): instead of the above, the host's
+				       name, and its events' span when they carry
+				       wall-clock times (xplane_host_window) */
 };
+
+/* The wall-clock window of host h for a Task Environment plane: returns 2
+ * when it already has that plane, 1 with [*start_ns, *stop_ns] from its
+ * events when their times are dates (ns since 1970), 0 when they are times
+ * since the profile started, which say nothing about when it was taken. */
+int xplane_host_window(const struct xt_host *h, uint64_t *start_ns, uint64_t *stop_ns);
 
 /* Writes host h to path (which must not exist). Returns 0, or a negative
  * XT_E* with err set (XT_EIO for an existing path, a full disk, a
@@ -37,6 +46,13 @@ int xplane_write(const struct xt_host *h, const char *path, const struct xplane_
  * Returns 0 or XT_EIO with err set. */
 int xplane_write_bytes(const char *path, const void *data, size_t n,
 		       const struct xplane_write_opts *o, struct xt_error *err);
+/* Appends to the encoded XSpace *data (n bytes, from malloc; reallocated)
+ * what xplane_write() would add to it, so that the bytes in memory are the
+ * file that gets saved. Can't fail. */
+void xplane_add_extras(uint8_t **data, size_t *n, const struct xplane_write_opts *o);
+/* The XSpace's errors, then its warnings, joined with "; " into out (cut to
+ * size); "" when it has none or is malformed. Can't fail. */
+void xplane_space_errors(const uint8_t *b, size_t n, char *out, size_t size);
 /* Creates <logdir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>[_k] (a new
  * directory, never an existing one); run_dir (size n) gets its path and
  * name (size nn, may be NULL) its last component. Returns 0 or XT_EIO. */

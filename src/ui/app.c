@@ -16,13 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../capture/session.h"
 #include "../model/load.h"
-#include "../model/xplane_writer.h"
 #include "../model/stats.h"
 #include "../util/strbuf.h"
 #include "../util/timefmt.h"
 #include "../util/xalloc.h"
-#include "capture_ui.h"
 #include "term.h"
 
 static const struct view *const views[VIEW_COUNT] = {
@@ -484,6 +483,7 @@ static void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, c
 	p->tl = timeline_new(t);
 	p->folded = xcalloc(p->tl->ntracks ? p->tl->ntracks : 1, 1);
 	p->path = xstrdup(path);
+	p->saved = NULL;
 	app_use(a, a->nprofs - 1);
 }
 
@@ -503,26 +503,14 @@ static unsigned app_capture_key(struct app *a, enum action act)
 		if (!a->cap) {
 			app_status(a, 1, "not attached: start xtop with --attach HOST:PORT or PID");
 		} else if (a->cap->running) {
-			cap_ui_stop(a->cap);
+			capture_session_stop(a->cap);
 			app_status(a, 0, "stopping the capture early (the data is still saved)");
-		} else if (cap_ui_start(a->cap) < 0) {
+		} else if (capture_session_start(a->cap) < 0) {
 			app_status(a, 1, "cannot start a capture");
 		}
 		return UI_REDRAW;
-	case ACT_SAVE: {
-		char run[4096];
-		struct xt_error err;
-		struct xplane_write_opts wo = { NULL, 0, 0 };
-
-		if (!a->t->nhosts) {
-			app_status(a, 1, "nothing to save yet");
-		} else if (xplane_save_run(a->t, a->logdir, &wo, run, sizeof(run), &err) < 0) {
-			app_status(a, 1, "not saved: %s", err.msg);
-		} else {
-			app_status(a, 0, "saved in %s", run);
-		}
-		return UI_REDRAW;
-	}
+	case ACT_SAVE:
+		return app_save(a);
 	case ACT_PROF_PREV:
 	case ACT_PROF_NEXT:
 		if (a->nprofs < 2) {
@@ -553,8 +541,10 @@ static int app_wait(struct app *a)
 		pf[1].events = POLLIN;
 		n = 2;
 	}
-	/* While capturing, wake every 250 ms to show the elapsed time. */
-	if (poll(pf, (nfds_t)n, a->cap && a->cap->running ? 250 : -1) < 0)
+	/* While capturing, wake every 250 ms to show the elapsed time; with a
+	 * launched workload, every second to notice when it ends. */
+	if (poll(pf, (nfds_t)n,
+		 a->cap && a->cap->running ? 250 : a->cap && a->cap->child && !a->cap->child_ended ? 1000 : -1) < 0)
 		return ERR;
 	return getch();
 }
@@ -562,35 +552,37 @@ static int app_wait(struct app *a)
 int app_main(const struct app_opts *o)
 {
 	struct app a;
-	struct cap_ui cap;
+	struct capture_session cap;
 	int rc;
 	size_t i;
 
 	memset(&a, 0, sizeof(a));
 	a.match = -1;
 	a.logdir = o->logdir;
-	if (o->attach) {
+	if (o->attach || o->launch) {
 		struct capture_opts co = { o->duration_ms, 2, 1, 0, o->logdir, 0, 0 };
 		struct xt_error err;
 
 		/* Resolve the target before touching the terminal: a bad PID is a
 		 * one-line error, not a screen. */
-		if (cap_ui_init(&cap, o->attach, &co, &err) < 0) {
+		if ((o->launch ? capture_session_launch(&cap, o->launch, &co, &err)
+			       : capture_session_init(&cap, o->attach, &co, &err)) < 0) {
 			fprintf(stderr, "xtop: %s\n", err.msg);
+			capture_session_fini(&cap);
 			return 2;
 		}
 		a.cap = &cap;
 	}
 	if (term_init(o->ascii) < 0) {
 		if (a.cap)
-			cap_ui_fini(a.cap);
+			capture_session_fini(a.cap);
 		return 2;
 	}
 	if (o->path) {
 		rc = app_load(&a, o->path, o->run);
 		if (rc) {
 			if (a.cap)
-				cap_ui_fini(a.cap);
+				capture_session_fini(a.cap);
 			return rc;
 		}
 		app_add(&a, a.t, a.an, o->path);
@@ -601,7 +593,8 @@ int app_main(const struct app_opts *o)
 		snprintf(label, sizeof(label), "attached to %s", a.cap->target);
 		app_add_empty(&a, label);
 		app_status(&a, 0, "attached to %s (%s): c captures %.1f s, ? for help", a.cap->target,
-			   a.cap->addrs[0], (double)o->duration_ms / 1000.0);
+			   a.cap->child ? "started with the xtop agent" : a.cap->tg.v[0].addr,
+			   (double)o->duration_ms / 1000.0);
 	}
 	nodelay(stdscr, TRUE);
 	for (;;) {
@@ -610,13 +603,17 @@ int app_main(const struct app_opts *o)
 
 		if (a.cap && a.cap->running && !a.prompt)
 			app_status(&a, 0, "capturing from %s: %.1f s of %.1f s (c stops early)",
-				   a.cap->target, cap_ui_elapsed(a.cap),
+				   a.cap->target, capture_session_elapsed(a.cap),
 				   (double)a.cap->opts.duration_ms / 1000.0);
-		if (a.cap && cap_ui_collect(a.cap)) {
+		if (a.cap && capture_session_collect(a.cap)) {
 			app_add(&a, a.cap->t, a.cap->an, a.cap->res.run_dir);
+			a.profs[a.nprofs - 1].saved = xstrdup(a.cap->res.run_dir);
 			a.cap->t = NULL;
 			a.cap->an = NULL;
-			app_status(&a, 0, "%s ([ and ] switch profiles)", a.cap->summary);
+			app_status(&a, a.cap->summary_err, "%s ([ and ] switch profiles)", a.cap->summary);
+			a.cap->summary[0] = '\0';
+		} else if (a.cap && capture_session_poll_child(a.cap)) {
+			app_status(&a, a.cap->summary_err, "%s", a.cap->summary);
 			a.cap->summary[0] = '\0';
 		} else if (a.cap && a.cap->summary[0] && !a.cap->running) {
 			app_status(&a, 1, "%s", a.cap->summary);
@@ -631,8 +628,11 @@ int app_main(const struct app_opts *o)
 			break;
 	}
 	term_fini();
+	if (a.cap && a.cap->child && !a.cap->child_ended)
+		fprintf(stderr, "xtop: PID %d still runs, its output going to %s (attach again with: xtop --attach %d)\n",
+			(int)a.cap->child, a.cap->child_log, (int)a.cap->child);
 	if (a.cap)
-		cap_ui_fini(a.cap);
+		capture_session_fini(a.cap);
 	search_free(a.search);
 	for (i = 0; i < a.ops.nfold; i++)
 		free(a.ops.folds[i]);
@@ -640,6 +640,7 @@ int app_main(const struct app_opts *o)
 	for (i = 0; i < a.nprofs; i++) {
 		free(a.profs[i].folded);
 		free(a.profs[i].path);
+		free(a.profs[i].saved);
 		timeline_free(a.profs[i].tl);
 		analysis_free(a.profs[i].an);
 		trace_free(a.profs[i].t);

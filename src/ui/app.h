@@ -69,9 +69,10 @@ struct prof {
 	struct timeline *tl;
 	uint8_t *folded;
 	char *path;            /* owned */
+	char *saved;           /* owned: the run it is saved in (a capture, or x); NULL */
 };
 
-struct cap_ui;
+struct capture_session;
 
 struct app {
 	struct xt_trace *t;    /* the current profile (profs[cur]) */
@@ -80,7 +81,7 @@ struct app {
 	const char *path;
 	struct prof *profs;
 	size_t nprofs, cur;
-	struct cap_ui *cap;    /* NULL unless attached to a workload */
+	struct capture_session *cap; /* NULL unless attached to a workload */
 	const char *logdir;    /* where x saves */
 	enum view_id view;
 	int help;              /* help overlay shown */
@@ -107,6 +108,7 @@ struct app_opts {
 	const char *run;
 	int ascii;
 	const char *attach;    /* HOST:PORT[,...] or PID; NULL = not attached */
+	char *const *launch;   /* xtop --attach -- CMD: the command to start; NULL = none */
 	uint64_t duration_ms;  /* capture length */
 	const char *logdir;    /* captures and saves go here */
 };
@@ -121,6 +123,9 @@ void app_status(struct app *a, int err, const char *fmt, ...) __attribute__((for
 int ui_put(int y, int x, int w, int attr, const char *s, int pad);
 /* Moves the timeline to show [t0, t1) and selects (track, ev) if ev >= 0. */
 void app_goto(struct app *a, int64_t t0, int64_t t1, long track, int64_t ev);
+/* x: saves the current profile in a new run under the logdir, once
+ * (ui_save.c). Returns enum ui_reaction bits. */
+unsigned app_save(struct app *a);
 /* Index of the op row of the event, or -1. */
 long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_line *l,
 		const struct xt_event *ev);

@@ -114,6 +114,13 @@ if $XTOP capture --duration 200 --logdir "$TMP/logF" "localhost:$P2" >"$TMP/out"
 else
 	fail "server-written file" "$(cat "$TMP/err" "$TMP/out")"
 fi
+# 6b. XTOP_LOGDIR is the default logdir of xtop capture too.
+if XTOP_LOGDIR="$TMP/logEnv" $XTOP capture --duration 100 "localhost:$P2" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q "^saved $TMP/logEnv/plugins/profile/" "$TMP/out"; then
+	ok "XTOP_LOGDIR sets where xtop capture saves"
+else
+	fail "XTOP_LOGDIR" "$(cat "$TMP/err" "$TMP/out")"
+fi
 # 7. empty_trace.
 start_server --empty || exit 0
 if $XTOP capture --duration 200 --logdir "$TMP/logG" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
@@ -122,6 +129,20 @@ elif grep -q "nothing was captured (empty trace)" "$TMP/err"; then
 	ok "empty_trace: says nothing was captured, exit non-zero"
 else
 	fail "empty trace" "$(cat "$TMP/err")"
+fi
+# 7b. The device tracer failed: an empty trace says so; host events only are
+# saved with a warning.
+start_server --empty --tracer-failed || exit 0
+expect_error "empty trace because the device tracer failed" 1 \
+	"nothing was captured (empty trace): the device tracer failed (cuptiSubscribe: error 15: CUPTI_ERROR_NOT_INITIALIZED)" \
+	$XTOP capture --duration 200 --logdir "$TMP/logG2" "localhost:$PORT"
+start_server --tracer-failed || exit 0
+if $XTOP capture --duration 200 --logdir "$TMP/logG3" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q "^saved" "$TMP/out" &&
+	grep -q "warning: localhost:$PORT: no device events, the device tracer failed (cuptiSubscribe" "$TMP/err"; then
+	ok "host events only because the device tracer failed: saved, with one warning"
+else
+	fail "tracer failed" "$(cat "$TMP/out" "$TMP/err")"
 fi
 # 8. The workload exits mid-capture.
 start_server --mode auto || exit 0
@@ -135,6 +156,21 @@ if [ $rc -ne 0 ] && grep -q "UNAVAILABLE\|lost it" "$TMP/err"; then
 	ok "workload exiting mid-capture: clear message, exit $rc"
 else
 	fail "workload exits" "rc=$rc $(cat "$TMP/err")"
+fi
+# 8b. Captured by PID, the workload's death is the news (with how it ended
+# when still known: the shell may have reaped it already).
+start_server --mode auto || exit 0
+$XTOP capture --duration 5000 --logdir "$TMP/logH2" "$SPID" >"$TMP/out" 2>"$TMP/err" &
+XP=$!
+sleep 1
+kill "$SPID"
+wait $XP
+rc=$?
+if [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+	grep -q "^xtop: localhost:$PORT: the workload (PID $SPID) died during the capture: \(exited\|killed by signal 15 (SIGTERM)\)$" "$TMP/err"; then
+	ok "workload killed mid-capture by PID: one line, $(sed 's/.*during the capture: //' "$TMP/err")"
+else
+	fail "workload dies (PID)" "rc=$rc $(cat "$TMP/err")"
 fi
 # 9. Nothing listening / bad address / no such PID / a PID with no server.
 expect_error "nothing listening" 1 "cannot reach it" $XTOP capture --duration 100 --logdir "$TMP/logI" localhost:1
@@ -239,8 +275,8 @@ else
 	fail "viewer capture" "$(tail -n 3 "$TMP/pane")"
 fi
 $T send-keys x
-if tmux_wait "saved in $TMP/logK/plugins/profile/"; then
-	ok "viewer: x saves the current profile in a new run"
+if tmux_wait "already saved in $TMP/logK/plugins/profile/"; then
+	ok "viewer: x on a capture says the run it is already saved in"
 else
 	fail "viewer save" "$(tail -n 2 "$TMP/pane")"
 fi

@@ -535,6 +535,53 @@ static void test_gzip_same_as_plain(void **state)
 	assert_int_equal(gz->hosts[0].nhostnames, 1);
 }
 
+/* A capture decoded from memory (xplane_load_mem) is the same model as the
+ * same bytes read from a file; the trace owns the buffer. */
+static void test_memory_same_as_file(void **state)
+{
+	tu_space *s = tu_sample_space();
+	struct xplane_load_opts o = { .threads = 3 };
+	struct xt_trace *file, *mem = trace_new();
+	struct xt_error err = { "" };
+	size_t n;
+	uint8_t *buf = tu_pack(s, &n);
+
+	(void)state;
+	file = tu_read_threads(tu_write(s, 0), 2);
+	/* Not keep_resident: dropping parsed pages must leave a heap buffer alone. */
+	assert_int_equal(xplane_load_mem(mem, buf, n, "/where/it/goes.xplane.pb", "host", &o, &err),
+			 0);
+	assert_true(mem->hosts[0].src.heap);
+	assert_string_equal(mem->hosts[0].path, "/where/it/goes.xplane.pb");
+	tu_assert_same_trace(file, mem);
+	trace_free(mem);
+}
+
+/* Every proper prefix of a capture in memory fails with one line and frees
+ * the buffer (ASan checks the leak), leaving the trace as it was. */
+static void test_memory_bad(void **state)
+{
+	tu_space *s = tu_sample_space();
+	struct xt_trace *t = trace_new();
+	struct xt_error err;
+	size_t n, cut;
+	uint8_t *buf = tu_pack(s, &n);
+
+	(void)state;
+	for (cut = 0; cut < n; cut += 1 + cut / 8) {
+		uint8_t *part = malloc(cut ? cut : 1);
+
+		assert_non_null(part);
+		memcpy(part, buf, cut);
+		err.msg[0] = '\0';
+		assert_true(xplane_load_mem(t, part, cut, "capture", "host", NULL, &err) < 0);
+		tu_assert_one_line(&err);
+		assert_int_equal(t->nhosts, 0);
+	}
+	free(buf);
+	trace_free(t);
+}
+
 /* ---- bad input ---- */
 
 static void test_bad_empty_and_missing(void **state)
@@ -787,6 +834,8 @@ int main(void)
 		TU_TEST(test_aggregated_events),
 		TU_TEST(test_space_strings),
 		TU_TEST(test_gzip_same_as_plain),
+		TU_TEST(test_memory_same_as_file),
+		TU_TEST(test_memory_bad),
 		TU_TEST(test_bad_empty_and_missing),
 		TU_TEST(test_bad_truncated),
 		TU_TEST(test_bad_random_bytes),

@@ -9,6 +9,7 @@
 
 #include "testutil.h"
 
+#include "model/stats.h"
 #include "model/xplane_writer.h"
 
 static void assert_same_host(const struct xt_host *a, const struct xt_host *b, size_t nplanes)
@@ -96,7 +97,7 @@ static void test_roundtrip_fixtures(void **state)
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct xt_trace *a = tu_read(files[i]), *b;
 		const char *out = tu_fmt("%s/f%zu.xplane.pb", dir, i);
-		struct xplane_write_opts o = { "saved-host", 1000, 2000 };
+		struct xplane_write_opts o = { "saved-host", 1000, 2000, 0 };
 		struct xt_error err;
 		int had_env = 0;
 		size_t p;
@@ -149,12 +150,83 @@ static void test_save_run_layout(void **state)
 	assert_non_null(strstr(err.msg, "cannot create"));
 }
 
+/* The value of plane stat name of p, or 0. */
+static uint64_t plane_stat(const struct xt_host *h, const struct xt_plane *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nstats; i++) {
+		struct stat_iter it;
+		struct xt_stat s;
+
+		stat_iter_plane(&it, h, p, i);
+		while (stat_next(&it, &s))
+			if (s.meta && !strcmp(s.meta->name, name))
+				return s.u;
+	}
+	return 0;
+}
+
+static const struct xt_plane *find_plane(const struct xt_host *h, const char *name)
+{
+	size_t p;
+
+	for (p = 0; p < h->nplanes; p++)
+		if (!strcmp(h->planes[p].name, name))
+			return &h->planes[p];
+	return NULL;
+}
+
+/* What the viewer's x asks for (from_trace): the host's own name, and a
+ * Task Environment from the events' span when their times are dates;
+ * times since the profile started say nothing about when it was taken. */
+static void test_save_from_trace(void **state)
+{
+	tu_space *dated = tu_space_new(), *rel = tu_space_new();
+	tu_plane *p = tu_plane_add(dated, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 1, "main", 1700000000000000000ll);
+	tu_plane *q = tu_plane_add(rel, 1, "/host:CPU");
+	tu_line *m = tu_line_add(q, 1, "main", 5);
+	struct xplane_write_opts o = { NULL, 0, 0, 1 };
+	const char *dir = tu_mkdtemp();
+	struct xt_trace *a, *b;
+	const struct xt_plane *env;
+	struct xt_error err;
+	uint64_t s, e;
+
+	(void)state;
+	tu_ev(p, l, "early", 2000, 3000);   /* [2 ns, 5 ns) after the line's start */
+	tu_ev(p, l, "late", 40000, 10000);  /* ends 50 ns after it */
+	tu_ev(q, m, "x", 0, 1000);
+	a = tu_read(tu_write(dated, 0));
+	assert_int_equal(xplane_host_window(&a->hosts[0], &s, &e), 1);
+	assert_int_equal(s, 1700000000000000002ull);
+	assert_int_equal(e, 1700000000000000050ull);
+	assert_int_equal(xplane_write(&a->hosts[0], tu_fmt("%s/dated.xplane.pb", dir), &o, &err), 0);
+	b = tu_read(tu_fmt("%s/dated.xplane.pb", dir));
+	env = find_plane(&b->hosts[0], "Task Environment");
+	assert_non_null(env);
+	assert_int_equal(plane_stat(&b->hosts[0], env, "profile_start_time"), s);
+	assert_int_equal(plane_stat(&b->hosts[0], env, "profile_stop_time"), e);
+	assert_int_equal(b->hosts[0].nhostnames, 1);
+	assert_string_equal(b->hosts[0].hostnames[0], a->hosts[0].name);
+	assert_int_equal(xplane_host_window(&b->hosts[0], &s, &e), 2); /* has one now */
+
+	a = tu_read(tu_write(rel, 0));
+	assert_int_equal(xplane_host_window(&a->hosts[0], &s, &e), 0);
+	assert_int_equal(xplane_write(&a->hosts[0], tu_fmt("%s/rel.xplane.pb", dir), &o, &err), 0);
+	b = tu_read(tu_fmt("%s/rel.xplane.pb", dir));
+	assert_null(find_plane(&b->hosts[0], "Task Environment"));
+	assert_int_equal(b->hosts[0].nhostnames, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TU_TEST(test_roundtrip_generated),
 		TU_TEST(test_roundtrip_fixtures),
 		TU_TEST(test_save_run_layout),
+		TU_TEST(test_save_from_trace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

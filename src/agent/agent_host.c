@@ -1,0 +1,319 @@
+/* agent_host: see agent_host.h. Field numbers are those of
+ * proto/xplane.proto. */
+#include "agent_host.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (n--)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* The id of name in t, given a new one (*next) the first time; 0 on OOM. */
+static int64_t tab_id(struct name_tab *t, const char *s, size_t n, int64_t *next)
+{
+	size_t i;
+
+	if (t->used * 2 >= t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64, k;
+		struct name_ent *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return 0;
+		for (k = 0; k < t->cap; k++) {
+			if (!t->v[k].s)
+				continue;
+			for (i = hash(t->v[k].s, t->v[k].n) & (cap - 1); v[i].s; i = (i + 1) & (cap - 1))
+				;
+			v[i] = t->v[k];
+		}
+		free(t->v);
+		t->v = v;
+		t->cap = cap;
+	}
+	for (i = hash(s, n) & (t->cap - 1); t->v[i].s; i = (i + 1) & (t->cap - 1))
+		if (t->v[i].n == n && !memcmp(t->v[i].s, s, n))
+			return t->v[i].id;
+	t->v[i].s = malloc(n + 1);
+	if (!t->v[i].s)
+		return 0;
+	memcpy(t->v[i].s, s, n);
+	t->v[i].s[n] = '\0';
+	t->v[i].n = n;
+	t->v[i].id = (*next)++;
+	t->used++;
+	return t->v[i].id;
+}
+
+static void tab_fini(struct name_tab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		free(t->v[i].s);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+void host_enc_init(struct host_enc *h, uint64_t base_ns, uint64_t stop_ns, int64_t emax,
+		   int64_t smax)
+{
+	memset(h, 0, sizeof(*h));
+	abuf_init(&h->fields);
+	abuf_init(&h->line);
+	h->base_ns = base_ns;
+	h->stop_ns = stop_ns;
+	h->next_eid = (emax > 0 ? emax : 0) + 1;
+	h->next_sid = (smax > 0 ? smax : 0) + 1;
+}
+
+static void end_line(struct host_enc *h)
+{
+	struct abuf hd;
+
+	if (!h->in_line)
+		return;
+	h->in_line = 0;
+	if (!h->line.n)
+		return;
+	/* XLine {1: id, 2: name, 4: events...}; timestamp_ns 0 = the start. */
+	abuf_init(&hd);
+	abuf_uint(&hd, 1, h->tid);
+	abuf_bytes(&hd, 2, h->tname, strlen(h->tname));
+	abuf_tag(&h->fields, 3, 2);
+	abuf_varint(&h->fields, hd.n + h->line.n);
+	abuf_put(&h->fields, hd.p, hd.n);
+	abuf_put(&h->fields, h->line.p, h->line.n);
+	h->oom |= hd.oom;
+	abuf_fini(&hd);
+	h->line.n = 0;
+}
+
+void host_enc_thread(void *ctx, const struct xtop_trace_thread *t)
+{
+	struct host_enc *h = ctx;
+
+	end_line(h);
+	h->in_line = 1;
+	h->tid = t->tid;
+	snprintf(h->tname, sizeof(h->tname), "%s", t->name && t->name[0] ? t->name : "thread");
+	if (t->dropped) {
+		size_t k = strlen(h->warnings);
+
+		h->dropped += t->dropped;
+		if (k + 100 < sizeof(h->warnings))
+			snprintf(h->warnings + k, sizeof(h->warnings) - k,
+				 "%sxtop trace: thread %llu (%s) dropped %llu events (memory bounds)",
+				 k ? "\n" : "", (unsigned long long)t->tid, h->tname,
+				 (unsigned long long)t->dropped);
+	}
+}
+
+/* Whole-string number parses; 1 when all of s is the number. */
+static int parse_i64(const char *s, long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return end != s && !*end && !errno;
+}
+
+static int parse_u64(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return end != s && !*end && !errno && s[0] != '-';
+}
+
+static int parse_double(const char *s, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	return end != s && !*end && isfinite(*v);
+}
+
+/* One XStat into b: the value typed as upstream's ParseAndAddStatValue
+ * (int64, else uint64, else double, else string). */
+static void stat_value(struct host_enc *h, struct abuf *b, const char *k, size_t kn, const char *v,
+		       size_t vn)
+{
+	char buf[128];
+	struct abuf st;
+	long long i;
+	unsigned long long u;
+	double d;
+	int64_t sid = tab_id(&h->snames, k, kn, &h->next_sid);
+
+	if (!sid) {
+		h->oom = 1;
+		return;
+	}
+	abuf_init(&st);
+	abuf_uint(&st, 1, (uint64_t)sid);
+	buf[0] = '\0';
+	if (vn < sizeof(buf)) {
+		memcpy(buf, v, vn);
+		buf[vn] = '\0';
+	}
+	if (buf[0] && parse_i64(buf, &i))
+		abuf_uint(&st, 4, (uint64_t)i);
+	else if (buf[0] && parse_u64(buf, &u))
+		abuf_uint(&st, 3, u);
+	else if (buf[0] && parse_double(buf, &d))
+		abuf_double(&st, 2, d);
+	else
+		abuf_bytes(&st, 5, v, vn);
+	abuf_bytes(b, 4, st.p, st.n);
+	h->oom |= st.oom;
+	abuf_fini(&st);
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* "k=v,k=v" as TraceMe writes it; commas inside brackets or quotes do not
+ * split (as upstream's SplitPairs). */
+static void stats_from(struct host_enc *h, struct abuf *b, const char *m, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t s = i, e, eq;
+		int depth = 0, quote = 0;
+
+		for (; i < n; i++) {
+			char c = m[i];
+
+			if (quote) {
+				quote = c != '"';
+			} else if (c == '"') {
+				quote = 1;
+			} else if (c == '(' || c == '[' || c == '{') {
+				depth++;
+			} else if ((c == ')' || c == ']' || c == '}') && depth) {
+				depth--;
+			} else if (c == ',' && !depth) {
+				break;
+			}
+		}
+		e = i++;
+		for (eq = s; eq < e && m[eq] != '='; eq++)
+			;
+		if (eq < e) {
+			size_t ks = s, ke = eq, vs = eq + 1, ve = e;
+
+			while (ks < ke && is_space(m[ks]))
+				ks++;
+			while (ke > ks && is_space(m[ke - 1]))
+				ke--;
+			while (vs < ve && is_space(m[vs]))
+				vs++;
+			while (ve > vs && is_space(m[ve - 1]))
+				ve--;
+			if (ke > ks && ve > vs)
+				stat_value(h, b, m + ks, ke - ks, m + vs, ve - vs);
+		}
+	}
+}
+
+void host_enc_event(void *ctx, const struct xtop_trace_event *e)
+{
+	struct host_enc *h = ctx;
+	struct abuf ev;
+	const char *name = e->name ? e->name : "";
+	size_t n = e->name_len, bare = n;
+	uint64_t start = e->start_ns, end = e->end_ns ? e->end_ns : h->stop_ns;
+	int64_t eid;
+
+	if (!h->in_line)
+		return;
+	if (e->kind == XTOP_TRACE_STEP) {
+		name = "train";
+		n = bare = 5;
+	} else if (n >= 2 && name[n - 1] == '#') {
+		const char *hash1 = memchr(name, '#', n - 1);
+
+		if (hash1)
+			bare = (size_t)(hash1 - name);
+	}
+	eid = tab_id(&h->enames, name, bare, &h->next_eid);
+	if (!eid) {
+		h->oom = 1;
+		return;
+	}
+	if (start < h->base_ns)
+		start = h->base_ns;
+	if (end < start)
+		end = start;
+	abuf_init(&ev);
+	abuf_uint(&ev, 1, (uint64_t)eid);
+	abuf_uint(&ev, 2, (start - h->base_ns) * 1000);
+	abuf_uint(&ev, 3, (end - start) * 1000);
+	if (e->kind == XTOP_TRACE_STEP) {
+		char num[32];
+
+		snprintf(num, sizeof(num), "%lld", (long long)e->step);
+		stat_value(h, &ev, "step_num", 8, num, strlen(num));
+		stat_value(h, &ev, "_r", 2, "1", 1);
+	} else if (bare < n) {
+		stats_from(h, &ev, name + bare + 1, n - bare - 2);
+	}
+	abuf_bytes(&h->line, 4, ev.p, ev.n);
+	h->oom |= ev.oom;
+	abuf_fini(&ev);
+	h->nev++;
+}
+
+static void put_meta(struct abuf *out, uint32_t field, const struct name_tab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++) {
+		struct abuf md, ent;
+
+		if (!t->v[i].s)
+			continue;
+		/* map entry {1: id, 2: X{Event,Stat}Metadata{1: id, 2: name}} */
+		abuf_init(&md);
+		abuf_init(&ent);
+		abuf_uint(&md, 1, (uint64_t)t->v[i].id);
+		abuf_bytes(&md, 2, t->v[i].s, t->v[i].n);
+		abuf_uint(&ent, 1, (uint64_t)t->v[i].id);
+		abuf_bytes(&ent, 2, md.p, md.n);
+		abuf_bytes(out, field, ent.p, ent.n);
+		out->oom |= md.oom | ent.oom;
+		abuf_fini(&md);
+		abuf_fini(&ent);
+	}
+}
+
+int host_enc_finish(struct host_enc *h)
+{
+	end_line(h);
+	put_meta(&h->fields, 4, &h->enames);
+	put_meta(&h->fields, 5, &h->snames);
+	h->oom |= h->fields.oom | h->line.oom;
+	return h->oom ? -1 : 0;
+}
+
+void host_enc_fini(struct host_enc *h)
+{
+	abuf_fini(&h->fields);
+	abuf_fini(&h->line);
+	tab_fini(&h->enames);
+	tab_fini(&h->snames);
+}

@@ -1,0 +1,110 @@
+/*
+ * backend_agent: captures through the xtop agent (libxtop-agent.so) inside
+ * a workload started with `xtop run` or `xtop --attach -- CMD`. The agent
+ * drives the profiler of every PJRT plugin the process loaded and collects
+ * the events of libxtop-trace; this side only speaks the protocol of
+ * src/agent/agent_proto.h: START with the ProfileOptions, wait, STOP,
+ * COLLECT the XSpace.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../agent/agent_proto.h"
+#include "agent_client.h"
+#include "backend.h"
+#include "profiler_msgs.h"
+
+static int agent_find(pid_t pid, struct capture_target *t, struct xt_error *err)
+{
+	int rc = agent_client_find(pid, t->addr, sizeof(t->addr), err);
+
+	if (rc < 0)
+		return rc;
+	snprintf(t->label, sizeof(t->label), "PID %d", (int)pid);
+	/* A local session is named after the machine, as upstream does. */
+	if (gethostname(t->host, sizeof(t->host) - 1) < 0 || !t->host[0])
+		snprintf(t->host, sizeof(t->host), "localhost");
+	t->host[sizeof(t->host) - 1] = '\0';
+	return 0;
+}
+
+/* One request; on failure j->msg says what went wrong, naming the step. */
+static int call(struct capture_job *j, int fd, uint16_t type, const void *p, size_t n,
+		int timeout_ms, const char *step, struct agent_reply *r)
+{
+	struct xt_error err;
+
+	if (agent_client_call(fd, type, p, n, timeout_ms, r, &err) < 0) {
+		snprintf(j->msg, sizeof(j->msg), "%.100s: %s: %.600s", j->tg->label, step, err.msg);
+		return -1;
+	}
+	if (r->type == AGENT_REP_ERROR) {
+		snprintf(j->msg, sizeof(j->msg), "%.100s: %s: %.600s", j->tg->label, step,
+			 r->data ? (const char *)r->data : "error");
+		free(r->data);
+		r->data = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int agent_capture(struct capture_job *j)
+{
+	struct profile_req q;
+	struct agent_reply r;
+	struct xt_error err;
+	uint8_t *opts;
+	size_t len;
+	int fd, w;
+
+	fd = agent_client_connect(j->tg->addr, j->tg->pid, &err);
+	if (fd < 0) {
+		snprintf(j->msg, sizeof(j->msg), "%.100s: %.800s", j->tg->label, err.msg);
+		return -1;
+	}
+	memset(&q, 0, sizeof(q));
+	q.duration_ms = j->o->duration_ms;
+	q.host_tracer = j->o->host_tracer;
+	q.device_tracer = j->o->device_tracer;
+	q.python_tracer = j->o->python_tracer;
+	q.session_id = j->session;
+	opts = profiler_msgs_profile_options(&q, &len);
+	/* Starting a device tracer (CUPTI) can take seconds. */
+	w = call(j, fd, AGENT_REQ_START, opts, len, 60000, "cannot start", &r);
+	free(opts);
+	if (w < 0)
+		goto fail;
+	free(r.data);
+	w = agent_client_wait(fd, j->o->duration_ms, j->stop);
+	if (w < 0) {
+		snprintf(j->msg, sizeof(j->msg),
+			 "%.100s: the agent closed the connection during the capture", j->tg->label);
+		goto fail;
+	}
+	if (call(j, fd, AGENT_REQ_STOP, NULL, 0, 60000, "cannot stop", &r) < 0)
+		goto fail;
+	free(r.data);
+	if (call(j, fd, AGENT_REQ_COLLECT, NULL, 0, 120000, "cannot collect", &r) < 0)
+		goto fail;
+	if (r.type != AGENT_REP_XSPACE) {
+		snprintf(j->msg, sizeof(j->msg), "%.100s: the agent sent no profile", j->tg->label);
+		free(r.data);
+		goto fail;
+	}
+	close(fd);
+	j->data = r.data;
+	j->len = r.len;
+	j->empty = r.len == 0;
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
+const struct capture_backend capture_backend_agent = {
+	.name = "xtop agent",
+	.find = agent_find,
+	.capture = agent_capture,
+};

@@ -1,0 +1,148 @@
+/* capture_save: see capture_save.h. */
+#include "capture_save.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../model/trace_json.h"
+#include "../model/xplane_reader.h"
+#include "../model/xplane_writer.h"
+
+static uint64_t device_events(const struct xt_host *h)
+{
+	uint64_t n = 0;
+	size_t p;
+
+	for (p = 0; p < h->nplanes; p++)
+		if (!strncmp(h->planes[p].name, "/device:", 8))
+			n += h->planes[p].nev;
+	return n;
+}
+
+/* The host's errors, then warnings, joined; "" when none. */
+static void host_errors(const struct xt_host *h, char *out, size_t n)
+{
+	size_t i, got = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < h->nerrors + h->nwarnings && got + 3 < n; i++) {
+		const char *e = i < h->nerrors ? h->errors[i] : h->warnings[i - h->nerrors];
+
+		got += (size_t)snprintf(out + got, n - got, "%s%s", got ? "; " : "", e);
+		if (got >= n)
+			got = n - 1;
+	}
+}
+
+/* Why a capture came back empty, from the errors the profile carries. */
+static void empty_msg(struct capture_host *h, const char *label, const char *why,
+		      const struct capture_opts *o)
+{
+	if (!why[0])
+		snprintf(h->msg, sizeof(h->msg),
+			 "%.100s: nothing was captured (empty trace): was the workload running "
+			 "during the capture?",
+			 label);
+	else if (o->device_tracer)
+		snprintf(h->msg, sizeof(h->msg),
+			 "%.100s: nothing was captured (empty trace): the device tracer failed "
+			 "(%.800s)",
+			 label, why);
+	else
+		snprintf(h->msg, sizeof(h->msg),
+			 "%.100s: nothing was captured (empty trace): the profiler reported: %.800s",
+			 label, why);
+}
+
+/* Judges a decoded capture: nothing in it, or no device events because the
+ * device tracer failed. Returns -1 when it is not worth keeping. */
+static int judge(struct xt_trace *t, struct capture_job *j, const struct capture_opts *o,
+		 struct capture_host *h)
+{
+	const struct xt_host *host = &t->hosts[t->nhosts - 1];
+	char why[600];
+
+	host_errors(host, why, sizeof(why));
+	if (host->nev == 0) {
+		empty_msg(h, j->tg->label, why, o);
+		trace_host_fini(&t->hosts[--t->nhosts]);
+		return -1;
+	}
+	if (o->device_tracer && why[0] && device_events(host) == 0)
+		snprintf(h->warning, sizeof(h->warning),
+			 "%.100s: no device events, the device tracer failed (%.700s): the profile "
+			 "has host events only",
+			 j->tg->label, why);
+	return 0;
+}
+
+void capture_save(struct xt_trace *t, struct capture_job *j, const char *run_dir,
+		  uint64_t start_ns, uint64_t stop_ns, const struct capture_opts *o,
+		  struct capture_host *h)
+{
+	struct xplane_load_opts lo = { 0 };
+	struct xt_error err;
+	char file[4800];
+	struct stat st;
+	int rc;
+
+	lo.keep_resident = 1;
+	xplane_host_file(file, sizeof(file), run_dir, j->tg->host, ".xplane.pb");
+	if (j->msg[0]) {
+		snprintf(h->msg, sizeof(h->msg), "%s", j->msg);
+		goto out;
+	}
+	if (j->empty) {
+		char why[600] = "";
+
+		if (j->data)
+			xplane_space_errors(j->data, j->len, why, sizeof(why));
+		empty_msg(h, j->tg->label, why, o);
+		goto out;
+	}
+	if (j->server_wrote) {
+		rc = xplane_load(t, file, j->tg->host, &lo, &err);
+		if (stat(file, &st) == 0)
+			h->bytes = (uint64_t)st.st_size;
+	} else {
+		struct xplane_write_opts wo = { j->tg->host, start_ns, stop_ns, 0 };
+
+		/* The bytes in memory become exactly the file. */
+		xplane_add_extras(&j->data, &j->len, &wo);
+		if (xplane_write_bytes(file, j->data, j->len, NULL, &err) < 0) {
+			snprintf(h->msg, sizeof(h->msg), "%.200s: %.700s", j->tg->label, err.msg);
+			goto out;
+		}
+		h->bytes = j->len;
+		rc = xplane_load_mem(t, j->data, j->len, file, j->tg->host, &lo, &err);
+		j->data = NULL;
+	}
+	if (rc < 0) {
+		snprintf(h->msg, sizeof(h->msg),
+			 "%.200s: saved %.300s, but it does not read as a profile: %.400s",
+			 j->tg->label, file, err.msg);
+		goto out;
+	}
+	if (judge(t, j, o, h) < 0) {
+		unlink(file); /* ours: a new file in the new run directory */
+		goto out;
+	}
+	snprintf(h->path, sizeof(h->path), "%.4095s", file);
+	h->events = t->hosts[t->nhosts - 1].nev;
+	if (o->trace_json) {
+		char json[4800];
+		size_t k = strlen(file);
+
+		/* x.xplane.pb -> x.trace.json.gz */
+		snprintf(json, sizeof(json), "%.*s.trace.json.gz", (int)(k - 10), file);
+		if (trace_json_write(&t->hosts[t->nhosts - 1], json, &err) < 0)
+			snprintf(h->warning, sizeof(h->warning), "%.200s: %.600s", j->tg->label,
+				 err.msg);
+	}
+out:
+	free(j->data);
+	j->data = NULL;
+}

@@ -1,0 +1,285 @@
+/* launch: see launch.h. */
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../util/xalloc.h"
+#include "workload.h"
+
+extern char **environ;
+
+#define AGENT_NAME "libxtop-agent.so"
+
+int launch_agent_path(char *buf, size_t n, struct xt_error *err)
+{
+	const char *env = getenv("XTOP_AGENT");
+	char exe[PATH_MAX], dir[PATH_MAX + 64], *slash;
+	ssize_t k;
+
+	if (env && *env) {
+		if (!realpath(env, exe) || access(exe, R_OK) < 0)
+			return xt_error_set(err, XT_ENOENT, "XTOP_AGENT=%s: %s", env, strerror(errno));
+		snprintf(buf, n, "%s", exe);
+		return 0;
+	}
+	k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (k <= 0)
+		return xt_error_set(err, XT_ENOENT, "cannot find xtop's own path to look for %s",
+				    AGENT_NAME);
+	exe[k] = '\0';
+	slash = strrchr(exe, '/');
+	*slash = '\0';
+	snprintf(dir, sizeof(dir), "%s/%s", exe, AGENT_NAME);
+	if (access(dir, R_OK) == 0) {
+		snprintf(buf, n, "%s", dir);
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "%s/../lib/xtop/%s", exe, AGENT_NAME);
+	if (access(dir, R_OK) == 0 && realpath(dir, exe)) {
+		snprintf(buf, n, "%s", exe);
+		return 0;
+	}
+	return xt_error_set(err, XT_ENOENT,
+			    "cannot find %s next to xtop or in ../lib/xtop (build it with make, or "
+			    "set XTOP_AGENT to its path)",
+			    AGENT_NAME);
+}
+
+char *launch_preload_value(const char *agent)
+{
+	const char *cur = getenv("LD_PRELOAD");
+	size_t n;
+	char *v;
+
+	if (!cur || !*cur)
+		return xstrdup(agent);
+	/* Already there (a workload started from another `xtop run`). */
+	n = strlen(agent);
+	for (const char *p = strstr(cur, agent); p; p = strstr(p + 1, agent))
+		if ((p == cur || p[-1] == ':' || p[-1] == ' ') && (!p[n] || p[n] == ':' || p[n] == ' '))
+			return xstrdup(cur);
+	n = strlen(cur) + strlen(agent) + 2;
+	v = xmalloc(n);
+	snprintf(v, n, "%s:%s", cur, agent);
+	return v;
+}
+
+static int prepare_env(struct xt_error *err)
+{
+	char agent[PATH_MAX];
+	char *v;
+	int rc = launch_agent_path(agent, sizeof(agent), err);
+
+	if (rc < 0)
+		return rc;
+	v = launch_preload_value(agent);
+	rc = setenv("LD_PRELOAD", v, 1);
+	free(v);
+	if (rc < 0)
+		return xt_error_set(err, XT_EIO, "cannot set LD_PRELOAD: %s", strerror(errno));
+	return 0;
+}
+
+static volatile sig_atomic_t run_child;
+
+static void pass_on(int sig)
+{
+	if (run_child > 0)
+		kill((pid_t)run_child, sig);
+}
+
+/* Records how pid ended, where xtop capture looks when its socket closes. */
+static void write_exit(pid_t pid, int status)
+{
+	char dir[256], path[320], tmp[340], line[64];
+	int fd, k;
+
+	if (workload_exit_dir(dir, sizeof(dir)) < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/agent-%d.exit", dir, (int)pid);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	k = snprintf(line, sizeof(line), "%d\n", status);
+	if (write(fd, line, (size_t)k) == k && close(fd) == 0)
+		rename(tmp, path);
+	else
+		unlink(tmp);
+}
+
+int launch_run(char *const argv[], int quiet, struct xt_error *err)
+{
+	static const int passed[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+	int pfd[2], child_errno = 0, status = 0, rc;
+	struct sigaction sa;
+	pid_t pid;
+	ssize_t k;
+	size_t i;
+
+	rc = prepare_env(err);
+	if (rc < 0)
+		return rc;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		execvp(argv[0], argv);
+		child_errno = errno;
+		if (write(pfd[1], &child_errno, sizeof(child_errno)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		return xt_error_set(err, XT_EIO, "cannot fork: %s", strerror(errno));
+	}
+	do
+		k = read(pfd[0], &child_errno, sizeof(child_errno));
+	while (k < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (k == (ssize_t)sizeof(child_errno)) {
+		waitpid(pid, NULL, 0);
+		return xt_error_set(err, child_errno == ENOENT ? XT_ENOENT : XT_EIO,
+				    "cannot run %s: %s", argv[0], strerror(child_errno));
+	}
+	workload_forget_exit(pid);
+	run_child = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = pass_on;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		sigaction(passed[i], &sa, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	if (!quiet)
+		fprintf(stderr,
+			"xtop: PID %d runs %s with the xtop agent (capture: xtop capture %d, view: "
+			"xtop --attach %d)\n",
+			(int)pid, argv[0], (int)pid, (int)pid);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	write_exit(pid, status);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	/* End as the workload did, for the shell and scripts (no core of
+	 * our own). */
+	{
+		struct rlimit no = { 0, 0 };
+		int sig = WTERMSIG(status);
+		sigset_t one;
+
+		setrlimit(RLIMIT_CORE, &no);
+		signal(sig, SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+		return 128 + sig;
+	}
+}
+
+/* mkdir -p of dir; returns 0 or -1 with errno. */
+static int make_dirs(const char *dir)
+{
+	char p[PATH_MAX], *s;
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+pid_t launch_spawn(char *const argv[], const char *logdir_arg, char *log, size_t n,
+		   struct xt_error *err)
+{
+	int pfd[2], child_errno = 0, rc;
+	pid_t pid;
+	ssize_t k;
+	char *old = getenv("LD_PRELOAD") ? xstrdup(getenv("LD_PRELOAD")) : NULL;
+	char logdir[PATH_MAX], cwd[PATH_MAX / 2];
+
+	/* Absolute, so that the messages that name the log are exact. */
+	if (logdir_arg[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		snprintf(logdir, sizeof(logdir), "%s/%s", cwd, logdir_arg);
+	else
+		snprintf(logdir, sizeof(logdir), "%s", logdir_arg);
+	if (make_dirs(logdir) < 0) {
+		free(old);
+		return xt_error_set(err, XT_EIO, "cannot create %s: %s", logdir, strerror(errno));
+	}
+	/* LD_PRELOAD is set in xtop for the fork only, then restored. */
+	rc = prepare_env(err);
+	if (rc < 0) {
+		free(old);
+		return rc;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		free(old);
+		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid == 0) {
+		char path[PATH_MAX + 64];
+		int fd, in;
+		sigset_t none;
+
+		close(pfd[0]);
+		setsid();
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		snprintf(path, sizeof(path), "%s/xtop-run-%d.log", logdir, (int)getpid());
+		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || in < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
+			child_errno = errno;
+		} else {
+			execvp(argv[0], argv);
+			child_errno = errno;
+		}
+		if (write(pfd[1], &child_errno, sizeof(child_errno)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	if (old)
+		setenv("LD_PRELOAD", old, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	free(old);
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		return xt_error_set(err, XT_EIO, "cannot fork: %s", strerror(errno));
+	}
+	/* The pipe closes on exec; a number on it is exec's errno. */
+	do
+		k = read(pfd[0], &child_errno, sizeof(child_errno));
+	while (k < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (k == (ssize_t)sizeof(child_errno)) {
+		waitpid(pid, NULL, 0);
+		return xt_error_set(err, child_errno == ENOENT ? XT_ENOENT : XT_EIO,
+				    "cannot run %s: %s", argv[0], strerror(child_errno));
+	}
+	workload_adopt(pid);
+	snprintf(log, n, "%s/xtop-run-%d.log", logdir, (int)pid);
+	return pid;
+}

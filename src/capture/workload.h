@@ -1,0 +1,37 @@
+/*
+ * workload: what became of a local workload process during a capture, so a
+ * lost connection can be told apart from a workload that died, and the
+ * death described (exit status or signal) where it can be known: for a
+ * child xtop started, from waitpid(); for a workload `xtop run` started,
+ * from the agent-PID.exit file it writes beside the agent's socket; else
+ * from the exit code of its zombie in /proc/PID/stat, while its parent has
+ * not yet reaped it.
+ */
+#ifndef XT_WORKLOAD_H
+#define XT_WORKLOAD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Marks pid as a child xtop started (xtop --attach -- CMD): its exit status
+ * is reaped and kept here. At most a few are remembered. Can't fail. */
+void workload_adopt(pid_t pid);
+
+/*
+ * Returns 1 when pid has ended, with desc saying how ("killed by signal 11
+ * (SIGSEGV)", "exited with status 1", "exited" when unknown) and *crashed
+ * set when that looks like a crash rather than a deliberate end; 0 while it
+ * runs. A process that is still dying is given up to wait_ms to finish.
+ * dir, when not NULL, is where its agent's socket was (the exit file is
+ * looked for there first). Thread-safe.
+ */
+int workload_ended(pid_t pid, int wait_ms, const char *dir, char *desc, size_t n, int *crashed);
+
+/* The private directory (created when missing) where xtop run records how
+ * its workloads end: the agent's socket directory for this user. Returns 0,
+ * or -1 when it is not usable (not ours, open to others). */
+int workload_exit_dir(char *dir, size_t n);
+/* Removes a record left for pid by an earlier process with that PID. */
+void workload_forget_exit(pid_t pid);
+
+#endif

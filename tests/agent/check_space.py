@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Checks a profile the agent captured, with protobuf's own parser (Debian's
+python3-protobuf), independently of xtop's reader.
+
+  check_space.py SAVED [--fixture FILE]... [--annotations] [--threads a,b]
+
+Every plane of each fixture (what the fake plugins served) must be in SAVED
+with each of its lines and their event counts; with --annotations, the
+C API's events must be there as XLA's host tracer would write them: lines
+named after the workload's threads in /host:CPU, "compute" with the stats
+batch (int64 32), lr (double 0.5) and tag (string fwd), "train" step
+markers with step_num and _r=1, "checkpoint" instants with a step stat.
+Exactly one Task Environment plane, with dates. Prints one line.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def load_pb2():
+    out = tempfile.mkdtemp(prefix="xtop-pb2-")
+    subprocess.run(["protoc", "--python_out=" + out, "-I", os.path.join(REPO, "proto"),
+                    os.path.join(REPO, "proto", "xplane.proto")], check=True)
+    sys.path.insert(0, out)
+    import xplane_pb2  # noqa: E402
+    return xplane_pb2
+
+
+def space(pb, path):
+    s = pb.XSpace()
+    with open(path, "rb") as f:
+        s.ParseFromString(f.read())
+    return s
+
+
+def stat_value(plane, st):
+    kind = st.WhichOneof("value")
+    v = getattr(st, kind) if kind else None
+    return plane.stat_metadata[st.metadata_id].name, kind, v
+
+
+def fail(msg):
+    print("FAIL " + msg)
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("saved")
+    ap.add_argument("--fixture", action="append", default=[])
+    ap.add_argument("--annotations", action="store_true")
+    ap.add_argument("--threads", default="xt-main,xt-worker")
+    a = ap.parse_args()
+    pb = load_pb2()
+    got = space(pb, a.saved)
+    planes = {}
+    for p in got.planes:
+        planes.setdefault(p.name, []).append(p)
+    fixture_events = 0
+    for fx in a.fixture:
+        for p in space(pb, fx).planes:
+            if p.name == "Task Environment":
+                continue
+            if p.name not in planes:
+                fail("plane %s of %s is missing" % (p.name, os.path.basename(fx)))
+            for line in p.lines:
+                fixture_events += len(line.events)
+                match = [l for q in planes[p.name] for l in q.lines
+                         if l.name == line.name and l.id == line.id and
+                         len(l.events) == len(line.events)]
+                if not match:
+                    fail("line %r of plane %s (%d events) is missing or changed" %
+                         (line.name, p.name, len(line.events)))
+    env = planes.get("Task Environment", [])
+    if len(env) != 1:
+        fail("%d Task Environment planes" % len(env))
+    times = {env[0].stat_metadata[s.metadata_id].name: s.uint64_value for s in env[0].stats}
+    if not (times.get("profile_start_time", 0) > 1e18 and
+            times.get("profile_stop_time", 0) >= times["profile_start_time"]):
+        fail("Task Environment times %r" % times)
+    annotations = 0
+    if a.annotations:
+        host = planes.get("/host:CPU")
+        if not host:
+            fail("no /host:CPU plane")
+        seen = {}
+        for p in host:
+            for line in p.lines:
+                if line.name not in a.threads.split(","):
+                    continue
+                for ev in line.events:
+                    md = p.event_metadata[ev.metadata_id]
+                    stats = {}
+                    for st in ev.stats:
+                        n, kind, v = stat_value(p, st)
+                        stats[n] = (kind, v)
+                    seen.setdefault(md.name, stats)
+                    annotations += 1
+        want = {
+            "compute": {"batch": ("int64_value", 32), "lr": ("double_value", 0.5),
+                        "tag": ("str_value", "fwd")},
+            "train": {"_r": ("int64_value", 1)},
+        }
+        if not a.threads.startswith("xt-main"):
+            want = {}
+        for name, stats in want.items():
+            if name not in seen:
+                fail("no %r event among %s" % (name, sorted(seen)))
+            for k, v in stats.items():
+                if seen[name].get(k) != v:
+                    fail("%s: stat %s is %r, not %r" % (name, k, seen[name].get(k), v))
+        if want and "step_num" not in seen["train"]:
+            fail("train has no step_num")
+        if want and "checkpoint" not in seen:
+            fail("no checkpoint instant")
+        if annotations == 0:
+            fail("no annotation events")
+    print("OK %d fixture events, %d annotation events, %d planes" %
+          (fixture_events, annotations, len(got.planes)))
+
+
+if __name__ == "__main__":
+    main()

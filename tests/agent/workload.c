@@ -1,0 +1,136 @@
+/*
+ * workload: a small native program for the agent's tests, started under
+ * `xtop run`. It loads fake PJRT plugins with dlopen (as JAX loads its
+ * plugin) and annotates its work with the C API: a step loop on the main
+ * thread and spans on a worker thread, with TraceMe-encoded metadata.
+ *
+ *   workload [--plugin SO[,XSPACE[,MODE]]]... [--plugin-after MS]
+ *            [--log FILE] [--no-annotate] [--exit-after MS]
+ *
+ * --plugin-after loads the plugins only after MS (a JAX program loads its
+ * plugin at its first computation). It prints nothing; it runs until
+ * killed, or exits with status 0 after --exit-after.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xtop/trace.h>
+
+static volatile int annotate = 1;
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *worker(void *arg)
+{
+	long i;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "xt-worker", 0, 0, 0);
+	for (i = 0;; i++) {
+		if (annotate) {
+			xtop_trace_begin("worker_io#id=1,kind=read,bytes=4096#");
+			sleep_ms(2);
+			xtop_trace_end();
+		} else {
+			sleep_ms(2);
+		}
+	}
+	return NULL;
+}
+
+static void load_plugin(const char *spec, const char *log)
+{
+	char buf[4096], *xs, *mode;
+	void *h;
+	void (*configure)(const char *, const char *, const char *);
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	xs = strchr(buf, ',');
+	mode = NULL;
+	if (xs) {
+		*xs++ = '\0';
+		mode = strchr(xs, ',');
+		if (mode)
+			*mode++ = '\0';
+	}
+	h = dlopen(buf, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "workload: %s\n", dlerror());
+		exit(2);
+	}
+	*(void **)&configure = dlsym(h, "fake_pjrt_configure");
+	if (configure)
+		configure(xs, mode, log);
+}
+
+int main(int argc, char **argv)
+{
+	const char *plugins[8], *log = NULL;
+	long after = 0, exit_after = 0, step;
+	int np = 0, i;
+	pthread_t t;
+	struct timespec t0, now;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--plugin") && i + 1 < argc && np < 8)
+			plugins[np++] = argv[++i];
+		else if (!strcmp(argv[i], "--plugin-after") && i + 1 < argc)
+			after = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--log") && i + 1 < argc)
+			log = argv[++i];
+		else if (!strcmp(argv[i], "--no-annotate"))
+			annotate = 0;
+		else if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
+			exit_after = atol(argv[++i]);
+		else {
+			fprintf(stderr, "workload: bad argument %s\n", argv[i]);
+			return 2;
+		}
+	}
+	prctl(PR_SET_NAME, "xt-main", 0, 0, 0);
+	if (!after)
+		for (i = 0; i < np; i++)
+			load_plugin(plugins[i], log);
+	pthread_create(&t, NULL, worker, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (step = 0;; step++) {
+		long el;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		el = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (after && el >= after) {
+			for (i = 0; i < np; i++)
+				load_plugin(plugins[i], log);
+			after = 0;
+		}
+		if (exit_after && el >= exit_after)
+			exit(0);
+		if (!annotate) {
+			sleep_ms(10);
+			continue;
+		}
+		xtop_step_begin(step);
+		xtop_trace_begin("compute#batch=32,lr=0.5,tag=fwd#");
+		sleep_ms(5);
+		if (xtop_trace_active()) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "checkpoint#step=%ld#", step);
+			xtop_trace_instant(name);
+		}
+		xtop_trace_end();
+		sleep_ms(3);
+		xtop_step_end();
+	}
+}
