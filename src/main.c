@@ -11,6 +11,7 @@
 
 #include "capture/capture.h"
 #include "cli/capture_cmd.h"
+#include "cli/diff_cmd.h"
 #include "cli/options.h"
 #include "cli/report.h"
 #include "cli/run_cmd.h"
@@ -36,6 +37,8 @@ static void usage(FILE *f)
 	options_usage(f, "xtop [options] PATH\n       xtop --attach HOST:PORT|PID [options] [PATH]\n"
 			 "       xtop [options] --attach -- CMD [ARGS...]\n"
 			 "       xtop report [--json] [--top N] [--run NAME] [--list] PATH\n"
+			 "       xtop report [--json] --baseline BASE [--fail-over PCT] PATH\n"
+			 "       xtop diff [--json] [--top N] BASE NEW\n"
 			 "       xtop capture [--duration MS] [--logdir DIR] HOST:PORT[,...] | PID\n"
 			 "       xtop run [--quiet] -- CMD [ARGS...]",
 		      "Open an XLA profile in the terminal. PATH is a .xplane.pb file (plain or gzip),\n"
@@ -58,6 +61,8 @@ int main(int argc, char **argv)
 		return capture_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return run_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 	/* xtop [options] --attach -- CMD [ARGS...]: what follows -- is the
 	 * command, never options of xtop. */
 	for (k = 2; k < argc; k++) {

@@ -18,6 +18,7 @@
 #include "../model/op_columns.h"
 #include "../model/profile_path.h"
 #include "../util/timefmt.h"
+#include "diff_cmd.h"
 #include "options.h"
 #include "texttab.h"
 
@@ -373,11 +374,27 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 	report_steps(o, t, a, w);
 	report_memory(o, t, a, w);
 	report_kernels(o, a, ro->top, w);
+	if (ro->cmp) {
+		section(o, "Compared with the baseline");
+		diff_text(o, ro->cmp, ro->baseline, ro->path, ro->top, w);
+	}
+	if (ro->gate) {
+		char pb[32];
+
+		snprintf(pb, sizeof(pb), "%.1f%%", ro->fail_over);
+		section(o, "Regression gate");
+		if (ro->nreg)
+			diff_gate_text(o, ro->reg, ro->nreg, ro->fail_over);
+		else
+			put_line(o, w, "passed: no step time, device time or top-%d op worse by more than %s",
+				 DIFF_GATE_TOP, pb);
+	}
 }
 
 /* ---- the command ---- */
 
-enum { OPT_JSON = 1, OPT_TOP, OPT_RUN, OPT_LIST, OPT_THREADS, OPT_WIDE, OPT_HELP };
+enum { OPT_JSON = 1, OPT_TOP, OPT_RUN, OPT_LIST, OPT_THREADS, OPT_WIDE, OPT_BASELINE, OPT_FAIL_OVER,
+       OPT_HELP };
 
 static const struct xt_option report_options[] = {
 	{ OPT_JSON, 0, "json", 0, NULL, "print one JSON object instead of text" },
@@ -386,6 +403,10 @@ static const struct xt_option report_options[] = {
 	{ OPT_LIST, 'l', "list", 0, NULL, "list the runs and hosts under PATH and exit" },
 	{ OPT_THREADS, 'j', "threads", 1, "N", "decode with N threads (default: all CPUs)" },
 	{ OPT_WIDE, 'w', "wide", 0, NULL, "print names in full (default: fit $COLUMNS or the terminal, else 80)" },
+	{ OPT_BASELINE, 'b', "baseline", 1, "BASE", "compare with the profile BASE (file, run directory or logdir)" },
+	{ OPT_FAIL_OVER, 0, "fail-over", 1, "PCT",
+	  "with --baseline: exit 3 when the step time (else device time) or a top-20 op's self time "
+	  "is worse by more than PCT percent" },
 	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
 	{ 0, 0, NULL, 0, NULL, NULL },
 };
@@ -421,9 +442,11 @@ int report_main(int argc, char **argv)
 {
 	struct report_opts ro = { .top = 20 };
 	struct load_opts lo = { 0 };
-	int json = 0, list = 0, wide = 0, c;
-	struct xt_trace *t;
-	struct xt_analysis *a;
+	int json = 0, list = 0, wide = 0, c, rc = 0;
+	struct xt_trace *t, *bt = NULL;
+	struct xt_analysis *a, *ba = NULL;
+	struct xt_cmp *cmp = NULL;
+	struct diff_regression reg[DIFF_GATE_MAX];
 	struct xt_error err;
 	struct strbuf out;
 	struct option lopts[16];
@@ -457,6 +480,18 @@ int report_main(int argc, char **argv)
 		case OPT_THREADS:
 			lo.threads = atoi(optarg);
 			break;
+		case OPT_BASELINE:
+			ro.baseline = optarg;
+			break;
+		case OPT_FAIL_OVER:
+			ro.fail_over = strtod(optarg, &end);
+			if (*end || !*optarg || !(ro.fail_over >= 0) || ro.fail_over > 1e9) {
+				fprintf(stderr, "xtop: --fail-over needs a percentage of 0 or more, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			ro.gate = 1;
+			break;
 		case OPT_HELP:
 			options_usage(stdout, "xtop report [options] PATH",
 				      "Print the profile's overview, op profile, steps, memory and kernels.",
@@ -476,6 +511,10 @@ int report_main(int argc, char **argv)
 		fprintf(stderr, "xtop: report needs exactly one PATH (see xtop report --help)\n");
 		return 2;
 	}
+	if (ro.gate && !ro.baseline) {
+		fprintf(stderr, "xtop: --fail-over needs --baseline BASE to compare with\n");
+		return 2;
+	}
 	ro.path = argv[optind];
 	ro.width = tt_output_width(wide);
 	if (list)
@@ -484,6 +523,24 @@ int report_main(int argc, char **argv)
 		fprintf(stderr, "xtop: %s\n", err.msg);
 		return 2;
 	}
+	if (ro.baseline) {
+		struct load_opts blo = { 0 };
+
+		blo.threads = lo.threads; /* --run names a run of PATH, not of BASE */
+		if (load_profile(ro.baseline, &blo, &bt, &ba, &err) < 0) {
+			fprintf(stderr, "xtop: baseline: %s\n", err.msg);
+			analysis_free(a);
+			trace_free(t);
+			return 2;
+		}
+		cmp = compare_new(ba, a);
+		ro.cmp = cmp;
+		if (ro.gate) {
+			ro.nreg = diff_gate(cmp, ro.fail_over, reg);
+			ro.reg = reg;
+			rc = ro.nreg ? 3 : 0;
+		}
+	}
 	strbuf_init(&out);
 	if (json)
 		report_json(&out, t, a, &ro);
@@ -491,11 +548,21 @@ int report_main(int argc, char **argv)
 		report_text(&out, t, a, &ro);
 	fwrite(out.buf, 1, out.len, stdout);
 	strbuf_fini(&out);
+	/* The verdict on stderr too, where CI logs show it beside stdout. */
+	if (ro.gate && ro.nreg && json) {
+		strbuf_init(&out);
+		diff_gate_text(&out, ro.reg, ro.nreg, ro.fail_over);
+		fwrite(out.buf, 1, out.len, stderr);
+		strbuf_fini(&out);
+	}
+	compare_free(cmp);
+	analysis_free(ba);
+	trace_free(bt);
 	analysis_free(a);
 	trace_free(t);
 	if (fflush(stdout) != 0) {
 		perror("xtop: stdout");
 		return 1;
 	}
-	return 0;
+	return rc;
 }

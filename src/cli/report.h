@@ -7,13 +7,24 @@
 #define XT_REPORT_H
 
 #include "../model/analysis.h"
+#include "../model/compare.h"
 #include "../model/trace.h"
 #include "../util/strbuf.h"
+
+struct diff_regression;
 
 struct report_opts {
 	size_t top;       /* op and kernel rows in the text report; 0 = all */
 	const char *path; /* as given on the command line */
 	int width;        /* text: columns to fit; 0 = no limit (--wide) */
+	/* --baseline: the comparison with BASE (NULL without one) and, with
+	 * --fail-over, the gate's verdict (gate = 1). */
+	const struct xt_cmp *cmp;
+	const char *baseline;
+	int gate;
+	double fail_over;
+	const struct diff_regression *reg;
+	size_t nreg;
 };
 
 /* Append the report to out. Can't fail. */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "diff_cmd.h"
 #include "report.h"
 
 static void jstr(struct strbuf *o, const char *s)
@@ -280,7 +281,6 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 {
 	int64_t origin = a->origin_ps;
 
-	(void)ro;
 	strbuf_addf(o, "{\"events\":%zu,\"time_base\":\"profile_start\",", t->nev);
 	hosts_json(o, t);
 	strbuf_addf(o, ",\"busy_ps\":%" PRId64 ",\"hlo_programs\":%zu", a->busy_ps, a->hlo_programs);
@@ -289,5 +289,15 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 	steps_json(o, a, origin);
 	memory_json(o, a, origin);
 	kernels_json(o, a);
+	if (ro->cmp) {
+		strbuf_puts(o, ",\"baseline\":");
+		strbuf_json_str(o, ro->baseline, strlen(ro->baseline));
+		strbuf_puts(o, ",\"comparison\":");
+		diff_json(o, ro->cmp, 0);
+	}
+	if (ro->gate) {
+		strbuf_puts(o, ",\"gate\":");
+		diff_gate_json(o, ro->reg, ro->nreg, ro->fail_over);
+	}
 	strbuf_puts(o, "}\n");
 }

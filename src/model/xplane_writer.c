@@ -303,14 +303,16 @@ int xplane_host_window(const struct xt_host *h, uint64_t *start_ns, uint64_t *st
 
 	if (has_plane(h, "Task Environment"))
 		return 2;
-	/* In ns: ps since 1970 do not fit 64 bits. */
+	/* In ns: ps since 1970 do not fit 64 bits. Line times are read
+	 * rebased by the host's ts_base_ns; add it back for the wall clock. */
 	for (p = 0; p < h->nplanes; p++) {
 		for (l = 0; l < h->planes[p].nlines; l++) {
 			const struct xt_line *ln = &h->planes[p].lines[l];
 			size_t i;
 
 			for (i = 0; i < ln->nev; i++) {
-				int64_t s = ln->timestamp_ns + ln->ev[i].off_ps / 1000;
+				int64_t s = h->ts_base_ns + ln->timestamp_ns +
+					    ln->ev[i].off_ps / 1000;
 				int64_t e = s + (ln->ev[i].dur_ps + 999) / 1000;
 
 				if (s < lo)

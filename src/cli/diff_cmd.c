@@ -1,0 +1,518 @@
+/* diff_cmd: see diff_cmd.h. */
+#include "diff_cmd.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/load.h"
+#include "../util/timefmt.h"
+#include "options.h"
+#include "texttab.h"
+
+/* "+12.3%", "-4.0%", "new" (base 0), "-" */
+static void pct_cell(char *b, size_t n, double pct, int has)
+{
+	if (!has)
+		snprintf(b, n, "-");
+	else if (isnan(pct))
+		snprintf(b, n, "new");
+	else
+		snprintf(b, n, "%+.1f%%", pct);
+}
+
+static void delta_cell(char *b, size_t n, int64_t d)
+{
+	char t[24];
+
+	if (!d) {
+		snprintf(b, n, "0");
+		return;
+	}
+	fmt_ps(t, sizeof(t), d < 0 ? -d : d);
+	snprintf(b, n, "%c%s", d < 0 ? '-' : '+', t);
+}
+
+/* A device's busy time per step when the comparison is per step. */
+static int64_t per_step(const struct xt_cmp *c, int64_t ps, size_t steps)
+{
+	return c->per_step && steps ? ps / (int64_t)steps : ps;
+}
+
+static void num_line(struct strbuf *o, const char *what, const struct xt_cmp_num *v)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (!v->has) {
+		strbuf_addf(o, "  %-10s -\n", what);
+		return;
+	}
+	fmt_ps(b1, sizeof(b1), (int64_t)v->base);
+	fmt_ps(b2, sizeof(b2), (int64_t)v->new_);
+	delta_cell(b3, sizeof(b3), (int64_t)v->delta);
+	pct_cell(b4, sizeof(b4), v->delta_percent, 1);
+	strbuf_addf(o, "  %-10s %10s -> %10s  %11s %8s\n", what, b1, b2, b3, b4);
+}
+
+static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
+{
+	static const struct tt_col cols[] = {
+		{ "BASE BUSY", 10, 1, 0 }, { "NEW BUSY", 10, 1, 0 }, { "DELTA", 11, 1, 2 },
+		{ "IDLE", 6, 1, 0 },	   { "NEW IDLE", 8, 1, 0 },  { "DEVICE", 0, 0, 0 },
+	};
+	struct texttab tt;
+	char b[6][512];
+	const char *cells[6];
+	size_t i, k, shown = 0;
+
+	int multi = 0;
+
+	for (k = 0; k < 6; k++)
+		cells[k] = b[k];
+	for (i = 0; i < c->ndevs; i++) {
+		shown += c->devs[i].base_busy_ps || c->devs[i].new_busy_ps;
+		multi |= strcmp(c->devs[i].host, c->devs[0].host) != 0;
+	}
+	if (!shown)
+		return;
+	strbuf_addf(o, "\nDevices: busy and idle time%s (devices with no activity left out)\n",
+		    c->per_step ? " per step" : "");
+	tt_init(&tt, cols, 6, width, 1, 16);
+	tt_head(&tt, o);
+	for (i = 0; i < c->ndevs; i++) {
+		const struct xt_cmp_dev *d = &c->devs[i];
+
+		if (!d->base_busy_ps && !d->new_busy_ps)
+			continue;
+		snprintf(b[0], sizeof(b[0]), "-");
+		snprintf(b[1], sizeof(b[1]), "-");
+		snprintf(b[2], sizeof(b[2]), "-");
+		snprintf(b[3], sizeof(b[3]), "-");
+		snprintf(b[4], sizeof(b[4]), "-");
+		if (d->in_base) {
+			fmt_ps(b[0], sizeof(b[0]), per_step(c, d->base_busy_ps, c->base_steps));
+			snprintf(b[3], sizeof(b[3]), "%.1f%%", d->base_idle_percent);
+		}
+		if (d->in_new) {
+			fmt_ps(b[1], sizeof(b[1]), per_step(c, d->new_busy_ps, c->new_steps));
+			snprintf(b[4], sizeof(b[4]), "%.1f%%", d->new_idle_percent);
+		}
+		if (d->in_base && d->in_new)
+			delta_cell(b[2], sizeof(b[2]), per_step(c, d->new_busy_ps, c->new_steps) -
+							   per_step(c, d->base_busy_ps, c->base_steps));
+		snprintf(b[5], sizeof(b[5]), "%s%s%s%s", multi ? d->host : "", multi ? ":" : "", d->name,
+			 !d->in_base ? " (only in new)" : !d->in_new ? " (only in base)" : "");
+		tt_row(&tt, o, cells);
+	}
+}
+
+static void diff_memory(struct strbuf *o, const struct xt_cmp *c, int width)
+{
+	static const struct tt_col cols[] = {
+		{ "BASE PEAK", 11, 1, 0 }, { "NEW PEAK", 11, 1, 0 }, { "DELTA", 11, 1, 2 },
+		{ "%", 8, 1, 1 },	   { "MEMORY", 0, 0, 0 },
+	};
+	struct texttab tt;
+	char b[5][512];
+	const char *cells[5];
+	size_t i, k;
+
+	int multi = 0;
+
+	if (!c->nmem)
+		return;
+	for (k = 0; k < 5; k++)
+		cells[k] = b[k];
+	for (i = 0; i < c->nmem; i++)
+		multi |= strcmp(c->mem[i].host, c->mem[0].host) != 0;
+	strbuf_addf(o, "\nMemory peaks\n");
+	tt_init(&tt, cols, 5, width, 1, 16);
+	tt_head(&tt, o);
+	for (i = 0; i < c->nmem; i++) {
+		const struct xt_cmp_mem *m = &c->mem[i];
+		int64_t d = m->new_peak - m->base_peak;
+
+		snprintf(b[0], sizeof(b[0]), "-");
+		snprintf(b[1], sizeof(b[1]), "-");
+		snprintf(b[2], sizeof(b[2]), "-");
+		snprintf(b[3], sizeof(b[3]), "-");
+		if (m->in_base)
+			fmt_bytes(b[0], sizeof(b[0]), (double)m->base_peak);
+		if (m->in_new)
+			fmt_bytes(b[1], sizeof(b[1]), (double)m->new_peak);
+		if (m->in_base && m->in_new) {
+			char t[32];
+
+			fmt_bytes(t, sizeof(t), (double)(d < 0 ? -d : d));
+			snprintf(b[2], sizeof(b[2]), "%s%s", d ? d < 0 ? "-" : "+" : "", d ? t : "0");
+			pct_cell(b[3], sizeof(b[3]),
+				 m->base_peak ? 100.0 * (double)d / (double)m->base_peak : NAN, 1);
+		}
+		snprintf(b[4], sizeof(b[4]), "%s%s%s%s", multi ? m->host : "", multi ? ":" : "", m->name,
+			 !m->in_base ? " (only in new)" : !m->in_new ? " (only in base)" : "");
+		tt_row(&tt, o, cells);
+	}
+}
+
+void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const char *new_,
+	       size_t top, int width)
+{
+	static const struct tt_col cols[] = {
+		{ "BASE", 10, 1, 0 }, { "NEW", 10, 1, 0 },   { "DELTA", 11, 1, 0 },
+		{ "%", 8, 1, 0 },     { "MATCH", 8, 0, 1 }, { "PROGRAM/OP", 0, 0, 0 },
+	};
+	struct texttab tt;
+	char b[6][1024];
+	const char *cells[6];
+	size_t i, k, n = top && top < c->nops ? top : c->nops;
+
+	for (k = 0; k < 6; k++)
+		cells[k] = b[k];
+	strbuf_addf(o, "xtop diff\n  base %s\n  new  %s\n", base, new_);
+	strbuf_addf(o, "\nStep time (%zu step%s -> %zu)%s\n", c->base_steps, c->base_steps == 1 ? "" : "s",
+		    c->new_steps, c->per_step ? "" : ": not both profiles have steps");
+	num_line(o, "mean", &c->step_mean);
+	num_line(o, "p50", &c->step_p50);
+	num_line(o, "p95", &c->step_p95);
+	num_line(o, c->per_step ? "busy/step" : "busy", &c->busy);
+
+	strbuf_addf(o, "\nOps: self time %s, by the size of the change%s\n",
+		    c->per_step ? "per step" : "per run (not both profiles have steps)",
+		    n < c->nops ? " (top; --top N for more)" : "");
+	tt_init(&tt, cols, 6, width, 1, 24);
+	tt_head(&tt, o);
+	for (i = 0; i < n; i++) {
+		const struct xt_cmp_op *r = &c->ops[i];
+
+		if (r->match == XT_MATCH_ADDED)
+			snprintf(b[0], sizeof(b[0]), "-");
+		else
+			fmt_ps(b[0], sizeof(b[0]), r->base_ps);
+		if (r->match == XT_MATCH_REMOVED)
+			snprintf(b[1], sizeof(b[1]), "-");
+		else
+			fmt_ps(b[1], sizeof(b[1]), r->new_ps);
+		delta_cell(b[2], sizeof(b[2]), r->delta_ps);
+		pct_cell(b[3], sizeof(b[3]), r->delta_percent, r->match <= XT_MATCH_IDENTITY);
+		snprintf(b[4], sizeof(b[4]), "%s", xt_match_names[r->match]);
+		/* The program first: one op name is often in several. */
+		if (r->match == XT_MATCH_IDENTITY && strcmp(r->base_name, r->name))
+			snprintf(b[5], sizeof(b[5]), "%s%s%s (was %s)", r->program,
+				 *r->program ? "/" : "", r->name, r->base_name);
+		else
+			snprintf(b[5], sizeof(b[5]), "%s%s%s", r->program, *r->program ? "/" : "",
+				 r->name);
+		tt_row(&tt, o, cells);
+	}
+	diff_devices(o, c, width);
+	diff_memory(o, c, width);
+}
+
+static void jnum(struct strbuf *o, double v)
+{
+	if (isnan(v) || isinf(v))
+		strbuf_puts(o, "null");
+	else
+		strbuf_addf(o, "%.17g", v);
+}
+
+static void jstats(struct strbuf *o, const char *k, const struct xt_cmp_num *v, int comma)
+{
+	strbuf_addf(o, "%s\"%s\":", comma ? "," : "", k);
+	if (!v->has) {
+		strbuf_puts(o, "null");
+		return;
+	}
+	strbuf_puts(o, "{\"base_ps\":");
+	jnum(o, v->base);
+	strbuf_puts(o, ",\"new_ps\":");
+	jnum(o, v->new_);
+	strbuf_puts(o, ",\"delta_ps\":");
+	jnum(o, v->delta);
+	strbuf_puts(o, ",\"delta_percent\":");
+	jnum(o, v->delta_percent);
+	strbuf_puts(o, "}");
+}
+
+static void jstr(struct strbuf *o, const char *s)
+{
+	strbuf_json_str(o, s, strlen(s));
+}
+
+void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
+{
+	size_t i, n = top && top < c->nops ? top : c->nops;
+
+	strbuf_addf(o, "{\"per_step\":%s,\"ops\":[", c->per_step ? "true" : "false");
+	for (i = 0; i < n; i++) {
+		const struct xt_cmp_op *r = &c->ops[i];
+
+		strbuf_puts(o, i ? ",{\"name\":" : "{\"name\":");
+		jstr(o, r->name);
+		strbuf_puts(o, ",\"base_name\":");
+		jstr(o, r->base_name);
+		strbuf_puts(o, ",\"program\":");
+		jstr(o, r->program);
+		strbuf_puts(o, ",\"category\":");
+		jstr(o, r->category);
+		strbuf_puts(o, ",\"base_ps\":");
+		if (r->match == XT_MATCH_ADDED)
+			strbuf_puts(o, "null");
+		else
+			strbuf_addf(o, "%" PRId64, r->base_ps);
+		strbuf_puts(o, ",\"new_ps\":");
+		if (r->match == XT_MATCH_REMOVED)
+			strbuf_puts(o, "null");
+		else
+			strbuf_addf(o, "%" PRId64, r->new_ps);
+		strbuf_addf(o, ",\"delta_ps\":%" PRId64 ",\"delta_percent\":", r->delta_ps);
+		jnum(o, r->match <= XT_MATCH_IDENTITY ? r->delta_percent : NAN);
+		strbuf_addf(o, ",\"match\":\"%s\"}", xt_match_names[r->match]);
+	}
+	strbuf_addf(o, "],\"steps\":{\"base_count\":%zu,\"new_count\":%zu", c->base_steps,
+		    c->new_steps);
+	jstats(o, "mean", &c->step_mean, 1);
+	jstats(o, "p50", &c->step_p50, 1);
+	jstats(o, "p95", &c->step_p95, 1);
+	strbuf_puts(o, "}");
+	jstats(o, "busy", &c->busy, 1);
+	strbuf_puts(o, ",\"devices\":[");
+	for (i = 0; i < c->ndevs; i++) {
+		const struct xt_cmp_dev *d = &c->devs[i];
+
+		strbuf_puts(o, i ? ",{\"host\":" : "{\"host\":");
+		jstr(o, d->host);
+		strbuf_puts(o, ",\"name\":");
+		jstr(o, d->name);
+		strbuf_puts(o, ",\"base_busy_ps\":");
+		if (d->in_base)
+			strbuf_addf(o, "%" PRId64, d->base_busy_ps);
+		else
+			strbuf_puts(o, "null");
+		strbuf_puts(o, ",\"new_busy_ps\":");
+		if (d->in_new)
+			strbuf_addf(o, "%" PRId64, d->new_busy_ps);
+		else
+			strbuf_puts(o, "null");
+		strbuf_puts(o, ",\"base_idle_percent\":");
+		jnum(o, d->in_base ? d->base_idle_percent : NAN);
+		strbuf_puts(o, ",\"new_idle_percent\":");
+		jnum(o, d->in_new ? d->new_idle_percent : NAN);
+		strbuf_puts(o, "}");
+	}
+	strbuf_puts(o, "],\"memory\":[");
+	for (i = 0; i < c->nmem; i++) {
+		const struct xt_cmp_mem *m = &c->mem[i];
+
+		strbuf_puts(o, i ? ",{\"host\":" : "{\"host\":");
+		jstr(o, m->host);
+		strbuf_puts(o, ",\"allocator\":");
+		jstr(o, m->allocator);
+		strbuf_puts(o, ",\"name\":");
+		jstr(o, m->name);
+		strbuf_puts(o, ",\"base_peak_bytes\":");
+		if (m->in_base)
+			strbuf_addf(o, "%" PRId64, m->base_peak);
+		else
+			strbuf_puts(o, "null");
+		strbuf_puts(o, ",\"new_peak_bytes\":");
+		if (m->in_new)
+			strbuf_addf(o, "%" PRId64, m->new_peak);
+		else
+			strbuf_puts(o, "null");
+		strbuf_puts(o, ",\"delta_bytes\":");
+		if (m->in_base && m->in_new)
+			strbuf_addf(o, "%" PRId64, m->new_peak - m->base_peak);
+		else
+			strbuf_puts(o, "null");
+		strbuf_puts(o, "}");
+	}
+	strbuf_puts(o, "]}");
+}
+
+size_t diff_gate(const struct xt_cmp *c, double pct, struct diff_regression *out)
+{
+	size_t i, n = 0;
+	/* Step time when both have steps, else all device time. */
+	const struct xt_cmp_num *whole = c->step_mean.has ? &c->step_mean : &c->busy;
+
+	if (whole->has && whole->base > 0 && whole->delta_percent > pct) {
+		struct diff_regression *r = &out[n++];
+
+		memset(r, 0, sizeof(*r));
+		r->what = c->step_mean.has ? "step_mean" : "busy";
+		r->name = c->step_mean.has ? "mean step time" : "device busy time";
+		r->program = "";
+		r->base_ps = whole->base;
+		r->new_ps = whole->new_;
+		r->delta_percent = whole->delta_percent;
+	}
+	for (i = 0; i < c->nops && n < DIFF_GATE_MAX; i++) {
+		const struct xt_cmp_op *o = &c->ops[i];
+		struct diff_regression *r;
+
+		if (o->new_rank >= DIFF_GATE_TOP)
+			continue;
+		/* A new op among the top 20 is all regression; a matched one
+		 * regresses when it grew by more than pct. */
+		if (!(o->match == XT_MATCH_ADDED && o->new_ps > 0) &&
+		    !(o->match <= XT_MATCH_IDENTITY && o->base_ps > 0 && o->delta_percent > pct))
+			continue;
+		r = &out[n++];
+		memset(r, 0, sizeof(*r));
+		r->what = "op";
+		r->program = o->program;
+		r->name = o->name;
+		r->base_ps = (double)o->base_ps;
+		r->new_ps = (double)o->new_ps;
+		r->added = o->match == XT_MATCH_ADDED;
+		r->delta_percent = r->added ? NAN : o->delta_percent;
+	}
+	return n;
+}
+
+void diff_gate_text(struct strbuf *o, const struct diff_regression *r, size_t n, double pct)
+{
+	char b1[32], b2[32];
+	size_t i;
+
+	for (i = 0; i < n; i++, r++) {
+		fmt_ps(b1, sizeof(b1), (int64_t)r->base_ps);
+		fmt_ps(b2, sizeof(b2), (int64_t)r->new_ps);
+		if (strcmp(r->what, "op"))
+			strbuf_addf(o, "regression: %s %s -> %s (%+.1f%%, over %.1f%%)\n", r->name, b1,
+				    b2, r->delta_percent, pct);
+		else if (r->added)
+			strbuf_addf(o, "regression: op %s%s%s is new among the top %d (%s)\n",
+				    r->program, *r->program ? "/" : "", r->name, DIFF_GATE_TOP, b2);
+		else
+			strbuf_addf(o, "regression: op %s%s%s self time %s -> %s (%+.1f%%, over %.1f%%)\n",
+				    r->program, *r->program ? "/" : "", r->name, b1, b2,
+				    r->delta_percent, pct);
+	}
+}
+
+void diff_gate_json(struct strbuf *o, const struct diff_regression *r, size_t n, double pct)
+{
+	size_t i;
+
+	strbuf_puts(o, "{\"fail_over_percent\":");
+	jnum(o, pct);
+	strbuf_addf(o, ",\"failed\":%s,\"regressions\":[", n ? "true" : "false");
+	for (i = 0; i < n; i++, r++) {
+		strbuf_addf(o, "%s{\"what\":\"%s\",\"program\":", i ? "," : "", r->what);
+		jstr(o, r->program);
+		strbuf_puts(o, ",\"name\":");
+		jstr(o, r->name);
+		strbuf_puts(o, ",\"base_ps\":");
+		jnum(o, r->added ? NAN : r->base_ps);
+		strbuf_puts(o, ",\"new_ps\":");
+		jnum(o, r->new_ps);
+		strbuf_puts(o, ",\"delta_percent\":");
+		jnum(o, r->delta_percent);
+		strbuf_addf(o, ",\"added\":%s}", r->added ? "true" : "false");
+	}
+	strbuf_puts(o, "]}");
+}
+
+/* ---- the command ---- */
+
+enum { OPT_JSON = 1, OPT_TOP, OPT_WIDE, OPT_HELP };
+
+static const struct xt_option diff_options[] = {
+	{ OPT_JSON, 0, "json", 0, NULL, "print one JSON object instead of text" },
+	{ OPT_TOP, 'n', "top", 1, "N", "show the N ops that changed most (default 30; 0 = all)" },
+	{ OPT_WIDE, 'w', "wide", 0, NULL, "print names in full" },
+	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
+	{ 0, 0, NULL, 0, NULL, NULL },
+};
+
+static int load(const char *path, struct xt_trace **t, struct xt_analysis **a)
+{
+	struct load_opts lo = { 0 };
+	struct xt_error err;
+
+	if (load_profile(path, &lo, t, a, &err) < 0) {
+		fprintf(stderr, "xtop: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+int diff_main(int argc, char **argv)
+{
+	struct option lopts[8];
+	char sopts[32], *end;
+	int c, json = 0, wide = 0;
+	size_t top = 30;
+	struct xt_trace *tb = NULL, *tn = NULL;
+	struct xt_analysis *ab = NULL, *an = NULL;
+	struct xt_cmp *cmp;
+	struct strbuf out;
+
+	options_build(diff_options, lopts, sopts, sizeof(sopts));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		switch (options_id(diff_options, c)) {
+		case OPT_JSON:
+			json = 1;
+			break;
+		case OPT_WIDE:
+			wide = 1;
+			break;
+		case OPT_TOP:
+			top = (size_t)strtoul(optarg, &end, 10);
+			if (*end || !*optarg || *optarg == '-') {
+				fprintf(stderr, "xtop: --top needs a number of ops (0 = all), not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_HELP:
+			options_usage(stdout, "xtop diff [options] BASE NEW",
+				      "Compare two profiles (files, run directories or logdirs): the ops\n"
+				      "that changed most, step time, device idle and memory peaks.",
+				      diff_options);
+			return 0;
+		default:
+			fprintf(stderr, "xtop: %s '%s' (see xtop diff --help)\n",
+				c == ':' ? "missing argument for" : "unknown option", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc - 2) {
+		fprintf(stderr, "xtop: diff needs two profiles, BASE and NEW (see xtop diff --help)\n");
+		return 2;
+	}
+	if (load(argv[optind], &tb, &ab) < 0)
+		return 2;
+	if (load(argv[optind + 1], &tn, &an) < 0) {
+		analysis_free(ab);
+		trace_free(tb);
+		return 2;
+	}
+	cmp = compare_new(ab, an);
+	strbuf_init(&out);
+	if (json) {
+		diff_json(&out, cmp, top);
+		strbuf_puts(&out, "\n");
+	} else {
+		diff_text(&out, cmp, argv[optind], argv[optind + 1], top, tt_output_width(wide));
+	}
+	fwrite(out.buf, 1, out.len, stdout);
+	strbuf_fini(&out);
+	compare_free(cmp);
+	analysis_free(ab);
+	analysis_free(an);
+	trace_free(tb);
+	trace_free(tn);
+	if (fflush(stdout) != 0) {
+		perror("xtop: stdout");
+		return 1;
+	}
+	return 0;
+}

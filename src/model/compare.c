@@ -1,0 +1,372 @@
+/* compare: see compare.h. */
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/hmap.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+
+const char *const xt_match_names[4] = { "exact", "identity", "added", "removed" };
+
+static int dcmp(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+double compare_step_percentile(const struct xt_analysis *a, double p)
+{
+	double *d, v;
+	size_t i, k;
+
+	if (!a->nsteps)
+		return 0;
+	d = xmalloc(a->nsteps * sizeof(*d));
+	for (i = 0; i < a->nsteps; i++)
+		d[i] = (double)a->steps[i].duration_ps;
+	qsort(d, a->nsteps, sizeof(*d), dcmp);
+	/* Nearest rank: the smallest value with at least p% at or below it. */
+	k = (size_t)ceil(p / 100.0 * (double)a->nsteps);
+	k = k < 1 ? 1 : k > a->nsteps ? a->nsteps : k;
+	v = d[k - 1];
+	free(d);
+	return v;
+}
+
+static double step_mean(const struct xt_analysis *a)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < a->nsteps; i++)
+		s += (double)a->steps[i].duration_ps;
+	return a->nsteps ? s / (double)a->nsteps : 0;
+}
+
+static struct xt_cmp_num num(double base, double new_, int has)
+{
+	struct xt_cmp_num n = { base, new_, new_ - base, NAN, has };
+
+	if (has && base != 0)
+		n.delta_percent = 100.0 * (new_ - base) / base;
+	return n;
+}
+
+/* The identity of an op that survives a recompile: the program and the
+ * op name without numeric suffixes ("jit_f.1" -> "jit_f", "fusion.12" ->
+ * "fusion"), and the category. */
+static void identity(struct strbuf *k, const struct xt_op_row *o)
+{
+	size_t n;
+
+	strbuf_reset(k);
+	n = strlen(o->program);
+	while (n && o->program[n - 1] >= '0' && o->program[n - 1] <= '9') {
+		size_t m = n;
+
+		while (m && o->program[m - 1] >= '0' && o->program[m - 1] <= '9')
+			m--;
+		if (m && (o->program[m - 1] == '.' || o->program[m - 1] == '_'))
+			n = m - 1;
+		else
+			break;
+	}
+	strbuf_add(k, o->program, n);
+	strbuf_add(k, "", 1);
+	n = strlen(o->name);
+	while (n) {
+		size_t m = n;
+
+		while (m && o->name[m - 1] >= '0' && o->name[m - 1] <= '9')
+			m--;
+		if (m < n && m && (o->name[m - 1] == '.' || o->name[m - 1] == '_'))
+			n = m - 1;
+		else
+			break;
+	}
+	strbuf_add(k, o->name, n);
+	strbuf_add(k, "", 1);
+	strbuf_puts(k, o->category);
+}
+
+static int op_delta_cmp(const void *x, const void *y)
+{
+	const struct xt_cmp_op *a = x, *b = y;
+	int64_t da = a->delta_ps < 0 ? -a->delta_ps : a->delta_ps;
+	int64_t db = b->delta_ps < 0 ? -b->delta_ps : b->delta_ps;
+	int c;
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	if ((c = strcmp(a->program, b->program)))
+		return c;
+	return strcmp(a->name, b->name);
+}
+
+/* Self time per step (when both profiles have steps) or per run. */
+static int64_t per(const struct xt_cmp *c, int64_t ps, size_t steps)
+{
+	return c->per_step && steps ? ps / (int64_t)steps : ps;
+}
+
+static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struct xt_analysis *n)
+{
+	uint8_t *bused = xcalloc(b->nops ? b->nops : 1, 1), *nused = xcalloc(n->nops ? n->nops : 1, 1);
+	size_t *pair = xmalloc((n->nops ? n->nops : 1) * sizeof(size_t));
+	enum xt_match *how = xmalloc((n->nops ? n->nops : 1) * sizeof(*how));
+	struct hmap exact, ident;
+	struct strbuf k;
+	size_t i, cap = b->nops + n->nops + 1;
+
+	hmap_init(&exact);
+	hmap_init(&ident);
+	strbuf_init(&k);
+	for (i = 0; i < b->nops; i++) {
+		int ins;
+
+		strbuf_reset(&k);
+		strbuf_puts(&k, b->ops[i].program);
+		strbuf_add(&k, "", 1);
+		strbuf_puts(&k, b->ops[i].name);
+		(void)hmap_get(&exact, k.buf, k.len, (uint32_t)i, &ins);
+	}
+	/* Exact names first, for every op... */
+	for (i = 0; i < n->nops; i++) {
+		const uint32_t *v;
+
+		strbuf_reset(&k);
+		strbuf_puts(&k, n->ops[i].program);
+		strbuf_add(&k, "", 1);
+		strbuf_puts(&k, n->ops[i].name);
+		v = hmap_find(&exact, k.buf, k.len);
+		pair[i] = SIZE_MAX;
+		if (v && !bused[*v]) {
+			pair[i] = *v;
+			how[i] = XT_MATCH_EXACT;
+			bused[*v] = nused[i] = 1;
+		}
+	}
+	/* ...then the identities of what is left, in order of self time
+	 * (both tables are sorted by it): the k-th unmatched fusion of a
+	 * program in NEW pairs with its k-th in BASE. */
+	{
+		size_t *queue = xmalloc((b->nops ? b->nops : 1) * sizeof(size_t));
+		size_t *next = xcalloc(b->nops ? b->nops : 1, sizeof(size_t));
+		uint32_t nq = 0;
+
+		for (i = 0; i < b->nops; i++) {
+			uint32_t *v;
+			int ins;
+
+			if (bused[i])
+				continue;
+			identity(&k, &b->ops[i]);
+			v = hmap_get(&ident, k.buf, k.len, nq, &ins);
+			if (ins) {
+				queue[nq] = i;
+				next[i] = SIZE_MAX;
+				nq++;
+			} else {
+				/* Append to the chain of this identity. */
+				size_t j = queue[*v];
+
+				while (next[j] != SIZE_MAX)
+					j = next[j];
+				next[j] = i;
+				next[i] = SIZE_MAX;
+			}
+		}
+		for (i = 0; i < n->nops; i++) {
+			uint32_t *v;
+
+			if (nused[i])
+				continue;
+			identity(&k, &n->ops[i]);
+			v = (uint32_t *)hmap_find(&ident, k.buf, k.len);
+			if (!v || queue[*v] == SIZE_MAX)
+				continue;
+			pair[i] = queue[*v];
+			how[i] = XT_MATCH_IDENTITY;
+			bused[pair[i]] = nused[i] = 1;
+			queue[*v] = next[pair[i]];
+		}
+		free(queue);
+		free(next);
+	}
+	c->ops = xcalloc(cap, sizeof(*c->ops));
+	for (i = 0; i < n->nops; i++) {
+		const struct xt_op_row *o = &n->ops[i];
+		struct xt_cmp_op *r = &c->ops[c->nops++];
+
+		r->name = arena_strndup(&c->arena, o->name, strlen(o->name));
+		r->program = arena_strndup(&c->arena, o->program, strlen(o->program));
+		r->category = arena_strndup(&c->arena, o->category, strlen(o->category));
+		r->new_ps = per(c, o->self_ps, c->new_steps);
+		r->new_rank = i;
+		if (pair[i] != SIZE_MAX) {
+			const struct xt_op_row *bo = &b->ops[pair[i]];
+
+			r->base_name = arena_strndup(&c->arena, bo->name, strlen(bo->name));
+			r->base_ps = per(c, bo->self_ps, c->base_steps);
+			r->match = how[i];
+		} else {
+			r->base_name = "";
+			r->match = XT_MATCH_ADDED;
+		}
+	}
+	for (i = 0; i < b->nops; i++) {
+		const struct xt_op_row *bo = &b->ops[i];
+		struct xt_cmp_op *r;
+
+		if (bused[i])
+			continue;
+		r = &c->ops[c->nops++];
+		r->name = r->base_name = arena_strndup(&c->arena, bo->name, strlen(bo->name));
+		r->program = arena_strndup(&c->arena, bo->program, strlen(bo->program));
+		r->category = arena_strndup(&c->arena, bo->category, strlen(bo->category));
+		r->base_ps = per(c, bo->self_ps, c->base_steps);
+		r->match = XT_MATCH_REMOVED;
+		r->new_rank = SIZE_MAX;
+	}
+	for (i = 0; i < c->nops; i++) {
+		struct xt_cmp_op *r = &c->ops[i];
+
+		r->delta_ps = r->new_ps - r->base_ps;
+		r->delta_percent = r->base_ps ? 100.0 * (double)r->delta_ps / (double)r->base_ps : NAN;
+	}
+	if (c->nops > 1)
+		qsort(c->ops, c->nops, sizeof(*c->ops), op_delta_cmp);
+	strbuf_fini(&k);
+	hmap_fini(&exact);
+	hmap_fini(&ident);
+	free(bused);
+	free(nused);
+	free(pair);
+	free(how);
+}
+
+static void match_devices(struct xt_cmp *c, const struct xt_analysis *b, const struct xt_analysis *n)
+{
+	uint8_t *bused = xcalloc(b->ndevices ? b->ndevices : 1, 1);
+	size_t i, j;
+
+	c->devs = xcalloc(b->ndevices + n->ndevices + 1, sizeof(*c->devs));
+	for (i = 0; i < n->ndevices; i++) {
+		const struct xt_device_row *d = &n->devices[i];
+		struct xt_cmp_dev *r = &c->devs[c->ndevs++];
+		size_t hit = SIZE_MAX;
+
+		/* The same host and device; else the same device name when
+		 * hosts were renamed (another capture directory). */
+		for (j = 0; j < b->ndevices && hit == SIZE_MAX; j++)
+			if (!bused[j] && !strcmp(b->devices[j].host, d->host) &&
+			    !strcmp(b->devices[j].name, d->name))
+				hit = j;
+		for (j = 0; j < b->ndevices && hit == SIZE_MAX; j++)
+			if (!bused[j] && !strcmp(b->devices[j].name, d->name))
+				hit = j;
+		r->host = arena_strndup(&c->arena, d->host, strlen(d->host));
+		r->name = arena_strndup(&c->arena, d->name, strlen(d->name));
+		r->in_new = 1;
+		r->new_busy_ps = d->busy_ps;
+		r->new_idle_percent = d->idle_percent;
+		if (hit != SIZE_MAX) {
+			bused[hit] = 1;
+			r->in_base = 1;
+			r->base_busy_ps = b->devices[hit].busy_ps;
+			r->base_idle_percent = b->devices[hit].idle_percent;
+		}
+	}
+	for (j = 0; j < b->ndevices; j++) {
+		struct xt_cmp_dev *r;
+
+		if (bused[j])
+			continue;
+		r = &c->devs[c->ndevs++];
+		r->host = arena_strndup(&c->arena, b->devices[j].host, strlen(b->devices[j].host));
+		r->name = arena_strndup(&c->arena, b->devices[j].name, strlen(b->devices[j].name));
+		r->in_base = 1;
+		r->base_busy_ps = b->devices[j].busy_ps;
+		r->base_idle_percent = b->devices[j].idle_percent;
+	}
+	free(bused);
+}
+
+static void match_memory(struct xt_cmp *c, const struct xt_analysis *b, const struct xt_analysis *n)
+{
+	uint8_t *bused = xcalloc(b->nmemory ? b->nmemory : 1, 1);
+	size_t i, j;
+
+	c->mem = xcalloc(b->nmemory + n->nmemory + 1, sizeof(*c->mem));
+	for (i = 0; i < n->nmemory; i++) {
+		const struct xt_memory_row *m = &n->memory[i];
+		struct xt_cmp_mem *r = &c->mem[c->nmem++];
+		size_t hit = SIZE_MAX;
+
+		for (j = 0; j < b->nmemory && hit == SIZE_MAX; j++)
+			if (!bused[j] && !strcmp(b->memory[j].host, m->host) &&
+			    !strcmp(b->memory[j].allocator, m->allocator))
+				hit = j;
+		for (j = 0; j < b->nmemory && hit == SIZE_MAX; j++)
+			if (!bused[j] && !strcmp(b->memory[j].allocator, m->allocator))
+				hit = j;
+		r->host = arena_strndup(&c->arena, m->host, strlen(m->host));
+		r->allocator = arena_strndup(&c->arena, m->allocator, strlen(m->allocator));
+		r->name = arena_strndup(&c->arena, m->name, strlen(m->name));
+		r->in_new = 1;
+		r->new_peak = m->peak_bytes;
+		if (hit != SIZE_MAX) {
+			bused[hit] = 1;
+			r->in_base = 1;
+			r->base_peak = b->memory[hit].peak_bytes;
+		}
+	}
+	for (j = 0; j < b->nmemory; j++) {
+		const struct xt_memory_row *m = &b->memory[j];
+		struct xt_cmp_mem *r;
+
+		if (bused[j])
+			continue;
+		r = &c->mem[c->nmem++];
+		r->host = arena_strndup(&c->arena, m->host, strlen(m->host));
+		r->allocator = arena_strndup(&c->arena, m->allocator, strlen(m->allocator));
+		r->name = arena_strndup(&c->arena, m->name, strlen(m->name));
+		r->in_base = 1;
+		r->base_peak = m->peak_bytes;
+	}
+	free(bused);
+}
+
+struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis *n)
+{
+	struct xt_cmp *c = xcalloc(1, sizeof(*c));
+	int both = b->nsteps && n->nsteps;
+
+	arena_init(&c->arena);
+	c->base_steps = b->nsteps;
+	c->new_steps = n->nsteps;
+	c->per_step = both;
+	c->step_mean = num(step_mean(b), step_mean(n), both);
+	c->step_p50 = num(compare_step_percentile(b, 50), compare_step_percentile(n, 50), both);
+	c->step_p95 = num(compare_step_percentile(b, 95), compare_step_percentile(n, 95), both);
+	c->busy = num((double)per(c, b->busy_ps, b->nsteps), (double)per(c, n->busy_ps, n->nsteps), 1);
+	match_ops(c, b, n);
+	match_devices(c, b, n);
+	match_memory(c, b, n);
+	return c;
+}
+
+void compare_free(struct xt_cmp *c)
+{
+	if (!c)
+		return;
+	free(c->ops);
+	free(c->devs);
+	free(c->mem);
+	arena_fini(&c->arena);
+	free(c);
+}

@@ -1,0 +1,85 @@
+/*
+ * compare: two profiles side by side (`xtop diff`, the report's regression
+ * gate): per op its self time in both (per step when both have steps, else
+ * per run), the change, and how the op was matched across a recompile; the
+ * step time's mean, p50 and p95; device busy and idle; memory peaks.
+ *
+ * Ops are matched by their exact (program, name) first, then by a stable
+ * identity that survives a recompile: the program without its numeric
+ * suffixes, the op name with its numeric suffixes removed, and its
+ * category; several candidates of one identity pair up in order of self
+ * time. (docs/analyses.md, "Comparing two profiles".)
+ *
+ * Ownership: a struct xt_cmp owns its rows and strings; compare_free()
+ * releases it. It does not point into the analyses it came from.
+ */
+#ifndef XT_COMPARE_H
+#define XT_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/arena.h"
+#include "analysis.h"
+
+enum xt_match {
+	XT_MATCH_EXACT = 0,   /* the same (program, name) */
+	XT_MATCH_IDENTITY,    /* the same identity after a recompile */
+	XT_MATCH_ADDED,       /* only in NEW */
+	XT_MATCH_REMOVED,     /* only in BASE */
+};
+extern const char *const xt_match_names[4];
+
+struct xt_cmp_op {
+	const char *name;      /* NEW's name (BASE's when removed) */
+	const char *base_name; /* BASE's name ("" when added) */
+	const char *program, *category;
+	int64_t base_ps, new_ps; /* self time, per step or per run (see xt_cmp.per_step) */
+	int64_t delta_ps;        /* new - base */
+	double delta_percent;    /* NAN when base_ps is 0 */
+	enum xt_match match;
+	size_t new_rank;         /* rank by self time in NEW (0 = top); SIZE_MAX if removed */
+};
+
+/* A number in both profiles; has = 1 when both have it. */
+struct xt_cmp_num {
+	double base, new_, delta, delta_percent; /* delta_percent NAN when base is 0 */
+	int has;
+};
+
+struct xt_cmp_dev {
+	const char *host, *name;
+	int in_base, in_new;
+	int64_t base_busy_ps, new_busy_ps;
+	double base_idle_percent, new_idle_percent;
+};
+
+struct xt_cmp_mem {
+	const char *host, *allocator, *name;
+	int in_base, in_new;
+	int64_t base_peak, new_peak;
+};
+
+struct xt_cmp {
+	struct xt_cmp_op *ops;  /* by |delta_ps| descending */
+	size_t nops;
+	int per_step;           /* op and busy times are per step (both have steps) */
+	size_t base_steps, new_steps;
+	struct xt_cmp_num step_mean, step_p50, step_p95; /* ps */
+	struct xt_cmp_num busy; /* summed device busy ps (per step when per_step) */
+	struct xt_cmp_dev *devs;
+	size_t ndevs;
+	struct xt_cmp_mem *mem;
+	size_t nmem;
+	struct arena arena;
+};
+
+/* Compares two analyses. Never NULL; free with compare_free(). */
+struct xt_cmp *compare_new(const struct xt_analysis *base, const struct xt_analysis *new_);
+void compare_free(struct xt_cmp *c);
+
+/* The nearest-rank percentile p (0-100] of the step durations, in ps; 0
+ * when there are no steps. Can't fail. */
+double compare_step_percentile(const struct xt_analysis *a, double p);
+
+#endif

@@ -1,0 +1,158 @@
+#!/bin/sh
+# xtop diff and the regression gate (xtop report --baseline --fail-over) on
+# real fixtures and generated profiles, against copies in which one op ran
+# twice as long (tests/fixtures/slow_op.py).
+. tests/e2e/lib.sh
+
+SLOW=tests/fixtures/slow_op.py
+
+# first_op NAME JSON OP: the diff's first op is OP, matched exactly, at +100 %,
+# and no other op changed by more than 1 %.
+first_op() {
+	if $PY - "$2" "$3" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ops = d['ops']
+top = ops[0]
+assert top['name'] == sys.argv[2], 'first op is %s' % top['name']
+assert top['match'] == 'exact', top['match']
+assert abs(top['delta_percent'] - 100) < 0.01, top['delta_percent']
+assert top['new_ps'] == 2 * top['base_ps'] or abs(top['new_ps'] - 2 * top['base_ps']) <= 2, top
+for o in ops[1:]:
+    if o['match'] in ('exact', 'identity') and o['base_ps']:
+        assert abs(o['delta_percent']) < 1, o
+    else:
+        assert o['match'] in ('added', 'removed') and o['base_ps'] in (0, None) or o['new_ps'] in (0, None), o
+for k in ('mean', 'p50', 'p95'):
+    assert k in d['steps']
+assert isinstance(d['memory'], list)
+EOF
+	then ok "$1"; else fail "$1" "see the assertion above"; fi
+}
+
+# diff_case NAME PROFILE OP: slows OP in PROFILE, diffs, gates.
+diff_case() {
+	name=$1 prof=$2 op=$3
+	if ! $PY $SLOW "$prof" "$TMP/$name.slow.pb" "$op" 2>"$TMP/err"; then
+		fail "$name: slow copy" "$(cat "$TMP/err")"
+		return
+	fi
+	if ! $XTOP diff --json "$prof" "$TMP/$name.slow.pb" >"$TMP/$name.json" 2>"$TMP/err"; then
+		fail "$name: diff --json" "$(cat "$TMP/err")"
+		return
+	fi
+	first_op "$name: $op first at +100%" "$TMP/$name.json" "$op"
+	# Text: the op is on the first row of the op table, at +100.0%.
+	$XTOP diff --wide "$prof" "$TMP/$name.slow.pb" >"$TMP/$name.txt" 2>&1
+	row=$(sed -n '/^ *BASE  *NEW  *DELTA/{n;p;q}' "$TMP/$name.txt")
+	case $row in
+	*+100.0%*exact*"$op"*) ok "$name: text diff row" ;;
+	*) fail "$name: text diff row" "'$row'" ;;
+	esac
+	# The gate: +100 % fails a 50 % limit, passes 150 % unless the
+	# step or device time grew more than that (it does not).
+	$XTOP report --baseline "$prof" --fail-over 50 "$TMP/$name.slow.pb" >"$TMP/out" 2>&1
+	rc=$?
+	if [ $rc -eq 3 ] && grep -q "regression: op .*$op self time" "$TMP/out"; then
+		ok "$name: gate exits 3 over 50%"
+	else
+		fail "$name: gate exits 3 over 50%" "exit $rc"
+	fi
+	$XTOP report --baseline "$prof" --fail-over 150 "$TMP/$name.slow.pb" >"$TMP/out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "^passed: " "$TMP/out"; then
+		ok "$name: gate exits 0 under 150%"
+	else
+		fail "$name: gate exits 0 under 150%" "exit $rc: $(grep regression "$TMP/out" | head -3)"
+	fi
+	$XTOP report --json --baseline "$prof" --fail-over 50 "$TMP/$name.slow.pb" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 3 ] && $PY -c "
+import json, sys
+d = json.load(open('$TMP/out'))
+g = d['gate']
+assert g['failed'] and g['fail_over_percent'] == 50
+assert any(r['what'] == 'op' and r['name'] == '$op' for r in g['regressions'])
+assert d['comparison']['ops'][0]['name'] == '$op'
+assert d['baseline'] == '$prof'
+" && grep -q "regression: op" "$TMP/err"; then
+		ok "$name: gate --json carries the comparison"
+	else
+		fail "$name: gate --json carries the comparison" "exit $rc"
+	fi
+}
+
+if ! $PY -c 'import google.protobuf' 2>/dev/null || ! command -v protoc >/dev/null; then
+	skip "compare" "python3-protobuf or protoc missing (scripts/deps.sh installs them)"
+	exit 0
+fi
+
+# A generated GPU profile (kernels attributed by hlo_op) and a TPU one.
+$GEN --kind gpu --events 4000 -o "$TMP/gpu.pb" >/dev/null 2>&1
+$GEN --kind tpu --events 4000 -o "$TMP/tpu.pb" >/dev/null 2>&1
+gop=$($XTOP report --json "$TMP/gpu.pb" | $PY -c "import json,sys; print(json.load(sys.stdin)['ops'][0]['name'])")
+top=$($XTOP report --json "$TMP/tpu.pb" | $PY -c "
+import json,sys
+ops = json.load(sys.stdin)['ops']
+# A leaf op (self = total) that is not async: its own time doubles.
+print([o for o in ops if o['self_ps'] == o['total_ps'] and not o['async']][0]['name'])")
+diff_case "generated gpu" "$TMP/gpu.pb" "$gop"
+# JAX on an H100 without command buffers: kernels carry their op's hlo_op.
+if $PY tests/fixtures/jax_gpu_profile.py --no-command-buffers "$TMP/jax.pb" 2>"$TMP/err"; then
+	jop=$($XTOP report --json "$TMP/jax.pb" | $PY -c "import json,sys; print(json.load(sys.stdin)['ops'][0]['name'])")
+	diff_case "jax h100" "$TMP/jax.pb" "$jop"
+else
+	fail "jax h100: profile" "$(cat "$TMP/err")"
+fi
+diff_case "generated tpu" "$TMP/tpu.pb" "$top"
+
+# The same profile against itself: nothing changed, the gate passes at 0 %.
+$XTOP report --baseline "$TMP/gpu.pb" --fail-over 0 "$TMP/gpu.pb" >"$TMP/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "gate: a profile against itself passes at 0%" ||
+	fail "gate: a profile against itself passes at 0%" "exit $rc"
+$XTOP diff --json "$TMP/gpu.pb" "$TMP/gpu.pb" | $PY -c "
+import json, sys
+d = json.load(sys.stdin)
+assert all(o['delta_ps'] == 0 and o['match'] == 'exact' for o in d['ops'])
+assert d['steps']['mean'] is None or d['steps']['mean']['delta_ps'] == 0
+" && ok "diff: a profile against itself has no change" || fail "diff: a profile against itself has no change" "see above"
+
+# Bad input: one clear line, exit 2.
+expect_error "diff: one profile" 2 "needs two profiles" $XTOP diff "$TMP/gpu.pb"
+expect_error "diff: missing file" 2 "nope.pb" $XTOP diff "$TMP/gpu.pb" "$TMP/nope.pb"
+expect_error "gate: --fail-over without --baseline" 2 "needs --baseline" \
+	$XTOP report --fail-over 5 "$TMP/gpu.pb"
+expect_error "gate: --fail-over not a number" 2 "percentage" \
+	$XTOP report --baseline "$TMP/gpu.pb" --fail-over 5x "$TMP/gpu.pb"
+expect_error "gate: missing baseline" 2 "baseline: .*nope" \
+	$XTOP report --baseline "$TMP/nope" --fail-over 5 "$TMP/gpu.pb"
+
+if ! have_fixtures; then
+	skip "compare: real fixtures" "../shared/fixtures not found"
+	exit 0
+fi
+diff_case "tpu fixture" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" broadcast_add_fusion.1
+diff_case "rocm fixture" "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb" custom-call.1
+
+# Two JAX programs on one GPU: the same op names in other programs are
+# added and removed, never matched across programs.
+$XTOP diff --json "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb" \
+	"$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" | $PY -c "
+import json, sys
+d = json.load(sys.stdin)
+cc = [o for o in d['ops'] if o['name'] == 'custom-call.1']
+assert sorted(o['match'] for o in cc) == ['added', 'removed'], cc
+ds = [abs(o['delta_ps']) for o in d['ops']]
+assert ds == sorted(ds, reverse=True)
+" && ok "diff: two programs, sorted by |delta|" || fail "diff: two programs, sorted by |delta|" "see above"
+
+# One host against the run directory of two: the devices of the second host
+# are only in NEW.
+$XTOP diff --json "$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb" "$FIX/tf-gpu-v100-2host" |
+	$PY -c "
+import json, sys
+d = json.load(sys.stdin)
+only_new = [x for x in d['devices'] if x['base_busy_ps'] is None]
+assert len(only_new) >= 3, only_new
+" && ok "diff: devices only in NEW" || fail "diff: devices only in NEW" "see above"

@@ -1,0 +1,290 @@
+/*
+ * Unit tests for model/compare (op matching across a recompile, per-step
+ * normalisation, step percentiles, devices and memory) and the regression
+ * gate of cli/diff_cmd, on analyses written out by hand.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli/diff_cmd.h"
+#include "model/compare.h"
+
+#define MS 1000000000ll /* ps */
+
+static struct xt_op_row op(const char *prog, const char *name, const char *cat, int64_t self)
+{
+	struct xt_op_row r;
+
+	memset(&r, 0, sizeof(r));
+	r.program = prog;
+	r.name = name;
+	r.category = cat;
+	r.self_ps = r.total_ps = self;
+	r.occurrences = 1;
+	return r;
+}
+
+static const struct xt_cmp_op *find(const struct xt_cmp *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nops; i++)
+		if (!strcmp(c->ops[i].name, name))
+			return &c->ops[i];
+	return NULL;
+}
+
+/* Exact names first; a recompile renames program and fusions, which pair
+ * by identity in order of self time; the rest is added or removed. */
+static void test_matching(void **state)
+{
+	struct xt_op_row bo[] = {
+		op("jit_step.3", "fusion.12", "loop fusion", 40 * MS),
+		op("jit_step.3", "fusion.7", "loop fusion", 10 * MS),
+		op("jit_step.3", "all-reduce.1", "all-reduce", 30 * MS),
+		op("jit_step.3", "copy.4", "copy", 5 * MS),
+		op("", "MemcpyH2D", "memcpy", 2 * MS),
+	};
+	struct xt_op_row no[] = {
+		op("jit_step.9", "fusion.20", "loop fusion", 50 * MS),
+		op("jit_step.9", "all-reduce.1", "all-reduce", 30 * MS),
+		op("jit_step.9", "fusion.21", "loop fusion", 9 * MS),
+		op("jit_step.9", "custom-call.2", "gemm", 8 * MS),
+		op("", "MemcpyH2D", "memcpy", 3 * MS),
+	};
+	struct xt_analysis b, n;
+	struct xt_cmp *c;
+	const struct xt_cmp_op *r;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	memset(&n, 0, sizeof(n));
+	b.ops = bo;
+	b.nops = 5;
+	n.ops = no;
+	n.nops = 5;
+	c = compare_new(&b, &n);
+	assert_int_equal(c->per_step, 0);
+	assert_int_equal(c->nops, 6);
+
+	r = find(c, "fusion.20"); /* the bigger fusion pairs with the bigger one */
+	assert_non_null(r);
+	assert_int_equal(r->match, XT_MATCH_IDENTITY);
+	assert_string_equal(r->base_name, "fusion.12");
+	assert_int_equal(r->delta_ps, 10 * MS);
+	assert_true(fabs(r->delta_percent - 25.0) < 1e-9);
+	r = find(c, "fusion.21");
+	assert_string_equal(r->base_name, "fusion.7");
+	assert_true(fabs(r->delta_percent + 10.0) < 1e-9);
+	/* Another program id: identity, even with the same op name. */
+	assert_int_equal(find(c, "all-reduce.1")->match, XT_MATCH_IDENTITY);
+	assert_int_equal(find(c, "MemcpyH2D")->match, XT_MATCH_EXACT);
+	r = find(c, "custom-call.2");
+	assert_int_equal(r->match, XT_MATCH_ADDED);
+	assert_true(isnan(r->delta_percent));
+	r = find(c, "copy.4");
+	assert_int_equal(r->match, XT_MATCH_REMOVED);
+	assert_int_equal(r->new_rank, SIZE_MAX);
+	assert_int_equal(r->delta_ps, -5 * MS);
+
+	/* Sorted by the size of the change, either way. */
+	assert_string_equal(c->ops[0].name, "fusion.20");
+	assert_string_equal(c->ops[1].name, "custom-call.2");
+	assert_string_equal(c->ops[2].name, "copy.4");
+	compare_free(c);
+}
+
+/* Per step when both have steps; nearest-rank percentiles. */
+static void test_steps(void **state)
+{
+	struct xt_step_row bs[4], ns[2];
+	struct xt_op_row bo[] = { op("p", "dot.1", "gemm", 80 * MS) };
+	struct xt_op_row no[] = { op("p", "dot.1", "gemm", 60 * MS) };
+	struct xt_analysis b, n;
+	struct xt_cmp *c;
+	int64_t bd[4] = { 10 * MS, 40 * MS, 20 * MS, 30 * MS };
+	size_t i;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	memset(&n, 0, sizeof(n));
+	memset(bs, 0, sizeof(bs));
+	memset(ns, 0, sizeof(ns));
+	for (i = 0; i < 4; i++)
+		bs[i].duration_ps = bd[i];
+	ns[0].duration_ps = ns[1].duration_ps = 30 * MS;
+	b.steps = bs;
+	b.nsteps = 4;
+	n.steps = ns;
+	n.nsteps = 2;
+	b.ops = bo;
+	b.nops = 1;
+	n.ops = no;
+	n.nops = 1;
+	b.busy_ps = 100 * MS;
+	n.busy_ps = 70 * MS;
+	assert_true(compare_step_percentile(&b, 50) == 20.0 * MS);
+	assert_true(compare_step_percentile(&b, 95) == 40.0 * MS);
+	assert_true(compare_step_percentile(&b, 25) == 10.0 * MS);
+	c = compare_new(&b, &n);
+	assert_int_equal(c->per_step, 1);
+	assert_true(c->step_mean.has);
+	assert_true(c->step_mean.base == 25.0 * MS);
+	assert_true(c->step_mean.new_ == 30.0 * MS);
+	assert_true(fabs(c->step_mean.delta_percent - 20.0) < 1e-9);
+	/* 80 ms over 4 steps against 60 ms over 2: 20 -> 30 ms a step. */
+	assert_int_equal(c->ops[0].base_ps, 20 * MS);
+	assert_int_equal(c->ops[0].new_ps, 30 * MS);
+	assert_true(fabs(c->ops[0].delta_percent - 50.0) < 1e-9);
+	assert_true(c->busy.base == 25.0 * MS && c->busy.new_ == 35.0 * MS);
+	compare_free(c);
+
+	/* One side without steps: per run, and no step numbers at all. */
+	n.nsteps = 0;
+	c = compare_new(&b, &n);
+	assert_int_equal(c->per_step, 0);
+	assert_false(c->step_mean.has);
+	assert_int_equal(c->ops[0].base_ps, 80 * MS);
+	compare_free(c);
+}
+
+static void test_devices_memory(void **state)
+{
+	struct xt_device_row bd[2], nd[2];
+	struct xt_memory_row bm[1], nm[1];
+	struct xt_analysis b, n;
+	struct xt_cmp *c;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	memset(&n, 0, sizeof(n));
+	memset(bd, 0, sizeof(bd));
+	memset(nd, 0, sizeof(nd));
+	memset(bm, 0, sizeof(bm));
+	memset(nm, 0, sizeof(nm));
+	bd[0].host = "a";
+	bd[0].name = "/device:GPU:0";
+	bd[0].busy_ps = 5;
+	bd[1].host = "a";
+	bd[1].name = "/device:GPU:1";
+	nd[0].host = "b"; /* another capture's host name: matched by device */
+	nd[0].name = "/device:GPU:0";
+	nd[0].busy_ps = 7;
+	nd[1].host = "b";
+	nd[1].name = "/device:GPU:2";
+	b.devices = bd;
+	b.ndevices = 2;
+	n.devices = nd;
+	n.ndevices = 2;
+	bm[0].host = nm[0].host = "a";
+	bm[0].allocator = nm[0].allocator = "GPU_0_bfc";
+	bm[0].name = nm[0].name = "GPU:0 HBM";
+	bm[0].peak_bytes = 100;
+	nm[0].peak_bytes = 150;
+	b.memory = bm;
+	b.nmemory = 1;
+	n.memory = nm;
+	n.nmemory = 1;
+	c = compare_new(&b, &n);
+	assert_int_equal(c->ndevs, 3);
+	assert_true(c->devs[0].in_base && c->devs[0].in_new);
+	assert_int_equal(c->devs[0].base_busy_ps, 5);
+	assert_int_equal(c->devs[0].new_busy_ps, 7);
+	assert_true(!c->devs[1].in_base && c->devs[1].in_new);
+	assert_true(c->devs[2].in_base && !c->devs[2].in_new);
+	assert_int_equal(c->nmem, 1);
+	assert_int_equal(c->mem[0].new_peak - c->mem[0].base_peak, 50);
+	compare_free(c);
+}
+
+/* The gate: the step mean, the top 20 ops of NEW, and ops new among them. */
+static void test_gate(void **state)
+{
+	struct xt_op_row bo[25], no[26];
+	char names[26][16];
+	struct xt_analysis b, n;
+	struct xt_cmp *c;
+	struct diff_regression reg[DIFF_GATE_MAX];
+	struct strbuf s;
+	size_t i, k;
+
+	(void)state;
+	memset(&b, 0, sizeof(b));
+	memset(&n, 0, sizeof(n));
+	for (i = 0; i < 25; i++) {
+		snprintf(names[i], sizeof(names[i]), "op%zu", i);
+		bo[i] = op("p", names[i], "c", (int64_t)(100 - i) * MS);
+		no[i] = bo[i];
+	}
+	b.ops = bo;
+	b.nops = 25;
+	n.ops = no;
+	n.nops = 25;
+	c = compare_new(&b, &n);
+	assert_int_equal(diff_gate(c, 0, reg), 0);
+	compare_free(c);
+
+	/* op3 +30 %: over 25, not over 35. op24 (rank 24) doubles: ignored. */
+	no[3].self_ps = bo[3].self_ps * 13 / 10;
+	no[24].self_ps = bo[24].self_ps * 2;
+	c = compare_new(&b, &n);
+	k = diff_gate(c, 25, reg);
+	assert_int_equal(k, 1);
+	assert_string_equal(reg[0].what, "op");
+	assert_string_equal(reg[0].name, "op3");
+	assert_true(fabs(reg[0].delta_percent - 30.0) < 1e-9);
+	assert_int_equal(diff_gate(c, 35, reg), 0);
+	strbuf_init(&s);
+	diff_gate_text(&s, reg, k, 25);
+	assert_non_null(strstr(s.buf, "op p/op3 self time"));
+	strbuf_reset(&s);
+	diff_gate_json(&s, reg, k, 25);
+	assert_non_null(strstr(s.buf, "\"failed\":true"));
+	strbuf_fini(&s);
+	compare_free(c);
+
+	/* A new op among the top 20 of NEW fails the gate at any limit. */
+	no[3].self_ps = bo[3].self_ps;
+	no[24].self_ps = bo[24].self_ps;
+	snprintf(names[25], sizeof(names[25]), "newop");
+	no[25] = op("p", names[25], "c", 1);
+	memmove(&no[1], &no[0], 25 * sizeof(no[0]));
+	no[0] = op("p", names[25], "c", 500 * MS);
+	n.nops = 26;
+	c = compare_new(&b, &n);
+	k = diff_gate(c, 1000, reg);
+	assert_int_equal(k, 1);
+	assert_true(reg[0].added);
+	compare_free(c);
+
+	/* No steps: the summed device time is the whole. */
+	b.busy_ps = 100 * MS;
+	n.busy_ps = 111 * MS;
+	n.ops = bo;
+	n.nops = 25;
+	c = compare_new(&b, &n);
+	k = diff_gate(c, 10, reg);
+	assert_int_equal(k, 1);
+	assert_string_equal(reg[0].what, "busy");
+	assert_int_equal(diff_gate(c, 11.5, reg), 0);
+	compare_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_matching),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_devices_memory),
+		cmocka_unit_test(test_gate),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
