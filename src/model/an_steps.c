@@ -11,6 +11,7 @@
 
 #include "../util/xalloc.h"
 #include "analysis_int.h"
+#include "spans.h"
 
 static void marker_push(struct line_part *lp, int64_t id, int64_t s, int64_t e, size_t ev)
 {
@@ -152,93 +153,6 @@ void steps_line_modules(struct line_part *lp, const struct xt_host *h, const str
  * priority order: class c gets |H u U_c| - |H|, H being the union of the
  * classes above it.
  */
-struct span {
-	int64_t s, e;
-};
-
-struct spans {
-	struct span *v;
-	size_t n, cap;
-	size_t *run;   /* start index of each sorted run */
-	size_t nrun, caprun;
-	size_t last_line; /* line of the last append, to detect a new run */
-};
-
-static void spans_add(struct spans *sp, size_t line, int64_t s, int64_t e)
-{
-	if (!sp->nrun || sp->last_line != line) {
-		if (sp->nrun == sp->caprun) {
-			sp->caprun = sp->caprun ? sp->caprun * 2 : 16;
-			sp->run = xreallocarray(sp->run, sp->caprun, sizeof(*sp->run));
-		}
-		sp->run[sp->nrun++] = sp->n;
-		sp->last_line = line;
-	} else if (s <= sp->v[sp->n - 1].e) {
-		/* Same line, sorted by start: coalesce while appending. */
-		if (e > sp->v[sp->n - 1].e)
-			sp->v[sp->n - 1].e = e;
-		return;
-	}
-	if (sp->n == sp->cap) {
-		sp->cap = sp->cap ? sp->cap * 2 : 256;
-		sp->v = xreallocarray(sp->v, sp->cap, sizeof(*sp->v));
-	}
-	sp->v[sp->n++] = (struct span){ s, e };
-}
-
-/* Union of two sorted disjoint lists into out (room for na + nb). */
-static size_t union2(const struct span *a, size_t na, const struct span *b, size_t nb,
-		     struct span *out)
-{
-	size_t i = 0, j = 0, n = 0;
-
-	while (i < na || j < nb) {
-		struct span x = (j >= nb || (i < na && a[i].s <= b[j].s)) ? a[i++] : b[j++];
-
-		if (n && x.s <= out[n - 1].e) {
-			if (x.e > out[n - 1].e)
-				out[n - 1].e = x.e;
-		} else {
-			out[n++] = x;
-		}
-	}
-	return n;
-}
-
-/* Merges the runs of sp into one sorted disjoint list (in sp->v). */
-static void spans_union(struct spans *sp, struct span **tmp, size_t *tmpcap)
-{
-	while (sp->nrun > 1) {
-		size_t r, nr = 0, o = 0;
-
-		if (*tmpcap < sp->n) {
-			*tmpcap = sp->n;
-			*tmp = xreallocarray(*tmp, *tmpcap, sizeof(**tmp));
-		}
-		for (r = 0; r < sp->nrun; r += 2) {
-			size_t a0 = sp->run[r];
-			size_t a1 = r + 1 < sp->nrun ? sp->run[r + 1] : sp->n;
-			size_t b1 = r + 2 < sp->nrun ? sp->run[r + 2] : sp->n;
-
-			sp->run[nr++] = o;
-			o += union2(sp->v + a0, a1 - a0, sp->v + a1, b1 - a1, *tmp + o);
-		}
-		memcpy(sp->v, *tmp, o * sizeof(*sp->v));
-		sp->n = o;
-		sp->nrun = nr;
-	}
-}
-
-static int64_t spans_len(const struct span *v, size_t n)
-{
-	int64_t t = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		t += v[i].e - v[i].s;
-	return t;
-}
-
 static int cat_of_class(int cls)
 {
 	switch (cls) {
@@ -326,7 +240,7 @@ static void breakdown(struct xt_step_row *st, struct xt_trace *t, struct scratch
 			sc->h = xreallocarray(sc->h, sc->hcap, sizeof(*sc->h));
 			sc->h2 = xreallocarray(sc->h2, sc->hcap, sizeof(*sc->h2));
 		}
-		n2 = union2(sc->h, nh, sp->v, sp->n, sc->h2);
+		n2 = spans_union2(sc->h, nh, sp->v, sp->n, sc->h2);
 		sw = sc->h;
 		sc->h = sc->h2;
 		sc->h2 = sw;

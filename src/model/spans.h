@@ -1,0 +1,44 @@
+/*
+ * spans: sorted lists of time intervals and their unions, for the passes
+ * that ask how long something was active (the step breakdown, the
+ * overview's gaps and host-bound time). A leaf: it knows no trace.
+ *
+ * A struct spans collects intervals as sorted runs (one per source: the
+ * events of a line are sorted by start, so each line appends one run, and
+ * overlapping or touching intervals of a run coalesce as they come);
+ * spans_union() then merges the runs pairwise into one sorted disjoint
+ * list. The caller owns v and run (free both; zeroed is empty).
+ */
+#ifndef XT_SPANS_H
+#define XT_SPANS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct span {
+	int64_t s, e;
+};
+
+struct spans {
+	struct span *v;
+	size_t n, cap;
+	size_t *run;   /* start index of each sorted run */
+	size_t nrun, caprun;
+	size_t last_line; /* line of the last append, to detect a new run */
+};
+
+/* Appends [s, e) from source `line`; a new line starts a new run. */
+void spans_add(struct spans *sp, size_t line, int64_t s, int64_t e);
+/* Union of two sorted disjoint lists into out (room for na + nb); returns
+ * its length. */
+size_t spans_union2(const struct span *a, size_t na, const struct span *b, size_t nb,
+		    struct span *out);
+/* Merges the runs of sp into one sorted disjoint list (in sp->v); *tmp is
+ * scratch the caller keeps between calls (and frees). */
+void spans_union(struct spans *sp, struct span **tmp, size_t *tmpcap);
+/* Summed length of n disjoint spans. */
+int64_t spans_len(const struct span *v, size_t n);
+/* Length of the intersection of two sorted disjoint lists. */
+int64_t spans_overlap(const struct span *a, size_t na, const struct span *b, size_t nb);
+
+#endif
