@@ -499,7 +499,7 @@ if have_fixtures; then
 	bad_run "corrupt fixture in a tty: one error line, exit 2, terminal restored" \
 		"$FIX/corrupt/tpu_inference_2-utf8-mangled.xplane.pb" "not a valid XSpace"
 else
-	skip "corrupt fixture in a tty" "../shared/fixtures not found"
+	skip "corrupt fixture in a tty" "$NOFIX"
 fi
 
 # ------------------------------------------------------------- fixtures ----
@@ -548,5 +548,5 @@ if have_fixtures; then
 	keys q
 	check "ROCm fixture: q quits cleanly" 'has "EXIT=0 TTY=restored"' "no clean exit"
 else
-	skip "viewer on the real fixtures" "../shared/fixtures not found"
+	skip_n 11 "viewer on the real fixtures" "$NOFIX"
 fi
