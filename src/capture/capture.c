@@ -259,6 +259,7 @@ int capture_run(char *const *addrs, size_t n, const struct capture_opts *o,
 	struct job *jobs;
 	pthread_t *tid;
 	size_t i;
+	unsigned missing;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -273,10 +274,13 @@ int capture_run(char *const *addrs, size_t n, const struct capture_opts *o,
 					    strerror(errno));
 		snprintf(logdir, sizeof(logdir), "%s/%s", cwd, o->logdir);
 	}
+	missing = xplane_missing_dirs(logdir);
 	rc = xplane_new_run_dir(logdir, r->run_dir, sizeof(r->run_dir), r->session,
 				sizeof(r->session), err);
-	if (rc < 0)
+	if (rc < 0) {
+		xplane_remove_run_dir(logdir, NULL, missing);
 		return rc;
+	}
 	snprintf(root, sizeof(root), "%s/plugins/profile", logdir);
 	r->hosts = xcalloc(n, sizeof(*r->hosts));
 	r->nhosts = n;
@@ -297,9 +301,11 @@ int capture_run(char *const *addrs, size_t n, const struct capture_opts *o,
 	grpc_call_shutdown();
 	for (i = 0; i < n; i++)
 		r->nsaved += r->hosts[i].path[0] != '\0';
-	/* An empty run directory would only confuse TensorBoard. */
+	/* A run that saved nothing leaves nothing behind: not its run
+	 * directory (it would only confuse TensorBoard), nor the logdir
+	 * levels made for it. */
 	if (!r->nsaved)
-		rmdir(r->run_dir);
+		xplane_remove_run_dir(logdir, r->run_dir, missing);
 	free(jobs);
 	free(tid);
 	return 0;

@@ -2,6 +2,7 @@
 # Option checks in every command (the viewer, report, capture): a rejected
 # option is one line on stderr naming the option and what it accepts, with
 # exit status 2 and nothing on stdout; accepted values are not refused.
+# Then what a refused capture leaves behind: nothing.
 . tests/e2e/lib.sh
 
 # bad NAME PATTERN ARGS...: xtop ARGS must fail that way.
@@ -75,4 +76,21 @@ if $XTOP report --top 0 --threads 2 "$TMP/t.xplane.pb" >/dev/null 2>"$TMP/err"; 
 	ok "report: --top 0 and --threads 2 are accepted"
 else
 	fail "report: --top 0 --threads 2" "$(cat "$TMP/err")"
+fi
+
+# A refused capture leaves nothing behind: no logdir, no plugins/profile,
+# no run directory; a logdir that was there before stays, as it was.
+timeout 30 $XTOP capture --duration 100 --logdir "$TMP/D" 127.0.0.1:1 >/dev/null 2>&1
+rc=$?
+if [ $rc -ne 0 ] && [ ! -e "$TMP/D" ]; then
+	ok "refused capture: the logdir it would have made is not left behind"
+else
+	fail "refused capture leftovers" "exit $rc, left: $(find "$TMP/D" 2>/dev/null | tr '\n' ' ')"
+fi
+mkdir -p "$TMP/E/mine"
+timeout 30 $XTOP capture --duration 100 --logdir "$TMP/E" 127.0.0.1:1 >/dev/null 2>&1
+if [ "$(cd "$TMP/E" && find . | sort | tr '\n' ' ')" = ". ./mine " ]; then
+	ok "refused capture into an existing logdir: the logdir stays as it was"
+else
+	fail "refused capture, existing logdir" "now holds: $(cd "$TMP/E" && find . | tr '\n' ' ')"
 fi
