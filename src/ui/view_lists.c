@@ -13,6 +13,7 @@
 #include "../util/xalloc.h"
 #include "app.h"
 #include "term.h"
+#include "timeaxis.h"
 
 /* Letters for mono terminals; colours come from the event palette. */
 static const char cat_letter[XT_CAT_COUNT + 1] = { 'C', 'O', 'X', 'I', 'H', '.' };
@@ -138,7 +139,7 @@ static void steps_draw(struct app *a, int y, int h)
 		int sel = (long)i == a->steps.sel;
 
 		snprintf(line, sizeof(line), " %-9" PRId64 " %11s %11s ", s->id,
-			 fmt_ps(b1, sizeof(b1), s->start_ps - a->tl->t0),
+			 timeaxis_fmt(a, b1, sizeof(b1), s->start_ps),
 			 fmt_ps(b2, sizeof(b2), s->duration_ps));
 		ui_put(row, 0, 35, sel ? term_attr(ROLE_SELECT) : term_attr(ROLE_TEXT), line, 1);
 		if (bar > 4)
@@ -241,7 +242,7 @@ static void mem_draw(struct app *a, int y, int h)
 		m = &an->memory[i];
 		snprintf(line, sizeof(line), " %-16.16s %-22.22s %11s %13s %11s %11s", m->host,
 			 m->allocator, fmt_bytes(b1, sizeof(b1), (double)m->peak_bytes),
-			 fmt_ps(b2, sizeof(b2), m->peak_time_ps - a->tl->t0),
+			 timeaxis_fmt(a, b2, sizeof(b2), m->peak_time_ps),
 			 fmt_bytes(b3, sizeof(b3), (double)m->lifetime_peak_bytes),
 			 fmt_bytes(b4, sizeof(b4), (double)m->capacity_bytes));
 		ui_put(row, 0, a->cols, (long)i == a->mem.sel ? term_attr(ROLE_SELECT) : term_attr(ROLE_TEXT),
@@ -250,8 +251,8 @@ static void mem_draw(struct app *a, int y, int h)
 	m = &an->memory[a->mem.sel];
 	row = y + 1 + list_h;
 	snprintf(line, sizeof(line), " in use over time (%s .. %s); peak %s at %s marked %s", 
-		 fmt_ps(b1, sizeof(b1), m->first_ps - a->tl->t0), fmt_ps(b2, sizeof(b2), m->last_ps - a->tl->t0),
-		 fmt_bytes(b3, sizeof(b3), (double)m->peak_bytes), fmt_ps(b4, sizeof(b4), m->peak_time_ps - a->tl->t0),
+		 timeaxis_fmt(a, b1, sizeof(b1), m->first_ps), timeaxis_fmt(a, b2, sizeof(b2), m->last_ps),
+		 fmt_bytes(b3, sizeof(b3), (double)m->peak_bytes), timeaxis_fmt(a, b4, sizeof(b4), m->peak_time_ps),
 		 term.g.peak);
 	ui_put(row++, 0, a->cols, term_attr(ROLE_DIM), line, 1);
 	chart_h = (y + h - row) / 2;

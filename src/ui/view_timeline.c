@@ -15,6 +15,7 @@
 #include "../util/xalloc.h"
 #include "app.h"
 #include "term.h"
+#include "timeaxis.h"
 
 #define TL_MAX_DEPTH_ROWS 4 /* depth rows per track; deeper levels are summarised */
 #define TL_DETAILS_ROWS 12
@@ -63,44 +64,23 @@ static long item_of_cursor(struct app *a, const struct item *it, size_t n)
 	return 0;
 }
 
-static int64_t nice_step(int64_t raw)
-{
-	int64_t p = 1;
-
-	while (p * 10 <= raw)
-		p *= 10;
-	if (raw <= p)
-		return p;
-	if (raw <= 2 * p)
-		return 2 * p;
-	if (raw <= 5 * p)
-		return 5 * p;
-	return 10 * p;
-}
-
+/* The ruler: the window's width in the label column, then ticks whose
+ * labels differ at every zoom (timefmt_ticks), in time since the origin. */
 static void draw_ruler(struct app *a, int y, int lw, int w)
 {
-	int64_t span = a->tls.v1 - a->tls.v0, step, t;
+	struct timefmt_tick ticks[64];
 	char buf[48], b2[32];
-	int x;
+	size_t n, k;
 
-	snprintf(buf, sizeof(buf), " %s", fmt_ps(b2, sizeof(b2), span));
+	snprintf(buf, sizeof(buf), " %s", fmt_ps(b2, sizeof(b2), a->tls.v1 - a->tls.v0));
 	ui_put(y, 0, lw, term_attr(ROLE_DIM), buf, 1);
 	if (w <= 0)
 		return;
-	step = nice_step(span / (w / 12 > 0 ? w / 12 : 1) > 0 ? span / (w / 12 > 0 ? w / 12 : 1)
-								: 1);
-	t = ((a->tls.v0 - a->tl->t0) / step) * step + a->tl->t0;
-	if (t < a->tls.v0)
-		t += step;
-	for (; t < a->tls.v1; t += step) {
-		x = (int)((__int128)(t - a->tls.v0) * w / span);
-		if (x < 0 || x >= w)
-			continue;
-		fmt_ps(buf, sizeof(buf), t - a->tl->t0);
-		ui_put(y, lw + x, 1, term_attr(ROLE_DIM), term.g.vline, 0);
-		if (x + 1 + (int)strlen(buf) < w)
-			ui_put(y, lw + x + 1, w - x - 1, term_attr(ROLE_DIM), buf, 0);
+	n = timefmt_ticks(timeaxis_rel(a, a->tls.v0), timeaxis_rel(a, a->tls.v1), w, ticks, 64);
+	for (k = 0; k < n; k++) {
+		ui_put(y, lw + ticks[k].x, 1, term_attr(ROLE_DIM), term.g.vline, 0);
+		ui_put(y, lw + ticks[k].x + 1, w - ticks[k].x - 1, term_attr(ROLE_DIM), ticks[k].label,
+		       0);
 	}
 }
 
@@ -195,7 +175,7 @@ static void draw_details(struct app *a, int y, int h)
 	host = &a->t->hosts[tr->host];
 	snprintf(line, sizeof(line), "  %s   start %s   duration %s   self %s   depth %u   %s / %s",
 		 trace_event_display_name(tr->p, ev),
-		 fmt_ps(b1, sizeof(b1), xt_event_start(l, ev) - a->tl->t0),
+		 timeaxis_fmt_exact(a, b1, sizeof(b1), xt_event_start(l, ev)),
 		 fmt_ps(b2, sizeof(b2), ev->dur_ps),
 		 fmt_ps(b3, sizeof(b3), timeline_self_ps(a->tl, (size_t)a->tls.sel_track, a->tls.sel_ev)),
 		 xt_event_depth(ev), tr->p->name, l->name);
@@ -442,8 +422,12 @@ static unsigned tl_act(struct app *a, enum action act)
 			app_status(a, 1, "nothing selected: '.' selects an event");
 			break;
 		}
-		if (e - s < 10)
-			e = s + 10;
+		if (e - s < 10) {
+			/* An instant: a microsecond around it shows its neighbours. */
+			a->tls.v0 = s - 500000;
+			a->tls.v1 = s + 500000;
+			break;
+		}
 		a->tls.v0 = s - (e - s) / 20;
 		a->tls.v1 = e + (e - s) / 20 + 1;
 		break;

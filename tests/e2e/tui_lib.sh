@@ -1,0 +1,108 @@
+# The viewer in tmux, for the tests that drive it (sourced after lib.sh):
+# a private tmux server (its own socket, no config), the viewer started in a
+# fixed environment, keys sent, and the screen read back with capture-pane.
+# Each wait polls the screen until a condition holds (at most ~10 s), so a
+# script is as fast as the viewer. Exits with one skip line without tmux.
+
+if ! command -v tmux >/dev/null 2>&1; then
+	skip "viewer in tmux ($(basename "$0"))" "tmux not installed (scripts/deps.sh installs it)"
+	exit 0
+fi
+unset TMUX TMUX_PANE
+T="tmux -L xtop-test-$$ -f /dev/null"
+SOCK=
+trap '$T kill-server >/dev/null 2>&1; [ -n "$SOCK" ] && rm -f "$SOCK"; rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM HUP
+ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen-256color"
+ESC=$(printf '\033')
+
+# The pane runs this wrapper: the viewer, then one line with its exit status
+# and whether the tty settings are what they were before (curses restored
+# them), then it stays so the screen can be read.
+cat >"$TMP/run.sh" <<'EOF'
+s=$(stty -g)
+"$@"
+rc=$?
+if [ "$(stty -g)" = "$s" ]; then t=restored; else t=changed; fi
+echo "EXIT=$rc TTY=$t"
+exec sleep 300
+EOF
+
+# A session that outlives the others keeps the server up between viewers.
+SHELL=/bin/sh $T new-session -d -s keep -x 80 -y 24 "exec sleep 300" ||
+	{ fail "tmux server" "cannot start tmux"; exit 1; }
+SOCK=$($T display-message -p '#{socket_path}' 2>/dev/null)
+
+W=80 H=24
+# start COLS ROWS [VAR=VALUE...] [xtop args...]: a fresh viewer in session "t".
+start() {
+	W=$1 H=$2
+	shift 2
+	$T kill-session -t t >/dev/null 2>&1
+	$T new-session -d -s t -x "$W" -y "$H" -c "$PWD" "sh $TMP/run.sh env $ENVV $*"
+}
+keys() { $T send-keys -t t "$@"; }
+text() { $T send-keys -t t -l "$1"; }
+cap() { $T capture-pane -t t -p "$@" >"$TMP/screen" 2>/dev/null; }
+has() { grep -qF -- "$1" "$TMP/screen"; }
+line() { sed -n "${1}p" "$TMP/screen"; }
+bottom() { line "$H"; }
+# The ruler's window width label: the first characters of line 2.
+label() { line 2 | awk '{ print $1, $2 }'; }
+# shot [REGEX]: the screen (from the first line matching REGEX) on one line,
+# for failure messages.
+shot() {
+	if [ -n "${1:-}" ] && grep -q -- "$1" "$TMP/screen"; then
+		sed -n "/$1/,\$p" "$TMP/screen"
+	else
+		cat "$TMP/screen"
+	fi | sed 's/   */  /g' | tr '\n' '|' | cut -c 1-600
+}
+# wait_for TEXT [SECONDS]: polls the screen until TEXT shows; 1 on timeout.
+wait_for() {
+	n=$((${2:-10} * 20))
+	while [ $n -gt 0 ]; do
+		cap
+		has "$1" && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+# wait_until 'SHELL CONDITION' [SECONDS]: the same for any condition on the screen.
+wait_until() {
+	n=$((${2:-10} * 20))
+	while [ $n -gt 0 ]; do
+		cap
+		eval "$1" && return 0
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}
+# check NAME 'SHELL CONDITION' WHY [SECONDS] [REGEX]: waits for the condition,
+# then one line; a failure shows the screen (from the line matching REGEX).
+check() {
+	if wait_until "$2" "${4:-10}"; then ok "$1"; else fail "$1" "$3; screen: $(shot "${5:-}")"; fi
+}
+# width: the widest line of the screen in characters (UTF-8).
+width() {
+	$PY -c 'import sys; print(max(len(l) for l in open(sys.argv[1], encoding="utf-8").read().split("\n")))' "$TMP/screen"
+}
+# sgr_colours FILE: the colour parameters (30-38, 40-48, 90-97, 100-107) of
+# the SGR escapes in FILE, one a line; 39/49 (default colours) are not colours.
+sgr_colours() {
+	grep -o "$ESC\[[0-9;:]*m" "$1" | sed "s/^$ESC\[//; s/m\$//" | tr ';:' '\n\n' |
+		grep -Ex '3[0-8]|4[0-8]|9[0-7]|10[0-7]'
+}
+
+# ruler_labels: the time ruler's tick labels (line 2, after the label
+# column), one a line.
+ruler_labels() {
+	line 2 | grep '│' | sed 's/^[^│]*│//; s/│/\n/g' | sed 's/^ *//; s/ *$//' | grep .
+}
+# ruler_distinct [MIN]: at least MIN (default 3) tick labels, all different.
+ruler_distinct() {
+	rn=$(ruler_labels | wc -l)
+	[ "$rn" -ge "${1:-3}" ] && [ "$(ruler_labels | sort -u | wc -l)" -eq "$rn" ]
+}
