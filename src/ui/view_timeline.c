@@ -12,6 +12,7 @@
 
 #include "../model/stats.h"
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "app.h"
 #include "term.h"
@@ -135,13 +136,38 @@ static void draw_track_row(struct app *a, long ti, unsigned d, int last, int y, 
 	}
 }
 
-static void label_of(struct app *a, long ti, char *buf, size_t n)
+/* The label column: as wide as the longest track label needs (indent,
+ * label, " +", separator), between 16 columns and a quarter of the screen
+ * (at least 22 from 60 columns up; a third of narrower screens). */
+static int label_width(struct app *a)
+{
+	int longest = 0, cap, w;
+	size_t i;
+
+	if (a->cols < 60)
+		return a->cols / 3;
+	cap = a->cols / 4 < 22 ? 22 : a->cols / 4 > 48 ? 48 : a->cols / 4;
+	for (i = 0; i < a->tl->ntracks; i++) {
+		w = utf8_width(a->tl->tracks[i].label);
+		if (w > longest)
+			longest = w;
+	}
+	w = longest + 5;
+	return w < 16 ? 16 : w > cap ? cap : w;
+}
+
+/* A track's label in lw - 1 columns: its unique name (model/timeline.c),
+ * shortened in the middle so the distinguishing tail stays, and " +" when
+ * deeper levels are summarised on its last row. */
+static void label_of(struct app *a, long ti, int lw, char *buf, size_t n)
 {
 	const struct xt_line *l = a->tl->tracks[ti].l;
-	const char *nm = l->display_name[0] ? l->display_name : l->name;
+	int deep = l->nev && l->max_depth + 1 > TL_MAX_DEPTH_ROWS;
+	char name[200];
 
-	snprintf(buf, n, "  %s%s", nm[0] ? nm : "(unnamed)",
-		 l->nev && l->max_depth + 1 > TL_MAX_DEPTH_ROWS ? " +" : "");
+	utf8_elide(name, sizeof(name), a->tl->tracks[ti].label, lw - 1 - 2 - (deep ? 2 : 0),
+		   term.ascii ? "~" : "\u2026");
+	snprintf(buf, n, "  %s%s", name, deep ? " +" : "");
 }
 
 static void draw_details(struct app *a, int y, int h)
@@ -234,7 +260,7 @@ static void tl_draw(struct app *a, int y, int h)
 {
 	size_t cap = a->tl->ntracks * 2 + 1, n, k;
 	struct item *it = xmalloc(cap * sizeof(*it));
-	int lw = a->cols >= 60 ? 22 : a->cols / 3, w = a->cols - lw, row, area;
+	int lw = label_width(a), w = a->cols - lw, row, area;
 	struct tl_cell *cells = xmalloc((size_t)(w > 0 ? w : 1) * sizeof(*cells));
 	long cur;
 	int dh = a->tls.details ? TL_DETAILS_ROWS : 0;
@@ -274,15 +300,18 @@ static void tl_draw(struct app *a, int y, int h)
 			       label, 1);
 			continue;
 		}
-		label_of(a, it[k].track, label, sizeof(label));
-		ui_put(row, 0, lw, is_cur ? term_attr(ROLE_SELECT) : term_attr(ROLE_TEXT), label, 1);
+		label_of(a, it[k].track, lw, label, sizeof(label));
+		ui_put(row, 0, lw - 1, is_cur ? term_attr(ROLE_SELECT) : term_attr(ROLE_TEXT), label, 1);
 		{
 			unsigned d;
 
-			for (d = 0; d < (unsigned)it[k].rows && row < y + 1 + area; d++, row++)
+			for (d = 0; d < (unsigned)it[k].rows && row < y + 1 + area; d++, row++) {
+				/* The separator: labels never touch the events. */
+				ui_put(row, lw - 1, 1, term_attr(ROLE_DIM), term.g.vline, 0);
 				if (w > 0)
 					draw_track_row(a, it[k].track, d, d + 1 == (unsigned)it[k].rows, row,
 						       lw, w, cells);
+			}
 		}
 	}
 	if (dh)

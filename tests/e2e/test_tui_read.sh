@@ -59,3 +59,45 @@ if have_fixtures; then
 else
 	skip_n 3 "ruler on the fixtures" "$NOFIX"
 fi
+
+# ------------------------------------------------------- track labels ----
+# Unique labels (names shortened in the middle keep their distinguishing
+# tail), a separator before the events, a wider column on wide screens.
+labels_run() { # NAME COLS ROWS PATH [KEYS...]: prints the separator column
+	name=$1 cols=$2 rows=$3 path=$4
+	shift 4
+	start "$cols" "$rows" "$XTOP" "$path"
+	wait_for "[timeline]" >/dev/null
+	[ $# -gt 0 ] && keys "$@"
+	if wait_until 'track_labels | grep -q "^SEP="' 5; then
+		ok "$name: unique labels, separator in column $(track_labels | cut -d= -f2)"
+	else
+		fail "$name" "$(track_labels); screen: $(shot)"
+	fi
+	sep=$(track_labels | sed -n 's/^SEP=//p')
+	keys q
+	wait_for "EXIT=" >/dev/null
+}
+labels_run "labels 80x24 (generated TPU)" 80 24 "$TMP/t.xplane.pb"
+if have_fixtures; then
+	labels_run "labels 80x24, tf-gpu-v100 host threads" 80 24 "$FIX/tf-gpu-v100-2host"
+	s80=$sep
+	labels_run "labels 200x50, tf-gpu-v100 host threads" 200 50 "$FIX/tf-gpu-v100-2host"
+	s200=$sep
+	if [ -n "$s80" ] && [ -n "$s200" ] && [ "$s200" -gt "$s80" ]; then
+		ok "the label column widens on a wide screen (separator at $s80 at 80 columns, $s200 at 200)"
+	else
+		fail "the label column widens on a wide screen" "separator at '$s80' and '$s200'"
+	fi
+	labels_run "labels 80x24, TPU host's 122 threads (End)" 80 24 \
+		"$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" End
+	start 200 50 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys End
+	check "200x50: whole thread names with their ids (tfrt-dynamic-queue/3118741)" \
+		'has "  tfrt-dynamic-queue/3118741 +" && has "  tfrt-dynamic-queue/3124142 "' "names cut"
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 5 "labels on the fixtures" "$NOFIX"
+fi

@@ -106,3 +106,32 @@ ruler_distinct() {
 	rn=$(ruler_labels | wc -l)
 	[ "$rn" -ge "${1:-3}" ] && [ "$(ruler_labels | sort -u | wc -l)" -eq "$rn" ]
 }
+# track_labels: checks the timeline's label column on the screen: every
+# track row has the separator in one column (printed as SEP=N), and the
+# labels under each plane header differ. Prints "SEP=N" or what is wrong.
+track_labels() {
+	$PY - "$TMP/screen" <<'PYEOF'
+import sys
+rows = open(sys.argv[1], encoding="utf-8").read().split("\n")[2:-2]
+sep, seen, bad = None, {}, []
+for r in rows:
+    if r[:1] in ("\u25be", "\u25b8", "-", "+") and not r.startswith("  "):
+        seen = {}          # a plane header: labels restart
+        continue
+    if not r.strip() or "\u2502" not in r:
+        continue
+    if r.startswith(" details") or r.startswith("  "+"no event"):
+        break
+    c = r.index("\u2502")
+    if sep is None:
+        sep = c
+    if c != sep:
+        bad.append("separator at %d, not %d: %r" % (c, sep, r[:c + 1]))
+    lab = r[:c].strip()
+    if lab:
+        if lab in seen:
+            bad.append("label %r twice" % lab)
+        seen[lab] = 1
+print("; ".join(bad[:3]) if bad else "SEP=%s" % sep)
+PYEOF
+}

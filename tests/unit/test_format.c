@@ -1,12 +1,15 @@
 /*
- * test_timefmt: time formatting for the viewer's ruler (util/timefmt.c):
- * exact fixed-unit times, the unit and decimals for a step, and ruler ticks
- * whose labels differ, never overlap and never run off the ruler, at every
- * zoom and position (the ruler once read "9.72 s │9.72 s │9.72 s").
+ * test_format: text the viewer shows, formatted without a terminal. Time
+ * (util/timefmt.c): exact fixed-unit times, the unit and decimals for a
+ * step, and ruler ticks whose labels differ, never overlap and never run off
+ * the ruler, at every zoom and position (the ruler once read "9.72 s │9.72 s
+ * │9.72 s"). Names (util/utf8.c): columns and middle elision that keeps the
+ * distinguishing tail.
  */
 #include "testutil.h"
 
 #include "util/timefmt.h"
+#include "util/utf8.h"
 
 static void test_fmt_ps_unit(void **state)
 {
@@ -99,6 +102,32 @@ static void test_ticks_deep_zoom_uses_offsets(void **state)
 	assert_string_equal(tk[1].label, "22.545 s");
 }
 
+static void test_utf8_elide(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_int_equal(utf8_width("a\u2026b"), 3);
+	assert_int_equal(utf8_width("\xff\xfe"), 2); /* broken bytes: one column each */
+	assert_string_equal(utf8_elide(b, sizeof(b), "short", 10, "~"), "short");
+	/* A third head, two thirds tail: thread ids stay readable. */
+	assert_string_equal(utf8_elide(b, sizeof(b), "switchto-default-SDomainT/3118839", 19, "~"),
+			    "switch~ainT/3118839");
+	assert_string_equal(utf8_elide(b, sizeof(b), "switchto-default-SDomainT/3118840", 19,
+				       "\u2026"),
+			    "switch\u2026ainT/3118840");
+	assert_int_equal(utf8_width(b), 19);
+	/* Multi-byte characters are never cut. */
+	utf8_elide(b, sizeof(b), "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9", 5, "~");
+	assert_int_equal(utf8_width(b), 5);
+	assert_string_equal(b, "\u00e9~\u00e9\u00e9\u00e9");
+	assert_string_equal(utf8_elide(b, sizeof(b), "abcdef", 1, "~"), "~");
+	assert_string_equal(utf8_elide(b, sizeof(b), "abcdef", 0, "~"), "");
+	/* A small buffer: shorter, still whole characters. */
+	utf8_elide(b, 8, "abcdefghijklmnop", 12, "\u2026");
+	assert_true(strlen(b) < 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -106,6 +135,7 @@ int main(void)
 		TU_TEST(test_unit),
 		TU_TEST(test_ticks_every_zoom),
 		TU_TEST(test_ticks_deep_zoom_uses_offsets),
+		TU_TEST(test_utf8_elide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
