@@ -98,7 +98,10 @@ TEST_LIBS := $(shell pkg-config --libs cmocka libprotobuf-c 2>/dev/null) $(LIBS)
 $(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN) | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -I$(O)/gen -Isrc -o $@ $< $(O)/gen/xplane.pb-c.c \
-	    $(CORE_OBJ) $(TEST_LIBS)
+	    $(CORE_OBJ) $(filter $(O)/src/ui/%.o,$^) $(TEST_LIBS)
+
+# The UI code that never touches curses is unit-tested too.
+$(O)/tests/test_panel: $(O)/src/ui/panel.o $(O)/src/ui/cellrow.o
 
 tests: all $(TEST_BIN) | $(NEED_TEST_DEPS)
 

@@ -17,12 +17,8 @@
 #include "../model/search.h"
 #include "../model/timeline.h"
 #include "keymap.h"
+#include "reaction.h"
 
-enum ui_reaction {
-	UI_HANDLED = 1 << 0,
-	UI_REDRAW = 1 << 1,
-	UI_QUIT = 1 << 2,
-};
 
 enum view_id { VIEW_TIMELINE, VIEW_OPS, VIEW_STEPS, VIEW_MEMORY, VIEW_COUNT };
 
