@@ -88,12 +88,23 @@ struct timeline *timeline_new(struct xt_trace *t)
 				tr->line = l;
 				tr->l = ln;
 				tr->p = pl;
+				int64_t s, e;
+
 				if (!ln->nev || xt_event_aggregated(&ln->ev[0]))
 					continue;
-				if (xt_event_start(ln, &ln->ev[0]) < tl->t0)
-					tl->t0 = xt_event_start(ln, &ln->ev[0]);
-				if (ln->timestamp_ns * 1000 + ln->blk_maxend[nblk - 1] > tl->t1)
-					tl->t1 = ln->timestamp_ns * 1000 + ln->blk_maxend[nblk - 1];
+				s = xt_event_start(ln, &ln->ev[0]);
+				e = ln->timestamp_ns * 1000 + ln->blk_maxend[nblk - 1];
+				if (s < tl->t0)
+					tl->t0 = s;
+				if (e > tl->t1)
+					tl->t1 = e;
+				if (strncmp(pl->name, "/device:", 8))
+					continue;
+				if (!tl->has_dev || s < tl->dev_t0)
+					tl->dev_t0 = s;
+				if (!tl->has_dev || e > tl->dev_t1)
+					tl->dev_t1 = e;
+				tl->has_dev = 1;
 			}
 		}
 	}
@@ -103,6 +114,10 @@ struct timeline *timeline_new(struct xt_trace *t)
 	}
 	if (tl->t1 == tl->t0)
 		tl->t1 = tl->t0 + 1;
+	if (!tl->has_dev) {
+		tl->dev_t0 = tl->t0;
+		tl->dev_t1 = tl->t1;
+	}
 	return tl;
 }
 

@@ -40,6 +40,11 @@ struct timeline {
 	struct tl_track *tracks;
 	size_t ntracks;
 	int64_t t0, t1;             /* extent of all timed events, absolute ps */
+	/* The devices' busy span: the first start to the last end of the
+	 * timed events on /device: planes (absolute ps); has_dev 0 when there
+	 * are none (then dev_t0, dev_t1 are t0, t1). */
+	int64_t dev_t0, dev_t1;
+	int has_dev;
 };
 
 /* A new timeline over t; never NULL. Free with timeline_free(). */

@@ -216,6 +216,7 @@ void panel_refresh(struct panel *p, int width)
 	p->norder = 0;
 	free(p->kids);
 	p->kids = xcalloc(n ? n : 1, 1);
+	p->nkids = n;
 	for (i = 0; i < n; i++) {
 		match[i] = 1;
 		if (p->filter[0]) {
@@ -313,7 +314,7 @@ int panel_toggle_fold(struct panel *p)
 	long row = panel_selected(p);
 	size_t i;
 
-	if (row < 0 || !p->kids || !p->kids[row])
+	if (row < 0 || (size_t)row >= p->nkids || !p->kids[row])
 		return -1;
 	row_key(p, (size_t)row, key, sizeof(key));
 	for (i = 0; i < p->nfolds; i++) {
@@ -524,7 +525,7 @@ static void draw_row(struct panel *p, size_t row, int selected, struct cellrow *
 
 				for (k = 0; k < d && o < 64; k++)
 					o += snprintf(cell + o, sizeof(cell) - (size_t)o, "  ");
-				if (p->kids && p->kids[row]) {
+				if (row < p->nkids && p->kids[row]) {
 					row_key(p, row, key, sizeof(key));
 					o += snprintf(cell + o, sizeof(cell) - (size_t)o, "%s ",
 						      panel_folded(p, key) && !p->filter[0] ? p->closed
@@ -587,4 +588,16 @@ void panel_render(struct panel *p, int h, int w,
 		emit(arg, i, &r);
 	}
 	cellrow_fini(&r);
+}
+
+void panel_draw_row(struct panel *p, size_t row, struct cellrow *r, int w, int selected)
+{
+	int show[32], width[32];
+	size_t c;
+
+	for (c = 0; c < p->ncols && c < 32; c++)
+		show[c] = 1;
+	if (p->cols)
+		layout(p, w, show, width);
+	draw_row(p, row, selected, r, w, show, width);
 }

@@ -79,6 +79,7 @@ struct panel {
 	size_t *order;     /* shown rows, view row numbers in display order */
 	size_t norder, cap;
 	unsigned char *kids; /* [row] 1 when a tree row has children */
+	size_t nkids;        /* rows kids covers */
 	long sel, top;     /* positions in order */
 	int height, width; /* of the last render (rows below the header) */
 	char selkey[256];  /* key of the selected row */
@@ -123,7 +124,12 @@ int panel_folded(const struct panel *p, const char *key);
  * passes each to emit(arg, i, row) for i in [0, h). Can't fail. */
 void panel_render(struct panel *p, int h, int w,
 		  void (*emit)(void *arg, int i, const struct cellrow *r), void *arg);
-/* The header row alone, w columns wide, into r (initialised by the caller). */
+/* The header row alone, w columns wide, into r (initialised by the caller;
+ * at least w cells). */
 void panel_header(struct panel *p, struct cellrow *r, int w);
+/* View row `row` laid out with the panel's columns into r, as in the list:
+ * for a summary row drawn outside it (an average). The callbacks are asked
+ * for that row, which may be one past the list's last. */
+void panel_draw_row(struct panel *p, size_t row, struct cellrow *r, int w, int selected);
 
 #endif

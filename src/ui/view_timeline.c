@@ -10,16 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model/stats.h"
 #include "../util/timefmt.h"
 #include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "app.h"
+#include "details.h"
 #include "term.h"
 #include "timeaxis.h"
 
 #define TL_MAX_DEPTH_ROWS 4 /* depth rows per track; deeper levels are summarised */
-#define TL_DETAILS_ROWS 12
 
 struct item {
 	long track;   /* first track of the plane for a header */
@@ -65,6 +64,17 @@ static long item_of_cursor(struct app *a, const struct item *it, size_t n)
 	return 0;
 }
 
+/* The column of the jump mark in a track area w wide, or -1 (none, or
+ * outside the window). */
+static int mark_col(struct app *a, int w)
+{
+	int64_t span = a->tls.v1 - a->tls.v0;
+
+	if (!a->tls.has_mark || a->tls.mark_ps < a->tls.v0 || a->tls.mark_ps >= a->tls.v1 || span <= 0)
+		return -1;
+	return (int)((__int128)(a->tls.mark_ps - a->tls.v0) * w / span);
+}
+
 /* The ruler: the window's width in the label column, then ticks whose
  * labels differ at every zoom (timefmt_ticks), in time since the origin. */
 static void draw_ruler(struct app *a, int y, int lw, int w)
@@ -83,6 +93,8 @@ static void draw_ruler(struct app *a, int y, int lw, int w)
 		ui_put(y, lw + ticks[k].x + 1, w - ticks[k].x - 1, term_attr(ROLE_DIM), ticks[k].label,
 		       0);
 	}
+	if (mark_col(a, w) >= 0)
+		ui_put(y, lw + mark_col(a, w), 1, term_attr(ROLE_MATCH) | A_BOLD, term.g.mark, 0);
 }
 
 static void draw_track_row(struct app *a, long ti, unsigned d, int last, int y, int lw, int w,
@@ -111,6 +123,9 @@ static void draw_track_row(struct app *a, long ti, unsigned d, int last, int y, 
 		int c2 = c + 1;
 
 		if (cells[c].count == 0) {
+			/* The jump mark runs down the tracks where they are empty. */
+			if (c == mark_col(a, w))
+				ui_put(y, lw + c, 1, term_attr(ROLE_MATCH), term.g.vline, 0);
 			c++;
 			continue;
 		}
@@ -166,94 +181,8 @@ static void label_of(struct app *a, long ti, int lw, char *buf, size_t n)
 	char name[200];
 
 	utf8_elide(name, sizeof(name), a->tl->tracks[ti].label, lw - 1 - 2 - (deep ? 2 : 0),
-		   term.ascii ? "~" : "\u2026");
+		   term.g.ellipsis);
 	snprintf(buf, n, "  %s%s", name, deep ? " +" : "");
-}
-
-static void draw_details(struct app *a, int y, int h)
-{
-	const struct tl_track *tr;
-	const struct xt_line *l;
-	const struct xt_event *ev;
-	const struct xt_event_meta *m;
-	const struct xt_host *host;
-	char line[1024], b1[32], b2[32], b3[32], b4[32];
-	struct stat_iter it;
-	struct xt_stat s;
-	long op;
-	int row = y, pass;
-
-	for (row = y; row < y + h; row++) {
-		move(row, 0);
-		clrtoeol();
-	}
-	row = y;
-	ui_put(row++, 0, a->cols, term_attr(ROLE_HEADER), " details", 1);
-	if (a->tls.sel_track < 0 || a->tls.sel_ev < 0) {
-		ui_put(row, 0, a->cols, term_attr(ROLE_DIM),
-		       "  no event selected: '.' selects the next event on the cursor's track", 1);
-		return;
-	}
-	tr = &a->tl->tracks[a->tls.sel_track];
-	l = tr->l;
-	ev = &l->ev[a->tls.sel_ev];
-	m = xt_event_meta(tr->p, ev);
-	host = &a->t->hosts[tr->host];
-	snprintf(line, sizeof(line), "  %s   start %s   duration %s   self %s   depth %u   %s / %s",
-		 trace_event_display_name(tr->p, ev),
-		 timeaxis_fmt_exact(a, b1, sizeof(b1), xt_event_start(l, ev)),
-		 fmt_ps(b2, sizeof(b2), ev->dur_ps),
-		 fmt_ps(b3, sizeof(b3), timeline_self_ps(a->tl, (size_t)a->tls.sel_track, a->tls.sel_ev)),
-		 xt_event_depth(ev), tr->p->name, l->name);
-	ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT) | A_BOLD, line, 1);
-	if (m->display_name[0] && strcmp(m->name, m->display_name) && row < y + h) {
-		/* The full name (HLO text on TPU), wrapped over up to two rows. */
-		size_t len = strlen(m->name), w = a->cols > 4 ? (size_t)a->cols - 4 : 1, off;
-		int k;
-
-		for (k = 0, off = 0; k < 2 && off < len && row < y + h; k++, off += w) {
-			snprintf(line, sizeof(line), "  %.*s", (int)(w < sizeof(line) - 4 ? w : sizeof(line) - 4),
-				 m->name + off);
-			ui_put(row++, 0, a->cols, term_attr(ROLE_DIM), line, 1);
-		}
-	}
-	op = app_op_row(a, tr->p, l, ev);
-	if (op >= 0 && row < y + h) {
-		const struct xt_op_row *r = &a->an->ops[op];
-
-		snprintf(line, sizeof(line),
-			 "  op profile: %s [%s] %s self %s (%.1f%%), total %s, %" PRIu64 " runs, avg %s",
-			 r->name, r->category, r->program, fmt_ps(b1, sizeof(b1), r->self_ps), r->percent,
-			 fmt_ps(b2, sizeof(b2), r->total_ps), r->occurrences,
-			 fmt_ps(b4, sizeof(b4), r->occurrences ? r->total_ps / (int64_t)r->occurrences : 0));
-		ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-	}
-	/* Every stat: the event's own, then its metadata's. */
-	line[0] = '\0';
-	for (pass = 0; pass < 2; pass++) {
-		if (pass == 0)
-			stat_iter_event(&it, host, tr->p, l, ev);
-		else
-			stat_iter_meta(&it, host, tr->p, m);
-		while (stat_next(&it, &s) && row < y + h) {
-			char val[160], item[256];
-
-			stat_to_text(&s, val, sizeof(val));
-			snprintf(item, sizeof(item), "%s=%s  ", s.meta ? s.meta->name : "?", val);
-			if (strlen(line) + strlen(item) + 2 > (size_t)a->cols && line[0]) {
-				ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-				line[0] = '\0';
-			}
-			if (!line[0])
-				strcpy(line, "  ");
-			strncat(line, item, sizeof(line) - strlen(line) - 1);
-		}
-	}
-	if (line[0] && row < y + h)
-		ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-	else if (line[0] || (pass == 2 && row >= y + h))
-		/* Out of rows: say so rather than drop stats silently. */
-		ui_put(y + h - 1, a->cols - 14, 14, term_attr(ROLE_DIM), " (more: zoom) ", 1);
 }
 
 static void tl_draw(struct app *a, int y, int h)
@@ -263,10 +192,8 @@ static void tl_draw(struct app *a, int y, int h)
 	int lw = label_width(a), w = a->cols - lw, row, area;
 	struct tl_cell *cells = xmalloc((size_t)(w > 0 ? w : 1) * sizeof(*cells));
 	long cur;
-	int dh = a->tls.details ? TL_DETAILS_ROWS : 0;
+	int dh = details_height(a, h);
 
-	if (dh > h / 2)
-		dh = h / 2;
 	n = build_items(a, it);
 	cur = item_of_cursor(a, it, n);
 	draw_ruler(a, y, lw, w);
@@ -315,7 +242,7 @@ static void tl_draw(struct app *a, int y, int h)
 		}
 	}
 	if (dh)
-		draw_details(a, y + h - dh, dh);
+		details_draw(a, y + h - dh, dh);
 	free(cells);
 	free(it);
 }
@@ -530,11 +457,17 @@ static unsigned tl_act(struct app *a, enum action act)
 	case ACT_DETAILS:
 		a->tls.details = !a->tls.details;
 		break;
+	case ACT_DETAILS_UP:
+	case ACT_DETAILS_DOWN:
+	case ACT_DETAILS_PAGE_UP:
+	case ACT_DETAILS_PAGE_DOWN:
+		return details_act(a, act);
 	case ACT_ESCAPE:
-		if (a->tls.sel_ev < 0)
+		if (a->tls.sel_ev < 0 && !a->tls.has_mark)
 			return 0;
 		a->tls.sel_track = -1;
 		a->tls.sel_ev = -1;
+		a->tls.has_mark = 0;
 		break;
 	default:
 		return 0;

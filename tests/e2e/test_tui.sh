@@ -30,7 +30,7 @@ check "view 2: op profile with SELF column and convolution.11" \
 keys 3
 check "view 3: steps with the average and one row per step" \
 	'has "[steps]" && has "STEP" && has "average" &&
-	 [ "$(grep -Ec "^ [0-9]+ +[0-9.]+ (ps|ns|us|ms|s) +[0-9.]+ (ps|ns|us|ms|s)" "$TMP/screen")" -ge 5 ]' \
+	 [ "$(grep -Ec "^ +[0-9]+ +[0-9.]+ (ps|ns|us|ms|s) +[0-9.]+ (ps|ns|us|ms|s)" "$TMP/screen")" -ge 5 ]' \
 	"no step rows"
 keys 4
 check "view 4: memory with ALLOCATOR and the allocations live at the peak" \
@@ -110,15 +110,19 @@ keys 0
 # Steps and memory: Enter takes the timeline there.
 keys 3
 wait_for "[steps]" >/dev/null
-dur=$(grep -E '^ 100 ' "$TMP/screen" | awk '{ print $4, $5 }')
+dur=$(grep -E '^ +100 ' "$TMP/screen" | awk '{ print $4, $5 }')
 keys Enter
-check "steps: Enter zooms the timeline to the step (ruler width = its duration $dur)" \
-	'has "[timeline]" && bottom | grep -q "^step 100" && [ "$(label)" = "$dur" ]' "ruler $(label)"
+# The window is the step and a twentieth of it on each side, its start marked.
+check "steps: Enter zooms the timeline to the step ($dur, and 5% each side), marked" \
+	'has "[timeline]" && bottom | grep -q "^step 100" && line 2 | grep -q "▼" &&
+	 [ "$(ps_of $(label))" -ge "$(ps_of $dur)" ] &&
+	 [ "$(ps_of $(label))" -le $(($(ps_of $dur) * 6 / 5)) ]' "no step window"
 keys 4
 wait_for "[memory]" >/dev/null
 keys Enter
-check "memory: Enter jumps to the allocator's peak" \
-	'has "[timeline]" && bottom | grep -q "peak at the middle of the view"' "no jump"
+check "memory: Enter jumps to the allocator's peak, marked on its thread" \
+	'has "[timeline]" && bottom | grep -q "peak at the mark, on py_xla_execute/" &&
+	 line 2 | grep -q "▼"' "no jump"
 keys 0
 
 # Zoom and pan change the ruler; 0 restores it.
@@ -208,9 +212,16 @@ keys 0
 # Help.
 keys '?'
 check "help: ? lists the keys from the key table" \
-	'has "xtop keys (? or Esc closes)" && has "q       quit" && has "w       zoom in" &&
-	 has "/       search event names" && has "p       group by program" && has "Enter   ops: fold a group"' \
+	'has "xtop keys  (? or Esc closes" && has "q       quit" && has "/       search event names"' \
 	"help incomplete"
+keys End
+check "help: End shows its last page (op profile keys, the prompt's keys)" \
+	'has "p       group by program" && has "Enter   ops: fold a group" && has "^W      delete the word"' \
+	"help's end not shown"
+keys /
+text "zoom in"
+keys Enter
+check "help: / finds text in it (zoom in)" 'has "w       zoom in"' "not found"
 keys '?'
 check "help: ? closes it" '! has "xtop keys" && has "[timeline]" && bottom | grep -q "^q Quit"' \
 	"help still shown"

@@ -135,3 +135,8 @@ for r in rows:
 print("; ".join(bad[:3]) if bad else "SEP=%s" % sep)
 PYEOF
 }
+# ps_of VALUE UNIT: a shown time in picoseconds ("1.53 ms" -> 1530000000).
+ps_of() {
+	awk -v v="$1" -v u="$2" 'BEGIN { m["ps"] = 1; m["ns"] = 1e3; m["us"] = 1e6; m["ms"] = 1e9;
+		m["s"] = 1e12; printf "%.0f\n", v * m[u] }'
+}
