@@ -80,24 +80,30 @@ void overlay_open(struct app *a, enum overlay_kind kind)
 void overlay_draw(struct app *a, int y, int h)
 {
 	struct panel *p = textview_panel(&a->ov.tv);
-	char title[256], where[64];
-	size_t rows = textview_rows(&a->ov.tv, a->cols);
-	int body = h - 1;
+	static const char *const hints[] = { "  (%s or Esc closes, Up/Down/PgUp/PgDn scroll, / finds)",
+					     "  (%s or Esc closes, / finds)", "" };
+	const char *what = a->ov.kind == OVERLAY_HELP ? " xtop keys" : " messages, newest last";
+	char title[256], hint[128], where[64] = "";
+	size_t rows = textview_rows(&a->ov.tv, a->cols), k;
+	int body = h - 1, len = 0;
 
 	if (h < 2)
 		return;
-	snprintf(title, sizeof(title), " %s  (%s or Esc closes, Up/Down/PgUp/PgDn scroll, / finds)",
-		 a->ov.kind == OVERLAY_HELP ? "xtop keys" : "messages, newest last",
-		 a->ov.kind == OVERLAY_HELP ? "?" : "m");
-	ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), title, 1);
 	ui_panel(p, y + 1, 0, body, a->cols);
-	/* Where we are, when there is more than a screen. */
-	if (rows > (size_t)body) {
-		int len = snprintf(where, sizeof(where), " %ld-%ld of %zu ", p->top + 1,
-				   p->top + body < (long)rows ? p->top + body : (long)rows, rows);
-
-		ui_put(y, a->cols - len, len, term_attr(ROLE_HEADER), where, 0);
+	/* Where we are, when there is more than a screen; then the longest
+	 * hint that fits beside it. */
+	if (rows > (size_t)body)
+		len = snprintf(where, sizeof(where), " %ld-%ld of %zu ", p->top + 1,
+			       p->top + body < (long)rows ? p->top + body : (long)rows, rows);
+	for (k = 0; k < sizeof(hints) / sizeof(hints[0]); k++) {
+		snprintf(hint, sizeof(hint), hints[k], a->ov.kind == OVERLAY_HELP ? "?" : "m");
+		snprintf(title, sizeof(title), "%s%s", what, hint);
+		if ((int)strlen(title) + len < a->cols)
+			break;
 	}
+	ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), title, 1);
+	if (len)
+		ui_put(y, a->cols - len, len, term_attr(ROLE_HEADER), where, 0);
 }
 
 void overlay_find(struct app *a, const char *text, int dir)

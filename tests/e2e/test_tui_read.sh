@@ -101,3 +101,162 @@ if have_fixtures; then
 else
 	skip_n 5 "labels on the fixtures" "$NOFIX"
 fi
+
+# ------------------------------------------------- nothing cut for good ----
+# The details pane scrolls to its last row; its old hint "(more: zoom)" is gone.
+start 80 16 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys 2
+wait_for "[op profile]" >/dev/null
+keys Enter
+wait_for "longest run of" >/dev/null
+keys Enter
+check "details at 80x16: a pane too small for the text says so (rows 1-N of M, J K scroll)" \
+	'grep -q "^ details  rows 1-[0-9]* of [0-9]*  (J K scroll" "$TMP/screen" && ! has "more: zoom"' \
+	"no scroll hint" 5 "details"
+total=$(sed -n 's/^ details  rows 1-[0-9]* of \([0-9]*\) .*/\1/p' "$TMP/screen")
+keys J
+check "details: J scrolls a row (rows 2-...)" 'grep -q "^ details  rows 2-" "$TMP/screen"' \
+	"not scrolled" 5 "details"
+keys '}' '}' '}' '}'
+check "details: } scrolls to the last row (of $total) and the stats' last line shows" \
+	'grep -q "^ details  rows [0-9]*-$total of $total " "$TMP/screen" && has "bytes_accessed="' \
+	"last row not reached" 5 "details"
+keys '{' '{' '{' '{' '{'
+check "details: { scrolls back to the first row" 'grep -q "^ details  rows 1-" "$TMP/screen"' \
+	"not back" 5 "details"
+keys q
+wait_for "EXIT=" >/dev/null
+
+# Help at 80x24 and 60x20: descriptions wrap instead of being cut, and the
+# help scrolls to its end.
+start 60 20 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys '?'
+wait_for "xtop keys" >/dev/null
+keys /
+text "fold a group"
+keys Enter
+check "help at 60x20: a long description wraps onto the next row, whole" \
+	'joined | grep -q "Enter ops: fold a group or jump to the op'"'"'s longest run; steps/memory: jump" &&
+	 ! has "ops: fold a group or jump to the op'"'"'s longest run; steps/memory: jump"' \
+	"description cut" 5
+keys End
+check "help at 60x20: End reaches the last key" 'has "^W      delete the word before the"' \
+	"not the end" 5
+keys Escape
+check "help: Esc closes it" '! has "xtop keys" && has "[timeline]"' "still open" 5
+keys q
+wait_for "EXIT=" >/dev/null
+
+# The message log: a message longer than the screen is cut with "m more",
+# and m shows it whole (wrapped), newest last.
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+long="no such event $(seq 1 30 | tr '\n' ' ')tail end"
+keys /
+text "$long"
+keys Enter
+check "a status message longer than the screen ends with '… m more'" \
+	'bottom | grep -q "^no event matches .* m more$"' "not marked as cut" 5
+keys m
+check "m lists the messages: the long one whole, wrapped" \
+	'has "messages, newest last" && joined | grep -q "'"'"'no such event 1 2 3 .* 29 30 tail end'"'"' in the whole profile"' \
+	"not in full" 5
+keys m
+check "m again closes the log" '! has "messages, newest last"' "still open" 5
+keys q
+wait_for "EXIT=" >/dev/null
+
+# A capture error (nothing listens) is longer than 80 columns: m shows all of it.
+start 80 24 "$XTOP" --attach 127.0.0.1:1 --duration 200 --logdir "$TMP/caplog"
+wait_for "attached to 127.0.0.1:1" >/dev/null
+keys c
+if wait_until 'bottom | grep -q "m more$"' 20; then
+	keys m
+	check "capture error cut at 80 columns: m shows it whole (... connection refused ...)" \
+		'has "messages, newest last" && grep -qi "refused" "$TMP/screen"' "not in full" 5
+else
+	fail "capture error cut at 80 columns" "no cut error in the status line: $(bottom)"
+fi
+keys q
+wait_for "EXIT=" >/dev/null
+
+# ------------------------------------------------------ search prompt ----
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys /
+text fusion
+keys Enter
+wait_until 'bottom | grep -q "fusion"' 5 >/dev/null
+keys /
+check "search: the prompt opens empty" 'bottom | grep -q "^search: *$"' "not empty: $(bottom)" 5
+text while
+keys Enter
+check "search: /fusion then /while searches 'while', not 'fusionwhile'" \
+	'bottom | grep -q "for '"'"'while'"'"'"' "wrong query" 5
+keys /
+keys Up
+check "search: Up recalls the last query (while)" 'bottom | grep -q "^search: while *$"' \
+	"no history" 5
+keys Up
+check "search: Up again, the one before (fusion)" 'bottom | grep -q "^search: fusion *$"' \
+	"no older entry" 5
+keys Down Down
+check "search: Down past the newest brings back what was typed (empty)" \
+	'bottom | grep -q "^search: *$"' "not back to the typed line" 5
+text conv
+keys Left Left Left Home
+text "%"
+keys End
+text ".11"
+keys BSpace Enter
+check "search: editing keys (Left, Home, End, Backspace) make '%conv.1'" \
+	'bottom | grep -q "'"'"'%conv.1'"'"'"' "edited wrongly" 5
+keys Escape Escape q
+wait_for "EXIT=" >/dev/null
+
+# ---------------------------------------------- jumps and first window ----
+if have_fixtures; then
+	# Device work is 28 ms of an 8 s profile: the first window fits it.
+	start 100 30 "$XTOP" "$FIX/jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	check "first window: the devices' busy span (28 ms of 7.97 s), with a small margin" \
+		'[ "$(label)" = "28.98 ms" ]' "window not the busy span" 5
+	keys 0
+	check "0 still shows the whole profile (7.97 s)" '[ "$(label)" = "7.97 s" ]' "not whole" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+	# Memory Enter on the TPU profile: the allocation's host thread comes
+	# into view under the cursor, the peak is marked.
+	start 120 40 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 4
+	wait_for "[memory]" >/dev/null
+	keys Enter
+	check "memory Enter (TPU fixture): the peak marked, its host thread on screen under the cursor" \
+		'line 2 | grep -q "▼" && bottom | grep -q "peak at the mark, on " &&
+		 thr=$(bottom | sed -n "s/.* peak at the mark, on //p" | cut -c 1-12) && [ -n "$thr" ] &&
+		 grep -q "^  $thr" "$TMP/screen"' "thread not shown" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 3 "first window and memory jump on the fixtures" "$NOFIX"
+fi
+# Every jump is marked: a search match and the op profile's longest run.
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys /
+text tpu::System::Execute
+keys Enter
+check "search jump: the match is marked on the ruler" 'line 2 | grep -q "▼" && bottom | grep -q "^match 1 of"' \
+	"no mark" 5
+keys Escape
+check "Esc clears the selection and the mark" '! line 2 | grep -q "▼"' "mark still there" 5
+keys 2
+wait_for "[op profile]" >/dev/null
+keys Enter
+check "op profile jump: the longest run is marked" 'line 2 | grep -q "▼" && bottom | grep -q "^longest run of"' \
+	"no mark" 5
+keys q
+wait_for "EXIT=" >/dev/null

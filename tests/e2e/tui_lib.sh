@@ -140,3 +140,8 @@ ps_of() {
 	awk -v v="$1" -v u="$2" 'BEGIN { m["ps"] = 1; m["ns"] = 1e3; m["us"] = 1e6; m["ms"] = 1e9;
 		m["s"] = 1e12; printf "%.0f\n", v * m[u] }'
 }
+# joined: the screen's rows between the first and the last, as one line
+# with runs of blanks made one space (wrapped text reads as it was written).
+joined() {
+	sed -n "2,$((H - 1))p" "$TMP/screen" | tr '\n' ' ' | tr -s ' '
+}

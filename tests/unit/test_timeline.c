@@ -111,6 +111,41 @@ static void test_track_labels(void **state)
 	timeline_free(tl);
 }
 
+/* The first window's span: device events only (first start to last end);
+ * the whole profile when no device plane has events. */
+static void test_device_span(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+	tu_plane *d = tu_plane_add(s, 2, "/device:GPU:0");
+	tu_line *hl = tu_line_add(h, 1, "python", 0);
+	tu_line *dl = tu_line_add(d, 2, "Stream #1", 1); /* timestamps in ns */
+	struct timeline *tl;
+	tu_space *s2;
+	tu_plane *h2;
+
+	(void)state;
+	tu_ev(h, hl, "main", 0, 8000000);
+	tu_ev(d, dl, "kernel", 5000, 100);     /* [6000, 6100) ps */
+	tu_ev(d, dl, "kernel2", 900000, 2000); /* ends at 903000 ps */
+	tl = timeline_new(tu_read(tu_write(s, 0)));
+	assert_int_equal(tl->t0, 0);
+	assert_int_equal(tl->t1, 8000000);
+	assert_true(tl->has_dev);
+	assert_int_equal(tl->dev_t0, 6000);
+	assert_int_equal(tl->dev_t1, 903000);
+	timeline_free(tl);
+
+	s2 = tu_space_new();
+	h2 = tu_plane_add(s2, 1, "/host:CPU");
+	tu_ev(h2, tu_line_add(h2, 1, "python", 0), "main", 10, 90);
+	tl = timeline_new(tu_read(tu_write(s2, 0)));
+	assert_false(tl->has_dev);
+	assert_int_equal(tl->dev_t0, tl->t0);
+	assert_int_equal(tl->dev_t1, tl->t1);
+	timeline_free(tl);
+}
+
 static void test_search_whole_profile(void **state)
 {
 	struct xt_trace *t = build();
@@ -148,6 +183,7 @@ int main(void)
 		TU_TEST(test_sample_columns),
 		TU_TEST(test_lookup_step_self),
 		TU_TEST(test_track_labels),
+		TU_TEST(test_device_span),
 		TU_TEST(test_search_whole_profile),
 	};
 
