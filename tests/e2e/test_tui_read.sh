@@ -260,3 +260,48 @@ check "op profile jump: the longest run is marked" 'line 2 | grep -q "▼" && bo
 	"no mark" 5
 keys q
 wait_for "EXIT=" >/dev/null
+
+# ------------------------------------------- lists on the generic panel ----
+# Steps and memory keep their selection by key when sorted or filtered.
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys 3
+wait_for "[steps]" >/dev/null
+keys j j j j j
+check "steps: the selected step is 105 (the line under the list)" \
+	'line $((H - 1)) | grep -q "^ step 105:"' "not 105" 5
+keys '>' '>'
+check "steps: sorted by DURATION, step 105 stays selected wherever its row went" \
+	'line 3 | grep -q "DURATIONv" && line $((H - 1)) | grep -q "^ step 105:" &&
+	 [ "$(sed -n "5p" "$TMP/screen" | awk "{ print \$1 }")" != 100 ]' "selection lost" 5
+keys '\'
+text 12.73
+keys Enter
+check "steps: \\ 12.73 keeps only step 108 (its start), selected" \
+	'[ "$(grep -Ec "^ +1[0-9][0-9] " "$TMP/screen")" -eq 1 ] && grep -Eq "^ +108 " "$TMP/screen" &&
+	 line $((H - 1)) | grep -q "^ step 108:"' "filter wrong" 5
+keys Escape
+check "steps: Esc clears the filter, step 108 still selected" \
+	'[ "$(grep -Ec "^ +1[0-9][0-9] " "$TMP/screen")" -eq 10 ] && line $((H - 1)) | grep -q "^ step 108:"' \
+	"filter still on" 5
+keys q
+wait_for "EXIT=" >/dev/null
+if have_fixtures; then
+	# NO_COLOR: the selected row is the one in reverse video.
+	start 120 30 NO_COLOR=1 "$XTOP" "$FIX/tf-gpu-v100-2host"
+	wait_for "[timeline]" >/dev/null
+	keys 4
+	wait_for "[memory]" >/dev/null
+	keys j j j
+	check "memory: the 4th allocator (34.83.195.179_6003 gpu_host_bfc) is selected" \
+		'selected_line | grep -q "^34.83.195.179_6003 gpu_host_bfc "' "$(selected_line)" 5
+	at=$(selected_at)
+	keys '>'
+	check "memory: sorted by PEAK, gpu_host_bfc moves (from row $at) and stays selected" \
+		'line 2 | grep -q "PEAKv" && selected_line | grep -q "^34.83.195.179_6003 gpu_host_bfc " &&
+		 [ "$(selected_at)" != "$at" ]' "selection lost" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 2 "memory selection across a sort" "$NOFIX"
+fi

@@ -145,3 +145,12 @@ ps_of() {
 joined() {
 	sed -n "2,$((H - 1))p" "$TMP/screen" | tr '\n' ' ' | tr -s ' '
 }
+# selected_line / selected_at: the row drawn in reverse video (the selection
+# with NO_COLOR=1) below the title, without escapes, and its line number.
+selected_line() {
+	$T capture-pane -t t -p -e | sed -n "2,$((H - 1))p" | grep "$ESC\[7m" | head -n 1 |
+		sed "s/$ESC\[[0-9;]*m//g"
+}
+selected_at() {
+	$T capture-pane -t t -p -e | sed -n "2,$((H - 1))p" | grep -n "$ESC\[7m" | head -n 1 | cut -d: -f1
+}
