@@ -499,7 +499,7 @@ static void app_use(struct app *a, size_t k)
 	a->tls.cur_header = 0;
 	a->tls.top = 0;
 	a->tls.has_mark = 0;
-	a->tls.det_track = -1;
+	a->tls.det_cols = -1; /* the details are written again */
 	a->ops.sel = a->ops.top = 0;
 	/* The steps and memory lists keep their selection by key: the same
 	 * step or allocator stays selected in the next capture. */
