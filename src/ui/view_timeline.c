@@ -82,19 +82,26 @@ static void draw_ruler(struct app *a, int y, int lw, int w)
 	struct timefmt_tick ticks[64];
 	char buf[48], b2[32];
 	size_t n, k;
+	int mark;
 
 	snprintf(buf, sizeof(buf), " %s", fmt_ps(b2, sizeof(b2), a->tls.v1 - a->tls.v0));
 	ui_put(y, 0, lw, term_attr(ROLE_DIM), buf, 1);
 	if (w <= 0)
 		return;
 	n = timefmt_ticks(timeaxis_rel(a, a->tls.v0), timeaxis_rel(a, a->tls.v1), w, ticks, 64);
+	mark = mark_col(a, w);
 	for (k = 0; k < n; k++) {
+		int len = (int)strlen(ticks[k].label);
+
+		/* The jump mark wins over a tick whose label it would cut. */
+		if (mark >= ticks[k].x && mark <= ticks[k].x + len)
+			continue;
 		ui_put(y, lw + ticks[k].x, 1, term_attr(ROLE_DIM), term.g.vline, 0);
 		ui_put(y, lw + ticks[k].x + 1, w - ticks[k].x - 1, term_attr(ROLE_DIM), ticks[k].label,
 		       0);
 	}
-	if (mark_col(a, w) >= 0)
-		ui_put(y, lw + mark_col(a, w), 1, term_attr(ROLE_MATCH) | A_BOLD, term.g.mark, 0);
+	if (mark >= 0)
+		ui_put(y, lw + mark, 1, term_attr(ROLE_MATCH) | A_BOLD, term.g.mark, 0);
 }
 
 static void draw_track_row(struct app *a, long ti, unsigned d, int last, int y, int lw, int w,
