@@ -8,6 +8,7 @@
 #   make fuzz       build and run the libFuzzer target for a while
 #   make bench      measure load/report speed, memory and frame time (bench/)
 #   make screenshots  regenerate screenshots/*.png from the viewer in tmux
+#   make install    copy build/xtop to $(DESTDIR)$(PREFIX)/bin (default /usr/local/bin)
 # Conventional variables are honoured: CC, CFLAGS, CPPFLAGS, LDFLAGS, PREFIX, DESTDIR.
 
 CC       ?= cc
@@ -18,11 +19,22 @@ WERROR   ?=
 XCFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter $(WERROR) \
             -pthread -MMD -MP
 PKGS     := zlib
-LIBS     := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz) -pthread -lm
-CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
-GRPC_LIBS := $(shell pkg-config --libs grpc libprotobuf-c 2>/dev/null || echo -lgrpc -lgpr -lprotobuf-c)
+# Recursive (=): on a fresh machine pkg-config and the libraries arrive with
+# the deps step, after the Makefile was read; links expand these later.
+LIBS      = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz) -pthread -lm
+CURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
+GRPC_LIBS = $(shell pkg-config --libs grpc libprotobuf-c 2>/dev/null || echo -lgrpc -lgpr -lprotobuf-c)
 
-DEPS_OK  := $(shell scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
+# Dependencies come in two sets (scripts/deps.sh): `build` for make, `test`
+# for make check. A missing set is installed first: every rule that needs
+# it lists its step as an order-only prerequisite (after the |), so even
+# make -j8 on a fresh machine runs nothing (protoc-c, cc) before the
+# packages are there, and an installed machine never reruns the step.
+DEPS_SH  ?= scripts/deps.sh
+DEPS_OK  := $(shell $(DEPS_SH) --check build >/dev/null 2>&1 && echo yes)
+TEST_DEPS_OK := $(shell $(DEPS_SH) --check test >/dev/null 2>&1 && echo yes)
+NEED_DEPS := $(if $(DEPS_OK),,deps)
+NEED_TEST_DEPS := $(if $(TEST_DEPS_OK),,deps-test)
 
 UTIL_SRC  := $(wildcard src/util/*.c)
 MODEL_SRC := $(wildcard src/model/*.c)
@@ -42,35 +54,40 @@ CAP_GEN   := $(O)/gen/profiler_service.pb-c.c $(O)/gen/profiler_service.pb-c.h \
              $(O)/gen/profiler_options.pb-c.c $(O)/gen/profiler_options.pb-c.h
 .SECONDARY: $(PROTO_GEN) $(CAP_GEN)
 
-.PHONY: all deps demo tests check test asan fuzz bench clean install format screenshots
+.PHONY: all deps deps-test demo tests check test asan fuzz bench clean install format screenshots
 
-all: $(if $(DEPS_OK),,deps) $(O)/xtop $(O)/xtop-gen
+all: $(O)/xtop $(O)/xtop-gen
 
 deps:
-	scripts/deps.sh
+	$(DEPS_SH) build
+
+# After the build set, so two package installs never run at once.
+deps-test: | $(NEED_DEPS)
+	$(DEPS_SH) test
 
 $(O)/xtop: $(CORE_OBJ) $(UI_OBJ) $(CAP_OBJ) $(MAIN_OBJ)
 	$(CC) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $^ $(CURSES_LIBS) $(GRPC_LIBS) $(LIBS)
 
 # The capture code includes the generated protobuf-c headers.
-$(O)/src/capture/%.o: src/capture/%.c $(O)/gen/profiler_service.pb-c.h $(O)/gen/profiler_options.pb-c.h
+$(O)/src/capture/%.o: src/capture/%.c $(O)/gen/profiler_service.pb-c.h $(O)/gen/profiler_options.pb-c.h \
+		      | $(NEED_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -I$(O)/gen -c -o $@ $<
 
-$(O)/gen/%.pb-c.o: $(O)/gen/%.pb-c.c $(O)/gen/profiler_options.pb-c.h
+$(O)/gen/%.pb-c.o: $(O)/gen/%.pb-c.c $(O)/gen/profiler_options.pb-c.h | $(NEED_DEPS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 -I$(O)/gen -c -o $@ $<
 
-$(O)/xtop-gen: $(GEN_SRC)
+$(O)/xtop-gen: $(GEN_SRC) | $(NEED_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $(GEN_SRC) $(LIBS)
 
-$(O)/%.o: %.c
+$(O)/%.o: %.c | $(NEED_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -c -o $@ $<
 
 # protobuf-c code is generated at build time from our own proto/ files; only
 # tests and writers use it (the reader decodes the wire format itself).
-$(O)/gen/%.pb-c.c $(O)/gen/%.pb-c.h: proto/%.proto
+$(O)/gen/%.pb-c.c $(O)/gen/%.pb-c.h: proto/%.proto | $(NEED_DEPS)
 	@mkdir -p $(@D)
 	protoc-c --c_out=$(O)/gen -Iproto $<
 
@@ -79,12 +96,15 @@ TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
 TEST_LIBS := $(shell pkg-config --libs cmocka libprotobuf-c 2>/dev/null) $(LIBS)
 
-$(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN)
+$(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN) | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -I$(O)/gen -Isrc -o $@ $< $(O)/gen/xplane.pb-c.c \
-	    $(O)/gen/hlo_subset.pb-c.c $(CORE_OBJ) $(TEST_LIBS)
+	    $(O)/gen/hlo_subset.pb-c.c $(CORE_OBJ) $(filter $(O)/src/ui/%.o,$^) $(TEST_LIBS)
 
-tests: all $(TEST_BIN)
+# The UI code that never touches curses is unit-tested too.
+$(O)/tests/test_panel: $(O)/src/ui/panel.o $(O)/src/ui/cellrow.o
+
+tests: all $(TEST_BIN) | $(NEED_TEST_DEPS)
 
 # The whole suite: normal build, the same under ASan/UBSan, and a short fuzz
 # run; run_all.sh prints one "N passed, N failed" line for all of it.
@@ -107,7 +127,7 @@ asan:
 # ---- fuzzing (clang's libFuzzer) ----
 FUZZ_SECONDS ?= 60
 CHECK_FUZZ_SECONDS ?= 30
-$(O)/fuzz/fuzz_xplane: tests/fuzz/fuzz_xplane.c $(CORE_SRC)
+$(O)/fuzz/fuzz_xplane: tests/fuzz/fuzz_xplane.c $(CORE_SRC) | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -pthread \
 	    -o $@ tests/fuzz/fuzz_xplane.c $(CORE_SRC) $(LIBS)
@@ -127,7 +147,7 @@ $(O)/bench_frame: bench/bench_frame.c $(CORE_OBJ) $(UI_OBJ) $(CAP_OBJ)
 	    $(filter-out $(O)/src/cli/capture_cmd.o $(O)/src/cli/run_cmd.o,$(CAP_OBJ)) $(CURSES_LIBS) \
 	    $(GRPC_LIBS) $(LIBS)
 
-bench: all $(O)/bench_window $(O)/bench_frame
+bench: all $(O)/bench_window $(O)/bench_frame | $(NEED_TEST_DEPS)
 	sh bench/bench.sh
 
 demo: all
@@ -137,7 +157,7 @@ demo: all
 	$(O)/xtop $(O)/demo/demo.xplane.pb
 
 # PNG screenshots of the viewer, from real runs in tmux (tests/tui/).
-screenshots: all
+screenshots: all | $(NEED_TEST_DEPS)
 	O=$(O) sh tests/tui/screenshots.sh screenshots
 
 install: all

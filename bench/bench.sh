@@ -66,8 +66,9 @@ for s in $SIZES; do
 	fi
 	[ -s "$g" ] && measure "$g"
 done
-if [ -d ../shared/fixtures ]; then
-	for f in ../shared/fixtures/*/*.xplane.pb; do
+FIX=${XTOP_FIXTURES:-../shared/fixtures}
+if [ -d "$FIX" ]; then
+	for f in "$FIX"/*/*.xplane.pb; do
 		case "$f" in */corrupt/*) continue ;; esac
 		measure "$f"
 	done

@@ -14,7 +14,7 @@ XT_LIBS    := $(O)/libxtop-trace.so $(O)/libxtop-trace.a $(O)/libxtop-agent.so
 
 all: $(XT_LIBS)
 
-$(O)/pic/%.o: %.c
+$(O)/pic/%.o: %.c | $(NEED_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(PIC_FLAGS) -c -o $@ $<
 
@@ -39,40 +39,40 @@ AGENT_TESTS := $(O)/tests/agent/fake_pjrt.so $(O)/tests/agent/workload \
 
 tests: $(AGENT_TESTS)
 
-$(O)/tests/agent/fake_pjrt.so: tests/agent/fake_pjrt.c
+$(O)/tests/agent/fake_pjrt.so: tests/agent/fake_pjrt.c | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -fPIC $(LDFLAGS) -shared -o $@ $<
 
-$(O)/tests/agent/workload: tests/agent/workload.c include/xtop/trace.h $(O)/libxtop-trace.so
+$(O)/tests/agent/workload: tests/agent/workload.c include/xtop/trace.h $(O)/libxtop-trace.so | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -Iinclude $(LDFLAGS) -o $@ $< \
 	    -L$(O) -lxtop-trace -Wl,-rpath,'$$ORIGIN/../..' -ldl -pthread
 
-$(O)/tests/agent/workload-static: tests/agent/workload.c include/xtop/trace.h $(O)/libxtop-trace.a
+$(O)/tests/agent/workload-static: tests/agent/workload.c include/xtop/trace.h $(O)/libxtop-trace.a | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -Iinclude $(LDFLAGS) -o $@ $< \
 	    $(O)/libxtop-trace.a -ldl -pthread
 
-$(O)/tests/agent/idle: tests/agent/idle.c
+$(O)/tests/agent/idle: tests/agent/idle.c | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< -ldl
 
 # Unit tests that need the libraries' objects (explicit rules win over the
 # Makefile's pattern rule for tests/unit/test_*.c).
-$(O)/tests/test_trace_api: tests/unit/test_trace_api.c $(O)/libxtop-trace.a
+$(O)/tests/test_trace_api: tests/unit/test_trace_api.c $(O)/libxtop-trace.a | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -Iinclude -Isrc $(LDFLAGS) -o $@ $< \
 	    $(O)/libxtop-trace.a $(TEST_LIBS) -ldl
 
 $(O)/tests/test_agent_space: tests/unit/test_agent_space.c tests/unit/testutil.h $(CORE_OBJ) \
-    $(PROTO_GEN) $(O)/pic/src/agent/agent_space.o $(O)/pic/src/agent/agent_host.o
+    $(PROTO_GEN) $(O)/pic/src/agent/agent_space.o $(O)/pic/src/agent/agent_host.o | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -I$(O)/gen -Isrc $(LDFLAGS) -o $@ $< \
 	    $(O)/gen/xplane.pb-c.c $(O)/pic/src/agent/agent_space.o $(O)/pic/src/agent/agent_host.o \
 	    $(CORE_OBJ) $(TEST_LIBS)
 
 # ---- the C API's cost (make bench) ----
-$(O)/bench_trace: bench/bench_trace.c include/xtop/trace.h $(O)/libxtop-trace.a
+$(O)/bench_trace: bench/bench_trace.c include/xtop/trace.h $(O)/libxtop-trace.a | $(NEED_TEST_DEPS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -Iinclude -Isrc $(LDFLAGS) -o $@ $< \
 	    $(O)/libxtop-trace.a -ldl -pthread
 

@@ -93,13 +93,11 @@ int main(int argc, char **argv)
 			ao.attach = optarg;
 			break;
 		case OPT_DURATION: {
-			char *end;
-			unsigned long long v = strtoull(optarg, &end, 10);
+			unsigned long long v;
 
-			if (*end || !v || *optarg == '-') {
-				fprintf(stderr, "xtop: --duration needs milliseconds > 0, not '%s'\n", optarg);
+			if (options_number("--duration", optarg, 1, 24ull * 3600 * 1000, "milliseconds",
+					   &v))
 				return 2;
-			}
 			ao.duration_ms = v;
 			break;
 		}
@@ -110,8 +108,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "xtop: %s '%s' (see xtop --help)\n",
-				c == ':' ? "missing argument for" : "unknown option", argv[optind - 1]);
+			options_error(main_options, c, argv, "xtop");
 			return 2;
 		}
 	}

@@ -5,14 +5,20 @@
 # PASSED/FAILED lines are counted); end-to-end tests are shell scripts under
 # tests/e2e/ that print one "ok NAME" / "FAIL NAME" / "skip NAME" line per
 # check. With FUZZ set, the fuzz target runs FUZZ_SECONDS (one check).
+# Skipped checks are counted by reason above the last line ("3 skipped:
+# fixtures not found (set XTOP_FIXTURES)"): a cmocka test says why with a
+# "skipped: WHY" line, an end-to-end check with "skip NAME: WHY".
+# E2E="tests/e2e/test_x.sh ..." runs only those end-to-end scripts.
 BUILDS=${BUILDS:-build}
+E2E=${E2E:-tests/e2e/test_*.sh}
 LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export LSAN_OPTIONS
 pass=0
 fail=0
 skip=0
 log=$(mktemp "${TMPDIR:-/tmp}/xtop-tests.XXXXXX")
-trap 'rm -f "$log"' EXIT
+why=$(mktemp "${TMPDIR:-/tmp}/xtop-skips.XXXXXX")
+trap 'rm -f "$log" "$why"' EXIT
 
 for O in $BUILDS; do
 export O
@@ -29,13 +35,14 @@ for t in "$O"/tests/test_*; do
 	pass=$((pass + ${p:-0}))
 	fail=$((fail + ${f:-0}))
 	skip=$((skip + ${s:-0}))
+	sed -n 's/^skipped: //p' "$log" >>"$why"
 	if [ $rc -ne 0 ] && [ -z "$f" ]; then
 		echo "FAIL $(basename "$t") exited with status $rc"
 		fail=$((fail + 1))
 	fi
 done
 
-for t in tests/e2e/test_*.sh; do
+for t in $E2E; do
 	echo "== $(basename "$t")"
 	sh "$t" >"$log" 2>&1
 	rc=$?
@@ -43,6 +50,7 @@ for t in tests/e2e/test_*.sh; do
 	pass=$((pass + $(grep -c '^ok ' "$log")))
 	fail=$((fail + $(grep -c '^FAIL ' "$log")))
 	skip=$((skip + $(grep -c '^skip ' "$log")))
+	sed -n 's/^skip [^:]*: //p' "$log" >>"$why"
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$log"; then
 		echo "FAIL $(basename "$t") exited with status $rc"
 		fail=$((fail + 1))
@@ -68,5 +76,12 @@ if [ -n "${FUZZ:-}" ] && [ -x "$FUZZ" ]; then
 fi
 
 echo
+if [ "$skip" -gt 0 ]; then
+	sort "$why" | uniq -c | sort -rn | while read -r n reason; do
+		echo "$n skipped: $reason"
+	done
+	given=$(wc -l <"$why")
+	[ "$skip" -gt "$given" ] && echo "$((skip - given)) skipped: no reason given"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -200,24 +200,15 @@ static void *job_main(void *arg)
 	return NULL;
 }
 
-/* The directories of path that do not exist yet, so that a run that saved
- * nothing leaves nothing behind. */
-static int missing(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) < 0;
-}
-
 int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 		volatile sig_atomic_t *stop, int keep_trace, struct capture_result *r,
 		struct xt_error *err)
 {
-	char logdir[4096], root[4200], plugins[4200];
-	int new_logdir, new_plugins, new_root;
+	char logdir[4096], root[4200];
 	struct capture_job *jobs;
 	pthread_t *tid;
 	size_t i, n = tg->n;
+	unsigned missing;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -232,15 +223,14 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 					    strerror(errno));
 		snprintf(logdir, sizeof(logdir), "%s/%s", cwd, o->logdir);
 	}
-	snprintf(plugins, sizeof(plugins), "%s/plugins", logdir);
-	snprintf(root, sizeof(root), "%s/plugins/profile", logdir);
-	new_logdir = missing(logdir);
-	new_plugins = missing(plugins);
-	new_root = missing(root);
+	missing = xplane_missing_dirs(logdir);
 	rc = xplane_new_run_dir(logdir, r->run_dir, sizeof(r->run_dir), r->session,
 				sizeof(r->session), err);
-	if (rc < 0)
+	if (rc < 0) {
+		xplane_remove_run_dir(logdir, NULL, missing);
 		return rc;
+	}
+	snprintf(root, sizeof(root), "%s/plugins/profile", logdir);
 	r->hosts = xcalloc(n, sizeof(*r->hosts));
 	r->nhosts = n;
 	jobs = xcalloc(n, sizeof(*jobs));
@@ -268,16 +258,11 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 		trace_free(r->t);
 		r->t = NULL;
 	}
-	/* An empty run directory would only confuse TensorBoard. */
-	if (!r->nsaved) {
-		rmdir(r->run_dir);
-		if (new_root)
-			rmdir(root);
-		if (new_plugins)
-			rmdir(plugins);
-		if (new_logdir)
-			rmdir(logdir);
-	}
+	/* A run that saved nothing leaves nothing behind: not its run
+	 * directory (it would only confuse TensorBoard), nor the logdir
+	 * levels made for it. */
+	if (!r->nsaved)
+		xplane_remove_run_dir(logdir, r->run_dir, missing);
 	free(jobs);
 	free(tid);
 	return 0;

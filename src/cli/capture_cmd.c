@@ -45,18 +45,6 @@ static void on_sigint(int sig)
 	stop_flag = 1;
 }
 
-static int parse_num(const char *opt, const char *v, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-
-	*out = strtoull(v, &end, 10);
-	if (*end || end == v || *v == '-' || *out > max) {
-		fprintf(stderr, "xtop: %s needs a number up to %llu, not '%s'\n", opt, max, v);
-		return -1;
-	}
-	return 0;
-}
-
 /* Removes a run directory this command made (its files, then itself). */
 static void remove_run(const char *dir)
 {
@@ -138,18 +126,17 @@ int capture_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
 		switch (options_id(capture_options, c)) {
 		case OPT_DURATION:
-			if (parse_num("--duration", optarg, 24ull * 3600 * 1000, &v) || !v) {
-				if (!v && *optarg)
-					fprintf(stderr, "xtop: --duration must be more than 0 ms\n");
+			if (options_number("--duration", optarg, 1, 24ull * 3600 * 1000, "milliseconds",
+					   &v))
 				return 2;
-			}
 			o.duration_ms = v;
 			break;
 		case OPT_LOGDIR:
 			o.logdir = optarg;
 			break;
 		case OPT_DEADLINE:
-			if (parse_num("--deadline", optarg, 7ull * 24 * 3600 * 1000, &v) || !v)
+			if (options_number("--deadline", optarg, 1, 7ull * 24 * 3600 * 1000,
+					   "milliseconds", &v))
 				return 2;
 			o.deadline_ms = v;
 			break;
@@ -157,24 +144,27 @@ int capture_main(int argc, char **argv)
 			o.trace_json = 1;
 			break;
 		case OPT_EVERY:
-			if (parse_num("--every", optarg, 7ull * 24 * 3600, &every) || !every)
+			if (options_number("--every", optarg, 1, 7ull * 24 * 3600, "seconds", &every))
 				return 2;
 			break;
 		case OPT_KEEP:
-			if (parse_num("--keep", optarg, 100000, &keep) || !keep)
+			if (options_number("--keep", optarg, 1, 100000, "a number of runs", &keep))
 				return 2;
 			break;
 		case OPT_HOST:
-		case OPT_DEVICE:
-		case OPT_PYTHON:
-			if (parse_num(argv[optind - 1], optarg, 3, &v))
+			if (options_number("--host-tracer", optarg, 0, 3, "a level", &v))
 				return 2;
-			if (options_id(capture_options, c) == OPT_HOST)
-				o.host_tracer = (unsigned)v;
-			else if (options_id(capture_options, c) == OPT_DEVICE)
-				o.device_tracer = (unsigned)v;
-			else
-				o.python_tracer = (unsigned)v;
+			o.host_tracer = (unsigned)v;
+			break;
+		case OPT_DEVICE:
+			if (options_number("--device-tracer", optarg, 0, 1, "a level", &v))
+				return 2;
+			o.device_tracer = (unsigned)v;
+			break;
+		case OPT_PYTHON:
+			if (options_number("--python-tracer", optarg, 0, 1, "a level", &v))
+				return 2;
+			o.python_tracer = (unsigned)v;
 			break;
 		case OPT_HELP:
 			options_usage(stdout, "xtop capture [options] HOST:PORT[,HOST:PORT...] | PID",
@@ -185,8 +175,7 @@ int capture_main(int argc, char **argv)
 				      capture_options);
 			return 0;
 		default:
-			fprintf(stderr, "xtop: %s '%s' (see xtop capture --help)\n",
-				c == ':' ? "missing argument for" : "unknown option", argv[optind - 1]);
+			options_error(capture_options, c, argv, "xtop capture");
 			return 2;
 		}
 	}

@@ -445,7 +445,8 @@ static int load(const char *path, struct xt_trace **t, struct xt_analysis **a)
 int diff_main(int argc, char **argv)
 {
 	struct option lopts[8];
-	char sopts[32], *end;
+	char sopts[32];
+	unsigned long long v;
 	int c, json = 0, wide = 0;
 	size_t top = 30;
 	struct xt_trace *tb = NULL, *tn = NULL;
@@ -465,12 +466,9 @@ int diff_main(int argc, char **argv)
 			wide = 1;
 			break;
 		case OPT_TOP:
-			top = (size_t)strtoul(optarg, &end, 10);
-			if (*end || !*optarg || *optarg == '-') {
-				fprintf(stderr, "xtop: --top needs a number of ops (0 = all), not '%s'\n",
-					optarg);
+			if (options_number("--top", optarg, 0, SIZE_MAX, "a number of ops (0 = all)", &v))
 				return 2;
-			}
+			top = (size_t)v;
 			break;
 		case OPT_HELP:
 			options_usage(stdout, "xtop diff [options] BASE NEW",
@@ -479,8 +477,7 @@ int diff_main(int argc, char **argv)
 				      diff_options);
 			return 0;
 		default:
-			fprintf(stderr, "xtop: %s '%s' (see xtop diff --help)\n",
-				c == ':' ? "missing argument for" : "unknown option", argv[optind - 1]);
+			options_error(diff_options, c, argv, "xtop diff");
 			return 2;
 		}
 	}

@@ -1,6 +1,8 @@
 /* options: see options.h. Long-only options return 1000 + their index. */
 #include "options.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 void options_build(const struct xt_option *t, struct option *lo, char *so, size_t sn)
@@ -53,4 +55,67 @@ void options_usage(FILE *f, const char *usage, const char *about, const struct x
 				 t[i].arg ? t[i].arg : "");
 		fprintf(f, "  %-24s %s\n", left, t[i].help);
 	}
+}
+
+int options_number(const char *opt, const char *v, unsigned long long min, unsigned long long max,
+		   const char *what, unsigned long long *out)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (*v >= '0' && *v <= '9' && !*end && !errno && x >= min && x <= max) {
+		*out = x;
+		return 0;
+	}
+	if (max == OPTIONS_NO_MAX)
+		fprintf(stderr, "xtop: %s needs %s, %llu or more, not '%s'\n", opt, what, min, v);
+	else if (max == min + 1)
+		fprintf(stderr, "xtop: %s needs %s, %llu or %llu, not '%s'\n", opt, what, min, max, v);
+	else
+		fprintf(stderr, "xtop: %s needs %s from %llu to %llu, not '%s'\n", opt, what, min, max,
+			v);
+	return -1;
+}
+
+/* The table entry getopt_long's optopt stands for, or NULL. */
+static const struct xt_option *entry_of(const struct xt_option *t, int opt)
+{
+	size_t i;
+
+	for (i = 0; t[i].id; i++)
+		if ((t[i].shortopt && opt == t[i].shortopt) || opt == 1000 + (int)i)
+			return &t[i];
+	return NULL;
+}
+
+void options_error(const struct xt_option *t, int c, char *const *argv, const char *cmd)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':') {
+		const struct xt_option *o = entry_of(t, optopt);
+
+		if (o)
+			fprintf(stderr, "xtop: --%s needs a value (%s: %s)\n", o->name, o->arg ? o->arg : "",
+				o->help);
+		else
+			fprintf(stderr, "xtop: option '%s' needs a value (see %s --help)\n", arg, cmd);
+		return;
+	}
+	if (optopt && arg[0] == '-' && arg[1] == '-' && entry_of(t, optopt)) {
+		/* "--json=1": a known option that takes no value. */
+		fprintf(stderr, "xtop: --%s takes no value (see %s --help)\n", entry_of(t, optopt)->name,
+			cmd);
+		return;
+	}
+	if (optopt && !(arg[0] == '-' && arg[1] == '-')) {
+		/* A short option, maybe inside a group like -jq. */
+		fprintf(stderr, "xtop: unknown option '-%c' (see %s --help)\n", optopt, cmd);
+		return;
+	}
+	/* A long one; "--name=value" is named without its value. */
+	fprintf(stderr, "xtop: unknown option '%.*s' (see %s --help)\n", (int)strcspn(arg, "="), arg,
+		cmd);
 }

@@ -25,4 +25,21 @@ void options_build(const struct xt_option *table, struct option *lopts, char *so
 int options_id(const struct xt_option *table, int c);
 void options_usage(FILE *f, const char *usage, const char *about, const struct xt_option *table);
 
+/* Every rejected option is one line on stderr that names the option and what
+ * it accepts, and the command exits 2 (the callers return it). */
+
+/* Parses v, the value of option opt ("--every"), as a whole number in
+ * [min, max] (max OPTIONS_NO_MAX: no upper bound). On success stores it in
+ * *out and returns 0; otherwise prints e.g. "xtop: --every needs a number of
+ * seconds from 1 to 604800, not '0'" (what = "a number of seconds") and
+ * returns -1. */
+#define OPTIONS_NO_MAX (~0ull)
+int options_number(const char *opt, const char *v, unsigned long long min, unsigned long long max,
+		   const char *what, unsigned long long *out);
+/* Prints the line for getopt_long's '?' (unknown option) or ':' (missing
+ * value; the line then carries the option's help, which says what it
+ * takes) for the command cmd ("xtop report"). Call right after getopt_long
+ * returned c. */
+void options_error(const struct xt_option *table, int c, char *const *argv, const char *cmd);
+
 #endif

@@ -451,7 +451,7 @@ int report_main(int argc, char **argv)
 	struct strbuf out;
 	struct option lopts[16];
 	char sopts[64];
-	char *end;
+	unsigned long long v;
 
 	options_build(report_options, lopts, sopts, sizeof(sopts));
 	optind = 1;
@@ -462,11 +462,9 @@ int report_main(int argc, char **argv)
 			json = 1;
 			break;
 		case OPT_TOP:
-			ro.top = (size_t)strtoul(optarg, &end, 10);
-			if (*end || *optarg == '-') {
-				fprintf(stderr, "xtop: --top needs a number, not '%s'\n", optarg);
+			if (options_number("--top", optarg, 0, SIZE_MAX, "a number of rows (0 = all)", &v))
 				return 2;
-			}
+			ro.top = (size_t)v;
 			break;
 		case OPT_RUN:
 			lo.run = optarg;
@@ -478,12 +476,17 @@ int report_main(int argc, char **argv)
 			wide = 1;
 			break;
 		case OPT_THREADS:
-			lo.threads = atoi(optarg);
+			if (options_number("--threads", optarg, 0, 1024, "a number of threads (0 = all CPUs)",
+					   &v))
+				return 2;
+			lo.threads = (int)v;
 			break;
 		case OPT_BASELINE:
 			ro.baseline = optarg;
 			break;
-		case OPT_FAIL_OVER:
+		case OPT_FAIL_OVER: {
+			char *end;
+
 			ro.fail_over = strtod(optarg, &end);
 			if (*end || !*optarg || !(ro.fail_over >= 0) || ro.fail_over > 1e9) {
 				fprintf(stderr, "xtop: --fail-over needs a percentage of 0 or more, not '%s'\n",
@@ -492,18 +495,14 @@ int report_main(int argc, char **argv)
 			}
 			ro.gate = 1;
 			break;
+		}
 		case OPT_HELP:
 			options_usage(stdout, "xtop report [options] PATH",
 				      "Print the profile's overview, op profile, steps, memory and kernels.",
 				      report_options);
 			return 0;
 		default:
-			if (c == ':')
-				fprintf(stderr, "xtop: option '%s' needs an argument (see xtop report --help)\n",
-					argv[optind - 1]);
-			else
-				fprintf(stderr, "xtop: unknown option '%s' (see xtop report --help)\n",
-					argv[optind - 1]);
+			options_error(report_options, c, argv, "xtop report");
 			return 2;
 		}
 	}

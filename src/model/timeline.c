@@ -1,10 +1,65 @@
 /* timeline: see timeline.h. */
 #include "timeline.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/xalloc.h"
+
+static const char *line_name(const struct xt_line *l)
+{
+	if (l->display_name && l->display_name[0])
+		return l->display_name;
+	return l->name && l->name[0] ? l->name : "(unnamed)";
+}
+
+static int line_cmp(const void *x, const void *y, void *plane)
+{
+	const struct xt_plane *p = plane;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int r = strcmp(line_name(&p->lines[a]), line_name(&p->lines[b]));
+
+	return r ? r : (a > b) - (a < b);
+}
+
+/* Labels for the tracks [first, first + n) of plane p: names that repeat
+ * get the line id, and should ids repeat too, a running number. */
+static void label_plane(struct tl_track *tr, size_t n, const struct xt_plane *p)
+{
+	size_t *idx = xmalloc((n ? n : 1) * sizeof(size_t)), i, j, k, m;
+
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(size_t), line_cmp, (void *)p);
+	for (i = 0; i < n; i = j) {
+		const char *name = line_name(&p->lines[idx[i]]);
+
+		for (j = i + 1; j < n && !strcmp(line_name(&p->lines[idx[j]]), name); j++)
+			;
+		if (j - i == 1) {
+			tr[idx[i]].label = xstrdup(name);
+			continue;
+		}
+		for (k = i; k < j; k++) {
+			const struct xt_line *l = &p->lines[idx[k]];
+			int dup_id = 0;
+			char buf[64];
+
+			for (m = i; m < j; m++)
+				dup_id |= m != k && p->lines[idx[m]].id == l->id;
+			if (dup_id)
+				snprintf(buf, sizeof(buf), " [%" PRId64 " #%zu]", l->id, k - i + 1);
+			else
+				snprintf(buf, sizeof(buf), " [%" PRId64 "]", l->id);
+			tr[idx[k]].label = xmalloc(strlen(name) + strlen(buf) + 1);
+			strcpy(tr[idx[k]].label, name);
+			strcat(tr[idx[k]].label, buf);
+		}
+	}
+	free(idx);
+}
 
 struct timeline *timeline_new(struct xt_trace *t)
 {
@@ -22,6 +77,7 @@ struct timeline *timeline_new(struct xt_trace *t)
 		for (p = 0; p < t->hosts[h].nplanes; p++) {
 			struct xt_plane *pl = &t->hosts[h].planes[p];
 
+			label_plane(&tl->tracks[tl->ntracks], pl->nlines, pl);
 			for (l = 0; l < pl->nlines; l++) {
 				struct xt_line *ln = &pl->lines[l];
 				struct tl_track *tr = &tl->tracks[tl->ntracks++];
@@ -32,12 +88,23 @@ struct timeline *timeline_new(struct xt_trace *t)
 				tr->line = l;
 				tr->l = ln;
 				tr->p = pl;
+				int64_t s, e;
+
 				if (!ln->nev || xt_event_aggregated(&ln->ev[0]))
 					continue;
-				if (xt_event_start(ln, &ln->ev[0]) < tl->t0)
-					tl->t0 = xt_event_start(ln, &ln->ev[0]);
-				if (ln->timestamp_ns * 1000 + ln->blk_maxend[nblk - 1] > tl->t1)
-					tl->t1 = ln->timestamp_ns * 1000 + ln->blk_maxend[nblk - 1];
+				s = xt_event_start(ln, &ln->ev[0]);
+				e = ln->timestamp_ns * 1000 + ln->blk_maxend[nblk - 1];
+				if (s < tl->t0)
+					tl->t0 = s;
+				if (e > tl->t1)
+					tl->t1 = e;
+				if (strncmp(pl->name, "/device:", 8))
+					continue;
+				if (!tl->has_dev || s < tl->dev_t0)
+					tl->dev_t0 = s;
+				if (!tl->has_dev || e > tl->dev_t1)
+					tl->dev_t1 = e;
+				tl->has_dev = 1;
 			}
 		}
 	}
@@ -47,6 +114,10 @@ struct timeline *timeline_new(struct xt_trace *t)
 	}
 	if (tl->t1 == tl->t0)
 		tl->t1 = tl->t0 + 1;
+	if (!tl->has_dev) {
+		tl->dev_t0 = tl->t0;
+		tl->dev_t1 = tl->t1;
+	}
 	return tl;
 }
 
@@ -57,6 +128,7 @@ void timeline_free(struct timeline *tl)
 	if (!tl)
 		return;
 	for (i = 0; i < tl->ntracks; i++) {
+		free(tl->tracks[i].label);
 		if (tl->tracks[i].depth) {
 			free(tl->tracks[i].depth->idx);
 			free(tl->tracks[i].depth->start);

@@ -8,7 +8,7 @@
  * skipped.
  *
  * Ownership: struct timeline borrows the trace (which must outlive it) and
- * owns its track list and indexes; timeline_free() releases them.
+ * owns its track list, labels and indexes; timeline_free() releases them.
  */
 #ifndef XT_TIMELINE_H
 #define XT_TIMELINE_H
@@ -29,6 +29,10 @@ struct tl_track {
 	struct xt_line *l;          /* borrowed */
 	const struct xt_plane *p;   /* borrowed */
 	struct tl_depth *depth;     /* NULL until timeline_depth() builds it */
+	/* The track's name, unique within its plane: the line's display name
+	 * (else its name, else "(unnamed)"), with " [ID]" (the line id, a
+	 * thread id on host planes) when several lines share it. Owned. */
+	char *label;
 };
 
 struct timeline {
@@ -36,6 +40,11 @@ struct timeline {
 	struct tl_track *tracks;
 	size_t ntracks;
 	int64_t t0, t1;             /* extent of all timed events, absolute ps */
+	/* The devices' busy span: the first start to the last end of the
+	 * timed events on /device: planes (absolute ps); has_dev 0 when there
+	 * are none (then dev_t0, dev_t1 are t0, t1). */
+	int64_t dev_t0, dev_t1;
+	int has_dev;
 };
 
 /* A new timeline over t; never NULL. Free with timeline_free(). */

@@ -402,6 +402,45 @@ int xplane_new_run_dir(const char *logdir, char *run_dir, size_t n, char *name, 
 	}
 }
 
+static void logdir_level(char *buf, size_t n, const char *logdir, int level)
+{
+	static const char *const sub[] = { "", "/plugins", "/plugins/profile" };
+
+	snprintf(buf, n, "%s%s", logdir, sub[level]);
+}
+
+unsigned xplane_missing_dirs(const char *logdir)
+{
+	char p[4200];
+	struct stat st;
+	unsigned m = 0;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		logdir_level(p, sizeof(p), logdir, k);
+		if (stat(p, &st) != 0)
+			m |= 1u << k;
+	}
+	return m;
+}
+
+void xplane_remove_run_dir(const char *logdir, const char *run_dir, unsigned missing)
+{
+	char p[4200];
+	int k;
+
+	if (run_dir && run_dir[0])
+		rmdir(run_dir);
+	/* rmdir() refuses a directory that holds anything. */
+	for (k = 2; k >= 0; k--) {
+		if (!(missing & (1u << k)))
+			break;
+		logdir_level(p, sizeof(p), logdir, k);
+		if (rmdir(p) != 0)
+			break;
+	}
+}
+
 int xplane_save_run(const struct xt_trace *t, const char *logdir, const struct xplane_write_opts *o,
 		    char *run_dir, size_t n, struct xt_error *err)
 {

@@ -59,6 +59,16 @@ void xplane_space_errors(const uint8_t *b, size_t n, char *out, size_t size);
 int xplane_new_run_dir(const char *logdir, char *run_dir, size_t n, char *name, size_t nn,
 		       struct xt_error *err);
 
+/* Which of <logdir>, <logdir>/plugins and <logdir>/plugins/profile do not
+ * exist yet (bits 0, 1 and 2): call before xplane_new_run_dir() to know what
+ * xplane_remove_run_dir() may take away again. Can't fail. */
+unsigned xplane_missing_dirs(const char *logdir);
+/* Undoes a run directory that received nothing: removes run_dir (may be
+ * NULL) if it is empty, then those of the directories in `missing` (from
+ * xplane_missing_dirs()) that are empty, deepest first. Never removes a
+ * file or a directory that was there before. Can't fail. */
+void xplane_remove_run_dir(const char *logdir, const char *run_dir, unsigned missing);
+
 /* The pieces of an atomic write, for writers that stream (trace_json):
  * xplane_tmp_create() refuses an existing path and returns an fd on a new
  * temporary file beside it (*tmp to free) or a negative XT_E*;

@@ -21,6 +21,7 @@
 #include "../model/stats.h"
 #include "../util/strbuf.h"
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "term.h"
 
@@ -39,6 +40,17 @@ void app_status(struct app *a, int err, const char *fmt, ...)
 	vsnprintf(a->status, sizeof(a->status), fmt, ap);
 	va_end(ap);
 	a->status_err = err;
+	msglog_add(&a->log, err, a->status);
+}
+
+void app_progress(struct app *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->status, sizeof(a->status), fmt, ap);
+	va_end(ap);
+	a->status_err = 0;
 }
 
 int ui_put(int y, int x, int w, int attr, const char *s, int pad)
@@ -70,19 +82,52 @@ int ui_put(int y, int x, int w, int attr, const char *s, int pad)
 	return col;
 }
 
-void app_goto(struct app *a, int64_t t0, int64_t t1, long track, int64_t ev)
+static void emit_cells(void *arg, int i, const struct cellrow *r)
+{
+	const int *at = arg;
+
+	term_put_cells(at[0] + i, at[1], r);
+}
+
+void ui_panel(struct panel *p, int y, int x, int h, int w)
+{
+	int at[2] = { y, x };
+
+	p->mark = term.g.ellipsis;
+	p->open = term.g.fold_open;
+	p->closed = term.g.fold_closed;
+	panel_render(p, h, w, emit_cells, at);
+}
+
+void app_jump(struct app *a, int64_t t0, int64_t t1, int64_t at, long track, int64_t ev)
 {
 	if (t1 <= t0)
 		t1 = t0 + 1;
 	a->tls.v0 = t0;
 	a->tls.v1 = t1;
+	a->tls.has_mark = 1;
+	a->tls.mark_ps = at;
+	a->tls.mark_track = track;
 	if (track >= 0) {
 		a->tls.cur = track;
-		a->tls.sel_track = track;
+		a->tls.cur_header = 0;
+		a->tls.sel_track = ev >= 0 ? track : -1;
 		a->tls.sel_ev = ev;
 		a->tls.folded[track] = 0;
 	}
 	a->view = VIEW_TIMELINE;
+}
+
+void app_goto(struct app *a, int64_t t0, int64_t t1, long track, int64_t ev)
+{
+	if (track >= 0 && ev >= 0) {
+		const struct xt_line *l = a->tl->tracks[track].l;
+
+		app_jump(a, t0, t1, xt_event_start(l, &l->ev[ev]), track, ev);
+		return;
+	}
+	app_jump(a, t0, t1, t0 + (t1 - t0) / 2, track, -1);
+	a->tls.has_mark = 0;
 }
 
 long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_line *l,
@@ -125,20 +170,33 @@ static void draw_hints(struct app *a)
 
 	move(y, 0);
 	clrtoeol();
-	if (a->prompt) {
-		char line[256];
+	if (a->prompt.kind) {
+		/* The label, then the line scrolled so the cursor shows. */
+		const char *label = prompt_label(&a->prompt);
+		int lw = (int)strlen(label), room = a->cols - lw - 1;
+		size_t off = room > 0 && a->prompt.cur > (size_t)room ? a->prompt.cur - (size_t)room : 0;
 
-		snprintf(line, sizeof(line), "%s%s", a->prompt == '/' ? "search: " : "filter: ",
-			 a->pbuf);
-		ui_put(y, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+		ui_put(y, 0, a->cols, term_attr(ROLE_TEXT), label, 1);
+		ui_put(y, lw, a->cols - lw, term_attr(ROLE_TEXT), a->prompt.buf + off, 1);
 		curs_set(1);
-		move(y, (int)strlen(line) < a->cols ? (int)strlen(line) : a->cols - 1);
+		move(y, lw + (int)(a->prompt.cur - off) < a->cols ? lw + (int)(a->prompt.cur - off)
+								    : a->cols - 1);
 		return;
 	}
 	curs_set(0);
 	if (a->status[0]) {
-		ui_put(y, 0, a->cols, term_attr(a->status_err ? ROLE_ERROR : ROLE_TEXT), a->status,
-		       1);
+		int role = a->status_err ? ROLE_ERROR : ROLE_TEXT;
+
+		if (utf8_width(a->status) <= a->cols) {
+			ui_put(y, 0, a->cols, term_attr(role), a->status, 1);
+			return;
+		}
+		/* Cut: say where the rest is (m lists messages in full). */
+		x = ui_put(y, 0, a->cols - 8, term_attr(role), a->status, 0);
+		x += ui_put(y, x, 2, term_attr(role), term.g.ellipsis, 0);
+		x += ui_put(y, x, 1, term_attr(ROLE_HINT), " ", 0);
+		x += ui_put(y, x, 1, term_attr(ROLE_HINT_KEY), "m", 0);
+		ui_put(y, x, a->cols - x, term_attr(ROLE_HINT), " more", 1);
 		return;
 	}
 	for (i = 0; i < key_nbindings && x < a->cols; i++) {
@@ -153,54 +211,13 @@ static void draw_hints(struct app *a)
 	}
 }
 
-/* The help screen is generated from the key table, in two columns when one
- * does not fit. */
-static void draw_help(struct app *a)
-{
-	static const char *const scopes[] = { "everywhere", "timeline", "op profile",
-					      "op profile, steps, memory" };
-	static const unsigned masks[] = { SCOPE_ALL, SCOPE_TIMELINE, SCOPE_OPS,
-					  SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY };
-	char lines[128][160];
-	int kinds[128];
-	int n = 0, s, k, h = a->rows - 3, ncol, cw;
-	unsigned i;
-
-	for (s = 0; s < 4; s++) {
-		int shown = 0;
-
-		for (i = 0; i < key_nbindings && n < 127; i++) {
-			const struct key_binding *kb = &key_bindings[i];
-
-			if (!kb->help || kb->scope != masks[s])
-				continue;
-			if (!shown++) {
-				snprintf(lines[n], sizeof(lines[n]), "%s", scopes[s]);
-				kinds[n++] = 1;
-			}
-			snprintf(lines[n], sizeof(lines[n]), "  %-7s %s", kb->keyname, kb->help);
-			kinds[n++] = 0;
-		}
-	}
-	ui_put(1, 0, a->cols, term_attr(ROLE_HEADER), " xtop keys (? or Esc closes)", 1);
-	ncol = h > 0 && n > h ? 2 : 1;
-	cw = a->cols / ncol;
-	for (k = 0; k < n && h > 0; k++) {
-		int col = k / h, row = k % h;
-
-		if (col >= ncol)
-			break;
-		ui_put(2 + row, col * cw, cw - 1, term_attr(kinds[k] ? ROLE_DIM : ROLE_TEXT), lines[k], 1);
-	}
-}
-
 static void app_render(struct app *a)
 {
 	getmaxyx(stdscr, a->rows, a->cols);
 	erase();
 	draw_status(a);
-	if (a->help)
-		draw_help(a);
+	if (a->ov.kind)
+		overlay_draw(a, 1, a->rows - 2);
 	else if (a->rows > 3)
 		views[a->view]->draw(a, 1, a->rows - 2);
 	draw_hints(a);
@@ -250,42 +267,55 @@ static void search_step(struct app *a, int dir)
 	search_select(a, search_next(a->search, t, track, dir));
 }
 
-static unsigned prompt_key(struct app *a, int c)
+/* The panel a list view filters (\\), or NULL (the op profile keeps its
+ * own filter). */
+static struct panel *view_panel(struct app *a)
 {
-	if (c == 27) {
-		a->prompt = 0;
-		return UI_REDRAW;
-	}
-	if (c == '\n' || c == '\r' || c == KEY_ENTER) {
-		int kind = a->prompt;
+	return a->view == VIEW_STEPS ? &a->steps : a->view == VIEW_MEMORY ? &a->mem : NULL;
+}
 
-		a->prompt = 0;
-		if (kind == '/') {
-			snprintf(a->query, sizeof(a->query), "%s", a->pbuf);
-			search_free(a->search);
-			a->search = search_run(a->tl, a->query);
-			a->match = -1;
-			if (!a->search->n) {
-				app_status(a, 1, "no event matches '%s' in the whole profile", a->query);
-				return UI_REDRAW;
-			}
-			/* The first match in time; the zoom is kept when it fits. */
-			search_select(a, 0);
+static void run_search(struct app *a, const char *text)
+{
+	snprintf(a->query, sizeof(a->query), "%s", text);
+	search_free(a->search);
+	a->search = search_run(a->tl, a->query);
+	a->match = -1;
+	if (!a->search->n) {
+		app_status(a, 1, "no event matches '%s' in the whole profile", a->query);
+		return;
+	}
+	/* The first match in time; the zoom is kept when it fits. */
+	search_select(a, 0);
+}
+
+static unsigned app_prompt_key(struct app *a, int c)
+{
+	enum prompt_kind kind = a->prompt.kind;
+	const char *text = a->prompt.buf;
+	struct panel *p;
+
+	if (c == KEY_RESIZE || prompt_key(&a->prompt, c) != PROMPT_DONE)
+		return UI_REDRAW;
+	switch (kind) {
+	case PROMPT_SEARCH:
+		if (text[0])
+			run_search(a, text);
+		break;
+	case PROMPT_FILTER:
+		if ((p = view_panel(a))) {
+			panel_set_filter(p, text);
 		} else {
-			snprintf(a->ops.filter, sizeof(a->ops.filter), "%s", a->pbuf);
+			snprintf(a->ops.filter, sizeof(a->ops.filter), "%.*s",
+				 (int)sizeof(a->ops.filter) - 1, text);
 			a->ops.sel = a->ops.top = 0;
-			app_status(a, 0, a->pbuf[0] ? "filter: %s" : "filter cleared%s", a->pbuf);
 		}
-		return UI_REDRAW;
-	}
-	if (c == KEY_BACKSPACE || c == 127 || c == 8) {
-		if (a->plen)
-			a->pbuf[--a->plen] = '\0';
-		return UI_REDRAW;
-	}
-	if (c >= 0x20 && c < 0x7f && a->plen + 1 < sizeof(a->pbuf)) {
-		a->pbuf[a->plen++] = (char)c;
-		a->pbuf[a->plen] = '\0';
+		app_status(a, 0, text[0] ? "filter: %s" : "filter cleared%s", text);
+		break;
+	case PROMPT_FIND:
+		overlay_find(a, text, 1);
+		break;
+	default:
+		break;
 	}
 	return UI_REDRAW;
 }
@@ -299,8 +329,8 @@ static unsigned app_key(struct app *a, int c)
 	enum action act;
 	unsigned r;
 
-	if (a->prompt)
-		return prompt_key(a, c);
+	if (a->prompt.kind)
+		return app_prompt_key(a, c);
 	if (c == KEY_RESIZE)
 		return UI_REDRAW;
 	a->status[0] = '\0';
@@ -317,15 +347,16 @@ static unsigned app_key(struct app *a, int c)
 		else
 			return 0;
 	}
-	if (a->help && act != ACT_QUIT) {
-		a->help = 0;
-		return UI_REDRAW;
-	}
+	if (a->ov.kind)
+		return overlay_act(a, act);
 	switch (act) {
 	case ACT_QUIT:
 		return UI_QUIT;
 	case ACT_HELP:
-		a->help = 1;
+		overlay_open(a, OVERLAY_HELP);
+		return UI_REDRAW;
+	case ACT_MESSAGES:
+		overlay_open(a, OVERLAY_MESSAGES);
 		return UI_REDRAW;
 	case ACT_VIEW_NEXT:
 	case ACT_VIEW_PREV:
@@ -340,9 +371,9 @@ static unsigned app_key(struct app *a, int c)
 		return UI_REDRAW;
 	case ACT_SEARCH:
 	case ACT_FILTER:
-		a->prompt = act == ACT_SEARCH ? '/' : '\\';
-		snprintf(a->pbuf, sizeof(a->pbuf), "%s", act == ACT_SEARCH ? a->query : a->ops.filter);
-		a->plen = strlen(a->pbuf);
+		/* Empty: a new query is typed, not appended to the last (Up
+		 * brings earlier ones back). */
+		prompt_open(&a->prompt, act == ACT_SEARCH ? PROMPT_SEARCH : PROMPT_FILTER);
 		return UI_REDRAW;
 	case ACT_MATCH_NEXT:
 	case ACT_MATCH_PREV:
@@ -457,16 +488,20 @@ static void app_use(struct app *a, size_t k)
 	a->tl = p->tl;
 	a->path = p->path;
 	a->tls.folded = p->folded;
-	a->tls.v0 = a->tl->t0;
-	a->tls.v1 = a->tl->t1;
+	/* The first window fits the devices' busy span with a small margin
+	 * (the work, not a host's long start-up), else the whole profile. */
+	a->tls.v0 = a->tl->dev_t0 - (a->tl->dev_t1 - a->tl->dev_t0) / 50;
+	a->tls.v1 = a->tl->dev_t1 + (a->tl->dev_t1 - a->tl->dev_t0) / 50 + 1;
 	a->tls.sel_track = -1;
 	a->tls.sel_ev = -1;
 	a->tls.cur = 0;
 	a->tls.cur_header = 0;
 	a->tls.top = 0;
+	a->tls.has_mark = 0;
+	a->tls.det_cols = -1; /* the details are written again */
 	a->ops.sel = a->ops.top = 0;
-	a->steps.sel = a->steps.top = 0;
-	a->mem.sel = a->mem.top = 0;
+	/* The steps and memory lists keep their selection by key: the same
+	 * step or allocator stays selected in the next capture. */
 	search_free(a->search);
 	a->search = NULL;
 	a->match = -1;
@@ -601,8 +636,8 @@ int app_main(const struct app_opts *o)
 		unsigned r;
 		int c;
 
-		if (a.cap && a.cap->running && !a.prompt)
-			app_status(&a, 0, "capturing from %s: %.1f s of %.1f s (c stops early)",
+		if (a.cap && a.cap->running && !a.prompt.kind)
+			app_progress(&a, "capturing from %s: %.1f s of %.1f s (c stops early)",
 				   a.cap->target, capture_session_elapsed(a.cap),
 				   (double)a.cap->opts.duration_ms / 1000.0);
 		if (a.cap && capture_session_collect(a.cap)) {
@@ -634,6 +669,11 @@ int app_main(const struct app_opts *o)
 	if (a.cap)
 		capture_session_fini(a.cap);
 	search_free(a.search);
+	prompt_fini(&a.prompt);
+	overlay_fini(&a.ov);
+	msglog_fini(&a.log);
+	textview_fini(&a.tls.det);
+	view_lists_fini(&a);
 	for (i = 0; i < a.ops.nfold; i++)
 		free(a.ops.folds[i]);
 	free(a.ops.folds);

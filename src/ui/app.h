@@ -17,12 +17,13 @@
 #include "../model/search.h"
 #include "../model/timeline.h"
 #include "keymap.h"
+#include "msglog.h"
+#include "overlay.h"
+#include "panel.h"
+#include "prompt.h"
+#include "reaction.h"
+#include "textview.h"
 
-enum ui_reaction {
-	UI_HANDLED = 1 << 0,
-	UI_REDRAW = 1 << 1,
-	UI_QUIT = 1 << 2,
-};
 
 enum view_id { VIEW_TIMELINE, VIEW_OPS, VIEW_STEPS, VIEW_MEMORY, VIEW_COUNT };
 
@@ -47,6 +48,13 @@ struct tl_state {
 	long top;              /* first visible row (see tl rows) */
 	uint8_t *folded;       /* per track: 1 when its plane group is folded */
 	int details;           /* details pane shown */
+	struct textview det;   /* the details pane's text (wrapped, scrolled) */
+	long det_track;        /* the event det was written for */
+	int64_t det_ev;
+	int det_cols;          /*   at this screen width */
+	int has_mark;          /* a jump target is marked: */
+	int64_t mark_ps;       /*   its time, absolute ps */
+	long mark_track;       /*   its track (-1: none) */
 };
 
 struct ops_state {
@@ -56,10 +64,6 @@ struct ops_state {
 	long sel, top;
 	char **folds;          /* folded groups: "program\1category" keys */
 	size_t nfold;
-};
-
-struct list_state {
-	long sel, top;
 };
 
 /* A loaded profile; the viewer keeps every one it opened or captured. */
@@ -84,24 +88,24 @@ struct app {
 	struct capture_session *cap; /* NULL unless attached to a workload */
 	const char *logdir;    /* where x saves */
 	enum view_id view;
-	int help;              /* help overlay shown */
+	struct overlay ov;     /* help or messages over the view */
 	int rows, cols;
-	char status[256];
+	char status[1024];     /* the status line (the log keeps it in full) */
 	int status_err;
+	struct msglog log;     /* every status message */
 	/* search */
 	struct search_result *search;
-	char query[128];
+	char query[PROMPT_MAX];
 	long match;            /* current match index, -1 none */
-	/* one-line prompt (search or filter) */
-	int prompt;            /* 0 none, '/' search, '\\' filter */
-	char pbuf[128];
-	size_t plen;
+	struct prompt prompt;  /* the one-line editor (search, filter, find) */
 	struct tl_state tls;
 	struct ops_state ops;
-	struct list_state steps, mem;
+	struct panel steps, mem; /* the steps and memory lists (view_lists.c) */
 };
 
 extern const struct view view_timeline, view_ops, view_steps, view_memory;
+/* Releases the steps and memory views' panels (view_lists.c). */
+void view_lists_fini(struct app *a);
 
 struct app_opts {
 	const char *path;      /* profile to open; NULL with attach */
@@ -117,11 +121,21 @@ struct app_opts {
 int app_main(const struct app_opts *o);
 
 /* Shared drawing helpers (app.c). */
+/* Shows a message in the status line and keeps it in the message log. */
 void app_status(struct app *a, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Shows a passing state (a capture's elapsed time) without logging it. */
+void app_progress(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Writes s clipped to w columns at (y, x) with attr; pads with spaces to w
  * when pad is set. Counts UTF-8 sequences as one column. Returns columns. */
 int ui_put(int y, int x, int w, int attr, const char *s, int pad);
-/* Moves the timeline to show [t0, t1) and selects (track, ev) if ev >= 0. */
+/* Draws panel p into rows [y, y + h), columns [x, x + w). */
+void ui_panel(struct panel *p, int y, int x, int h, int w);
+/* Jumps: moves the timeline to show [t0, t1), marks the target time at
+ * (absolute ps) on the ruler and the tracks, puts the cursor on track
+ * (scrolled into view) and selects its event ev, when they are >= 0. */
+void app_jump(struct app *a, int64_t t0, int64_t t1, int64_t at, long track, int64_t ev);
+/* app_jump() to event ev of track (its start marked) or, with ev < 0, to
+ * [t0, t1) with nothing marked. */
 void app_goto(struct app *a, int64_t t0, int64_t t1, long track, int64_t ev);
 /* x: saves the current profile in a new run under the logdir, once
  * (ui_save.c). Returns enum ui_reaction bits. */

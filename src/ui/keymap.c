@@ -6,6 +6,7 @@
 #include "keymap.h"
 
 #include <curses.h>
+#include <stdio.h>
 
 #define CTRL(c) ((c) & 0x1f)
 
@@ -27,6 +28,7 @@ const struct key_binding key_bindings[] = {
 	{ 'x', SCOPE_ALL, ACT_SAVE, "x", "save the current profile in the logdir (TensorBoard layout)", NULL },
 	{ '[', SCOPE_ALL, ACT_PROF_PREV, "[ ]", "previous / next profile (after captures)", NULL },
 	{ ']', SCOPE_ALL, ACT_PROF_NEXT, "]", NULL, NULL },
+	{ 'm', SCOPE_ALL, ACT_MESSAGES, "m", "messages: the status line's recent messages in full", NULL },
 	{ 27, SCOPE_ALL, ACT_ESCAPE, "Esc", "close help, clear selection, search or filter", NULL },
 	{ KEY_UP, SCOPE_ALL, ACT_UP, "Up", "move up", NULL },
 	{ 'k', SCOPE_ALL, ACT_UP, "k", NULL, NULL },
@@ -60,6 +62,10 @@ const struct key_binding key_bindings[] = {
 	{ 'i', SCOPE_TIMELINE, ACT_CHILD, "i", "select the first child event", NULL },
 	{ ' ', SCOPE_TIMELINE, ACT_FOLD, "Space", "fold or unfold the plane under the cursor", NULL },
 	{ '\n', SCOPE_TIMELINE, ACT_DETAILS, "Enter", "show or hide the details pane", "Details" },
+	{ 'J', SCOPE_TIMELINE, ACT_DETAILS_DOWN, "J K", "scroll the details pane a line down / up", NULL },
+	{ 'K', SCOPE_TIMELINE, ACT_DETAILS_UP, "K", NULL, NULL },
+	{ '}', SCOPE_TIMELINE, ACT_DETAILS_PAGE_DOWN, "} {", "scroll the details pane a page down / up", NULL },
+	{ '{', SCOPE_TIMELINE, ACT_DETAILS_PAGE_UP, "{", NULL, NULL },
 	{ KEY_ENTER, SCOPE_TIMELINE, ACT_DETAILS, "Enter", NULL, NULL },
 	{ '\r', SCOPE_TIMELINE, ACT_DETAILS, "Enter", NULL, NULL },
 	/* tables */
@@ -67,13 +73,13 @@ const struct key_binding key_bindings[] = {
 	  "ops: fold a group or jump to the op's longest run; steps/memory: jump", "Go" },
 	{ KEY_ENTER, SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_ENTER, "Enter", NULL, NULL },
 	{ '\r', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_ENTER, "Enter", NULL, NULL },
-	{ '>', SCOPE_OPS, ACT_SORT_NEXT, ">", "sort by the next column", "Sort" },
-	{ '<', SCOPE_OPS, ACT_SORT_PREV, "<", "sort by the previous column", NULL },
+	{ '>', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_SORT_NEXT, ">", "sort by the next column", "Sort" },
+	{ '<', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_SORT_PREV, "<", "sort by the previous column", NULL },
 	{ 'p', SCOPE_OPS, ACT_GROUP, "p", "group by program and category, or list flat", "Group" },
 	{ ' ', SCOPE_OPS, ACT_FOLD, "Space", "show or hide the kernels an op launched (or fold a group)",
 	  "Kernels" },
-	{ '\\', SCOPE_OPS, ACT_FILTER, "\\", "filter ops by name (substring)", "Filter" },
-	{ KEY_F(4), SCOPE_OPS, ACT_FILTER, "F4", NULL, NULL },
+	{ '\\', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_FILTER, "\\", "filter the rows by their text (substring, any case)", "Filter" },
+	{ KEY_F(4), SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_FILTER, "F4", NULL, NULL },
 	{ KEY_RESIZE, 0, ACT_NONE, NULL, NULL, NULL },
 };
 
@@ -87,4 +93,20 @@ enum action keymap_lookup(int key, unsigned scope)
 		if (key_bindings[i].key == key && (key_bindings[i].scope & scope))
 			return key_bindings[i].action;
 	return ACT_NONE;
+}
+
+const char *keymap_scope_name(unsigned scope, char *buf, size_t n)
+{
+	static const char *const names[] = { "timeline", "op profile", "steps", "memory" };
+	size_t o = 0, k;
+
+	if ((scope & SCOPE_ALL) == SCOPE_ALL) {
+		snprintf(buf, n, "everywhere");
+		return buf;
+	}
+	buf[0] = '\0';
+	for (k = 0; k < sizeof(names) / sizeof(names[0]) && o < n; k++)
+		if (scope & (1u << k))
+			o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", names[k]);
+	return buf;
 }

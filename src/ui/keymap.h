@@ -6,6 +6,8 @@
 #ifndef XT_KEYMAP_H
 #define XT_KEYMAP_H
 
+#include <stddef.h>
+
 enum action {
 	ACT_NONE = 0,
 	ACT_QUIT,
@@ -47,6 +49,11 @@ enum action {
 	ACT_SAVE,
 	ACT_PROF_PREV,
 	ACT_PROF_NEXT,
+	ACT_MESSAGES,
+	ACT_DETAILS_UP,
+	ACT_DETAILS_DOWN,
+	ACT_DETAILS_PAGE_UP,
+	ACT_DETAILS_PAGE_DOWN,
 	ACT_COUNT
 };
 
@@ -71,5 +78,8 @@ extern const unsigned key_nbindings;
 
 /* The action of key in the view with scope bit `scope`; ACT_NONE if none. */
 enum action keymap_lookup(int key, unsigned scope);
+/* Where bindings of scope apply, in words ("everywhere", "steps, memory"),
+ * for the help screen. Returns buf. */
+const char *keymap_scope_name(unsigned scope, char *buf, size_t n);
 
 #endif

@@ -35,10 +35,10 @@ static void term_signal(int sig)
 
 static const struct term_glyphs glyphs_utf8 = {
 	{ "\u2591", "\u2592", "\u2593" }, "\u25be", "\u25b8", "\u2500", "\u2502", "\u253c",
-	"\u2588", "\u25b2",
+	"\u2588", "\u25b2", "\u2026", "\u25bc",
 };
 static const struct term_glyphs glyphs_ascii = {
-	{ ".", ":", "#" }, "-", "+", "-", "|", "+", "#", "^",
+	{ ".", ":", "#" }, "-", "+", "-", "|", "+", "#", "^", "~", "v",
 };
 
 static void term_setup(void);
@@ -152,4 +152,26 @@ int term_event_attr(const char *name)
 	for (; *name; name++)
 		h = (h ^ (unsigned char)*name) * 16777619u;
 	return term_attr((enum term_role)(ROLE_EV0 + h % TERM_NEV));
+}
+
+void term_put_cells(int y, int x, const struct cellrow *r)
+{
+	int k, maxx = COLS - x;
+
+	if (y < 0 || y >= LINES || x < 0)
+		return;
+	move(y, x);
+	for (k = 0; k < r->w && k < maxx; k++) {
+		const struct cell *c = &r->c[k];
+		int attr = term_attr((enum term_role)c->role) | (c->flags & CELL_BOLD ? A_BOLD : 0);
+
+		attron(attr);
+		if (c->len > 1 && term.ascii)
+			addch('?');
+		else if (c->len)
+			addnstr(c->ch, c->len);
+		else
+			addch(' ');
+		attroff(attr);
+	}
 }

@@ -9,22 +9,8 @@
 
 #include <curses.h>
 
-/* Colour roles; term_attr() maps each to an attribute for this terminal. */
-enum term_role {
-	ROLE_TEXT = 0,
-	ROLE_TITLE,      /* status bar */
-	ROLE_HINT_KEY,   /* hint bar key */
-	ROLE_HINT,       /* hint bar label */
-	ROLE_HEADER,     /* table headers, group rows */
-	ROLE_SELECT,     /* selected row / event */
-	ROLE_DIM,        /* rulers, secondary text */
-	ROLE_ERROR,      /* status line errors */
-	ROLE_DENSE,      /* summarised dense columns */
-	ROLE_MATCH,      /* search matches */
-	ROLE_EV0,        /* event palette: ROLE_EV0 .. ROLE_EV0 + TERM_NEV - 1 */
-};
-#define TERM_NEV 8
-/* Step breakdown and memory chart colours reuse the palette. */
+#include "cellrow.h"
+#include "roles.h"
 
 struct term_glyphs {
 	const char *dense[3];  /* light, medium, heavy shade */
@@ -32,6 +18,8 @@ struct term_glyphs {
 	const char *hline, *vline, *tick;
 	const char *bar;       /* full block for charts */
 	const char *peak;      /* memory peak marker */
+	const char *ellipsis;  /* stands for the middle of a shortened name */
+	const char *mark;      /* a jump target on the ruler */
 };
 
 struct term {
@@ -53,5 +41,8 @@ void term_fini(void);
 int term_attr(enum term_role r);
 /* Attribute of the event palette entry for a name (stable per name). */
 int term_event_attr(const char *name);
+/* Copies a row of cells to the screen at (y, x); cells beyond the screen
+ * are dropped, non-ASCII ones shown as '?' on an ASCII terminal. */
+void term_put_cells(int y, int x, const struct cellrow *r);
 
 #endif

@@ -1,8 +1,11 @@
 /*
  * view_lists: the steps view (one row per step with a stacked breakdown bar
  * and the averages) and the memory view (per allocator: peak, a usage chart
- * over time with the peak marked, the allocations live at the peak). Enter
- * takes the timeline to the step or to the peak.
+ * over time with the peak marked, the allocations live at the peak). Both
+ * lists are panels (panel.c): sortable by their columns, filtered with \\,
+ * and a step or an allocator stays selected across refreshes (a new
+ * capture, another sort). Enter takes the timeline to the step or to the
+ * peak, marked there.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,85 +16,167 @@
 #include "../util/xalloc.h"
 #include "app.h"
 #include "term.h"
+#include "timeaxis.h"
 
 /* Letters for mono terminals; colours come from the event palette. */
 static const char cat_letter[XT_CAT_COUNT + 1] = { 'C', 'O', 'X', 'I', 'H', '.' };
 static const char *const cat_label[XT_CAT_COUNT + 1] = { "compute", "dev->host", "collectives",
 							 "host->dev", "host", "idle" };
 
+static int cat_role(int c)
+{
+	return c == XT_CAT_COUNT ? ROLE_DIM : ROLE_EV0 + c;
+}
+
 static int cat_attr(int c)
 {
-	if (c == XT_CAT_COUNT)
-		return term_attr(ROLE_DIM);
-	return term_attr((enum term_role)(ROLE_EV0 + c));
+	return term_attr((enum term_role)cat_role(c));
 }
 
-static void list_clamp(struct list_state *ls, long n, int h)
-{
-	if (ls->sel >= n)
-		ls->sel = n - 1;
-	if (ls->sel < 0)
-		ls->sel = 0;
-	if (ls->sel < ls->top)
-		ls->top = ls->sel;
-	if (h > 0 && ls->sel >= ls->top + h)
-		ls->top = ls->sel - h + 1;
-}
+/* ---- steps ---- */
 
-static unsigned list_act(struct list_state *ls, struct app *a, enum action act)
+/* Row nsteps of the steps panel's callbacks is the average over all steps
+ * (drawn above the list, never listed). */
+static void step_of(const struct app *a, size_t row, struct xt_step_row *out)
 {
-	long page = a->rows > 6 ? a->rows - 6 : 1;
+	const struct xt_analysis *an = a->an;
+	size_t i;
+	int c;
 
-	switch (act) {
-	case ACT_UP:
-		ls->sel--;
-		return UI_REDRAW;
-	case ACT_DOWN:
-		ls->sel++;
-		return UI_REDRAW;
-	case ACT_PAGE_UP:
-		ls->sel -= page;
-		return UI_REDRAW;
-	case ACT_PAGE_DOWN:
-		ls->sel += page;
-		return UI_REDRAW;
-	case ACT_HOME:
-		ls->sel = 0;
-		return UI_REDRAW;
-	case ACT_END:
-		ls->sel = 1L << 30;
-		return UI_REDRAW;
-	default:
-		return 0;
+	if (row < an->nsteps) {
+		*out = an->steps[row];
+		return;
 	}
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < an->nsteps; i++) {
+		out->duration_ps += an->steps[i].duration_ps;
+		for (c = 0; c < XT_CAT_COUNT; c++)
+			out->cat_ps[c] += an->steps[i].cat_ps[c];
+		out->idle_ps += an->steps[i].idle_ps;
+	}
+	if (an->nsteps) {
+		out->duration_ps /= (int64_t)an->nsteps;
+		for (c = 0; c < XT_CAT_COUNT; c++)
+			out->cat_ps[c] /= (int64_t)an->nsteps;
+		out->idle_ps /= (int64_t)an->nsteps;
+	}
+	out->start_ps = INT64_MIN;
+}
+
+static size_t steps_count(void *ctx, int width)
+{
+	return ((struct app *)ctx)->an->nsteps;
+}
+
+static void steps_key(void *ctx, size_t row, char *buf, size_t n)
+{
+	snprintf(buf, n, "%" PRId64, ((struct app *)ctx)->an->steps[row].id);
+}
+
+static void col_step(void *ctx, size_t row, char *buf, size_t n)
+{
+	struct app *a = ctx;
+
+	if (row == a->an->nsteps)
+		snprintf(buf, n, "average");
+	else
+		snprintf(buf, n, "%" PRId64, a->an->steps[row].id);
+}
+
+static void col_start(void *ctx, size_t row, char *buf, size_t n)
+{
+	struct app *a = ctx;
+	struct xt_step_row s;
+
+	step_of(a, row, &s);
+	if (s.start_ps == INT64_MIN)
+		buf[0] = '\0';
+	else
+		timeaxis_fmt(a, buf, n, s.start_ps);
+}
+
+static void col_duration(void *ctx, size_t row, char *buf, size_t n)
+{
+	struct xt_step_row s;
+
+	step_of(ctx, row, &s);
+	fmt_ps(buf, n, s.duration_ps);
 }
 
 /* A stacked bar of the breakdown: each category gets its share of w. */
-static void step_bar(int y, int x, int w, const int64_t *cat, int64_t idle, int64_t dur)
+static void col_bar(void *ctx, size_t row, struct cellrow *r, int x, int w)
 {
+	struct xt_step_row s;
 	int64_t v[XT_CAT_COUNT + 1];
 	int c, used = 0;
 
-	memcpy(v, cat, sizeof(int64_t) * XT_CAT_COUNT);
-	v[XT_CAT_COUNT] = idle;
-	for (c = 0; c <= XT_CAT_COUNT && dur > 0; c++) {
-		int n = (int)((__int128)v[c] * w / dur), k;
+	step_of(ctx, row, &s);
+	memcpy(v, s.cat_ps, sizeof(int64_t) * XT_CAT_COUNT);
+	v[XT_CAT_COUNT] = s.idle_ps;
+	cellrow_fill(r, x, w, ROLE_TEXT, 0);
+	for (c = 0; c <= XT_CAT_COUNT && s.duration_ps > 0; c++) {
+		int n = (int)((__int128)v[c] * w / s.duration_ps), k;
 		char ch[2] = { cat_letter[c], 0 };
 
 		if (c == XT_CAT_COUNT)
 			n = w - used;
 		for (k = 0; k < n && used < w; k++, used++)
-			ui_put(y, x + used, 1, cat_attr(c), term.colors ? " " : ch, 0);
+			cellrow_put(r, x + used, 1, cat_role(c), 0, term.colors ? " " : ch);
 	}
+}
+
+static int64_t cmp64(int64_t x, int64_t y)
+{
+	return (x > y) - (x < y);
+}
+
+static int cmp_step(void *ctx, size_t x, size_t y)
+{
+	const struct xt_analysis *an = ((struct app *)ctx)->an;
+
+	return (int)cmp64(an->steps[x].id, an->steps[y].id);
+}
+
+static int cmp_start(void *ctx, size_t x, size_t y)
+{
+	const struct xt_analysis *an = ((struct app *)ctx)->an;
+
+	return (int)cmp64(an->steps[x].start_ps, an->steps[y].start_ps);
+}
+
+static int cmp_duration(void *ctx, size_t x, size_t y)
+{
+	const struct xt_analysis *an = ((struct app *)ctx)->an;
+
+	return (int)cmp64(an->steps[y].duration_ps, an->steps[x].duration_ps); /* longest first */
+}
+
+static const struct panel_column step_columns[] = {
+	{ "STEP", 8, 1, 0, col_step, NULL, cmp_step },
+	{ "START", 11, 1, 0, col_start, NULL, cmp_start },
+	{ "DURATION", 11, 1, 0, col_duration, NULL, cmp_duration },
+	{ "BREAKDOWN", 0, 0, 0, NULL, col_bar, NULL },
+};
+static const struct panel_ops steps_ops = { steps_count, steps_key, NULL, NULL, NULL, NULL };
+
+static struct panel *steps_panel(struct app *a)
+{
+	if (!a->steps.ops) {
+		panel_init(&a->steps, &steps_ops, a, step_columns,
+			   sizeof(step_columns) / sizeof(step_columns[0]));
+		a->steps.sort = 0;
+	}
+	return &a->steps;
 }
 
 static void steps_draw(struct app *a, int y, int h)
 {
 	const struct xt_analysis *an = a->an;
-	char line[512], b1[32], b2[32];
-	int64_t sum[XT_CAT_COUNT + 2] = { 0 };
-	int bar = a->cols - 36, row, c, x;
-	size_t i;
+	struct panel *p = steps_panel(a);
+	struct cellrow r;
+	char line[512], b1[32];
+	long sel;
+	int c, x;
 
 	if (!an->nsteps) {
 		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT),
@@ -100,13 +185,8 @@ static void steps_draw(struct app *a, int y, int h)
 		       "  (jax.profiler.StepTraceAnnotation(\"train\", step_num=i) marks steps)", 1);
 		return;
 	}
-	for (i = 0; i < an->nsteps; i++) {
-		sum[0] += an->steps[i].duration_ps;
-		for (c = 0; c < XT_CAT_COUNT; c++)
-			sum[c + 1] += an->steps[i].cat_ps[c];
-		sum[XT_CAT_COUNT + 1] += an->steps[i].idle_ps;
-	}
-	/* Legend, then the averages, then one row per step. */
+	/* Legend, the header, the averages, one row per step, the selected
+	 * step in numbers. */
 	x = ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), " legend:", 0);
 	for (c = 0; c <= XT_CAT_COUNT && x < a->cols; c++) {
 		char ch[2] = { cat_letter[c], 0 };
@@ -117,42 +197,36 @@ static void steps_draw(struct app *a, int y, int h)
 		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), cat_label[c], 0);
 	}
 	ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), "", 1);
-	snprintf(line, sizeof(line), " %-9s %11s %11s  %s%s%s", "STEP", "START", "DURATION",
-		 an->steps_source == XT_STEPS_DEVICE	 ? "(device Steps lines)"
-		 : an->steps_source == XT_STEPS_HOST ? "(host step markers)"
-						     : "(inferred: runs of ",
-		 an->steps_source == XT_STEPS_INFERRED ? an->steps_module : "",
-		 an->steps_source == XT_STEPS_INFERRED
-			 ? "; mark steps: jax.profiler.StepTraceAnnotation)"
-			 : "");
-	ui_put(y + 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
-	{
-		int64_t avg[XT_CAT_COUNT];
-
-		for (c = 0; c < XT_CAT_COUNT; c++)
-			avg[c] = sum[c + 1] / (int64_t)an->nsteps;
-		snprintf(line, sizeof(line), " %-9s %11s %11s ", "average", "",
-			 fmt_ps(b2, sizeof(b2), sum[0] / (int64_t)an->nsteps));
-		ui_put(y + 2, 0, 35, term_attr(ROLE_TEXT) | A_BOLD, line, 1);
-		if (bar > 4)
-			step_bar(y + 2, 35, bar, avg, sum[XT_CAT_COUNT + 1] / (int64_t)an->nsteps,
-				 sum[0] / (int64_t)an->nsteps);
+	/* Where the steps come from: a line of its own when they are only
+	 * inferred, since then the user should know how to mark them. */
+	if (an->steps_source == XT_STEPS_INFERRED) {
+		snprintf(line, sizeof(line), " inferred: runs of %s (no step markers; mark steps with "
+					     "jax.profiler.StepTraceAnnotation)", an->steps_module);
+		ui_put(++y, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+		h--;
+	} else {
+		snprintf(line, sizeof(line), " steps from %s",
+			 an->steps_from_device ? "device Steps lines" : "host step markers");
+		if (a->cols - (int)strlen(line) - 1 > x)
+			ui_put(y, a->cols - (int)strlen(line) - 1, (int)strlen(line) + 1,
+			       term_attr(ROLE_HEADER), line, 1);
 	}
-	list_clamp(&a->steps, (long)an->nsteps, h - 5);
-	for (i = (size_t)a->steps.top, row = y + 3; i < an->nsteps && row < y + h - 2; i++, row++) {
-		const struct xt_step_row *s = &an->steps[i];
-		int sel = (long)i == a->steps.sel;
-
-		snprintf(line, sizeof(line), " %-9" PRId64 " %11s %11s ", s->id,
-			 fmt_ps(b1, sizeof(b1), s->start_ps - a->tl->t0),
-			 fmt_ps(b2, sizeof(b2), s->duration_ps));
-		ui_put(row, 0, 35, sel ? term_attr(ROLE_SELECT) : term_attr(ROLE_TEXT), line, 1);
-		if (bar > 4)
-			step_bar(row, 35, bar, s->cat_ps, s->idle_ps, s->duration_ps);
-	}
-	/* The selected step in numbers. */
-	{
-		const struct xt_step_row *s = &an->steps[a->steps.sel];
+	if (h < 5)
+		return;
+	panel_refresh(p, a->cols);
+	cellrow_init(&r, a->cols);
+	panel_header(p, &r, a->cols);
+	term_put_cells(y + 1, 0, &r);
+	panel_draw_row(p, an->nsteps, &r, a->cols, 0);
+	for (x = 0; x < r.w; x++)
+		if (r.c[x].role == ROLE_TEXT)
+			r.c[x].flags |= CELL_BOLD;
+	term_put_cells(y + 2, 0, &r);
+	cellrow_fini(&r);
+	ui_panel(p, y + 3, 0, h - 4, a->cols);
+	sel = panel_selected(p);
+	if (sel >= 0) {
+		const struct xt_step_row *s = &an->steps[sel];
 		int n = 0;
 
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " step %" PRId64 ":", s->id);
@@ -161,19 +235,161 @@ static void steps_draw(struct app *a, int y, int h)
 				      fmt_ps(b1, sizeof(b1), s->cat_ps[c]));
 		snprintf(line + n, sizeof(line) - (size_t)n, " idle %s", fmt_ps(b1, sizeof(b1), s->idle_ps));
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+	} else {
+		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), " no step matches the filter", 1);
 	}
+}
+
+/* The track and event that stand for time t: an event starting at t on a
+ * line of host `host` (NULL: any) whose name starts with `prefix` (NULL:
+ * any), on a device plane first. Returns the track or -1. */
+static long event_at(struct app *a, const char *host, int64_t t, const char *prefix, int64_t *ev)
+{
+	long best = -1;
+	size_t i, e, first, end;
+	int pass;
+
+	for (pass = 0; pass < 2 && best < 0; pass++) {
+		for (i = 0; i < a->tl->ntracks && best < 0; i++) {
+			const struct tl_track *tr = &a->tl->tracks[i];
+			int device = !strncmp(tr->p->name, "/device:", 8);
+
+			if ((pass == 0) != device)
+				continue;
+			if (host && strcmp(a->t->hosts[tr->host].name, host))
+				continue;
+			end = trace_line_window(tr->l, t, t + 1, &first);
+			for (e = first; e < end; e++) {
+				const struct xt_event *x = &tr->l->ev[e];
+
+				if (xt_event_aggregated(x) || xt_event_start(tr->l, x) != t)
+					continue;
+				if (prefix && strncmp(trace_event_display_name(tr->p, x), prefix,
+						      strlen(prefix)))
+					continue;
+				best = (long)i;
+				*ev = (int64_t)e;
+				break;
+			}
+		}
+	}
+	return best;
 }
 
 static unsigned steps_act(struct app *a, enum action act)
 {
-	if (act == ACT_ENTER && a->an->nsteps) {
-		const struct xt_step_row *s = &a->an->steps[a->steps.sel];
+	struct panel *p = steps_panel(a);
+	long sel = panel_selected(p);
 
-		app_goto(a, s->start_ps, s->start_ps + s->duration_ps, -1, -1);
+	if (act == ACT_ENTER && sel >= 0) {
+		const struct xt_step_row *s = &a->an->steps[sel];
+		int64_t ev = -1, pad = s->duration_ps / 20;
+		long tr = event_at(a, NULL, s->start_ps, NULL, &ev);
+
+		/* The step with a little room on both sides; its start marked,
+		 * on the track of the event that marks it. */
+		app_jump(a, s->start_ps - pad, s->start_ps + s->duration_ps + pad, s->start_ps, tr, ev);
 		app_status(a, 0, "step %" PRId64, s->id);
 		return UI_REDRAW;
 	}
-	return list_act(&a->steps, a, act);
+	if (act == ACT_ESCAPE && p->filter[0]) {
+		panel_set_filter(p, "");
+		app_status(a, 0, "filter cleared");
+		return UI_REDRAW;
+	}
+	return panel_act(p, act);
+}
+
+/* ---- memory ---- */
+
+static size_t mem_count(void *ctx, int width)
+{
+	return ((struct app *)ctx)->an->nmemory;
+}
+
+static void mem_key(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_memory_row *m = &((struct app *)ctx)->an->memory[row];
+
+	snprintf(buf, n, "%s%c%s", m->host, 1, m->allocator);
+}
+
+static void col_host(void *ctx, size_t row, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", ((struct app *)ctx)->an->memory[row].host);
+}
+
+static void col_alloc(void *ctx, size_t row, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", ((struct app *)ctx)->an->memory[row].allocator);
+}
+
+static void col_peak(void *ctx, size_t row, char *buf, size_t n)
+{
+	fmt_bytes(buf, n, (double)((struct app *)ctx)->an->memory[row].peak_bytes);
+}
+
+static void col_at(void *ctx, size_t row, char *buf, size_t n)
+{
+	struct app *a = ctx;
+
+	timeaxis_fmt(a, buf, n, a->an->memory[row].peak_time_ps);
+}
+
+static void col_lifetime(void *ctx, size_t row, char *buf, size_t n)
+{
+	fmt_bytes(buf, n, (double)((struct app *)ctx)->an->memory[row].lifetime_peak_bytes);
+}
+
+static void col_capacity(void *ctx, size_t row, char *buf, size_t n)
+{
+	fmt_bytes(buf, n, (double)((struct app *)ctx)->an->memory[row].capacity_bytes);
+}
+
+#define MEM(x, y) (&((struct app *)ctx)->an->memory[x])
+static int cmp_host(void *ctx, size_t x, size_t y)
+{
+	int r = strcmp(MEM(x, y)->host, MEM(y, x)->host);
+
+	return r ? r : strcmp(MEM(x, y)->allocator, MEM(y, x)->allocator);
+}
+static int cmp_peak(void *ctx, size_t x, size_t y)
+{
+	return (int)cmp64(MEM(y, x)->peak_bytes, MEM(x, y)->peak_bytes);
+}
+static int cmp_at(void *ctx, size_t x, size_t y)
+{
+	return (int)cmp64(MEM(x, y)->peak_time_ps, MEM(y, x)->peak_time_ps);
+}
+static int cmp_lifetime(void *ctx, size_t x, size_t y)
+{
+	return (int)cmp64(MEM(y, x)->lifetime_peak_bytes, MEM(x, y)->lifetime_peak_bytes);
+}
+static int cmp_capacity(void *ctx, size_t x, size_t y)
+{
+	return (int)cmp64(MEM(y, x)->capacity_bytes, MEM(x, y)->capacity_bytes);
+}
+#undef MEM
+
+static const struct panel_column mem_columns[] = {
+	{ "HOST", 18, 0, 0, col_host, NULL, cmp_host },
+	{ "ALLOCATOR", 0, 0, 0, col_alloc, NULL, NULL },
+	{ "PEAK", 11, 1, 0, col_peak, NULL, cmp_peak },
+	{ "AT", 13, 1, 0, col_at, NULL, cmp_at },
+	{ "LIFETIME", 11, 1, 2, col_lifetime, NULL, cmp_lifetime },
+	{ "CAPACITY", 11, 1, 1, col_capacity, NULL, cmp_capacity },
+};
+static const struct panel_ops mem_ops = { mem_count, mem_key, NULL, NULL, NULL, NULL };
+
+static struct panel *mem_panel(struct app *a)
+{
+	if (!a->mem.ops) {
+		panel_init(&a->mem, &mem_ops, a, mem_columns,
+			   sizeof(mem_columns) / sizeof(mem_columns[0]));
+		a->mem.sort = 0;
+		a->mem.header = 1;
+	}
+	return &a->mem;
 }
 
 static void mem_chart(struct app *a, const struct xt_memory_row *m, int y, int h, int w)
@@ -226,39 +442,33 @@ static void mem_chart(struct app *a, const struct xt_memory_row *m, int y, int h
 static void mem_draw(struct app *a, int y, int h)
 {
 	const struct xt_analysis *an = a->an;
+	struct panel *p = mem_panel(a);
 	char line[512], b1[32], b2[32], b3[32], b4[32];
 	const struct xt_memory_row *m;
-	size_t i, k;
+	size_t k;
 	int row, list_h, chart_h;
+	long sel;
 
 	if (!an->nmemory) {
 		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT),
 		       "  no memory events (MemoryAllocation / MemoryDeallocation) in this profile", 1);
 		return;
 	}
-	snprintf(line, sizeof(line), " %-16s %-22s %11s %13s %11s %11s", "HOST", "ALLOCATOR", "PEAK",
-		 "AT", "LIFETIME", "CAPACITY");
-	ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), line, 1);
 	list_h = (int)an->nmemory < h / 3 ? (int)an->nmemory : h / 3;
 	if (list_h < 1)
 		list_h = 1;
-	list_clamp(&a->mem, (long)an->nmemory, list_h);
-	for (i = (size_t)a->mem.top, row = y + 1; i < an->nmemory && row < y + 1 + list_h; i++, row++) {
-		m = &an->memory[i];
-		snprintf(line, sizeof(line), " %-16.16s %-22.22s %11s %13s %11s %11s", m->host,
-			 m->allocator, fmt_bytes(b1, sizeof(b1), (double)m->peak_bytes),
-			 fmt_ps(b2, sizeof(b2), m->peak_time_ps - a->tl->t0),
-			 fmt_bytes(b3, sizeof(b3), (double)m->lifetime_peak_bytes),
-			 fmt_bytes(b4, sizeof(b4), (double)m->capacity_bytes));
-		ui_put(row, 0, a->cols, (long)i == a->mem.sel ? term_attr(ROLE_SELECT) : term_attr(ROLE_TEXT),
-		       line, 1);
-	}
-	m = &an->memory[a->mem.sel];
+	ui_panel(p, y, 0, list_h + 1, a->cols);
 	row = y + 1 + list_h;
-	snprintf(line, sizeof(line), " in use over time (%s .. %s); peak %s at %s marked %s", 
-		 fmt_ps(b1, sizeof(b1), m->first_ps - a->tl->t0), fmt_ps(b2, sizeof(b2), m->last_ps - a->tl->t0),
-		 fmt_bytes(b3, sizeof(b3), (double)m->peak_bytes), fmt_ps(b4, sizeof(b4), m->peak_time_ps - a->tl->t0),
-		 term.g.peak);
+	sel = panel_selected(p);
+	if (sel < 0) {
+		ui_put(row, 0, a->cols, term_attr(ROLE_DIM), " no allocator matches the filter", 1);
+		return;
+	}
+	m = &an->memory[sel];
+	snprintf(line, sizeof(line), " in use over time (%s .. %s); peak %s at %s marked %s",
+		 timeaxis_fmt(a, b1, sizeof(b1), m->first_ps), timeaxis_fmt(a, b2, sizeof(b2), m->last_ps),
+		 fmt_bytes(b3, sizeof(b3), (double)m->peak_bytes),
+		 timeaxis_fmt(a, b4, sizeof(b4), m->peak_time_ps), term.g.peak);
 	ui_put(row++, 0, a->cols, term_attr(ROLE_DIM), line, 1);
 	chart_h = (y + h - row) / 2;
 	if (chart_h > 10)
@@ -276,15 +486,38 @@ static void mem_draw(struct app *a, int y, int h)
 
 static unsigned mem_act(struct app *a, enum action act)
 {
-	if (act == ACT_ENTER && a->an->nmemory) {
-		const struct xt_memory_row *m = &a->an->memory[a->mem.sel];
-		int64_t w = (a->tl->t1 - a->tl->t0) / 50 + 1;
+	struct panel *p = mem_panel(a);
+	long sel = panel_selected(p);
 
-		app_goto(a, m->peak_time_ps - w / 2, m->peak_time_ps + w / 2, -1, -1);
-		app_status(a, 0, "%s peak at the middle of the view", m->allocator);
+	if (act == ACT_ENTER && sel >= 0) {
+		const struct xt_memory_row *m = &a->an->memory[sel];
+		int64_t w = (a->tl->t1 - a->tl->t0) / 50 + 1, ev = -1;
+		/* The allocation or deallocation that made the peak, on its host
+		 * thread: the cursor goes there, the peak is marked. */
+		long tr = event_at(a, m->host, m->peak_time_ps, "Memory", &ev);
+
+		app_jump(a, m->peak_time_ps - w / 2, m->peak_time_ps + w / 2, m->peak_time_ps, tr, ev);
+		if (tr >= 0)
+			app_status(a, 0, "%s peak at the mark, on %s", m->allocator,
+				   a->tl->tracks[tr].label);
+		else
+			app_status(a, 0, "%s peak at the mark", m->allocator);
 		return UI_REDRAW;
 	}
-	return list_act(&a->mem, a, act);
+	if (act == ACT_ESCAPE && p->filter[0]) {
+		panel_set_filter(p, "");
+		app_status(a, 0, "filter cleared");
+		return UI_REDRAW;
+	}
+	return panel_act(p, act);
+}
+
+void view_lists_fini(struct app *a)
+{
+	if (a->steps.ops)
+		panel_fini(&a->steps);
+	if (a->mem.ops)
+		panel_fini(&a->mem);
 }
 
 const struct view view_steps = { "steps", SCOPE_STEPS, steps_draw, steps_act };

@@ -10,14 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model/stats.h"
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "app.h"
+#include "details.h"
 #include "term.h"
+#include "timeaxis.h"
 
 #define TL_MAX_DEPTH_ROWS 4 /* depth rows per track; deeper levels are summarised */
-#define TL_DETAILS_ROWS 12
 
 struct item {
 	long track;   /* first track of the plane for a header */
@@ -63,45 +64,44 @@ static long item_of_cursor(struct app *a, const struct item *it, size_t n)
 	return 0;
 }
 
-static int64_t nice_step(int64_t raw)
+/* The column of the jump mark in a track area w wide, or -1 (none, or
+ * outside the window). */
+static int mark_col(struct app *a, int w)
 {
-	int64_t p = 1;
+	int64_t span = a->tls.v1 - a->tls.v0;
 
-	while (p * 10 <= raw)
-		p *= 10;
-	if (raw <= p)
-		return p;
-	if (raw <= 2 * p)
-		return 2 * p;
-	if (raw <= 5 * p)
-		return 5 * p;
-	return 10 * p;
+	if (!a->tls.has_mark || a->tls.mark_ps < a->tls.v0 || a->tls.mark_ps >= a->tls.v1 || span <= 0)
+		return -1;
+	return (int)((__int128)(a->tls.mark_ps - a->tls.v0) * w / span);
 }
 
+/* The ruler: the window's width in the label column, then ticks whose
+ * labels differ at every zoom (timefmt_ticks), in time since the origin. */
 static void draw_ruler(struct app *a, int y, int lw, int w)
 {
-	int64_t span = a->tls.v1 - a->tls.v0, step, t;
+	struct timefmt_tick ticks[64];
 	char buf[48], b2[32];
-	int x;
+	size_t n, k;
+	int mark;
 
-	snprintf(buf, sizeof(buf), " %s", fmt_ps(b2, sizeof(b2), span));
+	snprintf(buf, sizeof(buf), " %s", fmt_ps(b2, sizeof(b2), a->tls.v1 - a->tls.v0));
 	ui_put(y, 0, lw, term_attr(ROLE_DIM), buf, 1);
 	if (w <= 0)
 		return;
-	step = nice_step(span / (w / 12 > 0 ? w / 12 : 1) > 0 ? span / (w / 12 > 0 ? w / 12 : 1)
-								: 1);
-	t = ((a->tls.v0 - a->tl->t0) / step) * step + a->tl->t0;
-	if (t < a->tls.v0)
-		t += step;
-	for (; t < a->tls.v1; t += step) {
-		x = (int)((__int128)(t - a->tls.v0) * w / span);
-		if (x < 0 || x >= w)
+	n = timefmt_ticks(timeaxis_rel(a, a->tls.v0), timeaxis_rel(a, a->tls.v1), w, ticks, 64);
+	mark = mark_col(a, w);
+	for (k = 0; k < n; k++) {
+		int len = (int)strlen(ticks[k].label);
+
+		/* The jump mark wins over a tick whose label it would cut. */
+		if (mark >= ticks[k].x && mark <= ticks[k].x + len)
 			continue;
-		fmt_ps(buf, sizeof(buf), t - a->tl->t0);
-		ui_put(y, lw + x, 1, term_attr(ROLE_DIM), term.g.vline, 0);
-		if (x + 1 + (int)strlen(buf) < w)
-			ui_put(y, lw + x + 1, w - x - 1, term_attr(ROLE_DIM), buf, 0);
+		ui_put(y, lw + ticks[k].x, 1, term_attr(ROLE_DIM), term.g.vline, 0);
+		ui_put(y, lw + ticks[k].x + 1, w - ticks[k].x - 1, term_attr(ROLE_DIM), ticks[k].label,
+		       0);
 	}
+	if (mark >= 0)
+		ui_put(y, lw + mark, 1, term_attr(ROLE_MATCH) | A_BOLD, term.g.mark, 0);
 }
 
 static void draw_track_row(struct app *a, long ti, unsigned d, int last, int y, int lw, int w,
@@ -130,6 +130,9 @@ static void draw_track_row(struct app *a, long ti, unsigned d, int last, int y, 
 		int c2 = c + 1;
 
 		if (cells[c].count == 0) {
+			/* The jump mark runs down the tracks where they are empty. */
+			if (c == mark_col(a, w))
+				ui_put(y, lw + c, 1, term_attr(ROLE_MATCH), term.g.vline, 0);
 			c++;
 			continue;
 		}
@@ -155,112 +158,49 @@ static void draw_track_row(struct app *a, long ti, unsigned d, int last, int y, 
 	}
 }
 
-static void label_of(struct app *a, long ti, char *buf, size_t n)
+/* The label column: as wide as the longest track label needs (indent,
+ * label, " +", separator), between 16 columns and a quarter of the screen
+ * (at least 22 from 60 columns up; a third of narrower screens). */
+static int label_width(struct app *a)
 {
-	const struct xt_line *l = a->tl->tracks[ti].l;
-	const char *nm = l->display_name[0] ? l->display_name : l->name;
+	int longest = 0, cap, w;
+	size_t i;
 
-	snprintf(buf, n, "  %s%s", nm[0] ? nm : "(unnamed)",
-		 l->nev && l->max_depth + 1 > TL_MAX_DEPTH_ROWS ? " +" : "");
+	if (a->cols < 60)
+		return a->cols / 3;
+	cap = a->cols / 4 < 22 ? 22 : a->cols / 4 > 48 ? 48 : a->cols / 4;
+	for (i = 0; i < a->tl->ntracks; i++) {
+		w = utf8_width(a->tl->tracks[i].label);
+		if (w > longest)
+			longest = w;
+	}
+	w = longest + 5;
+	return w < 16 ? 16 : w > cap ? cap : w;
 }
 
-static void draw_details(struct app *a, int y, int h)
+/* A track's label in lw - 1 columns: its unique name (model/timeline.c),
+ * shortened in the middle so the distinguishing tail stays, and " +" when
+ * deeper levels are summarised on its last row. */
+static void label_of(struct app *a, long ti, int lw, char *buf, size_t n)
 {
-	const struct tl_track *tr;
-	const struct xt_line *l;
-	const struct xt_event *ev;
-	const struct xt_event_meta *m;
-	const struct xt_host *host;
-	char line[1024], b1[32], b2[32], b3[32], b4[32];
-	struct stat_iter it;
-	struct xt_stat s;
-	long op;
-	int row = y, pass;
+	const struct xt_line *l = a->tl->tracks[ti].l;
+	int deep = l->nev && l->max_depth + 1 > TL_MAX_DEPTH_ROWS;
+	char name[200];
 
-	for (row = y; row < y + h; row++) {
-		move(row, 0);
-		clrtoeol();
-	}
-	row = y;
-	ui_put(row++, 0, a->cols, term_attr(ROLE_HEADER), " details", 1);
-	if (a->tls.sel_track < 0 || a->tls.sel_ev < 0) {
-		ui_put(row, 0, a->cols, term_attr(ROLE_DIM),
-		       "  no event selected: '.' selects the next event on the cursor's track", 1);
-		return;
-	}
-	tr = &a->tl->tracks[a->tls.sel_track];
-	l = tr->l;
-	ev = &l->ev[a->tls.sel_ev];
-	m = xt_event_meta(tr->p, ev);
-	host = &a->t->hosts[tr->host];
-	snprintf(line, sizeof(line), "  %s   start %s   duration %s   self %s   depth %u   %s / %s",
-		 trace_event_display_name(tr->p, ev),
-		 fmt_ps(b1, sizeof(b1), xt_event_start(l, ev) - a->tl->t0),
-		 fmt_ps(b2, sizeof(b2), ev->dur_ps),
-		 fmt_ps(b3, sizeof(b3), timeline_self_ps(a->tl, (size_t)a->tls.sel_track, a->tls.sel_ev)),
-		 xt_event_depth(ev), tr->p->name, l->name);
-	ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT) | A_BOLD, line, 1);
-	if (m->display_name[0] && strcmp(m->name, m->display_name) && row < y + h) {
-		/* The full name (HLO text on TPU), wrapped over up to two rows. */
-		size_t len = strlen(m->name), w = a->cols > 4 ? (size_t)a->cols - 4 : 1, off;
-		int k;
-
-		for (k = 0, off = 0; k < 2 && off < len && row < y + h; k++, off += w) {
-			snprintf(line, sizeof(line), "  %.*s", (int)(w < sizeof(line) - 4 ? w : sizeof(line) - 4),
-				 m->name + off);
-			ui_put(row++, 0, a->cols, term_attr(ROLE_DIM), line, 1);
-		}
-	}
-	op = app_op_row(a, tr->p, l, ev);
-	if (op >= 0 && row < y + h) {
-		const struct xt_op_row *r = &a->an->ops[op];
-
-		snprintf(line, sizeof(line),
-			 "  op profile: %s [%s] %s self %s (%.1f%%), total %s, %" PRIu64 " runs, avg %s",
-			 r->name, r->category, r->program, fmt_ps(b1, sizeof(b1), r->self_ps), r->percent,
-			 fmt_ps(b2, sizeof(b2), r->total_ps), r->occurrences,
-			 fmt_ps(b4, sizeof(b4), r->occurrences ? r->total_ps / (int64_t)r->occurrences : 0));
-		ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-	}
-	/* Every stat: the event's own, then its metadata's. */
-	line[0] = '\0';
-	for (pass = 0; pass < 2; pass++) {
-		if (pass == 0)
-			stat_iter_event(&it, host, tr->p, l, ev);
-		else
-			stat_iter_meta(&it, host, tr->p, m);
-		while (stat_next(&it, &s) && row < y + h) {
-			char val[160], item[256];
-
-			stat_to_text(&s, val, sizeof(val));
-			snprintf(item, sizeof(item), "%s=%s  ", s.meta ? s.meta->name : "?", val);
-			if (strlen(line) + strlen(item) + 2 > (size_t)a->cols && line[0]) {
-				ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-				line[0] = '\0';
-			}
-			if (!line[0])
-				strcpy(line, "  ");
-			strncat(line, item, sizeof(line) - strlen(line) - 1);
-		}
-	}
-	if (line[0] && row < y + h)
-		ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-	else if (line[0] || (pass == 2 && row >= y + h))
-		/* Out of rows: say so rather than drop stats silently. */
-		ui_put(y + h - 1, a->cols - 14, 14, term_attr(ROLE_DIM), " (more: zoom) ", 1);
+	utf8_elide(name, sizeof(name), a->tl->tracks[ti].label, lw - 1 - 2 - (deep ? 2 : 0),
+		   term.g.ellipsis);
+	snprintf(buf, n, "  %s%s", name, deep ? " +" : "");
 }
 
 static void tl_draw(struct app *a, int y, int h)
 {
 	size_t cap = a->tl->ntracks * 2 + 1, n, k;
 	struct item *it = xmalloc(cap * sizeof(*it));
-	int lw = a->cols >= 60 ? 22 : a->cols / 3, w = a->cols - lw, row, area;
+	int lw = label_width(a), w = a->cols - lw, row, area;
 	struct tl_cell *cells = xmalloc((size_t)(w > 0 ? w : 1) * sizeof(*cells));
 	long cur;
-	int dh = a->tls.details ? TL_DETAILS_ROWS : 0;
+	int dh = details_height(a, h);
 
-	if (dh > h / 2)
-		dh = h / 2;
 	n = build_items(a, it);
 	cur = item_of_cursor(a, it, n);
 	draw_ruler(a, y, lw, w);
@@ -294,19 +234,22 @@ static void tl_draw(struct app *a, int y, int h)
 			       label, 1);
 			continue;
 		}
-		label_of(a, it[k].track, label, sizeof(label));
-		ui_put(row, 0, lw, is_cur ? term_attr(ROLE_SELECT) : term_attr(ROLE_TEXT), label, 1);
+		label_of(a, it[k].track, lw, label, sizeof(label));
+		ui_put(row, 0, lw - 1, is_cur ? term_attr(ROLE_SELECT) : term_attr(ROLE_TEXT), label, 1);
 		{
 			unsigned d;
 
-			for (d = 0; d < (unsigned)it[k].rows && row < y + 1 + area; d++, row++)
+			for (d = 0; d < (unsigned)it[k].rows && row < y + 1 + area; d++, row++) {
+				/* The separator: labels never touch the events. */
+				ui_put(row, lw - 1, 1, term_attr(ROLE_DIM), term.g.vline, 0);
 				if (w > 0)
 					draw_track_row(a, it[k].track, d, d + 1 == (unsigned)it[k].rows, row,
 						       lw, w, cells);
+			}
 		}
 	}
 	if (dh)
-		draw_details(a, y + h - dh, dh);
+		details_draw(a, y + h - dh, dh);
 	free(cells);
 	free(it);
 }
@@ -442,8 +385,12 @@ static unsigned tl_act(struct app *a, enum action act)
 			app_status(a, 1, "nothing selected: '.' selects an event");
 			break;
 		}
-		if (e - s < 10)
-			e = s + 10;
+		if (e - s < 10) {
+			/* An instant: a microsecond around it shows its neighbours. */
+			a->tls.v0 = s - 500000;
+			a->tls.v1 = s + 500000;
+			break;
+		}
 		a->tls.v0 = s - (e - s) / 20;
 		a->tls.v1 = e + (e - s) / 20 + 1;
 		break;
@@ -517,11 +464,17 @@ static unsigned tl_act(struct app *a, enum action act)
 	case ACT_DETAILS:
 		a->tls.details = !a->tls.details;
 		break;
+	case ACT_DETAILS_UP:
+	case ACT_DETAILS_DOWN:
+	case ACT_DETAILS_PAGE_UP:
+	case ACT_DETAILS_PAGE_DOWN:
+		return details_act(a, act);
 	case ACT_ESCAPE:
-		if (a->tls.sel_ev < 0)
+		if (a->tls.sel_ev < 0 && !a->tls.has_mark)
 			return 0;
 		a->tls.sel_track = -1;
 		a->tls.sel_ev = -1;
+		a->tls.has_mark = 0;
 		break;
 	default:
 		return 0;

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 char *fmt_ps(char *buf, size_t n, int64_t ps)
 {
@@ -68,4 +69,147 @@ char *fmt_rate(char *buf, size_t n, double v)
 		}
 	snprintf(buf, n, "%.2f ", v);
 	return buf;
+}
+
+char *fmt_ps_unit(char *buf, size_t n, int64_t ps, int64_t unit, int dec)
+{
+	static const char *const names[] = { "ps", "ns", "us", "ms", "s" };
+	uint64_t a = ps < 0 ? (uint64_t)0 - (uint64_t)ps : (uint64_t)ps, ip, frac, div = 1;
+	int k, u = 0;
+	int64_t x;
+
+	for (x = 1; x < unit && u < 4; x *= 1000)
+		u++;
+	if (unit < 1)
+		unit = 1;
+	if (dec > 12)
+		dec = 12; /* a second has 12 decimal places of ps */
+	for (k = 0; k < dec; k++)
+		div *= 10;
+	ip = a / (uint64_t)unit;
+	frac = a % (uint64_t)unit;
+	if (dec > 0 && (uint64_t)unit >= div) {
+		char digits[24];
+
+		/* dec digits of frac / (unit / div), leading zeros kept. */
+		frac /= (uint64_t)unit / div;
+		for (k = dec; k-- > 0; frac /= 10)
+			digits[k] = (char)('0' + frac % 10);
+		digits[dec] = '\0';
+		snprintf(buf, n, "%s%" PRIu64 ".%s %s", ps < 0 ? "-" : "", ip, digits, names[u]);
+	} else {
+		snprintf(buf, n, "%s%" PRIu64 " %s", ps < 0 ? "-" : "", ip, names[u]);
+	}
+	return buf;
+}
+
+void timefmt_unit(int64_t maxabs, int64_t step, int64_t *unit, int *dec)
+{
+	int64_t u = XT_PS_S, r;
+
+	while (u > 1 && maxabs < u)
+		u /= 1000;
+	*unit = u;
+	*dec = 0;
+	if (step <= 0)
+		return;
+	for (r = u; r > 1 && step % r; r /= 10)
+		(*dec)++;
+}
+
+static int64_t nice_step(int64_t raw)
+{
+	int64_t p = 1;
+
+	while (p <= INT64_MAX / 10 && p * 10 <= raw)
+		p *= 10;
+	if (raw <= p)
+		return p;
+	if (raw <= 2 * p)
+		return 2 * p;
+	if (raw <= 5 * p)
+		return 5 * p;
+	return 10 * p;
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* The ticks for one tick spacing (a tick about every `every` columns);
+ * *dropped counts the ticks left out because their labels would have run
+ * into the previous one. */
+static size_t ticks_every(int64_t t0, int64_t t1, int w, int every, struct timefmt_tick *out,
+			  size_t max, int *dropped)
+{
+	int64_t span = t1 - t0, step, first, t, unit, ounit;
+	int dec, odec, full = 1, next_free = 0;
+	size_t n = 0;
+
+	step = nice_step(span / (w / every > 0 ? w / every : 1));
+	if (step < 1)
+		step = 1;
+	/* The first multiple of step at or after t0 (floor division). */
+	first = t0 / step * step;
+	if (first < t0)
+		first += step;
+	timefmt_unit(abs64(t0) > abs64(t1) ? abs64(t0) : abs64(t1), step, &unit, &dec);
+	timefmt_unit(span, step, &ounit, &odec);
+	/* Full times when the longest fits between two ticks with a space. */
+	{
+		char b[48];
+		int64_t cols = (int64_t)((__int128)step * w / span);
+
+		fmt_ps_unit(b, sizeof(b), abs64(t0) > abs64(t1) ? -abs64(t0) - step : abs64(t1) + step,
+			    unit, dec);
+		full = (int64_t)strlen(b) + 2 <= cols;
+	}
+	for (t = first; t < t1 && n < max; t += step) {
+		int x = (int)((__int128)(t - t0) * w / span), len;
+		char *l = out[n].label;
+
+		if (x < next_free || x >= w) {
+			(*dropped)++;
+			continue;
+		}
+		if (full || !n) {
+			fmt_ps_unit(l, sizeof(out[n].label), t, unit, dec);
+		} else {
+			/* Offsets from the first tick, in the unit of the span. */
+			l[0] = '+';
+			fmt_ps_unit(l + 1, sizeof(out[n].label) - 1, t - first, ounit, odec);
+		}
+		len = (int)strlen(l);
+		if (x + 1 + len > w)
+			break; /* a cut label could be read as another time */
+		out[n].x = x;
+		next_free = x + len + 2;
+		n++;
+	}
+	return n;
+}
+
+size_t timefmt_ticks(int64_t t0, int64_t t1, int w, struct timefmt_tick *out, size_t max)
+{
+	/* A tick about every 10 columns when the labels fit that, else 12;
+	 * closer (8, 6) only when wider spacing leaves fewer than two. */
+	static const int every[] = { 10, 12, 8, 6 };
+	size_t n = 0, k, best = 0, nbest = 0;
+	int dropped;
+
+	if (w <= 0 || t1 <= t0 || !max)
+		return 0;
+	for (k = 0; k < sizeof(every) / sizeof(every[0]); k++) {
+		dropped = 0;
+		n = ticks_every(t0, t1, w, every[k], out, max, &dropped);
+		if (n >= 2 && (!dropped || k == 1))
+			return n;
+		if (n > nbest) {
+			nbest = n;
+			best = k;
+		}
+	}
+	dropped = 0;
+	return ticks_every(t0, t1, w, every[best], out, max, &dropped);
 }

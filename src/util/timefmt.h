@@ -10,6 +10,35 @@
 
 /* 1234567 ps -> "1.23 us"; picks ps/ns/us/ms/s so 3 significant digits show. */
 char *fmt_ps(char *buf, size_t n, int64_t ps);
+/* ps in a fixed unit (XT_PS_* below) with dec decimals, exactly (integer
+ * maths, truncating): (22550200000000, XT_PS_S, 4) -> "22.5502 s". */
+#define XT_PS_NS 1000LL
+#define XT_PS_US 1000000LL
+#define XT_PS_MS 1000000000LL
+#define XT_PS_S 1000000000000LL
+char *fmt_ps_unit(char *buf, size_t n, int64_t ps, int64_t unit, int dec);
+/* The unit for values up to maxabs ps (s, ms, us, ns or ps) and the decimals
+ * that show every multiple of step exactly in it. */
+void timefmt_unit(int64_t maxabs, int64_t step, int64_t *unit, int *dec);
+
+/* One tick of a time ruler: its column and its label. */
+struct timefmt_tick {
+	int x;           /* column in [0, w) */
+	char label[48];
+};
+/*
+ * The ticks of a ruler w columns wide over [t0, t1) (ps, as displayed): a
+ * round step (1, 2 or 5 times a power of ten) about every 12 columns, and
+ * labels that differ from each other at every zoom. When full times fit
+ * between ticks they are all full times in one unit ("22.5502 s"); when
+ * they would not (deep zoom far from 0), the first tick shows the full time
+ * and the others the offset from it ("+20 ns"). Labels never overlap and
+ * are never cut: a tick whose label would run into the previous one or past
+ * the right edge is left out. Returns the
+ * number of ticks written (at most max). Can't fail.
+ */
+size_t timefmt_ticks(int64_t t0, int64_t t1, int w, struct timefmt_tick *out, size_t max);
+
 /* 1536 -> "1.50 KiB". */
 char *fmt_bytes(char *buf, size_t n, double bytes);
 /* 1234567 -> "1,234,567". */

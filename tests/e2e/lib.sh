@@ -3,7 +3,9 @@
 O=${O:-build}
 XTOP=${XTOP:-$O/xtop}
 GEN=${GEN:-$O/xtop-gen}
-FIX=../shared/fixtures
+# The real profiles: ../shared/fixtures, or XTOP_FIXTURES=DIR.
+FIX=${XTOP_FIXTURES:-../shared/fixtures}
+NOFIX="fixtures not found (set XTOP_FIXTURES)"
 PY=/usr/bin/python3
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/xtop-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -12,6 +14,14 @@ ok() { echo "ok $1"; }
 fail() { echo "FAIL $1: $2"; }
 skip() { echo "skip $1: $2"; }
 have_fixtures() { [ -d "$FIX" ]; }
+# skip_n N NAME WHY: N skipped checks (one line each, so the summary counts them).
+skip_n() {
+	k=1
+	while [ "$k" -le "$1" ]; do
+		skip "$2 ($k of $1)" "$3"
+		k=$((k + 1))
+	done
+}
 
 # expect_error NAME STATUS PATTERN CMD...: CMD must exit with STATUS, print
 # exactly one line on stderr matching PATTERN, and nothing on stdout.

@@ -45,5 +45,5 @@ if have_fixtures; then
 		fail "corrupt fixture under 256 MB" "$(cat "$TMP/err")"
 	fi
 else
-	skip "corrupt fixture" "../shared/fixtures not found"
+	skip_n 3 "corrupt and SSTABLE fixtures" "$NOFIX"
 fi

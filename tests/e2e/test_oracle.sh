@@ -34,7 +34,8 @@ if have_fixtures; then
 	done
 	compare "oracle tf-gpu-v100-2host (run directory, 2 hosts)" "$FIX/tf-gpu-v100-2host"
 else
-	skip "oracle on fixtures" "../shared/fixtures not found"
+	# The fixture set: seven files and one run directory.
+	skip_n 8 "oracle on fixtures" "$NOFIX"
 fi
 
 for kind in tpu gpu; do

@@ -4,18 +4,7 @@
 # Each wait polls `capture-pane` until a marker shows (at most ~10 s), so the
 # script is as fast as the viewer. One line per check, as in lib.sh.
 . tests/e2e/lib.sh
-
-if ! command -v tmux >/dev/null 2>&1; then
-	skip "viewer in tmux" "tmux not installed (scripts/deps.sh installs it)"
-	exit 0
-fi
-unset TMUX TMUX_PANE
-T="tmux -L xtop-test-$$ -f /dev/null"
-SOCK=
-trap '$T kill-server >/dev/null 2>&1; [ -n "$SOCK" ] && rm -f "$SOCK"; rm -rf "$TMP"' EXIT
-trap 'exit 1' INT TERM HUP
-ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen-256color"
-ESC=$(printf '\033')
+. tests/e2e/tui_lib.sh
 
 $GEN --kind tpu --events 20000 --seed 5 -o "$TMP/t.xplane.pb" >/dev/null 2>&1 ||
 	fail "generate tpu" "xtop-gen failed"
@@ -23,93 +12,13 @@ $GEN --kind gpu --events 20000 --seed 6 -o "$TMP/g.xplane.pb" >/dev/null 2>&1 ||
 	fail "generate gpu" "xtop-gen failed"
 head -c 4096 /dev/urandom >"$TMP/random.xplane.pb"
 
-# The pane runs this wrapper: the viewer, then one line with its exit status
-# and whether the tty settings are what they were before (curses restored
-# them), then it stays so the screen can be read.
-cat >"$TMP/run.sh" <<'EOF'
-s=$(stty -g)
-"$@"
-rc=$?
-if [ "$(stty -g)" = "$s" ]; then t=restored; else t=changed; fi
-echo "EXIT=$rc TTY=$t"
-exec sleep 300
-EOF
-
-# A session that outlives the others keeps the server up between viewers.
-SHELL=/bin/sh $T new-session -d -s keep -x 80 -y 24 "exec sleep 300" ||
-	{ fail "tmux server" "cannot start tmux"; exit 1; }
-SOCK=$($T display-message -p '#{socket_path}' 2>/dev/null)
-
-W=80 H=24
-# start COLS ROWS [VAR=VALUE...] [xtop args...]: a fresh viewer in session "t".
-start() {
-	W=$1 H=$2
-	shift 2
-	$T kill-session -t t >/dev/null 2>&1
-	$T new-session -d -s t -x "$W" -y "$H" -c "$PWD" "sh $TMP/run.sh env $ENVV $*"
-}
-keys() { $T send-keys -t t "$@"; }
-text() { $T send-keys -t t -l "$1"; }
-cap() { $T capture-pane -t t -p "$@" >"$TMP/screen" 2>/dev/null; }
-has() { grep -qF -- "$1" "$TMP/screen"; }
-line() { sed -n "${1}p" "$TMP/screen"; }
-bottom() { line "$H"; }
-# The ruler's window width label: the first characters of line 2.
-label() { line 2 | awk '{ print $1, $2 }'; }
-# shot [REGEX]: the screen (from the first line matching REGEX) on one line,
-# for failure messages.
-shot() {
-	if [ -n "${1:-}" ] && grep -q -- "$1" "$TMP/screen"; then
-		sed -n "/$1/,\$p" "$TMP/screen"
-	else
-		cat "$TMP/screen"
-	fi | sed 's/   */  /g' | tr '\n' '|' | cut -c 1-600
-}
-# wait_for TEXT [SECONDS]: polls the screen until TEXT shows; 1 on timeout.
-wait_for() {
-	n=$((${2:-10} * 20))
-	while [ $n -gt 0 ]; do
-		cap
-		has "$1" && return 0
-		sleep 0.05
-		n=$((n - 1))
-	done
-	return 1
-}
-# wait_until 'SHELL CONDITION' [SECONDS]: the same for any condition on the screen.
-wait_until() {
-	n=$((${2:-10} * 20))
-	while [ $n -gt 0 ]; do
-		cap
-		eval "$1" && return 0
-		sleep 0.05
-		n=$((n - 1))
-	done
-	return 1
-}
-# check NAME 'SHELL CONDITION' WHY [SECONDS] [REGEX]: waits for the condition,
-# then one line; a failure shows the screen (from the line matching REGEX).
-check() {
-	if wait_until "$2" "${4:-10}"; then ok "$1"; else fail "$1" "$3; screen: $(shot "${5:-}")"; fi
-}
-# width: the widest line of the screen in characters (UTF-8).
-width() {
-	$PY -c 'import sys; print(max(len(l) for l in open(sys.argv[1], encoding="utf-8").read().split("\n")))' "$TMP/screen"
-}
-# sgr_colours FILE: the colour parameters (30-38, 40-48, 90-97, 100-107) of
-# the SGR escapes in FILE, one a line; 39/49 (default colours) are not colours.
-sgr_colours() {
-	grep -o "$ESC\[[0-9;:]*m" "$1" | sed "s/^$ESC\[//; s/m\$//" | tr ';:' '\n\n' |
-		grep -Ex '3[0-8]|4[0-8]|9[0-7]|10[0-7]'
-}
-
 # ---------------------------------------------------------------- 80x24 ----
 start 80 24 "$XTOP" "$TMP/t.xplane.pb"
 if wait_until 'has "[timeline]" && has "/device:TPU:0" && has "XLA Ops" &&
-	line 2 | grep -Eq "^ [0-9.]+ (ps|ns|us|ms|s) +│0 ps +│"'; then
-	ok "timeline: plane headers, XLA Ops tracks, ruler from 0 ps"
+	line 2 | grep -Eq "^ [0-9.]+ (ps|ns|us|ms|s) +│[0-9.]+ (ps|ns|us|ms|s) +│"'; then
+	ok "timeline: plane headers, XLA Ops tracks, ruler ticks"
 else
-	fail "timeline: plane headers, XLA Ops tracks, ruler from 0 ps" "not shown; screen: $(shot)"
+	fail "timeline: plane headers, XLA Ops tracks, ruler ticks" "not shown; screen: $(shot)"
 fi
 check "timeline: status line names the file and its events" \
 	'line 1 | grep -q "xtop  t.xplane.pb  \[timeline\]  [0-9,]* events  1 host" && bottom | grep -q "? for help"' \
@@ -121,7 +30,7 @@ check "view 2: op profile with SELF column and convolution.11" \
 keys 3
 check "view 3: steps with the average and one row per step" \
 	'has "[steps]" && has "STEP" && has "average" &&
-	 [ "$(grep -Ec "^ [0-9]+ +[0-9.]+ (ps|ns|us|ms|s) +[0-9.]+ (ps|ns|us|ms|s)" "$TMP/screen")" -ge 5 ]' \
+	 [ "$(grep -Ec "^ +[0-9]+ +[0-9.]+ (ps|ns|us|ms|s) +[0-9.]+ (ps|ns|us|ms|s)" "$TMP/screen")" -ge 5 ]' \
 	"no step rows"
 keys 4
 check "view 4: memory with ALLOCATOR and the allocations live at the peak" \
@@ -206,19 +115,23 @@ keys 0
 # Steps and memory: Enter takes the timeline there.
 keys 3
 wait_for "[steps]" >/dev/null
-dur=$(grep -E '^ 100 ' "$TMP/screen" | awk '{ print $4, $5 }')
+dur=$(grep -E '^ +100 ' "$TMP/screen" | awk '{ print $4, $5 }')
 keys Enter
-check "steps: Enter zooms the timeline to the step (ruler width = its duration $dur)" \
-	'has "[timeline]" && bottom | grep -q "^step 100" && [ "$(label)" = "$dur" ]' "ruler $(label)"
+# The window is the step and a twentieth of it on each side, its start marked.
+check "steps: Enter zooms the timeline to the step ($dur, and 5% each side), marked" \
+	'has "[timeline]" && bottom | grep -q "^step 100" && line 2 | grep -q "▼" &&
+	 [ "$(ps_of $(label))" -ge "$(ps_of $dur)" ] &&
+	 [ "$(ps_of $(label))" -le $(($(ps_of $dur) * 6 / 5)) ]' "no step window"
 keys 4
 wait_for "[memory]" >/dev/null
 keys Enter
-check "memory: Enter jumps to the allocator's peak" \
-	'has "[timeline]" && bottom | grep -q "peak at the middle of the view"' "no jump"
+check "memory: Enter jumps to the allocator's peak, marked on its thread" \
+	'has "[timeline]" && bottom | grep -q "peak at the mark, on py_xla_execute/" &&
+	 line 2 | grep -q "▼"' "no jump"
 keys 0
 
 # Zoom and pan change the ruler; 0 restores it.
-wait_until '[ "$(label)" != "" ] && line 2 | grep -q "│0 ps"' >/dev/null
+wait_until '[ "$(label)" != "" ] && line 2 | grep -q "│0 "' >/dev/null
 w0=$(label)
 keys w
 check "zoom: w halves the window ($w0 -> something else)" '[ "$(label)" != "$w0" ]' "label still $w0"
@@ -304,9 +217,16 @@ keys 0
 # Help.
 keys '?'
 check "help: ? lists the keys from the key table" \
-	'has "xtop keys (? or Esc closes)" && has "q       quit" && has "w       zoom in" &&
-	 has "/       search event names" && has "p       group by program" && has "Enter   ops: fold a group"' \
+	'has "xtop keys  (? or Esc closes" && has "q       quit" && has "/       search event names"' \
 	"help incomplete"
+keys End
+check "help: End shows its last page (op profile keys, the prompt's keys)" \
+	'has "p       group by program" && has "Enter   ops: fold a group" && has "^W      delete the word"' \
+	"help's end not shown"
+keys /
+text "zoom in"
+keys Enter
+check "help: / finds text in it (zoom in)" 'has "w       zoom in"' "not found"
 keys '?'
 check "help: ? closes it" '! has "xtop keys" && has "[timeline]" && bottom | grep -q "^q Quit"' \
 	"help still shown"
@@ -504,7 +424,7 @@ if have_fixtures; then
 	bad_run "corrupt fixture in a tty: one error line, exit 2, terminal restored" \
 		"$FIX/corrupt/tpu_inference_2-utf8-mangled.xplane.pb" "not a valid XSpace"
 else
-	skip "corrupt fixture in a tty" "../shared/fixtures not found"
+	skip "corrupt fixture in a tty" "$NOFIX"
 fi
 
 # ------------------------------------------------------------- fixtures ----
@@ -554,5 +474,5 @@ if have_fixtures; then
 	keys q
 	check "ROCm fixture: q quits cleanly" 'has "EXIT=0 TTY=restored"' "no clean exit"
 else
-	skip "viewer on the real fixtures" "../shared/fixtures not found"
+	skip_n 11 "viewer on the real fixtures" "$NOFIX"
 fi

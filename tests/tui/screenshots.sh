@@ -4,12 +4,13 @@
 # (capture-pane -e) and renders it as a PNG with tests/tui/ansi2png.py.
 #   sh tests/tui/screenshots.sh [OUTDIR]     (from the repository root; default screenshots/)
 # Needs build/xtop and build/xtop-gen (make), tmux, python3-pil and
-# fonts-dejavu-core. Uses ../shared/fixtures too when it exists.
+# fonts-dejavu-core. Uses the real profiles in ../shared/fixtures (or
+# XTOP_FIXTURES=DIR) too when they are there.
 OUT=${1:-screenshots}
 O=${O:-build}
 XTOP=${XTOP:-$O/xtop}
 GEN=${GEN:-$O/xtop-gen}
-FIX=../shared/fixtures
+FIX=${XTOP_FIXTURES:-../shared/fixtures}
 PY=/usr/bin/python3
 COLS=120
 ROWS=36

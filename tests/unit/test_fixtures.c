@@ -1,6 +1,6 @@
 /*
  * test_fixtures: the real profiles in ../shared/fixtures (relative to the
- * repository root, where the tests run). Every expected number below was
+ * repository root, where the tests run), or in $XTOP_FIXTURES. Every expected number below was
  * derived independently by the oracle:
  *     /usr/bin/python3 tests/oracle/xspace_oracle.py FIXTURE
  * (xtop's `report --json` agrees with it on all of them). When the fixture
@@ -9,8 +9,6 @@
 #include "testutil.h"
 
 #include <math.h>
-
-#define FIXDIR "../shared/fixtures"
 
 struct op_expect {
 	const char *name; /* exact, or a prefix when name_len is set */
@@ -28,7 +26,7 @@ struct mem_expect {
 };
 
 struct fixture {
-	const char *path; /* under FIXDIR */
+	const char *path; /* under the fixture directory */
 	size_t nhosts;
 	size_t events;
 	size_t planes;    /* per host */
@@ -123,20 +121,9 @@ static const struct fixture fixtures[] = {
 	},
 };
 
-/* Skips the test (returns 0) when the fixtures are not there. */
-static int have_fixtures(void)
-{
-	struct stat st;
-
-	if (stat(FIXDIR, &st) == 0 && S_ISDIR(st.st_mode))
-		return 1;
-	print_message("skipped: " FIXDIR " not found\n");
-	return 0;
-}
-
 static void check_fixture(const struct fixture *fx)
 {
-	const char *path = tu_fmt("%s/%s", FIXDIR, fx->path);
+	const char *path = tu_fixture(fx->path);
 	struct xt_trace *t;
 	struct xt_analysis *a = tu_load(path, &t);
 	const struct xt_device_row *best = NULL;
@@ -221,13 +208,13 @@ static void test_fixture_tf_2host(void **state)
 	const struct xt_step_row *st;
 
 	(void)state;
-	if (!have_fixtures()) {
+	if (!tu_have_fixtures()) {
 		skip();
 		return;
 	}
 	check_fixture(&fixtures[0]);
 	/* The run directory loads as its two hosts. */
-	a = tu_load(FIXDIR "/tf-gpu-v100-2host", &t);
+	a = tu_load(tu_fixture("tf-gpu-v100-2host"), &t);
 	assert_int_equal(t->nhosts, 2);
 	assert_string_equal(t->hosts[0].name, "34.83.195.179_6003");
 	assert_string_equal(t->hosts[1].name, "34.83.195.180_6003");
@@ -256,12 +243,12 @@ static void test_fixture_tf_one_host(void **state)
 	size_t i, negative = 0;
 
 	(void)state;
-	if (!have_fixtures()) {
+	if (!tu_have_fixtures()) {
 		skip();
 		return;
 	}
 	check_fixture(&fixtures[1]);
-	a = tu_load(FIXDIR "/" "tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb", &t);
+	a = tu_load(tu_fixture("tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb"), &t);
 	/* Same step as the directory (both hosts are the same file). */
 	assert_int_equal(a->nsteps, 1);
 	assert_int_equal(a->steps[0].duration_ps, 668866125000);
@@ -276,7 +263,7 @@ static void test_fixture_tf_one_host(void **state)
 static void test_fixture_tpu(void **state)
 {
 	(void)state;
-	if (!have_fixtures()) {
+	if (!tu_have_fixtures()) {
 		skip();
 		return;
 	}
@@ -286,7 +273,7 @@ static void test_fixture_tpu(void **state)
 static void test_fixture_rocm_gemm(void **state)
 {
 	(void)state;
-	if (!have_fixtures()) {
+	if (!tu_have_fixtures()) {
 		skip();
 		return;
 	}
@@ -296,7 +283,7 @@ static void test_fixture_rocm_gemm(void **state)
 static void test_fixture_rocm_elementwise(void **state)
 {
 	(void)state;
-	if (!have_fixtures()) {
+	if (!tu_have_fixtures()) {
 		skip();
 		return;
 	}
@@ -306,7 +293,7 @@ static void test_fixture_rocm_elementwise(void **state)
 static void test_fixture_rocm_attention(void **state)
 {
 	(void)state;
-	if (!have_fixtures()) {
+	if (!tu_have_fixtures()) {
 		skip();
 		return;
 	}
@@ -319,13 +306,13 @@ static void test_fixture_rocm_conv_legacy(void **state)
 	size_t p, l, big = 0;
 
 	(void)state;
-	if (!have_fixtures()) {
+	if (!tu_have_fixtures()) {
 		skip();
 		return;
 	}
 	check_fixture(&fixtures[6]);
 	/* Its run directory also holds an .SSTABLE: skipped, one host. */
-	tu_load(FIXDIR "/jax-rocm-mi300x-conv-legacy", &t);
+	tu_load(tu_fixture("jax-rocm-mi300x-conv-legacy"), &t);
 	assert_int_equal(t->nhosts, 1);
 	assert_int_equal(t->nev, 6024);
 	assert_string_equal(t->hosts[0].name, "chi-mi300x-013.ord.vultr.cpe.ice.amd.com");
@@ -338,13 +325,13 @@ static void test_fixture_rocm_conv_legacy(void **state)
 
 static void test_fixture_corrupt(void **state)
 {
-	const char *path = FIXDIR "/corrupt/tpu_inference_2-utf8-mangled.xplane.pb";
+	const char *path = tu_fixture("corrupt/tpu_inference_2-utf8-mangled.xplane.pb");
 	struct xt_trace *t;
 	struct xt_analysis *a;
 	struct xt_error err;
 
 	(void)state;
-	if (!have_fixtures()) {
+	if (!tu_have_fixtures()) {
 		skip();
 		return;
 	}
@@ -360,14 +347,14 @@ static void test_fixture_corrupt(void **state)
 static void test_fixture_sstable_alone(void **state)
 {
 	const char *path =
-		FIXDIR "/jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.SSTABLE";
+		tu_fixture("jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.SSTABLE");
 	struct xt_trace *t;
 	struct xt_analysis *a;
 	struct xt_error err;
 	int rc;
 
 	(void)state;
-	if (!have_fixtures()) {
+	if (!tu_have_fixtures()) {
 		skip();
 		return;
 	}

@@ -80,6 +80,72 @@ static void test_lookup_step_self(void **state)
 	timeline_free(tl);
 }
 
+/* Track labels are unique within a plane: a repeated name gets the line id
+ * (a thread id on host planes), and a repeated id a running number too. */
+static void test_track_labels(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_plane *q = tu_plane_add(s, 2, "/device:TPU:0");
+	struct xt_trace *t;
+	struct timeline *tl;
+
+	(void)state;
+	tu_line_add(p, 11, "EventFDAsyncWorker", 0);
+	tu_line_add(p, 12, "EventFDAsyncWorker", 0);
+	tu_line_add(p, 13, "python3", 0);
+	tu_line_add(p, 14, "", 0);
+	tu_line_add(p, 20, "w", 0);
+	tu_line_add(p, 20, "w", 0);
+	tu_line_add(q, 11, "EventFDAsyncWorker", 0); /* another plane: no suffix */
+	t = tu_read(tu_write(s, 0));
+	tl = timeline_new(t);
+	assert_int_equal(tl->ntracks, 7);
+	assert_string_equal(tl->tracks[0].label, "EventFDAsyncWorker [11]");
+	assert_string_equal(tl->tracks[1].label, "EventFDAsyncWorker [12]");
+	assert_string_equal(tl->tracks[2].label, "python3");
+	assert_string_equal(tl->tracks[3].label, "(unnamed)");
+	assert_string_equal(tl->tracks[4].label, "w [20 #1]");
+	assert_string_equal(tl->tracks[5].label, "w [20 #2]");
+	assert_string_equal(tl->tracks[6].label, "EventFDAsyncWorker");
+	timeline_free(tl);
+}
+
+/* The first window's span: device events only (first start to last end);
+ * the whole profile when no device plane has events. */
+static void test_device_span(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+	tu_plane *d = tu_plane_add(s, 2, "/device:GPU:0");
+	tu_line *hl = tu_line_add(h, 1, "python", 0);
+	tu_line *dl = tu_line_add(d, 2, "Stream #1", 1); /* timestamps in ns */
+	struct timeline *tl;
+	tu_space *s2;
+	tu_plane *h2;
+
+	(void)state;
+	tu_ev(h, hl, "main", 0, 8000000);
+	tu_ev(d, dl, "kernel", 5000, 100);     /* [6000, 6100) ps */
+	tu_ev(d, dl, "kernel2", 900000, 2000); /* ends at 903000 ps */
+	tl = timeline_new(tu_read(tu_write(s, 0)));
+	assert_int_equal(tl->t0, 0);
+	assert_int_equal(tl->t1, 8000000);
+	assert_true(tl->has_dev);
+	assert_int_equal(tl->dev_t0, 6000);
+	assert_int_equal(tl->dev_t1, 903000);
+	timeline_free(tl);
+
+	s2 = tu_space_new();
+	h2 = tu_plane_add(s2, 1, "/host:CPU");
+	tu_ev(h2, tu_line_add(h2, 1, "python", 0), "main", 10, 90);
+	tl = timeline_new(tu_read(tu_write(s2, 0)));
+	assert_false(tl->has_dev);
+	assert_int_equal(tl->dev_t0, tl->t0);
+	assert_int_equal(tl->dev_t1, tl->t1);
+	timeline_free(tl);
+}
+
 static void test_search_whole_profile(void **state)
 {
 	struct xt_trace *t = build();
@@ -116,6 +182,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TU_TEST(test_sample_columns),
 		TU_TEST(test_lookup_step_self),
+		TU_TEST(test_track_labels),
+		TU_TEST(test_device_span),
 		TU_TEST(test_search_whole_profile),
 	};
 

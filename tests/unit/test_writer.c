@@ -80,19 +80,22 @@ static void test_roundtrip_generated(void **state)
 
 static void test_roundtrip_fixtures(void **state)
 {
-	static const char *const files[] = {
-		"../shared/fixtures/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb",
-		"../shared/fixtures/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb",
-		"../shared/fixtures/jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb",
+	static const char *const rel[] = {
+		"jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb",
+		"tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb",
+		"jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb",
 	};
+	const char *files[sizeof(rel) / sizeof(rel[0])];
 	const char *dir;
 	size_t i;
 
 	(void)state;
-	if (access(files[0], R_OK) != 0) {
-		print_message("skipped: ../shared/fixtures not found\n");
+	if (!tu_have_fixtures()) {
 		skip();
+		return;
 	}
+	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		files[i] = tu_fixture(rel[i]);
 	dir = tu_mkdtemp();
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct xt_trace *a = tu_read(files[i]), *b;

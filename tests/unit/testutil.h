@@ -500,6 +500,35 @@ TU_FN const char *tu_mkdirs(const char *base, const char *rel)
 	return full;
 }
 
+/* ---- the real profiles ---- */
+
+/* The fixture directory: $XTOP_FIXTURES, else ../shared/fixtures (relative
+ * to the repository root, where the tests run). */
+TU_FN const char *tu_fixtures_dir(void)
+{
+	const char *d = getenv("XTOP_FIXTURES");
+
+	return d && *d ? d : "../shared/fixtures";
+}
+
+/* The path of rel under the fixture directory (freed at teardown). */
+TU_FN const char *tu_fixture(const char *rel)
+{
+	return tu_fmt("%s/%s", tu_fixtures_dir(), rel);
+}
+
+/* 1 when the fixtures are there; else prints why the test skips (the suite
+ * counts these reasons in its summary) and returns 0. */
+TU_FN int tu_have_fixtures(void)
+{
+	struct stat st;
+
+	if (stat(tu_fixtures_dir(), &st) == 0 && S_ISDIR(st.st_mode))
+		return 1;
+	print_message("skipped: fixtures not found (set XTOP_FIXTURES)\n");
+	return 0;
+}
+
 /* ---- loading ---- */
 
 /* Reads path as the only host of a new trace, without analyses; asserts

@@ -1,0 +1,603 @@
+/* panel: see panel.h. */
+#include "panel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../util/utf8.h"
+#include "../util/xalloc.h"
+#include "reaction.h"
+#include "roles.h"
+
+#define PANEL_FLEX_MIN 8
+
+void panel_init(struct panel *p, const struct panel_ops *ops, void *ctx,
+		const struct panel_column *cols, size_t ncols)
+{
+	memset(p, 0, sizeof(*p));
+	p->ops = ops;
+	p->ctx = ctx;
+	p->cols = cols;
+	p->ncols = ncols;
+	p->sort = -1;
+	p->mark = "~";
+	p->open = "-";
+	p->closed = "+";
+}
+
+void panel_fini(struct panel *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfolds; i++)
+		free(p->folds[i]);
+	free(p->folds);
+	free(p->order);
+	free(p->kids);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- what a row says ---- */
+
+static void row_text(const struct panel *p, size_t row, char *buf, size_t n)
+{
+	size_t c, o = 0;
+
+	buf[0] = '\0';
+	if (p->ops->text) {
+		p->ops->text(p->ctx, row, buf, n);
+		return;
+	}
+	for (c = 0; c < p->ncols && o + 2 < n; c++) {
+		if (!p->cols[c].text)
+			continue;
+		if (o)
+			buf[o++] = ' ';
+		p->cols[c].text(p->ctx, row, buf + o, n - o);
+		o += strlen(buf + o);
+	}
+	if (!o && !p->cols)
+		snprintf(buf, n, "%zu", row);
+}
+
+static void row_key(const struct panel *p, size_t row, char *buf, size_t n)
+{
+	if (p->ops->key)
+		p->ops->key(p->ctx, row, buf, n);
+	else
+		row_text(p, row, buf, n);
+}
+
+int panel_folded(const struct panel *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfolds; i++)
+		if (!strcmp(p->folds[i], key))
+			return 1;
+	return 0;
+}
+
+/* ---- the shown rows ---- */
+
+struct sort_ctx {
+	const struct panel *p;
+	int (*cmp)(void *ctx, size_t a, size_t b);
+};
+
+static int order_cmp(const void *x, const void *y, void *arg)
+{
+	const struct sort_ctx *sc = arg;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int r = sc->cmp(sc->p->ctx, a, b);
+
+	return r ? r : (a > b) - (a < b); /* stable: the view's order breaks ties */
+}
+
+static void sort_rows(const struct panel *p, size_t *rows, size_t n)
+{
+	struct sort_ctx sc = { p, NULL };
+
+	if (p->sort < 0 || (size_t)p->sort >= p->ncols || !p->cols[p->sort].cmp || n < 2)
+		return;
+	sc.cmp = p->cols[p->sort].cmp;
+	qsort_r(rows, n, sizeof(size_t), order_cmp, &sc);
+}
+
+static void push(struct panel *p, size_t row)
+{
+	if (p->norder == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->order = xreallocarray(p->order, p->cap, sizeof(size_t));
+	}
+	p->order[p->norder++] = row;
+}
+
+/* Tree rows: siblings sorted among themselves, each subtree under its row,
+ * folded subtrees and rows with no match in their subtree left out. */
+static void build_tree(struct panel *p, size_t n, const unsigned char *match)
+{
+	unsigned *depth = xmalloc((n ? n : 1) * sizeof(unsigned));
+	long *parent = xmalloc((n ? n : 1) * sizeof(long)), *stack;
+	unsigned char *keep = xcalloc(n ? n : 1, 1);
+	size_t *child, *first, *nchild, i, sp = 0;
+	char key[256];
+
+	stack = xmalloc((n + 1) * sizeof(long));
+	for (i = 0; i < n; i++) {
+		depth[i] = p->ops->depth(p->ctx, i);
+		/* The parent is the last row above with a smaller depth. */
+		while (sp && depth[stack[sp - 1]] >= depth[i])
+			sp--;
+		parent[i] = sp ? stack[sp - 1] : -1;
+		stack[sp++] = (long)i;
+	}
+	for (i = n; i-- > 0;) {
+		keep[i] |= match[i];
+		if (keep[i] && parent[i] >= 0)
+			keep[parent[i]] = 1;
+		if (parent[i] >= 0)
+			p->kids[parent[i]] = 1;
+	}
+	/* Children lists, parent -1 first (index n). */
+	nchild = xcalloc(n + 1, sizeof(size_t));
+	first = xcalloc(n + 2, sizeof(size_t));
+	child = xmalloc((n ? n : 1) * sizeof(size_t));
+	for (i = 0; i < n; i++)
+		nchild[parent[i] < 0 ? n : (size_t)parent[i]]++;
+	for (i = 0; i <= n; i++)
+		first[i + 1] = first[i] + nchild[i];
+	memset(nchild, 0, (n + 1) * sizeof(size_t));
+	for (i = 0; i < n; i++) {
+		size_t pi = parent[i] < 0 ? n : (size_t)parent[i];
+
+		child[first[pi] + nchild[pi]++] = i;
+	}
+	for (i = 0; i <= n; i++)
+		sort_rows(p, child + first[i], nchild[i]);
+	/* Pre-order walk with an explicit stack of (list, position). */
+	{
+		size_t *ls = xmalloc((n + 1) * sizeof(size_t)), *pos = xmalloc((n + 1) * sizeof(size_t));
+		size_t top = 0;
+
+		ls[0] = n;
+		pos[0] = 0;
+		top = 1;
+		while (top) {
+			size_t l = ls[top - 1], r;
+
+			if (pos[top - 1] >= nchild[l]) {
+				top--;
+				continue;
+			}
+			r = child[first[l] + pos[top - 1]++];
+			if (!keep[r])
+				continue;
+			push(p, r);
+			if (!p->kids[r])
+				continue;
+			row_key(p, r, key, sizeof(key));
+			/* A filter opens folded rows that hold a match. */
+			if (!p->filter[0] && panel_folded(p, key))
+				continue;
+			ls[top] = r;
+			pos[top] = 0;
+			top++;
+		}
+		free(ls);
+		free(pos);
+	}
+	free(child);
+	free(first);
+	free(nchild);
+	free(keep);
+	free(stack);
+	free(parent);
+	free(depth);
+}
+
+static void remember_selection(struct panel *p)
+{
+	if (p->sel >= 0 && (size_t)p->sel < p->norder) {
+		row_key(p, p->order[p->sel], p->selkey, sizeof(p->selkey));
+		p->has_key = 1;
+	}
+}
+
+void panel_refresh(struct panel *p, int width)
+{
+	size_t n = p->ops->count(p->ctx, width), i;
+	unsigned char *match = xmalloc(n ? n : 1);
+	char buf[1024], key[256];
+
+	p->width = width;
+	p->norder = 0;
+	free(p->kids);
+	p->kids = xcalloc(n ? n : 1, 1);
+	p->nkids = n;
+	for (i = 0; i < n; i++) {
+		match[i] = 1;
+		if (p->filter[0]) {
+			row_text(p, i, buf, sizeof(buf));
+			match[i] = strcasestr(buf, p->filter) != NULL;
+		}
+	}
+	if (p->ops->depth) {
+		build_tree(p, n, match);
+	} else {
+		for (i = 0; i < n; i++)
+			if (match[i])
+				push(p, i);
+		sort_rows(p, p->order, p->norder);
+	}
+	free(match);
+	if (p->pager)
+		return;
+	/* The selection follows its row, found by key. */
+	if (p->has_key) {
+		int here = 0;
+
+		if (p->sel >= 0 && (size_t)p->sel < p->norder) {
+			row_key(p, p->order[p->sel], key, sizeof(key));
+			here = !strcmp(key, p->selkey);
+		}
+		/* When the row is gone the selection stays at its position. */
+		if (!here)
+			panel_select_key(p, p->selkey);
+	}
+	if (p->sel >= (long)p->norder)
+		p->sel = (long)p->norder - 1;
+	if (p->sel < 0)
+		p->sel = 0;
+	remember_selection(p);
+}
+
+int panel_select_key(struct panel *p, const char *key)
+{
+	char k[256];
+	size_t i;
+
+	for (i = 0; i < p->norder; i++) {
+		row_key(p, p->order[i], k, sizeof(k));
+		if (!strcmp(k, key)) {
+			p->sel = (long)i;
+			remember_selection(p);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+long panel_selected(const struct panel *p)
+{
+	if (p->pager || p->sel < 0 || (size_t)p->sel >= p->norder)
+		return -1;
+	return (long)p->order[p->sel];
+}
+
+void panel_set_filter(struct panel *p, const char *text)
+{
+	snprintf(p->filter, sizeof(p->filter), "%s", text);
+	p->top = 0;
+	panel_refresh(p, p->width);
+}
+
+int panel_find(struct panel *p, const char *text, int dir)
+{
+	long n = (long)p->norder, start = p->pager ? p->top : p->sel, k;
+	char buf[1024];
+
+	if (!n || !text[0])
+		return -1;
+	for (k = 1; k <= n; k++) {
+		long i = ((start + (dir > 0 ? k : -k)) % n + n) % n;
+
+		row_text(p, p->order[i], buf, sizeof(buf));
+		if (strcasestr(buf, text)) {
+			if (p->pager) {
+				p->top = i;
+			} else {
+				p->sel = i;
+				remember_selection(p);
+			}
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int panel_toggle_fold(struct panel *p)
+{
+	char key[256];
+	long row = panel_selected(p);
+	size_t i;
+
+	if (row < 0 || (size_t)row >= p->nkids || !p->kids[row])
+		return -1;
+	row_key(p, (size_t)row, key, sizeof(key));
+	for (i = 0; i < p->nfolds; i++) {
+		if (!strcmp(p->folds[i], key)) {
+			free(p->folds[i]);
+			p->folds[i] = p->folds[--p->nfolds];
+			panel_refresh(p, p->width);
+			return 0;
+		}
+	}
+	p->folds = xreallocarray(p->folds, p->nfolds + 1, sizeof(char *));
+	p->folds[p->nfolds++] = xstrdup(key);
+	panel_refresh(p, p->width);
+	return 0;
+}
+
+/* ---- keys ---- */
+
+static void move_by(struct panel *p, long d)
+{
+	long n = (long)p->norder;
+
+	if (p->pager) {
+		long max = n - (p->height > 0 ? p->height : 1);
+
+		p->top += d;
+		if (p->top > max)
+			p->top = max;
+		if (p->top < 0)
+			p->top = 0;
+		return;
+	}
+	if (!n)
+		return;
+	p->sel += d;
+	if (p->sel >= n)
+		p->sel = n - 1;
+	if (p->sel < 0)
+		p->sel = 0;
+	remember_selection(p);
+}
+
+static int next_sortable(const struct panel *p, int dir)
+{
+	int n = (int)p->ncols, k, c = p->sort;
+
+	for (k = 0; k < n; k++) {
+		c = ((c < 0 ? (dir > 0 ? -1 : 0) : c) + dir + n) % n;
+		if (p->cols[c].cmp)
+			return c;
+	}
+	return -1;
+}
+
+unsigned panel_act(struct panel *p, enum action act)
+{
+	long page = p->height > 1 ? p->height - 1 : 1;
+
+	switch (act) {
+	case ACT_UP:
+		move_by(p, -1);
+		return UI_REDRAW;
+	case ACT_DOWN:
+		move_by(p, 1);
+		return UI_REDRAW;
+	case ACT_PAGE_UP:
+		move_by(p, -page);
+		return UI_REDRAW;
+	case ACT_PAGE_DOWN:
+		move_by(p, page);
+		return UI_REDRAW;
+	case ACT_HOME:
+		move_by(p, -(long)p->norder - 1);
+		return UI_REDRAW;
+	case ACT_END:
+		move_by(p, (long)p->norder + 1);
+		return UI_REDRAW;
+	case ACT_SORT_NEXT:
+	case ACT_SORT_PREV: {
+		int c = p->cols ? next_sortable(p, act == ACT_SORT_NEXT ? 1 : -1) : -1;
+
+		if (c < 0)
+			return 0;
+		p->sort = c;
+		panel_refresh(p, p->width);
+		return UI_REDRAW;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* ---- layout ---- */
+
+/* Which columns fit in w (show[c] cleared for those that do not) and their
+ * widths (width[c]; flexible columns share what is left). */
+static void layout(const struct panel *p, int w, int *show, int *width)
+{
+	size_t c;
+	int used, flex;
+
+	for (;;) {
+		int worst = -1;
+
+		int nshown = 0;
+
+		used = 0;
+		flex = 0;
+		for (c = 0; c < p->ncols; c++) {
+			if (!show[c])
+				continue;
+			used += p->cols[c].width;
+			flex += !p->cols[c].width;
+			nshown++;
+		}
+		used += nshown > 1 ? nshown - 1 : 0; /* one space between columns */
+		if (used + flex * PANEL_FLEX_MIN <= w)
+			break;
+		/* The most droppable column goes (never the sort column). */
+		for (c = 0; c < p->ncols; c++)
+			if (show[c] && p->cols[c].drop && (int)c != p->sort &&
+			    (worst < 0 || p->cols[c].drop > p->cols[worst].drop))
+				worst = (int)c;
+		if (worst < 0)
+			break;
+		show[worst] = 0;
+	}
+	for (c = 0; c < p->ncols; c++) {
+		width[c] = p->cols[c].width;
+		if (show[c] && !p->cols[c].width)
+			width[c] = flex ? (w - used) / flex : 0;
+		if (width[c] < 0)
+			width[c] = 0;
+	}
+}
+
+/* Writes text into [x, x + w), shortened in the middle if it is longer. */
+static void put_cell(const struct panel *p, struct cellrow *r, int x, int w, int right, int role,
+		     unsigned flags, const char *text)
+{
+	char buf[1024];
+	int len;
+
+	utf8_elide(buf, sizeof(buf), text, w, p->mark);
+	len = utf8_width(buf);
+	cellrow_fill(r, x, w, role, flags);
+	cellrow_put(r, right ? x + w - len : x, len, role, flags, buf);
+}
+
+void panel_header(struct panel *p, struct cellrow *r, int w)
+{
+	int show[32], width[32], x = 0;
+	size_t c;
+
+	cellrow_fill(r, 0, w, ROLE_HEADER, 0);
+	if (!p->cols)
+		return;
+	for (c = 0; c < p->ncols && c < 32; c++)
+		show[c] = 1;
+	layout(p, w, show, width);
+	for (c = 0; c < p->ncols && c < 32; c++) {
+		char name[64];
+
+		if (!show[c])
+			continue;
+		/* The sort column is marked with a trailing 'v'. */
+		snprintf(name, sizeof(name), "%s%s", p->cols[c].name, (int)c == p->sort ? "v" : "");
+		put_cell(p, r, x, width[c], p->cols[c].right, ROLE_HEADER, 0, name);
+		x += width[c] + 1;
+	}
+}
+
+static void draw_row(struct panel *p, size_t row, int selected, struct cellrow *r, int w,
+		     const int *show, const int *width)
+{
+	int role = ROLE_TEXT, x = 0;
+	unsigned flags = 0;
+	size_t c;
+
+	if (p->ops->style)
+		p->ops->style(p->ctx, row, &role, &flags);
+	if (selected)
+		role = ROLE_SELECT;
+	cellrow_fill(r, 0, w, role, flags);
+	if (!p->cols) {
+		p->ops->row(p->ctx, row, r);
+		if (selected)
+			for (x = 0; x < r->w; x++)
+				r->c[x].role = ROLE_SELECT;
+		return;
+	}
+	for (c = 0; c < p->ncols && c < 32; c++) {
+		const struct panel_column *col = &p->cols[c];
+		char text[512], cell[600];
+
+		if (!show[c])
+			continue;
+		if (col->cells) {
+			col->cells(p->ctx, row, r, x, width[c]);
+		} else {
+			text[0] = '\0';
+			if (col->text)
+				col->text(p->ctx, row, text, sizeof(text));
+			if (p->ops->depth && (int)c == p->tree_col) {
+				unsigned d = p->ops->depth(p->ctx, row), k;
+				int o = 0;
+				char key[256];
+
+				for (k = 0; k < d && o < 64; k++)
+					o += snprintf(cell + o, sizeof(cell) - (size_t)o, "  ");
+				if (row < p->nkids && p->kids[row]) {
+					row_key(p, row, key, sizeof(key));
+					o += snprintf(cell + o, sizeof(cell) - (size_t)o, "%s ",
+						      panel_folded(p, key) && !p->filter[0] ? p->closed
+											    : p->open);
+				}
+				snprintf(cell + o, sizeof(cell) - (size_t)o, "%s", text);
+			} else {
+				snprintf(cell, sizeof(cell), "%s", text);
+			}
+			put_cell(p, r, x, width[c], col->right, role, flags, cell);
+		}
+		x += width[c];
+		if (x < w)
+			cellrow_fill(r, x, 1, role, flags);
+		x++;
+	}
+}
+
+void panel_render(struct panel *p, int h, int w,
+		  void (*emit)(void *arg, int i, const struct cellrow *r), void *arg)
+{
+	struct cellrow r;
+	int show[32], width[32], i = 0, body;
+	size_t c;
+
+	if (h <= 0 || w <= 0)
+		return;
+	panel_refresh(p, w);
+	cellrow_init(&r, w);
+	for (c = 0; c < p->ncols && c < 32; c++)
+		show[c] = 1;
+	if (p->cols)
+		layout(p, w, show, width);
+	if (p->header) {
+		panel_header(p, &r, w);
+		emit(arg, i++, &r);
+	}
+	body = h - i;
+	p->height = body;
+	/* Keep the selection on screen; in pager mode keep the page full. */
+	if (p->pager) {
+		if (p->top > (long)p->norder - body)
+			p->top = (long)p->norder - body;
+	} else {
+		if (p->sel < p->top)
+			p->top = p->sel;
+		if (p->sel >= p->top + body)
+			p->top = p->sel - body + 1;
+	}
+	if (p->top < 0)
+		p->top = 0;
+	for (; i < h; i++) {
+		long k = p->top + (i - (h - body));
+
+		if (k >= (long)p->norder) {
+			cellrow_fill(&r, 0, w, ROLE_TEXT, 0);
+		} else {
+			draw_row(p, p->order[k], !p->pager && k == p->sel, &r, w, show, width);
+		}
+		emit(arg, i, &r);
+	}
+	cellrow_fini(&r);
+}
+
+void panel_draw_row(struct panel *p, size_t row, struct cellrow *r, int w, int selected)
+{
+	int show[32], width[32];
+	size_t c;
+
+	for (c = 0; c < p->ncols && c < 32; c++)
+		show[c] = 1;
+	if (p->cols)
+		layout(p, w, show, width);
+	draw_row(p, row, selected, r, w, show, width);
+}

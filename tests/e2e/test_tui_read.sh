@@ -1,0 +1,307 @@
+#!/bin/sh
+# The viewer stays readable at every zoom and every width: the time ruler,
+# track labels, text that does not fit (details, help, messages), the search
+# prompt, and where jumps land. The real binary in tmux, as in test_tui.sh.
+. tests/e2e/lib.sh
+. tests/e2e/tui_lib.sh
+
+$GEN --kind tpu --events 20000 --seed 5 -o "$TMP/t.xplane.pb" >/dev/null 2>&1 ||
+	fail "generate tpu" "xtop-gen failed"
+
+# ------------------------------------------------------- the time ruler ----
+# Zooming in step by step down to the smallest window: at every step the
+# tick labels differ (once they all read the same time).
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys j j .
+bad="" steps=0
+for i in $(seq 1 40); do
+	before=$(line 2)
+	keys w
+	# At the smallest window (10 ps) w changes nothing: done.
+	wait_until '[ "$(line 2)" != "$before" ]' 2 >/dev/null || break
+	steps=$((steps + 1))
+	ruler_distinct 2 || bad="$bad [$(label): $(ruler_labels | tr '\n' '|')]"
+done
+if [ -z "$bad" ]; then
+	ok "ruler: labels differ at each of $steps zoom steps down to $(label) ($(ruler_labels | head -n 2 | tr '\n' ' '))"
+else
+	fail "ruler: labels differ at every zoom" "$bad"
+fi
+$T resize-window -t t -x 200 -y 50
+H=50
+check "ruler at 200x50, deepest zoom: labels differ" 'ruler_distinct 4' "labels repeat" 5 "^ "
+keys q
+wait_for "EXIT=" >/dev/null
+
+if have_fixtures; then
+	# The issue's two cases.
+	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 2
+	wait_for "[op profile]" >/dev/null
+	keys Enter
+	wait_for "longest run of" >/dev/null
+	keys w w w w w w w
+	check "TPU fixture, 2 Enter then 7x w: ruler labels differ" \
+		'[ "$(label)" = "3.68 ms" ] && ruler_distinct 3' "labels repeat"
+	keys q
+	wait_for "EXIT=" >/dev/null
+	for size in "80 24" "200 50"; do
+		start $size "$XTOP" "$FIX/tf-gpu-v100-2host"
+		wait_for "[timeline]" >/dev/null
+		keys Down . f
+		check "tf-gpu-v100 at ${size% *}x${size#* }, Down . f: ruler labels differ" \
+			'bottom | grep -q "^q Quit" && ruler_distinct 3' "labels repeat"
+		keys q
+		wait_for "EXIT=" >/dev/null
+	done
+else
+	skip_n 3 "ruler on the fixtures" "$NOFIX"
+fi
+
+# ------------------------------------------------------- track labels ----
+# Unique labels (names shortened in the middle keep their distinguishing
+# tail), a separator before the events, a wider column on wide screens.
+labels_run() { # NAME COLS ROWS PATH [KEYS...]: prints the separator column
+	name=$1 cols=$2 rows=$3 path=$4
+	shift 4
+	start "$cols" "$rows" "$XTOP" "$path"
+	wait_for "[timeline]" >/dev/null
+	[ $# -gt 0 ] && keys "$@"
+	if wait_until 'track_labels | grep -q "^SEP="' 5; then
+		ok "$name: unique labels, separator in column $(track_labels | cut -d= -f2)"
+	else
+		fail "$name" "$(track_labels); screen: $(shot)"
+	fi
+	sep=$(track_labels | sed -n 's/^SEP=//p')
+	keys q
+	wait_for "EXIT=" >/dev/null
+}
+labels_run "labels 80x24 (generated TPU)" 80 24 "$TMP/t.xplane.pb"
+if have_fixtures; then
+	labels_run "labels 80x24, tf-gpu-v100 host threads" 80 24 "$FIX/tf-gpu-v100-2host"
+	s80=$sep
+	labels_run "labels 200x50, tf-gpu-v100 host threads" 200 50 "$FIX/tf-gpu-v100-2host"
+	s200=$sep
+	if [ -n "$s80" ] && [ -n "$s200" ] && [ "$s200" -gt "$s80" ]; then
+		ok "the label column widens on a wide screen (separator at $s80 at 80 columns, $s200 at 200)"
+	else
+		fail "the label column widens on a wide screen" "separator at '$s80' and '$s200'"
+	fi
+	labels_run "labels 80x24, TPU host's 122 threads (End)" 80 24 \
+		"$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" End
+	start 200 50 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys End
+	check "200x50: whole thread names with their ids (tfrt-dynamic-queue/3118741)" \
+		'has "  tfrt-dynamic-queue/3118741 +" && has "  tfrt-dynamic-queue/3124142 "' "names cut"
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 5 "labels on the fixtures" "$NOFIX"
+fi
+
+# ------------------------------------------------- nothing cut for good ----
+# The details pane scrolls to its last row; its old hint "(more: zoom)" is gone.
+start 80 16 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys 2
+wait_for "[op profile]" >/dev/null
+keys Enter
+wait_for "longest run of" >/dev/null
+keys Enter
+check "details at 80x16: a pane too small for the text says so (rows 1-N of M, J K scroll)" \
+	'grep -q "^ details  rows 1-[0-9]* of [0-9]*  (J K scroll" "$TMP/screen" && ! has "more: zoom"' \
+	"no scroll hint" 5 "details"
+total=$(sed -n 's/^ details  rows 1-[0-9]* of \([0-9]*\) .*/\1/p' "$TMP/screen")
+keys J
+check "details: J scrolls a row (rows 2-...)" 'grep -q "^ details  rows 2-" "$TMP/screen"' \
+	"not scrolled" 5 "details"
+keys '}' '}' '}' '}'
+check "details: } scrolls to the last row (of $total) and the stats' last line shows" \
+	'grep -q "^ details  rows [0-9]*-$total of $total " "$TMP/screen" && has "bytes_accessed="' \
+	"last row not reached" 5 "details"
+keys '{' '{' '{' '{' '{'
+check "details: { scrolls back to the first row" 'grep -q "^ details  rows 1-" "$TMP/screen"' \
+	"not back" 5 "details"
+keys q
+wait_for "EXIT=" >/dev/null
+
+# Help at 80x24 and 60x20: descriptions wrap instead of being cut, and the
+# help scrolls to its end.
+start 60 20 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys '?'
+wait_for "xtop keys" >/dev/null
+keys /
+text "fold a group"
+keys Enter
+check "help at 60x20: a long description wraps onto the next row, whole" \
+	'joined | grep -q "Enter ops: fold a group or jump to the op'"'"'s longest run; steps/memory: jump" &&
+	 ! has "ops: fold a group or jump to the op'"'"'s longest run; steps/memory: jump"' \
+	"description cut" 5
+keys End
+check "help at 60x20: End reaches the last key" 'has "^W      delete the word before the"' \
+	"not the end" 5
+keys Escape
+check "help: Esc closes it" '! has "xtop keys" && has "[timeline]"' "still open" 5
+keys q
+wait_for "EXIT=" >/dev/null
+
+# The message log: a message longer than the screen is cut with "m more",
+# and m shows it whole (wrapped), newest last.
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+long="no such event $(seq 1 30 | tr '\n' ' ')tail end"
+keys /
+text "$long"
+keys Enter
+check "a status message longer than the screen ends with '… m more'" \
+	'bottom | grep -q "^no event matches .* m more$"' "not marked as cut" 5
+keys m
+check "m lists the messages: the long one whole, wrapped" \
+	'has "messages, newest last" && joined | grep -q "'"'"'no such event 1 2 3 .* 29 30 tail end'"'"' in the whole profile"' \
+	"not in full" 5
+keys m
+check "m again closes the log" '! has "messages, newest last"' "still open" 5
+keys q
+wait_for "EXIT=" >/dev/null
+
+# A capture error (nothing listens) is longer than 80 columns: m shows all of it.
+start 80 24 "$XTOP" --attach 127.0.0.1:1 --duration 200 --logdir "$TMP/caplog"
+wait_for "attached to 127.0.0.1:1" >/dev/null
+keys c
+if wait_until 'bottom | grep -q "m more$"' 20; then
+	keys m
+	check "capture error cut at 80 columns: m shows it whole (... connection refused ...)" \
+		'has "messages, newest last" && grep -qi "refused" "$TMP/screen"' "not in full" 5
+else
+	fail "capture error cut at 80 columns" "no cut error in the status line: $(bottom)"
+fi
+keys q
+wait_for "EXIT=" >/dev/null
+
+# ------------------------------------------------------ search prompt ----
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys /
+text fusion
+keys Enter
+wait_until 'bottom | grep -q "fusion"' 5 >/dev/null
+keys /
+check "search: the prompt opens empty" 'bottom | grep -q "^search: *$"' "not empty: $(bottom)" 5
+text while
+keys Enter
+check "search: /fusion then /while searches 'while', not 'fusionwhile'" \
+	'bottom | grep -q "for '"'"'while'"'"'"' "wrong query" 5
+keys /
+keys Up
+check "search: Up recalls the last query (while)" 'bottom | grep -q "^search: while *$"' \
+	"no history" 5
+keys Up
+check "search: Up again, the one before (fusion)" 'bottom | grep -q "^search: fusion *$"' \
+	"no older entry" 5
+keys Down Down
+check "search: Down past the newest brings back what was typed (empty)" \
+	'bottom | grep -q "^search: *$"' "not back to the typed line" 5
+text conv
+keys Left Left Left Home
+text "%"
+keys End
+text ".11"
+keys BSpace Enter
+check "search: editing keys (Left, Home, End, Backspace) make '%conv.1'" \
+	'bottom | grep -q "'"'"'%conv.1'"'"'"' "edited wrongly" 5
+keys Escape Escape q
+wait_for "EXIT=" >/dev/null
+
+# ---------------------------------------------- jumps and first window ----
+if have_fixtures; then
+	# Device work is 28 ms of an 8 s profile: the first window fits it.
+	start 100 30 "$XTOP" "$FIX/jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	check "first window: the devices' busy span (28 ms of 7.97 s), with a small margin" \
+		'[ "$(label)" = "28.98 ms" ]' "window not the busy span" 5
+	keys 0
+	check "0 still shows the whole profile (7.97 s)" '[ "$(label)" = "7.97 s" ]' "not whole" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+	# Memory Enter on the TPU profile: the allocation's host thread comes
+	# into view under the cursor, the peak is marked.
+	start 120 40 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 4
+	wait_for "[memory]" >/dev/null
+	keys Enter
+	check "memory Enter (TPU fixture): the peak marked, its host thread on screen under the cursor" \
+		'line 2 | grep -q "▼" && bottom | grep -q "peak at the mark, on " &&
+		 thr=$(bottom | sed -n "s/.* peak at the mark, on //p" | cut -c 1-12) && [ -n "$thr" ] &&
+		 grep -q "^  $thr" "$TMP/screen"' "thread not shown" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 3 "first window and memory jump on the fixtures" "$NOFIX"
+fi
+# Every jump is marked: a search match and the op profile's longest run.
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys /
+text tpu::System::Execute
+keys Enter
+check "search jump: the match is marked on the ruler" 'line 2 | grep -q "▼" && bottom | grep -q "^match 1 of"' \
+	"no mark" 5
+keys Escape
+check "Esc clears the selection and the mark" '! line 2 | grep -q "▼"' "mark still there" 5
+keys 2
+wait_for "[op profile]" >/dev/null
+keys Enter
+check "op profile jump: the longest run is marked" 'line 2 | grep -q "▼" && bottom | grep -q "^longest run of"' \
+	"no mark" 5
+keys q
+wait_for "EXIT=" >/dev/null
+
+# ------------------------------------------- lists on the generic panel ----
+# Steps and memory keep their selection by key when sorted or filtered.
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys 3
+wait_for "[steps]" >/dev/null
+keys j j j j j
+check "steps: the selected step is 105 (the line under the list)" \
+	'line $((H - 1)) | grep -q "^ step 105:"' "not 105" 5
+keys '>' '>'
+check "steps: sorted by DURATION, step 105 stays selected wherever its row went" \
+	'line 3 | grep -q "DURATIONv" && line $((H - 1)) | grep -q "^ step 105:" &&
+	 [ "$(sed -n "5p" "$TMP/screen" | awk "{ print \$1 }")" != 100 ]' "selection lost" 5
+keys '\'
+text 12.73
+keys Enter
+check "steps: \\ 12.73 keeps only step 108 (its start), selected" \
+	'[ "$(grep -Ec "^ +1[0-9][0-9] " "$TMP/screen")" -eq 1 ] && grep -Eq "^ +108 " "$TMP/screen" &&
+	 line $((H - 1)) | grep -q "^ step 108:"' "filter wrong" 5
+keys Escape
+check "steps: Esc clears the filter, step 108 still selected" \
+	'[ "$(grep -Ec "^ +1[0-9][0-9] " "$TMP/screen")" -eq 10 ] && line $((H - 1)) | grep -q "^ step 108:"' \
+	"filter still on" 5
+keys q
+wait_for "EXIT=" >/dev/null
+if have_fixtures; then
+	# NO_COLOR: the selected row is the one in reverse video.
+	start 120 30 NO_COLOR=1 "$XTOP" "$FIX/tf-gpu-v100-2host"
+	wait_for "[timeline]" >/dev/null
+	keys 4
+	wait_for "[memory]" >/dev/null
+	keys j j j
+	check "memory: the 4th allocator (34.83.195.179_6003 gpu_host_bfc) is selected" \
+		'selected_line | grep -q "^34.83.195.179_6003 gpu_host_bfc "' "$(selected_line)" 5
+	at=$(selected_at)
+	keys '>'
+	check "memory: sorted by PEAK, gpu_host_bfc moves (from row $at) and stays selected" \
+		'line 2 | grep -q "PEAKv" && selected_line | grep -q "^34.83.195.179_6003 gpu_host_bfc " &&
+		 [ "$(selected_at)" != "$at" ]' "selection lost" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 2 "memory selection across a sort" "$NOFIX"
+fi

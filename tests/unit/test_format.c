@@ -1,0 +1,142 @@
+/*
+ * test_format: text the viewer shows, formatted without a terminal. Time
+ * (util/timefmt.c): exact fixed-unit times, the unit and decimals for a
+ * step, and ruler ticks whose labels differ, never overlap and never run off
+ * the ruler, at every zoom and position (the ruler once read "9.72 s │9.72 s
+ * │9.72 s"). Names (util/utf8.c): columns and middle elision that keeps the
+ * distinguishing tail.
+ */
+#include "testutil.h"
+
+#include "util/timefmt.h"
+#include "util/utf8.h"
+
+static void test_fmt_ps_unit(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_string_equal(fmt_ps_unit(b, sizeof(b), 22550200000000LL, XT_PS_S, 4), "22.5502 s");
+	assert_string_equal(fmt_ps_unit(b, sizeof(b), 22550200000013LL, XT_PS_S, 12),
+			    "22.550200000013 s");
+	assert_string_equal(fmt_ps_unit(b, sizeof(b), -1500, XT_PS_NS, 1), "-1.5 ns");
+	assert_string_equal(fmt_ps_unit(b, sizeof(b), 1005, XT_PS_NS, 3), "1.005 ns");
+	assert_string_equal(fmt_ps_unit(b, sizeof(b), 7, 1, 0), "7 ps");
+	assert_string_equal(fmt_ps_unit(b, sizeof(b), 3000000, XT_PS_US, 0), "3 us");
+	/* Truncates, never rounds up into another tick's value. */
+	assert_string_equal(fmt_ps_unit(b, sizeof(b), 1999999, XT_PS_US, 2), "1.99 us");
+}
+
+static void test_unit(void **state)
+{
+	int64_t u;
+	int d;
+
+	(void)state;
+	timefmt_unit(22550000000000LL, 100000000LL, &u, &d); /* 22.55 s, 100 us steps */
+	assert_int_equal(u, XT_PS_S);
+	assert_int_equal(d, 4);
+	timefmt_unit(5000000, 500000, &u, &d); /* 5 us, 0.5 us steps */
+	assert_int_equal(u, XT_PS_US);
+	assert_int_equal(d, 1);
+	timefmt_unit(900, 100, &u, &d);
+	assert_int_equal(u, 1);
+	assert_int_equal(d, 0);
+}
+
+/* Checks one ruler: labels distinct, columns increasing with room for
+ * each label, all inside [0, w). */
+static void check_ruler(int64_t t0, int64_t t1, int w)
+{
+	struct timefmt_tick tk[64];
+	size_t n = timefmt_ticks(t0, t1, w, tk, 64), i, j;
+
+	if (w >= 58 && n < 2)
+		fail_msg("[%lld, %lld) w %d: %zu ticks", (long long)t0, (long long)t1, w, n);
+	for (i = 0; i < n; i++) {
+		int len = (int)strlen(tk[i].label);
+
+		assert_true(tk[i].x >= 0);
+		assert_true(tk[i].x + 1 + len <= w);
+		if (i + 1 < n && tk[i + 1].x < tk[i].x + len + 2)
+			fail_msg("[%lld, %lld) w %d: '%s' at %d runs into '%s' at %d", (long long)t0,
+				 (long long)t1, w, tk[i].label, tk[i].x, tk[i + 1].label, tk[i + 1].x);
+		for (j = 0; j < i; j++)
+			if (!strcmp(tk[i].label, tk[j].label))
+				fail_msg("[%lld, %lld) w %d: two ticks read '%s'", (long long)t0,
+					 (long long)t1, w, tk[i].label);
+	}
+}
+
+static void test_ticks_every_zoom(void **state)
+{
+	static const int64_t at[] = { 0, 9720000000000LL, 22546499975450LL, 490469870000LL,
+				      -3000000 };
+	static const int widths[] = { 20, 40, 58, 98, 152, 178 };
+	size_t p, k;
+	int64_t span;
+
+	(void)state;
+	for (p = 0; p < sizeof(at) / sizeof(at[0]); p++)
+		for (span = 98150000000000LL; span >= 10; span /= 2)
+			for (k = 0; k < sizeof(widths) / sizeof(widths[0]); k++)
+				check_ruler(at[p], at[p] + span, widths[k]);
+}
+
+static void test_ticks_deep_zoom_uses_offsets(void **state)
+{
+	struct timefmt_tick tk[64];
+	size_t n;
+
+	(void)state;
+	/* 50 ps at 22.5502 s on 178 columns: a full time, then offsets. */
+	n = timefmt_ticks(22550200000000LL, 22550200000050LL, 178, tk, 64);
+	assert_true(n >= 3);
+	assert_string_equal(tk[0].label, "22.550200000000 s");
+	assert_true(tk[1].label[0] == '+');
+	assert_non_null(strstr(tk[1].label, " ps"));
+	/* The TPU profile zoomed to 3.68 ms: full times in ms steps. */
+	n = timefmt_ticks(22544000000000LL, 22547680000000LL, 58, tk, 64);
+	assert_true(n >= 3);
+	assert_string_equal(tk[0].label, "22.544 s");
+	assert_string_equal(tk[1].label, "22.545 s");
+}
+
+static void test_utf8_elide(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_int_equal(utf8_width("a\u2026b"), 3);
+	assert_int_equal(utf8_width("\xff\xfe"), 2); /* broken bytes: one column each */
+	assert_string_equal(utf8_elide(b, sizeof(b), "short", 10, "~"), "short");
+	/* A third head, two thirds tail: thread ids stay readable. */
+	assert_string_equal(utf8_elide(b, sizeof(b), "switchto-default-SDomainT/3118839", 19, "~"),
+			    "switch~ainT/3118839");
+	assert_string_equal(utf8_elide(b, sizeof(b), "switchto-default-SDomainT/3118840", 19,
+				       "\u2026"),
+			    "switch\u2026ainT/3118840");
+	assert_int_equal(utf8_width(b), 19);
+	/* Multi-byte characters are never cut. */
+	utf8_elide(b, sizeof(b), "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9", 5, "~");
+	assert_int_equal(utf8_width(b), 5);
+	assert_string_equal(b, "\u00e9~\u00e9\u00e9\u00e9");
+	assert_string_equal(utf8_elide(b, sizeof(b), "abcdef", 1, "~"), "~");
+	assert_string_equal(utf8_elide(b, sizeof(b), "abcdef", 0, "~"), "");
+	/* A small buffer: shorter, still whole characters. */
+	utf8_elide(b, 8, "abcdefghijklmnop", 12, "\u2026");
+	assert_true(strlen(b) < 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TU_TEST(test_fmt_ps_unit),
+		TU_TEST(test_unit),
+		TU_TEST(test_ticks_every_zoom),
+		TU_TEST(test_ticks_deep_zoom_uses_offsets),
+		TU_TEST(test_utf8_elide),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
