@@ -69,8 +69,8 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 {
 	static const struct tt_col cols[] = {
 		{ "BUSY", 9, 1, 0 },	 { "SPAN", 9, 1, 0 },	    { "IDLE", 6, 1, 0 },
-		{ "PEAK", 12, 1, 2 },	 { "PEAK HBM", 10, 1, 3 }, { "KIND", 4, 0, 4 },
-		{ "DEVICE", 0, 0, 0 },
+		{ "HOST-BND", 9, 1, 2 }, { "MAX GAP", 9, 1, 3 },   { "PEAK", 12, 1, 4 },
+		{ "PEAK HBM", 10, 1, 5 }, { "KIND", 4, 0, 6 },	    { "DEVICE", 0, 0, 0 },
 	};
 	struct texttab tt;
 	size_t i;
@@ -81,8 +81,8 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 	for (i = 0; i < a->ndevices; i++) {
 		const struct xt_device_row *d = &a->devices[i];
 		static const char *const kinds[] = { "-", "xla", "gpu" };
-		char busy[32], span[32], idle[16], pf[32], pb[32], name[512];
-		const char *cells[7] = { busy, span, idle, pf, pb, kinds[d->kind], name };
+		char busy[32], span[32], idle[16], hb[32], gap[32], pf[32], pb[32], name[512];
+		const char *cells[9] = { busy, span, idle, hb, gap, pf, pb, kinds[d->kind], name };
 
 		if (d->kind == XT_DEV_OTHER && !d->span_ps)
 			continue;
@@ -98,7 +98,16 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 			snprintf(busy, sizeof(busy), "-");
 			snprintf(span, sizeof(span), "-");
 			snprintf(idle, sizeof(idle), "idle");
+			snprintf(hb, sizeof(hb), "-");
+			snprintf(gap, sizeof(gap), "-");
 		} else {
+			if (d->has_overview) {
+				fmt_ps(hb, sizeof(hb), d->host_bound_ps);
+				fmt_ps(gap, sizeof(gap), d->longest_gap_ps);
+			} else {
+				snprintf(hb, sizeof(hb), "-");
+				snprintf(gap, sizeof(gap), "-");
+			}
 			fmt_ps(busy, sizeof(busy), d->busy_ps);
 			fmt_ps(span, sizeof(span), d->span_ps);
 			snprintf(idle, sizeof(idle), "%.1f%%", d->idle_percent);
@@ -369,6 +378,7 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		for (p = 0; p < host->nerrors; p++)
 			put_line(o, w, "    profiler error: %s", host->errors[p]);
 	}
+	report_overview(o, t, a, w);
 	report_devices(o, t, a, w);
 	report_ops(o, a, ro->top, w);
 	report_steps(o, t, a, w);

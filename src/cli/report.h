@@ -33,6 +33,12 @@ void report_text(struct strbuf *out, const struct xt_trace *t, const struct xt_a
 void report_json(struct strbuf *out, const struct xt_trace *t, const struct xt_analysis *a,
 		 const struct report_opts *o);
 
+/* The overview section (report_overview.c), and its bar per step: cols
+ * columns of block characters (ASCII when !utf8). */
+void report_overview(struct strbuf *out, const struct xt_trace *t, const struct xt_analysis *a,
+		     int width);
+void report_step_bars(struct strbuf *out, const struct xt_analysis *a, int cols, int utf8);
+
 /* `xtop report [options] PATH`: returns the process exit status. */
 int report_main(int argc, char **argv);
 

@@ -104,6 +104,17 @@ static void jopt(struct strbuf *o, const char *k, double v)
 		jnum(o, v);
 }
 
+/* ,"key":v, or null when !has. */
+static void jint_opt(struct strbuf *o, const char *k, int64_t v, int has)
+{
+	strbuf_puts(o, ",");
+	jkey(o, k);
+	if (has)
+		strbuf_addf(o, "%" PRId64, v);
+	else
+		strbuf_puts(o, "null");
+}
+
 static void ops_json(struct strbuf *o, const struct xt_analysis *a)
 {
 	static const char *const async_names[3] = { NULL, "start", "done" };
@@ -191,9 +202,76 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 			jstr(o, d->peak_source);
 		else
 			strbuf_puts(o, "null");
+		/* The overview's facts; null where the device has none. */
+		jint_opt(o, "host_bound_ps", d->host_bound_ps, d->has_overview);
+		jint_opt(o, "longest_gap_ps", d->longest_gap_ps, d->has_overview);
+		jint_opt(o, "longest_gap_start_ps", d->longest_gap_start_ps - origin,
+			 d->has_overview && d->longest_gap_ps > 0);
+		jint_opt(o, "gaps_over_1ms", (int64_t)d->gaps_over_1ms, d->has_overview);
+		jint_opt(o, "kernels", (int64_t)d->kernels, d->has_kernels);
+		jint_opt(o, "small_kernels", (int64_t)d->small_kernels, d->has_kernels);
+		jint_opt(o, "small_kernel_ps", d->small_kernel_ps, d->has_kernels);
 		strbuf_puts(o, "}");
 	}
 	strbuf_puts(o, "]");
+}
+
+static void overview_json(struct strbuf *o, const struct xt_analysis *a)
+{
+	const struct xt_overview *v = &a->overview;
+	size_t i, k;
+
+	strbuf_puts(o, ",\"overview\":{\"steps\":");
+	if (v->has_steps) {
+		strbuf_addf(o, "{\"count\":%zu,\"mean_ps\":", a->nsteps);
+		jnum(o, v->step_mean_ps);
+		strbuf_addf(o, ",\"p50_ps\":%" PRId64 ",\"p95_ps\":%" PRId64 ",\"min_ps\":%" PRId64
+			       ",\"max_ps\":%" PRId64 "}",
+			    v->step_p50_ps, v->step_p95_ps, v->step_min_ps, v->step_max_ps);
+	} else {
+		strbuf_puts(o, "null");
+	}
+	strbuf_addf(o, ",\"host_bound_ps\":%" PRId64 ",\"host_bound_device\":", v->host_bound_ps);
+	if (v->host_bound_device)
+		jstr(o, v->host_bound_device);
+	else
+		strbuf_puts(o, "null");
+	strbuf_addf(o, ",\"compile_ps\":%" PRId64 ",\"compiles\":%" PRIu64
+		       ",\"collective_ps\":%" PRId64,
+		    v->compile_ps, v->compiles, v->collective_ps);
+	jopt(o, "collective_percent", v->collective_percent);
+	strbuf_addf(o, ",\"h2d_in_steps_ps\":%" PRId64, v->h2d_in_steps_ps);
+	jopt(o, "h2d_in_steps_percent", v->h2d_in_steps_percent);
+	strbuf_puts(o, ",\"top_ops\":[");
+	for (i = 0; i < a->nops && i < 5; i++) {
+		strbuf_puts(o, i ? ",{" : "{");
+		jfield(o, "name", a->ops[i].name, 1);
+		jfield(o, "program", a->ops[i].program, 0);
+		strbuf_addf(o, ",\"self_ps\":%" PRId64 ",\"percent\":", a->ops[i].self_ps);
+		jnum(o, a->ops[i].percent);
+		strbuf_puts(o, "}");
+	}
+	strbuf_puts(o, "],\"findings\":[");
+	for (i = 0; i < v->nfindings; i++) {
+		const struct xt_finding *f = &v->findings[i];
+
+		strbuf_puts(o, i ? ",{" : "{");
+		jfield(o, "id", f->id, 1);
+		jfield(o, "text", f->text, 0);
+		strbuf_puts(o, ",\"numbers\":{");
+		for (k = 0; k < f->nnum; k++) {
+			if (f->num[k].str)
+				jfield(o, f->num[k].key, f->num[k].str, k == 0);
+			else {
+				if (k)
+					strbuf_puts(o, ",");
+				jkey(o, f->num[k].key);
+				jnum(o, f->num[k].value);
+			}
+		}
+		strbuf_puts(o, "}}");
+	}
+	strbuf_puts(o, "]}");
 }
 
 static void steps_json(struct strbuf *o, const struct xt_analysis *a, int64_t origin)
@@ -284,6 +362,7 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 	strbuf_addf(o, "{\"events\":%zu,\"time_base\":\"profile_start\",", t->nev);
 	hosts_json(o, t);
 	strbuf_addf(o, ",\"busy_ps\":%" PRId64 ",\"hlo_programs\":%zu", a->busy_ps, a->hlo_programs);
+	overview_json(o, a);
 	ops_json(o, a);
 	devices_json(o, a, origin);
 	steps_json(o, a, origin);

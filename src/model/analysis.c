@@ -577,7 +577,7 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	struct xt_analysis *a = xcalloc(1, sizeof(*a));
 	/* XTOP_TIMING=1 prints where the time goes (for bench/ and profiling). */
 	int timing = getenv("XTOP_TIMING") != NULL;
-	double t0 = timing ? now_s() : 0, t1, t2, t3;
+	double t0 = timing ? now_s() : 0, t1, t2, t3, t4;
 
 	struct steps_job sj = { a, t };
 	struct gpu_busy_set gs;
@@ -604,10 +604,12 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	t3 = timing ? now_s() : 0;
 	if (threaded)
 		pthread_join(tid, NULL);
+	t4 = timing ? now_s() : 0;
+	overview_build(a, t);
 	if (timing)
 		fprintf(stderr, "xtop: analysis merge: devices %.3f s, ops %.3f s, memory+kernels "
-				"%.3f s, steps done after %.3f s\n",
-			t1 - t0, t2 - t1, t3 - t2, now_s() - t0);
+				"%.3f s, steps done after %.3f s, overview %.3f s\n",
+			t1 - t0, t2 - t1, t3 - t2, t4 - t0, now_s() - t4);
 	ctx_free(ctx, t);
 	return a;
 }
@@ -637,6 +639,7 @@ void analysis_free(struct xt_analysis *a)
 	free(a->steps);
 	free(a->memory);
 	free(a->kernels);
+	free(a->overview.findings);
 	arena_fini(&a->arena);
 	free(a);
 }

@@ -103,6 +103,15 @@ struct xt_device_row {
 	double peak_hbm_bw;    /* bytes/s */
 	const char *peak_source; /* how peak_flops was found ("" unknown) */
 	const char *model;     /* device_type_string / gpu_device_name, else "" */
+	/* Overview facts (docs/analyses.md, "Overview"): XLA and GPU devices
+	 * only (has_overview); kernels for GPU devices (has_kernels). Times
+	 * absolute like first_ps. */
+	uint8_t has_overview, has_kernels;
+	int64_t host_bound_ps;        /* idle while the host worked */
+	int64_t longest_gap_ps, longest_gap_start_ps;
+	uint64_t gaps_over_1ms;
+	uint64_t kernels, small_kernels; /* under 10 us */
+	int64_t small_kernel_ps;
 };
 
 /* Step breakdown columns, in priority order (earlier wins an overlap). */
@@ -177,6 +186,38 @@ struct xt_kernel_row {
 	int64_t total_ps, min_ps, max_ps;
 };
 
+/* One number a finding rests on: a value, or a string when str is set. */
+struct xt_finding_num {
+	const char *key;
+	const char *str;
+	double value;
+};
+#define XT_FINDING_NUMS 8
+struct xt_finding {
+	const char *id;   /* launch_bound, idle_gaps, h2d_in_steps, dominant_op, compilation,
+			   * collectives */
+	const char *text; /* one sentence, with the numbers */
+	struct xt_finding_num num[XT_FINDING_NUMS];
+	size_t nnum;
+};
+
+/* The overview (docs/analyses.md, "Overview"). */
+struct xt_overview {
+	int has_steps;
+	double step_mean_ps;
+	int64_t step_p50_ps, step_p95_ps, step_min_ps, step_max_ps;
+	int64_t host_bound_ps;        /* the largest of the devices' */
+	const char *host_bound_device, *host_bound_host; /* NULL when none */
+	int64_t compile_ps;
+	uint64_t compiles;
+	int64_t collective_ps;
+	double collective_percent;    /* of device busy; NAN when there is none */
+	int64_t h2d_in_steps_ps;
+	double h2d_in_steps_percent;  /* of step time; NAN without steps */
+	struct xt_finding *findings;  /* owned */
+	size_t nfindings;
+};
+
 struct xt_analysis {
 	struct xt_op_row *ops;        /* sorted by self time, descending */
 	size_t nops;
@@ -196,6 +237,7 @@ struct xt_analysis {
 	size_t hlo_programs;          /* HLO programs decoded (0: none in the profile) */
 	struct hlo_set *hlo;          /* per host (GPU hosts' programs; owned) */
 	size_t nhlo;
+	struct xt_overview overview;
 	struct arena arena;           /* strings of all rows */
 };
 
@@ -210,6 +252,11 @@ struct analysis_ctx;
 const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace *t, size_t host,
 			     const struct xt_plane *p, const struct xt_line *l,
 			     const struct xt_event *ev, char *buf, size_t n);
+
+/* The nearest-rank percentile p (0-100] of the step durations (ps): the
+ * shortest step with at least p % of the steps at or below it; 0 without
+ * steps. Can't fail. */
+int64_t analysis_step_percentile(const struct xt_analysis *a, double p);
 
 /* A new context; pass it to analysis_attach() or analysis_run(). */
 struct analysis_ctx *analysis_new(void);

@@ -306,6 +306,9 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t);
 int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
 			 int64_t *regs, int64_t *shared, double *occ);
 
+/* an_overview.c: the overview's facts and findings (after the other merges) */
+void overview_build(struct xt_analysis *a, struct xt_trace *t);
+
 /* helpers (analysis.c) */
 static inline struct bytes_ref bref(const char *p, size_t n)
 {

@@ -11,32 +11,6 @@
 
 const char *const xt_match_names[4] = { "exact", "identity", "added", "removed" };
 
-static int dcmp(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
-double compare_step_percentile(const struct xt_analysis *a, double p)
-{
-	double *d, v;
-	size_t i, k;
-
-	if (!a->nsteps)
-		return 0;
-	d = xmalloc(a->nsteps * sizeof(*d));
-	for (i = 0; i < a->nsteps; i++)
-		d[i] = (double)a->steps[i].duration_ps;
-	qsort(d, a->nsteps, sizeof(*d), dcmp);
-	/* Nearest rank: the smallest value with at least p% at or below it. */
-	k = (size_t)ceil(p / 100.0 * (double)a->nsteps);
-	k = k < 1 ? 1 : k > a->nsteps ? a->nsteps : k;
-	v = d[k - 1];
-	free(d);
-	return v;
-}
-
 static double step_mean(const struct xt_analysis *a)
 {
 	double s = 0;
@@ -351,8 +325,10 @@ struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis
 	c->new_steps = n->nsteps;
 	c->per_step = both;
 	c->step_mean = num(step_mean(b), step_mean(n), both);
-	c->step_p50 = num(compare_step_percentile(b, 50), compare_step_percentile(n, 50), both);
-	c->step_p95 = num(compare_step_percentile(b, 95), compare_step_percentile(n, 95), both);
+	c->step_p50 = num((double)analysis_step_percentile(b, 50),
+			  (double)analysis_step_percentile(n, 50), both);
+	c->step_p95 = num((double)analysis_step_percentile(b, 95),
+			  (double)analysis_step_percentile(n, 95), both);
 	c->busy = num((double)per(c, b->busy_ps, b->nsteps), (double)per(c, n->busy_ps, n->nsteps), 1);
 	match_ops(c, b, n);
 	match_devices(c, b, n);

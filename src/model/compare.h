@@ -78,8 +78,4 @@ struct xt_cmp {
 struct xt_cmp *compare_new(const struct xt_analysis *base, const struct xt_analysis *new_);
 void compare_free(struct xt_cmp *c);
 
-/* The nearest-rank percentile p (0-100] of the step durations, in ps; 0
- * when there are no steps. Can't fail. */
-double compare_step_percentile(const struct xt_analysis *a, double p);
-
 #endif

@@ -8,7 +8,16 @@ Checked (fields present in either side beyond these are ignored):
   hosts         host names in order; per host the planes in order with their
                 name, line count and event count
   devices       keyed by (host, name): busy_ps, span_ps exact, idle_percent
-                within 0.01
+                within 0.01; the overview's host_bound_ps, longest_gap_ps,
+                longest_gap_start_ps, gaps_over_1ms, kernels, small_kernels,
+                small_kernel_ps exact (null where the oracle has null)
+  overview      steps (count, p50/p95/min/max exact, mean_ps to 1e-9
+                relative), host_bound_ps/_device, compile_ps, compiles,
+                collective_ps, h2d_in_steps_ps exact, the *_percent within
+                0.01 (null where the oracle has null); top_ops in order (name,
+                program, self_ps exact, percent within 0.01); findings: the
+                ids in order, each with a non-empty text and its numbers
+                (strings and integers exact, *_percent within 0.01)
   ops           the full list as a map keyed by (program, name): occurrences,
                 self_ps, total_ps exact, category exact
   steps         keyed by id: start_ps, duration_ps and every *_ps column exact
@@ -18,7 +27,8 @@ Checked (fields present in either side beyond these are ignored):
   kernels       a multiset keyed by (name, op, grid, block): per key the
                 sorted list of (occurrences, total_ps, min_ps, max_ps) exact
 Prints each difference (at most 20 lines, then a count) and exits 1 if any;
-otherwise prints "match: N ops, N devices, N steps, N allocators, N kernels"
+otherwise prints "match: N ops, N devices, N steps, N allocators, N kernels,
+N findings"
 and exits 0.  Unreadable input exits 2.
 """
 
@@ -34,6 +44,13 @@ MEM_FIELDS = ('peak_bytes', 'peak_time_ps', 'lifetime_peak_bytes', 'capacity_byt
 OP_REAL = ('flops', 'bytes_accessed', 'hbm_bytes', 'flops_per_s', 'bytes_per_s',
            'hbm_bytes_per_s', 'flops_utilization', 'hbm_bw_utilization', 'arithmetic_intensity')
 OP_EXACT = ('attribution', 'parent', 'flops_source', 'async', 'bound_by')
+DEV_OVERVIEW = ('host_bound_ps', 'longest_gap_ps', 'longest_gap_start_ps', 'gaps_over_1ms',
+                'kernels', 'small_kernels', 'small_kernel_ps')
+OV_EXACT = ('host_bound_ps', 'host_bound_device', 'compile_ps', 'compiles', 'collective_ps',
+            'h2d_in_steps_ps')
+OV_PERCENT = ('collective_percent', 'h2d_in_steps_percent')
+STEP_STATS_EXACT = ('count', 'p50_ps', 'p95_ps', 'min_ps', 'max_ps')
+PERCENT_TOL = 0.01
 
 
 def same_real(a, b, rel=1e-9):
@@ -45,6 +62,18 @@ def same_real(a, b, rel=1e-9):
     except (TypeError, ValueError):
         return False
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
+def same_percent(a, b):
+    """Both null, or two numbers within PERCENT_TOL (as idle_percent)."""
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, bool) or isinstance(b, bool):
+        return False
+    try:
+        return abs(float(a) - float(b)) <= PERCENT_TOL
+    except (TypeError, ValueError):
+        return False
 
 
 def load(path):
@@ -156,6 +185,12 @@ def compare_devices(x, o, df):
             bad = True
         if bad:
             df.add('device %s:%s idle_percent: xtop %s, oracle %s' % (k + (ia, ib)))
+        missing = [f for f in DEV_OVERVIEW if f not in a]
+        if missing:
+            df.add('device %s:%s: xtop has no %s' % (k + (', '.join(missing),)))
+        for f in DEV_OVERVIEW:
+            if f in a and num(a.get(f)) != num(b.get(f)):
+                df.add('device %s:%s %s: xtop %s, oracle %s' % (k + (f, a.get(f), b.get(f))))
     for k in xd:
         if k not in od:
             df.add('device %s:%s only in xtop' % k)
@@ -289,6 +324,91 @@ def compare_kernels(x, o, df):
     return len(lst(o, 'kernels'))
 
 
+def same_value(key, a, b):
+    """A finding's number: strings and integers exact, *_percent within 0.01."""
+    if 'percent' in key:
+        return same_percent(a, b)
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    a, b = num(a), num(b)
+    if isinstance(a, float) or isinstance(b, float):
+        return same_real(a, b)
+    return a == b
+
+
+def compare_overview(x, o, df):
+    ob = o.get('overview')
+    if not isinstance(ob, dict):
+        df.add('overview: the oracle has none')
+        return 0
+    xb = x.get('overview')
+    if not isinstance(xb, dict):
+        df.add('overview: missing in xtop (no "overview" object)')
+        return 0
+    xs, os_ = xb.get('steps'), ob.get('steps')
+    if (xs is None) != (os_ is None) or not isinstance(xs or {}, dict):
+        df.add('overview steps: xtop %s, oracle %s' % (short(xs, 80), short(os_, 80)))
+    elif os_ is not None:
+        for f in STEP_STATS_EXACT:
+            if num(xs.get(f)) != num(os_.get(f)):
+                df.add('overview steps %s: xtop %s, oracle %s' % (f, xs.get(f), os_.get(f)))
+        if not same_real(xs.get('mean_ps'), os_.get('mean_ps')):
+            df.add('overview steps mean_ps: xtop %s, oracle %s'
+                   % (xs.get('mean_ps'), os_.get('mean_ps')))
+    for f in OV_EXACT:
+        if f not in xb:
+            df.add('overview %s: missing in xtop' % f)
+        elif num(xb.get(f)) != num(ob.get(f)):
+            df.add('overview %s: xtop %r, oracle %r' % (f, xb.get(f), ob.get(f)))
+    for f in OV_PERCENT:
+        if f not in xb:
+            df.add('overview %s: missing in xtop' % f)
+        elif not same_percent(xb.get(f), ob.get(f)):
+            df.add('overview %s: xtop %s, oracle %s' % (f, xb.get(f), ob.get(f)))
+    xt, ot = lst(xb, 'top_ops'), lst(ob, 'top_ops')
+    if len(xt) != len(ot):
+        df.add('overview top_ops: xtop has %d, oracle %d' % (len(xt), len(ot)))
+    for i, (a, b) in enumerate(zip(xt, ot)):
+        for f in ('name', 'program'):
+            if s(a.get(f)) != s(b.get(f)):
+                df.add('overview top_ops[%d] %s: xtop %r, oracle %r'
+                       % (i, f, short(a.get(f)), short(b.get(f))))
+        if num(a.get('self_ps')) != num(b.get('self_ps')):
+            df.add('overview top_ops[%d] self_ps: xtop %s, oracle %s'
+                   % (i, a.get('self_ps'), b.get('self_ps')))
+        if not same_percent(a.get('percent'), b.get('percent')):
+            df.add('overview top_ops[%d] percent: xtop %s, oracle %s'
+                   % (i, a.get('percent'), b.get('percent')))
+    xf, of = lst(xb, 'findings'), lst(ob, 'findings')
+    xids = [s(f.get('id')) if isinstance(f, dict) else '?' for f in xf]
+    oids = [s(f.get('id')) for f in of]
+    if xids != oids:
+        df.add('overview findings: xtop %s, oracle %s' % (xids, oids))
+    for a in xf:
+        if not isinstance(a, dict) or not isinstance(a.get('text'), str) or \
+                not a.get('text').strip():
+            df.add('overview finding %s: no text' % (a.get('id') if isinstance(a, dict)
+                                                       else short(a),))
+    xby = {s(f.get('id')): f for f in xf if isinstance(f, dict)}
+    for b in of:
+        fid = s(b.get('id'))
+        a = xby.get(fid)
+        if a is None:
+            continue
+        na, nb = a.get('numbers'), b.get('numbers') or {}
+        if not isinstance(na, dict):
+            df.add('overview finding %s: xtop has no numbers' % fid)
+            continue
+        if sorted(na) != sorted(nb):
+            df.add('overview finding %s numbers: xtop has %s, oracle %s'
+                   % (fid, sorted(na), sorted(nb)))
+        for key in nb:
+            if key in na and not same_value(key, na[key], nb[key]):
+                df.add('overview finding %s %s: xtop %r, oracle %r'
+                       % (fid, key, na[key], nb[key]))
+    return len(of)
+
+
 def main(argv):
     if len(argv) != 3:
         sys.stderr.write('usage: compare.py XTOP.json ORACLE.json\n')
@@ -302,6 +422,7 @@ def main(argv):
     ns = compare_steps(x, o, df)
     nm = compare_memory(x, o, df)
     nk = compare_kernels(x, o, df)
+    nf = compare_overview(x, o, df)
     if df.items:
         for line in df.items[:MAX_LINES]:
             print(line)
@@ -309,7 +430,8 @@ def main(argv):
             print('... and %d more differences' % (len(df.items) - MAX_LINES))
         print('%d differences' % len(df.items))
         return 1
-    print('match: %d ops, %d devices, %d steps, %d allocators, %d kernels' % (no, nd, ns, nm, nk))
+    print('match: %d ops, %d devices, %d steps, %d allocators, %d kernels, %d findings'
+          % (no, nd, ns, nm, nk, nf))
     return 0
 
 

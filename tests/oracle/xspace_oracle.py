@@ -119,6 +119,39 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       utilization over 1 (or, no peak, > 5e15 FLOP/s, > 50e12 B/s) drops the
       rate; all-bytes rate also dropped when it equals the HBM one.
   C22 Memory names and split as docs "Memory".
+  C23 Overview kernels (GPU): a stream-line event (duration > 0) is a copy,
+      and no kernel, when the step breakdown files it as one: the collective
+      rule (C9, op-profile name and category) first, so a collective is
+      never a copy, then the memcpy rule (C8: op-profile name, event-metadata
+      name, line name; device-to-device copies included).  Small: duration
+      < 10 us (strictly).
+  C24 Gaps: the span [start, start + span) minus the union of the busy
+      spans (B); no gaps when the span is 0.  longest_gap_start_ps is null
+      when the device has no gap (longest_gap_ps 0), never 0.  A gap of
+      exactly 1 ms counts in gaps_over_1ms.  H is per host (the host file
+      the device plane is in).
+  C25 Compilation events: matched on the event-metadata name as stored (no
+      TraceMe decoding), on every line of /host:CPU including `python`,
+      duration > 0 only (as every other overview rule).  compiles counts
+      those no other compilation event of their line contains ([start, end]
+      within; equal spans: the first in C5's order contains the others).
+  C26 Finding thresholds are compared exactly on the integers they rest on
+      (idle >= 20 %: 5 (span - busy) >= span; >= 50 % small: 2 small >=
+      kernels; idle >= 10 %: 10 (span - busy) >= span; h2d >= 5 %: 20 h2d >=
+      summed step time; first op >= 50 %: 2 self >= summed busy; collectives
+      >= 20 %: 5 collective >= summed busy), never on a rounded percentage
+      (100 (1 - 4/5) is 19.999999999999996 in doubles).  idle_gaps and
+      launch_bound consider XLA-ops and GPU devices with span > 0; ties
+      (idle_gaps, host_bound_device) go to the first in device order (hosts
+      in argument order, planes in file order).  The collectives finding's
+      op is the first collective in the op order.
+  C27 host_bound_device is null when no device was host-bound (the largest
+      host_bound_ps is 0) as well as when there are no devices.
+  C28 Percentages over a zero total are null: collective_percent when the
+      summed device busy time is 0, h2d_in_steps_percent without steps or
+      when the steps' durations sum to 0.  Step statistics: mean is the
+      exact quotient (a float), p50/p95 by nearest rank (the ceil(p n /
+      100)-th shortest step).
 """
 
 import gzip
@@ -697,6 +730,36 @@ def union_length(intervals):
     return total
 
 
+def merged(intervals):
+    """Sorted, disjoint [start, end) intervals covering the non-empty ones given."""
+    out = []
+    for s, e in sorted(intervals):
+        if e <= s:
+            continue
+        if out and s <= out[-1][1]:
+            if e > out[-1][1]:
+                out[-1][1] = e
+        else:
+            out.append([s, e])
+    return out
+
+
+def overlap_length(a, b):
+    """Length of the intersection of two sorted, disjoint interval lists."""
+    total = 0
+    i = j = 0
+    while i < len(a) and j < len(b):
+        lo = max(a[i][0], b[j][0])
+        hi = min(a[i][1], b[j][1])
+        if hi > lo:
+            total += hi - lo
+        if a[i][1] <= b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
 # ------------------------------------------------------------ analyses ----
 
 class OpAcc:
@@ -752,6 +815,8 @@ def analyse(hosts, origin):
             a.src.add(src[1])
 
     device_markers = []  # (id, start, end)
+    facts = []           # per device row: (kind, host index, first, span, B, kernels)
+    host_busy = {}       # host index -> the overview's host activity H, [(start, end)]
     plane_info = {}      # plane key -> (peak flops, peak bw, async spans)
 
     for h in hosts:
@@ -765,6 +830,8 @@ def analyse(hosts, origin):
             busy = span = 0
             first = None
             runs = []
+            bspans = []          # the overview's busy spans B
+            kern = [0, 0, 0]     # GPU: kernels, small kernels, their ps
             if kind == 'xla':
                 last = None
                 for line in plane.lines:
@@ -814,6 +881,7 @@ def analyse(hosts, origin):
                         if depth == 0 and ev.dur > 0:
                             activity.append((ev.start, ev.end,
                                              device_category(name, cat, ev.name, line.name)))
+                            bspans.append((ev.start, ev.end))
                 if first is not None:
                     span = last - first
             elif kind == 'gpu':
@@ -879,6 +947,12 @@ def analyse(hosts, origin):
                         if ev.dur > 0:
                             activity.append((ev.start, ev.end,
                                              device_category(name, cat, ev.name, line.name)))
+                            bspans.append((ev.start, ev.end))
+                            if not is_copy(name, cat, ev.name, line.name):
+                                kern[0] += 1
+                                if ev.dur < SMALL_KERNEL_PS:
+                                    kern[1] += 1
+                                    kern[2] += ev.dur
                             kd = as_str(ev.stat('kernel_details'))
                             if kd is not None:
                                 add_kernel(kernels, ev, name, kd)
@@ -906,6 +980,7 @@ def analyse(hosts, origin):
                             'start_ps': (first - origin) if span else 0,
                             'peak_flops_per_s': pf, 'peak_hbm_bytes_per_s': pb,
                             'model': model})
+            facts.append((kind, h.index, first if span else None, span, bspans, kern))
             for line in plane.lines:
                 if line.name != 'Steps':
                     continue
@@ -934,7 +1009,9 @@ def analyse(hosts, origin):
                         continue
                     if ev.dur > 0:
                         activity.append((ev.start, ev.end, HOST_COMPUTE))
+                        host_busy.setdefault(h.index, []).append((ev.start, ev.end))
 
+    device_overview(devices, facts, host_busy, origin)
     markers = device_markers if device_markers else host_markers  # CHOICE C13
     source = 'device' if device_markers else 'host' if host_markers else 'none'
     module = None
@@ -1340,6 +1417,207 @@ def memory(hosts, origin):
     return out
 
 
+# ------------------------------------------------------------ overview ----
+
+SMALL_KERNEL_PS = 10 * 1000 * 1000       # 10 us
+GAP_1MS_PS = 1000 * 1000 * 1000          # 1 ms
+COMPILE_NAMES = {'backend_compile', 'compile_or_get_cached'}
+COMPILE_SUFFIXES = ('::Compile', '::RunBackend', '::RunHloPasses')
+OVERVIEW_DEVICE_FIELDS = ('host_bound_ps', 'longest_gap_ps', 'longest_gap_start_ps',
+                          'gaps_over_1ms', 'kernels', 'small_kernels', 'small_kernel_ps')
+
+
+def is_copy(name, cat, rawname, linename):
+    """CHOICE C23: a copy for the kernel count is what the step breakdown
+    files as a copy: the memcpy rule (C8) on (op-profile name, event-metadata
+    name, line name), after the collective rule (C9) on (op name, category),
+    so a collective is never a copy."""
+    if is_collective(name, cat):
+        return False
+    return memcpy_kind(name, rawname, linename)[0]
+
+
+def device_overview(devices, facts, host_busy, origin):
+    """docs "Overview", per device: gaps in the span not covered by the busy
+    spans B, the host activity H inside them, and (GPU) the kernel counts."""
+    hmerged = {hi: merged(iv) for hi, iv in host_busy.items()}
+    for d, (kind, hi, first, span, bspans, kern) in zip(devices, facts):
+        for k in OVERVIEW_DEVICE_FIELDS:
+            d[k] = None
+        if kind not in ('xla', 'gpu'):
+            continue
+        gaps = []
+        if first is not None and span > 0:
+            cur, end = first, first + span
+            for s, e in merged(bspans):
+                if s > cur:
+                    gaps.append([cur, min(s, end)])
+                cur = max(cur, e)
+                if cur >= end:
+                    break
+            if cur < end:
+                gaps.append([cur, end])
+        longest, longest_at, over = 0, None, 0
+        for s, e in gaps:
+            if e - s > longest:          # the earliest of equal ones
+                longest, longest_at = e - s, s
+            if e - s >= GAP_1MS_PS:
+                over += 1
+        d['host_bound_ps'] = overlap_length(gaps, hmerged.get(hi, []))
+        d['longest_gap_ps'] = longest
+        # CHOICE C24: no gap, no start (null), not 0.
+        d['longest_gap_start_ps'] = longest_at - origin if longest_at is not None else None
+        d['gaps_over_1ms'] = over
+        if kind == 'gpu':
+            d['kernels'], d['small_kernels'], d['small_kernel_ps'] = kern
+
+
+def is_compile_name(n):
+    return (n in COMPILE_NAMES or n.endswith(COMPILE_SUFFIXES) or 'XlaCompile' in n)
+
+
+def compile_stats(hosts):
+    """CHOICE C25: compilation events are matched on the event-metadata name
+    as stored, on every line of /host:CPU (the `python` line too), and, as
+    everywhere in the overview, only events with duration > 0 count.
+    compile_ps: per host the union of their spans.  compiles: the events no
+    other compilation event of their line contains; with equal spans the
+    first in C5's order contains the others."""
+    total = count = 0
+    for h in hosts:
+        spans = []
+        for plane in h.planes:
+            if plane.name != '/host:CPU':
+                continue
+            for line in plane.lines:
+                evs = [ev for ev in line.events if ev.dur > 0 and is_compile_name(ev.name)]
+                evs.sort(key=lambda e: (e.start, -e.end, e.idx))
+                reach = None       # the latest end of the events before, all starting earlier
+                for ev in evs:
+                    if reach is None or reach < ev.end:
+                        count += 1
+                    reach = ev.end if reach is None else max(reach, ev.end)
+                    spans.append((ev.start, ev.end))
+        total += union_length(spans)
+    return total, count
+
+
+def nearest_rank(sorted_vals, p):
+    """The smallest value with at least p % of the values at or below it."""
+    n = len(sorted_vals)
+    k = max((p * n + 99) // 100, 1)
+    return sorted_vals[k - 1]
+
+
+def pct(part, whole):
+    return 100.0 * part / whole
+
+
+def overview(hosts, devices, ops, steps):
+    """docs "Overview": the overall numbers and the findings.
+
+    CHOICE C26: thresholds are compared exactly on the integers they rest on
+    (idle >= 10 %: 10 (span - busy) >= span; small kernels >= 50 %:
+    2 small >= kernels; op percent >= 50: 2 self >= summed busy; and so on),
+    never on a rounded percentage.  Ties (host-bound device, idle_gaps
+    device) go to the first in device order.
+    CHOICE C27: host_bound_device is null when no device was host-bound
+    (the largest host_bound_ps is 0), as well as when there are no devices.
+    CHOICE C28: percentages over a zero total are null (collective_percent
+    without device busy time, h2d_in_steps_percent without steps or when
+    the steps sum to 0); dominant_op needs summed busy time > 0."""
+    ov = {}
+    durs = sorted(r['duration_ps'] for r in steps)
+    if durs:
+        ov['steps'] = {'count': len(durs), 'mean_ps': sum(durs) / len(durs),
+                       'p50_ps': nearest_rank(durs, 50), 'p95_ps': nearest_rank(durs, 95),
+                       'min_ps': durs[0], 'max_ps': durs[-1]}
+    else:
+        ov['steps'] = None
+    best = None
+    for d in devices:
+        if d.get('host_bound_ps') is not None and (best is None or
+                                                   d['host_bound_ps'] > best['host_bound_ps']):
+            best = d
+    ov['host_bound_ps'] = best['host_bound_ps'] if best else 0
+    ov['host_bound_device'] = best['name'] if best and best['host_bound_ps'] > 0 else None
+    ov['compile_ps'], ov['compiles'] = compile_stats(hosts)
+    busy_total = sum(d['busy_ps'] for d in devices)
+    coll = [o for o in ops if is_collective(o['name'], o['category'])]
+    coll_ps = sum(o['self_ps'] for o in coll)
+    ov['collective_ps'] = coll_ps
+    ov['collective_percent'] = pct(coll_ps, busy_total) if busy_total > 0 else None
+    h2d = sum(r['host_to_device_ps'] for r in steps)
+    step_total = sum(durs)
+    ov['h2d_in_steps_ps'] = h2d
+    ov['h2d_in_steps_percent'] = pct(h2d, step_total) if step_total > 0 else None
+    ov['top_ops'] = [{'name': o['name'], 'program': o['program'], 'self_ps': o['self_ps'],
+                      'percent': o['percent']} for o in ops[:5]]
+
+    findings = []
+
+    def add(fid, text, numbers):
+        findings.append({'id': fid, 'text': text, 'numbers': numbers})
+
+    for d in devices:
+        k, n = d.get('kernels'), d.get('small_kernels')
+        idle = d['span_ps'] - d['busy_ps']
+        if k is None or k < 100 or 2 * n < k or 5 * idle < d['span_ps'] or d['span_ps'] <= 0:
+            continue
+        add('launch_bound',
+            '%s ran %d kernels, %d of them under 10 us (%.3f ms in all), and sat idle %.1f %% '
+            'of its span: kernel launches, not the kernels, set the pace.'
+            % (d['name'], k, n, d['small_kernel_ps'] / 1e9, d['idle_percent']),
+            {'host': d['host'], 'device': d['name'], 'kernels': k, 'small_kernels': n,
+             'small_kernel_ps': d['small_kernel_ps'], 'idle_percent': d['idle_percent']})
+        break
+    worst = None
+    for d in devices:
+        if d.get('host_bound_ps') is None or d['span_ps'] <= 0:
+            continue
+        idle = d['span_ps'] - d['busy_ps']
+        if 10 * idle >= d['span_ps'] and (worst is None or
+                                          idle > worst['span_ps'] - worst['busy_ps']):
+            worst = d
+    if worst is not None:
+        idle = worst['span_ps'] - worst['busy_ps']
+        add('idle_gaps',
+            '%s sat idle %.1f %% of its span (%.3f ms); its longest gap is %.3f ms, '
+            '%d gaps last 1 ms or more, and its host was busy for %.3f ms of the idle time.'
+            % (worst['name'], worst['idle_percent'], idle / 1e9, worst['longest_gap_ps'] / 1e9,
+               worst['gaps_over_1ms'], worst['host_bound_ps'] / 1e9),
+            {'host': worst['host'], 'device': worst['name'], 'idle_ps': idle,
+             'idle_percent': worst['idle_percent'], 'longest_gap_ps': worst['longest_gap_ps'],
+             'longest_gap_start_ps': worst['longest_gap_start_ps'],
+             'gaps_over_1ms': worst['gaps_over_1ms'], 'host_bound_ps': worst['host_bound_ps']})
+    if step_total > 0 and 20 * h2d >= step_total:
+        add('h2d_in_steps',
+            'Host-to-device copies take %.1f %% of the step time (%.3f ms over %d steps).'
+            % (ov['h2d_in_steps_percent'], h2d / 1e9, len(durs)),
+            {'h2d_in_steps_ps': h2d, 'h2d_in_steps_percent': ov['h2d_in_steps_percent'],
+             'steps': len(durs)})
+    if ops and busy_total > 0 and 2 * ops[0]['self_ps'] >= busy_total:
+        o = ops[0]
+        add('dominant_op',
+            '%s takes %.1f %% of the device time (%.3f ms, %s-bound).'
+            % (o['name'], o['percent'], o['self_ps'] / 1e9, o['bound_by']),
+            {'op': o['name'], 'program': o['program'], 'self_ps': o['self_ps'],
+             'percent': o['percent'], 'bound_by': o['bound_by']})
+    if ov['compile_ps'] > 0:
+        add('compilation',
+            'Compilation took %.3f ms of host time in the profile (%d compiles).'
+            % (ov['compile_ps'] / 1e9, ov['compiles']),
+            {'compile_ps': ov['compile_ps'], 'compiles': ov['compiles']})
+    if busy_total > 0 and coll and 5 * coll_ps >= busy_total:
+        add('collectives',
+            'Collectives take %.1f %% of the device time (%.3f ms); the largest is %s.'
+            % (ov['collective_percent'], coll_ps / 1e9, coll[0]['name']),
+            {'collective_ps': coll_ps, 'collective_percent': ov['collective_percent'],
+             'op': coll[0]['name']})
+    ov['findings'] = findings
+    return ov
+
+
 def main(argv):
     if len(argv) < 2:
         sys.stderr.write('usage: xspace_oracle.py PATH [PATH...]\n')
@@ -1357,7 +1635,8 @@ def main(argv):
             total += p.nevents
         hosts_out.append({'name': h.name, 'file': h.file, 'planes': planes})
     ops, devices, steps, source, module, kernels = analyse(hosts, origin)
-    result = {'events': total, 'hosts': hosts_out, 'ops': ops, 'devices': devices,
+    result = {'events': total, 'hosts': hosts_out,
+              'overview': overview(hosts, devices, ops, steps), 'ops': ops, 'devices': devices,
               'steps_source': source, 'steps_module': module,
               'steps': steps, 'memory': memory(hosts, origin), 'kernels': kernels}
     json.dump(result, sys.stdout, indent=1)

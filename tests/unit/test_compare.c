@@ -130,9 +130,9 @@ static void test_steps(void **state)
 	n.nops = 1;
 	b.busy_ps = 100 * MS;
 	n.busy_ps = 70 * MS;
-	assert_true(compare_step_percentile(&b, 50) == 20.0 * MS);
-	assert_true(compare_step_percentile(&b, 95) == 40.0 * MS);
-	assert_true(compare_step_percentile(&b, 25) == 10.0 * MS);
+	assert_true(analysis_step_percentile(&b, 50) == 20 * MS);
+	assert_true(analysis_step_percentile(&b, 95) == 40 * MS);
+	assert_true(analysis_step_percentile(&b, 25) == 10 * MS);
 	c = compare_new(&b, &n);
 	assert_int_equal(c->per_step, 1);
 	assert_true(c->step_mean.has);

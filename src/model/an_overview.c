@@ -1,0 +1,632 @@
+/*
+ * an_overview: the overview's facts and findings (docs/analyses.md,
+ * "Overview"): per device its gaps, the time it sat idle while its host
+ * worked and (GPU) how many of its kernels were small; overall the step
+ * statistics, compilation inside the window, the collectives' share and
+ * host-to-device copies inside steps; then the findings, each with the
+ * numbers it rests on.
+ *
+ * It runs last in analysis_finish(), while the line roles and per-event
+ * classes of the op pass are still there. A device's busy spans are walked
+ * in start order across its lines (a k-way merge, as for GPU busy time) so
+ * nothing proportional to its events is allocated; a host's activity is
+ * one sorted union, written by the same kind of walk, which each device's
+ * gaps are then intersected with.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/timefmt.h"
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+#include "spans.h"
+
+#define SMALL_KERNEL_PS 10000000ll /* 10 us */
+#define GAP_COUNT_PS 1000000000ll  /* 1 ms */
+
+/* Per host: its activity (the step breakdown's host_compute events). */
+struct host_act {
+	const struct xt_host *h;
+	struct span *v;
+	size_t n;
+	int64_t compile_ps;
+	uint64_t compiles;
+};
+
+struct dev_job {
+	struct xt_device_row *d;
+	const struct xt_plane *p;
+	const struct host_act *ha;
+};
+
+struct dev_set {
+	struct dev_job *jobs;
+	size_t n;
+	atomic_size_t next;
+};
+
+/* A compilation event (the list in docs/analyses.md). */
+static int is_compile(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!strcmp(s, "backend_compile") || !strcmp(s, "compile_or_get_cached") ||
+	    strstr(s, "XlaCompile"))
+		return 1;
+	return (n >= 9 && !strcmp(s + n - 9, "::Compile")) ||
+	       (n >= 12 && !strcmp(s + n - 12, "::RunBackend")) ||
+	       (n >= 14 && !strcmp(s + n - 14, "::RunHloPasses"));
+}
+
+/* The host's activity: a k-way walk over its thread lines in start order
+ * (each line is sorted) that writes the union straight into one array, as
+ * a launch-heavy GPU host has millions of events. */
+struct hline {
+	const struct xt_line *l;
+	const struct line_part *lp;
+	size_t i, mk;
+};
+
+/* Moves hl to its next host-work event (not aggregated, not empty, not a
+ * step marker); returns 0 at the end of the line. */
+static int hline_next(struct hline *hl)
+{
+	const struct xt_line *l = hl->l;
+
+	for (; hl->i < l->nev; hl->i++) {
+		const struct xt_event *ev = &l->ev[hl->i];
+
+		if (xt_event_aggregated(ev) || ev->dur_ps <= 0)
+			continue;
+		while (hl->mk < hl->lp->nmarkers && hl->lp->markers[hl->mk].ev < hl->i)
+			hl->mk++;
+		if (hl->mk < hl->lp->nmarkers && hl->lp->markers[hl->mk].ev == hl->i)
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+static void host_activity(struct host_act *ha, const struct xt_host *h)
+{
+	struct spans comp;
+	struct span *tmp = NULL;
+	struct hline *hl = NULL;
+	size_t tmpcap = 0, p, l, nl = 0, total = 0, line_no = 0;
+
+	memset(&comp, 0, sizeof(comp));
+	ha->h = h;
+	for (p = 0; p < h->nplanes; p++) {
+		const struct xt_plane *pl = &h->planes[p];
+		const struct plane_ctx *pc = pl->hook_data;
+		uint8_t *cm;
+		size_t m;
+
+		if (!pc || pc->role != ROLE_HOST)
+			continue;
+		cm = xcalloc(pl->nemeta ? pl->nemeta : 1, 1);
+		for (m = 0; m < pl->nemeta; m++)
+			cm[m] = is_compile(pl->emeta[m].name) || is_compile(pl->emeta[m].display_name);
+		for (l = 0; l < pl->nlines; l++, line_no++) {
+			const struct xt_line *ln = &pl->lines[l];
+			const struct line_part *lp = ln->hook_data;
+			int64_t comp_end = INT64_MIN;
+			size_t i;
+
+			if (!lp || (lp->role != LROLE_HOST && lp->role != LROLE_HOST_PY))
+				continue;
+			/* Compilations: on every host line, the Python one too. */
+			for (i = 0; i < ln->nev; i++) {
+				const struct xt_event *ev = &ln->ev[i];
+				int64_t s, e;
+
+				if (!cm[xt_event_meta_index(ev)] || xt_event_aggregated(ev) ||
+				    ev->dur_ps <= 0)
+					continue;
+				s = xt_event_start(ln, ev);
+				e = s + ev->dur_ps;
+				if (s >= comp_end) /* not inside another of the line */
+					ha->compiles++;
+				if (e > comp_end)
+					comp_end = e;
+				spans_add(&comp, line_no, s, e);
+			}
+			/* Work: not the Python tracer, whose functions cover every step. */
+			if (lp->role != LROLE_HOST || !ln->nev)
+				continue;
+			hl = xreallocarray(hl, nl + 1, sizeof(*hl));
+			hl[nl] = (struct hline){ ln, lp, 0, 0 };
+			total += ln->nev;
+			nl += hline_next(&hl[nl]);
+		}
+		free(cm);
+	}
+	spans_union(&comp, &tmp, &tmpcap);
+	ha->compile_ps = spans_len(comp.v, comp.n);
+	free(comp.v);
+	free(comp.run);
+	free(tmp);
+
+	ha->v = xmalloc((total ? total : 1) * sizeof(*ha->v));
+	while (nl) {
+		size_t best = 0, k;
+		int64_t bs = xt_event_start(hl[0].l, &hl[0].l->ev[hl[0].i]), be;
+
+		for (k = 1; k < nl; k++) {
+			int64_t s = xt_event_start(hl[k].l, &hl[k].l->ev[hl[k].i]);
+
+			if (s < bs) {
+				bs = s;
+				best = k;
+			}
+		}
+		be = bs + hl[best].l->ev[hl[best].i].dur_ps;
+		if (ha->n && bs <= ha->v[ha->n - 1].e) {
+			if (be > ha->v[ha->n - 1].e)
+				ha->v[ha->n - 1].e = be;
+		} else {
+			ha->v[ha->n++] = (struct span){ bs, be };
+		}
+		hl[best].i++;
+		if (!hline_next(&hl[best]))
+			hl[best] = hl[--nl];
+	}
+	free(hl);
+}
+
+/* Host activity inside [s, e): *cur walks the sorted spans forward. */
+static int64_t host_in(const struct host_act *ha, size_t *cur, int64_t s, int64_t e)
+{
+	size_t i;
+	int64_t t = 0;
+
+	while (*cur < ha->n && ha->v[*cur].e <= s)
+		(*cur)++;
+	for (i = *cur; i < ha->n && ha->v[i].s < e; i++) {
+		int64_t a = ha->v[i].s > s ? ha->v[i].s : s, b = ha->v[i].e < e ? ha->v[i].e : e;
+
+		if (b > a)
+			t += b - a;
+	}
+	return t;
+}
+
+static void gap(struct xt_device_row *d, const struct host_act *ha, size_t *hcur, int64_t s,
+		int64_t e)
+{
+	if (e <= s)
+		return;
+	if (e - s > d->longest_gap_ps) {
+		d->longest_gap_ps = e - s;
+		d->longest_gap_start_ps = s;
+	}
+	if (e - s >= GAP_COUNT_PS)
+		d->gaps_over_1ms++;
+	if (ha)
+		d->host_bound_ps += host_in(ha, hcur, s, e);
+}
+
+/* Whether event i of line l counts as device activity (and is a kernel). */
+static int busy_event(const struct xt_device_row *d, const struct xt_line *l, size_t i)
+{
+	const struct xt_event *ev = &l->ev[i];
+
+	if (xt_event_aggregated(ev) || ev->dur_ps <= 0)
+		return 0;
+	return d->kind != XT_DEV_XLA || xt_event_depth(ev) == 0;
+}
+
+static void device_walk(struct dev_job *j)
+{
+	struct xt_device_row *d = j->d;
+	const struct xt_plane *p = j->p;
+	size_t *cur = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	size_t *lines = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	size_t nl = 0, k, hcur = 0;
+	int64_t span_s = d->first_ps, span_e = d->first_ps + d->span_ps, run_s = 0, run_e = 0;
+	int have = 0;
+	enum line_role want = d->kind == XT_DEV_XLA ? LROLE_XLA_OPS : LROLE_STREAM;
+
+	for (k = 0; k < p->nlines; k++) {
+		const struct line_part *lp = p->lines[k].hook_data;
+
+		if (lp && lp->role == want && p->lines[k].nev)
+			lines[nl++] = k;
+	}
+	for (;;) {
+		size_t best = SIZE_MAX, i;
+		int64_t bs = 0, be;
+		const struct xt_line *l;
+		const struct line_part *lp;
+
+		for (k = 0; k < nl; k++) {
+			i = lines[k];
+			l = &p->lines[i];
+			while (cur[i] < l->nev && !busy_event(d, l, cur[i]))
+				cur[i]++;
+			if (cur[i] >= l->nev)
+				continue;
+			if (best == SIZE_MAX || xt_event_start(l, &l->ev[cur[i]]) < bs) {
+				best = i;
+				bs = xt_event_start(l, &l->ev[cur[i]]);
+			}
+		}
+		if (best == SIZE_MAX)
+			break;
+		l = &p->lines[best];
+		lp = l->hook_data;
+		i = cur[best]++;
+		be = bs + l->ev[i].dur_ps;
+		if (d->kind == XT_DEV_GPU) {
+			int cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
+
+			if (cls == EVC_COMPUTE || cls == EVC_COLLECTIVE) {
+				d->kernels++;
+				if (l->ev[i].dur_ps < SMALL_KERNEL_PS) {
+					d->small_kernels++;
+					d->small_kernel_ps += l->ev[i].dur_ps;
+				}
+			}
+		}
+		/* Clip to the device span (busy spans lie inside it). */
+		if (bs < span_s)
+			bs = span_s;
+		if (be > span_e)
+			be = span_e;
+		if (be <= bs)
+			continue;
+		if (have && bs <= run_e) {
+			if (be > run_e)
+				run_e = be;
+			continue;
+		}
+		gap(d, j->ha, &hcur, have ? run_e : span_s, bs);
+		run_s = bs;
+		run_e = be;
+		have = 1;
+	}
+	(void)run_s;
+	gap(d, j->ha, &hcur, have ? run_e : span_s, span_e);
+	free(cur);
+	free(lines);
+}
+
+static void *dev_worker(void *arg)
+{
+	struct dev_set *ds = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&ds->next, 1)) < ds->n)
+		device_walk(&ds->jobs[i]);
+	return NULL;
+}
+
+/* ---- step statistics, shares ---- */
+
+static int i64cmp(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Nearest rank in sorted v: the smallest value with at least p % of them at
+ * or below it. */
+static int64_t rank(const int64_t *v, size_t n, double p)
+{
+	size_t k = (size_t)ceil(p / 100.0 * (double)n);
+
+	k = k < 1 ? 1 : k > n ? n : k;
+	return v[k - 1];
+}
+
+int64_t analysis_step_percentile(const struct xt_analysis *a, double p)
+{
+	int64_t *d, v;
+	size_t i;
+
+	if (!a->nsteps)
+		return 0;
+	d = xmalloc(a->nsteps * sizeof(*d));
+	for (i = 0; i < a->nsteps; i++)
+		d[i] = a->steps[i].duration_ps;
+	qsort(d, a->nsteps, sizeof(*d), i64cmp);
+	v = rank(d, a->nsteps, p);
+	free(d);
+	return v;
+}
+
+static void step_stats(struct xt_overview *o, const struct xt_analysis *a)
+{
+	int64_t *d;
+	double sum = 0;
+	size_t i;
+
+	if (!a->nsteps)
+		return;
+	d = xmalloc(a->nsteps * sizeof(*d));
+	for (i = 0; i < a->nsteps; i++) {
+		d[i] = a->steps[i].duration_ps;
+		sum += (double)d[i];
+		o->h2d_in_steps_ps += a->steps[i].cat_ps[XT_CAT_HOST_TO_DEVICE];
+	}
+	qsort(d, a->nsteps, sizeof(*d), i64cmp);
+	o->has_steps = 1;
+	o->step_mean_ps = sum / (double)a->nsteps;
+	o->step_p50_ps = rank(d, a->nsteps, 50);
+	o->step_p95_ps = rank(d, a->nsteps, 95);
+	o->step_min_ps = d[0];
+	o->step_max_ps = d[a->nsteps - 1];
+	if (sum > 0)
+		o->h2d_in_steps_percent = 100.0 * (double)o->h2d_in_steps_ps / sum;
+	free(d);
+}
+
+/* ---- findings ---- */
+
+struct fctx {
+	struct xt_analysis *a;
+	struct xt_overview *o;
+	const struct xt_op_row *top_coll;
+};
+
+static struct xt_finding *finding_new(struct fctx *f, const char *id)
+{
+	struct xt_overview *o = f->o;
+	struct xt_finding *x;
+
+	o->findings = xreallocarray(o->findings, o->nfindings + 1, sizeof(*o->findings));
+	x = &o->findings[o->nfindings++];
+	memset(x, 0, sizeof(*x));
+	x->id = id;
+	return x;
+}
+
+static void fnum(struct xt_finding *x, const char *key, double v)
+{
+	if (x->nnum < XT_FINDING_NUMS)
+		x->num[x->nnum++] = (struct xt_finding_num){ key, NULL, v };
+}
+
+static void fstr(struct fctx *f, struct xt_finding *x, const char *key, const char *s)
+{
+	if (x->nnum < XT_FINDING_NUMS)
+		x->num[x->nnum++] = (struct xt_finding_num){
+			key, arena_strndup(&f->a->arena, s, strlen(s)), 0
+		};
+}
+
+static void ftext(struct fctx *f, struct xt_finding *x, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void ftext(struct fctx *f, struct xt_finding *x, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	x->text = arena_strndup(&f->a->arena, buf, strlen(buf));
+}
+
+static void find_launch_bound(struct fctx *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->a->ndevices; i++) {
+		const struct xt_device_row *d = &f->a->devices[i];
+		struct xt_finding *x;
+		char b1[32];
+
+		/* Thresholds in integers: idle >= 20 % of the span exactly, not as
+		 * rounded by idle_percent. */
+		if (d->kind != XT_DEV_GPU || d->kernels < 100 || 2 * d->small_kernels < d->kernels ||
+		    d->span_ps <= 0 || 5 * (d->span_ps - d->busy_ps) < d->span_ps)
+			continue;
+		x = finding_new(f, "launch_bound");
+		fstr(f, x, "host", d->host);
+		fstr(f, x, "device", d->name);
+		fnum(x, "kernels", (double)d->kernels);
+		fnum(x, "small_kernels", (double)d->small_kernels);
+		fnum(x, "small_kernel_ps", (double)d->small_kernel_ps);
+		fnum(x, "idle_percent", d->idle_percent);
+		ftext(f, x,
+		      "many small kernels on %s: %.0f%% of %llu kernels run under 10 us (%s in all) "
+		      "while the device is idle %.1f%% of the time: launch overhead, not the GPU, "
+		      "sets the pace (fuse ops, enable command buffers, raise the batch size)",
+		      d->name, 100.0 * (double)d->small_kernels / (double)d->kernels,
+		      (unsigned long long)d->kernels, fmt_ps(b1, sizeof(b1), d->small_kernel_ps),
+		      d->idle_percent);
+		return;
+	}
+}
+
+static void find_idle_gaps(struct fctx *f)
+{
+	const struct xt_device_row *best = NULL;
+	struct xt_finding *x;
+	char b1[32], b2[32], b3[32], b4[32];
+	size_t i;
+
+	for (i = 0; i < f->a->ndevices; i++) {
+		const struct xt_device_row *d = &f->a->devices[i];
+
+		if (!d->has_overview || d->span_ps <= 0 || 10 * (d->span_ps - d->busy_ps) < d->span_ps)
+			continue;
+		if (!best || d->span_ps - d->busy_ps > best->span_ps - best->busy_ps)
+			best = d;
+	}
+	if (!best)
+		return;
+	x = finding_new(f, "idle_gaps");
+	fstr(f, x, "host", best->host);
+	fstr(f, x, "device", best->name);
+	fnum(x, "idle_ps", (double)(best->span_ps - best->busy_ps));
+	fnum(x, "idle_percent", best->idle_percent);
+	fnum(x, "longest_gap_ps", (double)best->longest_gap_ps);
+	fnum(x, "longest_gap_start_ps", (double)(best->longest_gap_start_ps - f->a->origin_ps));
+	fnum(x, "gaps_over_1ms", (double)best->gaps_over_1ms);
+	fnum(x, "host_bound_ps", (double)best->host_bound_ps);
+	ftext(f, x,
+	      "%s is idle %.1f%% of its span (%s); the longest gap is %s at %s, %llu gaps last "
+	      "1 ms or more, and the host was working during %s of the idle time",
+	      best->name, best->idle_percent, fmt_ps(b1, sizeof(b1), best->span_ps - best->busy_ps),
+	      fmt_ps(b2, sizeof(b2), best->longest_gap_ps),
+	      fmt_ps(b3, sizeof(b3), best->longest_gap_start_ps - f->a->origin_ps),
+	      (unsigned long long)best->gaps_over_1ms, fmt_ps(b4, sizeof(b4), best->host_bound_ps));
+}
+
+static void find_h2d(struct fctx *f)
+{
+	struct xt_finding *x;
+	char b1[32];
+
+	int64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < f->a->nsteps; i++)
+		total += f->a->steps[i].duration_ps;
+	if (!f->o->has_steps || total <= 0 || 20 * f->o->h2d_in_steps_ps < total)
+		return;
+	x = finding_new(f, "h2d_in_steps");
+	fnum(x, "h2d_in_steps_ps", (double)f->o->h2d_in_steps_ps);
+	fnum(x, "h2d_in_steps_percent", f->o->h2d_in_steps_percent);
+	fnum(x, "steps", (double)f->a->nsteps);
+	ftext(f, x,
+	      "host-to-device copies take %.1f%% of the step time (%s over %zu steps): "
+	      "prefetch the next batch to the device while this one runs",
+	      f->o->h2d_in_steps_percent, fmt_ps(b1, sizeof(b1), f->o->h2d_in_steps_ps),
+	      f->a->nsteps);
+}
+
+static void find_dominant(struct fctx *f)
+{
+	const struct xt_op_row *op;
+	struct xt_finding *x;
+	char b1[32];
+
+	if (!f->a->nops || f->a->busy_ps <= 0 || 2 * f->a->ops[0].self_ps < f->a->busy_ps)
+		return;
+	op = &f->a->ops[0];
+	x = finding_new(f, "dominant_op");
+	fstr(f, x, "op", op->name);
+	fstr(f, x, "program", op->program);
+	fnum(x, "self_ps", (double)op->self_ps);
+	fnum(x, "percent", op->percent);
+	fstr(f, x, "bound_by", xt_bound_names[op->bound_by]);
+	ftext(f, x, "one op dominates: %s%s%s takes %.1f%% of the device time (%s)%s%s", op->program,
+	      *op->program ? "/" : "", op->name, op->percent, fmt_ps(b1, sizeof(b1), op->self_ps),
+	      op->bound_by != XT_BOUND_UNKNOWN ? ", bound by " : "",
+	      op->bound_by != XT_BOUND_UNKNOWN ? xt_bound_names[op->bound_by] : "");
+}
+
+static void find_compile(struct fctx *f)
+{
+	struct xt_finding *x;
+	char b1[32];
+
+	if (f->o->compile_ps <= 0)
+		return;
+	x = finding_new(f, "compilation");
+	fnum(x, "compile_ps", (double)f->o->compile_ps);
+	fnum(x, "compiles", (double)f->o->compiles);
+	ftext(f, x,
+	      "XLA compiled %llu time%s inside the profile (%s): warm up before profiling, or "
+	      "look for recompilation (changing shapes, new static arguments)",
+	      (unsigned long long)f->o->compiles, f->o->compiles == 1 ? "" : "s",
+	      fmt_ps(b1, sizeof(b1), f->o->compile_ps));
+}
+
+static void find_collectives(struct fctx *f)
+{
+	struct xt_finding *x;
+	char b1[32];
+
+	if (!f->top_coll || f->a->busy_ps <= 0 || 5 * f->o->collective_ps < f->a->busy_ps)
+		return;
+	x = finding_new(f, "collectives");
+	fnum(x, "collective_ps", (double)f->o->collective_ps);
+	fnum(x, "collective_percent", f->o->collective_percent);
+	fstr(f, x, "op", f->top_coll->name);
+	ftext(f, x,
+	      "collectives take %.1f%% of the device time (%s; the largest is %s): overlap them "
+	      "with compute, or communicate less",
+	      f->o->collective_percent, fmt_ps(b1, sizeof(b1), f->o->collective_ps),
+	      f->top_coll->name);
+}
+
+/* The findings, in the order they are listed. */
+static void (*const finders[])(struct fctx *) = {
+	find_launch_bound, find_idle_gaps, find_h2d, find_dominant, find_compile, find_collectives,
+};
+
+void overview_build(struct xt_analysis *a, struct xt_trace *t)
+{
+	struct xt_overview *o = &a->overview;
+	struct host_act *ha = xcalloc(t->nhosts ? t->nhosts : 1, sizeof(*ha));
+	struct dev_set ds;
+	struct fctx f = { a, o, NULL };
+	size_t h, p, i, di = 0;
+	pthread_t tid;
+	int threaded;
+
+	o->collective_percent = o->h2d_in_steps_percent = NAN;
+	for (h = 0; h < t->nhosts; h++) {
+		host_activity(&ha[h], &t->hosts[h]);
+		o->compile_ps += ha[h].compile_ps;
+		o->compiles += ha[h].compiles;
+	}
+	/* Device rows are in host, plane order: the same walk finds them. */
+	ds.jobs = xcalloc(a->ndevices ? a->ndevices : 1, sizeof(*ds.jobs));
+	ds.n = 0;
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes && di < a->ndevices; p++) {
+			const struct xt_plane *pl = &t->hosts[h].planes[p];
+			struct xt_device_row *d;
+
+			if (strncmp(pl->name, "/device:", 8))
+				continue;
+			d = &a->devices[di++];
+			if (d->kind != XT_DEV_XLA && d->kind != XT_DEV_GPU)
+				continue;
+			d->has_overview = 1;
+			d->has_kernels = d->kind == XT_DEV_GPU;
+			ds.jobs[ds.n++] = (struct dev_job){ d, pl, &ha[h] };
+		}
+	atomic_init(&ds.next, 0);
+	threaded = ds.n > 1 && pthread_create(&tid, NULL, dev_worker, &ds) == 0;
+	dev_worker(&ds);
+	if (threaded)
+		pthread_join(tid, NULL);
+	free(ds.jobs);
+	for (h = 0; h < t->nhosts; h++)
+		free(ha[h].v);
+	free(ha);
+
+	for (i = 0; i < a->ndevices; i++)
+		if (a->devices[i].has_overview && a->devices[i].host_bound_ps > o->host_bound_ps) {
+			o->host_bound_ps = a->devices[i].host_bound_ps;
+			o->host_bound_device = a->devices[i].name;
+			o->host_bound_host = a->devices[i].host;
+		}
+	for (i = 0; i < a->nops; i++) {
+		int memcpy_;
+
+		if (op_classify(bref_str(a->ops[i].name), bref_str(a->ops[i].category), bref_str(""),
+				bref_str(""), &memcpy_) != EVC_COLLECTIVE)
+			continue;
+		o->collective_ps += a->ops[i].self_ps;
+		if (!f.top_coll)
+			f.top_coll = &a->ops[i]; /* ops are sorted by self time */
+	}
+	if (a->busy_ps > 0)
+		o->collective_percent = 100.0 * (double)o->collective_ps / (double)a->busy_ps;
+	step_stats(o, a);
+	for (i = 0; i < sizeof(finders) / sizeof(finders[0]); i++)
+		finders[i](&f);
+}

@@ -1,0 +1,244 @@
+/*
+ * test_overview: the overview's facts and findings (docs/analyses.md,
+ * "Overview") on hand-built profiles; every expected number is worked out in
+ * the comments (1 us = 1,000,000 ps; lines start at 0).
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#define US 1000000ll
+
+static const struct xt_finding *finding(const struct xt_analysis *a, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < a->overview.nfindings; i++)
+		if (!strcmp(a->overview.findings[i].id, id))
+			return &a->overview.findings[i];
+	return NULL;
+}
+
+static double fval(const struct xt_finding *f, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < f->nnum; i++)
+		if (!strcmp(f->num[i].key, key)) {
+			assert_null(f->num[i].str);
+			return f->num[i].value;
+		}
+	fail_msg("finding %s has no number %s", f->id, key);
+	return NAN;
+}
+
+static const char *fstr(const struct xt_finding *f, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < f->nnum; i++)
+		if (!strcmp(f->num[i].key, key)) {
+			assert_non_null(f->num[i].str);
+			return f->num[i].str;
+		}
+	fail_msg("finding %s has no string %s", f->id, key);
+	return NULL;
+}
+
+/*
+ * A GPU launching 200 kernels of 5 us, one every 10 us: [10i, 10i+5) us for
+ * i = 0..199. Span [0, 1995) us, busy 1000 us, idle 49.87 %. A host-to-device
+ * copy at [2, 4) us is busy time but not a kernel.
+ * The host: thread "main" works [0, 100) us, compiles [500, 600) us
+ * (backend_compile, with TfrtTpuCompiler::Compile at [510, 590) inside it)
+ * and [1000, 1010) us (PjRtStreamExecutorClient::Compile); the Python
+ * tracer's line covers [0, 2000) us and is not host work.
+ * Host-bound = the gaps [10i+5, 10i+10) inside host work: i = 0..9 (50 us),
+ * 50..59 (50 us) and 100 (5 us) = 105 us. Compiles: 2, 100 + 10 = 110 us.
+ */
+static void test_launch_bound_host_bound_compile(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *k = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
+	tu_line *c = tu_line_add(g, 2, "Stream #2(MemcpyH2D)", 0);
+	tu_plane *h = tu_plane_add(s, 2, "/host:CPU");
+	tu_line *main_ = tu_line_add(h, 1, "main", 0);
+	tu_line *py = tu_line_add(h, 2, "python", 0);
+	const struct xt_device_row *d;
+	const struct xt_finding *f;
+	struct xt_analysis *a;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 200; i++)
+		tu_ev(g, k, "small_kernel", (int64_t)i * 10 * US, 5 * US);
+	tu_ev(g, c, "MemcpyH2D", 2 * US, 2 * US);
+	tu_ev(h, main_, "work", 0, 100 * US);
+	tu_ev(h, main_, "backend_compile", 500 * US, 100 * US);
+	tu_ev(h, main_, "TfrtTpuCompiler::Compile", 510 * US, 80 * US);
+	tu_ev(h, main_, "PjRtStreamExecutorClient::Compile", 1000 * US, 10 * US);
+	tu_ev(h, py, "$train.py:10 main", 0, 2000 * US);
+	a = tu_load_space(s, NULL);
+
+	assert_int_equal(a->ndevices, 1);
+	d = &a->devices[0];
+	assert_true(d->has_overview && d->has_kernels);
+	assert_int_equal(d->busy_ps, 1000 * US);
+	assert_int_equal(d->span_ps, 1995 * US);
+	assert_int_equal(d->kernels, 200);
+	assert_int_equal(d->small_kernels, 200);
+	assert_int_equal(d->small_kernel_ps, 1000 * US);
+	assert_int_equal(d->longest_gap_ps, 5 * US);
+	assert_int_equal(d->longest_gap_start_ps, 5 * US); /* the earliest of equal ones */
+	assert_int_equal(d->gaps_over_1ms, 0);
+	assert_int_equal(d->host_bound_ps, 105 * US);
+	assert_int_equal(a->overview.host_bound_ps, 105 * US);
+	assert_string_equal(a->overview.host_bound_device, "/device:GPU:0");
+	assert_int_equal(a->overview.compiles, 2);
+	assert_int_equal(a->overview.compile_ps, 110 * US);
+	assert_false(a->overview.has_steps);
+	assert_true(isnan(a->overview.h2d_in_steps_percent));
+
+	/* launch_bound, idle_gaps, dominant_op (the one kernel is nearly all
+	 * the device time) and compilation, in that order. */
+	assert_int_equal(a->overview.nfindings, 4);
+	assert_string_equal(a->overview.findings[0].id, "launch_bound");
+	assert_string_equal(a->overview.findings[1].id, "idle_gaps");
+	assert_string_equal(a->overview.findings[2].id, "dominant_op");
+	assert_string_equal(a->overview.findings[3].id, "compilation");
+	f = finding(a, "launch_bound");
+	assert_string_equal(fstr(f, "device"), "/device:GPU:0");
+	assert_true(fval(f, "kernels") == 200 && fval(f, "small_kernels") == 200);
+	assert_true(fabs(fval(f, "idle_percent") - 100.0 * 995.0 / 1995.0) < 1e-9);
+	assert_non_null(strstr(f->text, "under 10 us"));
+	f = finding(a, "idle_gaps");
+	assert_true(fval(f, "idle_ps") == 995.0 * US);
+	assert_true(fval(f, "host_bound_ps") == 105.0 * US);
+	f = finding(a, "compilation");
+	assert_true(fval(f, "compiles") == 2 && fval(f, "compile_ps") == 110.0 * US);
+}
+
+/*
+ * A TPU with two 100 us steps (Steps line) and XLA Ops:
+ *   step 1 [0, 100):   all-reduce.1 [0, 60), fusion.1 [60, 80), CopyHostToDevice [80, 90)
+ *   step 2 [100, 200): all-reduce.1 [100, 160), fusion.1 [160, 180)
+ * Busy 60+20+10+60+20 = 170 us of a 200 us span: idle 15 %. Gaps [90, 100)
+ * and [180, 200): the longest 20 us at 180 us. Collectives 120 us = 70.6 %
+ * of busy; all-reduce.1 dominates at 70.6 %; host-to-device copies are
+ * 10 us of 200 us of steps = 5 %. No host: nothing is host-bound.
+ */
+static void test_steps_collectives_dominant_h2d(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/device:TPU:0");
+	tu_line *st = tu_line_add(p, 1, "Steps", 0);
+	tu_line *ops = tu_line_add(p, 2, "XLA Ops", 0);
+	const struct xt_finding *f;
+	struct xt_analysis *a;
+	int k;
+
+	(void)state;
+	tu_ev(p, st, "1", 0, 100 * US);
+	tu_ev(p, st, "2", 100 * US, 100 * US);
+	for (k = 0; k < 2; k++) {
+		tu_ev(p, ops, "all-reduce.1", k * 100 * US, 60 * US);
+		tu_ev(p, ops, "fusion.1", (k * 100 + 60) * US, 20 * US);
+	}
+	tu_ev(p, ops, "CopyHostToDevice", 80 * US, 10 * US);
+	a = tu_load_space(s, NULL);
+
+	assert_int_equal(a->nsteps, 2);
+	assert_true(a->overview.has_steps);
+	assert_true(a->overview.step_mean_ps == 100.0 * US);
+	assert_int_equal(a->overview.step_p50_ps, 100 * US);
+	assert_int_equal(a->overview.step_p95_ps, 100 * US);
+	assert_int_equal(a->devices[0].busy_ps, 170 * US);
+	assert_int_equal(a->devices[0].longest_gap_ps, 20 * US);
+	assert_int_equal(a->devices[0].longest_gap_start_ps, 180 * US);
+	assert_false(a->devices[0].has_kernels);
+	assert_int_equal(a->devices[0].host_bound_ps, 0);
+	assert_null(a->overview.host_bound_device);
+	assert_int_equal(a->overview.collective_ps, 120 * US);
+	assert_true(fabs(a->overview.collective_percent - 100.0 * 120 / 170) < 1e-9);
+	assert_int_equal(a->overview.h2d_in_steps_ps, 10 * US);
+	assert_true(a->overview.h2d_in_steps_percent == 5.0);
+
+	assert_int_equal(a->overview.nfindings, 4);
+	assert_string_equal(a->overview.findings[0].id, "idle_gaps");
+	assert_string_equal(a->overview.findings[1].id, "h2d_in_steps");
+	assert_string_equal(a->overview.findings[2].id, "dominant_op");
+	assert_string_equal(a->overview.findings[3].id, "collectives");
+	f = finding(a, "dominant_op");
+	assert_string_equal(fstr(f, "op"), "all-reduce.1");
+	assert_true(fval(f, "self_ps") == 120.0 * US);
+	f = finding(a, "collectives");
+	assert_string_equal(fstr(f, "op"), "all-reduce.1");
+	f = finding(a, "h2d_in_steps");
+	assert_true(fval(f, "steps") == 2);
+}
+
+/* Below every threshold: a busy device whose largest op is 39.6 % of its
+ * time, with no gap, finds nothing. */
+static void test_quiet_profile(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *k = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
+	tu_plane *o = tu_plane_add(s, 2, "/device:GPU:1"); /* no events: no overview */
+	struct xt_analysis *a;
+
+	(void)state;
+	(void)o;
+	tu_ev(g, k, "gemm", 0, 400 * US);
+	tu_ev(g, k, "conv", 400 * US, 350 * US);
+	tu_ev(g, k, "softmax", 750 * US, 260 * US);
+	a = tu_load_space(s, NULL);
+	assert_int_equal(a->overview.nfindings, 0);
+	assert_int_equal(a->devices[0].longest_gap_ps, 0);
+	assert_int_equal(a->devices[0].kernels, 3);
+	assert_int_equal(a->devices[0].small_kernels, 0);
+	assert_int_equal(a->overview.compiles, 0);
+}
+
+/* Thresholds hold exactly: 100 kernels, 50 of them small, idle 20 % of the
+ * span to the picosecond (50 x 5 us + 50 x 15 us = 1000 us busy, one 250 us
+ * gap: 250 / 1250), which as a double is 19.999999999999996 %. */
+static void test_exact_thresholds(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *k = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
+	struct xt_analysis *a;
+	int64_t t = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++) {
+		int64_t d = i % 2 ? 15 * US : 5 * US;
+
+		if (i == 50)
+			t += 250 * US;
+		tu_ev(g, k, i % 2 ? "big" : "small", t, d);
+		t += d;
+	}
+	a = tu_load_space(s, NULL);
+	assert_int_equal(a->devices[0].span_ps, 1250 * US);
+	assert_int_equal(a->devices[0].small_kernels, 50);
+	assert_non_null(finding(a, "launch_bound"));
+	assert_non_null(finding(a, "idle_gaps"));
+	assert_int_equal(a->devices[0].gaps_over_1ms, 0);
+	assert_int_equal(a->devices[0].longest_gap_ps, 250 * US);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TU_TEST(test_launch_bound_host_bound_compile),
+		TU_TEST(test_steps_collectives_dominant_h2d),
+		TU_TEST(test_quiet_profile),
+		TU_TEST(test_exact_thresholds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
