@@ -11,13 +11,14 @@
 
 #include "capture/capture.h"
 #include "cli/capture_cmd.h"
+#include "cli/config.h"
 #include "cli/diff_cmd.h"
 #include "cli/options.h"
 #include "cli/report.h"
 #include "cli/run_cmd.h"
 #include "ui/app.h"
 
-enum { OPT_ASCII = 1, OPT_RUN, OPT_ATTACH, OPT_DURATION, OPT_LOGDIR, OPT_HELP };
+enum { OPT_ASCII = 1, OPT_RUN, OPT_ATTACH, OPT_DURATION, OPT_LOGDIR, OPT_VIEW, OPT_CONFIG, OPT_HELP };
 
 static const struct xt_option main_options[] = {
 	{ OPT_ASCII, 0, "ascii", 0, NULL, "draw with ASCII only (also when the locale is not UTF-8)" },
@@ -25,9 +26,12 @@ static const struct xt_option main_options[] = {
 	{ OPT_ATTACH, 'a', "attach", 1, "TARGET",
 	  "capture live from HOST:PORT[,HOST:PORT...] or a PID (c captures, x saves); "
 	  "--attach -- CMD starts CMD with the xtop agent first" },
-	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture length (default 2000)" },
+	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture length (default: the duration setting, 2000)" },
 	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR",
-	  "captures and saves go under DIR (default $XTOP_LOGDIR, else xtop-logdir)" },
+	  "captures and saves go under DIR (default: the logdir setting, xtop-logdir)" },
+	{ OPT_VIEW, 0, "view", 1, "VIEW", "open on overview, timeline, ops, steps or memory" },
+	{ OPT_CONFIG, 0, "config", 0, NULL,
+	  "print the settings ($XTOP_*, ~/.config/xtop/config, defaults) and where each came from" },
 	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
 	{ 0, 0, NULL, 0, NULL, NULL },
 };
@@ -52,7 +56,9 @@ int main(int argc, char **argv)
 {
 	struct option lopts[12];
 	char sopts[48];
-	struct app_opts ao = { NULL, NULL, 0, NULL, NULL, 2000, capture_default_logdir() };
+	struct app_opts ao;
+	struct config cfg;
+	struct xt_error err;
 	int c, k;
 
 	if (argc >= 2 && !strcmp(argv[1], "report"))
@@ -63,6 +69,14 @@ int main(int argc, char **argv)
 		return run_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
+	/* The viewer's settings (report and diff need none). */
+	if (config_load(&cfg, &err) < 0) {
+		fprintf(stderr, "xtop: %s\n", err.msg);
+		return 2;
+	}
+	memset(&ao, 0, sizeof(ao));
+	config_capture_opts(&cfg, &ao.capture);
+	ao.view = (enum view_id)config_view(&cfg);
 	/* xtop [options] --attach -- CMD [ARGS...]: what follows -- is the
 	 * command, never options of xtop. */
 	for (k = 2; k < argc; k++) {
@@ -98,12 +112,27 @@ int main(int argc, char **argv)
 			if (options_number("--duration", optarg, 1, 24ull * 3600 * 1000, "milliseconds",
 					   &v))
 				return 2;
-			ao.duration_ms = v;
+			ao.capture.duration_ms = v;
 			break;
 		}
 		case OPT_LOGDIR:
-			ao.logdir = optarg;
+			ao.capture.logdir = optarg;
 			break;
+		case OPT_VIEW: {
+			int v = config_view_named(optarg);
+
+			if (v < 0) {
+				fprintf(stderr, "xtop: --view needs one of overview, timeline, ops, steps, "
+						"memory, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			ao.view = (enum view_id)v;
+			break;
+		}
+		case OPT_CONFIG:
+			config_print(stdout, &cfg);
+			return 0;
 		case OPT_HELP:
 			usage(stdout);
 			return 0;

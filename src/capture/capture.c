@@ -33,13 +33,6 @@ static const struct capture_backend *const backends[] = {
 	"jax.profiler.start_server(9999) in it (TensorFlow: "                                      \
 	"tf.profiler.experimental.server.start(9999))"
 
-const char *capture_default_logdir(void)
-{
-	const char *d = getenv("XTOP_LOGDIR");
-
-	return d && *d ? d : "xtop-logdir";
-}
-
 static int valid_addr(const char *a)
 {
 	const char *colon = strrchr(a, ':');

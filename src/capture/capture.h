@@ -72,8 +72,6 @@ struct capture_result {
 	struct xt_trace *t;
 };
 
-/* XTOP_LOGDIR when set and not empty, else "xtop-logdir". Can't fail. */
-const char *capture_default_logdir(void);
 
 /*
  * Parses a target: "HOST:PORT[,HOST:PORT...]" or a local PID. A PID is

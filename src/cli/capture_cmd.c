@@ -14,19 +14,20 @@
 #include "../capture/capture.h"
 #include "../util/timefmt.h"
 #include "../util/xalloc.h"
+#include "config.h"
 #include "options.h"
 
 enum { OPT_DURATION = 1, OPT_LOGDIR, OPT_EVERY, OPT_KEEP, OPT_HOST, OPT_DEVICE, OPT_PYTHON,
        OPT_DEADLINE, OPT_TRACE_JSON, OPT_HELP };
 
 static const struct xt_option capture_options[] = {
-	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture for MS milliseconds (default 2000)" },
-	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR", "save under DIR/plugins/profile/<run>/ (default $XTOP_LOGDIR, else xtop-logdir)" },
+	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture for MS milliseconds (default: the duration setting, 2000)" },
+	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR", "save under DIR/plugins/profile/<run>/ (default: the logdir setting, xtop-logdir)" },
 	{ OPT_EVERY, 0, "every", 1, "SECONDS", "capture again every SECONDS until interrupted" },
 	{ OPT_KEEP, 0, "keep", 1, "N", "with --every, keep only the last N runs this command made" },
-	{ OPT_HOST, 0, "host-tracer", 1, "LEVEL", "host (TraceMe) tracer level 0-3 (default 2)" },
-	{ OPT_DEVICE, 0, "device-tracer", 1, "LEVEL", "device tracer level 0-1 (default 1)" },
-	{ OPT_PYTHON, 0, "python-tracer", 1, "LEVEL", "Python tracer level 0-1 (default 0)" },
+	{ OPT_HOST, 0, "host-tracer", 1, "LEVEL", "host (TraceMe) tracer level 0-3 (default: setting, 2)" },
+	{ OPT_DEVICE, 0, "device-tracer", 1, "LEVEL", "device tracer level 0-1 (default: setting, 1)" },
+	{ OPT_PYTHON, 0, "python-tracer", 1, "LEVEL", "Python tracer level 0-1 (default: setting, 0)" },
 	{ OPT_DEADLINE, 0, "deadline", 1, "MS", "give up on a host after MS (default max(60 s, 2 x duration))" },
 	{ OPT_TRACE_JSON, 0, "trace-json", 0, NULL, "also write <host>.trace.json.gz (Perfetto, chrome://tracing)" },
 	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
@@ -111,7 +112,8 @@ static int capture_once(const struct capture_targets *tg, const struct capture_o
 
 int capture_main(int argc, char **argv)
 {
-	struct capture_opts o = { 2000, 2, 1, 0, capture_default_logdir(), 0, 0 };
+	struct capture_opts o;
+	struct config cfg;
 	unsigned long long v, every = 0, keep = 0;
 	struct option lopts[16];
 	char sopts[64], **kept = NULL;
@@ -120,6 +122,11 @@ int capture_main(int argc, char **argv)
 	struct xt_error err;
 	int c, rc;
 
+	if (config_load(&cfg, &err) < 0) {
+		fprintf(stderr, "xtop: %s\n", err.msg);
+		return 2;
+	}
+	config_capture_opts(&cfg, &o);
 	options_build(capture_options, lopts, sopts, sizeof(sopts));
 	optind = 1;
 	opterr = 0;

@@ -26,6 +26,7 @@
 #include "term.h"
 
 static const struct view *const views[VIEW_COUNT] = {
+	[VIEW_OVERVIEW] = &view_overview,
 	[VIEW_TIMELINE] = &view_timeline,
 	[VIEW_OPS] = &view_ops,
 	[VIEW_STEPS] = &view_steps,
@@ -363,11 +364,12 @@ static unsigned app_key(struct app *a, int c)
 		a->view = (enum view_id)((a->view + (act == ACT_VIEW_NEXT ? 1 : VIEW_COUNT - 1)) %
 					 VIEW_COUNT);
 		return UI_REDRAW;
+	case ACT_VIEW_OVERVIEW:
 	case ACT_VIEW_TIMELINE:
 	case ACT_VIEW_OPS:
 	case ACT_VIEW_STEPS:
 	case ACT_VIEW_MEMORY:
-		a->view = (enum view_id)(act - ACT_VIEW_TIMELINE);
+		a->view = (enum view_id)(act - ACT_VIEW_OVERVIEW);
 		return UI_REDRAW;
 	case ACT_SEARCH:
 	case ACT_FILTER:
@@ -500,6 +502,7 @@ static void app_use(struct app *a, size_t k)
 	a->tls.has_mark = 0;
 	a->tls.det_cols = -1; /* the details are written again */
 	a->ops.sel = a->ops.top = 0;
+	a->ovs.sel = a->ovs.top = 0;
 	/* The steps and memory lists keep their selection by key: the same
 	 * step or allocator stays selected in the next capture. */
 	search_free(a->search);
@@ -593,9 +596,10 @@ int app_main(const struct app_opts *o)
 
 	memset(&a, 0, sizeof(a));
 	a.match = -1;
-	a.logdir = o->logdir;
+	a.logdir = o->capture.logdir;
+	a.view = o->view;
 	if (o->attach || o->launch) {
-		struct capture_opts co = { o->duration_ms, 2, 1, 0, o->logdir, 0, 0 };
+		struct capture_opts co = o->capture;
 		struct xt_error err;
 
 		/* Resolve the target before touching the terminal: a bad PID is a
@@ -629,7 +633,7 @@ int app_main(const struct app_opts *o)
 		app_add_empty(&a, label);
 		app_status(&a, 0, "attached to %s (%s): c captures %.1f s, ? for help", a.cap->target,
 			   a.cap->child ? "started with the xtop agent" : a.cap->tg.v[0].addr,
-			   (double)o->duration_ms / 1000.0);
+			   (double)o->capture.duration_ms / 1000.0);
 	}
 	nodelay(stdscr, TRUE);
 	for (;;) {

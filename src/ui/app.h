@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../capture/capture.h"
 #include "../model/analysis.h"
 #include "../model/search.h"
 #include "../model/timeline.h"
@@ -25,7 +26,7 @@
 #include "textview.h"
 
 
-enum view_id { VIEW_TIMELINE, VIEW_OPS, VIEW_STEPS, VIEW_MEMORY, VIEW_COUNT };
+enum view_id { VIEW_OVERVIEW, VIEW_TIMELINE, VIEW_OPS, VIEW_STEPS, VIEW_MEMORY, VIEW_COUNT };
 
 struct app;
 
@@ -101,9 +102,15 @@ struct app {
 	struct tl_state tls;
 	struct ops_state ops;
 	struct panel steps, mem; /* the steps and memory lists (view_lists.c) */
+	struct {
+		long sel, top;  /* selected item, first line (view_overview.c) */
+	} ovs;
 };
 
-extern const struct view view_timeline, view_ops, view_steps, view_memory;
+extern const struct view view_overview, view_timeline, view_ops, view_steps, view_memory;
+/* Shows op number op (an->ops index) selected in the op profile, its
+ * filter cleared (view_ops.c). */
+void view_ops_focus(struct app *a, long op);
 /* Releases the steps and memory views' panels (view_lists.c). */
 void view_lists_fini(struct app *a);
 
@@ -113,8 +120,8 @@ struct app_opts {
 	int ascii;
 	const char *attach;    /* HOST:PORT[,...] or PID; NULL = not attached */
 	char *const *launch;   /* xtop --attach -- CMD: the command to start; NULL = none */
-	uint64_t duration_ms;  /* capture length */
-	const char *logdir;    /* captures and saves go here */
+	struct capture_opts capture; /* how captures run; its logdir also takes saves */
+	enum view_id view;     /* the first view */
 };
 
 /* Runs the viewer; returns the process exit status. */

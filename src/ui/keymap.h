@@ -14,6 +14,7 @@ enum action {
 	ACT_HELP,
 	ACT_VIEW_NEXT,
 	ACT_VIEW_PREV,
+	ACT_VIEW_OVERVIEW, /* ACT_VIEW_OVERVIEW + enum view_id: that view */
 	ACT_VIEW_TIMELINE,
 	ACT_VIEW_OPS,
 	ACT_VIEW_STEPS,
@@ -62,7 +63,8 @@ enum action {
 #define SCOPE_OPS (1u << 1)
 #define SCOPE_STEPS (1u << 2)
 #define SCOPE_MEMORY (1u << 3)
-#define SCOPE_ALL 0xfu
+#define SCOPE_OVERVIEW (1u << 4)
+#define SCOPE_ALL 0x1fu
 
 struct key_binding {
 	int key;            /* curses key code or character */

@@ -577,3 +577,30 @@ static unsigned ops_act(struct app *a, enum action act)
 }
 
 const struct view view_ops = { "op profile", SCOPE_OPS, ops_draw, ops_act };
+
+void view_ops_focus(struct app *a, long op)
+{
+	struct row *rows;
+	size_t n, i;
+
+	a->ops.filter[0] = '\0';
+	a->view = VIEW_OPS;
+	rows = xmalloc(rows_cap(a) * sizeof(*rows));
+	n = build_rows(a, rows);
+	for (i = 0; i < n; i++)
+		if (rows[i].kind == ROW_OP && rows[i].op == op) {
+			a->ops.sel = (long)i;
+			break;
+		}
+	app_status(a, 0, "op %s%s%s", a->an->ops[op].program, *a->an->ops[op].program ? "/" : "",
+		   a->an->ops[op].name);
+	if (i == n && a->ops.grouped) {
+		/* Folded away: list flat, where every op has a row. */
+		a->ops.grouped = 0;
+		n = build_rows(a, rows);
+		for (i = 0; i < n; i++)
+			if (rows[i].kind == ROW_OP && rows[i].op == op)
+				a->ops.sel = (long)i;
+	}
+	free(rows);
+}

@@ -9,6 +9,8 @@ NOFIX="fixtures not found (set XTOP_FIXTURES)"
 PY=/usr/bin/python3
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/xtop-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# No user's config file changes what the tests see (test_config.sh sets its own).
+export XTOP_CONFIG=/dev/null
 
 ok() { echo "ok $1"; }
 fail() { echo "FAIL $1: $2"; }

@@ -121,6 +121,16 @@ if XTOP_LOGDIR="$TMP/logEnv" $XTOP capture --duration 100 "localhost:$P2" >"$TMP
 else
 	fail "XTOP_LOGDIR" "$(cat "$TMP/err" "$TMP/out")"
 fi
+# 6c. The config file's settings, with --logdir still the strongest.
+printf 'logdir = %s\nduration = 150\n' "$TMP/logCfg" >"$TMP/xtop.cfg"
+if XTOP_CONFIG="$TMP/xtop.cfg" $XTOP capture "localhost:$P2" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q "^saved $TMP/logCfg/plugins/profile/" "$TMP/out" &&
+	XTOP_CONFIG="$TMP/xtop.cfg" $XTOP capture --logdir "$TMP/logCli" "localhost:$P2" \
+		>"$TMP/out" 2>"$TMP/err" && grep -q "^saved $TMP/logCli/plugins/profile/" "$TMP/out"; then
+	ok "the config file's logdir is where xtop capture saves, --logdir over it"
+else
+	fail "config file logdir" "$(cat "$TMP/err" "$TMP/out")"
+fi
 # 7. empty_trace.
 start_server --empty || exit 0
 if $XTOP capture --duration 200 --logdir "$TMP/logG" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then

@@ -24,23 +24,23 @@ check "timeline: status line names the file and its events" \
 	'line 1 | grep -q "xtop  t.xplane.pb  \[timeline\]  [0-9,]* events  1 host" && bottom | grep -q "? for help"' \
 	"no status or hint"
 
-keys 2
-check "view 2: op profile with SELF column and convolution.11" \
-	'has "[op profile]" && line 2 | grep -q "SELFv" && has "convolution.11"' "op profile not shown"
 keys 3
-check "view 3: steps with the average and one row per step" \
+check "view 3: op profile with SELF column and convolution.11" \
+	'has "[op profile]" && line 2 | grep -q "SELFv" && has "convolution.11"' "op profile not shown"
+keys 4
+check "view 4: steps with the average and one row per step" \
 	'has "[steps]" && has "STEP" && has "average" &&
 	 [ "$(grep -Ec "^ +[0-9]+ +[0-9.]+ (ps|ns|us|ms|s) +[0-9.]+ (ps|ns|us|ms|s)" "$TMP/screen")" -ge 5 ]' \
 	"no step rows"
-keys 4
-check "view 4: memory with ALLOCATOR and the allocations live at the peak" \
+keys 5
+check "view 5: memory with ALLOCATOR and the allocations live at the peak" \
 	'has "[memory]" && has "ALLOCATOR" && has "live at the peak" && has "jit(train_step)"' \
 	"memory view incomplete"
-keys 1
-check "view 1: back to the timeline" 'has "[timeline]" && has "/device:TPU:0"' "not the timeline"
+keys 2
+check "view 2: back to the timeline" 'has "[timeline]" && has "/device:TPU:0"' "not the timeline"
 
 seq=""
-for v in "op profile" steps memory timeline; do
+for v in "op profile" steps memory overview timeline; do
 	keys Tab
 	if wait_for "[$v]" 5; then seq="$seq [$v]"; else seq="$seq (not $v)"; fi
 done
@@ -49,10 +49,10 @@ case "$seq" in
 *) ok "Tab cycles the views:$seq" ;;
 esac
 keys BTab
-check "S-Tab goes back a view" 'has "[memory]"' "not memory after S-Tab from the timeline"
+check "S-Tab goes back a view" 'has "[overview]"' "not the overview after S-Tab from the timeline"
 
 # Op profile: sort, group (Enter folds), filter, Enter jumps to the longest run.
-keys 2
+keys 3
 wait_for "SELFv" >/dev/null
 first0=$(line 3 | awk '{ print $NF }')
 keys '>'
@@ -113,7 +113,7 @@ sleep 0.1
 keys 0
 
 # Steps and memory: Enter takes the timeline there.
-keys 3
+keys 4
 wait_for "[steps]" >/dev/null
 dur=$(grep -E '^ +100 ' "$TMP/screen" | awk '{ print $4, $5 }')
 keys Enter
@@ -122,7 +122,7 @@ check "steps: Enter zooms the timeline to the step ($dur, and 5% each side), mar
 	'has "[timeline]" && bottom | grep -q "^step 100" && line 2 | grep -q "▼" &&
 	 [ "$(ps_of $(label))" -ge "$(ps_of $dur)" ] &&
 	 [ "$(ps_of $(label))" -le $(($(ps_of $dur) * 6 / 5)) ]' "no step window"
-keys 4
+keys 5
 wait_for "[memory]" >/dev/null
 keys Enter
 check "memory: Enter jumps to the allocator's peak, marked on its thread" \
@@ -241,12 +241,12 @@ H=20
 check "resize to 60x20: redrawn at the new size" \
 	'[ "$(width)" -le 60 ] && bottom | grep -q "^q Quit  ? Help" && line 1 | grep -q "^ xtop  t.xplane.pb  \[timeline\]"' \
 	"bottom '$(bottom)'"
-keys 2
+keys 3
 check "resize to 60x20: the op profile still fits (NAME column kept)" \
 	'line 2 | grep -q "NAME" && has "convolution.11"' "no NAME column"
 $T resize-window -t t -x 80 -y 24
 H=24
-keys 1
+keys 2
 wait_until 'bottom | grep -q "^q Quit"' >/dev/null
 
 keys q
@@ -256,10 +256,10 @@ check "q quits: the shell's line is back, the tty is restored" \
 # --------------------------------------------------------------- 120x40 ----
 start 120 40 "$XTOP" "$TMP/t.xplane.pb"
 wait_for "[timeline]" >/dev/null
-keys 2
+keys 3
 check "120x40: the op profile shows the roofline columns (FLOP/s, HBM/s, %PKF, BOUND)" \
 	'line 2 | grep -q "AVG" && line 2 | grep -q "FLOP/s" && line 2 | grep -q "HBM/s" && line 2 | grep -q "%PKF" && line 2 | grep -q "BOUND" && line 2 | grep -q "CATEGORY"' "narrow columns"
-keys 1 j j .
+keys 2 j j .
 sleep 0.1
 keys Enter
 check "120x40: details name the plane and line of the event" \
@@ -273,7 +273,7 @@ if wait_until 'has "[timeline]" && has "/device:GPU:0" && has "Stream #14(Kernel
 else
 	fail "gpu profile: streams on /device:GPU:0" "$(shot)"
 fi
-keys 2
+keys 3
 wait_for "[op profile]" >/dev/null
 keys Enter
 sleep 0.1
@@ -297,11 +297,11 @@ ascii_run() {
 	cat "$TMP/screen" >>"$TMP/all"
 	keys . Enter
 	wait_for " details" 5 && cat "$TMP/screen" >>"$TMP/all"
-	keys 2 p
+	keys 3 p
 	wait_for "grouped by" 5 && cat "$TMP/screen" >>"$TMP/all"
-	keys 3
-	wait_for "[steps]" 5 && cat "$TMP/screen" >>"$TMP/all"
 	keys 4
+	wait_for "[steps]" 5 && cat "$TMP/screen" >>"$TMP/all"
+	keys 5
 	wait_for "[memory]" 5 && cat "$TMP/screen" >>"$TMP/all"
 	keys '?'
 	wait_for "xtop keys" 5 && cat "$TMP/screen" >>"$TMP/all"
@@ -332,7 +332,7 @@ colour_run() {
 		cap -e
 		cat "$TMP/screen" >>"$TMP/all"
 	done
-	keys 1 . Enter
+	keys 2 . Enter
 	wait_for " details" 5
 	cap -e
 	cat "$TMP/screen" >>"$TMP/all"
@@ -381,7 +381,7 @@ fi
 # which is as tall as the chart. NO_COLOR + --ascii draws the bars as '#'.
 start 80 24 NO_COLOR=1 "$XTOP" --ascii "$TMP/t.xplane.pb"
 wait_for "[timeline]" >/dev/null
-keys 4
+keys 5
 if wait_for "live at the peak"; then
 	col=$(grep -E '^ *\^$' "$TMP/screen" | head -n 1 | awk '{ print index($0, "^") }')
 	top=$(sed -n '/in use over time/,/live at the peak/p' "$TMP/screen" | grep '#' | head -n 1)
@@ -432,7 +432,7 @@ if have_fixtures; then
 	start 120 40 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
 	check "TPU fixture: /device:TPU:0 with XLA Ops and XLA TraceMe" \
 		'has "[timeline]" && has "/device:TPU:0" && has "XLA Ops" && has "XLA TraceMe"' "not shown"
-	keys 2
+	keys 3
 	check "TPU fixture: op profile lists copy-done.2 and broadcast_add_fusion.1" \
 		'has "copy-done.2" && has "broadcast_add_fusion.1"' "ops missing"
 	keys '\'
@@ -455,7 +455,7 @@ if have_fixtures; then
 	keys End
 	check "tf-gpu-v100-2host: End reaches the second host's GPU planes" \
 		'has "/device:GPU:6  (34.83.195.180_6003, "' "second host not shown"
-	keys 4
+	keys 5
 	check "tf-gpu-v100-2host: memory lists both hosts' GPU_1_bfc" \
 		'[ "$(grep -c "GPU_1_bfc" "$TMP/screen")" -eq 2 ]' "not two GPU_1_bfc rows"
 	keys q
@@ -464,15 +464,44 @@ if have_fixtures; then
 	start 120 40 "$XTOP" "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb"
 	check "ROCm fixture: /device:GPU:0 with Stream # lines" \
 		'has "/device:GPU:0" && has "Stream #16(Kernel)"' "no streams"
-	keys 2
-	check "ROCm fixture: op profile lists custom-call.1" 'has "custom-call.1"' "no ops"
 	keys 3
+	check "ROCm fixture: op profile lists custom-call.1" 'has "custom-call.1"' "no ops"
+	keys 4
 	check "ROCm fixture: steps inferred from repeated runs, with how to mark them" \
 		'has "inferred: runs of jit_dot" && has "StepTraceAnnotation"' "no inferred steps"
-	keys 4
+	keys 5
 	check "ROCm fixture: memory lists GPU_0_bfc" 'has "GPU_0_bfc"' "no allocator"
 	keys q
 	check "ROCm fixture: q quits cleanly" 'has "EXIT=0 TTY=restored"' "no clean exit"
+
+	# The overview, the default first view, on the TPU fixture at 80x24.
+	start 80 24 XTOP_VIEW= "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	check "overview: the first view, with steps, devices, top ops and findings" \
+		'has "[overview]" && has "100 (inferred)  mean 861.7 ms  p50 803.3 ms  p95 982.1 ms" &&
+		 has "/device:TPU:3" && has "jit_f/copy-done.2" && has "Findings" &&
+		 has "! /device:TPU:0 is idle 14.8% of its span"' "no overview"
+	check "overview: a bar per step under the step line" \
+		'sed -n 4p "$TMP/screen" | grep -q "[▁▂▃▄▅▆▇█]\{40\}"' "no bars"
+	check "overview: no line wider than the screen" \
+		'! awk "length > 80" "$TMP/screen" | grep -q .' "a line is cut"
+	keys Enter
+	check "overview: Enter on a device goes to its longest gap, marked" \
+		'has "[timeline]" && bottom | grep -q "^/device:TPU:0: longest gap 5.55 s at 13.95 s" &&
+		 line 2 | grep -q "▼"' "no jump to the gap"
+	keys 1 j j j j
+	keys Enter
+	check "overview: Enter on a top op shows it in the op profile" \
+		'has "[op profile]" && bottom | grep -q "^op jit_f/copy-done.2"' "no op"
+	keys q
+	wait_for "EXIT=" >/dev/null
+	start 80 24 XTOP_VIEW=steps "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	check "XTOP_VIEW=steps opens on the steps" 'has "[steps]"' "not the steps"
+	keys q
+	wait_for "EXIT=" >/dev/null
+	start 80 24 XTOP_VIEW=steps "$XTOP" --view memory "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	check "--view memory over XTOP_VIEW" 'has "[memory]"' "not the memory view"
+	keys q
+	wait_for "EXIT=" >/dev/null
 else
-	skip_n 11 "viewer on the real fixtures" "$NOFIX"
+	skip_n 18 "viewer on the real fixtures" "$NOFIX"
 fi

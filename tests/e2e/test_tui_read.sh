@@ -38,7 +38,7 @@ if have_fixtures; then
 	# The issue's two cases.
 	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
 	wait_for "[timeline]" >/dev/null
-	keys 2
+	keys 3
 	wait_for "[op profile]" >/dev/null
 	keys Enter
 	wait_for "longest run of" >/dev/null
@@ -106,7 +106,7 @@ fi
 # The details pane scrolls to its last row; its old hint "(more: zoom)" is gone.
 start 80 16 "$XTOP" "$TMP/t.xplane.pb"
 wait_for "[timeline]" >/dev/null
-keys 2
+keys 3
 wait_for "[op profile]" >/dev/null
 keys Enter
 wait_for "longest run of" >/dev/null
@@ -231,7 +231,7 @@ if have_fixtures; then
 	# into view under the cursor, the peak is marked.
 	start 120 40 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
 	wait_for "[timeline]" >/dev/null
-	keys 4
+	keys 5
 	wait_for "[memory]" >/dev/null
 	keys Enter
 	check "memory Enter (TPU fixture): the peak marked, its host thread on screen under the cursor" \
@@ -253,7 +253,7 @@ check "search jump: the match is marked on the ruler" 'line 2 | grep -q "▼" &&
 	"no mark" 5
 keys Escape
 check "Esc clears the selection and the mark" '! line 2 | grep -q "▼"' "mark still there" 5
-keys 2
+keys 3
 wait_for "[op profile]" >/dev/null
 keys Enter
 check "op profile jump: the longest run is marked" 'line 2 | grep -q "▼" && bottom | grep -q "^longest run of"' \
@@ -265,7 +265,7 @@ wait_for "EXIT=" >/dev/null
 # Steps and memory keep their selection by key when sorted or filtered.
 start 80 24 "$XTOP" "$TMP/t.xplane.pb"
 wait_for "[timeline]" >/dev/null
-keys 3
+keys 4
 wait_for "[steps]" >/dev/null
 keys j j j j j
 check "steps: the selected step is 105 (the line under the list)" \
@@ -275,9 +275,9 @@ check "steps: sorted by DURATION, step 105 stays selected wherever its row went"
 	'line 3 | grep -q "DURATIONv" && line $((H - 1)) | grep -q "^ step 105:" &&
 	 [ "$(sed -n "5p" "$TMP/screen" | awk "{ print \$1 }")" != 100 ]' "selection lost" 5
 keys '\'
-text 12.73
+text 14.32
 keys Enter
-check "steps: \\ 12.73 keeps only step 108 (its start), selected" \
+check "steps: \\ 14.32 keeps only step 108 (its start from the profile start), selected" \
 	'[ "$(grep -Ec "^ +1[0-9][0-9] " "$TMP/screen")" -eq 1 ] && grep -Eq "^ +108 " "$TMP/screen" &&
 	 line $((H - 1)) | grep -q "^ step 108:"' "filter wrong" 5
 keys Escape
@@ -290,7 +290,7 @@ if have_fixtures; then
 	# NO_COLOR: the selected row is the one in reverse video.
 	start 120 30 NO_COLOR=1 "$XTOP" "$FIX/tf-gpu-v100-2host"
 	wait_for "[timeline]" >/dev/null
-	keys 4
+	keys 5
 	wait_for "[memory]" >/dev/null
 	keys j j j
 	check "memory: the 4th allocator (34.83.195.179_6003 gpu_host_bfc) is selected" \

@@ -13,7 +13,9 @@ T="tmux -L xtop-test-$$ -f /dev/null"
 SOCK=
 trap '$T kill-server >/dev/null 2>&1; [ -n "$SOCK" ] && rm -f "$SOCK"; rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM HUP
-ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen-256color"
+# XTOP_VIEW: the viewer opens on the timeline, which most checks are about
+# (start ... XTOP_VIEW=overview for the overview, the default).
+ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen-256color XTOP_VIEW=timeline"
 ESC=$(printf '\033')
 
 # The pane runs this wrapper: the viewer, then one line with its exit status

@@ -1,0 +1,366 @@
+/*
+ * view_overview: the first view (model's struct xt_overview; the same
+ * numbers as the top of `xtop report`): step time with a bar per step,
+ * the devices' busy and idle time, the top ops and the findings. Devices,
+ * ops and findings are rows that Enter follows: a device or a gap finding
+ * to the timeline at its longest gap (marked), an op to its row in the op
+ * profile, the step finding to the steps.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/timefmt.h"
+#include "../util/xalloc.h"
+#include "app.h"
+#include "term.h"
+#include "timeaxis.h"
+
+enum ov_kind { OVL_TEXT, OVL_HEAD, OVL_BARS, OVL_DEVICE, OVL_OP, OVL_FINDING };
+
+/* One screen line; selectable lines carry the item they belong to. */
+struct ov_line {
+	enum ov_kind kind;
+	long idx;       /* device, op or finding index; bar row for OVL_BARS */
+	long item;      /* selectable item number, -1 none */
+	char text[512];
+};
+
+struct ov_lines {
+	struct ov_line *v;
+	size_t n, cap;
+	long nitems;
+};
+
+static struct ov_line *add(struct ov_lines *L, enum ov_kind k, long idx, int new_item)
+{
+	struct ov_line *l;
+
+	if (L->n == L->cap) {
+		L->cap = L->cap ? L->cap * 2 : 64;
+		L->v = xreallocarray(L->v, L->cap, sizeof(*L->v));
+	}
+	l = &L->v[L->n++];
+	l->kind = k;
+	l->idx = idx;
+	l->item = k >= OVL_DEVICE ? (new_item ? L->nitems++ : L->nitems - 1) : -1;
+	l->text[0] = '\0';
+	return l;
+}
+
+/* Adds text wrapped to w columns (continuation lines indented). */
+static void add_wrapped(struct ov_lines *L, enum ov_kind k, long idx, const char *prefix,
+			const char *text, int w)
+{
+	struct ov_line *l = add(L, k, idx, 1);
+	const char *p = text;
+	int col;
+
+	snprintf(l->text, sizeof(l->text), "%s", prefix);
+	col = (int)strlen(prefix);
+	while (*p) {
+		const char *e = p;
+		int len;
+
+		while (*e && *e != ' ')
+			e++;
+		len = (int)(e - p);
+		if (col > (int)strlen(prefix) && col + 1 + len > w) {
+			l = add(L, k, idx, 0);
+			snprintf(l->text, sizeof(l->text), "%*s", (int)strlen(prefix), "");
+			col = (int)strlen(prefix);
+		} else if (col > (int)strlen(prefix)) {
+			strncat(l->text, " ", sizeof(l->text) - strlen(l->text) - 1);
+			col++;
+		}
+		strncat(l->text, p, (size_t)len < sizeof(l->text) - strlen(l->text) - 1
+					    ? (size_t)len
+					    : sizeof(l->text) - strlen(l->text) - 1);
+		col += len;
+		p = e;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+#define BAR_ROWS 2
+
+static void build(struct app *a, struct ov_lines *L, int w)
+{
+	const struct xt_analysis *an = a->an;
+	const struct xt_overview *v = &an->overview;
+	char b1[32], b2[32], b3[32], b5[32];
+	struct ov_line *l;
+	size_t i;
+	int r;
+
+	l = add(L, OVL_HEAD, 0, 0);
+	snprintf(l->text, sizeof(l->text), " Steps");
+	if (v->has_steps) {
+		l = add(L, OVL_TEXT, 0, 0);
+		snprintf(l->text, sizeof(l->text), "  %zu%s  mean %s  p50 %s  p95 %s  max %s",
+			 an->nsteps, an->steps_source == XT_STEPS_INFERRED ? " (inferred)" : "",
+			 fmt_ps(b1, sizeof(b1), (int64_t)llround(v->step_mean_ps)),
+			 fmt_ps(b2, sizeof(b2), v->step_p50_ps), fmt_ps(b3, sizeof(b3), v->step_p95_ps),
+			 fmt_ps(b5, sizeof(b5), v->step_max_ps));
+		for (r = 0; r < BAR_ROWS; r++)
+			add(L, OVL_BARS, r, 0);
+	} else {
+		l = add(L, OVL_TEXT, 0, 0);
+		snprintf(l->text, sizeof(l->text),
+			 "  none: no step markers, and no XLA module ran twice");
+	}
+	l = add(L, OVL_TEXT, 0, 0);
+	l = add(L, OVL_HEAD, 0, 0);
+	snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  %s", "BUSY", "IDLE", "HOST-BND",
+		 "MAX GAP", "DEVICE (Enter: its longest gap)");
+	for (i = 0; i < an->ndevices; i++) {
+		const struct xt_device_row *d = &an->devices[i];
+
+		if (!d->has_overview || !d->op_events)
+			continue;
+		l = add(L, OVL_DEVICE, (long)i, 1);
+		snprintf(l->text, sizeof(l->text), " %-10s %5.1f%% %10s %10s  %s%s%s",
+			 fmt_ps(b1, sizeof(b1), d->busy_ps), d->idle_percent,
+			 fmt_ps(b2, sizeof(b2), d->host_bound_ps),
+			 fmt_ps(b3, sizeof(b3), d->longest_gap_ps), a->t->nhosts > 1 ? d->host : "",
+			 a->t->nhosts > 1 ? " " : "", d->name);
+	}
+	l = add(L, OVL_TEXT, 0, 0);
+	if (v->collective_ps)
+		snprintf(b3, sizeof(b3), " (%.1f%%)", v->collective_percent);
+	snprintf(l->text, sizeof(l->text), "  collectives %s%s   compilation %s",
+		 v->collective_ps ? fmt_ps(b1, sizeof(b1), v->collective_ps) : "none",
+		 v->collective_ps ? b3 : "", v->compile_ps ? fmt_ps(b2, sizeof(b2), v->compile_ps) : "none");
+	l = add(L, OVL_TEXT, 0, 0);
+	l = add(L, OVL_HEAD, 0, 0);
+	snprintf(l->text, sizeof(l->text), " %-10s %6s  %s", "SELF", "%DEV", "TOP OPS (Enter: in the op profile)");
+	for (i = 0; i < an->nops && i < 5; i++) {
+		l = add(L, OVL_OP, (long)i, 1);
+		snprintf(l->text, sizeof(l->text), " %-10s %5.1f%%  %s%s%s",
+			 fmt_ps(b1, sizeof(b1), an->ops[i].self_ps), an->ops[i].percent,
+			 an->ops[i].program, *an->ops[i].program ? "/" : "", an->ops[i].name);
+	}
+	l = add(L, OVL_TEXT, 0, 0);
+	l = add(L, OVL_HEAD, 0, 0);
+	snprintf(l->text, sizeof(l->text), " Findings%s", v->nfindings ? "" : ": none");
+	for (i = 0; i < v->nfindings; i++)
+		add_wrapped(L, OVL_FINDING, (long)i, " ! ", v->findings[i].text, w - 1);
+}
+
+/* The bar chart's row r (0 = top): one column per step, or the longest of
+ * each few, BAR_ROWS x 8 levels high. */
+static void draw_bars(struct app *a, int y, int r, int w)
+{
+	static const char *const blocks[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
+					       "\u2585", "\u2586", "\u2587", "\u2588" };
+	const struct xt_analysis *an = a->an;
+	int64_t max = an->overview.step_max_ps;
+	int cols = w - 4, c, x = 2;
+	size_t n = an->nsteps;
+
+	ui_put(y, 0, w, term_attr(ROLE_TEXT), "", 1);
+	if (max <= 0 || cols <= 0)
+		return;
+	if ((size_t)cols > n)
+		cols = (int)n;
+	for (c = 0; c < cols; c++) {
+		size_t s0 = (size_t)c * n / (size_t)cols, s1 = (size_t)(c + 1) * n / (size_t)cols, i;
+		int64_t val = 0;
+		int lvl, lo = (BAR_ROWS - 1 - r) * 8;
+		const char *ch = " ";
+
+		for (i = s0; i < s1; i++)
+			if (an->steps[i].duration_ps > val)
+				val = an->steps[i].duration_ps;
+		lvl = (int)((__int128)val * (BAR_ROWS * 8) / max);
+		if (lvl < 1 && val > 0)
+			lvl = 1;
+		if (lvl >= lo + 8)
+			ch = term.ascii ? "#" : blocks[7];
+		else if (lvl > lo)
+			ch = term.ascii ? "." : blocks[lvl - lo - 1];
+		ui_put(y, x + c, 1, term_attr(ROLE_EV0), ch, 0);
+	}
+}
+
+static void lines_fini(struct ov_lines *L)
+{
+	free(L->v);
+	memset(L, 0, sizeof(*L));
+}
+
+static void ov_draw(struct app *a, int y, int h)
+{
+	struct ov_lines L = { 0 };
+	long first = -1, last = -1;
+	size_t i;
+	int row;
+
+	build(a, &L, a->cols);
+	if (a->ovs.sel >= L.nitems)
+		a->ovs.sel = L.nitems - 1;
+	if (a->ovs.sel < 0)
+		a->ovs.sel = 0;
+	/* Keep the selected item's lines on screen. */
+	for (i = 0; i < L.n; i++)
+		if (L.v[i].item == a->ovs.sel && L.nitems) {
+			if (first < 0)
+				first = (long)i;
+			last = (long)i;
+		}
+	if (first >= 0 && first < a->ovs.top)
+		a->ovs.top = first;
+	if (last >= 0 && last >= a->ovs.top + h)
+		a->ovs.top = last - h + 1;
+	if (a->ovs.top > (long)L.n - h)
+		a->ovs.top = (long)L.n - h > 0 ? (long)L.n - h : 0;
+	if (a->ovs.top < 0)
+		a->ovs.top = 0;
+	for (row = 0, i = (size_t)a->ovs.top; row < h; row++, i++) {
+		int attr;
+
+		if (i >= L.n) {
+			ui_put(y + row, 0, a->cols, term_attr(ROLE_TEXT), "", 1);
+			continue;
+		}
+		if (L.v[i].kind == OVL_BARS) {
+			draw_bars(a, y + row, (int)L.v[i].idx, a->cols);
+			continue;
+		}
+		attr = L.v[i].kind == OVL_HEAD ? term_attr(ROLE_HEADER) : term_attr(ROLE_TEXT);
+		if (L.v[i].item >= 0 && L.v[i].item == a->ovs.sel)
+			attr = term_attr(ROLE_SELECT);
+		ui_put(y + row, 0, a->cols, attr, L.v[i].text, 1);
+	}
+	lines_fini(&L);
+}
+
+/* Enter on a device: the timeline at its longest gap, marked. */
+static void go_gap(struct app *a, const struct xt_device_row *d)
+{
+	int64_t s = d->longest_gap_start_ps, e = s + d->longest_gap_ps, pad = (e - s) / 4 + 1;
+	long track = -1;
+	size_t i;
+	char b1[32], b2[32];
+
+	for (i = 0; i < a->tl->ntracks && track < 0; i++)
+		if (!strcmp(a->tl->tracks[i].p->name, d->name) &&
+		    !strcmp(a->t->hosts[a->tl->tracks[i].host].name, d->host))
+			track = (long)i;
+	if (d->longest_gap_ps <= 0) {
+		app_status(a, 0, "%s has no gap", d->name);
+		return;
+	}
+	app_jump(a, s - pad, e + pad, s, track, -1);
+	app_status(a, 0, "%s: longest gap %s at %s", d->name, fmt_ps(b1, sizeof(b1), e - s),
+		   timeaxis_fmt(a, b2, sizeof(b2), s));
+}
+
+static const struct xt_device_row *device_named(struct app *a, const struct xt_finding *f)
+{
+	const char *host = NULL, *dev = NULL;
+	size_t i;
+
+	for (i = 0; i < f->nnum; i++) {
+		if (!strcmp(f->num[i].key, "host"))
+			host = f->num[i].str;
+		if (!strcmp(f->num[i].key, "device"))
+			dev = f->num[i].str;
+	}
+	for (i = 0; dev && i < a->an->ndevices; i++)
+		if (!strcmp(a->an->devices[i].name, dev) &&
+		    (!host || !strcmp(a->an->devices[i].host, host)))
+			return &a->an->devices[i];
+	return NULL;
+}
+
+static long op_named(struct app *a, const struct xt_finding *f)
+{
+	const char *op = NULL, *prog = "";
+	size_t i;
+
+	for (i = 0; i < f->nnum; i++) {
+		if (!strcmp(f->num[i].key, "op"))
+			op = f->num[i].str;
+		if (!strcmp(f->num[i].key, "program"))
+			prog = f->num[i].str;
+	}
+	for (i = 0; op && i < a->an->nops; i++)
+		if (!strcmp(a->an->ops[i].name, op) && (!*prog || !strcmp(a->an->ops[i].program, prog)))
+			return (long)i;
+	return -1;
+}
+
+static unsigned follow(struct app *a, const struct ov_line *l)
+{
+	const struct xt_finding *f;
+	const struct xt_device_row *d;
+	long op;
+
+	switch (l->kind) {
+	case OVL_DEVICE:
+		go_gap(a, &a->an->devices[l->idx]);
+		return UI_REDRAW;
+	case OVL_OP:
+		view_ops_focus(a, l->idx);
+		return UI_REDRAW;
+	case OVL_FINDING:
+		f = &a->an->overview.findings[l->idx];
+		if ((d = device_named(a, f))) {
+			go_gap(a, d);
+		} else if ((op = op_named(a, f)) >= 0) {
+			view_ops_focus(a, op);
+		} else if (!strcmp(f->id, "h2d_in_steps")) {
+			a->view = VIEW_STEPS;
+		} else {
+			app_status(a, 0, "%s: the numbers are in the finding (/ searches the timeline)",
+				   f->id);
+		}
+		return UI_REDRAW;
+	default:
+		return 0;
+	}
+}
+
+static unsigned ov_act(struct app *a, enum action act)
+{
+	struct ov_lines L = { 0 };
+	unsigned r = UI_REDRAW;
+	size_t i;
+
+	build(a, &L, a->cols);
+	switch (act) {
+	case ACT_UP:
+		a->ovs.sel = a->ovs.sel > 0 ? a->ovs.sel - 1 : 0;
+		break;
+	case ACT_DOWN:
+		a->ovs.sel = a->ovs.sel + 1 < L.nitems ? a->ovs.sel + 1 : a->ovs.sel;
+		break;
+	case ACT_PAGE_UP:
+	case ACT_HOME:
+		a->ovs.sel = 0;
+		a->ovs.top = 0;
+		break;
+	case ACT_PAGE_DOWN:
+	case ACT_END:
+		a->ovs.sel = L.nitems ? L.nitems - 1 : 0;
+		break;
+	case ACT_ENTER:
+		r = 0;
+		for (i = 0; i < L.n; i++)
+			if (L.v[i].item == a->ovs.sel) {
+				r = follow(a, &L.v[i]);
+				break;
+			}
+		break;
+	default:
+		r = 0;
+	}
+	lines_fini(&L);
+	return r;
+}
+
+const struct view view_overview = { "overview", SCOPE_OVERVIEW, ov_draw, ov_act };

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Settings: defaults, the config file, XTOP_* variables and the command line,
+# in that order of strength; xtop --config shows each with its source; a bad
+# file or variable is one line naming where it is.
+. tests/e2e/lib.sh
+
+unset XTOP_LOGDIR XTOP_DURATION XTOP_VIEW XTOP_HOST_TRACER XTOP_TOP_EVERY
+out=$($XTOP --config 2>&1)
+case $out in
+*"duration       = 2000"*"(default)"*"view           = overview"*) ok "config: defaults" ;;
+*) fail "config: defaults" "$out" ;;
+esac
+
+cat >"$TMP/cfg" <<'CFG'
+# xtop settings
+duration = 750
+  view=steps
+logdir = /tmp/somewhere
+CFG
+out=$(XTOP_CONFIG="$TMP/cfg" $XTOP --config 2>&1)
+if echo "$out" | grep -q "^duration *= 750 *($TMP/cfg:2)" &&
+	echo "$out" | grep -q "^view *= steps *($TMP/cfg:3)" &&
+	echo "$out" | grep -q "^host_tracer *= 2 *(default)"; then
+	ok "config: the file's settings, with file:line"
+else
+	fail "config: the file's settings, with file:line" "$out"
+fi
+out=$(XTOP_CONFIG="$TMP/cfg" XTOP_DURATION=1234 $XTOP --config 2>&1)
+echo "$out" | grep -q "^duration *= 1234 *(XTOP_DURATION)" &&
+	ok "config: XTOP_* over the file" || fail "config: XTOP_* over the file" "$out"
+
+mkdir -p "$TMP/xdg/xtop"
+echo "top_every = 9" >"$TMP/xdg/xtop/config"
+out=$(env -u XTOP_CONFIG XDG_CONFIG_HOME="$TMP/xdg" $XTOP --config 2>&1)
+echo "$out" | grep -q "^top_every *= 9 *($TMP/xdg/xtop/config:1)" &&
+	ok "config: \$XDG_CONFIG_HOME/xtop/config" || fail "config: \$XDG_CONFIG_HOME/xtop/config" "$out"
+mkdir -p "$TMP/home/.config/xtop"
+echo "host_tracer = 3" >"$TMP/home/.config/xtop/config"
+out=$(env -u XTOP_CONFIG -u XDG_CONFIG_HOME HOME="$TMP/home" $XTOP --config 2>&1)
+echo "$out" | grep -q "^host_tracer *= 3 " &&
+	ok "config: ~/.config/xtop/config" || fail "config: ~/.config/xtop/config" "$out"
+
+# Bad settings: one line, exit 2, naming the place.
+printf 'duration = 10\ndurration = 5\n' >"$TMP/bad1"
+expect_error "config: unknown key names file:line" 2 "bad1:2: unknown setting 'durration'" \
+	env XTOP_CONFIG="$TMP/bad1" $XTOP --config
+printf 'view = flame\n' >"$TMP/bad2"
+expect_error "config: bad value" 2 "bad2:1: view needs one of overview, timeline" \
+	env XTOP_CONFIG="$TMP/bad2" $XTOP --config
+printf 'just words\n' >"$TMP/bad3"
+expect_error "config: not key = value" 2 "bad3:1: expected 'key = value'" \
+	env XTOP_CONFIG="$TMP/bad3" $XTOP --config
+expect_error "config: bad XTOP_ variable" 2 "XTOP_HOST_TRACER: host_tracer needs a level from 0 to 3, not '7'" \
+	env XTOP_HOST_TRACER=7 $XTOP --config
+expect_error "config: capture refuses a bad setting too" 2 "XTOP_DURATION" \
+	env XTOP_DURATION=-1 $XTOP capture localhost:1
+mkdir -p "$TMP/dir-as-config"
+expect_error "config: unreadable file" 2 "dir-as-config" env XTOP_CONFIG="$TMP/dir-as-config" $XTOP --config
+# report and diff read no settings: a broken file does not stop them.
+$GEN --kind tpu --events 2000 -o "$TMP/p.pb" >/dev/null 2>&1
+XTOP_CONFIG="$TMP/bad1" $XTOP report "$TMP/p.pb" >/dev/null 2>&1 &&
+	ok "config: report ignores the settings" || fail "config: report ignores the settings" "failed"
+expect_error "view: --view takes a view name" 2 "--view needs one of" $XTOP --view flame "$TMP/p.pb"
