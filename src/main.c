@@ -18,7 +18,8 @@
 #include "cli/run_cmd.h"
 #include "ui/app.h"
 
-enum { OPT_ASCII = 1, OPT_RUN, OPT_ATTACH, OPT_DURATION, OPT_LOGDIR, OPT_VIEW, OPT_CONFIG, OPT_HELP };
+enum { OPT_ASCII = 1, OPT_RUN, OPT_ATTACH, OPT_DURATION, OPT_LOGDIR, OPT_VIEW, OPT_DIFF, OPT_CONFIG,
+       OPT_HELP };
 
 static const struct xt_option main_options[] = {
 	{ OPT_ASCII, 0, "ascii", 0, NULL, "draw with ASCII only (also when the locale is not UTF-8)" },
@@ -30,6 +31,7 @@ static const struct xt_option main_options[] = {
 	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR",
 	  "captures and saves go under DIR (default: the logdir setting, xtop-logdir)" },
 	{ OPT_VIEW, 0, "view", 1, "VIEW", "open on overview, timeline, ops, steps or memory" },
+	{ OPT_DIFF, 0, "diff", 1, "BASE", "compare PATH with the profile BASE (opens on the diff view)" },
 	{ OPT_CONFIG, 0, "config", 0, NULL,
 	  "print the settings ($XTOP_*, ~/.config/xtop/config, defaults) and where each came from" },
 	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
@@ -38,7 +40,8 @@ static const struct xt_option main_options[] = {
 
 static void usage(FILE *f)
 {
-	options_usage(f, "xtop [options] PATH\n       xtop --attach HOST:PORT|PID [options] [PATH]\n"
+	options_usage(f, "xtop [options] PATH\n       xtop --diff BASE [options] NEW\n"
+			 "       xtop --attach HOST:PORT|PID [options] [PATH]\n"
 			 "       xtop [options] --attach -- CMD [ARGS...]\n"
 			 "       xtop report [--json] [--top N] [--run NAME] [--list] PATH\n"
 			 "       xtop report [--json] --baseline BASE [--fail-over PCT] PATH\n"
@@ -123,13 +126,17 @@ int main(int argc, char **argv)
 
 			if (v < 0) {
 				fprintf(stderr, "xtop: --view needs one of overview, timeline, ops, steps, "
-						"memory, not '%s'\n",
+						"memory, diff, not '%s'\n",
 					optarg);
 				return 2;
 			}
 			ao.view = (enum view_id)v;
 			break;
 		}
+		case OPT_DIFF:
+			ao.diff_base = optarg;
+			ao.view = VIEW_DIFF;
+			break;
 		case OPT_CONFIG:
 			config_print(stdout, &cfg);
 			return 0;
@@ -160,6 +167,13 @@ int main(int argc, char **argv)
 		char *rargv[6];
 		int n = 0;
 
+		if (ao.diff_base) {
+			rargv[n++] = "diff";
+			rargv[n++] = (char *)ao.diff_base;
+			rargv[n++] = argv[optind];
+			rargv[n] = NULL;
+			return diff_main(n, rargv);
+		}
 		rargv[n++] = "report";
 		if (ao.run) {
 			rargv[n++] = "--run";

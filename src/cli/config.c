@@ -8,7 +8,7 @@
 
 #include "../capture/capture.h"
 
-const char *const config_views[5] = { "overview", "timeline", "ops", "steps", "memory" };
+const char *const config_views[6] = { "overview", "timeline", "ops", "steps", "memory", "diff" };
 
 /* The settings as data: the file's key, the variable, the default, what
  * values it takes (a range, a list, or any string) and what it does. */
@@ -48,12 +48,12 @@ static int check(enum config_key k, const char *v, const char *where, struct xt_
 	size_t i;
 
 	if (s->choices) {
-		for (i = 0; i < 5 && s->choices[i]; i++)
+		for (i = 0; i < 6 && s->choices[i]; i++)
 			if (!strcmp(v, s->choices[i]))
 				return 0;
 		return xt_error_set(err, XT_EUSAGE,
 				    "%s: %s needs one of overview, timeline, ops, steps, memory, "
-				    "not '%s'",
+				    "diff, not '%s'",
 				    where, s->key, v);
 	}
 	if (s->max) {
@@ -201,7 +201,7 @@ int config_view_named(const char *s)
 {
 	int i;
 
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		if (!strcmp(s, config_views[i]))
 			return i;
 	return -1;

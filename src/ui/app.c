@@ -31,6 +31,7 @@ static const struct view *const views[VIEW_COUNT] = {
 	[VIEW_OPS] = &view_ops,
 	[VIEW_STEPS] = &view_steps,
 	[VIEW_MEMORY] = &view_memory,
+	[VIEW_DIFF] = &view_diff,
 };
 
 void app_status(struct app *a, int err, const char *fmt, ...)
@@ -272,7 +273,10 @@ static void search_step(struct app *a, int dir)
  * own filter). */
 static struct panel *view_panel(struct app *a)
 {
-	return a->view == VIEW_STEPS ? &a->steps : a->view == VIEW_MEMORY ? &a->mem : NULL;
+	return a->view == VIEW_STEPS    ? &a->steps
+	       : a->view == VIEW_MEMORY ? &a->mem
+	       : a->view == VIEW_DIFF   ? &a->diff.p
+					: NULL;
 }
 
 static void run_search(struct app *a, const char *text)
@@ -369,7 +373,11 @@ static unsigned app_key(struct app *a, int c)
 	case ACT_VIEW_OPS:
 	case ACT_VIEW_STEPS:
 	case ACT_VIEW_MEMORY:
+	case ACT_VIEW_DIFF:
 		a->view = (enum view_id)(act - ACT_VIEW_OVERVIEW);
+		return UI_REDRAW;
+	case ACT_DIFF:
+		return app_diff_key(a);
 		return UI_REDRAW;
 	case ACT_SEARCH:
 	case ACT_FILTER:
@@ -587,17 +595,46 @@ static int app_wait(struct app *a)
 	return getch();
 }
 
+/* Releases everything the viewer holds (the terminal is already given back). */
+static void app_fini(struct app *a)
+{
+	size_t i;
+
+	if (a->cap)
+		capture_session_fini(a->cap);
+	search_free(a->search);
+	prompt_fini(&a->prompt);
+	overlay_fini(&a->ov);
+	msglog_fini(&a->log);
+	textview_fini(&a->tls.det);
+	view_lists_fini(a);
+	view_diff_fini(a);
+	for (i = 0; i < a->ops.nfold; i++)
+		free(a->ops.folds[i]);
+	free(a->ops.folds);
+	for (i = 0; i < a->nprofs; i++) {
+		free(a->profs[i].folded);
+		free(a->profs[i].path);
+		free(a->profs[i].saved);
+		timeline_free(a->profs[i].tl);
+		analysis_free(a->profs[i].an);
+		trace_free(a->profs[i].t);
+	}
+	free(a->profs);
+	memset(a, 0, sizeof(*a));
+}
+
 int app_main(const struct app_opts *o)
 {
 	struct app a;
 	struct capture_session cap;
 	int rc;
-	size_t i;
 
 	memset(&a, 0, sizeof(a));
 	a.match = -1;
 	a.logdir = o->capture.logdir;
 	a.view = o->view;
+	a.diff.base = -1;
 	if (o->attach || o->launch) {
 		struct capture_opts co = o->capture;
 		struct xt_error err;
@@ -617,11 +654,20 @@ int app_main(const struct app_opts *o)
 			capture_session_fini(a.cap);
 		return 2;
 	}
+	if (o->diff_base) {
+		/* xtop --diff BASE NEW: BASE is profile 1, NEW the current. */
+		rc = app_load(&a, o->diff_base, o->run);
+		if (rc) {
+			app_fini(&a);
+			return rc;
+		}
+		app_add(&a, a.t, a.an, o->diff_base);
+		a.diff.base = 0;
+	}
 	if (o->path) {
 		rc = app_load(&a, o->path, o->run);
 		if (rc) {
-			if (a.cap)
-				capture_session_fini(a.cap);
+			app_fini(&a);
 			return rc;
 		}
 		app_add(&a, a.t, a.an, o->path);
@@ -670,25 +716,6 @@ int app_main(const struct app_opts *o)
 	if (a.cap && a.cap->child && !a.cap->child_ended)
 		fprintf(stderr, "xtop: PID %d still runs, its output going to %s (attach again with: xtop --attach %d)\n",
 			(int)a.cap->child, a.cap->child_log, (int)a.cap->child);
-	if (a.cap)
-		capture_session_fini(a.cap);
-	search_free(a.search);
-	prompt_fini(&a.prompt);
-	overlay_fini(&a.ov);
-	msglog_fini(&a.log);
-	textview_fini(&a.tls.det);
-	view_lists_fini(&a);
-	for (i = 0; i < a.ops.nfold; i++)
-		free(a.ops.folds[i]);
-	free(a.ops.folds);
-	for (i = 0; i < a.nprofs; i++) {
-		free(a.profs[i].folded);
-		free(a.profs[i].path);
-		free(a.profs[i].saved);
-		timeline_free(a.profs[i].tl);
-		analysis_free(a.profs[i].an);
-		trace_free(a.profs[i].t);
-	}
-	free(a.profs);
+	app_fini(&a);
 	return 0;
 }

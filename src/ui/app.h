@@ -15,6 +15,7 @@
 
 #include "../capture/capture.h"
 #include "../model/analysis.h"
+#include "../model/compare.h"
 #include "../model/search.h"
 #include "../model/timeline.h"
 #include "keymap.h"
@@ -26,7 +27,7 @@
 #include "textview.h"
 
 
-enum view_id { VIEW_OVERVIEW, VIEW_TIMELINE, VIEW_OPS, VIEW_STEPS, VIEW_MEMORY, VIEW_COUNT };
+enum view_id { VIEW_OVERVIEW, VIEW_TIMELINE, VIEW_OPS, VIEW_STEPS, VIEW_MEMORY, VIEW_DIFF, VIEW_COUNT };
 
 struct app;
 
@@ -67,6 +68,14 @@ struct ops_state {
 	size_t nfold;
 };
 
+/* The diff view (view_diff.c): profs[base] against the current profile. */
+struct diff_state {
+	long base;             /* profs index; -1: nothing compared */
+	struct xt_cmp *cmp;    /* owned; made for with_base against with_new */
+	const struct xt_analysis *with_base, *with_new;
+	struct panel p;
+};
+
 /* A loaded profile; the viewer keeps every one it opened or captured. */
 struct prof {
 	struct xt_trace *t;
@@ -105,9 +114,14 @@ struct app {
 	struct {
 		long sel, top;  /* selected item, first line (view_overview.c) */
 	} ovs;
+	struct diff_state diff;
 };
 
-extern const struct view view_overview, view_timeline, view_ops, view_steps, view_memory;
+extern const struct view view_overview, view_timeline, view_ops, view_steps, view_memory,
+	view_diff;
+/* D: compares the current profile with another loaded one (view_diff.c). */
+unsigned app_diff_key(struct app *a);
+void view_diff_fini(struct app *a);
 /* Shows op number op (an->ops index) selected in the op profile, its
  * filter cleared (view_ops.c). */
 void view_ops_focus(struct app *a, long op);
@@ -122,6 +136,7 @@ struct app_opts {
 	char *const *launch;   /* xtop --attach -- CMD: the command to start; NULL = none */
 	struct capture_opts capture; /* how captures run; its logdir also takes saves */
 	enum view_id view;     /* the first view */
+	const char *diff_base; /* xtop --diff BASE NEW: BASE (path is NEW); NULL = none */
 };
 
 /* Runs the viewer; returns the process exit status. */

@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 #define CTRL(c) ((c) & 0x1f)
+/* The list views: sort, filter, Enter. */
+#define TABLES (SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY | SCOPE_DIFF)
 
 const struct key_binding key_bindings[] = {
 	/* everywhere */
@@ -17,11 +19,13 @@ const struct key_binding key_bindings[] = {
 	{ KEY_F(1), SCOPE_ALL, ACT_HELP, "F1", NULL, NULL },
 	{ '\t', SCOPE_ALL, ACT_VIEW_NEXT, "Tab", "next view", "View" },
 	{ KEY_BTAB, SCOPE_ALL, ACT_VIEW_PREV, "S-Tab", "previous view", NULL },
-	{ '1', SCOPE_ALL, ACT_VIEW_OVERVIEW, "1..5", "views: overview, timeline, ops, steps, memory", NULL },
+	{ '1', SCOPE_ALL, ACT_VIEW_OVERVIEW, "1..6", "views: overview, timeline, ops, steps, memory, diff", NULL },
 	{ '2', SCOPE_ALL, ACT_VIEW_TIMELINE, "2", NULL, NULL },
 	{ '3', SCOPE_ALL, ACT_VIEW_OPS, "3", NULL, NULL },
 	{ '4', SCOPE_ALL, ACT_VIEW_STEPS, "4", NULL, NULL },
 	{ '5', SCOPE_ALL, ACT_VIEW_MEMORY, "5", NULL, NULL },
+	{ '6', SCOPE_ALL, ACT_VIEW_DIFF, "6", NULL, NULL },
+	{ 'D', SCOPE_ALL, ACT_DIFF, "D", "compare this profile with the one before it (D again: the next)", NULL },
 	{ '/', SCOPE_ALL, ACT_SEARCH, "/", "search event names in the whole profile", "Search" },
 	{ 'n', SCOPE_ALL, ACT_MATCH_NEXT, "n", "next match (any track)", NULL },
 	{ 'N', SCOPE_ALL, ACT_MATCH_PREV, "N", "previous match", NULL },
@@ -74,18 +78,18 @@ const struct key_binding key_bindings[] = {
 	  "follow the row: a device to its longest gap, an op to the op profile, a finding", "Go" },
 	{ KEY_ENTER, SCOPE_OVERVIEW, ACT_ENTER, "Enter", NULL, NULL },
 	{ '\r', SCOPE_OVERVIEW, ACT_ENTER, "Enter", NULL, NULL },
-	{ '>', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_SORT_NEXT, ">", "sort by the next column", "Sort" },
-	{ '<', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_SORT_PREV, "<", "sort by the previous column", NULL },
+	/* tables */
+	{ '\n', TABLES, ACT_ENTER, "Enter",
+	  "ops: fold a group or jump to the op's longest run; steps/memory: jump; diff: the op", "Go" },
+	{ KEY_ENTER, TABLES, ACT_ENTER, "Enter", NULL, NULL },
+	{ '\r', TABLES, ACT_ENTER, "Enter", NULL, NULL },
+	{ '>', TABLES, ACT_SORT_NEXT, ">", "sort by the next column", "Sort" },
+	{ '<', TABLES, ACT_SORT_PREV, "<", "sort by the previous column", NULL },
+	{ '\\', TABLES, ACT_FILTER, "\\", "filter the rows by their text (substring, any case)", "Filter" },
+	{ KEY_F(4), TABLES, ACT_FILTER, "F4", NULL, NULL },
 	{ 'p', SCOPE_OPS, ACT_GROUP, "p", "group by program and category, or list flat", "Group" },
 	{ ' ', SCOPE_OPS, ACT_FOLD, "Space", "show or hide the kernels an op launched (or fold a group)",
 	  "Kernels" },
-	{ '\\', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_FILTER, "\\", "filter the rows by their text (substring, any case)", "Filter" },
-	{ KEY_F(4), SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_FILTER, "F4", NULL, NULL },
-	/* tables */
-	{ '\n', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_ENTER, "Enter",
-	  "ops: fold a group or jump to the op's longest run; steps/memory: jump", "Go" },
-	{ KEY_ENTER, SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_ENTER, "Enter", NULL, NULL },
-	{ '\r', SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY, ACT_ENTER, "Enter", NULL, NULL },
 	{ KEY_RESIZE, 0, ACT_NONE, NULL, NULL, NULL },
 };
 
@@ -103,7 +107,8 @@ enum action keymap_lookup(int key, unsigned scope)
 
 const char *keymap_scope_name(unsigned scope, char *buf, size_t n)
 {
-	static const char *const names[] = { "timeline", "op profile", "steps", "memory", "overview" };
+	static const char *const names[] = { "timeline", "op profile", "steps", "memory", "overview",
+					     "diff" };
 	size_t o = 0, k;
 
 	if ((scope & SCOPE_ALL) == SCOPE_ALL) {

@@ -19,6 +19,8 @@ enum action {
 	ACT_VIEW_OPS,
 	ACT_VIEW_STEPS,
 	ACT_VIEW_MEMORY,
+	ACT_VIEW_DIFF,
+	ACT_DIFF,
 	ACT_SEARCH,
 	ACT_MATCH_NEXT,
 	ACT_MATCH_PREV,
@@ -64,7 +66,8 @@ enum action {
 #define SCOPE_STEPS (1u << 2)
 #define SCOPE_MEMORY (1u << 3)
 #define SCOPE_OVERVIEW (1u << 4)
-#define SCOPE_ALL 0x1fu
+#define SCOPE_DIFF (1u << 5)
+#define SCOPE_ALL 0x3fu
 
 struct key_binding {
 	int key;            /* curses key code or character */

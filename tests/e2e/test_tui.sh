@@ -40,7 +40,7 @@ keys 2
 check "view 2: back to the timeline" 'has "[timeline]" && has "/device:TPU:0"' "not the timeline"
 
 seq=""
-for v in "op profile" steps memory overview timeline; do
+for v in "op profile" steps memory diff overview timeline; do
 	keys Tab
 	if wait_for "[$v]" 5; then seq="$seq [$v]"; else seq="$seq (not $v)"; fi
 done

@@ -1,0 +1,316 @@
+/*
+ * view_diff: the current profile compared with another loaded one (model's
+ * compare.h, the same numbers as `xtop diff`): step time and device time
+ * base -> new, then the ops by the size of their change, with how each was
+ * matched. `xtop --diff BASE NEW` opens on it; D compares the current
+ * profile with the one before it (D again: with the next). The op list is a
+ * panel: sorted by any column, filtered with \, the selected op kept across
+ * a new capture; Enter shows the op in the op profile.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/timefmt.h"
+#include "app.h"
+#include "term.h"
+
+/* The comparison for the current pair, made again when either changed. */
+static const struct xt_cmp *diff_cmp(struct app *a)
+{
+	struct diff_state *d = &a->diff;
+	const struct xt_analysis *base;
+
+	if (d->base < 0 || (size_t)d->base >= a->nprofs || (size_t)d->base == a->cur) {
+		compare_free(d->cmp);
+		d->cmp = NULL;
+		d->with_base = d->with_new = NULL;
+		return NULL;
+	}
+	base = a->profs[d->base].an;
+	if (!d->cmp || d->with_base != base || d->with_new != a->an) {
+		compare_free(d->cmp);
+		d->cmp = compare_new(base, a->an);
+		d->with_base = base;
+		d->with_new = a->an;
+	}
+	return d->cmp;
+}
+
+static size_t diff_count(void *ctx, int width)
+{
+	const struct xt_cmp *c = ((struct app *)ctx)->diff.cmp;
+
+	(void)width;
+	return c ? c->nops : 0;
+}
+
+static void diff_key(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_cmp_op *o = &((struct app *)ctx)->diff.cmp->ops[row];
+
+	snprintf(buf, n, "%s%c%s%c%s", o->program, 1, o->name, 1, xt_match_names[o->match]);
+}
+
+static const struct xt_cmp_op *op_of(void *ctx, size_t row)
+{
+	return &((struct app *)ctx)->diff.cmp->ops[row];
+}
+
+static void col_base(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_cmp_op *o = op_of(ctx, row);
+
+	if (o->match == XT_MATCH_ADDED)
+		snprintf(buf, n, "-");
+	else
+		fmt_ps(buf, n, o->base_ps);
+}
+
+static void col_new(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_cmp_op *o = op_of(ctx, row);
+
+	if (o->match == XT_MATCH_REMOVED)
+		snprintf(buf, n, "-");
+	else
+		fmt_ps(buf, n, o->new_ps);
+}
+
+static void col_delta(void *ctx, size_t row, char *buf, size_t n)
+{
+	int64_t d = op_of(ctx, row)->delta_ps;
+	char t[24];
+
+	if (!d) {
+		snprintf(buf, n, "0");
+		return;
+	}
+	fmt_ps(t, sizeof(t), d < 0 ? -d : d);
+	snprintf(buf, n, "%c%s", d < 0 ? '-' : '+', t);
+}
+
+static void col_pct(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_cmp_op *o = op_of(ctx, row);
+
+	if (o->match > XT_MATCH_IDENTITY || isnan(o->delta_percent))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%+.1f%%", o->delta_percent);
+}
+
+static void col_match(void *ctx, size_t row, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", xt_match_names[op_of(ctx, row)->match]);
+}
+
+static void col_op(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_cmp_op *o = op_of(ctx, row);
+
+	if (o->match == XT_MATCH_IDENTITY && strcmp(o->base_name, o->name))
+		snprintf(buf, n, "%s%s%s (was %s)", o->program, *o->program ? "/" : "", o->name,
+			 o->base_name);
+	else
+		snprintf(buf, n, "%s%s%s", o->program, *o->program ? "/" : "", o->name);
+}
+
+static int cmp64(int64_t x, int64_t y)
+{
+	return (x > y) - (x < y);
+}
+
+static int cmp_base(void *ctx, size_t x, size_t y)
+{
+	return cmp64(op_of(ctx, y)->base_ps, op_of(ctx, x)->base_ps);
+}
+
+static int cmp_new(void *ctx, size_t x, size_t y)
+{
+	return cmp64(op_of(ctx, y)->new_ps, op_of(ctx, x)->new_ps);
+}
+
+/* The size of the change, largest first (the comparison's own order). */
+static int cmp_delta(void *ctx, size_t x, size_t y)
+{
+	int64_t a = op_of(ctx, x)->delta_ps, b = op_of(ctx, y)->delta_ps;
+
+	return cmp64(b < 0 ? -b : b, a < 0 ? -a : a);
+}
+
+static int cmp_pct(void *ctx, size_t x, size_t y)
+{
+	double a = op_of(ctx, x)->delta_percent, b = op_of(ctx, y)->delta_percent;
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return (a < b) - (a > b);
+}
+
+static int cmp_match(void *ctx, size_t x, size_t y)
+{
+	return (int)op_of(ctx, x)->match - (int)op_of(ctx, y)->match;
+}
+
+static int cmp_op(void *ctx, size_t x, size_t y)
+{
+	return strcmp(op_of(ctx, x)->name, op_of(ctx, y)->name);
+}
+
+static const struct panel_column diff_columns[] = {
+	{ "BASE", 10, 1, 0, col_base, NULL, cmp_base },
+	{ "NEW", 10, 1, 0, col_new, NULL, cmp_new },
+	{ "DELTA", 11, 1, 0, col_delta, NULL, cmp_delta },
+	{ "%", 8, 1, 0, col_pct, NULL, cmp_pct },
+	{ "MATCH", 8, 0, 1, col_match, NULL, cmp_match },
+	{ "PROGRAM/OP", 0, 0, 0, col_op, NULL, cmp_op },
+};
+static const struct panel_ops diff_ops = { diff_count, diff_key, NULL, NULL, NULL, NULL };
+
+static struct panel *diff_panel(struct app *a)
+{
+	if (!a->diff.p.ops) {
+		panel_init(&a->diff.p, &diff_ops, a, diff_columns,
+			   sizeof(diff_columns) / sizeof(diff_columns[0]));
+		a->diff.p.header = 1;
+		a->diff.p.sort = 2; /* by the size of the change */
+	}
+	return &a->diff.p;
+}
+
+static void num_text(char *buf, size_t n, const char *what, const struct xt_cmp_num *v)
+{
+	char b1[32], b2[32], b3[32];
+
+	if (!v->has) {
+		snprintf(buf, n, "%s -", what);
+		return;
+	}
+	fmt_ps(b1, sizeof(b1), (int64_t)llround(v->base));
+	fmt_ps(b2, sizeof(b2), (int64_t)llround(v->new_));
+	if (isnan(v->delta_percent))
+		snprintf(b3, sizeof(b3), "new");
+	else
+		snprintf(b3, sizeof(b3), "%+.1f%%", v->delta_percent);
+	snprintf(buf, n, "%s %s -> %s (%s)", what, b1, b2, b3);
+}
+
+static void diff_draw(struct app *a, int y, int h)
+{
+	const struct xt_cmp *c = diff_cmp(a);
+	struct panel *p = diff_panel(a);
+	char line[1024], s1[160], s2[160], s3[160];
+	long sel;
+
+	if (!c) {
+		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT),
+		       a->nprofs < 2 ? "  nothing to compare: one profile is open (xtop --diff BASE NEW, "
+				       "or capture another)"
+				     : "  D compares this profile with the one before it ([ ] switch)",
+		       1);
+		return;
+	}
+	snprintf(line, sizeof(line), " base %ld: %s", a->diff.base + 1, a->profs[a->diff.base].path);
+	ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), line, 1);
+	snprintf(line, sizeof(line), " new  %zu: %s", a->cur + 1, a->path);
+	ui_put(y + 1, 0, a->cols, term_attr(ROLE_HEADER), line, 1);
+	num_text(s1, sizeof(s1), "mean", &c->step_mean);
+	num_text(s2, sizeof(s2), "p50", &c->step_p50);
+	num_text(s3, sizeof(s3), "p95", &c->step_p95);
+	if (c->per_step) {
+		snprintf(line, sizeof(line), " steps %zu -> %zu   %s", c->base_steps, c->new_steps, s1);
+		ui_put(y + 2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+		snprintf(line, sizeof(line), "   %s   %s", s2, s3);
+	} else {
+		snprintf(line, sizeof(line), " steps: not in both profiles, so times are per run");
+		ui_put(y + 2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+		line[0] = '\0';
+	}
+	ui_put(y + 3, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+	num_text(s1, sizeof(s1), c->per_step ? "device busy per step" : "device busy", &c->busy);
+	snprintf(line, sizeof(line), " %s; ops' self time %s", s1,
+		 c->per_step ? "per step" : "per run");
+	ui_put(y + 4, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+	if (h < 7)
+		return;
+	ui_panel(p, y + 5, 0, h - 6, a->cols);
+	sel = panel_selected(p);
+	if (sel >= 0) {
+		const struct xt_cmp_op *o = &c->ops[sel];
+
+		snprintf(line, sizeof(line), " %s: matched %s%s%s", o->name, xt_match_names[o->match],
+			 o->match == XT_MATCH_IDENTITY ? " (program and name without numeric suffixes, "
+							 "and category " :
+							 "",
+			 o->match == XT_MATCH_IDENTITY ? o->category : "");
+		if (o->match == XT_MATCH_IDENTITY)
+			strncat(line, ")", sizeof(line) - strlen(line) - 1);
+		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+	} else {
+		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM),
+		       p->filter[0] ? " no op matches the filter" : " no ops", 1);
+	}
+}
+
+static unsigned diff_act(struct app *a, enum action act)
+{
+	const struct xt_cmp *c = diff_cmp(a);
+	struct panel *p = diff_panel(a);
+	long sel;
+
+	if (!c)
+		return 0;
+	if (act == ACT_ENTER) {
+		sel = panel_selected(p);
+		if (sel < 0)
+			return UI_REDRAW;
+		if (c->ops[sel].match == XT_MATCH_REMOVED) {
+			app_status(a, 0, "%s is only in the base profile", c->ops[sel].name);
+			return UI_REDRAW;
+		}
+		view_ops_focus(a, (long)c->ops[sel].new_rank);
+		return UI_REDRAW;
+	}
+	if (act == ACT_ESCAPE && p->filter[0]) {
+		panel_set_filter(p, "");
+		app_status(a, 0, "filter cleared");
+		return UI_REDRAW;
+	}
+	return panel_act(p, act);
+}
+
+unsigned app_diff_key(struct app *a)
+{
+	size_t k;
+
+	if (a->nprofs < 2) {
+		app_status(a, 1, "one profile is open: nothing to compare it with (xtop --diff BASE "
+				 "NEW, or capture another)");
+		return UI_REDRAW;
+	}
+	/* The one before the current; D again on the diff: the next other. */
+	if (a->view == VIEW_DIFF && a->diff.base >= 0) {
+		k = ((size_t)a->diff.base + 1) % a->nprofs;
+		if (k == a->cur)
+			k = (k + 1) % a->nprofs;
+	} else {
+		k = (a->cur + a->nprofs - 1) % a->nprofs;
+	}
+	a->diff.base = (long)k;
+	a->view = VIEW_DIFF;
+	app_status(a, 0, "comparing profile %zu with profile %zu (base)", a->cur + 1, k + 1);
+	return UI_REDRAW;
+}
+
+void view_diff_fini(struct app *a)
+{
+	if (a->diff.p.ops)
+		panel_fini(&a->diff.p);
+	compare_free(a->diff.cmp);
+	a->diff.cmp = NULL;
+}
+
+const struct view view_diff = { "diff", SCOPE_DIFF, diff_draw, diff_act };

@@ -1,0 +1,51 @@
+#!/bin/sh
+# The viewer's diff view in tmux: xtop --diff BASE NEW, Enter on an op, D on
+# loaded profiles, and the one-profile case.
+. tests/e2e/lib.sh
+. tests/e2e/tui_lib.sh
+
+if ! $PY -c 'import google.protobuf' 2>/dev/null || ! command -v protoc >/dev/null; then
+	skip "diff view" "python3-protobuf or protoc missing (scripts/deps.sh installs them)"
+	exit 0
+fi
+$GEN --kind gpu --events 4000 -o "$TMP/base.pb" >/dev/null 2>&1
+op=$($XTOP report --json "$TMP/base.pb" | $PY -c "import json,sys; print(json.load(sys.stdin)['ops'][0]['name'])")
+$PY tests/fixtures/slow_op.py "$TMP/base.pb" "$TMP/new.pb" "$op" 2>/dev/null ||
+	{ fail "diff view: slow copy" "slow_op.py failed"; exit 0; }
+
+start 80 24 "$XTOP" --diff "$TMP/base.pb" "$TMP/new.pb"
+check "diff view: xtop --diff opens on it, the slowed op first at +100%" \
+	'has "[diff]" && has "base 1: " && has "new  2: " &&
+	 sed -n "/BASE  *NEW  *DELTA/{n;p;q}" "$TMP/screen" | grep -q "+100.0% exact .*$op"' "no diff"
+check "diff view: no line wider than the screen" '! awk "length > 80" "$TMP/screen" | grep -q .' "cut"
+keys Enter
+check "diff view: Enter shows the op in the op profile" \
+	'has "[op profile]" && bottom | grep -q "^op .*$op"' "no op"
+keys '['
+wait_for "profile 1 of 2" >/dev/null
+keys D
+check "diff view: D compares profile 1 with profile 2, the op at -50%" \
+	'has "[diff]" && has "base 2: " &&
+	 sed -n "/BASE  *NEW  *DELTA/{n;p;q}" "$TMP/screen" | grep -q -- "-50.0% exact .*$op"' "no D"
+keys '\'
+text "no such op"
+keys Enter
+check "diff view: the filter hides every op" 'has "no op matches the filter"' "filter"
+keys q
+wait_for "EXIT=" >/dev/null
+
+start 80 24 "$XTOP" "$TMP/base.pb"
+wait_for "[timeline]" >/dev/null
+keys D
+check "diff view: D with one profile says there is nothing to compare" \
+	'bottom | grep -q "^one profile is open"' "no message"
+keys 6
+check "diff view: view 6 says how to compare" 'has "[diff]" && has "nothing to compare"' "no hint"
+keys q
+wait_for "EXIT=" >/dev/null
+
+# Not a terminal: the diff as text.
+$XTOP --diff "$TMP/base.pb" "$TMP/new.pb" >"$TMP/out" 2>&1 </dev/null
+grep -q "^xtop diff" "$TMP/out" && ok "diff: --diff without a terminal prints xtop diff" ||
+	fail "diff: --diff without a terminal prints xtop diff" "$(head -3 "$TMP/out")"
+expect_error "diff: --diff with a missing BASE" 2 "nope" sh -c "$XTOP --diff '$TMP/nope' '$TMP/new.pb' </dev/null"
