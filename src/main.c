@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 
 			if (v < 0) {
 				fprintf(stderr, "xtop: --view needs one of overview, timeline, ops, steps, "
-						"memory, diff, not '%s'\n",
+						"memory, kernels, devices, diff, not '%s'\n",
 					optarg);
 				return 2;
 			}

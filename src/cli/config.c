@@ -8,7 +8,8 @@
 
 #include "../capture/capture.h"
 
-const char *const config_views[6] = { "overview", "timeline", "ops", "steps", "memory", "diff" };
+const char *const config_views[8] = { "overview", "timeline", "ops",	   "steps",
+				       "memory",   "kernels",  "devices", "diff" };
 
 /* The settings as data: the file's key, the variable, the default, what
  * values it takes (a range, a list, or any string) and what it does. */
@@ -48,12 +49,12 @@ static int check(enum config_key k, const char *v, const char *where, struct xt_
 	size_t i;
 
 	if (s->choices) {
-		for (i = 0; i < 6 && s->choices[i]; i++)
+		for (i = 0; i < 8 && s->choices[i]; i++)
 			if (!strcmp(v, s->choices[i]))
 				return 0;
 		return xt_error_set(err, XT_EUSAGE,
 				    "%s: %s needs one of overview, timeline, ops, steps, memory, "
-				    "diff, not '%s'",
+				    "kernels, devices, diff, not '%s'",
 				    where, s->key, v);
 	}
 	if (s->max) {
@@ -201,7 +202,7 @@ int config_view_named(const char *s)
 {
 	int i;
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 8; i++)
 		if (!strcmp(s, config_views[i]))
 			return i;
 	return -1;

@@ -46,7 +46,7 @@ const char *config_str(const struct config *c, enum config_key k);
 /* A numeric setting (validated by config_load). */
 uint64_t config_num(const struct config *c, enum config_key k);
 /* The views config_str(CFG_VIEW) may name, in enum view_id order. */
-extern const char *const config_views[6];
+extern const char *const config_views[8];
 /* The index of view name s in config_views, or -1. */
 int config_view_named(const char *s);
 /* config_view_named(the view setting). */

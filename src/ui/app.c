@@ -31,6 +31,8 @@ static const struct view *const views[VIEW_COUNT] = {
 	[VIEW_OPS] = &view_ops,
 	[VIEW_STEPS] = &view_steps,
 	[VIEW_MEMORY] = &view_memory,
+	[VIEW_KERNELS] = &view_kernels,
+	[VIEW_DEVICES] = &view_devices,
 	[VIEW_DIFF] = &view_diff,
 };
 
@@ -276,6 +278,8 @@ static struct panel *view_panel(struct app *a)
 	return a->view == VIEW_STEPS    ? &a->steps
 	       : a->view == VIEW_MEMORY ? &a->mem
 	       : a->view == VIEW_DIFF   ? &a->diff.p
+	       : a->view == VIEW_KERNELS ? &a->kern
+	       : a->view == VIEW_DEVICES ? &a->devs
 					: NULL;
 }
 
@@ -373,6 +377,8 @@ static unsigned app_key(struct app *a, int c)
 	case ACT_VIEW_OPS:
 	case ACT_VIEW_STEPS:
 	case ACT_VIEW_MEMORY:
+	case ACT_VIEW_KERNELS:
+	case ACT_VIEW_DEVICES:
 	case ACT_VIEW_DIFF:
 		a->view = (enum view_id)(act - ACT_VIEW_OVERVIEW);
 		return UI_REDRAW;
@@ -609,6 +615,7 @@ static void app_fini(struct app *a)
 	textview_fini(&a->tls.det);
 	view_lists_fini(a);
 	view_diff_fini(a);
+	view_tables_fini(a);
 	for (i = 0; i < a->ops.nfold; i++)
 		free(a->ops.folds[i]);
 	free(a->ops.folds);

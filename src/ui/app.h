@@ -27,7 +27,17 @@
 #include "textview.h"
 
 
-enum view_id { VIEW_OVERVIEW, VIEW_TIMELINE, VIEW_OPS, VIEW_STEPS, VIEW_MEMORY, VIEW_DIFF, VIEW_COUNT };
+enum view_id {
+	VIEW_OVERVIEW,
+	VIEW_TIMELINE,
+	VIEW_OPS,
+	VIEW_STEPS,
+	VIEW_MEMORY,
+	VIEW_KERNELS,
+	VIEW_DEVICES,
+	VIEW_DIFF,
+	VIEW_COUNT
+};
 
 struct app;
 
@@ -111,6 +121,7 @@ struct app {
 	struct tl_state tls;
 	struct ops_state ops;
 	struct panel steps, mem; /* the steps and memory lists (view_lists.c) */
+	struct panel kern, devs; /* the kernel and device tables (view_tables.c) */
 	struct {
 		long sel, top;  /* selected item, first line (view_overview.c) */
 	} ovs;
@@ -118,7 +129,11 @@ struct app {
 };
 
 extern const struct view view_overview, view_timeline, view_ops, view_steps, view_memory,
-	view_diff;
+	view_kernels, view_devices, view_diff;
+/* Releases the kernel and device views' panels (view_tables.c). */
+void view_tables_fini(struct app *a);
+/* The timeline at device d's longest gap, marked (view_overview.c). */
+void app_goto_gap(struct app *a, const struct xt_device_row *d);
 /* D: compares the current profile with another loaded one (view_diff.c). */
 unsigned app_diff_key(struct app *a);
 void view_diff_fini(struct app *a);

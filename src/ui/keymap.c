@@ -10,7 +10,7 @@
 
 #define CTRL(c) ((c) & 0x1f)
 /* The list views: sort, filter, Enter. */
-#define TABLES (SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY | SCOPE_DIFF)
+#define TABLES (SCOPE_OPS | SCOPE_STEPS | SCOPE_MEMORY | SCOPE_DIFF | SCOPE_KERNELS | SCOPE_DEVICES)
 
 const struct key_binding key_bindings[] = {
 	/* everywhere */
@@ -19,12 +19,15 @@ const struct key_binding key_bindings[] = {
 	{ KEY_F(1), SCOPE_ALL, ACT_HELP, "F1", NULL, NULL },
 	{ '\t', SCOPE_ALL, ACT_VIEW_NEXT, "Tab", "next view", "View" },
 	{ KEY_BTAB, SCOPE_ALL, ACT_VIEW_PREV, "S-Tab", "previous view", NULL },
-	{ '1', SCOPE_ALL, ACT_VIEW_OVERVIEW, "1..6", "views: overview, timeline, ops, steps, memory, diff", NULL },
+	{ '1', SCOPE_ALL, ACT_VIEW_OVERVIEW, "1..8",
+	  "views: overview, timeline, ops, steps, memory, kernels, devices, diff", NULL },
 	{ '2', SCOPE_ALL, ACT_VIEW_TIMELINE, "2", NULL, NULL },
 	{ '3', SCOPE_ALL, ACT_VIEW_OPS, "3", NULL, NULL },
 	{ '4', SCOPE_ALL, ACT_VIEW_STEPS, "4", NULL, NULL },
 	{ '5', SCOPE_ALL, ACT_VIEW_MEMORY, "5", NULL, NULL },
-	{ '6', SCOPE_ALL, ACT_VIEW_DIFF, "6", NULL, NULL },
+	{ '6', SCOPE_ALL, ACT_VIEW_KERNELS, "6", NULL, NULL },
+	{ '7', SCOPE_ALL, ACT_VIEW_DEVICES, "7", NULL, NULL },
+	{ '8', SCOPE_ALL, ACT_VIEW_DIFF, "8", NULL, NULL },
 	{ 'D', SCOPE_ALL, ACT_DIFF, "D", "compare this profile with the one before it (D again: the next)", NULL },
 	{ '/', SCOPE_ALL, ACT_SEARCH, "/", "search event names in the whole profile", "Search" },
 	{ 'n', SCOPE_ALL, ACT_MATCH_NEXT, "n", "next match (any track)", NULL },
@@ -80,7 +83,8 @@ const struct key_binding key_bindings[] = {
 	{ '\r', SCOPE_OVERVIEW, ACT_ENTER, "Enter", NULL, NULL },
 	/* tables */
 	{ '\n', TABLES, ACT_ENTER, "Enter",
-	  "ops: fold a group or jump to the op's longest run; steps/memory: jump; diff: the op", "Go" },
+	  "ops: the op's longest run (a group: fold it); steps, memory, kernels, devices: jump there; "
+	  "diff: the op", "Go" },
 	{ KEY_ENTER, TABLES, ACT_ENTER, "Enter", NULL, NULL },
 	{ '\r', TABLES, ACT_ENTER, "Enter", NULL, NULL },
 	{ '>', TABLES, ACT_SORT_NEXT, ">", "sort by the next column", "Sort" },
@@ -107,8 +111,8 @@ enum action keymap_lookup(int key, unsigned scope)
 
 const char *keymap_scope_name(unsigned scope, char *buf, size_t n)
 {
-	static const char *const names[] = { "timeline", "op profile", "steps", "memory", "overview",
-					     "diff" };
+	static const char *const names[] = { "timeline", "op profile", "steps",	 "memory",
+					     "overview", "diff",       "kernels", "devices" };
 	size_t o = 0, k;
 
 	if ((scope & SCOPE_ALL) == SCOPE_ALL) {

@@ -19,6 +19,8 @@ enum action {
 	ACT_VIEW_OPS,
 	ACT_VIEW_STEPS,
 	ACT_VIEW_MEMORY,
+	ACT_VIEW_KERNELS,
+	ACT_VIEW_DEVICES,
 	ACT_VIEW_DIFF,
 	ACT_DIFF,
 	ACT_SEARCH,
@@ -67,7 +69,9 @@ enum action {
 #define SCOPE_MEMORY (1u << 3)
 #define SCOPE_OVERVIEW (1u << 4)
 #define SCOPE_DIFF (1u << 5)
-#define SCOPE_ALL 0x3fu
+#define SCOPE_KERNELS (1u << 6)
+#define SCOPE_DEVICES (1u << 7)
+#define SCOPE_ALL 0xffu
 
 struct key_binding {
 	int key;            /* curses key code or character */

@@ -431,7 +431,7 @@ static void layout(const struct panel *p, int w, int *show, int *width)
 			nshown++;
 		}
 		used += nshown > 1 ? nshown - 1 : 0; /* one space between columns */
-		if (used + flex * PANEL_FLEX_MIN <= w)
+		if (used + flex * (p->flex_min ? p->flex_min : PANEL_FLEX_MIN) <= w)
 			break;
 		/* The most droppable column goes (never the sort column). */
 		for (c = 0; c < p->ncols; c++)

@@ -73,6 +73,7 @@ struct panel {
 	int header;        /* draw a header row from the columns */
 	int pager;         /* no cursor: Up/Down scroll */
 	int tree_col;      /* the column indented by depth (tree panels) */
+	int flex_min;      /* columns the flexible column keeps before others drop (0: 8) */
 	const char *mark, *open, *closed; /* glyphs: elision, unfolded, folded */
 	char filter[128];  /* only rows whose text contains it (any case) */
 	/* state, kept by the panel */

@@ -176,6 +176,7 @@ static struct panel *diff_panel(struct app *a)
 		panel_init(&a->diff.p, &diff_ops, a, diff_columns,
 			   sizeof(diff_columns) / sizeof(diff_columns[0]));
 		a->diff.p.header = 1;
+		a->diff.p.flex_min = 24;
 		a->diff.p.sort = 2; /* by the size of the change */
 	}
 	return &a->diff.p;

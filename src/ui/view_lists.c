@@ -151,10 +151,55 @@ static int cmp_duration(void *ctx, size_t x, size_t y)
 	return (int)cmp64(an->steps[y].duration_ps, an->steps[x].duration_ps); /* longest first */
 }
 
+/* The breakdown's categories as columns (c = XT_CAT_COUNT: idle). */
+static int64_t cat_ps(const struct xt_step_row *s, int c)
+{
+	return c == XT_CAT_COUNT ? s->idle_ps : s->cat_ps[c];
+}
+
+static void cat_text(void *ctx, size_t row, int c, char *buf, size_t n)
+{
+	struct xt_step_row s;
+
+	step_of(ctx, row, &s);
+	fmt_ps(buf, n, cat_ps(&s, c));
+}
+
+static int cat_cmp(void *ctx, size_t x, size_t y, int c)
+{
+	const struct xt_analysis *an = ((struct app *)ctx)->an;
+
+	return (int)cmp64(cat_ps(&an->steps[y], c), cat_ps(&an->steps[x], c)); /* most first */
+}
+
+#define CAT_COLUMN(c)                                                                  \
+	static void col_cat##c(void *ctx, size_t row, char *buf, size_t n)             \
+	{                                                                              \
+		cat_text(ctx, row, c, buf, n);                                         \
+	}                                                                              \
+	static int cmp_cat##c(void *ctx, size_t x, size_t y)                           \
+	{                                                                              \
+		return cat_cmp(ctx, x, y, c);                                          \
+	}
+CAT_COLUMN(0)
+CAT_COLUMN(1)
+CAT_COLUMN(2)
+CAT_COLUMN(3)
+CAT_COLUMN(4)
+CAT_COLUMN(5)
+
+/* The categories as columns, the narrowest screens losing the rarest first;
+ * the bar takes what is left. */
 static const struct panel_column step_columns[] = {
 	{ "STEP", 8, 1, 0, col_step, NULL, cmp_step },
-	{ "START", 11, 1, 0, col_start, NULL, cmp_start },
-	{ "DURATION", 11, 1, 0, col_duration, NULL, cmp_duration },
+	{ "START", 10, 1, 0, col_start, NULL, cmp_start },
+	{ "DURATION", 10, 1, 0, col_duration, NULL, cmp_duration },
+	{ "COMPUTE", 9, 1, 0, col_cat0, NULL, cmp_cat0 },
+	{ "D2H", 9, 1, 5, col_cat1, NULL, cmp_cat1 },
+	{ "COLLECT", 9, 1, 3, col_cat2, NULL, cmp_cat2 },
+	{ "H2D", 9, 1, 4, col_cat3, NULL, cmp_cat3 },
+	{ "HOST", 9, 1, 2, col_cat4, NULL, cmp_cat4 },
+	{ "IDLE", 9, 1, 1, col_cat5, NULL, cmp_cat5 },
 	{ "BREAKDOWN", 0, 0, 0, NULL, col_bar, NULL },
 };
 static const struct panel_ops steps_ops = { steps_count, steps_key, NULL, NULL, NULL, NULL };
@@ -229,11 +274,17 @@ static void steps_draw(struct app *a, int y, int h)
 		const struct xt_step_row *s = &an->steps[sel];
 		int n = 0;
 
-		n += snprintf(line + n, sizeof(line) - (size_t)n, " step %" PRId64 ":", s->id);
-		for (c = 0; c < XT_CAT_COUNT && n < (int)sizeof(line) - 40; c++)
-			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %s", cat_label[c],
-				      fmt_ps(b1, sizeof(b1), s->cat_ps[c]));
-		snprintf(line + n, sizeof(line) - (size_t)n, " idle %s", fmt_ps(b1, sizeof(b1), s->idle_ps));
+		/* The selected step's breakdown as shares: what is not zero, so
+		 * that it fits the line (the columns have the times). */
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " step %" PRId64 ", %s:", s->id,
+			      fmt_ps(b1, sizeof(b1), s->duration_ps));
+		for (c = 0; c <= XT_CAT_COUNT && n < (int)sizeof(line) - 40; c++) {
+			int64_t v = cat_ps(s, c);
+
+			if (v > 0 && s->duration_ps > 0)
+				n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %.1f%%",
+					      cat_label[c], 100.0 * (double)v / (double)s->duration_ps);
+		}
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
 	} else {
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), " no step matches the filter", 1);

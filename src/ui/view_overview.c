@@ -238,8 +238,7 @@ static void ov_draw(struct app *a, int y, int h)
 	lines_fini(&L);
 }
 
-/* Enter on a device: the timeline at its longest gap, marked. */
-static void go_gap(struct app *a, const struct xt_device_row *d)
+void app_goto_gap(struct app *a, const struct xt_device_row *d)
 {
 	int64_t s = d->longest_gap_start_ps, e = s + d->longest_gap_ps, pad = (e - s) / 4 + 1;
 	long track = -1;
@@ -302,7 +301,7 @@ static unsigned follow(struct app *a, const struct ov_line *l)
 
 	switch (l->kind) {
 	case OVL_DEVICE:
-		go_gap(a, &a->an->devices[l->idx]);
+		app_goto_gap(a, &a->an->devices[l->idx]);
 		return UI_REDRAW;
 	case OVL_OP:
 		view_ops_focus(a, l->idx);
@@ -310,7 +309,7 @@ static unsigned follow(struct app *a, const struct ov_line *l)
 	case OVL_FINDING:
 		f = &a->an->overview.findings[l->idx];
 		if ((d = device_named(a, f))) {
-			go_gap(a, d);
+			app_goto_gap(a, d);
 		} else if ((op = op_named(a, f)) >= 0) {
 			view_ops_focus(a, op);
 		} else if (!strcmp(f->id, "h2d_in_steps")) {

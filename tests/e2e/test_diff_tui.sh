@@ -39,8 +39,8 @@ wait_for "[timeline]" >/dev/null
 keys D
 check "diff view: D with one profile says there is nothing to compare" \
 	'bottom | grep -q "^one profile is open"' "no message"
-keys 6
-check "diff view: view 6 says how to compare" 'has "[diff]" && has "nothing to compare"' "no hint"
+keys 8
+check "diff view: view 8 says how to compare" 'has "[diff]" && has "nothing to compare"' "no hint"
 keys q
 wait_for "EXIT=" >/dev/null
 

@@ -40,7 +40,7 @@ keys 2
 check "view 2: back to the timeline" 'has "[timeline]" && has "/device:TPU:0"' "not the timeline"
 
 seq=""
-for v in "op profile" steps memory diff overview timeline; do
+for v in "op profile" steps memory kernels devices diff overview timeline; do
 	keys Tab
 	if wait_for "[$v]" 5; then seq="$seq [$v]"; else seq="$seq (not $v)"; fi
 done
@@ -221,7 +221,7 @@ check "help: ? lists the keys from the key table" \
 	"help incomplete"
 keys End
 check "help: End shows its last page (op profile keys, the prompt's keys)" \
-	'has "p       group by program" && has "Enter   ops: fold a group" && has "^W      delete the word"' \
+	'has "p       group by program" && has "ops: the op'"'"'s longest run" && has "^W      delete the word"' \
 	"help's end not shown"
 keys /
 text "zoom in"
@@ -469,8 +469,23 @@ if have_fixtures; then
 	keys 4
 	check "ROCm fixture: steps inferred from repeated runs, with how to mark them" \
 		'has "inferred: runs of jit_dot" && has "StepTraceAnnotation"' "no inferred steps"
+	check "steps: the breakdown as columns" 'has "COMPUTE" && has "IDLE" && has "BREAKDOWN"' "no columns"
 	keys 5
 	check "ROCm fixture: memory lists GPU_0_bfc" 'has "GPU_0_bfc"' "no allocator"
+	keys 6
+	check "kernels view: the report's kernel table, by total time" \
+		'has "[kernels]" && has "TOTALv" && has "KERNEL (OP)" && has "Cijk_Ailk_Blj"' "no kernels"
+	keys '>'
+	check "kernels view: > sorts by the launch count" 'has "COUNTv"' "not sorted"
+	keys Enter
+	check "kernels view: Enter shows the kernel's longest launch" \
+		'has "[timeline]" && bottom | grep -q "^longest launch of " && line 2 | grep -q "▼"' "no jump"
+	keys 7
+	check "devices view: busy, idle, host-bound, longest gap per device" \
+		'has "[devices]" && has "HOST-BND" && grep -q "63.2%.*/device:GPU:0" "$TMP/screen"' "no devices"
+	keys Enter
+	check "devices view: Enter goes to the device's longest gap" \
+		'has "[timeline]" && bottom | grep -q "^/device:GPU:0: longest gap "' "no jump"
 	keys q
 	check "ROCm fixture: q quits cleanly" 'has "EXIT=0 TTY=restored"' "no clean exit"
 
@@ -503,5 +518,5 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 18 "viewer on the real fixtures" "$NOFIX"
+	skip_n 24 "viewer on the real fixtures" "$NOFIX"
 fi

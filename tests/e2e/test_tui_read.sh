@@ -269,20 +269,20 @@ keys 4
 wait_for "[steps]" >/dev/null
 keys j j j j j
 check "steps: the selected step is 105 (the line under the list)" \
-	'line $((H - 1)) | grep -q "^ step 105:"' "not 105" 5
+	'line $((H - 1)) | grep -q "^ step 105,"' "not 105" 5
 keys '>' '>'
 check "steps: sorted by DURATION, step 105 stays selected wherever its row went" \
-	'line 3 | grep -q "DURATIONv" && line $((H - 1)) | grep -q "^ step 105:" &&
+	'line 3 | grep -q "DURATIONv" && line $((H - 1)) | grep -q "^ step 105," &&
 	 [ "$(sed -n "5p" "$TMP/screen" | awk "{ print \$1 }")" != 100 ]' "selection lost" 5
 keys '\'
 text 14.32
 keys Enter
 check "steps: \\ 14.32 keeps only step 108 (its start from the profile start), selected" \
 	'[ "$(grep -Ec "^ +1[0-9][0-9] " "$TMP/screen")" -eq 1 ] && grep -Eq "^ +108 " "$TMP/screen" &&
-	 line $((H - 1)) | grep -q "^ step 108:"' "filter wrong" 5
+	 line $((H - 1)) | grep -q "^ step 108,"' "filter wrong" 5
 keys Escape
 check "steps: Esc clears the filter, step 108 still selected" \
-	'[ "$(grep -Ec "^ +1[0-9][0-9] " "$TMP/screen")" -eq 10 ] && line $((H - 1)) | grep -q "^ step 108:"' \
+	'[ "$(grep -Ec "^ +1[0-9][0-9] " "$TMP/screen")" -eq 10 ] && line $((H - 1)) | grep -q "^ step 108,"' \
 	"filter still on" 5
 keys q
 wait_for "EXIT=" >/dev/null

@@ -1,0 +1,482 @@
+/*
+ * view_tables: the report's kernel and device tables as viewer views, on
+ * the list panel (sorted by any column, filtered with \, the selection kept
+ * by key across a new capture). Enter on a kernel shows its longest launch
+ * on the timeline; on a device, its longest gap.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../util/timefmt.h"
+#include "app.h"
+#include "term.h"
+
+static int cmp64(int64_t x, int64_t y)
+{
+	return (x > y) - (x < y);
+}
+
+static int cmpd(double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y); /* unknown last */
+	return (x < y) - (x > y);          /* largest first */
+}
+
+/* ---- kernels ---- */
+
+static const struct xt_kernel_row *kern(void *ctx, size_t row)
+{
+	return &((struct app *)ctx)->an->kernels[row];
+}
+
+static size_t kern_count(void *ctx, int width)
+{
+	(void)width;
+	return ((struct app *)ctx)->an->nkernels;
+}
+
+static void kern_key(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_kernel_row *k = kern(ctx, row);
+
+	snprintf(buf, n, "%s%c%s%c%u,%u,%u%c%u,%u,%u", k->name, 1, k->op, 1, k->grid[0], k->grid[1],
+		 k->grid[2], 1, k->block[0], k->block[1], k->block[2]);
+}
+
+static void k_total(void *ctx, size_t row, char *buf, size_t n)
+{
+	fmt_ps(buf, n, kern(ctx, row)->total_ps);
+}
+
+static void k_count(void *ctx, size_t row, char *buf, size_t n)
+{
+	fmt_count(buf, n, kern(ctx, row)->occurrences);
+}
+
+static void k_avg(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_kernel_row *k = kern(ctx, row);
+
+	fmt_ps(buf, n, k->occurrences ? k->total_ps / (int64_t)k->occurrences : 0);
+}
+
+static void k_max(void *ctx, size_t row, char *buf, size_t n)
+{
+	fmt_ps(buf, n, kern(ctx, row)->max_ps);
+}
+
+static void k_grid(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_kernel_row *k = kern(ctx, row);
+
+	snprintf(buf, n, "%u,%u,%u", k->grid[0], k->grid[1], k->grid[2]);
+}
+
+static void k_block(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_kernel_row *k = kern(ctx, row);
+
+	snprintf(buf, n, "%u,%u,%u", k->block[0], k->block[1], k->block[2]);
+}
+
+static void k_regs(void *ctx, size_t row, char *buf, size_t n)
+{
+	int64_t r = kern(ctx, row)->registers;
+
+	if (r < 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%" PRId64, r);
+}
+
+static void k_shared(void *ctx, size_t row, char *buf, size_t n)
+{
+	fmt_bytes(buf, n, (double)kern(ctx, row)->shared_bytes);
+}
+
+static void k_occ(void *ctx, size_t row, char *buf, size_t n)
+{
+	double o = kern(ctx, row)->occupancy_percent;
+
+	if (isnan(o))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.0f%%", o);
+}
+
+static void k_name(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_kernel_row *k = kern(ctx, row);
+
+	snprintf(buf, n, "%s (%s)", k->name, k->op);
+}
+
+static int kc_total(void *ctx, size_t x, size_t y)
+{
+	return cmp64(kern(ctx, y)->total_ps, kern(ctx, x)->total_ps);
+}
+
+static int kc_count(void *ctx, size_t x, size_t y)
+{
+	return cmp64((int64_t)kern(ctx, y)->occurrences, (int64_t)kern(ctx, x)->occurrences);
+}
+
+static int kc_avg(void *ctx, size_t x, size_t y)
+{
+	const struct xt_kernel_row *a = kern(ctx, x), *b = kern(ctx, y);
+
+	return cmpd((double)a->total_ps / (double)(a->occurrences ? a->occurrences : 1),
+		    (double)b->total_ps / (double)(b->occurrences ? b->occurrences : 1));
+}
+
+static int kc_max(void *ctx, size_t x, size_t y)
+{
+	return cmp64(kern(ctx, y)->max_ps, kern(ctx, x)->max_ps);
+}
+
+static int kc_regs(void *ctx, size_t x, size_t y)
+{
+	return cmp64(kern(ctx, y)->registers, kern(ctx, x)->registers);
+}
+
+static int kc_shared(void *ctx, size_t x, size_t y)
+{
+	return cmp64(kern(ctx, y)->shared_bytes, kern(ctx, x)->shared_bytes);
+}
+
+static int kc_occ(void *ctx, size_t x, size_t y)
+{
+	return cmpd(kern(ctx, x)->occupancy_percent, kern(ctx, y)->occupancy_percent);
+}
+
+static int kc_name(void *ctx, size_t x, size_t y)
+{
+	return strcmp(kern(ctx, x)->name, kern(ctx, y)->name);
+}
+
+static const struct panel_column kern_columns[] = {
+	{ "TOTAL", 9, 1, 0, k_total, NULL, kc_total },
+	{ "COUNT", 7, 1, 0, k_count, NULL, kc_count },
+	{ "AVG", 9, 1, 3, k_avg, NULL, kc_avg },
+	{ "MAX", 9, 1, 5, k_max, NULL, kc_max },
+	{ "GRID", 11, 0, 6, k_grid, NULL, NULL },
+	{ "BLOCK", 9, 0, 7, k_block, NULL, NULL },
+	{ "REGS", 4, 1, 4, k_regs, NULL, kc_regs },
+	{ "SHARED", 9, 1, 2, k_shared, NULL, kc_shared },
+	{ "OCC%", 4, 1, 1, k_occ, NULL, kc_occ },
+	{ "KERNEL (OP)", 0, 0, 0, k_name, NULL, kc_name },
+};
+static const struct panel_ops kern_ops = { kern_count, kern_key, NULL, NULL, NULL, NULL };
+
+static struct panel *kern_panel(struct app *a)
+{
+	if (!a->kern.ops) {
+		panel_init(&a->kern, &kern_ops, a, kern_columns,
+			   sizeof(kern_columns) / sizeof(kern_columns[0]));
+		a->kern.header = 1;
+		a->kern.sort = 0;
+		a->kern.flex_min = 28; /* kernel names are long: keep their tails */
+	}
+	return &a->kern;
+}
+
+static void kern_draw(struct app *a, int y, int h)
+{
+	struct panel *p = kern_panel(a);
+	char line[1024];
+	long sel;
+
+	if (!a->an->nkernels) {
+		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT),
+		       "  no GPU kernels in this profile (kernel stats come from GPU stream lines)", 1);
+		return;
+	}
+	if (h < 3)
+		return;
+	ui_panel(p, y, 0, h - 1, a->cols);
+	sel = panel_selected(p);
+	if (sel >= 0) {
+		const struct xt_kernel_row *k = &a->an->kernels[sel];
+		char b1[32], b2[32];
+
+		snprintf(line, sizeof(line), " %s: min %s, max %s, %zu kernel rows", k->name,
+			 fmt_ps(b1, sizeof(b1), k->min_ps), fmt_ps(b2, sizeof(b2), k->max_ps),
+			 a->an->nkernels);
+		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+	} else {
+		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), " no kernel matches the filter", 1);
+	}
+}
+
+/* The kernel's longest launch on a GPU track: by its name, on the launch
+ * configuration's op (as the kernel table groups them). */
+static void kern_jump(struct app *a, const struct xt_kernel_row *k)
+{
+	long best_t = -1;
+	int64_t best_ev = -1, best_dur = -1;
+	size_t i, e;
+
+	for (i = 0; i < a->tl->ntracks; i++) {
+		const struct tl_track *tr = &a->tl->tracks[i];
+		const struct xt_line *l = tr->l;
+
+		if (strncmp(tr->p->name, "/device:GPU:", 12))
+			continue;
+		for (e = 0; e < l->nev; e++) {
+			const struct xt_event *ev = &l->ev[e];
+
+			if (xt_event_aggregated(ev) || ev->dur_ps <= best_dur ||
+			    strcmp(xt_event_meta(tr->p, ev)->name, k->name))
+				continue;
+			best_t = (long)i;
+			best_ev = (int64_t)e;
+			best_dur = ev->dur_ps;
+		}
+	}
+	if (best_t < 0) {
+		app_status(a, 1, "no launch of %s on the GPU tracks", k->name);
+		return;
+	}
+	{
+		const struct xt_line *l = a->tl->tracks[best_t].l;
+		int64_t s = xt_event_start(l, &l->ev[best_ev]), d = best_dur > 10 ? best_dur : 10;
+		char b[32];
+
+		app_goto(a, s - d / 10, s + d + d / 10, best_t, best_ev);
+		app_status(a, 0, "longest launch of %s: %s", k->name, fmt_ps(b, sizeof(b), best_dur));
+	}
+}
+
+static unsigned kern_act(struct app *a, enum action act)
+{
+	struct panel *p = kern_panel(a);
+	long sel;
+
+	if (act == ACT_ENTER) {
+		if ((sel = panel_selected(p)) >= 0)
+			kern_jump(a, &a->an->kernels[sel]);
+		return UI_REDRAW;
+	}
+	if (act == ACT_ESCAPE && p->filter[0]) {
+		panel_set_filter(p, "");
+		app_status(a, 0, "filter cleared");
+		return UI_REDRAW;
+	}
+	return panel_act(p, act);
+}
+
+/* ---- devices ---- */
+
+static const struct xt_device_row *dev(void *ctx, size_t row)
+{
+	return &((struct app *)ctx)->an->devices[row];
+}
+
+static size_t dev_count(void *ctx, int width)
+{
+	(void)width;
+	return ((struct app *)ctx)->an->ndevices;
+}
+
+static void dev_key(void *ctx, size_t row, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%c%s", dev(ctx, row)->host, 1, dev(ctx, row)->name);
+}
+
+/* A time of a device with activity, else "-". */
+static void dtime(void *ctx, size_t row, int64_t v, int has, char *buf, size_t n)
+{
+	if (!dev(ctx, row)->op_events || !has)
+		snprintf(buf, n, "-");
+	else
+		fmt_ps(buf, n, v);
+}
+
+static void d_busy(void *ctx, size_t row, char *buf, size_t n)
+{
+	dtime(ctx, row, dev(ctx, row)->busy_ps, 1, buf, n);
+}
+
+static void d_span(void *ctx, size_t row, char *buf, size_t n)
+{
+	dtime(ctx, row, dev(ctx, row)->span_ps, 1, buf, n);
+}
+
+static void d_idle(void *ctx, size_t row, char *buf, size_t n)
+{
+	if (!dev(ctx, row)->op_events)
+		snprintf(buf, n, "idle");
+	else
+		snprintf(buf, n, "%.1f%%", dev(ctx, row)->idle_percent);
+}
+
+static void d_hostb(void *ctx, size_t row, char *buf, size_t n)
+{
+	dtime(ctx, row, dev(ctx, row)->host_bound_ps, dev(ctx, row)->has_overview, buf, n);
+}
+
+static void d_gap(void *ctx, size_t row, char *buf, size_t n)
+{
+	dtime(ctx, row, dev(ctx, row)->longest_gap_ps, dev(ctx, row)->has_overview, buf, n);
+}
+
+static void d_kern(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_device_row *d = dev(ctx, row);
+
+	if (!d->has_kernels || !d->op_events)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%" PRIu64 "/%" PRIu64, d->small_kernels, d->kernels);
+}
+
+static void rate(char *buf, size_t n, double v, const char *unit)
+{
+	static const char *const pre[] = { "", "K", "M", "G", "T", "P" };
+	int k = 0;
+
+	if (isnan(v)) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	while (v >= 1000 && k < 5) {
+		v /= 1000;
+		k++;
+	}
+	snprintf(buf, n, "%.0f%s%s", v, pre[k], unit);
+}
+
+static void d_pflops(void *ctx, size_t row, char *buf, size_t n)
+{
+	rate(buf, n, dev(ctx, row)->peak_flops, "F/s");
+}
+
+static void d_pbw(void *ctx, size_t row, char *buf, size_t n)
+{
+	rate(buf, n, dev(ctx, row)->peak_hbm_bw, "B/s");
+}
+
+static void d_name(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct app *a = ctx;
+	const struct xt_device_row *d = dev(ctx, row);
+
+	snprintf(buf, n, "%s%s%s%s%s%s", a->t->nhosts > 1 ? d->host : "", a->t->nhosts > 1 ? " " : "",
+		 d->name, *d->model ? " (" : "", d->model, *d->model ? ")" : "");
+}
+
+static int dc_busy(void *ctx, size_t x, size_t y)
+{
+	return cmp64(dev(ctx, y)->busy_ps, dev(ctx, x)->busy_ps);
+}
+
+static int dc_span(void *ctx, size_t x, size_t y)
+{
+	return cmp64(dev(ctx, y)->span_ps, dev(ctx, x)->span_ps);
+}
+
+static int dc_idle(void *ctx, size_t x, size_t y)
+{
+	return cmpd(dev(ctx, x)->op_events ? dev(ctx, x)->idle_percent : NAN,
+		    dev(ctx, y)->op_events ? dev(ctx, y)->idle_percent : NAN);
+}
+
+static int dc_hostb(void *ctx, size_t x, size_t y)
+{
+	return cmp64(dev(ctx, y)->host_bound_ps, dev(ctx, x)->host_bound_ps);
+}
+
+static int dc_gap(void *ctx, size_t x, size_t y)
+{
+	return cmp64(dev(ctx, y)->longest_gap_ps, dev(ctx, x)->longest_gap_ps);
+}
+
+static int dc_name(void *ctx, size_t x, size_t y)
+{
+	int c = strcmp(dev(ctx, x)->host, dev(ctx, y)->host);
+
+	return c ? c : strcmp(dev(ctx, x)->name, dev(ctx, y)->name);
+}
+
+static const struct panel_column dev_columns[] = {
+	{ "BUSY", 9, 1, 0, d_busy, NULL, dc_busy },
+	{ "SPAN", 9, 1, 3, d_span, NULL, dc_span },
+	{ "IDLE", 6, 1, 0, d_idle, NULL, dc_idle },
+	{ "HOST-BND", 9, 1, 2, d_hostb, NULL, dc_hostb },
+	{ "MAX GAP", 9, 1, 4, d_gap, NULL, dc_gap },
+	{ "SMALL/KERN", 11, 1, 5, d_kern, NULL, NULL },
+	{ "PEAK", 8, 1, 6, d_pflops, NULL, NULL },
+	{ "PEAK HBM", 8, 1, 7, d_pbw, NULL, NULL },
+	{ "DEVICE", 0, 0, 0, d_name, NULL, dc_name },
+};
+static const struct panel_ops dev_ops = { dev_count, dev_key, NULL, NULL, NULL, NULL };
+
+static struct panel *dev_panel(struct app *a)
+{
+	if (!a->devs.ops) {
+		panel_init(&a->devs, &dev_ops, a, dev_columns,
+			   sizeof(dev_columns) / sizeof(dev_columns[0]));
+		a->devs.header = 1;
+		a->devs.flex_min = 20;
+		a->devs.sort = -1; /* hosts, then planes, as in the file */
+	}
+	return &a->devs;
+}
+
+static void dev_draw(struct app *a, int y, int h)
+{
+	struct panel *p = dev_panel(a);
+	long sel;
+
+	if (!a->an->ndevices) {
+		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT), "  no device planes in this profile", 1);
+		return;
+	}
+	if (h < 3)
+		return;
+	ui_panel(p, y, 0, h - 1, a->cols);
+	sel = panel_selected(p);
+	if (sel >= 0) {
+		const struct xt_device_row *d = &a->an->devices[sel];
+		char line[1024];
+
+		snprintf(line, sizeof(line), " %s: peak %s (%s); Enter: its longest gap", d->name,
+			 isnan(d->peak_flops) ? "unknown" : "known",
+			 *d->peak_source ? d->peak_source : "no source in the profile");
+		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+	} else {
+		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), " no device matches the filter", 1);
+	}
+}
+
+static unsigned dev_act(struct app *a, enum action act)
+{
+	struct panel *p = dev_panel(a);
+	long sel;
+
+	if (act == ACT_ENTER) {
+		if ((sel = panel_selected(p)) >= 0)
+			app_goto_gap(a, &a->an->devices[sel]);
+		return UI_REDRAW;
+	}
+	if (act == ACT_ESCAPE && p->filter[0]) {
+		panel_set_filter(p, "");
+		app_status(a, 0, "filter cleared");
+		return UI_REDRAW;
+	}
+	return panel_act(p, act);
+}
+
+void view_tables_fini(struct app *a)
+{
+	if (a->kern.ops)
+		panel_fini(&a->kern);
+	if (a->devs.ops)
+		panel_fini(&a->devs);
+}
+
+const struct view view_kernels = { "kernels", SCOPE_KERNELS, kern_draw, kern_act };
+const struct view view_devices = { "devices", SCOPE_DEVICES, dev_draw, dev_act };
