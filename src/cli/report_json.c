@@ -202,6 +202,11 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 			jstr(o, d->peak_source);
 		else
 			strbuf_puts(o, "null");
+		strbuf_puts(o, ",\"peak_hbm_source\":");
+		if (*d->peak_hbm_source)
+			jstr(o, d->peak_hbm_source);
+		else
+			strbuf_puts(o, "null");
 		/* The overview's facts; null where the device has none. */
 		jint_opt(o, "host_bound_ps", d->host_bound_ps, d->has_overview);
 		jint_opt(o, "longest_gap_ps", d->longest_gap_ps, d->has_overview);

@@ -36,14 +36,20 @@ static const struct {
  * peaks: MI300X 1307.4 TFLOP/s on 304 CUs at 2.1 GHz is 2048; MI250X 383
  * TFLOP/s on 220 CUs at 1.7 GHz is 1024; MI355X 2.5 PFLOP/s on 256 CUs at
  * 2.4 GHz is 4096. xtop's own table: XProf has none for AMD. */
+/* hbm_x: what ROCm's memory_bandwidth stat (memory clock x bus width x 2
+ * transfers / 8) misses: HBM3 and HBM3E move 4 bits per pin per memory
+ * clock, so on gfx942 (MI300X: 1.3 GHz x 8192 bits -> 2.66 TB/s in the
+ * profile, 5.3 TB/s on the data sheet) and gfx950 the true peak is twice
+ * the stat. HBM2e (gfx90a) is double data rate: the stat is right. */
 static const struct {
 	int major, minor;
 	double flops;
 	const char *arch;
+	double hbm_x;
 } amd_cu[] = {
-	{ 9, 0, 1024, "gfx90a/gfx908" },
-	{ 9, 4, 2048, "gfx942" },
-	{ 9, 5, 4096, "gfx950" },
+	{ 9, 0, 1024, "gfx90a/gfx908", 1 },
+	{ 9, 4, 2048, "gfx942", 2 },
+	{ 9, 5, 4096, "gfx950", 2 },
 };
 
 struct caps {
@@ -106,11 +112,24 @@ void device_peaks(struct xt_device_row *d, const struct xt_host *h, const struct
 	d->peak_flops = NAN;
 	d->peak_hbm_bw = NAN;
 	d->peak_source = "";
+	d->peak_hbm_source = "";
 	d->model = arena_strndup(arena, c.model, strlen(c.model));
-	if (c.has_hbm)
+	if (c.has_hbm) {
 		d->peak_hbm_bw = c.peak_hbm_gbps * 1e9;
-	else if (c.has_mem_bw)
+		d->peak_hbm_source = "profile";
+	} else if (c.has_mem_bw) {
+		size_t i;
+
 		d->peak_hbm_bw = c.mem_bw;
+		d->peak_hbm_source = "profile";
+		for (i = 0; i < sizeof(amd_cu) / sizeof(amd_cu[0]) && !strcmp(c.vendor, "AMD"); i++)
+			if (c.has_cap == 3 && amd_cu[i].major == c.cap_major &&
+			    amd_cu[i].minor == c.cap_minor && amd_cu[i].hbm_x != 1) {
+				d->peak_hbm_bw = c.mem_bw * amd_cu[i].hbm_x;
+				d->peak_hbm_source = "profile x2 (HBM3: ROCm's figure counts 2 transfers "
+						     "per clock, not 4)";
+			}
+	}
 	if (c.has_tflops) {
 		d->peak_flops = c.peak_tflops * 1e12;
 		d->peak_source = "profile";

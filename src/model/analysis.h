@@ -102,6 +102,7 @@ struct xt_device_row {
 	double peak_flops;     /* FLOP/s */
 	double peak_hbm_bw;    /* bytes/s */
 	const char *peak_source; /* how peak_flops was found ("" unknown) */
+	const char *peak_hbm_source; /* how peak_hbm_bw was found ("" unknown) */
 	const char *model;     /* device_type_string / gpu_device_name, else "" */
 	/* Overview facts (docs/analyses.md, "Overview"): XLA and GPU devices
 	 * only (has_overview); kernels for GPU devices (has_kernels). Times

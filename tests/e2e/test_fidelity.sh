@@ -165,6 +165,13 @@ if have_fixtures; then
 		 ops['custom-call.1']['bound_by'] == 'compute' and
 		 0.05 < ops['custom-call.1']['flops_utilization'] < 1 and
 		 ops['custom-call.1']['flops_source'] == 'hlo_cost_model'"
+	report "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" "$TMP/rocm2.json"
+	jcheck "ROCm fixture: HBM3 peak 5.3 TB/s (the stat's 2.66 doubled), fusions at 3.07 TB/s shown, not impossible" \
+		"$TMP/rocm2.json" \
+		"abs(d['devices'][0]['peak_hbm_bytes_per_s'] - 2 * 2662400000000) < 1 and
+		 'x2' in d['devices'][0]['peak_hbm_source'] and
+		 [o for o in d['ops'] if o['name'] == 'loop_convert_fusion' and o['program'] == 'jit_multiply'][0]['rate_note'] is None and
+		 0.5 < [o for o in d['ops'] if o['name'] == 'loop_convert_fusion' and o['program'] == 'jit_multiply'][0]['hbm_bw_utilization'] < 0.7"
 else
 	skip "fidelity on the real fixtures" "../shared/fixtures not found"
 fi

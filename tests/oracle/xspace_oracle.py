@@ -135,6 +135,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       duration > 0 only (as every other overview rule).  compiles counts
       those no other compilation event of their line contains ([start, end]
       within; equal spans: the first in C5's order contains the others).
+  C29 AMD HBM3 peaks: ROCm's memory_bandwidth stat doubled on gfx942 and
+      gfx950 (see AMD_HBM_X).
   C26 Finding thresholds are compared exactly on the integers they rest on
       (idle >= 20 %: 5 (span - busy) >= span; >= 50 % small: 2 small >=
       kernels; idle >= 10 %: 10 (span - busy) >= span; h2d >= 5 %: 20 h2d >=
@@ -679,6 +681,10 @@ NVIDIA_SM = [(2000, 64), (3000, 384), (5000, 256), (6000, 256), (6010, 256), (70
              (7050, 1024), (8000, 2048), (8060, 1024), (8090, 1024), (9000, 4096),
              (10000, 8192)]
 AMD_CU = {(9, 0): 1024, (9, 4): 2048, (9, 5): 4096}
+# CHOICE C29: ROCm's memory_bandwidth is memory clock x bus width x 2 / 8;
+# HBM3/HBM3E (gfx942, gfx950) move 4 bits per pin per clock, so their peak
+# is twice the stat (MI300X: 2.66 TB/s in the profile, 5.3 TB/s real).
+AMD_HBM_X = {(9, 4): 2, (9, 5): 2}
 
 
 def device_peaks(plane):
@@ -695,6 +701,8 @@ def device_peaks(plane):
         pb = num('memory_bandwidth')
     clock, cores = num('clock_rate'), num('core_count')
     major, minor = as_int(st.get('compute_cap_major')), as_int(st.get('compute_cap_minor'))
+    if not (hbm and hbm > 0) and pb and as_str(st.get('device_vendor')) == 'AMD':
+        pb *= AMD_HBM_X.get((major, minor), 1)
     if tf and tf > 0:
         pf, src = tf * 1e12, 'profile'
     elif clock and clock > 0 and cores and cores > 0 and major is not None and minor is not None:

@@ -540,13 +540,14 @@ static void test_gpu_peaks_tables(void **state)
 		int major, minor, cores;
 		double clock_khz;
 		const char *vendor;
-		double expect;
+		double expect, bw_x; /* bw_x: HBM3's doubling of memory_bandwidth */
 	} cases[] = {
-		{ 7, 0, 80, 1530000, "Nvidia", 1024.0 * 80 * 1.53e9 },	/* V100 */
-		{ 9, 0, 132, 1980000, "Nvidia", 4096.0 * 132 * 1.98e9 }, /* H100 */
-		{ 12, 0, 100, 2000000, "Nvidia", 8192.0 * 100 * 2e9 },	/* newer: backs off */
-		{ 9, 4, 304, 2100000, "AMD", 2048.0 * 304 * 2.1e9 },	/* MI300X */
-		{ 8, 0, 304, 2100000, "AMD", NAN },			/* unknown AMD */
+		{ 7, 0, 80, 1530000, "Nvidia", 1024.0 * 80 * 1.53e9, 1 },   /* V100 */
+		{ 9, 0, 132, 1980000, "Nvidia", 4096.0 * 132 * 1.98e9, 1 }, /* H100 */
+		{ 12, 0, 100, 2000000, "Nvidia", 8192.0 * 100 * 2e9, 1 },   /* newer: backs off */
+		{ 9, 4, 304, 2100000, "AMD", 2048.0 * 304 * 2.1e9, 2 },	    /* MI300X, HBM3 */
+		{ 9, 0, 220, 1700000, "AMD", 1024.0 * 220 * 1.7e9, 1 },	    /* MI250X, HBM2e */
+		{ 8, 0, 304, 2100000, "AMD", NAN, 1 },			    /* unknown AMD */
 	};
 	size_t i;
 
@@ -568,7 +569,8 @@ static void test_gpu_peaks_tables(void **state)
 			assert_true(isnan(an->devices[0].peak_flops));
 		else
 			assert_true(fabs(an->devices[0].peak_flops - cases[i].expect) < 1);
-		assert_near(an->devices[0].peak_hbm_bw, 2e12);
+		assert_near(an->devices[0].peak_hbm_bw, 2e12 * cases[i].bw_x);
+		assert_true(!strncmp(an->devices[0].peak_hbm_source, "profile", 7));
 	}
 }
 
