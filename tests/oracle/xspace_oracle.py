@@ -599,6 +599,8 @@ def gpu_attr(h, ev, line):
         return (name, cat, attr, parent, program_of(h, ev, False), prog, inst, from_hlo,
                 in_entry)
     ism, _ = memcpy_kind(ev.name, ev.name, line.name)
+    if ism and is_collective(ev.display or ev.name, ''):
+        ism = False  # C9: collectives are tested before memcpy
     if not ism:
         tf = as_str(ev.stat('tf_op')) or as_str(ev.stat('level 0'))
         if tf and ':' in tf:
