@@ -370,9 +370,11 @@ static void col_host(void *ctx, size_t row, char *buf, size_t n)
 	snprintf(buf, n, "%s", ((struct app *)ctx)->an->memory[row].host);
 }
 
+/* Readable: device and memory space ("TPU:0 HBM"); the profile's own key
+ * is in the line under the chart. */
 static void col_alloc(void *ctx, size_t row, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s", ((struct app *)ctx)->an->memory[row].allocator);
+	snprintf(buf, n, "%s", ((struct app *)ctx)->an->memory[row].name);
 }
 
 static void col_peak(void *ctx, size_t row, char *buf, size_t n)
@@ -422,9 +424,16 @@ static int cmp_capacity(void *ctx, size_t x, size_t y)
 }
 #undef MEM
 
+static int cmp_name(void *ctx, size_t x, size_t y)
+{
+	const struct xt_analysis *an = ((struct app *)ctx)->an;
+
+	return strcmp(an->memory[x].name, an->memory[y].name);
+}
+
 static const struct panel_column mem_columns[] = {
-	{ "HOST", 18, 0, 0, col_host, NULL, cmp_host },
-	{ "ALLOCATOR", 0, 0, 0, col_alloc, NULL, NULL },
+	{ "HOST", 18, 0, 3, col_host, NULL, cmp_host },
+	{ "MEMORY", 0, 0, 0, col_alloc, NULL, cmp_name },
 	{ "PEAK", 11, 1, 0, col_peak, NULL, cmp_peak },
 	{ "AT", 13, 1, 0, col_at, NULL, cmp_at },
 	{ "LIFETIME", 11, 1, 2, col_lifetime, NULL, cmp_lifetime },
@@ -494,7 +503,7 @@ static void mem_draw(struct app *a, int y, int h)
 {
 	const struct xt_analysis *an = a->an;
 	struct panel *p = mem_panel(a);
-	char line[512], b1[32], b2[32], b3[32], b4[32];
+	char line[512], b1[32], b2[32], b3[32], b4[32], b5[32];
 	const struct xt_memory_row *m;
 	size_t k;
 	int row, list_h, chart_h;
@@ -526,10 +535,30 @@ static void mem_draw(struct app *a, int y, int h)
 		chart_h = 10;
 	mem_chart(a, m, row, chart_h, a->cols);
 	row += chart_h;
-	snprintf(line, sizeof(line), " live at the peak (%zu largest):", m->nlive);
+	/* The peak split so that it adds up (docs/analyses.md, "Memory"). */
+	{
+		int64_t listed = 0;
+
+		for (k = 0; k < m->nlive; k++)
+			listed += m->live[k].bytes;
+		snprintf(line, sizeof(line), " peak %s = %zu largest live %s + %zu other live %s + "
+					     "unattributed %s (reserved %s)",
+			 fmt_bytes(b1, sizeof(b1), (double)m->peak_bytes), m->nlive,
+			 fmt_bytes(b2, sizeof(b2), (double)listed),
+			 m->nlive_total > m->nlive ? m->nlive_total - m->nlive : 0,
+			 fmt_bytes(b3, sizeof(b3), (double)m->live_other_bytes),
+			 fmt_bytes(b4, sizeof(b4), (double)m->unattributed_bytes),
+			 fmt_bytes(b5, sizeof(b5), (double)m->reserved_bytes));
+		ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+	}
+	snprintf(line, sizeof(line), " %s (allocator %s): live at the peak, largest first; "
+				     "unattributed = in use with no allocation event in the profile",
+		 m->name, m->allocator);
 	ui_put(row++, 0, a->cols, term_attr(ROLE_DIM), line, 1);
 	for (k = 0; k < m->nlive && row < y + h; k++, row++) {
-		snprintf(line, sizeof(line), "  %11s  %-40s %s", fmt_bytes(b1, sizeof(b1), (double)m->live[k].bytes),
+		snprintf(line, sizeof(line), "  %11s  %-11s %-32s %s",
+			 fmt_bytes(b1, sizeof(b1), (double)m->live[k].bytes),
+			 timeaxis_fmt(a, b2, sizeof(b2), m->live[k].time_ps),
 			 m->live[k].op[0] ? m->live[k].op : "-", m->live[k].shape);
 		ui_put(row, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
 	}
@@ -549,10 +578,10 @@ static unsigned mem_act(struct app *a, enum action act)
 
 		app_jump(a, m->peak_time_ps - w / 2, m->peak_time_ps + w / 2, m->peak_time_ps, tr, ev);
 		if (tr >= 0)
-			app_status(a, 0, "%s peak at the mark, on %s", m->allocator,
+			app_status(a, 0, "%s peak at the mark, on %s", m->name,
 				   a->tl->tracks[tr].label);
 		else
-			app_status(a, 0, "%s peak at the mark", m->allocator);
+			app_status(a, 0, "%s peak at the mark", m->name);
 		return UI_REDRAW;
 	}
 	if (act == ACT_ESCAPE && p->filter[0]) {

@@ -33,8 +33,9 @@ check "view 4: steps with the average and one row per step" \
 	 [ "$(grep -Ec "^ +[0-9]+ +[0-9.]+ (ps|ns|us|ms|s) +[0-9.]+ (ps|ns|us|ms|s)" "$TMP/screen")" -ge 5 ]' \
 	"no step rows"
 keys 5
-check "view 5: memory with ALLOCATOR and the allocations live at the peak" \
-	'has "[memory]" && has "ALLOCATOR" && has "live at the peak" && has "jit(train_step)"' \
+check "view 5: memory by readable name, the peak split, the allocations live at the peak" \
+	'has "[memory]" && has "MEMORY" && has "TPU:0 HBM" && has "live at the peak" && has "jit(train_step)" &&
+	 grep -q "^ peak 4.48 GiB = 7 largest live 2.48 GiB + 0 other live 0 B + unattributed 2.00" "$TMP/screen"' \
 	"memory view incomplete"
 keys 2
 check "view 2: back to the timeline" 'has "[timeline]" && has "/device:TPU:0"' "not the timeline"
@@ -456,8 +457,8 @@ if have_fixtures; then
 	check "tf-gpu-v100-2host: End reaches the second host's GPU planes" \
 		'has "/device:GPU:6  (34.83.195.180_6003, "' "second host not shown"
 	keys 5
-	check "tf-gpu-v100-2host: memory lists both hosts' GPU_1_bfc" \
-		'[ "$(grep -c "GPU_1_bfc" "$TMP/screen")" -eq 2 ]' "not two GPU_1_bfc rows"
+	check "tf-gpu-v100-2host: memory lists both hosts' GPU:1 HBM (GPU_1_bfc)" \
+		'[ "$(grep -c "^34\.83\.195\.1[78][09]_6003 GPU:1 HBM " "$TMP/screen")" -eq 2 ]' "not two GPU:1 HBM rows"
 	keys q
 	wait_for "EXIT=" >/dev/null
 

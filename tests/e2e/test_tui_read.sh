@@ -135,11 +135,11 @@ wait_for "[timeline]" >/dev/null
 keys '?'
 wait_for "xtop keys" >/dev/null
 keys /
-text "fold a group"
+text "a group: fold"
 keys Enter
 check "help at 60x20: a long description wraps onto the next row, whole" \
-	'joined | grep -q "Enter ops: fold a group or jump to the op'"'"'s longest run; steps/memory: jump" &&
-	 ! has "ops: fold a group or jump to the op'"'"'s longest run; steps/memory: jump"' \
+	'joined | grep -q "Enter ops: the op'"'"'s longest run (a group: fold it); steps, memory, kernels, devices: jump there; diff: the op" &&
+	 ! has "ops: the op'"'"'s longest run (a group: fold it); steps, memory, kernels, devices:"' \
 	"description cut" 5
 keys End
 check "help at 60x20: End reaches the last key" 'has "^W      delete the word before the"' \
@@ -293,12 +293,12 @@ if have_fixtures; then
 	keys 5
 	wait_for "[memory]" >/dev/null
 	keys j j j
-	check "memory: the 4th allocator (34.83.195.179_6003 gpu_host_bfc) is selected" \
-		'selected_line | grep -q "^34.83.195.179_6003 gpu_host_bfc "' "$(selected_line)" 5
+	check "memory: the 4th allocator (34.83.195.179_6003 host pinned, gpu_host_bfc) is selected" \
+		'selected_line | grep -q "^34.83.195.179_6003 host pinned "' "$(selected_line)" 5
 	at=$(selected_at)
-	keys '>'
-	check "memory: sorted by PEAK, gpu_host_bfc moves (from row $at) and stays selected" \
-		'line 2 | grep -q "PEAKv" && selected_line | grep -q "^34.83.195.179_6003 gpu_host_bfc " &&
+	keys '>' '>'
+	check "memory: sorted by PEAK, host pinned moves (from row $at) and stays selected" \
+		'line 2 | grep -q "PEAKv" && selected_line | grep -q "^34.83.195.179_6003 host pinned " &&
 		 [ "$(selected_at)" != "$at" ]' "selection lost" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
