@@ -21,7 +21,7 @@ static void pct_cell(char *b, size_t n, double pct, int has)
 	else if (isnan(pct))
 		snprintf(b, n, "new");
 	else
-		snprintf(b, n, "%+.1f%%", pct);
+		fmt_pct_change(b, n, pct);
 }
 
 static void delta_cell(char *b, size_t n, int64_t d)

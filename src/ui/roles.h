@@ -18,6 +18,7 @@ enum term_role {
 	ROLE_ERROR,      /* status line errors */
 	ROLE_DENSE,      /* summarised dense columns */
 	ROLE_MATCH,      /* search matches, jump marks */
+	ROLE_BAR,        /* bar glyphs (block characters) in a colour of their own */
 	ROLE_EV0,        /* event palette: ROLE_EV0 .. ROLE_EV0 + TERM_NEV - 1 */
 };
 #define TERM_NEV 8

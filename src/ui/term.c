@@ -119,6 +119,7 @@ static void term_setup(void)
 		init_pair(ROLE_ERROR, COLOR_WHITE, COLOR_RED);
 		init_pair(ROLE_DENSE, term.colors == 256 ? 245 : COLOR_WHITE, -1);
 		init_pair(ROLE_MATCH, COLOR_BLACK, COLOR_MAGENTA);
+		init_pair(ROLE_BAR, term.colors == 256 ? ev256[0] : COLOR_CYAN, -1);
 		for (i = 0; i < TERM_NEV; i++)
 			init_pair((short)(ROLE_EV0 + i), COLOR_BLACK,
 				  term.colors == 256 ? ev256[i] : ev8[i]);

@@ -99,7 +99,7 @@ static void col_pct(void *ctx, size_t row, char *buf, size_t n)
 	if (o->match > XT_MATCH_IDENTITY || isnan(o->delta_percent))
 		snprintf(buf, n, "-");
 	else
-		snprintf(buf, n, "%+.1f%%", o->delta_percent);
+		fmt_pct_change(buf, n, o->delta_percent);
 }
 
 static void col_match(void *ctx, size_t row, char *buf, size_t n)
@@ -195,7 +195,7 @@ static void num_text(char *buf, size_t n, const char *what, const struct xt_cmp_
 	if (isnan(v->delta_percent))
 		snprintf(b3, sizeof(b3), "new");
 	else
-		snprintf(b3, sizeof(b3), "%+.1f%%", v->delta_percent);
+		fmt_pct_change(b3, sizeof(b3), v->delta_percent);
 	snprintf(buf, n, "%s %s -> %s (%s)", what, b1, b2, b3);
 }
 

@@ -158,12 +158,17 @@ static void draw_bars(struct app *a, int y, int r, int w)
 					       "\u2585", "\u2586", "\u2587", "\u2588" };
 	const struct xt_analysis *an = a->an;
 	int64_t max = an->overview.step_max_ps;
-	int cols = w - 4, c, x = 2;
+	int cols = w - 4, c, x = 2, wide = 1;
 	size_t n = an->nsteps;
 
 	ui_put(y, 0, w, term_attr(ROLE_TEXT), "", 1);
 	if (max <= 0 || cols <= 0)
 		return;
+	/* Few steps: each a bar up to 3 columns wide, a column apart. */
+	if ((size_t)cols >= 2 * n) {
+		wide = cols / (int)n - 1;
+		wide = wide > 3 ? 3 : wide < 1 ? 1 : wide;
+	}
 	if ((size_t)cols > n)
 		cols = (int)n;
 	for (c = 0; c < cols; c++) {
@@ -182,7 +187,13 @@ static void draw_bars(struct app *a, int y, int r, int w)
 			ch = term.ascii ? "#" : blocks[7];
 		else if (lvl > lo)
 			ch = term.ascii ? "." : blocks[lvl - lo - 1];
-		ui_put(y, x + c, 1, term_attr(ROLE_EV0), ch, 0);
+		{
+			int k;
+
+			for (k = 0; k < wide; k++)
+				ui_put(y, x + c * (wide > 1 ? wide + 1 : 1) + k, 1, term_attr(ROLE_BAR),
+				       ch, 0);
+		}
 	}
 }
 

@@ -213,3 +213,12 @@ size_t timefmt_ticks(int64_t t0, int64_t t1, int w, struct timefmt_tick *out, si
 	dropped = 0;
 	return ticks_every(t0, t1, w, every[best], out, max, &dropped);
 }
+
+char *fmt_pct_change(char *buf, size_t n, double pct)
+{
+	if (pct > -0.05 && pct < 0.05)
+		snprintf(buf, n, "0.0%%");
+	else
+		snprintf(buf, n, "%+.1f%%", pct);
+	return buf;
+}

@@ -46,4 +46,8 @@ char *fmt_count(char *buf, size_t n, uint64_t v);
 /* A rate per second: 1.5e12 -> "1.50 T"; unit is appended by the caller. */
 char *fmt_rate(char *buf, size_t n, double per_s);
 
+/* A change in percent with its sign ("+12.3%", "-4.0%"); one that rounds
+ * to nothing is "0.0%", never "-0.0%". Returns buf. */
+char *fmt_pct_change(char *buf, size_t n, double pct);
+
 #endif

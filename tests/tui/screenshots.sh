@@ -33,8 +33,13 @@ SOCK=
 trap '$T kill-server >/dev/null 2>&1; [ -n "$SOCK" ] && rm -f "$SOCK"; rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM HUP
 
-# The demo profile of `make demo`.
+# The demo profile of `make demo`; a GPU one for the kernels and devices
+# views; another run of the demo's workload to compare it with.
 $GEN --kind tpu --events 200000 --seed 7 -o "$TMP/demo.xplane.pb" >/dev/null ||
+	die "xtop-gen failed"
+$GEN --kind gpu --events 100000 --seed 7 -o "$TMP/gpu.xplane.pb" >/dev/null ||
+	die "xtop-gen failed"
+$GEN --kind tpu --events 200000 --seed 8 -o "$TMP/demo2.xplane.pb" >/dev/null ||
 	die "xtop-gen failed"
 
 SHELL=/bin/sh $T new-session -d -s keep -x $COLS -y $ROWS "exec sleep 600" ||
@@ -82,9 +87,13 @@ shot() {
 	echo "wrote $OUT/$1.png"
 }
 
+# The overview, the first view.
+start "$TMP/demo.xplane.pb"
+shot overview "Findings"
+
 # Timeline, zoomed on the longest convolution.11 with the details pane open.
 start "$TMP/demo.xplane.pb"
-keys 2
+keys 3
 need "[op profile]"
 keys Enter
 need "longest run of"
@@ -95,24 +104,36 @@ shot timeline " details"
 
 # Op profile grouped by program and category.
 start "$TMP/demo.xplane.pb"
-keys 2
+keys 3
 need "[op profile]"
 keys p
 shot ops "grouped by program, category"
 
 # Steps.
 start "$TMP/demo.xplane.pb"
-keys 3
+keys 4
 shot steps "average"
 
 # Memory.
 start "$TMP/demo.xplane.pb"
-keys 4
+keys 5
 shot memory "live at the peak"
+
+# Kernels and devices, on a GPU profile.
+start "$TMP/gpu.xplane.pb"
+keys 6
+shot kernels "KERNEL (OP)"
+keys 7
+shot devices "HOST-BND"
+
+# Two runs compared (xtop --diff BASE NEW).
+start --diff "$TMP/demo.xplane.pb" "$TMP/demo2.xplane.pb"
+shot diff "PROGRAM/OP"
 
 # Search: the first match, zoomed in around it (w zooms at the selection),
 # then n: the next match in the same zoom, with "match 2 of N".
 start "$TMP/demo.xplane.pb"
+keys 2
 keys /
 text convolution.3
 keys Enter
@@ -130,9 +151,10 @@ shot help "xtop keys"
 # Real profiles, when the fixtures are there.
 if [ -d "$FIX" ]; then
 	start "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	keys 2
 	shot tpu-fixture "/device:TPU:0"
 	# The same, zoomed on the longest broadcast_add_fusion.1 (op profile, filter, Enter).
-	keys 2 '\'
+	keys 3 '\'
 	text broadcast_add_fusion.1
 	keys Enter
 	need "filter 'broadcast_add_fusion.1'"
@@ -141,6 +163,7 @@ if [ -d "$FIX" ]; then
 	keys s s s s
 	shot tpu-fixture-zoom "[timeline]"
 	start "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb"
+	keys 2
 	shot rocm-fixture "Stream #"
 else
 	echo "screenshots: $FIX not found: no fixture screenshots" >&2
