@@ -426,7 +426,7 @@ static void find_launch_bound(struct fctx *f)
 		/* Thresholds in integers: idle >= 20 % of the span exactly, not as
 		 * rounded by idle_percent. */
 		if (d->kind != XT_DEV_GPU || d->kernels < 100 || 2 * d->small_kernels < d->kernels ||
-		    d->span_ps <= 0 || 5 * (d->span_ps - d->busy_ps) < d->span_ps)
+		    d->span_ps <= 0 || (__int128)5 * (d->span_ps - d->busy_ps) < d->span_ps)
 			continue;
 		x = finding_new(f, "launch_bound");
 		fstr(f, x, "host", d->host);
@@ -456,7 +456,8 @@ static void find_idle_gaps(struct fctx *f)
 	for (i = 0; i < f->a->ndevices; i++) {
 		const struct xt_device_row *d = &f->a->devices[i];
 
-		if (!d->has_overview || d->span_ps <= 0 || 10 * (d->span_ps - d->busy_ps) < d->span_ps)
+		if (!d->has_overview || d->span_ps <= 0 ||
+		    (__int128)10 * (d->span_ps - d->busy_ps) < d->span_ps)
 			continue;
 		if (!best || d->span_ps - d->busy_ps > best->span_ps - best->busy_ps)
 			best = d;
@@ -486,12 +487,12 @@ static void find_h2d(struct fctx *f)
 	struct xt_finding *x;
 	char b1[32];
 
-	int64_t total = 0;
+	__int128 total = 0;
 	size_t i;
 
 	for (i = 0; i < f->a->nsteps; i++)
 		total += f->a->steps[i].duration_ps;
-	if (!f->o->has_steps || total <= 0 || 20 * f->o->h2d_in_steps_ps < total)
+	if (!f->o->has_steps || total <= 0 || (__int128)20 * f->o->h2d_in_steps_ps < total)
 		return;
 	x = finding_new(f, "h2d_in_steps");
 	fnum(x, "h2d_in_steps_ps", (double)f->o->h2d_in_steps_ps);
@@ -510,7 +511,7 @@ static void find_dominant(struct fctx *f)
 	struct xt_finding *x;
 	char b1[32];
 
-	if (!f->a->nops || f->a->busy_ps <= 0 || 2 * f->a->ops[0].self_ps < f->a->busy_ps)
+	if (!f->a->nops || f->a->busy_ps <= 0 || (__int128)2 * f->a->ops[0].self_ps < f->a->busy_ps)
 		return;
 	op = &f->a->ops[0];
 	x = finding_new(f, "dominant_op");
@@ -547,7 +548,7 @@ static void find_collectives(struct fctx *f)
 	struct xt_finding *x;
 	char b1[32];
 
-	if (!f->top_coll || f->a->busy_ps <= 0 || 5 * f->o->collective_ps < f->a->busy_ps)
+	if (!f->top_coll || f->a->busy_ps <= 0 || (__int128)5 * f->o->collective_ps < f->a->busy_ps)
 		return;
 	x = finding_new(f, "collectives");
 	fnum(x, "collective_ps", (double)f->o->collective_ps);

@@ -17,7 +17,7 @@ start 80 24 "$XTOP" --diff "$TMP/base.pb" "$TMP/new.pb"
 check "diff view: xtop --diff opens on it, the slowed op first at +100%" \
 	'has "[diff]" && has "base 1: " && has "new  2: " &&
 	 sed -n "/BASE  *NEW  *DELTA/{n;p;q}" "$TMP/screen" | grep -q "+100.0% exact .*$op"' "no diff"
-check "diff view: no line wider than the screen" '! awk "length > 80" "$TMP/screen" | grep -q .' "cut"
+check "diff view: no line wider than the screen" '! too_wide 80' "cut"
 keys Enter
 check "diff view: Enter shows the op in the op profile" \
 	'has "[op profile]" && bottom | grep -q "^op .*$op"' "no op"

@@ -44,6 +44,14 @@ start() {
 	$T new-session -d -s t -x "$W" -y "$H" -c "$PWD" "sh $TMP/run.sh env $ENVV $*"
 }
 keys() { $T send-keys -t t "$@"; }
+# too_wide [COLS]: some line of the screen is wider than COLS (default the
+# screen's) characters, counted as characters, not bytes.
+too_wide() {
+	$PY -c 'import sys
+sys.exit(0 if any(len(l.rstrip("\n")) > int(sys.argv[2])
+                  for l in open(sys.argv[1], encoding="utf-8", errors="replace")) else 1)' \
+		"$TMP/screen" "${1:-$W}"
+}
 text() { $T send-keys -t t -l "$1"; }
 cap() { $T capture-pane -t t -p "$@" >"$TMP/screen" 2>/dev/null; }
 has() { grep -qF -- "$1" "$TMP/screen"; }
