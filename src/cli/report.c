@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "../model/load.h"
 #include "../model/op_columns.h"
 #include "../model/profile_path.h"
@@ -343,6 +344,41 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	}
 }
 
+/* With several hosts: where the host sits on the trace's clock and its
+ * residual skew (docs/analyses.md, "Several hosts"). */
+static void host_clock(struct strbuf *o, const struct xt_trace *t, const struct xt_host *h, int w)
+{
+	static const char *const how[XT_ALIGN_COUNT] = {
+		[XT_ALIGN_NONE] = "not aligned: no start time on the trace's clock",
+		[XT_ALIGN_TASK_ENV] = "placed by its Task Environment start",
+		[XT_ALIGN_SHARED_CLOCK] = "on the clock the trace shares",
+	};
+	const char *ref = NULL;
+	char b1[32], b2[32];
+	size_t i;
+
+	for (i = 0; i < t->nhosts; i++)
+		if (t->hosts[i].skew_method == XT_SKEW_REFERENCE)
+			ref = t->hosts[i].name;
+	fmt_ps(b1, sizeof(b1), clock_host_offset_ps(t, h));
+	put_line(o, w, "    clock: starts at %s%s, %s", clock_host_offset_ps(t, h) > 0 ? "+" : "", b1,
+		 how[h->aligned_by]);
+	if (h->skew_method == XT_SKEW_REFERENCE) {
+		put_line(o, w, "    skew: the reference (the other hosts' skew is against it)");
+	} else if (h->skew_method == XT_SKEW_NONE) {
+		put_line(o, w, "    skew: unknown (%s)",
+			 ref ? "nothing matches the reference host" : "no host has collectives or steps");
+	} else {
+		fmt_ps(b1, sizeof(b1), h->skew_ps);
+		fmt_ps(b2, sizeof(b2), h->skew_spread_ps);
+		put_line(o, w, "    skew: %s%s, spread %s, from %u %s%s; %s", h->skew_ps > 0 ? "+" : "",
+			 b1, b2, (unsigned)h->skew_matches,
+			 h->skew_method == XT_SKEW_COLLECTIVES ? "collective end" : "step start",
+			 h->skew_matches == 1 ? "" : "s",
+			 h->skew_corrected ? "corrected" : "not corrected");
+	}
+}
+
 void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
 		 const struct report_opts *ro)
 {
@@ -359,8 +395,8 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 	put_line(o, w, "%zu host%s, %zu planes, %zu lines, %s events; device busy %s", t->nhosts,
 		 t->nhosts == 1 ? "" : "s", planes, lines, fmt_count(b1, sizeof(b1), t->nev),
 		 fmt_ps(b2, sizeof(b2), a->busy_ps));
-	put_line(o, w, "times are from the profile start%s",
-		 a->hlo_programs ? "; FLOPs from the programs' HLO where the profile has none" : "");
+	put_line(o, w, "times are from the %sprofile start%s",
+		 t->nhosts > 1 ? "earliest host's " : "", a->hlo_programs ? "; FLOPs from the programs' HLO where the profile has none" : "");
 	for (h = 0; h < t->nhosts; h++) {
 		const struct xt_host *host = &t->hosts[h];
 
@@ -377,6 +413,8 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		put_line(o, w, "%s%s%s", head, path, tail);
 		for (p = 0; p < host->nerrors; p++)
 			put_line(o, w, "    profiler error: %s", host->errors[p]);
+		if (t->nhosts > 1)
+			host_clock(o, t, host, w);
 	}
 	report_overview(o, t, a, w);
 	report_devices(o, t, a, w);
