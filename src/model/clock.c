@@ -5,8 +5,11 @@
  */
 #include "clock.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
@@ -198,25 +201,29 @@ static void key_add(char *k, size_t *n, size_t cap, const void *p, size_t len)
 	*n += len;
 }
 
-/* The key of a collective: its name, with its program id, run id and HLO op
- * when the event or its metadata has them (one name runs once per program
- * run; NCCL kernels of different ops share a name). */
-static uint64_t sync_key(const struct xt_host *h, const struct xt_plane *p,
-			 const struct xt_line *l, const struct xt_event *ev, const char *name)
+/* The stats that tell one collective from another of the same name: one
+ * name runs once per program run, NCCL kernels of different ops share a
+ * name. */
+static const unsigned key_stats[3] = { XS_PROGRAM_ID, XS_RUN_ID, XS_HLO_OP };
+#define KEY_STATS_MASK (1ull << XS_PROGRAM_ID | 1ull << XS_RUN_ID | 1ull << XS_HLO_OP)
+
+/* The key of a collective: its name and whichever of key_stats it has,
+ * ev[k] (the event's own, when its bit is in `found`) before meta[k] (its
+ * metadata's, bits in `mhave`). */
+static uint64_t sync_key(const char *name, const struct xt_stat *ev, uint64_t found,
+			 const struct xt_stat *meta, uint64_t mhave)
 {
-	const uint64_t want = 1ull << XS_PROGRAM_ID | 1ull << XS_RUN_ID | 1ull << XS_HLO_OP;
-	static const unsigned ks_of[3] = { XS_PROGRAM_ID, XS_RUN_ID, XS_HLO_OP };
-	struct xt_known_stats ks;
 	char k[1024];
 	size_t n = 0, i;
 
-	stat_collect(&ks, h, p, l, ev, want);
 	key_add(k, &n, sizeof(k), name, strlen(name) + 1);
 	for (i = 0; i < 3; i++) {
-		const struct xt_stat *s = &ks.v[ks_of[i]];
+		unsigned ks = key_stats[i];
+		const struct xt_stat *s = (found >> ks) & 1 ? &ev[ks] : (mhave >> ks) & 1 ? &meta[i]
+											 : NULL;
 		char tag = (char)('0' + i);
 
-		if (!stat_has(&ks, ks_of[i]))
+		if (!s)
 			continue;
 		key_add(k, &n, sizeof(k), &tag, 1);
 		if (s->kind == XT_STAT_STR || s->kind == XT_STAT_REF) {
@@ -230,43 +237,81 @@ static uint64_t sync_key(const struct xt_host *h, const struct xt_plane *p,
 	return hmap_hash(k, n);
 }
 
+/* Per event metadata of a collective: its key stats, and the key of an
+ * event that has none of its own. */
+struct meta_key {
+	uint64_t have;
+	struct xt_stat v[3];
+	uint64_t key;
+};
+
 /* The ends of the plane's synchronizing collectives: on its XLA Ops line
- * when it has one, else on its stream (non-derived) lines. */
+ * when it has one, else on its stream (non-derived) lines. Metadata stats
+ * are read once per metadata; an event's own stats are scanned for the
+ * key stats only (stat_scan_event). */
 static void plane_collectives(const struct xt_host *h, const struct xt_plane *p,
 			      struct dev_sync *d)
 {
-	uint8_t *flag = xcalloc(p->nemeta ? p->nemeta : 1, 1);
+	struct meta_key *mk = NULL;
+	struct stat_want sw;
+	struct xt_stat *out = NULL;
 	int any = 0, xla = 0;
 	size_t i, l;
 
 	for (i = 1; i < p->nemeta; i++) {
 		const struct xt_event_meta *m = &p->emeta[i];
+		const char *name = m->display_name[0] ? m->display_name : m->name;
+		struct stat_iter it;
+		struct xt_stat st;
+		size_t k;
 
-		flag[i] = (uint8_t)clock_sync_collective(m->display_name[0] ? m->display_name
-									 : m->name);
-		any |= flag[i];
+		if (!clock_sync_collective(name))
+			continue;
+		if (!mk)
+			mk = xcalloc(p->nemeta, sizeof(*mk));
+		mk[i].have = 1; /* bit 0: a collective */
+		stat_iter_meta(&it, h, p, m);
+		while (stat_next(&it, &st))
+			for (k = 0; k < 3; k++)
+				if (stat_known(&st) == key_stats[k] && !((mk[i].have >> key_stats[k]) & 1)) {
+					mk[i].v[k] = st;
+					mk[i].have |= 1ull << key_stats[k];
+				}
+		mk[i].key = sync_key(name, NULL, 0, mk[i].v, mk[i].have);
+		any = 1;
 	}
-	for (l = 0; any && l < p->nlines; l++)
+	if (!any)
+		return;
+	stat_want_init(&sw, p, KEY_STATS_MASK);
+	out = xcalloc(XS_COUNT, sizeof(*out));
+	for (l = 0; l < p->nlines; l++)
 		xla |= !strcmp(p->lines[l].name, "XLA Ops");
-	for (l = 0; any && l < p->nlines; l++) {
+	for (l = 0; l < p->nlines; l++) {
 		const struct xt_line *ln = &p->lines[l];
 
 		if (xla ? strcmp(ln->name, "XLA Ops") != 0 : derived_line(ln))
 			continue;
 		for (i = 0; i < ln->nev; i++) {
 			const struct xt_event *ev = &ln->ev[i];
+			const struct meta_key *m = &mk[xt_event_meta_index(ev)];
+			uint64_t found = 0;
 
-			if (xt_event_aggregated(ev) || !flag[xt_event_meta_index(ev)])
+			if (xt_event_aggregated(ev) || !m->have)
 				continue;
 			if (d->n == d->cap) {
 				d->cap = d->cap ? d->cap * 2 : 64;
 				d->v = xreallocarray(d->v, d->cap, sizeof(*d->v));
 			}
-			d->v[d->n].key = sync_key(h, p, ln, ev, trace_event_display_name(p, ev));
+			if (sw.n)
+				stat_scan_event(h, p, ln, ev, &sw, out, &found);
+			d->v[d->n].key = found ? sync_key(trace_event_display_name(p, ev), out, found,
+							  m->v, m->have)
+					       : m->key;
 			d->v[d->n++].t_ps = xt_event_end(ln, ev);
 		}
 	}
-	free(flag);
+	free(out);
+	free(mk);
 	if (d->n > 1)
 		qsort(d->v, d->n, sizeof(*d->v), sync_cmp);
 }
@@ -372,8 +417,18 @@ static void offsets_push(struct offsets *o, int64_t d)
 	o->v[o->n++] = d;
 }
 
-/* Each collective of device b against the nearest end of the same
- * collective on device a (the earlier one on a tie). */
+/*
+ * Each collective of device b against the nearest end of the same
+ * collective on device a (the earlier one on a tie). A collective that
+ * repeats (every step, or every iteration of a loop) can only be matched
+ * up to its period, so a match counts only when it is unambiguous: the
+ * second nearest end of that collective is at least XT_SKEW_AMBIGUITY
+ * times as far, and at least XT_SKEW_MIN_REPEAT_PS away. Then any residual
+ * below half that distance is measured right; one that is a whole number
+ * of periods off cannot be told apart (docs/analyses.md, "Several hosts").
+ */
+#define XT_SKEW_AMBIGUITY 4
+#define XT_SKEW_MIN_REPEAT_PS 10000000000LL /* 10 ms */
 static void match_device(const struct dev_sync *a, const struct dev_sync *b, struct offsets *o)
 {
 	size_t i;
@@ -381,8 +436,7 @@ static void match_device(const struct dev_sync *a, const struct dev_sync *b, str
 	for (i = 0; i < b->n; i++) {
 		const struct sync_ev *x = &b->v[i];
 		size_t lo = 0, hi = a->n;
-		int64_t best = 0;
-		int found = 0;
+		int64_t dl = -1, du = -1, d1, d2 = -1, best;
 
 		/* First entry of a not before (key, t). */
 		while (lo < hi) {
@@ -393,17 +447,30 @@ static void match_device(const struct dev_sync *a, const struct dev_sync *b, str
 			else
 				hi = mid;
 		}
-		if (lo > 0 && a->v[lo - 1].key == x->key) {
-			best = a->v[lo - 1].t_ps;
-			found = 1;
-		}
-		if (lo < a->n && a->v[lo].key == x->key &&
-		    (!found || a->v[lo].t_ps - x->t_ps < x->t_ps - best)) {
+		if (lo > 0 && a->v[lo - 1].key == x->key)
+			dl = x->t_ps - a->v[lo - 1].t_ps;
+		if (lo < a->n && a->v[lo].key == x->key)
+			du = a->v[lo].t_ps - x->t_ps;
+		if (dl < 0 && du < 0)
+			continue;
+		if (du >= 0 && (dl < 0 || du < dl)) {
 			best = a->v[lo].t_ps;
-			found = 1;
+			d1 = du;
+			d2 = dl;
+			if (lo + 1 < a->n && a->v[lo + 1].key == x->key &&
+			    (d2 < 0 || a->v[lo + 1].t_ps - x->t_ps < d2))
+				d2 = a->v[lo + 1].t_ps - x->t_ps;
+		} else {
+			best = a->v[lo - 1].t_ps;
+			d1 = dl;
+			d2 = du;
+			if (lo > 1 && a->v[lo - 2].key == x->key &&
+			    (d2 < 0 || x->t_ps - a->v[lo - 2].t_ps < d2))
+				d2 = x->t_ps - a->v[lo - 2].t_ps;
 		}
-		if (found)
-			offsets_push(o, x->t_ps - best);
+		if (d2 >= 0 && (d2 < XT_SKEW_MIN_REPEAT_PS || d2 / XT_SKEW_AMBIGUITY < d1))
+			continue;
+		offsets_push(o, x->t_ps - best);
 	}
 }
 
@@ -504,6 +571,42 @@ static void host_shift(struct xt_host *h, int64_t ns)
 	h->origin_ps -= ns * 1000;
 }
 
+struct sync_pool {
+	const struct xt_trace *t;
+	struct host_sync *hs;
+	atomic_size_t next;
+};
+
+static void *sync_worker(void *arg)
+{
+	struct sync_pool *sp = arg;
+	size_t h;
+
+	while ((h = atomic_fetch_add(&sp->next, 1)) < sp->t->nhosts)
+		host_sync_build(&sp->t->hosts[h], &sp->hs[h]);
+	return NULL;
+}
+
+/* The hosts' collectives and steps, a host per thread (they only read the
+ * trace). */
+static void sync_all(const struct xt_trace *t, struct host_sync *hs)
+{
+	struct sync_pool sp = { t, hs, 0 };
+	pthread_t tid[8];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = t->nhosts < 8 ? t->nhosts : 8, i, started = 0;
+
+	if (cpus > 0 && (size_t)cpus < n)
+		n = (size_t)cpus;
+	atomic_init(&sp.next, 0);
+	for (i = 1; i < n; i++)
+		if (pthread_create(&tid[started], NULL, sync_worker, &sp) == 0)
+			started++;
+	sync_worker(&sp);
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+}
+
 size_t clock_settle(struct xt_trace *t)
 {
 	struct host_sync *hs;
@@ -518,8 +621,7 @@ size_t clock_settle(struct xt_trace *t)
 	if (t->nhosts < 2)
 		return 0;
 	hs = xcalloc(t->nhosts, sizeof(*hs));
-	for (h = 0; h < t->nhosts; h++)
-		host_sync_build(&t->hosts[h], &hs[h]);
+	sync_all(t, hs);
 	/* The reference: the first host placed on the clock that has
 	 * something to match, else the first that has anything. */
 	for (h = 0; h < t->nhosts && ref == SIZE_MAX; h++)

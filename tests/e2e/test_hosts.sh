@@ -8,11 +8,11 @@
 SHIFT=tests/fixtures/shift_clock.py
 
 if ! have_fixtures; then
-	skip_n 17 "several hosts" "$NOFIX"
+	skip_n 19 "several hosts" "$NOFIX"
 	exit 0
 fi
 if ! $PY -c 'import google.protobuf' 2>/dev/null; then
-	skip_n 17 "several hosts" "python3-protobuf missing (scripts/deps.sh installs it)"
+	skip_n 19 "several hosts" "python3-protobuf missing (scripts/deps.sh installs it)"
 	exit 0
 fi
 
@@ -154,6 +154,25 @@ assert dev[("b", "/device:GPU:0")]["start_ps"] - dev[("a", "/device:GPU:0")]["st
 assert h["b"]["skew_method"] is None and h["b"]["skew_corrected"] is False
 '
 oracle "ROCm, b started 0.7 ms later: the oracle agrees" "$TMP/rstart" "$TMP/rstart.json"
+
+# A generated GPU profile: its all-reduce kernels repeat every few tens of
+# microseconds, far closer than a 1.5 ms skew, so they cannot tell which
+# run is which; the device steps can (never used to correct).
+mkdir -p "$TMP/gen"
+if $GEN --kind gpu --events 30000 --seed 11 -o "$TMP/gen/a.xplane.pb" >/dev/null 2>&1; then
+	$PY $SHIFT "$TMP/gen/a.xplane.pb" "$TMP/gen/b.xplane.pb" --start 1500000 2>"$TMP/err" ||
+		fail "generated: shifted copy" "$(cat "$TMP/err")"
+	report "$TMP/gen" "$TMP/gen.json"
+	jcheck "generated GPU, b's clock 1.5 ms ahead: dense collectives left out, +1.5 ms from the steps" \
+		"$TMP/gen.json" '
+b = h["b"]
+assert (b["skew_method"], b["skew_ps"], b["skew_corrected"]) == ("device_steps", 1500000000, False), b
+assert b["clock_offset_ps"] == 1500000000, b
+'
+	oracle "generated GPU, b's clock 1.5 ms ahead: the oracle agrees" "$TMP/gen" "$TMP/gen.json"
+else
+	fail "generated GPU profile" "xtop-gen failed"
+fi
 
 # The viewer: the same track of both hosts shows its events in the same
 # columns when aligned, and 0.7 ms apart when the clock is off.

@@ -173,7 +173,10 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       numbers modulo 2^64).  Devices pair by plane name (the first of that
       name on the reference), or, when no name is shared, by order among
       the planes with such events.  Each end is matched with the nearest
-      end of the same key on the paired device (the earlier on a tie).
+      end of the same key on the paired device (the earlier on a tie),
+      kept only when the second nearest end of that key is at least 10 ms
+      away and d2 // 4 >= d1 (d1, d2: the two distances in ps), or there is
+      no second.
       Without any collective match: device Steps events (group_id, else
       step_num, read as stat_as_int does; per host the earliest start and
       latest end per id) of the same id whose closed spans overlap, start
@@ -561,18 +564,31 @@ def host_sync(h):
     return devs, steps
 
 
+MIN_REPEAT_PS = 10000000000  # 10 ms
+
+
 def match_device(a, b, out):
+    """Nearest end of the same key (the earlier on a tie), kept only when
+    the second nearest is at least 4 times as far (d2 // 4 >= d1) and at
+    least 10 ms away (or there is none)."""
     for key, ends in b.items():
         ref = a.get(key)
         if not ref:
             continue
         for t in ends:
             i = bisect.bisect_left(ref, t)
-            best = None
-            if i > 0:
-                best = ref[i - 1]
-            if i < len(ref) and (best is None or ref[i] - t < t - best):
-                best = ref[i]
+            dl = t - ref[i - 1] if i > 0 else None
+            du = ref[i] - t if i < len(ref) else None
+            if du is not None and (dl is None or du < dl):
+                best, d1, d2 = ref[i], du, dl
+                if i + 1 < len(ref) and (d2 is None or ref[i + 1] - t < d2):
+                    d2 = ref[i + 1] - t
+            else:
+                best, d1, d2 = ref[i - 1], dl, du
+                if i > 1 and (d2 is None or t - ref[i - 2] < d2):
+                    d2 = t - ref[i - 2]
+            if d2 is not None and (d2 < MIN_REPEAT_PS or d2 // 4 < d1):
+                continue
             out.append(t - best)
 
 

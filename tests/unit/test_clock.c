@@ -178,11 +178,11 @@ static void test_no_start_time(void **state)
  * Hosts whose collectives end together, but whose wall clock reads `skew`
  * ns ahead on host 1: its Task Environment start reads later, so after the
  * placement its events show `skew` late. Each all-reduce end gets a little
- * noise (up to `jitter` ps either way). n collectives per device, two
- * devices per host; a third host has no collective at all.
+ * noise (up to `jitter` ps either way). n collectives per device, one every
+ * period_ps, two devices per host; a third host has no collective at all.
  */
 static struct xt_trace *skewed_run(int64_t skew, int64_t jitter, int n, int third,
-				   struct xt_analysis **a)
+				   int64_t period_ps, struct xt_analysis **a)
 {
 	const char *dir = tu_mkdtemp();
 	uint64_t rs = 7;
@@ -204,12 +204,13 @@ static struct xt_trace *skewed_run(int64_t skew, int64_t jitter, int n, int thir
 			for (i = 0; i < n; i++) {
 				/* Normalized: the same on every host (clocks differ,
 				 * not the run); the noise is per host and device. */
-				int64_t off = (int64_t)i * 20 * MS * 1000;
+				int64_t off = (int64_t)i * period_ps;
 				int64_t noise = jitter ? tu_rand_range(&rs, -jitter, jitter) : 0;
 
-				tu_ev(p, l, "fusion.1", off, 5 * MS * 1000);
+				tu_ev(p, l, "fusion.1", off, period_ps / 4);
 				if (h < 2)
-					tu_event_add(l, 50, off + 6 * MS * 1000, 2 * MS * 1000 + noise);
+					tu_event_add(l, 50, off + period_ps * 3 / 10,
+						     period_ps / 10 + noise);
 			}
 		}
 		write_run(dir, tu_fmt("h%d", h), s);
@@ -236,7 +237,7 @@ static void test_skew_from_collectives(void **state)
 
 	(void)state;
 	/* Robust: 40 matched ends, within 1 us of each other. */
-	t = skewed_run(skew, 1000000, 20, 1, &a);
+	t = skewed_run(skew, 1000000, 20, 1, 20 * MS * 1000, &a);
 	assert_int_equal(t->hosts[0].skew_method, XT_SKEW_REFERENCE);
 	assert_int_equal(t->hosts[1].skew_method, XT_SKEW_COLLECTIVES);
 	assert_int_equal(t->hosts[1].skew_matches, 40);
@@ -259,14 +260,14 @@ static void test_skew_from_collectives(void **state)
 
 	/* The same offsets, but they disagree (noise 200 us around a 100 us
 	 * skew): reported, not corrected. */
-	t = skewed_run(100000, 200000000, 20, 0, NULL);
+	t = skewed_run(100000, 200000000, 20, 0, 20 * MS * 1000, NULL);
 	assert_int_equal(t->hosts[1].skew_method, XT_SKEW_COLLECTIVES);
 	assert_true(t->hosts[1].skew_spread_ps * 4 > llabs(t->hosts[1].skew_ps));
 	assert_int_equal(t->hosts[1].skew_corrected, 0);
 	assert_int_equal(rel_start(t, 1), 100000 * 1000);
 
 	/* Too few matches (3 per device): reported, not corrected. */
-	t = skewed_run(skew, 0, 3, 0, NULL);
+	t = skewed_run(skew, 0, 3, 0, 20 * MS * 1000, NULL);
 	assert_int_equal(t->hosts[1].skew_matches, 6);
 	assert_int_equal(t->hosts[1].skew_ps, skew * 1000);
 	assert_int_equal(t->hosts[1].skew_spread_ps, 0);
@@ -274,8 +275,21 @@ static void test_skew_from_collectives(void **state)
 	assert_int_equal(rel_start(t, 1), skew * 1000);
 
 	/* No skew: nothing moves. */
-	t = skewed_run(0, 0, 20, 0, NULL);
+	t = skewed_run(0, 0, 20, 0, 20 * MS * 1000, NULL);
 	assert_int_equal(t->hosts[1].skew_ps, 0);
+	assert_int_equal(t->hosts[1].skew_corrected, 0);
+
+	/* A collective that repeats every 1 ms (inside a loop) can only be
+	 * matched up to its period: a 1.3 ms skew would read as 0.3 ms. Such
+	 * repeats never decide: no estimate, nothing moves. */
+	t = skewed_run(1300000, 0, 40, 0, MS * 1000, NULL);
+	assert_int_equal(t->hosts[1].skew_method, XT_SKEW_NONE);
+	assert_int_equal(t->hosts[1].skew_corrected, 0);
+	assert_int_equal(rel_start(t, 1), 1300000 * 1000);
+	/* Repeats 20 ms apart, a skew of 15 ms: the nearest end is 5 ms away,
+	 * the next 15 ms: ambiguous, left out. */
+	t = skewed_run(15 * MS, 0, 20, 0, 20 * MS * 1000, NULL);
+	assert_int_equal(t->hosts[1].skew_method, XT_SKEW_NONE);
 	assert_int_equal(t->hosts[1].skew_corrected, 0);
 }
 
