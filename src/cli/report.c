@@ -348,35 +348,10 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
  * residual skew (docs/analyses.md, "Several hosts"). */
 static void host_clock(struct strbuf *o, const struct xt_trace *t, const struct xt_host *h, int w)
 {
-	static const char *const how[XT_ALIGN_COUNT] = {
-		[XT_ALIGN_NONE] = "not aligned: no start time on the trace's clock",
-		[XT_ALIGN_TASK_ENV] = "placed by its Task Environment start",
-		[XT_ALIGN_SHARED_CLOCK] = "on the clock the trace shares",
-	};
-	const char *ref = NULL;
-	char b1[32], b2[32];
-	size_t i;
+	char b[256];
 
-	for (i = 0; i < t->nhosts; i++)
-		if (t->hosts[i].skew_method == XT_SKEW_REFERENCE)
-			ref = t->hosts[i].name;
-	fmt_ps(b1, sizeof(b1), clock_host_offset_ps(t, h));
-	put_line(o, w, "    clock: starts at %s%s, %s", clock_host_offset_ps(t, h) > 0 ? "+" : "", b1,
-		 how[h->aligned_by]);
-	if (h->skew_method == XT_SKEW_REFERENCE) {
-		put_line(o, w, "    skew: the reference (the other hosts' skew is against it)");
-	} else if (h->skew_method == XT_SKEW_NONE) {
-		put_line(o, w, "    skew: unknown (%s)",
-			 ref ? "nothing matches the reference host" : "no host has collectives or steps");
-	} else {
-		fmt_ps(b1, sizeof(b1), h->skew_ps);
-		fmt_ps(b2, sizeof(b2), h->skew_spread_ps);
-		put_line(o, w, "    skew: %s%s, spread %s, from %u %s%s; %s", h->skew_ps > 0 ? "+" : "",
-			 b1, b2, (unsigned)h->skew_matches,
-			 h->skew_method == XT_SKEW_COLLECTIVES ? "collective end" : "step start",
-			 h->skew_matches == 1 ? "" : "s",
-			 h->skew_corrected ? "corrected" : "not corrected");
-	}
+	put_line(o, w, "    clock: %s", clock_place_text(t, h, b, sizeof(b)));
+	put_line(o, w, "    skew: %s", clock_skew_text(t, h, b, sizeof(b)));
 }
 
 void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,

@@ -7,11 +7,13 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../util/hmap.h"
+#include "../util/timefmt.h"
 #include "../util/xalloc.h"
 #include "stats.h"
 
@@ -97,6 +99,51 @@ void clock_host_base(struct xt_trace *t, struct xt_host *h, int64_t lo, int64_t 
 		h->origin_ps = rebased((int64_t)s, h->ts_base_ns) * 1000;
 		h->origin_kind = XT_ORIGIN_TASK_ENV;
 	}
+}
+
+/* ---- saying it ---- */
+
+char *clock_place_text(const struct xt_trace *t, const struct xt_host *h, char *buf, size_t n)
+{
+	static const char *const how[XT_ALIGN_COUNT] = {
+		[XT_ALIGN_NONE] = "not aligned: no start time on the trace's clock",
+		[XT_ALIGN_TASK_ENV] = "placed by its Task Environment start",
+		[XT_ALIGN_SHARED_CLOCK] = "on the clock the trace shares",
+	};
+	int64_t off = clock_host_offset_ps(t, h);
+	char b[32];
+
+	snprintf(buf, n, "starts at %s%s, %s", off > 0 ? "+" : "", fmt_ps(b, sizeof(b), off),
+		 how[h->aligned_by < XT_ALIGN_COUNT ? h->aligned_by : XT_ALIGN_NONE]);
+	return buf;
+}
+
+char *clock_skew_text(const struct xt_trace *t, const struct xt_host *h, char *buf, size_t n)
+{
+	char b1[32], b2[32];
+	size_t i;
+	int ref = 0;
+
+	for (i = 0; i < t->nhosts; i++)
+		ref |= t->hosts[i].skew_method == XT_SKEW_REFERENCE;
+	switch (h->skew_method) {
+	case XT_SKEW_REFERENCE:
+		snprintf(buf, n, "the reference (the other hosts' skew is against it)");
+		break;
+	case XT_SKEW_COLLECTIVES:
+	case XT_SKEW_DEVICE_STEPS:
+		snprintf(buf, n, "%s%s, spread %s, from %u %s%s; %s", h->skew_ps > 0 ? "+" : "",
+			 fmt_ps(b1, sizeof(b1), h->skew_ps), fmt_ps(b2, sizeof(b2), h->skew_spread_ps),
+			 (unsigned)h->skew_matches,
+			 h->skew_method == XT_SKEW_COLLECTIVES ? "collective end" : "step start",
+			 h->skew_matches == 1 ? "" : "s",
+			 h->skew_corrected ? "corrected" : "not corrected");
+		break;
+	default:
+		snprintf(buf, n, "unknown (%s)",
+			 ref ? "nothing matches the reference host" : "no host has collectives or steps");
+	}
+	return buf;
 }
 
 /* ---- skew: events that happen at the same instant on every host ---- */

@@ -55,6 +55,14 @@ static inline int64_t clock_host_offset_ps(const struct xt_trace *t, const struc
 	return h->origin_ps - t->origin_ps;
 }
 
+/* One line each, as the report and the viewer say them (with several
+ * hosts): where host h sits and how it was placed ("starts at +2.50 ms,
+ * placed by its Task Environment start"), and its skew ("+3.00 ms, spread
+ * 0 ps, from 12 collective ends; corrected", "the reference ...",
+ * "unknown (...)"). Write into buf (size n) and return it. Can't fail. */
+char *clock_place_text(const struct xt_trace *t, const struct xt_host *h, char *buf, size_t n);
+char *clock_skew_text(const struct xt_trace *t, const struct xt_host *h, char *buf, size_t n);
+
 /* 1 when an event called name (display name, else name) ends at nearly the
  * same instant on every participant: an all-reduce, all-gather,
  * reduce-scatter or all-to-all (HLO op or NCCL/RCCL kernel), not the start

@@ -8,11 +8,11 @@
 SHIFT=tests/fixtures/shift_clock.py
 
 if ! have_fixtures; then
-	skip_n 19 "several hosts" "$NOFIX"
+	skip_n 21 "several hosts" "$NOFIX"
 	exit 0
 fi
 if ! $PY -c 'import google.protobuf' 2>/dev/null; then
-	skip_n 19 "several hosts" "python3-protobuf missing (scripts/deps.sh installs it)"
+	skip_n 21 "several hosts" "python3-protobuf missing (scripts/deps.sh installs it)"
 	exit 0
 fi
 
@@ -194,6 +194,12 @@ if [ "$(rows 'Stream #16(Kernel)' | wc -l)" -eq 2 ] &&
 else
 	fail "viewer: aligned hosts" "rows differ: $(rows 'Stream #16(Kernel)' | tr '\n' '|')"
 fi
+check "viewer: the status line points to the hosts' clocks" \
+	'bottom | grep -q "m shows the hosts. clocks"' "no hint"
+keys m
+check "viewer: the message log says where each host sits and its skew" \
+	'has "host b: starts at +700.0 us, placed by its Task Environment start; skew unknown"' \
+	"no clock lines"
 keys q
 start 100 40 "$XTOP" "$TMP/rskew"
 check "viewer: b's clock ahead: both hosts' planes show" 'has "(b, 54 events)"' "no plane of b"
