@@ -105,16 +105,18 @@ void clock_host_base(struct xt_trace *t, struct xt_host *h, int64_t lo, int64_t 
 
 char *clock_place_text(const struct xt_trace *t, const struct xt_host *h, char *buf, size_t n)
 {
-	static const char *const how[XT_ALIGN_COUNT] = {
-		[XT_ALIGN_NONE] = "not aligned: no start time on the trace's clock",
-		[XT_ALIGN_TASK_ENV] = "placed by its Task Environment start",
-		[XT_ALIGN_SHARED_CLOCK] = "on the clock the trace shares",
-	};
 	int64_t off = clock_host_offset_ps(t, h);
+	const char *how = "not aligned: its clock is unrelated to the trace's";
 	char b[32];
 
-	snprintf(buf, n, "starts at %s%s, %s", off > 0 ? "+" : "", fmt_ps(b, sizeof(b), off),
-		 how[h->aligned_by < XT_ALIGN_COUNT ? h->aligned_by : XT_ALIGN_NONE]);
+	if (h->aligned_by == XT_ALIGN_TASK_ENV)
+		how = "placed by its Task Environment start";
+	else if (h->aligned_by == XT_ALIGN_SHARED_CLOCK)
+		how = "on the clock the trace shares";
+	else if (h->origin_kind == XT_ORIGIN_NORMALIZED &&
+		 (!h->profile_start_ns || h->profile_start_ns > (uint64_t)INT64_MAX))
+		how = "not aligned: no start time";
+	snprintf(buf, n, "starts at %s%s, %s", off > 0 ? "+" : "", fmt_ps(b, sizeof(b), off), how);
 	return buf;
 }
 
@@ -455,8 +457,13 @@ struct offsets {
 	size_t n, cap;
 };
 
-static void offsets_push(struct offsets *o, int64_t d)
+/* Adds the offset x - ref (left out if it overflows: corrupt times). */
+static void offsets_push(struct offsets *o, int64_t x, int64_t ref)
 {
+	int64_t d;
+
+	if (__builtin_sub_overflow(x, ref, &d))
+		return;
 	if (o->n == o->cap) {
 		o->cap = o->cap ? o->cap * 2 : 64;
 		o->v = xreallocarray(o->v, o->cap, sizeof(*o->v));
@@ -517,7 +524,7 @@ static void match_device(const struct dev_sync *a, const struct dev_sync *b, str
 		}
 		if (d2 >= 0 && (d2 < XT_SKEW_MIN_REPEAT_PS || d2 / XT_SKEW_AMBIGUITY < d1))
 			continue;
-		offsets_push(o, x->t_ps - best);
+		offsets_push(o, x->t_ps, best);
 	}
 }
 
@@ -562,7 +569,7 @@ static void match_steps(const struct host_sync *a, const struct host_sync *b, st
 		}
 		if (lo < a->nsteps && a->steps[lo].id == x->id && x->s <= a->steps[lo].e &&
 		    a->steps[lo].s <= x->e)
-			offsets_push(o, x->s - a->steps[lo].s);
+			offsets_push(o, x->s, a->steps[lo].s);
 	}
 }
 
@@ -580,7 +587,9 @@ static void estimate(struct xt_host *h, struct offsets *o, enum xt_skew_method m
 	h->skew_method = (uint8_t)m;
 	h->skew_matches = o->n > UINT32_MAX ? UINT32_MAX : (uint32_t)o->n;
 	h->skew_ps = rank_pct(o->v, o->n, 50);
-	h->skew_spread_ps = rank_pct(o->v, o->n, 75) - rank_pct(o->v, o->n, 25);
+	if (__builtin_sub_overflow(rank_pct(o->v, o->n, 75), rank_pct(o->v, o->n, 25),
+				   &h->skew_spread_ps))
+		h->skew_spread_ps = INT64_MAX;
 }
 
 /*
@@ -598,9 +607,11 @@ static int robust(const struct xt_host *h, const struct xt_host *ref)
 {
 	int64_t a = h->skew_ps < 0 ? -h->skew_ps : h->skew_ps;
 
+	if (h->skew_ps == INT64_MIN)
+		return 0;
 	return h->skew_method == XT_SKEW_COLLECTIVES && h->skew_matches >= XT_SKEW_MIN_MATCHES &&
 	       h->aligned_by != XT_ALIGN_NONE && ref->aligned_by != XT_ALIGN_NONE &&
-	       4 * h->skew_spread_ps <= a && a >= 500 && a <= HOUR_NS * 1000;
+	       h->skew_spread_ps <= a / 4 && a >= 500 && a <= HOUR_NS * 1000;
 }
 
 /* Moves every line of h back by ns (and its origin with it). */
