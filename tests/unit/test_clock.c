@@ -334,6 +334,43 @@ static void test_skew_from_steps(void **state)
 	assert_int_equal(clock_host_offset_ps(t, &t->hosts[1]), 3 * MS * 1000);
 }
 
+/* Clocks at the edges of what the model stores (corrupt or odd input):
+ * hosts far apart are not aligned, nothing overflows (the suite also runs
+ * this under UBSan), and every host keeps its events. */
+static void test_extreme_clocks(void **state)
+{
+	const char *dir = tu_mkdtemp();
+	const int64_t lines[3] = { 0, -8000000000000000LL, 0 };
+	const int64_t starts[3] = { INT64_MAX, 0, 1 };
+	struct xt_trace *t;
+	int h, i;
+
+	(void)state;
+	for (h = 0; h < 3; h++) {
+		tu_space *s = host_space(starts[h]);
+		tu_plane *p = tu_plane_add(s, 1, "/device:TPU:0");
+		tu_line *l = tu_line_add(p, 3, "XLA Ops", lines[h]);
+		tu_line *l2 = tu_line_add(p, 4, "Steps", h == 1 ? 8000000000000000LL : 0);
+
+		for (i = 0; i < 10; i++) {
+			tu_event *e = tu_ev(p, l2, "step", (int64_t)i * 1000000, 1000000);
+
+			TU_SI(p, e, "group_id", i);
+			tu_ev(p, l, "all-reduce.1", (int64_t)i * 1000000, 1000);
+		}
+		write_run(dir, tu_fmt("h%d", h), s);
+	}
+	tu_load(dir, &t);
+	assert_int_equal(t->nhosts, 3);
+	assert_int_equal(t->hosts[0].aligned_by, XT_ALIGN_TASK_ENV);
+	assert_int_equal(t->hosts[1].aligned_by, XT_ALIGN_NONE);
+	assert_int_equal(t->hosts[2].aligned_by, XT_ALIGN_NONE);
+	for (h = 0; h < 3; h++) {
+		assert_int_equal(t->hosts[h].nev, 20);
+		assert_int_equal(t->hosts[h].skew_corrected, 0);
+	}
+}
+
 static void test_sync_collective_names(void **state)
 {
 	static const struct {
@@ -371,6 +408,7 @@ int main(void)
 		TU_TEST(test_no_start_time),
 		TU_TEST(test_skew_from_collectives),
 		TU_TEST(test_skew_from_steps),
+		TU_TEST(test_extreme_clocks),
 		TU_TEST(test_sync_collective_names),
 	};
 
