@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "../util/xalloc.h"
 #include "agent_client.h"
 #include "backend.h"
@@ -111,6 +112,7 @@ static void *worker(void *arg)
 
 		s->t = s->res.t;
 		s->res.t = NULL;
+		clock_settle(s->t);
 		analysis_run(ac, s->t);
 		s->an = analysis_finish(ac, s->t);
 	}

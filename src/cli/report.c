@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/clock.h"
 #include "../model/load.h"
 #include "../model/op_columns.h"
 #include "../model/profile_path.h"
@@ -343,6 +344,16 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	}
 }
 
+/* With several hosts: where the host sits on the trace's clock and its
+ * residual skew (docs/analyses.md, "Several hosts"). */
+static void host_clock(struct strbuf *o, const struct xt_trace *t, const struct xt_host *h, int w)
+{
+	char b[256];
+
+	put_line(o, w, "    clock: %s", clock_place_text(t, h, b, sizeof(b)));
+	put_line(o, w, "    skew: %s", clock_skew_text(t, h, b, sizeof(b)));
+}
+
 void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
 		 const struct report_opts *ro)
 {
@@ -359,8 +370,8 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 	put_line(o, w, "%zu host%s, %zu planes, %zu lines, %s events; device busy %s", t->nhosts,
 		 t->nhosts == 1 ? "" : "s", planes, lines, fmt_count(b1, sizeof(b1), t->nev),
 		 fmt_ps(b2, sizeof(b2), a->busy_ps));
-	put_line(o, w, "times are from the profile start%s",
-		 a->hlo_programs ? "; FLOPs from the programs' HLO where the profile has none" : "");
+	put_line(o, w, "times are from the %sprofile start%s",
+		 t->nhosts > 1 ? "earliest host's " : "", a->hlo_programs ? "; FLOPs from the programs' HLO where the profile has none" : "");
 	for (h = 0; h < t->nhosts; h++) {
 		const struct xt_host *host = &t->hosts[h];
 
@@ -377,6 +388,8 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		put_line(o, w, "%s%s%s", head, path, tail);
 		for (p = 0; p < host->nerrors; p++)
 			put_line(o, w, "    profiler error: %s", host->errors[p]);
+		if (t->nhosts > 1)
+			host_clock(o, t, host, w);
 	}
 	report_overview(o, t, a, w);
 	report_devices(o, t, a, w);

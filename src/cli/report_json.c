@@ -1,11 +1,13 @@
 /*
  * report_json: the --json form of the report. Times are integer picoseconds
- * in the file's own time base; schema in README.md.
+ * from the trace's origin (the earliest host's profile start); schema in
+ * README.md.
  */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
+#include "../model/clock.h"
 #include "diff_cmd.h"
 #include "report.h"
 
@@ -38,6 +40,26 @@ static void jnum(struct strbuf *o, double v)
 		strbuf_addf(o, "%.17g", v);
 }
 
+/* Where the host sits on the trace's clock and its skew (docs/analyses.md,
+ * "Several hosts"); the skew fields are null when nothing matched. */
+static void clock_json(struct strbuf *o, const struct xt_trace *t, const struct xt_host *h)
+{
+	int has = h->skew_method != XT_SKEW_NONE;
+
+	strbuf_addf(o, ",\"clock_offset_ps\":%" PRId64 ",\"aligned_by\":\"%s\"",
+		    clock_host_offset_ps(t, h), xt_align_names[h->aligned_by]);
+	if (has) {
+		strbuf_addf(o, ",\"skew_ps\":%" PRId64 ",\"skew_spread_ps\":%" PRId64
+			    ",\"skew_method\":",
+			    h->skew_ps, h->skew_spread_ps);
+		jstr(o, xt_skew_method_names[h->skew_method]);
+	} else {
+		strbuf_puts(o, ",\"skew_ps\":null,\"skew_spread_ps\":null,\"skew_method\":null");
+	}
+	strbuf_addf(o, ",\"skew_matches\":%u,\"skew_corrected\":%s", (unsigned)h->skew_matches,
+		    h->skew_corrected ? "true" : "false");
+}
+
 static void hosts_json(struct strbuf *o, const struct xt_trace *t)
 {
 	size_t h, p, l, k;
@@ -55,10 +77,12 @@ static void hosts_json(struct strbuf *o, const struct xt_trace *t)
 			strbuf_addf(o, "%" PRIu64, host->profile_start_ns);
 		else
 			strbuf_puts(o, "null");
-		strbuf_addf(o, ",\"time_origin\":\"%s\",\"hostnames\":[",
+		strbuf_addf(o, ",\"time_origin\":\"%s\"",
 			    host->origin_kind == XT_ORIGIN_TASK_ENV	 ? "task_environment"
 			    : host->origin_kind == XT_ORIGIN_FIRST_LINE ? "first_line"
 								    : "normalized");
+		clock_json(o, t, host);
+		strbuf_puts(o, ",\"hostnames\":[");
 		for (k = 0; k < host->nhostnames; k++) {
 			if (k)
 				strbuf_puts(o, ",");

@@ -171,14 +171,48 @@ struct xt_host {
 	size_t nev;
 	/* Time base. Upstream writes line timestamps relative to the profile
 	 * start; a raw XSpace (e.g. from a PJRT plugin) uses an absolute clock
-	 * whose picoseconds overflow int64, so such a host's timestamps are
-	 * rebased by ts_base_ns when read (xt_line.timestamp_ns is stored
-	 * minus it). origin_ps is the profile start in the rebased clock. */
+	 * whose picoseconds overflow int64. Every host's timestamps are stored
+	 * minus ts_base_ns (xt_line.timestamp_ns), which puts the hosts of a
+	 * trace on one clock: an absolute clock is rebased on the trace's
+	 * base, a normalized host is shifted by its start (ts_base_ns is then
+	 * the trace's base minus its start). origin_ps is the profile start on
+	 * that clock. */
 	int64_t ts_base_ns;
 	uint64_t profile_start_ns, profile_stop_ns; /* Task Environment (0: absent) */
 	int64_t origin_ps;
 	uint8_t origin_kind;    /* enum xt_origin_kind */
+	/* Several hosts on one clock (clock.h; docs/analyses.md, "Several
+	 * hosts"): how the host was placed, and its residual clock skew
+	 * against the reference host, measured after the placement. */
+	uint8_t aligned_by;     /* enum xt_align */
+	uint8_t skew_method;    /* enum xt_skew_method; XT_SKEW_NONE: no estimate */
+	uint8_t skew_corrected; /* 1: the lines were moved back by skew_ps (to the ns) */
+	int64_t skew_ps;        /* median of the matched offsets (this host - reference), ps */
+	int64_t skew_spread_ps; /* their interquartile range, ps */
+	uint32_t skew_matches;  /* offsets the estimate rests on */
 };
+
+/* How a host was put on the trace's clock (clock.h). */
+enum xt_align {
+	XT_ALIGN_NONE = 0,     /* no start time, or a clock unrelated to the trace's: its own
+				* zero is put at the trace clock's base, and it is not aligned */
+	XT_ALIGN_TASK_ENV,     /* normalized timestamps, shifted by Task Environment's start */
+	XT_ALIGN_SHARED_CLOCK, /* timestamps on an absolute clock that the trace shares */
+	XT_ALIGN_COUNT
+};
+
+/* What a host's skew estimate rests on (clock.h). */
+enum xt_skew_method {
+	XT_SKEW_NONE = 0,      /* nothing matched: unknown */
+	XT_SKEW_REFERENCE,     /* the reference host itself (skew 0) */
+	XT_SKEW_COLLECTIVES,   /* the ends of the same collectives */
+	XT_SKEW_DEVICE_STEPS,  /* the starts of the same steps on device Steps lines */
+	XT_SKEW_COUNT
+};
+
+/* Timestamps further than this from their clock's base (about 104 days)
+ * would overflow int64 picoseconds: such lines are clamped (corrupt input). */
+#define XT_TS_LIMIT_NS 9000000000000000LL
 
 /* Where a host's profile start comes from (docs/analyses.md, "Time base"). */
 enum xt_origin_kind {
@@ -192,8 +226,10 @@ struct xt_trace {
 	size_t nhosts;
 	size_t nev;          /* events in all hosts */
 	struct arena arena;  /* names and tables */
-	/* The rebasing shared by every host on one absolute clock, so that
-	 * hosts of one job stay aligned (set by the first host that needs it). */
+	/* The trace's clock: the absolute time (ns) that a stored timestamp
+	 * of 0 stands for, set by the first host that has a known clock (its
+	 * Task Environment start, or the first line of an absolute clock).
+	 * Every host on it is placed relative to it (clock_host_base()). */
 	int64_t ts_base_ns;
 	int has_ts_base;
 	/* The profile start every time is shown relative to: the earliest

@@ -145,7 +145,10 @@ int trace_json_write(const struct xt_host *h, const char *path, struct xt_error 
 					continue;
 				strbuf_addf(&b, "{\"ph\":\"X\",\"pid\":%ld,\"tid\":%" PRId64 ",\"ts\":",
 					    pid, tid);
-				put_us(&b, xt_event_start(ln, ev));
+				/* From the host's own profile start, as upstream
+				 * writes it: not moved by the clock of a trace with
+				 * other hosts (clock.h). */
+				put_us(&b, xt_event_start(ln, ev) - h->origin_ps);
 				strbuf_puts(&b, ",\"dur\":");
 				put_us(&b, ev->dur_ps > 0 ? ev->dur_ps : 1);
 				strbuf_puts(&b, ",\"name\":");

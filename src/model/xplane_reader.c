@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../util/xalloc.h"
+#include "clock.h"
 #include "stats.h"
 #include "wire.h"
 
@@ -415,10 +416,6 @@ static inline int watched(const struct xt_plane *p, uint64_t id)
 	return 0;
 }
 
-/* Timestamps further than this from the clock's base (about 104 days)
- * would overflow int64 picoseconds: such lines are clamped (corrupt input). */
-#define XT_TS_LIMIT_NS 9000000000000000LL
-
 static int64_t rebase_ns(int64_t ts, int64_t base)
 {
 	int64_t d;
@@ -426,14 +423,6 @@ static int64_t rebase_ns(int64_t ts, int64_t base)
 	if (__builtin_sub_overflow(ts, base, &d))
 		d = ts < base ? -XT_TS_LIMIT_NS : XT_TS_LIMIT_NS;
 	return d < -XT_TS_LIMIT_NS ? -XT_TS_LIMIT_NS : d > XT_TS_LIMIT_NS ? XT_TS_LIMIT_NS : d;
-}
-
-/* 1 when ts lies within XT_TS_LIMIT_NS of base. */
-static int near_ns(int64_t ts, int64_t base)
-{
-	int64_t d;
-
-	return !__builtin_sub_overflow(ts, base, &d) && d > -XT_TS_LIMIT_NS && d < XT_TS_LIMIT_NS;
 }
 
 static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, struct xt_line *l)
@@ -716,18 +705,11 @@ static void task_env(struct xt_host *h)
 	}
 }
 
-/*
- * Decides the host's time base before any line is decoded (docs/analyses.md,
- * "Time base"): timestamps within XT_TS_LIMIT_NS of zero are kept (upstream
- * normalizes them to the profile start); otherwise they are an absolute
- * clock and are rebased on the trace's base, or on this host's first line.
- * The profile start is Task Environment's profile_start_time when it lies
- * on the same clock as the lines, else the rebased zero.
- */
+/* Decides the host's time base before any line is decoded, from the range
+ * of its lines' timestamps and its Task Environment (clock.h). */
 static void host_time_base(struct reader *r)
 {
 	struct xt_host *h = r->h;
-	struct xt_trace *t = r->t;
 	int64_t lo = INT64_MAX, hi = INT64_MIN, ts;
 	size_t p, l;
 
@@ -738,46 +720,7 @@ static void host_time_base(struct reader *r)
 				hi = ts > hi ? ts : hi;
 			}
 	task_env(h);
-	h->ts_base_ns = 0;
-	if (lo != INT64_MAX && (lo < -XT_TS_LIMIT_NS || hi > XT_TS_LIMIT_NS)) {
-		if (t->has_ts_base && near_ns(lo, t->ts_base_ns) && near_ns(hi, t->ts_base_ns)) {
-			h->ts_base_ns = t->ts_base_ns;
-		} else {
-			h->ts_base_ns = lo;
-			if (!t->has_ts_base) {
-				t->ts_base_ns = lo;
-				t->has_ts_base = 1;
-			}
-		}
-	}
-	h->origin_ps = 0;
-	h->origin_kind = XT_ORIGIN_NORMALIZED;
-	if (lo == INT64_MAX)
-		return;
-	/* Normalized timestamps count from the profile start, so they are
-	 * small: within the profile's length (when Task Environment says it)
-	 * plus an hour. Anything larger is a raw clock. */
-	{
-		int64_t window = 3600000000000LL;
-		uint64_t s = h->profile_start_ns, e = h->profile_stop_ns;
-
-		if (s && e > s && e - s < (uint64_t)XT_TS_LIMIT_NS)
-			window += (int64_t)(e - s);
-		if (lo >= -window && hi <= window)
-			return;
-	}
-	h->origin_kind = XT_ORIGIN_FIRST_LINE;
-	h->origin_ps = rebase_ns(lo, h->ts_base_ns) * 1000;
-	if (h->profile_start_ns && h->profile_start_ns <= (uint64_t)INT64_MAX) {
-		/* On the lines' clock when it is at most an hour before the
-		 * first line and not after it. */
-		int64_t s = (int64_t)h->profile_start_ns;
-
-		if (s <= lo && near_ns(lo, s) && lo - s <= 3600000000000LL) {
-			h->origin_ps = rebase_ns(s, h->ts_base_ns) * 1000;
-			h->origin_kind = XT_ORIGIN_TASK_ENV;
-		}
-	}
+	clock_host_base(r->t, h, lo, hi);
 }
 
 static const char **push_str(struct reader *r, const char **arr, size_t *n, const uint8_t *s,

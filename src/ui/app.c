@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../capture/session.h"
+#include "../model/clock.h"
 #include "../model/load.h"
 #include "../model/stats.h"
 #include "../util/strbuf.h"
@@ -524,9 +525,26 @@ static void app_use(struct app *a, size_t k)
 	a->match = -1;
 }
 
+/* With several hosts, the message log (m) says where each sits on the
+ * trace's clock and its skew (docs/analyses.md, "Several hosts"). */
+static void app_log_clocks(struct app *a, const struct xt_trace *t)
+{
+	char place[256], skew[256], line[700];
+	size_t h;
+
+	for (h = 0; t->nhosts > 1 && h < t->nhosts; h++) {
+		snprintf(line, sizeof(line), "host %.160s: %s; skew %s", t->hosts[h].name,
+			 clock_place_text(t, &t->hosts[h], place, sizeof(place)),
+			 clock_skew_text(t, &t->hosts[h], skew, sizeof(skew)));
+		msglog_add(&a->log, 0, line);
+	}
+}
+
 static void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path)
 {
 	struct prof *p;
+
+	app_log_clocks(a, t);
 
 	a->profs = xreallocarray(a->profs, a->nprofs + 1, sizeof(*a->profs));
 	p = &a->profs[a->nprofs++];
@@ -678,7 +696,8 @@ int app_main(const struct app_opts *o)
 			return rc;
 		}
 		app_add(&a, a.t, a.an, o->path);
-		app_status(&a, 0, "%s: ? for help, Tab switches views", o->path);
+		app_status(&a, 0, "%s: ? for help, Tab switches views%s", o->path,
+			   a.t->nhosts > 1 ? ", m shows the hosts' clocks" : "");
 	} else {
 		char label[300];
 

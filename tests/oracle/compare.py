@@ -5,7 +5,9 @@ Usage: compare.py XTOP.json ORACLE.json
 
 Checked (fields present in either side beyond these are ignored):
   events        total event count, exact
-  hosts         host names in order; per host the planes in order with their
+  hosts         host names in order; per host the clock (clock_offset_ps,
+                aligned_by, skew_ps, skew_spread_ps, skew_method, skew_matches,
+                skew_corrected) exact, and the planes in order with their
                 name, line count and event count
   devices       keyed by (host, name): busy_ps, span_ps exact, idle_percent
                 within 0.01; the overview's host_bound_ps, longest_gap_ps,
@@ -36,6 +38,8 @@ import json
 import sys
 
 MAX_LINES = 20
+HOST_CLOCK = ('clock_offset_ps', 'aligned_by', 'skew_ps', 'skew_spread_ps', 'skew_method',
+              'skew_matches', 'skew_corrected')
 STEP_FIELDS = ('start_ps', 'duration_ps', 'device_compute_ps', 'collectives_ps',
                'host_to_device_ps', 'device_to_host_ps', 'host_compute_ps', 'idle_ps')
 MEM_FIELDS = ('peak_bytes', 'peak_time_ps', 'lifetime_peak_bytes', 'capacity_bytes',
@@ -138,6 +142,11 @@ def compare_hosts(x, o, df):
         if s(a.get('name')) != s(b.get('name')):
             df.add('host %d: name xtop %r, oracle %r' % (i, a.get('name'), b.get('name')))
         hn = s(b.get('name'))
+        for f in HOST_CLOCK:
+            if f not in a:
+                df.add('host %s: xtop has no %s' % (hn, f))
+            elif num(a.get(f)) != num(b.get(f)):
+                df.add('host %s %s: xtop %s, oracle %s' % (hn, f, a.get(f), b.get(f)))
         xp, op = a.get('planes') or [], b.get('planes') or []
         if len(xp) != len(op):
             df.add('host %s: xtop has %d planes, oracle %d' % (hn, len(xp), len(op)))

@@ -99,7 +99,7 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       timestamps of lines with events lie within [-(w), w], w = an hour plus
       Task Environment's stop - start; else Task Environment's start when it
       is at most an hour before the first line; else the first line.  Hosts:
-      the earliest.
+      the earliest, once placed on one clock (C29) and corrected (C30).
   C19 GPU op attribution (docs "Op profile"): hlo_op checked against the
       program's HLO (program id, else a unique module name); command buffer
       or unknown instruction -> the kernel name's instruction (kernel_name)
@@ -135,7 +135,7 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       duration > 0 only (as every other overview rule).  compiles counts
       those no other compilation event of their line contains ([start, end]
       within; equal spans: the first in C5's order contains the others).
-  C29 AMD HBM3 peaks: ROCm's memory_bandwidth stat doubled on gfx942 and
+  C31 AMD HBM3 peaks: ROCm's memory_bandwidth stat doubled on gfx942 and
       gfx950 (see AMD_HBM_X).
   C26 Finding thresholds are compared exactly on the integers they rest on
       (idle >= 20 %: 5 (span - busy) >= span; >= 50 % small: 2 small >=
@@ -154,6 +154,40 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       when the steps' durations sum to 0.  Step statistics: mean is the
       exact quotient (a float), p50/p95 by nearest rank (the ceil(p n /
       100)-th shortest step).
+  C29 Several hosts on one clock: W (ns) is set by the first host in
+      argument order that has a clock: a normalized host's Task Environment
+      start (0 < start < 2^63), else an absolute host's first line when W
+      is unset.  A normalized host with a start moves by start - W when
+      |start - W| < 9e15 ns ("task_environment"); without one (or farther)
+      its 0 stays at W ("none").  An absolute host whose lowest and highest
+      line timestamps are within 9e15 ns of W is on W ("shared_clock"); else
+      it is rebased on its first line ("shared_clock" if that set W, else
+      "none").  clock_offset_ps = the host's start on that clock minus the
+      earliest host's.
+  C30 Skew, against the reference (the first host not "none" with
+      collectives or device steps, else the first with any): per device
+      plane the ends of events whose display name (else name), without
+      "-", "_", ".", " ", cut to 255 characters and lower-cased, contains
+      allreduce, allgather, reducescatter or alltoall not directly followed
+      by "start", on the XLA Ops line when the plane has one, else on its
+      non-derived lines; key = (name, program_id, run_id, hlo_op), each
+      stat from the event, then its metadata (strings compared as text,
+      numbers modulo 2^64).  Devices pair by plane name (the first of that
+      name on the reference), or, when no name is shared, by order among
+      the planes with such events.  Each end is matched with the nearest
+      end of the same key on the paired device (the earlier on a tie),
+      kept only when the second nearest end of that key is at least 10 ms
+      away and d2 // 4 >= d1 (d1, d2: the two distances in ps), or there is
+      no second.
+      Without any collective match: device Steps events (group_id, else
+      step_num, read as stat_as_int does; per host the earliest start and
+      latest end per id) of the same id whose closed spans overlap, start
+      against start.  skew = nearest-rank p50 of the offsets (this host -
+      reference), spread = p75 - p25; null when nothing matched.
+      Corrected (every event of the host moves back by the skew rounded to
+      the ns, halves away from 0) when the method is collectives, there are
+      >= 8 offsets, 4 spread <= |skew|, 500 ps <= |skew| <= 1 hour, and
+      neither the host nor the reference is "none".
 """
 
 import gzip
@@ -264,7 +298,8 @@ class Plane:
 
 
 class Host:
-    __slots__ = ('name', 'file', 'planes', 'modules', 'index', 'programs', 'origin')
+    __slots__ = ('name', 'file', 'planes', 'modules', 'index', 'programs', 'origin', 'aligned',
+                 'skew', 'corrected')
 
 
 def stat_value(sm, s):
@@ -367,9 +402,15 @@ def host_name_of(path):
 TS_LIMIT = 9000000000000000
 
 
-def host_origin(h):
-    """CHOICE C18 (docs "Time base"): the profile start, absolute ps."""
-    stamps = [l.ts for p in h.planes for l in p.lines if l.has_events]
+HOUR_NS = 3600000000000
+I64_MAX = (1 << 63) - 1
+
+
+def near(ts, base):
+    return -TS_LIMIT < ts - base < TS_LIMIT
+
+
+def task_env(h):
     start = stop = None
     for p in h.planes:
         if p.name == 'Task Environment':
@@ -378,18 +419,257 @@ def host_origin(h):
                     start = as_int(v)
                 elif k == 'profile_stop_time':
                     stop = as_int(v)
-    if not stamps:
-        return 0
-    lo, hi = min(stamps), max(stamps)
-    window = 3600000000000
-    if start and stop and stop > start and stop - start < TS_LIMIT:
-        window += stop - start
-    if -window <= lo and hi <= window:
-        return 0                      # normalized: counted from the start
-    origin = lo * 1000                # a raw clock: its first line
-    if start and 0 < start <= (1 << 63) - 1 and start <= lo and lo - start <= 3600000000000:
-        origin = start * 1000
-    return origin
+    return start, stop
+
+
+def place_hosts(hosts):
+    """CHOICE C18 and C29 (docs "Time base", "Several hosts"): puts every
+    host on one clock and sets h.origin (its profile start) on it.
+
+    The trace's clock is W, an absolute ns value set by the first host (in
+    argument order) that has a known clock: a normalized host's Task
+    Environment start, or an absolute host's first line when it is not
+    near W.  Normalized timestamps (those of lines with events within
+    [-w, w], w = an hour plus stop - start; or no such line) count from the
+    host's own start: a host with a start (0 < start < 2^63) is placed at
+    start - W when that is within TS_LIMIT (task_environment), else its 0
+    stays at W (none).  An absolute clock whose lowest and highest line are
+    within TS_LIMIT of W is on W (shared_clock); else it is rebased on its
+    first line (shared_clock when it set W, else none).  Its start is Task
+    Environment's when at most an hour before its first line and not after
+    it, else the first line.  Every event moves by the host's shift."""
+    W = None
+    for h in hosts:
+        stamps = [l.ts for p in h.planes for l in p.lines if l.has_events]
+        start, stop = task_env(h)
+        has_start = start is not None and 0 < start <= I64_MAX
+        window = HOUR_NS
+        if start and stop and stop > start and stop - start < TS_LIMIT:
+            window += stop - start
+        h.aligned = 'none'
+        if not stamps or (-window <= min(stamps) and max(stamps) <= window):
+            shift = 0
+            if has_start:
+                if W is None:
+                    W = start
+                if near(start, W):
+                    shift = (start - W) * 1000
+                    h.aligned = 'task_environment'
+            h.origin = shift
+        else:
+            lo, hi = min(stamps), max(stamps)
+            if W is not None and near(lo, W) and near(hi, W):
+                base = W
+                h.aligned = 'shared_clock'
+            else:
+                base = lo
+                if W is None:
+                    W = lo
+                    h.aligned = 'shared_clock'
+            shift = -base * 1000
+            origin = lo * 1000
+            if has_start and start <= lo and lo - start <= HOUR_NS:
+                origin = start * 1000
+            h.origin = origin + shift
+        if shift:
+            shift_host(h, shift)
+
+
+def shift_host(h, ps):
+    for p in h.planes:
+        for line in p.lines:
+            for ev in line.events:
+                ev.start += ps
+                ev.end += ps
+
+
+# ---- the skew (CHOICE C30) ----
+
+SYNC_OPS = ('allreduce', 'allgather', 'reducescatter', 'alltoall')
+
+
+def sync_collective(name):
+    """Ends at the same instant on every participant: all-reduce,
+    all-gather, reduce-scatter, all-to-all (lower case, without - _ . and
+    spaces, first 255 characters), not followed by "start"."""
+    b = ''.join(c for c in name if c not in '-_. ')[:255]
+    b = ''.join(chr(ord(c) + 32) if 'A' <= c <= 'Z' else c for c in b)
+    for op in SYNC_OPS:
+        i = b.find(op)
+        if i >= 0 and not b.startswith('start', i + len(op)):
+            return True
+    return False
+
+
+def c_int(v):
+    """A stat as xtop's stat_as_int reads it: integers, doubles truncated,
+    decimal strings; 0 otherwise."""
+    if isinstance(v, float):
+        return int(v) if v == v and abs(v) < 2 ** 63 else 0
+    r = as_int(v)
+    return 0 if r is None else r
+
+
+def key_part(v):
+    if v is None:
+        return None
+    if isinstance(v, (str, bytes)):
+        return ('s', as_str(v))
+    if isinstance(v, bool):
+        return ('i', int(v))
+    if isinstance(v, int):
+        return ('i', v & U64)
+    if isinstance(v, float):
+        return ('i', int(v) & U64)
+    return ('i', 0)
+
+
+def host_sync(h):
+    """Per device plane with synchronizing collectives (file order): its
+    name and {key: sorted ends}; per host the device Steps spans by id."""
+    devs = []
+    steps = {}
+    for p in h.planes:
+        if not p.name.startswith('/device:'):
+            continue
+        xla = any(l.name == 'XLA Ops' for l in p.lines)
+        ends = {}
+        for line in p.lines:
+            if (line.name != 'XLA Ops') if xla else is_derived(line):
+                continue
+            for ev in line.events:
+                name = ev.display or ev.name
+                if not sync_collective(name):
+                    continue
+                key = (name, key_part(ev.stat('program_id')), key_part(ev.stat('run_id')),
+                       key_part(ev.stat('hlo_op')))
+                ends.setdefault(key, []).append(ev.end)
+        if ends:
+            for v in ends.values():
+                v.sort()
+            devs.append((p.name, ends))
+        for line in p.lines:
+            if line.name != 'Steps':
+                continue
+            for ev in line.events:
+                sid = ev.stat('group_id')
+                if sid is None:
+                    sid = ev.stat('step_num')
+                    if sid is None:
+                        continue
+                sid = c_int(sid)
+                if sid in steps:
+                    s0, e0 = steps[sid]
+                    steps[sid] = (min(s0, ev.start), max(e0, ev.end))
+                else:
+                    steps[sid] = (ev.start, ev.end)
+    return devs, steps
+
+
+MIN_REPEAT_PS = 10000000000  # 10 ms
+
+
+def match_device(a, b, out):
+    """Nearest end of the same key (the earlier on a tie), kept only when
+    the second nearest is at least 4 times as far (d2 // 4 >= d1) and at
+    least 10 ms away (or there is none)."""
+    for key, ends in b.items():
+        ref = a.get(key)
+        if not ref:
+            continue
+        for t in ends:
+            i = bisect.bisect_left(ref, t)
+            dl = t - ref[i - 1] if i > 0 else None
+            du = ref[i] - t if i < len(ref) else None
+            if du is not None and (dl is None or du < dl):
+                best, d1, d2 = ref[i], du, dl
+                if i + 1 < len(ref) and (d2 is None or ref[i + 1] - t < d2):
+                    d2 = ref[i + 1] - t
+            else:
+                best, d1, d2 = ref[i - 1], dl, du
+                if i > 1 and (d2 is None or t - ref[i - 2] < d2):
+                    d2 = t - ref[i - 2]
+            if d2 is not None and (d2 < MIN_REPEAT_PS or d2 // 4 < d1):
+                continue
+            out.append(t - best)
+
+
+def rank_pct(v, p):
+    r = (p * len(v) + 99) // 100
+    return v[r - 1 if r else 0]
+
+
+def settle_clocks(hosts):
+    """CHOICE C30: each host's skew against the reference host (the first
+    placed host with collectives or steps, else the first with any): the
+    ends of the same collective (key: name, program_id, run_id, hlo_op;
+    devices paired by plane name, else by order among those with
+    collectives), each against the nearest end on the reference's device
+    (the earlier on a tie); else device step starts of the same id when the
+    two steps overlap (closed intervals).  skew = nearest-rank median of
+    the offsets, spread = p75 - p25.  A host moves back by the skew rounded
+    to the ns (halves away from 0) when the method is collectives, there
+    are >= 8 offsets, 4 spread <= |skew|, 500 ps <= |skew| <= 1 hour, and
+    neither it nor the reference is 'none'."""
+    for h in hosts:
+        h.skew = None
+        h.corrected = False
+    if len(hosts) < 2:
+        return
+    sync = [host_sync(h) for h in hosts]
+    ref = None
+    for i, h in enumerate(hosts):
+        if (sync[i][0] or sync[i][1]) and h.aligned != 'none':
+            ref = i
+            break
+    if ref is None:
+        for i, h in enumerate(hosts):
+            if sync[i][0] or sync[i][1]:
+                ref = i
+                break
+    if ref is None:
+        return
+    hosts[ref].skew = ('reference', 0, 0, 0)
+    adevs, asteps = sync[ref]
+    for i, h in enumerate(hosts):
+        if i == ref:
+            continue
+        bdevs, bsteps = sync[i]
+        out = []
+        anames = {}
+        for n, e in adevs:
+            anames.setdefault(n, e)
+        named = False
+        for n, e in bdevs:
+            if n in anames:
+                match_device(anames[n], e, out)
+                named = True
+        if not named:
+            for (_, ea), (_, eb) in zip(adevs, bdevs):
+                match_device(ea, eb, out)
+        method = 'collectives'
+        if not out:
+            method = 'device_steps'
+            for sid in sorted(bsteps):
+                if sid in asteps:
+                    (bs, be), (as_, ae) = bsteps[sid], asteps[sid]
+                    if bs <= ae and as_ <= be:
+                        out.append(bs - as_)
+        if not out:
+            continue
+        out.sort()
+        h.skew = (method, rank_pct(out, 50), rank_pct(out, 75) - rank_pct(out, 25), len(out))
+    for i, h in enumerate(hosts):
+        if i == ref or h.skew is None:
+            continue
+        method, skew, spread, n = h.skew
+        a = abs(skew)
+        if (method == 'collectives' and n >= 8 and h.aligned != 'none' and
+                hosts[ref].aligned != 'none' and 4 * spread <= a and 500 <= a <= HOUR_NS * 1000):
+            ns = (skew + 500) // 1000 if skew >= 0 else -((-skew + 500) // 1000)
+            shift_host(h, -ns * 1000)
+            h.origin -= ns * 1000
+            h.corrected = True
 
 
 def load_programs(hpb, sp, h):
@@ -428,7 +708,7 @@ def load_host(pb, path, index, hpb=None):
     h.file = path
     h.index = index
     h.planes = [convert_plane(pb, p) for p in sp.planes]
-    h.origin = host_origin(h)
+    h.origin = None     # set by place_hosts()
     h.programs = load_programs(hpb, sp, h)
     # CHOICE C3: module names from /host:metadata, keyed by unsigned id string.
     h.modules = {}
@@ -683,7 +963,7 @@ NVIDIA_SM = [(2000, 64), (3000, 384), (5000, 256), (6000, 256), (6010, 256), (70
              (7050, 1024), (8000, 2048), (8060, 1024), (8090, 1024), (9000, 4096),
              (10000, 8192)]
 AMD_CU = {(9, 0): 1024, (9, 4): 2048, (9, 5): 4096}
-# CHOICE C29: ROCm's memory_bandwidth is memory clock x bus width x 2 / 8;
+# CHOICE C31: ROCm's memory_bandwidth is memory clock x bus width x 2 / 8;
 # HBM3/HBM3E (gfx942, gfx950) move 4 bits per pin per clock, so their peak
 # is twice the stat (MI300X: 2.66 TB/s in the profile, 5.3 TB/s real).
 AMD_HBM_X = {(9, 4): 2, (9, 5): 2}
@@ -1635,6 +1915,8 @@ def main(argv):
     files = expand_paths(argv[1:])
     pb, hpb = load_pb2()
     hosts = [load_host(pb, f, i, hpb) for i, f in enumerate(files)]
+    place_hosts(hosts)
+    settle_clocks(hosts)
     origin = min(h.origin for h in hosts) if hosts else 0
     total = 0
     hosts_out = []
@@ -1643,7 +1925,14 @@ def main(argv):
         for p in h.planes:
             planes.append({'name': p.name, 'lines': len(p.lines), 'events': p.nevents})
             total += p.nevents
-        hosts_out.append({'name': h.name, 'file': h.file, 'planes': planes})
+        sk = h.skew
+        hosts_out.append({'name': h.name, 'file': h.file, 'planes': planes,
+                          'clock_offset_ps': h.origin - origin, 'aligned_by': h.aligned,
+                          'skew_ps': sk[1] if sk else None,
+                          'skew_spread_ps': sk[2] if sk else None,
+                          'skew_method': sk[0] if sk else None,
+                          'skew_matches': sk[3] if sk else 0,
+                          'skew_corrected': h.corrected})
     ops, devices, steps, source, module, kernels = analyse(hosts, origin)
     result = {'events': total, 'hosts': hosts_out,
               'overview': overview(hosts, devices, ops, steps), 'ops': ops, 'devices': devices,
