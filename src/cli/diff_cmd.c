@@ -26,14 +26,7 @@ static void pct_cell(char *b, size_t n, double pct, int has)
 
 static void delta_cell(char *b, size_t n, int64_t d)
 {
-	char t[24];
-
-	if (!d) {
-		snprintf(b, n, "0");
-		return;
-	}
-	fmt_ps(t, sizeof(t), d < 0 ? -d : d);
-	snprintf(b, n, "%c%s", d < 0 ? '-' : '+', t);
+	fmt_ps_change(b, n, d);
 }
 
 /* A device's busy time per step when the comparison is per step. */
@@ -219,6 +212,16 @@ static void jnum(struct strbuf *o, double v)
 		strbuf_addf(o, "%.17g", v);
 }
 
+/* ,"key":v, or null when !has. */
+static void jint(struct strbuf *o, const char *k, int64_t v, int has)
+{
+	strbuf_addf(o, ",\"%s\":", k);
+	if (has)
+		strbuf_addf(o, "%" PRId64, v);
+	else
+		strbuf_puts(o, "null");
+}
+
 static void jstats(struct strbuf *o, const char *k, const struct xt_cmp_num *v, int comma)
 {
 	strbuf_addf(o, "%s\"%s\":", comma ? "," : "", k);
@@ -287,16 +290,8 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 		jstr(o, d->host);
 		strbuf_puts(o, ",\"name\":");
 		jstr(o, d->name);
-		strbuf_puts(o, ",\"base_busy_ps\":");
-		if (d->in_base)
-			strbuf_addf(o, "%" PRId64, d->base_busy_ps);
-		else
-			strbuf_puts(o, "null");
-		strbuf_puts(o, ",\"new_busy_ps\":");
-		if (d->in_new)
-			strbuf_addf(o, "%" PRId64, d->new_busy_ps);
-		else
-			strbuf_puts(o, "null");
+		jint(o, "base_busy_ps", d->base_busy_ps, d->in_base);
+		jint(o, "new_busy_ps", d->new_busy_ps, d->in_new);
 		strbuf_puts(o, ",\"base_idle_percent\":");
 		jnum(o, d->in_base ? d->base_idle_percent : NAN);
 		strbuf_puts(o, ",\"new_idle_percent\":");
@@ -313,21 +308,9 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 		jstr(o, m->allocator);
 		strbuf_puts(o, ",\"name\":");
 		jstr(o, m->name);
-		strbuf_puts(o, ",\"base_peak_bytes\":");
-		if (m->in_base)
-			strbuf_addf(o, "%" PRId64, m->base_peak);
-		else
-			strbuf_puts(o, "null");
-		strbuf_puts(o, ",\"new_peak_bytes\":");
-		if (m->in_new)
-			strbuf_addf(o, "%" PRId64, m->new_peak);
-		else
-			strbuf_puts(o, "null");
-		strbuf_puts(o, ",\"delta_bytes\":");
-		if (m->in_base && m->in_new)
-			strbuf_addf(o, "%" PRId64, m->new_peak - m->base_peak);
-		else
-			strbuf_puts(o, "null");
+		jint(o, "base_peak_bytes", m->base_peak, m->in_base);
+		jint(o, "new_peak_bytes", m->new_peak, m->in_new);
+		jint(o, "delta_bytes", m->new_peak - m->base_peak, m->in_base && m->in_new);
 		strbuf_puts(o, "}");
 	}
 	strbuf_puts(o, "]}");

@@ -94,6 +94,16 @@ static void emit_cells(void *arg, int i, const struct cellrow *r)
 	term_put_cells(at[0] + i, at[1], r);
 }
 
+unsigned ui_list_act(struct app *a, struct panel *p, enum action act)
+{
+	if (act == ACT_ESCAPE && p->filter[0]) {
+		panel_set_filter(p, "");
+		app_status(a, 0, "filter cleared");
+		return UI_REDRAW;
+	}
+	return panel_act(p, act);
+}
+
 void ui_panel(struct panel *p, int y, int x, int h, int w)
 {
 	int at[2] = { y, x };
@@ -121,6 +131,40 @@ void app_jump(struct app *a, int64_t t0, int64_t t1, int64_t at, long track, int
 		a->tls.folded[track] = 0;
 	}
 	a->view = VIEW_TIMELINE;
+}
+
+int app_jump_longest(struct app *a,
+		     int (*match)(struct app *a, const struct tl_track *tr, const struct xt_event *ev,
+				  const void *arg),
+		     const void *arg, const char *what, const char *name)
+{
+	long best_t = -1;
+	int64_t best_ev = -1, best_dur = -1, s, d;
+	size_t i, e;
+	char b[32];
+
+	for (i = 0; i < a->tl->ntracks; i++) {
+		const struct tl_track *tr = &a->tl->tracks[i];
+
+		if (strncmp(tr->p->name, "/device:", 8))
+			continue;
+		for (e = 0; e < tr->l->nev; e++) {
+			const struct xt_event *ev = &tr->l->ev[e];
+
+			if (xt_event_aggregated(ev) || ev->dur_ps <= best_dur || !match(a, tr, ev, arg))
+				continue;
+			best_t = (long)i;
+			best_ev = (int64_t)e;
+			best_dur = ev->dur_ps;
+		}
+	}
+	if (best_t < 0)
+		return -1;
+	s = xt_event_start(a->tl->tracks[best_t].l, &a->tl->tracks[best_t].l->ev[best_ev]);
+	d = best_dur > 10 ? best_dur : 10;
+	app_goto(a, s - d / 10, s + d + d / 10, best_t, best_ev);
+	app_status(a, 0, "longest %s of %s: %s", what, name, fmt_ps(b, sizeof(b), best_dur));
+	return 0;
 }
 
 void app_goto(struct app *a, int64_t t0, int64_t t1, long track, int64_t ev)

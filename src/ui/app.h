@@ -167,6 +167,9 @@ void app_progress(struct app *a, const char *fmt, ...) __attribute__((format(pri
 int ui_put(int y, int x, int w, int attr, const char *s, int pad);
 /* Draws panel p into rows [y, y + h), columns [x, x + w). */
 void ui_panel(struct panel *p, int y, int x, int h, int w);
+/* A list view's keys after its own: Esc clears the filter when there is
+ * one, the rest moves and sorts (panel_act). Returns reaction bits. */
+unsigned ui_list_act(struct app *a, struct panel *p, enum action act);
 /* Jumps: moves the timeline to show [t0, t1), marks the target time at
  * (absolute ps) on the ruler and the tracks, puts the cursor on track
  * (scrolled into view) and selects its event ev, when they are >= 0. */
@@ -174,6 +177,13 @@ void app_jump(struct app *a, int64_t t0, int64_t t1, int64_t at, long track, int
 /* app_jump() to event ev of track (its start marked) or, with ev < 0, to
  * [t0, t1) with nothing marked. */
 void app_goto(struct app *a, int64_t t0, int64_t t1, long track, int64_t ev);
+/* The longest event of the device tracks for which match() holds: the timeline
+ * zooms on it, selected and marked, and the status says "longest WHAT of
+ * NAME: duration". Returns 0, or -1 when no event matches (nothing moves). */
+int app_jump_longest(struct app *a,
+		     int (*match)(struct app *a, const struct tl_track *tr, const struct xt_event *ev,
+				  const void *arg),
+		     const void *arg, const char *what, const char *name);
 /* x: saves the current profile in a new run under the logdir, once
  * (ui_save.c). Returns enum ui_reaction bits. */
 unsigned app_save(struct app *a);

@@ -81,15 +81,7 @@ static void col_new(void *ctx, size_t row, char *buf, size_t n)
 
 static void col_delta(void *ctx, size_t row, char *buf, size_t n)
 {
-	int64_t d = op_of(ctx, row)->delta_ps;
-	char t[24];
-
-	if (!d) {
-		snprintf(buf, n, "0");
-		return;
-	}
-	fmt_ps(t, sizeof(t), d < 0 ? -d : d);
-	snprintf(buf, n, "%c%s", d < 0 ? '-' : '+', t);
+	fmt_ps_change(buf, n, op_of(ctx, row)->delta_ps);
 }
 
 static void col_pct(void *ctx, size_t row, char *buf, size_t n)
@@ -275,12 +267,7 @@ static unsigned diff_act(struct app *a, enum action act)
 		view_ops_focus(a, (long)c->ops[sel].new_rank);
 		return UI_REDRAW;
 	}
-	if (act == ACT_ESCAPE && p->filter[0]) {
-		panel_set_filter(p, "");
-		app_status(a, 0, "filter cleared");
-		return UI_REDRAW;
-	}
-	return panel_act(p, act);
+	return ui_list_act(a, p, act);
 }
 
 unsigned app_diff_key(struct app *a)

@@ -343,12 +343,7 @@ static unsigned steps_act(struct app *a, enum action act)
 		app_status(a, 0, "step %" PRId64, s->id);
 		return UI_REDRAW;
 	}
-	if (act == ACT_ESCAPE && p->filter[0]) {
-		panel_set_filter(p, "");
-		app_status(a, 0, "filter cleared");
-		return UI_REDRAW;
-	}
-	return panel_act(p, act);
+	return ui_list_act(a, p, act);
 }
 
 /* ---- memory ---- */
@@ -584,12 +579,7 @@ static unsigned mem_act(struct app *a, enum action act)
 			app_status(a, 0, "%s peak at the mark", m->name);
 		return UI_REDRAW;
 	}
-	if (act == ACT_ESCAPE && p->filter[0]) {
-		panel_set_filter(p, "");
-		app_status(a, 0, "filter cleared");
-		return UI_REDRAW;
-	}
-	return panel_act(p, act);
+	return ui_list_act(a, p, act);
 }
 
 void view_lists_fini(struct app *a)

@@ -457,50 +457,24 @@ static void ops_draw(struct app *a, int y, int h)
 	free(rows);
 }
 
-/* The longest event of op o on any device track (XLA ops by display name,
- * GPU kernels by their hlo_op, as the op profile names them). */
-static void jump_longest(struct app *a, const struct xt_op_row *o)
+/* An event of op arg on a device track (XLA ops by display name, GPU
+ * kernels by the op the profile attributes them to). */
+static int is_op_event(struct app *a, const struct tl_track *tr, const struct xt_event *ev,
+		       const void *arg)
 {
-	long best_t = -1;
-	int64_t best_ev = -1, best_dur = -1;
-	size_t i, e;
+	const struct xt_op_row *o = arg;
 	char name[512];
 
-	for (i = 0; i < a->tl->ntracks; i++) {
-		const struct tl_track *tr = &a->tl->tracks[i];
-		const struct xt_line *l = tr->l;
-		int gpu = !strncmp(tr->p->name, "/device:GPU:", 12);
+	if (strncmp(tr->p->name, "/device:GPU:", 12))
+		return !strcmp(trace_event_display_name(tr->p, ev), o->name);
+	return !strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, tr->l, ev, name, sizeof(name)),
+		       o->name);
+}
 
-		if (strncmp(tr->p->name, "/device:", 8))
-			continue;
-		for (e = 0; e < l->nev; e++) {
-			const struct xt_event *ev = &l->ev[e];
-
-			if (xt_event_aggregated(ev) || ev->dur_ps <= best_dur)
-				continue;
-			if (!gpu && strcmp(trace_event_display_name(tr->p, ev), o->name))
-				continue;
-			if (gpu && strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, l, ev, name,
-							   sizeof(name)),
-					  o->name))
-				continue;
-			best_t = (long)i;
-			best_ev = (int64_t)e;
-			best_dur = ev->dur_ps;
-		}
-	}
-	if (best_t < 0) {
+static void jump_longest(struct app *a, const struct xt_op_row *o)
+{
+	if (app_jump_longest(a, is_op_event, o, "run", o->name) < 0)
 		app_status(a, 1, "no run of %s found on the device tracks", o->name);
-		return;
-	}
-	{
-		const struct xt_line *l = a->tl->tracks[best_t].l;
-		int64_t s = xt_event_start(l, &l->ev[best_ev]), d = best_dur > 10 ? best_dur : 10;
-		char b[32];
-
-		app_goto(a, s - d / 10, s + d + d / 10, best_t, best_ev);
-		app_status(a, 0, "longest run of %s: %s", o->name, fmt_ps(b, sizeof(b), best_dur));
-	}
 }
 
 static unsigned ops_act(struct app *a, enum action act)

@@ -211,43 +211,19 @@ static void kern_draw(struct app *a, int y, int h)
 	}
 }
 
-/* The kernel's longest launch on a GPU track: by its name, on the launch
- * configuration's op (as the kernel table groups them). */
+/* A launch of kernel arg: a GPU track's event of that name. */
+static int is_launch(struct app *a, const struct tl_track *tr, const struct xt_event *ev,
+		     const void *arg)
+{
+	(void)a;
+	return !strncmp(tr->p->name, "/device:GPU:", 12) &&
+	       !strcmp(xt_event_meta(tr->p, ev)->name, ((const struct xt_kernel_row *)arg)->name);
+}
+
 static void kern_jump(struct app *a, const struct xt_kernel_row *k)
 {
-	long best_t = -1;
-	int64_t best_ev = -1, best_dur = -1;
-	size_t i, e;
-
-	for (i = 0; i < a->tl->ntracks; i++) {
-		const struct tl_track *tr = &a->tl->tracks[i];
-		const struct xt_line *l = tr->l;
-
-		if (strncmp(tr->p->name, "/device:GPU:", 12))
-			continue;
-		for (e = 0; e < l->nev; e++) {
-			const struct xt_event *ev = &l->ev[e];
-
-			if (xt_event_aggregated(ev) || ev->dur_ps <= best_dur ||
-			    strcmp(xt_event_meta(tr->p, ev)->name, k->name))
-				continue;
-			best_t = (long)i;
-			best_ev = (int64_t)e;
-			best_dur = ev->dur_ps;
-		}
-	}
-	if (best_t < 0) {
+	if (app_jump_longest(a, is_launch, k, "launch", k->name) < 0)
 		app_status(a, 1, "no launch of %s on the GPU tracks", k->name);
-		return;
-	}
-	{
-		const struct xt_line *l = a->tl->tracks[best_t].l;
-		int64_t s = xt_event_start(l, &l->ev[best_ev]), d = best_dur > 10 ? best_dur : 10;
-		char b[32];
-
-		app_goto(a, s - d / 10, s + d + d / 10, best_t, best_ev);
-		app_status(a, 0, "longest launch of %s: %s", k->name, fmt_ps(b, sizeof(b), best_dur));
-	}
 }
 
 static unsigned kern_act(struct app *a, enum action act)
@@ -260,12 +236,7 @@ static unsigned kern_act(struct app *a, enum action act)
 			kern_jump(a, &a->an->kernels[sel]);
 		return UI_REDRAW;
 	}
-	if (act == ACT_ESCAPE && p->filter[0]) {
-		panel_set_filter(p, "");
-		app_status(a, 0, "filter cleared");
-		return UI_REDRAW;
-	}
-	return panel_act(p, act);
+	return ui_list_act(a, p, act);
 }
 
 /* ---- devices ---- */
@@ -462,12 +433,7 @@ static unsigned dev_act(struct app *a, enum action act)
 			app_goto_gap(a, &a->an->devices[sel]);
 		return UI_REDRAW;
 	}
-	if (act == ACT_ESCAPE && p->filter[0]) {
-		panel_set_filter(p, "");
-		app_status(a, 0, "filter cleared");
-		return UI_REDRAW;
-	}
-	return panel_act(p, act);
+	return ui_list_act(a, p, act);
 }
 
 void view_tables_fini(struct app *a)

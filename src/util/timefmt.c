@@ -222,3 +222,17 @@ char *fmt_pct_change(char *buf, size_t n, double pct)
 		snprintf(buf, n, "%+.1f%%", pct);
 	return buf;
 }
+
+char *fmt_ps_change(char *buf, size_t n, int64_t d)
+{
+	char t[24];
+
+	if (!d) {
+		snprintf(buf, n, "0");
+		return buf;
+	}
+	/* -INT64_MIN does not exist: the magnitude as unsigned, then shown. */
+	fmt_ps(t, sizeof(t), d < 0 ? (d == INT64_MIN ? INT64_MAX : -d) : d);
+	snprintf(buf, n, "%c%s", d < 0 ? '-' : '+', t);
+	return buf;
+}

@@ -46,6 +46,9 @@ char *fmt_count(char *buf, size_t n, uint64_t v);
 /* A rate per second: 1.5e12 -> "1.50 T"; unit is appended by the caller. */
 char *fmt_rate(char *buf, size_t n, double per_s);
 
+/* A change of a duration with its sign ("+1.23 ms", "-4 ns"), "0" for none.
+ * Returns buf. */
+char *fmt_ps_change(char *buf, size_t n, int64_t d);
 /* A change in percent with its sign ("+12.3%", "-4.0%"); one that rounds
  * to nothing is "0.0%", never "-0.0%". Returns buf. */
 char *fmt_pct_change(char *buf, size_t n, double pct);
