@@ -103,6 +103,7 @@ $(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN) | $(
 
 # The UI code that never touches curses is unit-tested too.
 $(O)/tests/test_panel: $(O)/src/ui/panel.o $(O)/src/ui/cellrow.o
+$(O)/tests/test_loop: $(O)/src/ui/loop.o
 
 tests: all $(TEST_BIN) | $(NEED_TEST_DEPS)
 
