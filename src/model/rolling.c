@@ -128,6 +128,26 @@ static void evict(struct rolling *r)
 	}
 }
 
+/* Sets same_name on ops whose name another kept op (of another program)
+ * has. */
+static void mark_same_names(struct rolling *r)
+{
+	struct hmap names;
+	size_t i;
+
+	hmap_init(&names);
+	for (i = 0; i < r->nops; i++) {
+		int inserted;
+		uint32_t *first = hmap_get(&names, r->ops[i].name, strlen(r->ops[i].name), (uint32_t)i,
+					   &inserted);
+
+		r->ops[i].same_name = !inserted;
+		if (!inserted)
+			r->ops[*first].same_name = 1;
+	}
+	hmap_fini(&names);
+}
+
 void rolling_add(struct rolling *r, const struct xt_op_row *rows, size_t n, int64_t busy_ps)
 {
 	size_t slot = r->n ? (r->head + 1) % r->window : 0, i;
@@ -166,6 +186,7 @@ void rolling_add(struct rolling *r, const struct xt_op_row *rows, size_t n, int6
 			o->seen++;
 		}
 	}
+	mark_same_names(r);
 }
 
 int64_t rolling_latest_ps(const struct rolling *r, size_t i)
@@ -319,7 +340,12 @@ static void t_program(void *ctx, size_t i, char *buf, size_t n)
 
 static void t_name(void *ctx, size_t i, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s", R(ctx)->ops[i].name);
+	const struct rolling_op *o = &R(ctx)->ops[i];
+
+	if (o->same_name && o->program[0])
+		snprintf(buf, n, "%s (%s)", o->name, o->program);
+	else
+		snprintf(buf, n, "%s", o->name);
 }
 
 /* Largest first. */

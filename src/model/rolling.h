@@ -22,7 +22,10 @@
  *            that is 0
  *
  * Columns are data here too (style rule 8): rolling_columns drives the
- * viewer's table, the text tables and the sort keys of `xtop top`.
+ * viewer's table, the text tables and the sort keys of `xtop top`. The op
+ * column names the program too ("fusion.3 (jit_step)") when programs share
+ * an op name, so rows never look alike when the program column is left
+ * out on a narrow screen.
  *
  * Ownership: struct rolling owns its ops and strings; rolling_free()
  * releases everything. Strings returned point into it and live until the
@@ -47,6 +50,7 @@ struct rolling_op {
 	int64_t sum_self_ps; /* over the slots in the ring */
 	uint64_t sum_occ;
 	unsigned seen;       /* slots of the ring it ran in (> 0 while kept) */
+	int same_name;       /* another kept op (another program) has its name */
 };
 
 struct rolling {
