@@ -84,6 +84,12 @@ int watch_collect(struct watch *w, uint64_t now_ms);
 void watch_pause(struct watch *w, int paused, uint64_t now_ms);
 /* The next capture starts at once (or as soon as the running one ends). */
 void watch_capture_now(struct watch *w, uint64_t now_ms);
+/* Asks a running capture to end (the workload is told to stop early) and
+ * waits at most wait_ms for it. Returns 0 when no capture runs any more
+ * (watch_fini() will not block), -1 when it still does: a server that
+ * answers neither the capture nor the request to end it holds the worker
+ * until the capture's deadline. */
+int watch_stop(struct watch *w, int wait_ms);
 /*
  * Saves the newest capture in a new run under logdir (TensorBoard's
  * layout, atomically), once: returns 0 with w->saved set, 1 when it already

@@ -470,6 +470,14 @@ int top_main(int argc, char **argv)
 		return 2;
 	}
 	rc = c.batch ? top_batch(&w, &c) : top_tui(&w, &c.o);
+	if (watch_stop(&w, 3000) < 0) {
+		/* The server answers neither the capture nor the request to end
+		 * it: leave without it. The worker is blocked in the gRPC
+		 * library, so no exit handlers run (the library's own could
+		 * wait for it). */
+		fflush(NULL);
+		_exit(rc);
+	}
 	watch_fini(&w);
 	return rc;
 }

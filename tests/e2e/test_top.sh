@@ -296,7 +296,31 @@ else
 	fail "top PID" "$(cat "$TMP/err")"
 fi
 
-# 8. Refused at the start, and bad input: one line, exit 2.
+# 8. A stuck server (stopped, so it answers neither the capture nor the
+# request to end it): at the start the deadline passes and it is one line,
+# exit 2; later, ^C still ends top within seconds.
+kill -STOP "$SPID"
+expect_error "top: a stuck server at the start: the deadline passes, one line" 2 \
+	"no answer before the deadline" $XTOP top --batch 1 --deadline 1500 --duration 100 "localhost:$PORT"
+kill -CONT "$SPID"
+$XTOP top --batch 0 --every 0.5 --duration 3000 "localhost:$PORT" >"$TMP/stuck.txt" 2>&1 &
+XP=$!
+sleep 0.5
+kill -STOP "$SPID"
+sleep 0.5
+t0=$(date +%s)
+kill -INT $XP
+wait $XP
+rc=$?
+took=$(($(date +%s) - t0))
+kill -CONT "$SPID"
+if [ $rc -eq 0 ] && [ $took -le 6 ]; then
+	ok "top: ^C during a capture from a stuck server ends top in ${took} s"
+else
+	fail "top: ^C with a stuck server" "rc=$rc after $took s: $(cat "$TMP/stuck.txt")"
+fi
+
+# 9. Refused at the start, and bad input: one line, exit 2.
 expect_error "top: nothing listening at the start" 2 "localhost:1: cannot reach it" \
 	$XTOP top --batch 1 localhost:1
 expect_error "top: not a terminal without --batch" 2 "use --batch N" $XTOP top "localhost:$PORT"
