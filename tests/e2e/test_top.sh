@@ -96,7 +96,8 @@ for r in lines:
     k = r["refresh"]
     if r["error"] is not None:
         bad.append("refresh %d failed: %s" % (k, r["error"])); continue
-    if r["busy_ps"] != rep["busy_ps"] or r["events"] != rep["events"]:
+    # With the agent, the workload's own annotations add host events.
+    if r["busy_ps"] != rep["busy_ps"] or (r["events"] != rep["events"] and sys.argv[4:] != ["host-events"]):
         bad.append("refresh %d: busy %s events %s, report %s %s" % (k, r["busy_ps"], r["events"], rep["busy_ps"], rep["events"]))
     if r["captures"] != min(k, r["window"]):
         bad.append("refresh %d averages %d captures" % (k, r["captures"]))
@@ -294,6 +295,37 @@ if timeout 60 $XTOP top --json --batch 1 --duration 50 "$SPID" >"$TMP/pid.json" 
 	ok "top PID captures from the process's profiler port"
 else
 	fail "top PID" "$(cat "$TMP/err")"
+fi
+
+# 7b. A PID started with `xtop run`: the xtop agent's backend, in memory too.
+AG=$O/tests/agent
+if [ ! -x "$AG/workload" ] || [ ! -e "$AG/fake_pjrt.so" ] || [ ! -e "$O/libxtop-agent.so" ]; then
+	skip "top by PID through the xtop agent" "agent test programs not built (make tests)"
+else
+	export XDG_RUNTIME_DIR="$TMP/rt"
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	$XTOP run -- "$AG/workload" --plugin "$(pwd)/$AG/fake_pjrt.so,$TMP/served.xplane.pb" \
+		>"$TMP/run.out" 2>"$TMP/run.err" &
+	PIDS="$PIDS $!"
+	WP=
+	n=0
+	while [ $n -lt 200 ] && { [ -z "$WP" ] || [ ! -S "$XDG_RUNTIME_DIR/xtop/agent-$WP.sock" ]; }; do
+		WP=$(sed -n 's/^xtop: PID \([0-9]*\) runs .*/\1/p' "$TMP/run.err")
+		sleep 0.05
+		n=$((n + 1))
+	done
+	PIDS="$PIDS $WP"
+	if timeout 60 $XTOP top --json --batch 2 --every 0.5 --duration 300 "$WP" >"$TMP/agent.json" \
+		2>"$TMP/err"; then
+		res=$($PY "$TMP/agree.py" "$TMP/report.json" "$TMP/agent.json" 2 host-events)
+		case "$res" in
+		OK*) ok "top PID through the xtop agent: the plugin's ops, the report's numbers ($res)" ;;
+		*) fail "top PID through the agent" "$res" ;;
+		esac
+	else
+		fail "top PID through the agent" "$(cat "$TMP/err" "$TMP/run.err")"
+	fi
+	kill -9 "$WP" 2>/dev/null
 fi
 
 # 8. A stuck server (stopped, so it answers neither the capture nor the
