@@ -1,7 +1,6 @@
 /* top: see top.h. */
 #include "top.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
