@@ -38,9 +38,9 @@ NEED_TEST_DEPS := $(if $(TEST_DEPS_OK),,deps-test)
 
 UTIL_SRC  := $(wildcard src/util/*.c)
 MODEL_SRC := $(wildcard src/model/*.c)
-CLI_SRC   := $(filter-out src/cli/capture_cmd.c src/cli/run_cmd.c,$(wildcard src/cli/*.c))
+CLI_SRC   := $(filter-out src/cli/capture_cmd.c src/cli/run_cmd.c src/cli/top_cmd.c,$(wildcard src/cli/*.c))
 UI_SRC    := $(wildcard src/ui/*.c)
-CAP_SRC   := $(wildcard src/capture/*.c) src/cli/capture_cmd.c src/cli/run_cmd.c
+CAP_SRC   := $(wildcard src/capture/*.c) src/cli/capture_cmd.c src/cli/run_cmd.c src/cli/top_cmd.c
 CORE_SRC  := $(UTIL_SRC) $(MODEL_SRC) $(CLI_SRC)
 CORE_OBJ  := $(CORE_SRC:%.c=$(O)/%.o)
 UI_OBJ    := $(UI_SRC:%.c=$(O)/%.o)
@@ -103,6 +103,7 @@ $(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN) | $(
 
 # The UI code that never touches curses is unit-tested too.
 $(O)/tests/test_panel: $(O)/src/ui/panel.o $(O)/src/ui/cellrow.o
+$(O)/tests/test_loop: $(O)/src/ui/loop.o
 
 tests: all $(TEST_BIN) | $(NEED_TEST_DEPS)
 
@@ -144,7 +145,8 @@ $(O)/bench_window: bench/bench_window.c $(CORE_OBJ)
 
 $(O)/bench_frame: bench/bench_frame.c $(CORE_OBJ) $(UI_OBJ) $(CAP_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(UI_OBJ) \
-	    $(filter-out $(O)/src/cli/capture_cmd.o $(O)/src/cli/run_cmd.o,$(CAP_OBJ)) $(CURSES_LIBS) \
+	    $(filter-out $(O)/src/cli/capture_cmd.o $(O)/src/cli/run_cmd.o $(O)/src/cli/top_cmd.o,$(CAP_OBJ)) \
+	    $(CURSES_LIBS) \
 	    $(GRPC_LIBS) $(LIBS)
 
 bench: all $(O)/bench_window $(O)/bench_frame | $(NEED_TEST_DEPS)

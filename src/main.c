@@ -16,6 +16,7 @@
 #include "cli/options.h"
 #include "cli/report.h"
 #include "cli/run_cmd.h"
+#include "cli/top_cmd.h"
 #include "ui/app.h"
 
 enum { OPT_ASCII = 1, OPT_RUN, OPT_ATTACH, OPT_DURATION, OPT_LOGDIR, OPT_VIEW, OPT_DIFF, OPT_CONFIG,
@@ -47,6 +48,7 @@ static void usage(FILE *f)
 			 "       xtop report [--json] --baseline BASE [--fail-over PCT] PATH\n"
 			 "       xtop diff [--json] [--top N] BASE NEW\n"
 			 "       xtop capture [--duration MS] [--logdir DIR] HOST:PORT[,...] | PID\n"
+			 "       xtop top [--every S] [--duration MS] [--batch N] HOST:PORT[,...] | PID\n"
 			 "       xtop run [--quiet] -- CMD [ARGS...]",
 		      "Open an XLA profile in the terminal. PATH is a .xplane.pb file (plain or gzip),\n"
 		      "a run directory with one file per host, or a TensorBoard logdir (the newest run\n"
@@ -72,6 +74,8 @@ int main(int argc, char **argv)
 		return run_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "top"))
+		return top_main(argc - 1, argv + 1);
 	/* The viewer's settings (report and diff need none). */
 	if (config_load(&cfg, &err) < 0) {
 		fprintf(stderr, "xtop: %s\n", err.msg);

@@ -3,6 +3,7 @@
 #include "capture.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -153,6 +154,23 @@ void capture_targets_fini(struct capture_targets *tg)
 	memset(tg, 0, sizeof(*tg));
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* Removes a scratch directory this process made, and what is in it. */
+static void remove_tree(const char *dir)
+{
+	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 static uint64_t wall_ns(void)
 {
 	struct timespec ts;
@@ -205,8 +223,17 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	/* A server resolves repository_root on its side: make it absolute. */
-	if (o->logdir[0] == '/') {
+	/* A server resolves repository_root on its side: make it absolute. In
+	 * memory, a scratch directory stands in for the logdir: only a server
+	 * that writes the profile itself puts anything there. */
+	if (o->in_memory) {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(logdir, sizeof(logdir), "%s/xtop-capture.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(logdir))
+			return xt_error_set(err, XT_EIO, "cannot make a scratch directory in %s: %s",
+					    tmp && *tmp ? tmp : "/tmp", strerror(errno));
+	} else if (o->logdir[0] == '/') {
 		snprintf(logdir, sizeof(logdir), "%s", o->logdir);
 	} else {
 		char cwd[2000];
@@ -220,7 +247,10 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 	rc = xplane_new_run_dir(logdir, r->run_dir, sizeof(r->run_dir), r->session,
 				sizeof(r->session), err);
 	if (rc < 0) {
-		xplane_remove_run_dir(logdir, NULL, missing);
+		if (o->in_memory)
+			remove_tree(logdir);
+		else
+			xplane_remove_run_dir(logdir, NULL, missing);
 		return rc;
 	}
 	snprintf(root, sizeof(root), "%s/plugins/profile", logdir);
@@ -246,16 +276,21 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 	for (i = 0; i < n; i++)
 		capture_save(r->t, &jobs[i], r->run_dir, r->start_ns, r->stop_ns, o, &r->hosts[i]);
 	for (i = 0; i < n; i++)
-		r->nsaved += r->hosts[i].path[0] != '\0';
+		r->nsaved += r->hosts[i].captured;
 	if (!keep_trace || !r->t->nhosts) {
 		trace_free(r->t);
 		r->t = NULL;
 	}
 	/* A run that saved nothing leaves nothing behind: not its run
 	 * directory (it would only confuse TensorBoard), nor the logdir
-	 * levels made for it. */
-	if (!r->nsaved)
+	 * levels made for it. In memory nothing stays at all (a profile the
+	 * server wrote is mapped by the trace, which outlives its file). */
+	if (o->in_memory) {
+		remove_tree(logdir);
+		r->run_dir[0] = '\0';
+	} else if (!r->nsaved) {
 		xplane_remove_run_dir(logdir, r->run_dir, missing);
+	}
 	free(jobs);
 	free(tid);
 	return 0;

@@ -35,6 +35,12 @@ struct capture_opts {
 	const char *logdir;
 	uint64_t deadline_ms;  /* RPC deadline; 0 = max(60 s, 2 x duration) as upstream */
 	int trace_json;        /* also write <host>.trace.json.gz for Perfetto */
+	/* 1: keep captures in memory only (xtop top captures every few seconds
+	 * and must not fill the disk): no run directory under logdir, nothing
+	 * written; a local server that insists on writing the profile itself
+	 * writes it into a scratch directory that is removed once it is read.
+	 * Use with keep_trace; logdir is not used. */
+	int in_memory;
 };
 
 /* One workload to capture from. */
@@ -53,19 +59,21 @@ struct capture_targets {
 
 struct capture_host {
 	char addr[256];     /* the target's label */
-	char path[4096];    /* file saved ("" when none) */
-	char msg[1024];     /* why not, when path is ""; else "" */
+	char path[4096];    /* file saved ("" when none, and always in memory) */
+	int captured;       /* 1: its profile was captured and decoded (and saved) */
+	int empty;          /* 1: it answered, but captured nothing (see msg) */
+	char msg[1024];     /* why not, when !captured; else "" */
 	char warning[1024]; /* saved, but something is wrong (e.g. no device events); else "" */
 	uint64_t bytes;
 	uint64_t events;
 };
 
 struct capture_result {
-	char run_dir[4096];
+	char run_dir[4096];         /* "" in memory */
 	char session[96];
 	struct capture_host *hosts; /* owned; capture_result_fini() */
 	size_t nhosts;
-	size_t nsaved;
+	size_t nsaved;              /* hosts captured (saved, unless in memory) */
 	uint64_t start_ns, stop_ns; /* wall clock of the capture */
 	/* With capture_run(keep_trace): every saved host, decoded (owned: free
 	 * with trace_free() or take it and set NULL); NULL when none. */
@@ -88,7 +96,8 @@ void capture_targets_fini(struct capture_targets *tg);
  * workloads are told to stop early and what they collected is still saved.
  * Returns 0 when at least the run directory was made (then check r->nsaved
  * and each host's msg and warning), or a negative XT_E* with err. With
- * keep_trace, r->t holds the saved hosts decoded.
+ * keep_trace, r->t holds the saved hosts decoded. With o->in_memory nothing
+ * stays on disk and r->t holds the captured hosts.
  */
 int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 		volatile sig_atomic_t *stop, int keep_trace, struct capture_result *r,

@@ -68,6 +68,7 @@ static int judge(struct xt_trace *t, struct capture_job *j, const struct capture
 	host_errors(host, why, sizeof(why));
 	if (host->nev == 0) {
 		empty_msg(h, j->tg->label, why, o);
+		h->empty = 1;
 		trace_host_fini(&t->hosts[--t->nhosts]);
 		return -1;
 	}
@@ -101,6 +102,7 @@ void capture_save(struct xt_trace *t, struct capture_job *j, const char *run_dir
 		if (j->data)
 			xplane_space_errors(j->data, j->len, why, sizeof(why));
 		empty_msg(h, j->tg->label, why, o);
+		h->empty = 1;
 		goto out;
 	}
 	if (j->server_wrote) {
@@ -112,7 +114,10 @@ void capture_save(struct xt_trace *t, struct capture_job *j, const char *run_dir
 
 		/* The bytes in memory become exactly the file. */
 		xplane_add_extras(&j->data, &j->len, &wo);
-		if (xplane_write_bytes(file, j->data, j->len, NULL, &err) < 0) {
+		if (o->in_memory) {
+			/* Nothing is written; the trace is all there is. */
+			snprintf(file, sizeof(file), "%.200s (in memory)", j->tg->label);
+		} else if (xplane_write_bytes(file, j->data, j->len, NULL, &err) < 0) {
 			snprintf(h->msg, sizeof(h->msg), "%.200s: %.700s", j->tg->label, err.msg);
 			goto out;
 		}
@@ -121,18 +126,26 @@ void capture_save(struct xt_trace *t, struct capture_job *j, const char *run_dir
 		j->data = NULL;
 	}
 	if (rc < 0) {
-		snprintf(h->msg, sizeof(h->msg),
-			 "%.200s: saved %.300s, but it does not read as a profile: %.400s",
-			 j->tg->label, file, err.msg);
+		if (o->in_memory && !j->server_wrote)
+			snprintf(h->msg, sizeof(h->msg),
+				 "%.200s: the capture does not read as a profile: %.400s",
+				 j->tg->label, err.msg);
+		else
+			snprintf(h->msg, sizeof(h->msg),
+				 "%.200s: saved %.300s, but it does not read as a profile: %.400s",
+				 j->tg->label, file, err.msg);
 		goto out;
 	}
 	if (judge(t, j, o, h) < 0) {
-		unlink(file); /* ours: a new file in the new run directory */
+		if (!o->in_memory)
+			unlink(file); /* ours: a new file in the new run directory */
 		goto out;
 	}
-	snprintf(h->path, sizeof(h->path), "%.4095s", file);
+	h->captured = 1;
+	if (!o->in_memory)
+		snprintf(h->path, sizeof(h->path), "%.4095s", file);
 	h->events = t->hosts[t->nhosts - 1].nev;
-	if (o->trace_json) {
+	if (o->trace_json && !o->in_memory) {
 		char json[4800];
 		size_t k = strlen(file);
 

@@ -10,6 +10,8 @@
  * is written to a temporary file or read back. A profile the server wrote
  * itself is decoded from its file. A capture with no events is not kept,
  * and when the profile says its device tracer failed, the message says so.
+ * In memory (capture_opts.in_memory, xtop top) the same bytes are decoded
+ * and nothing is written.
  */
 #ifndef XT_CAPTURE_SAVE_H
 #define XT_CAPTURE_SAVE_H

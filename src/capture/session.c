@@ -185,8 +185,9 @@ int capture_session_collect(struct capture_session *s)
 		return 0;
 	}
 	s->summary_err = 0;
-	snprintf(s->summary, sizeof(s->summary), "captured %zu of %zu host%s in %.440s", s->res.nsaved,
-		 s->res.nhosts, s->res.nhosts == 1 ? "" : "s", s->res.run_dir);
+	snprintf(s->summary, sizeof(s->summary), "captured %zu of %zu host%s%s%.440s", s->res.nsaved,
+		 s->res.nhosts, s->res.nhosts == 1 ? "" : "s", s->res.run_dir[0] ? " in " : "",
+		 s->res.run_dir);
 	for (i = 0; i < s->res.nhosts; i++) {
 		if (s->res.hosts[i].warning[0]) {
 			/* A warning matters more than the success line. */

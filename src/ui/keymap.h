@@ -59,6 +59,7 @@ enum action {
 	ACT_DETAILS_DOWN,
 	ACT_DETAILS_PAGE_UP,
 	ACT_DETAILS_PAGE_DOWN,
+	ACT_PAUSE,         /* xtop top: pause or resume the captures */
 	ACT_COUNT
 };
 

@@ -1,0 +1,120 @@
+/* top_viewer: see top_viewer.h. */
+#include "top_viewer.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../capture/watch.h"
+#include "../model/xplane_writer.h"
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* Runs argv on the terminal and waits for it. While it runs, ^C and ^\ are
+ * the child's (the terminal sends them to both): top ignores them, as
+ * system() does, and the child gets the defaults back. */
+static int run_child(char *const argv[], int *status)
+{
+	struct sigaction ign, old_int, old_quit;
+	pid_t pid;
+	int rc = 0;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	if (pid < 0) {
+		rc = -1;
+	} else {
+		while (waitpid(pid, status, 0) < 0)
+			if (errno != EINTR) {
+				rc = -1;
+				break;
+			}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	return rc;
+}
+
+int top_viewer_open(const struct watch *w, const char *logdir, int ascii, char *why, size_t n)
+{
+	char tmp[4096] = "", path[4096];
+	char *argv[8];
+	struct xt_error err;
+	int status = 0, k = 0, rc;
+
+	if (w->saved) {
+		snprintf(path, sizeof(path), "%s", w->saved);
+	} else {
+		struct xplane_write_opts wo = { NULL, 0, 0, 1 };
+		const char *td = getenv("TMPDIR");
+
+		snprintf(tmp, sizeof(tmp), "%s/xtop-top.XXXXXX", td && *td ? td : "/tmp");
+		if (!mkdtemp(tmp)) {
+			snprintf(why, n, "cannot open the viewer: cannot make a directory in %s: %s",
+				 td && *td ? td : "/tmp", strerror(errno));
+			return -1;
+		}
+		if (xplane_save_run(w->t, tmp, &wo, path, sizeof(path), &err) < 0) {
+			snprintf(why, n, "cannot open the viewer: %s", err.msg);
+			nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+			return -1;
+		}
+	}
+	argv[k++] = "xtop";
+	if (ascii)
+		argv[k++] = "--ascii";
+	argv[k++] = "--logdir";
+	argv[k++] = (char *)logdir;
+	argv[k++] = "--";
+	argv[k++] = path;
+	argv[k] = NULL;
+	def_prog_mode();
+	endwin();
+	rc = run_child(argv, &status);
+	reset_prog_mode();
+	refresh();
+	if (tmp[0])
+		nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	if (rc < 0) {
+		snprintf(why, n, "cannot start the viewer: %s", strerror(errno));
+		return -1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		snprintf(why, n, "cannot run the viewer (/proc/self/exe)");
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (WIFSIGNALED(status))
+			snprintf(why, n, "the viewer ended by signal %d", WTERMSIG(status));
+		else
+			snprintf(why, n, "the viewer ended with status %d", WEXITSTATUS(status));
+		return -1;
+	}
+	return 0;
+}
