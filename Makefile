@@ -60,7 +60,7 @@ $(O)/src/capture/%.o: src/capture/%.c $(O)/gen/profiler_service.pb-c.h $(O)/gen/
 $(O)/gen/%.pb-c.o: $(O)/gen/%.pb-c.c $(O)/gen/profiler_options.pb-c.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 -I$(O)/gen -c -o $@ $<
 
-$(O)/xtop-gen: $(GEN_SRC)
+$(O)/xtop-gen: $(GEN_SRC) $(wildcard tools/gen/*.h) src/model/wire.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $(GEN_SRC) $(LIBS)
 

@@ -57,6 +57,8 @@ struct xg_cfg {
 	int kind, devices, steps, gzip;
 	uint64_t events, size, seed;
 	const char *out, *expect;
+	const char *scale_in;		/* --scale FILE K: the profile to scale */
+	uint64_t scale_k;
 };
 struct xg_line {
 	int plane, kind, dev;
