@@ -122,6 +122,9 @@ fuzz: $(O)/fuzz/fuzz_xplane $(O)/xtop-gen
 $(O)/bench_window: bench/bench_window.c $(CORE_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LIBS)
 
+$(O)/bench_shape: bench/bench_shape.c $(CORE_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LIBS)
+
 $(O)/bench_frame: bench/bench_frame.c $(CORE_OBJ) $(UI_OBJ) $(CAP_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(UI_OBJ) \
 	    $(filter-out $(O)/src/cli/capture_cmd.o,$(CAP_OBJ)) $(CURSES_LIBS) $(GRPC_LIBS) $(LIBS)
