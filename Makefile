@@ -6,7 +6,8 @@
 #   make test       the suite in the normal build only (quicker)
 #   make asan       the suite in an ASan/UBSan build only (build-asan/)
 #   make fuzz       build and run the libFuzzer target for a while
-#   make bench      measure load/report speed, memory and frame time (bench/)
+#   make bench      every figure of docs/performance.md: speed, memory, frame time,
+#                   first frame, against a libprotobuf parse of the same files (bench/)
 #   make screenshots  regenerate screenshots/*.png from the viewer in tmux
 # Conventional variables are honoured: CC, CFLAGS, CPPFLAGS, LDFLAGS, PREFIX, DESTDIR.
 
@@ -129,7 +130,17 @@ $(O)/bench_frame: bench/bench_frame.c $(CORE_OBJ) $(UI_OBJ) $(CAP_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(UI_OBJ) \
 	    $(filter-out $(O)/src/cli/capture_cmd.o,$(CAP_OBJ)) $(CURSES_LIBS) $(GRPC_LIBS) $(LIBS)
 
-bench: all $(O)/bench_window $(O)/bench_frame
+# The libprotobuf yardstick: Debian's libprotobuf with generated C++ classes
+# (scripts/deps.sh --bench installs g++ and libprotobuf-dev).
+$(O)/bench/pb_parse: bench/pb_parse.cc proto/xplane.proto
+	@mkdir -p $(O)/bench/pb
+	protoc --cpp_out=$(O)/bench/pb -Iproto proto/xplane.proto
+	g++ -O2 -std=c++17 -I$(O)/bench/pb -o $@ bench/pb_parse.cc $(O)/bench/pb/xplane.pb.cc \
+	    $$(pkg-config --cflags --libs protobuf)
+
+bench: all $(O)/bench_window $(O)/bench_frame $(O)/bench_shape
+	scripts/deps.sh --bench
+	$(MAKE) --no-print-directory $(O)/bench/pb_parse
 	sh bench/bench.sh
 
 demo: all

@@ -2,6 +2,9 @@
 # Installs xtop's build and test dependencies from Debian packages.
 #   scripts/deps.sh          install what is missing (needs root or sudo)
 #   scripts/deps.sh --check  exit 0 when everything is present, 1 otherwise
+#   scripts/deps.sh --bench  also what `make bench` needs (not needed to build
+#                            or test): g++ and Debian's libprotobuf for the
+#                            libprotobuf yardstick (bench/pb_parse.cc)
 # The Makefile calls this when a dependency is missing, so a fresh Debian
 # machine needs nothing but `make`.
 set -eu
@@ -25,9 +28,23 @@ have_all() {
 	return 0
 }
 
+BENCH_PKGS="g++ libprotobuf-dev protobuf-compiler"
+
+have_bench() {
+	command -v g++ >/dev/null 2>&1 || return 1
+	command -v protoc >/dev/null 2>&1 || return 1
+	pkg-config --exists protobuf 2>/dev/null || return 1
+	return 0
+}
+
 if [ "${1:-}" = "--check" ]; then
 	have_all
 	exit $?
+fi
+if [ "${1:-}" = "--bench" ]; then
+	have_bench && exit 0
+	PKGS=$BENCH_PKGS
+	have_all() { have_bench; }
 fi
 
 if have_all; then
