@@ -295,6 +295,8 @@ void steps_line_modules(struct line_part *lp, const struct xt_host *h, const str
 void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t program, uint32_t slot,
 		   int restarts, int64_t s, int64_t e);
 void steps_merge(struct xt_analysis *a, struct xt_trace *t);
+/* an_breakdown.c: fills every step's cat_ps and idle_ps. */
+void steps_breakdown(struct xt_analysis *a, struct xt_trace *t);
 /* an_memory.c */
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		 const struct xt_line *l);
