@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/bigmem.h"
 #include "../util/xalloc.h"
 #include "wire.h"
 
@@ -27,7 +28,10 @@ void trace_host_fini(struct xt_host *h)
 		struct xt_plane *pl = &h->planes[p];
 
 		for (l = 0; l < pl->nlines; l++) {
-			free(pl->lines[l].ev);
+			if (pl->lines[l].ev_map)
+				bigmem_free(pl->lines[l].ev, pl->lines[l].ev_map);
+			else
+				free(pl->lines[l].ev);
 			free(pl->lines[l].blk_maxend);
 		}
 		free(pl->lines);

@@ -111,6 +111,7 @@ struct xt_line {
 	uint64_t raw_len;
 	struct xt_event *ev;      /* nev events sorted by start; owned by the trace */
 	size_t nev;
+	size_t ev_map;            /* bytes of ev mapped by bigmem (0: ev is malloc'd) */
 	int64_t *blk_maxend;      /* [i] = max end offset over events [0, (i+1)*XT_BLOCK) */
 	uint32_t max_depth;
 	void *hook_data;          /* per-line slot for a load hook's partial results */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/bigmem.h"
 #include "../util/xalloc.h"
 #include "stats.h"
 #include "wire.h"
@@ -415,6 +416,9 @@ static inline int watched(const struct xt_plane *p, uint64_t id)
 	return 0;
 }
 
+/* Lines at least this long get their event array from bigmem. */
+#define XT_BIG_LINE ((uint64_t)8 << 20)
+
 /* Timestamps further than this from the clock's base (about 104 days)
  * would overflow int64 picoseconds: such lines are clamped (corrupt input). */
 #define XT_TS_LIMIT_NS 9000000000000000LL
@@ -440,15 +444,27 @@ static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, stru
 {
 	const uint8_t *base = r->h->src.data;
 	struct wire w;
-	size_t cap, n = 0;
-	struct xt_event *ev;
+	size_t cap, n = 0, reserved = 0, committed = 0;
+	struct xt_event *ev = NULL;
 	int sorted = 1;
 
 	if (l->raw_len > UINT32_MAX)
 		return -2;
 	l->raw_base = l->raw_off;
-	cap = l->raw_len / 16 + 16;
-	ev = xmalloc(cap * sizeof(*ev));
+	/* A big line's array comes from bigmem, sized for the most events
+	 * its bytes can hold (each takes at least 2), so it never moves. */
+	if (l->raw_len >= XT_BIG_LINE) {
+		reserved = (l->raw_len / 2 + 1) * sizeof(*ev);
+		ev = bigmem_reserve(reserved);
+	}
+	if (ev) {
+		cap = 0;
+	} else {
+		reserved = 0;
+		cap = l->raw_len / 16 + 16;
+		ev = xmalloc(cap * sizeof(*ev));
+	}
+	source_prefetch(&r->h->src, l->raw_off, l->raw_len);
 	wire_init(&w, base + l->raw_off, l->raw_len);
 	while (wire_more(&w)) {
 		const uint8_t *tagp = w.p;
@@ -511,8 +527,18 @@ static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, stru
 			x.meta |= trace_emeta_lookup(p, (int64_t)mid);
 			x.raw = (uint32_t)(tagp - (base + l->raw_base));
 			if (n == cap) {
-				cap = cap + cap / 2 + 16;
-				ev = xreallocarray(ev, cap, sizeof(*ev));
+				if (reserved) {
+					size_t step = reserved - committed < BIGMEM_STEP
+							      ? reserved - committed
+							      : BIGMEM_STEP;
+
+					bigmem_commit(ev, committed, step);
+					committed += step;
+					cap = committed / sizeof(*ev);
+				} else {
+					cap = cap + cap / 2 + 16;
+					ev = xreallocarray(ev, cap, sizeof(*ev));
+				}
 			}
 			if (n && sorted && event_before(&x, &ev[n - 1]))
 				sorted = 0;
@@ -540,14 +566,23 @@ static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, stru
 		wire_skip(&w, t);
 	}
 	if (w.bad) {
-		free(ev);
+		if (reserved)
+			bigmem_free(ev, bigmem_trim(ev, reserved, reserved));
+		else
+			free(ev);
 		return -1;
 	}
 	l->timestamp_ns = rebase_ns(l->timestamp_ns, r->h->ts_base_ns);
 	if (!sorted && n > 1)
 		qsort(ev, n, sizeof(*ev), event_cmp);
-	/* Give back the unused tail; glibc shrinks large blocks with mremap. */
-	l->ev = n ? xreallocarray(ev, n, sizeof(*ev)) : (free(ev), NULL);
+	if (reserved) {
+		l->ev_map = bigmem_trim(ev, reserved, n * sizeof(*ev));
+		l->ev = n ? ev : NULL;
+	} else {
+		/* Give back the unused tail; glibc shrinks large blocks with
+		 * mremap. */
+		l->ev = n ? xreallocarray(ev, n, sizeof(*ev)) : (free(ev), NULL);
+	}
 	l->nev = n;
 	line_finish(l);
 	return 0;
