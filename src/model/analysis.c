@@ -167,6 +167,7 @@ static void line_part_free(struct line_part *lp)
 	free(lp->slot_of_meta);
 	free(lp->markers);
 	free(lp->mem);
+	free(lp->mem_keys);
 	free(lp->kerns);
 	free(lp);
 }

@@ -134,16 +134,26 @@ struct marker {
 	size_t ev;              /* index on its line */
 };
 
+/* One memory event, as little as the merge needs of every one (a big host
+ * line has millions); the rest (reserved and available bytes, op, shape)
+ * is decoded again from the event for the few that need it. */
 struct mem_rec {
 	int64_t time_ps;
-	uint64_t seq;           /* index on its line (ties between equal times) */
-	struct bytes_ref allocator; /* or the decimal index in idx_buf */
-	char idx_buf[24];
-	int64_t reserved, allocated, available, peak_in_use;
+	int64_t use;            /* bytes_reserved + bytes_allocated */
 	int64_t addr, bytes;
-	struct bytes_ref op, shape;
-	uint8_t is_alloc;
-	uint8_t has_addr;
+	uint32_t ev;            /* index on its line */
+	uint32_t key;           /* index into the line's mem_keys | MEM_ALLOC | MEM_ADDR */
+};
+#define MEM_ALLOC 0x80000000u   /* an allocation (else a deallocation) */
+#define MEM_ADDR 0x40000000u    /* addr is set */
+#define MEM_KEY_MASK 0x3fffffffu
+
+/* An allocator as one line names it: allocator_name, else the device
+ * index as text. */
+struct mem_key {
+	struct bytes_ref name;  /* allocator_name (p NULL: the key is idx) */
+	char idx[24];           /* the index as text, "" when none */
+	int64_t lifetime_peak;  /* max peak_bytes_in_use on this line (>= 0) */
 };
 
 struct kern_acc {
@@ -187,6 +197,8 @@ struct line_part {
 	/* memory */
 	struct mem_rec *mem;
 	size_t nmem, capmem;
+	struct mem_key *mem_keys;
+	size_t nmem_keys;
 	/* kernels */
 	struct hmap kern_index;
 	struct kern_acc *kerns;
