@@ -23,6 +23,7 @@ struct part {
 	uint64_t stat_str, stat_ref, stat_num;
 	uint64_t depth_sum, depth_max;
 	uint64_t busy_lines; /* lines with events */
+	uint64_t long_dur;   /* durations of 2^32 ps (4.3 ms) or more */
 };
 
 struct shape {
@@ -88,6 +89,7 @@ static int shape_of(const char *path, struct shape *sh)
 					pt->name_len += strlen(m->name);
 					pt->disp_len += strlen(trace_event_display_name(pl, ev));
 					pt->nested += d > 0;
+					pt->long_dur += (uint64_t)ev->dur_ps >> 32 != 0;
 					pt->depth_sum += d;
 					if (d > pt->depth_max)
 						pt->depth_max = d;
@@ -148,6 +150,7 @@ static double f_bpe(const struct shape *s, int p) { return ratio(s->part[p].ev_b
 static double f_name(const struct shape *s, int p) { return ratio(s->part[p].name_len, s->part[p].events); }
 static double f_disp(const struct shape *s, int p) { return ratio(s->part[p].disp_len, s->part[p].events); }
 static double f_nested(const struct shape *s, int p) { return 100.0 * ratio(s->part[p].nested, s->part[p].events); }
+static double f_long(const struct shape *s, int p) { return 100.0 * ratio(s->part[p].long_dur, s->part[p].events); }
 static double f_depth(const struct shape *s, int p) { return ratio(s->part[p].depth_sum, s->part[p].events); }
 static double f_dmax(const struct shape *s, int p) { return (double)s->part[p].depth_max; }
 
@@ -191,6 +194,7 @@ int main(int argc, char **argv)
 		row("  name length (per event)", v, (size_t)n, f_name, p, "%.1f");
 		row("  display name length", v, (size_t)n, f_disp, p, "%.1f");
 		row("  nested events, %", v, (size_t)n, f_nested, p, "%.1f");
+		row("  durations >= 4.3 ms, %", v, (size_t)n, f_long, p, "%.2f");
 		row("  mean depth", v, (size_t)n, f_depth, p, "%.2f");
 		row("  max depth", v, (size_t)n, f_dmax, p, "%.0f");
 	}

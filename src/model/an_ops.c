@@ -78,6 +78,8 @@ static uint32_t op_slot_keyed(struct line_part *lp, struct bytes_ref name, struc
 		a->program_id = prog;
 		a->has_program = (uint8_t)has_prog;
 		a->hlo_flops = a->hlo_bytes = -1;
+		a->name_flags = (uint8_t)op_name_flags(name);
+		a->cat_flags = (uint8_t)op_name_flags(cat);
 	}
 	return *v;
 }
@@ -452,7 +454,9 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 			       1ull << XS_TF_OP | 1ull << XS_HLO_CATEGORY | 1ull << XS_LEVEL0;
 	const uint64_t want = ident | 1ull << XS_GROUP_ID | 1ull << XS_FLOPS |
 			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS;
-	uint32_t prev_slot = UINT32_MAX, *meta_cls, *last_k, occ_first = 0;
+	uint32_t prev_slot = UINT32_MAX, *last_k, occ_first = 0;
+	unsigned line_flags = op_name_flags(bref_str(l->name));
+	uint8_t *meta_flags;
 	int64_t prev_group = 0;
 	struct stat_want sw;
 	struct ident *last;
@@ -462,9 +466,9 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
 	lp->meta_ks = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->meta_ks));
 	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
-	/* Last (slot + 1, class) per metadata: the class depends on the op and
-	 * the kernel name, and one kernel nearly always serves one op. */
-	meta_cls = xcalloc(p->nemeta ? 2 * p->nemeta : 2, sizeof(uint32_t));
+	/* The class depends on the op, the kernel name and the line name:
+	 * each name is searched once (op_name_flags, 0x80 = known). */
+	meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
 	last = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*last));
 	last_k = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
 	lp->nmeta_ks = p->nemeta;
@@ -512,13 +516,12 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 				last[mi].from_hlo = (uint8_t)from_hlo;
 			}
 		}
-		if (meta_cls[2 * mi] != slot + 1) {
-			meta_cls[2 * mi] = slot + 1;
-			meta_cls[2 * mi + 1] = (uint32_t)op_classify(
-				name, lp->ops[slot].category, bref_str(p->emeta[mi].name),
-				bref_str(l->name), &memcpy_op);
-		}
-		lp->cls[i] = (uint8_t)meta_cls[2 * mi + 1];
+		if (!meta_flags[mi])
+			meta_flags[mi] = (uint8_t)(0x80 | op_name_flags(bref_str(p->emeta[mi].name)));
+		/* name is the op's own name whichever way the slot was found */
+		lp->cls[i] = (uint8_t)op_classify_flags(lp->ops[slot].name_flags,
+							lp->ops[slot].cat_flags,
+							meta_flags[mi] & 0x7f, line_flags, &memcpy_op);
 		if (stat_has(&ks, XS_GROUP_ID))
 			group = stat_as_int(&ks.v[XS_GROUP_ID]);
 		a = &lp->ops[slot];
@@ -573,7 +576,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		if (ev->dur_ps > 0 && stat_has(&ks, XS_KERNEL_DETAILS))
 			kernels_event(lp, p, ev, name, &ks.v[XS_KERNEL_DETAILS]);
 	}
-	free(meta_cls);
+	free(meta_flags);
 	free(last);
 	free(last_k);
 }

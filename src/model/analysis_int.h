@@ -69,6 +69,7 @@ struct emeta_info {
 	double hbm_bytes;           /* HBM part of memory_access_breakdown (has_hbm) */
 	uint8_t has_program, has_flops, has_bytes, has_hbm;
 	uint8_t mem;                /* 1 alloc, 2 dealloc */
+	uint8_t name_flags;         /* device planes: op_name_flags(name) */
 	struct marker_keys mk;      /* from a TraceMe-encoded name, then metadata stats */
 };
 
@@ -96,6 +97,7 @@ struct op_acc {
 	uint8_t attr;           /* enum xt_op_attr */
 	uint8_t async;          /* 1 async start, 2 async done (XLA lines) */
 	uint8_t cost_src;       /* XT_COST_* */
+	uint8_t name_flags, cat_flags; /* op_name_flags() of name and category */
 	uint64_t occurrences;
 	uint64_t n_flops, n_bytes, n_hbm; /* occurrences that had each */
 	int64_t self_ps, total_ps;
@@ -335,6 +337,20 @@ struct bytes_ref category_from_name(struct bytes_ref name);
  * line name; *is_memcpy tells whether it is a copy (docs/analyses.md). */
 int op_classify(struct bytes_ref op, struct bytes_ref cat, struct bytes_ref meta,
 		struct bytes_ref line, int *is_memcpy);
+/* The same in two halves, so that hot loops classify each name once: what
+ * op_classify looks for in one name (OPF_* bits), and the class from the
+ * bits of the four names. */
+enum {
+	OPF_COLL = 1,      /* contains a collective's name */
+	OPF_NCCL = 2,      /* starts with nccl or rccl */
+	OPF_SENDRECV = 4,  /* send, recv or their -done, once .N suffixes go */
+	OPF_MEMCPY = 8,    /* contains Memcpy */
+	OPF_COPY_NAME = 16,/* is CopyHostToDevice, CopyDeviceToHost, ... */
+	OPF_H2D = 32,      /* contains MemcpyH2D or CopyHostToDevice */
+	OPF_D2H = 64,      /* contains MemcpyD2H or CopyDeviceToHost */
+};
+unsigned op_name_flags(struct bytes_ref s);
+int op_classify_flags(unsigned op, unsigned cat, unsigned meta, unsigned line, int *is_memcpy);
 
 #include <string.h>
 static inline struct bytes_ref bref_str(const char *s)
