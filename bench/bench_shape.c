@@ -89,7 +89,7 @@ static int shape_of(const char *path, struct shape *sh)
 					pt->name_len += strlen(m->name);
 					pt->disp_len += strlen(trace_event_display_name(pl, ev));
 					pt->nested += d > 0;
-					pt->long_dur += (uint64_t)ev->dur_ps >> 32 != 0;
+					pt->long_dur += ev->dur == XT_DUR_LONG;
 					pt->depth_sum += d;
 					if (d > pt->depth_max)
 						pt->depth_max = d;

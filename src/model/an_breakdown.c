@@ -58,10 +58,10 @@ static int bd_next(struct bd_cursor *c)
 	while (c->i < c->n) {
 		size_t i = c->i++;
 		const struct xt_event *ev = &c->l->ev[i];
-		int64_t a, b;
+		int64_t a, b, dur;
 		int cat, k;
 
-		if (ev->dur_ps <= 0 || xt_event_aggregated(ev))
+		if (xt_event_aggregated(ev) || (dur = xt_event_dur(c->l, ev)) <= 0)
 			continue;
 		if (lp->role == LROLE_HOST) {
 			while (c->mk < lp->nmarkers && lp->markers[c->mk].ev < i)
@@ -75,7 +75,7 @@ static int bd_next(struct bd_cursor *c)
 			cat = cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE);
 		}
 		a = c->base + ev->off_ps;
-		b = a + ev->dur_ps;
+		b = a + dur;
 		if (c->maxend[cat] >= b)
 			continue; /* inside an earlier event of this line */
 		for (k = cat; k < XT_CAT_COUNT; k++)

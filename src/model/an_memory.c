@@ -131,6 +131,7 @@ static uint32_t mem_key_of(struct line_part *lp, const struct mem_full *r)
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		 const struct xt_line *l)
 {
+	uint64_t released = 0; /* source bytes given back (trace_release_before) */
 	const struct plane_ctx *pc = p->hook_data;
 	size_t i;
 
@@ -141,6 +142,8 @@ void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_
 		struct mem_rec *m;
 		uint32_t k;
 
+		if (!(i & 4095))
+			trace_release_before(h, l, i, &released);
 		if (!in->mem || xt_event_aggregated(ev) || !mem_decode(h, p, l, ev, &r))
 			continue;
 		k = mem_key_of(lp, &r);

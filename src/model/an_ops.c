@@ -138,6 +138,7 @@ static void xla_close(struct line_part *lp, const struct xla_open *o)
 void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		  const struct xt_line *l)
 {
+	uint64_t released = 0; /* source bytes given back (trace_release_before) */
 	const struct plane_ctx *pc = p->hook_data;
 	struct xla_open *stack = NULL;
 	size_t sp = 0, cap = 0, i;
@@ -158,6 +159,8 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 		uint64_t found = 0;
 		struct xt_stat ov[XS_COUNT];
 
+		if (!(i & 4095))
+			trace_release_before(h, l, i, &released);
 		if (xt_event_aggregated(ev))
 			continue;
 		/* Event stats override the metadata's (upstream lookup order). */
@@ -224,13 +227,13 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 			o.has_hbm = hb >= 0;
 			o.hbm = hb;
 		}
-		o.dur = ev->dur_ps;
-		o.end = ev->off_ps + ev->dur_ps;
+		o.dur = xt_event_dur(l, ev);
+		o.end = ev->off_ps + o.dur;
 		/* Close every open op that does not contain this one. */
 		while (sp && o.end > stack[sp - 1].end)
 			xla_close(lp, &stack[--sp]);
 		if (sp)
-			stack[sp - 1].child += ev->dur_ps;
+			stack[sp - 1].child += o.dur;
 		if (sp == cap) {
 			cap = cap ? cap * 2 : 16;
 			stack = xreallocarray(stack, cap, sizeof(*stack));
@@ -281,7 +284,7 @@ void ops_line_async(struct line_part *lp, const struct xt_host *h, const struct 
 			lp->async[lp->nasync++] = (struct async_acc){ 0, 0 };
 		}
 		lp->async[*v].count++;
-		lp->async[*v].total_ps += ev->dur_ps;
+		lp->async[*v].total_ps += xt_event_dur(l, ev);
 	}
 }
 
@@ -449,6 +452,7 @@ static void op_kernel_add(struct line_part *lp, uint32_t *last, uint32_t slot, u
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		     const struct xt_line *l)
 {
+	uint64_t released = 0; /* source bytes given back (trace_release_before) */
 	const struct plane_ctx *pc = p->hook_data;
 	const uint64_t ident = 1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
 			       1ull << XS_TF_OP | 1ull << XS_HLO_CATEGORY | 1ull << XS_LEVEL0;
@@ -479,12 +483,14 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		struct xt_known_stats ks;
 		uint64_t found = 0;
 		struct bytes_ref name;
-		int64_t group = INT64_MIN;
+		int64_t group = INT64_MIN, dur;
 		int from_hlo, cont, memcpy_op;
 		uint32_t slot;
 		struct op_acc *a;
 		unsigned k;
 
+		if (!(i & 4095))
+			trace_release_before(h, l, i, &released);
 		if (xt_event_aggregated(ev))
 			continue;
 		if (sw.n)
@@ -535,8 +541,9 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 			occ_first = mi;
 		prev_slot = from_hlo ? slot : UINT32_MAX;
 		prev_group = group;
-		a->total_ps += ev->dur_ps;
-		a->self_ps += ev->dur_ps;
+		dur = xt_event_dur(l, ev);
+		a->total_ps += dur;
+		a->self_ps += dur;
 		/* FLOPs and bytes are per occurrence: a fusion's later kernels
 		 * repeat its first kernel's numbers. The event's own stats win
 		 * over the cost model. */
@@ -567,14 +574,14 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 				a->cost_src |= XT_COST_HLO;
 			}
 		}
-		op_kernel_add(lp, last_k, slot, mi, ev->dur_ps);
+		op_kernel_add(lp, last_k, slot, mi, dur);
 		if (a->module.n || a->has_program)
 			steps_run_add(lp, a->module, a->has_program ? a->program_id : 0, slot,
 				      a->in_entry, xt_event_start(l, ev),
 				      xt_event_end(l, ev));
 		lp->op_events++;
-		if (ev->dur_ps > 0 && stat_has(&ks, XS_KERNEL_DETAILS))
-			kernels_event(lp, p, ev, name, &ks.v[XS_KERNEL_DETAILS]);
+		if (dur > 0 && stat_has(&ks, XS_KERNEL_DETAILS))
+			kernels_event(lp, p, ev, dur, name, &ks.v[XS_KERNEL_DETAILS]);
 	}
 	free(meta_flags);
 	free(last);

@@ -24,6 +24,7 @@ static void marker_push(struct line_part *lp, int64_t id, int64_t s, int64_t e, 
 void steps_line_markers(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			const struct xt_line *l)
 {
+	uint64_t released = 0; /* source bytes given back (trace_release_before) */
 	const struct plane_ctx *pc = p->hook_data;
 	const uint64_t want = 1ull << XS_GROUP_ID | 1ull << XS_STEP_NUM;
 	size_t i;
@@ -34,6 +35,8 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 		struct xt_known_stats ks;
 		int64_t id;
 
+		if (!(i & 4095))
+			trace_release_before(h, l, i, &released);
 		if (xt_event_aggregated(ev))
 			continue;
 		if (lp->role == LROLE_STEPS) {

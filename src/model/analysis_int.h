@@ -317,7 +317,7 @@ void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_
 void memory_merge(struct xt_analysis *a, struct xt_trace *t);
 /* an_kernels.c (kernel_details parsing also used by tests) */
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
-		   struct bytes_ref op, const struct xt_stat *details);
+		   int64_t dur, struct bytes_ref op, const struct xt_stat *details);
 void kernels_merge(struct xt_analysis *a, struct xt_trace *t);
 int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
 			 int64_t *regs, int64_t *shared, double *occ);

@@ -31,6 +31,7 @@ int load_profile(const char *path, const struct load_opts *o, struct xt_trace **
 		profile_set_fini(&set);
 		return XT_ENOENT;
 	}
+again:
 	t = trace_new();
 	ac = analysis_new();
 	analysis_attach(ac, &lo);
@@ -53,6 +54,17 @@ int load_profile(const char *path, const struct load_opts *o, struct xt_trace **
 		if (rc < 0) {
 			analysis_abort(ac, t);
 			trace_free(t);
+			if (rc == XT_ERETRY && !lo.exact_peek) {
+				/* A file wrote a line's timestamp after its events:
+				 * everything again, reading each line to its end to
+				 * choose the time base (xplane_load_opts). */
+				lo.exact_peek = 1;
+				if (o && o->bytes_done)
+					atomic_store(o->bytes_done, 0);
+				if (o && o->events)
+					atomic_store(o->events, 0);
+				goto again;
+			}
 			profile_set_fini(&set);
 			return rc;
 		}

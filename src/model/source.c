@@ -213,7 +213,7 @@ void source_release(const struct source *src, uint64_t off, uint64_t len)
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t a, b;
 
-	if (!src->data || !len)
+	if (!src->data || !len || src->keep_resident)
 		return;
 	a = ((uintptr_t)src->data + off + pg - 1) & ~(pg - 1);
 	b = ((uintptr_t)src->data + off + len) & ~(pg - 1);

@@ -24,6 +24,7 @@ struct source {
 	size_t size;         /* bytes of (uncompressed) XSpace */
 	size_t file_size;    /* bytes on disk */
 	int gzipped;         /* 1 when the file was gzip-compressed */
+	int keep_resident;   /* 1: source_release() keeps pages (tests, small files) */
 };
 
 /* Maps path. Returns 0, or XT_ENOENT/XT_EIO/XT_EFORMAT with err set.
@@ -31,7 +32,8 @@ struct source {
 int source_open(struct source *src, const char *path, struct xt_error *err);
 void source_close(struct source *src);
 /* Advises the kernel that [off, off+len) will not be needed soon and drops
- * those pages from this process's resident set. Can't fail. */
+ * those pages from this process's resident set (unless keep_resident).
+ * Can't fail. */
 void source_release(const struct source *src, uint64_t off, uint64_t len);
 /* Maps [off, off+len) into this process's page tables at once, ahead of a
  * read (one call instead of a page fault per 64 KiB). A hint: can't fail. */

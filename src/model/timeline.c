@@ -143,9 +143,9 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 		 * level never overlaps itself, so only the one just before). */
 		if (s > lo) {
 			const struct xt_event *pe = &l->ev[dp->idx[s - 1]];
+			int64_t pd = xt_event_dur(l, pe);
 
-			if (base + pe->off_ps + pe->dur_ps > a ||
-			    (pe->dur_ps == 0 && base + pe->off_ps == a))
+			if (base + pe->off_ps + pd > a || (pd == 0 && base + pe->off_ps == a))
 				s--;
 		}
 		if (b <= a)
@@ -159,7 +159,7 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 		 * dense whatever is picked). */
 		for (k = s; k < e && k < s + 8; k++) {
 			const struct xt_event *ev = &l->ev[dp->idx[k]];
-			int64_t es = base + ev->off_ps, ee = es + ev->dur_ps;
+			int64_t es = base + ev->off_ps, ee = es + xt_event_dur(l, ev);
 			int64_t cov = (ee < b ? ee : b) - (es > a ? es : a);
 
 			if (cov > bestcov) {
@@ -210,7 +210,7 @@ int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev)
 	const struct xt_line *l = tl->tracks[i].l;
 	const struct xt_event *e = &l->ev[ev];
 	unsigned d = xt_event_depth(e) + 1;
-	int64_t self = e->dur_ps, s = xt_event_start(l, e), end = s + e->dur_ps;
+	int64_t self = xt_event_dur(l, e), s = xt_event_start(l, e), end = s + self;
 	size_t k;
 
 	if (d >= dp->ndepth)
@@ -220,10 +220,12 @@ int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev)
 	     k < dp->start[d + 1]; k++) {
 		const struct xt_event *c = &l->ev[dp->idx[k]];
 
-		if (xt_event_start(l, c) >= end && !(c->dur_ps == 0 && xt_event_start(l, c) == end))
+		int64_t cd = xt_event_dur(l, c);
+
+		if (xt_event_start(l, c) >= end && !(cd == 0 && xt_event_start(l, c) == end))
 			break;
 		if (xt_event_end(l, c) <= end)
-			self -= c->dur_ps;
+			self -= cd;
 	}
 	return self;
 }

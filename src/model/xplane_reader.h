@@ -36,12 +36,20 @@ struct xplane_load_opts {
 	_Atomic uint64_t *progress_bytes;
 	_Atomic uint64_t *progress_events;
 	int keep_resident;  /* 1: do not drop parsed pages (small files, tests) */
+	/* 1: find each line's timestamp (needed before any line is decoded,
+	 * to choose the time base) by reading all of the line. By default only
+	 * the fields before its first event are read, as upstream writes the
+	 * timestamp first; a file that proves otherwise is loaded again
+	 * exactly, by xplane_load itself when no hook has seen a line yet, else
+	 * by the caller on XT_ERETRY. */
+	int exact_peek;
 };
 
 /*
  * Loads the XSpace at path as a new host of t, labelled host_name.
  * Returns 0, or a negative XT_E* with err set; on failure t is unchanged
- * (the partial host is released).
+ * (the partial host is released). XT_ERETRY only with hooks and without
+ * exact_peek: load again with exact_peek (the hooks' state included).
  */
 int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 		const struct xplane_load_opts *opts, struct xt_error *err);

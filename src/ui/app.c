@@ -222,7 +222,7 @@ static void search_select(struct app *a, long k)
 	m = &a->search->m[k];
 	l = a->tl->tracks[m->track].l;
 	s = xt_event_start(l, &l->ev[m->ev]);
-	e = s + l->ev[m->ev].dur_ps;
+	e = s + xt_event_dur(l, &l->ev[m->ev]);
 	/* Keep the zoom when the match fits; otherwise fit it. */
 	if (e - s > w || w <= 0)
 		app_goto(a, s - (e - s) / 10, e + (e - s) / 10 + 1, (long)m->track, m->ev);

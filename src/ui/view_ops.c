@@ -476,7 +476,7 @@ static void jump_longest(struct app *a, const struct xt_op_row *o)
 		for (e = 0; e < l->nev; e++) {
 			const struct xt_event *ev = &l->ev[e];
 
-			if (xt_event_aggregated(ev) || ev->dur_ps <= best_dur)
+			if (xt_event_aggregated(ev) || xt_event_dur(l, ev) <= best_dur)
 				continue;
 			if (!gpu && strcmp(trace_event_display_name(tr->p, ev), o->name))
 				continue;
@@ -486,7 +486,7 @@ static void jump_longest(struct app *a, const struct xt_op_row *o)
 				continue;
 			best_t = (long)i;
 			best_ev = (int64_t)e;
-			best_dur = ev->dur_ps;
+			best_dur = xt_event_dur(l, ev);
 		}
 	}
 	if (best_t < 0) {

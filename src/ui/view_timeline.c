@@ -196,7 +196,7 @@ static void draw_details(struct app *a, int y, int h)
 	snprintf(line, sizeof(line), "  %s   start %s   duration %s   self %s   depth %u   %s / %s",
 		 trace_event_display_name(tr->p, ev),
 		 fmt_ps(b1, sizeof(b1), xt_event_start(l, ev) - a->tl->t0),
-		 fmt_ps(b2, sizeof(b2), ev->dur_ps),
+		 fmt_ps(b2, sizeof(b2), xt_event_dur(l, ev)),
 		 fmt_ps(b3, sizeof(b3), timeline_self_ps(a->tl, (size_t)a->tls.sel_track, a->tls.sel_ev)),
 		 xt_event_depth(ev), tr->p->name, l->name);
 	ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT) | A_BOLD, line, 1);
@@ -336,7 +336,7 @@ static int sel_span(struct app *a, int64_t *s, int64_t *e)
 		return 0;
 	l = a->tl->tracks[a->tls.sel_track].l;
 	*s = xt_event_start(l, &l->ev[a->tls.sel_ev]);
-	*e = *s + l->ev[a->tls.sel_ev].dur_ps;
+	*e = *s + xt_event_dur(l, &l->ev[a->tls.sel_ev]);
 	return 1;
 }
 
