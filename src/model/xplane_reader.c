@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../util/bigmem.h"
 #include "../util/xalloc.h"
+#include "line_decode.h"
 #include "stats.h"
 #include "wire.h"
 
@@ -326,109 +326,47 @@ static int read_plane(struct reader *r, struct xt_plane *p, const uint8_t *b, si
 
 /* ---- pass 2: lines, in worker threads ---- */
 
+/*
+ * The pool: lines are taken largest first; a line of LINE_SPLIT_MIN or
+ * more is walked by the thread that takes it, which hands out its chunks
+ * as it finds them (line_decode.h), and any thread decodes ready chunks
+ * before starting another line. Whoever completes a line runs the hook.
+ */
 struct line_job {
 	struct xt_plane *plane;
 	struct xt_line *line;
+	struct line_split *split; /* while a big line is in pieces */
+	_Atomic uint64_t counted; /* progress bytes already reported */
+};
+
+struct chunk_task {
+	struct line_job *job;
+	size_t k;
 };
 
 struct pool {
 	struct reader *r;
 	struct line_job *jobs;
-	size_t njobs;
-	atomic_size_t next;
+	size_t njobs, next;     /* next line to take */
+	struct chunk_task *ready; /* chunks that may be decoded, oldest first */
+	size_t head, nready, capready;
+	int walking;            /* walks under way (they add chunks) */
+	pthread_mutex_t lock;   /* guards next, ready, head, nready, walking */
+	pthread_cond_t cond;
 	atomic_int failed;
 	atomic_int retry;       /* a line proved the time base needs exact_peek */
 	char msg[512];
-	pthread_mutex_t msg_lock;
-	struct arena *arenas; /* one per worker */
+	uint64_t split;         /* lines this long are split (split_bytes) */
 };
 
-/* The order of events on a line: timed ones by start, the longer
- * (enclosing) first at equal starts, then file order; aggregated ones last
- * in file order. */
-struct ev_key {
-	int agg;
-	int64_t off, dur;
-	uint32_t raw;
-};
-
-static int ev_key_cmp(const struct ev_key *x, const struct ev_key *y)
+static int split_line(const struct pool *pl, const struct line_job *j)
 {
-	if (x->agg != y->agg)
-		return x->agg - y->agg;
-	if (!x->agg && x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	if (!x->agg && x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	return x->raw < y->raw ? -1 : x->raw > y->raw;
+	return j->line->raw_len >= pl->split && j->line->raw_len <= UINT32_MAX;
 }
 
-/* The duration of event i while decoding: *k walks the long durations,
- * which are listed by increasing event index (callers go in order). */
-static inline int64_t dec_dur(const struct xt_event *e, size_t i, const struct xt_long_dur *lng,
-			      size_t nlng, size_t *k)
-{
-	if (e->dur != XT_DUR_LONG)
-		return e->dur;
-	while (*k < nlng && lng[*k].ev < i)
-		(*k)++;
-	return *k < nlng && lng[*k].ev == i ? lng[*k].dur_ps : (int64_t)XT_DUR_LONG;
-}
-
-/* Depth by a stack of open ends, and the prefix max end per block. */
-static void line_finish(struct xt_line *l)
-{
-	int64_t stack[128];
-	unsigned sp = 0;
-	size_t i, k = 0, nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK;
-	int64_t maxend = INT64_MIN;
-
-	l->blk_maxend = nblk ? xmalloc(nblk * sizeof(int64_t)) : NULL;
-	for (i = 0; i < l->nev; i++) {
-		struct xt_event *e = &l->ev[i];
-		int64_t end, dur;
-
-		if (!xt_event_aggregated(e)) {
-			dur = dec_dur(e, i, l->long_dur, l->nlong_dur, &k);
-			end = e->off_ps + dur;
-			/* The parent is the innermost open event containing this
-			 * one (sorted by start, so only the ends matter): partial
-			 * overlaps are siblings, as for self time, and an instant
-			 * belongs inside [start, end) only, so one at a parent's
-			 * very end is drawn beside it. Instants parent nothing. */
-			while (sp && (stack[sp - 1] < end ||
-				      (dur == 0 && stack[sp - 1] == e->off_ps)))
-				sp--;
-			e->meta |= (uint32_t)(sp < XT_EV_DEPTH_MAX ? sp : XT_EV_DEPTH_MAX)
-				   << XT_EV_META_BITS;
-			if (sp > l->max_depth)
-				l->max_depth = sp;
-			if (sp < 128 && dur > 0)
-				stack[sp++] = end;
-			if (end > maxend)
-				maxend = end;
-		}
-		if ((i + 1) % XT_BLOCK == 0 || i + 1 == l->nev)
-			l->blk_maxend[i / XT_BLOCK] = maxend;
-	}
-}
-
-static inline int watched(const struct xt_plane *p, uint64_t id)
-{
-	unsigned i;
-
-	if (id < 64)
-		return (p->watch_lo >> id) & 1;
-	for (i = 0; i < p->nwatch_ids; i++)
-		if ((uint64_t)p->watch_ids[i] == id)
-			return 1;
-	return 0;
-}
-
-/* Lines at least this long get their arrays from bigmem, and their file
- * pages are made resident and given back window by window. */
-#define XT_BIG_LINE ((uint64_t)8 << 20)
-#define XT_WINDOW ((uint64_t)16 << 20)
+/* A walk runs at most this many chunks ahead of their decoding, so a big
+ * line's pages are resident for a few chunks at a time. */
+#define POOL_AHEAD 2
 
 /* Timestamps further than this from the clock's base (about 104 days)
  * would overflow int64 picoseconds: such lines are clamped (corrupt input). */
@@ -451,483 +389,137 @@ static int near_ns(int64_t ts, int64_t base)
 	return !__builtin_sub_overflow(ts, base, &d) && d > -XT_TS_LIMIT_NS && d < XT_TS_LIMIT_NS;
 }
 
-/* A growing array: from bigmem for big lines (reserved once for the most
- * elements the line can hold, made resident step by step), else malloc. */
-struct grow {
-	void *p;
-	size_t esz, cap;        /* element size; elements that fit now */
-	size_t reserved, committed; /* bigmem bytes (reserved 0: malloc) */
-};
-
-static void grow_init(struct grow *g, size_t esz, size_t most, int big, size_t guess)
+static void pool_fail(struct pool *pl, int rc, const struct line_job *j)
 {
-	memset(g, 0, sizeof(*g));
-	g->esz = esz;
-	if (big) {
-		g->reserved = most * esz;
-		g->p = bigmem_reserve(g->reserved);
-		if (g->p)
-			return;
-		g->reserved = 0;
-	}
-	g->cap = guess < most ? guess : most;
-	g->p = xmalloc((g->cap ? g->cap : 1) * esz);
-}
-
-static void grow_more(struct grow *g)
-{
-	if (g->reserved) {
-		size_t step = g->reserved - g->committed < BIGMEM_STEP ? g->reserved - g->committed
-								       : BIGMEM_STEP;
-
-		if (!step)
-			fatal("internal error: a line holds more events than its bytes allow");
-		bigmem_commit(g->p, g->committed, step);
-		g->committed += step;
-		g->cap = g->committed / g->esz;
-	} else {
-		g->cap = g->cap + g->cap / 2 + 16;
-		g->p = xreallocarray(g->p, g->cap, g->esz);
-	}
-}
-
-/* Keeps the first n elements; returns the array (NULL when n is 0) and in
- * *map the bytes bigmem still maps (0 for malloc). */
-static void *grow_done(struct grow *g, size_t n, size_t *map)
-{
-	*map = 0;
-	if (g->reserved) {
-		*map = bigmem_trim(g->p, g->reserved, n * g->esz);
-		return n ? g->p : NULL;
-	}
-	if (!n) {
-		free(g->p);
-		return NULL;
-	}
-	return xreallocarray(g->p, n, g->esz);
-}
-
-static void grow_free(struct grow *g)
-{
-	if (g->reserved)
-		bigmem_free(g->p, bigmem_trim(g->p, g->reserved, g->reserved));
-	else
-		free(g->p);
-}
-
-/* A varint of [*pp, end), *bad set when malformed: the decoder's own, as
- * every event has four or five, and offsets in ps take 6 to 9 bytes. With
- * 8 readable bytes (up to `safe`, the end of the line, which may lie past
- * `end`) it decodes them at once: find the first byte without the
- * continuation bit, then squeeze out the 7-bit groups. */
-static inline uint64_t rd_varint(const uint8_t **pp, const uint8_t *end, const uint8_t *safe,
-				 int *bad)
-{
-	const uint8_t *p = *pp;
-	uint64_t v = 0;
-	unsigned sh;
-
-	if (p < end && *p < 0x80) {
-		*pp = p + 1;
-		return *p;
-	}
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (safe - p >= 8) {
-		uint64_t x, stop;
-
-		memcpy(&x, p, 8);
-		stop = ~x & 0x8080808080808080ull;
-		if (stop) {
-			unsigned len = (unsigned)__builtin_ctzll(stop) / 8 + 1;
-
-			if (len > (size_t)(end - p))
-				goto bad;
-			if (len < 8)
-				x &= (1ull << (8 * len)) - 1;
-			x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-			x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-			x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
-			*pp = p + len;
-			return x;
-		}
-	}
-#else
-	(void)safe;
-#endif
-	for (sh = 0; sh < 64 && p < end; sh += 7) {
-		uint64_t b = *p++;
-
-		v |= (b & 0x7f) << sh;
-		if (b < 0x80) {
-			*pp = p;
-			return v;
-		}
-	}
-bad:
-	*bad = 1;
-	*pp = end;
-	return 0;
-}
-
-/* The watch test of one event stat, its bytes [sb, sb + sn). */
-static inline int stat_watched(const struct xt_plane *p, const uint8_t *sb, uint64_t sn)
-{
-	/* metadata_id comes first in upstream's encoding; anything else is
-	 * flagged, to be safe. */
-	if (sn >= 2 && sb[0] == 0x08) {
-		uint64_t id = sb[1];
-
-		if (id & 0x80) {
-			struct wire iw;
-
-			wire_init(&iw, sb + 1, sn - 1);
-			id = wire_varint(&iw);
-		}
-		return watched(p, id);
-	}
-	return sn != 0;
-}
-
-/* One XEvent's fields (its bytes [q, e)). Upstream writes one-byte tags
- * in order (metadata_id, offset_ps, duration_ps, stats), which the switch
- * takes directly; anything else goes through the general tag reader. */
-struct dec_ev {
-	uint64_t mid, off, dur;
-	int agg, watched;
-};
-
-static inline int dec_event(const struct xt_plane *p, const uint8_t *q, const uint8_t *e,
-			    const uint8_t *safe, struct dec_ev *d)
-{
-	int bad = 0;
-
-	d->mid = d->off = d->dur = 0;
-	d->agg = d->watched = 0;
-	while (q < e && !bad) {
-		uint32_t f;
-		unsigned t;
-
-		switch (*q) {
-		case 0x08:
-			q++;
-			d->mid = rd_varint(&q, e, safe, &bad);
-			continue;
-		case 0x10:
-			q++;
-			d->off = rd_varint(&q, e, safe, &bad);
-			d->agg = 0;
-			continue;
-		case 0x18:
-			q++;
-			d->dur = rd_varint(&q, e, safe, &bad);
-			continue;
-		case 0x28:
-			q++;
-			d->off = rd_varint(&q, e, safe, &bad);
-			d->agg = 1;
-			continue;
-		case 0x22: {
-			uint64_t sn;
-
-			q++;
-			sn = rd_varint(&q, e, safe, &bad);
-			if (sn > (uint64_t)(e - q)) {
-				bad = 1;
-			} else {
-				if (p->watch_on && !d->watched)
-					d->watched = stat_watched(p, q, sn);
-				q += sn;
-			}
-			continue;
-		}
-		default:
-			break;
-		}
-		{
-			struct wire w = { q, e, 0 };
-
-			t = wire_tag(&w, &f);
-			if (f == 4 && t == WIRE_LEN) {
-				size_t sn;
-				const uint8_t *sb = wire_bytes(&w, &sn);
-
-				if (p->watch_on && !w.bad && !d->watched)
-					d->watched = stat_watched(p, sb, sn);
-			} else if (t == WIRE_VARINT && f <= 5 && f != 4) {
-				uint64_t v = wire_varint(&w);
-
-				if (f == 1)
-					d->mid = v;
-				else if (f == 2)
-					d->off = v, d->agg = 0;
-				else if (f == 3)
-					d->dur = v;
-				else if (f == 5)
-					d->off = v, d->agg = 1;
-			} else {
-				wire_skip(&w, t);
-			}
-			q = w.p;
-			bad |= w.bad;
-		}
-	}
-	return bad ? -1 : 0;
-}
-
-static _Atomic uint64_t line_gen;
-
-/* A permutation of a line's events into their order (ev_key). */
-struct sort_ctx {
-	const struct xt_event *ev;
-	const uint32_t *raw;
-	const struct xt_long_dur *lng;
-	size_t nlng;
-};
-
-static int64_t sort_dur(const struct sort_ctx *c, uint32_t i)
-{
-	size_t lo = 0, hi = c->nlng;
-
-	if (c->ev[i].dur != XT_DUR_LONG)
-		return c->ev[i].dur;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->lng[mid].ev < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return c->lng[lo].dur_ps;
-}
-
-static int perm_cmp(const void *a, const void *b, void *arg)
-{
-	const struct sort_ctx *c = arg;
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	struct ev_key x = { xt_event_aggregated(&c->ev[i]) != 0, c->ev[i].off_ps, 0, c->raw[i] };
-	struct ev_key y = { xt_event_aggregated(&c->ev[j]) != 0, c->ev[j].off_ps, 0, c->raw[j] };
-
-	if (!x.agg && !y.agg && x.off == y.off) {
-		x.dur = sort_dur(c, i);
-		y.dur = sort_dur(c, j);
-	}
-	return ev_key_cmp(&x, &y);
-}
-
-/* Sorts a line decoded out of order: events, their offsets and the long
- * durations move together (a permutation, applied in place). */
-static void line_sort(struct xt_line *l, uint32_t *raw, struct xt_long_dur **lng, size_t *nlng)
-{
-	struct sort_ctx c = { l->ev, raw, *lng, *nlng };
-	size_t n = l->nev, i, k = 0;
-	uint32_t *perm = xmalloc(n * sizeof(uint32_t));
-	struct xt_long_dur *nl = NULL;
-
-	for (i = 0; i < n; i++)
-		perm[i] = (uint32_t)i;
-	qsort_r(perm, n, sizeof(uint32_t), perm_cmp, &c);
-	if (*nlng) {
-		nl = xmalloc(*nlng * sizeof(*nl));
-		for (i = 0; i < n; i++)
-			if (l->ev[perm[i]].dur == XT_DUR_LONG)
-				nl[k++] = (struct xt_long_dur){ i, sort_dur(&c, perm[i]) };
-	}
-	free(*lng);
-	*lng = nl;
-	*nlng = k;
-	/* Position i takes element perm[i]: follow each cycle once (bit 31
-	 * marks done; a line holds fewer than 2^31 events). */
-	for (i = 0; i < n; i++) {
-		size_t j = i;
-		struct xt_event te;
-		uint32_t tr;
-
-		if (perm[i] & 0x80000000u)
-			continue;
-		te = l->ev[i];
-		tr = raw[i];
-		while ((perm[j] & 0x7fffffffu) != i) {
-			size_t from = perm[j] & 0x7fffffffu;
-
-			l->ev[j] = l->ev[from];
-			raw[j] = raw[from];
-			perm[j] |= 0x80000000u;
-			j = from;
-		}
-		l->ev[j] = te;
-		raw[j] = tr;
-		perm[j] |= 0x80000000u;
-	}
-	free(perm);
-}
-
-static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, struct xt_line *l)
-{
-	const struct source *src = &r->h->src;
-	const uint8_t *lb = src->data + l->raw_off, *le = lb + l->raw_len, *q = lb;
-	uint64_t mark = XT_WINDOW, released = 0;
-	struct grow ge, gr;
-	struct xt_long_dur *lng = NULL;
-	size_t n = 0, nlng = 0, caplng = 0, most = l->raw_len / 2 + 1, map;
-	int sorted = 1, bad = 0, big = l->raw_len >= XT_BIG_LINE, ts_seen = 0;
-	int exact = r->opts && r->opts->exact_peek;
-	struct ev_key prev = { 0, 0, 0, 0 };
-	struct xt_event *ev;
-	uint32_t *raw;
-
-	if (l->raw_len > UINT32_MAX)
-		return -2;
-	l->raw_base = l->raw_off;
-	l->gen = atomic_fetch_add(&line_gen, 1) + 1;
-	/* Every event takes at least 2 bytes: `most` bounds the arrays. */
-	grow_init(&ge, sizeof(struct xt_event), most, big, l->raw_len / 16 + 16);
-	grow_init(&gr, sizeof(uint32_t), most, big, l->raw_len / 16 + 16);
-	source_prefetch(src, l->raw_off, big ? XT_WINDOW : l->raw_len);
-	while (q < le && !bad) {
-		const uint8_t *tagp = q;
-		const uint8_t *eb = NULL;
-		uint64_t en = 0;
-
-		if (*q == 0x22) {
-			q++;
-			en = rd_varint(&q, le, le, &bad);
-			if (bad || en > (uint64_t)(le - q)) {
-				bad = 1;
-				break;
-			}
-			eb = q;
-			q += en;
-		} else {
-			struct wire w = { q, le, 0 };
-			uint32_t f;
-			unsigned t = wire_tag(&w, &f);
-
-			if (f == 4 && t == WIRE_LEN) {
-				size_t sn;
-
-				eb = wire_bytes(&w, &sn);
-				en = sn;
-			} else if (t == WIRE_VARINT && (f == 1 || f == 3 || f == 9 || f == 10)) {
-				int64_t *dst = f == 1 ? &l->id : f == 3 ? &l->timestamp_ns
-							  : f == 9 ? &l->duration_ps : &l->display_id;
-				int64_t v = (int64_t)wire_varint(&w);
-
-				/* The time base took 0 for a line with no timestamp
-				 * before its first event (line_peek). */
-				if (f == 3 && !ts_seen && n && v && !exact) {
-					grow_free(&ge);
-					grow_free(&gr);
-					free(lng);
-					return -3;
-				}
-				if (f == 3)
-					ts_seen = 1;
-				*dst = v;
-			} else if (t == WIRE_LEN && (f == 2 || f == 11)) {
-				size_t sn;
-				const uint8_t *sb = wire_bytes(&w, &sn);
-				const char *c = arena_strndup(a, (const char *)sb, sn);
-
-				if (f == 2)
-					l->name = c;
-				else
-					l->display_name = c;
-			} else {
-				wire_skip(&w, t);
-			}
-			q = w.p;
-			bad |= w.bad;
-			if (!eb || bad)
-				continue;
-		}
-		{
-			struct dec_ev d;
-			struct ev_key cur;
-			struct xt_event *x;
-
-			if (dec_event(p, eb, eb + en, le, &d) < 0) {
-				bad = 1;
-				break;
-			}
-			if (n == ge.cap)
-				grow_more(&ge);
-			if (n == gr.cap)
-				grow_more(&gr);
-			x = (struct xt_event *)ge.p + n;
-			x->off_ps = (int64_t)d.off;
-			x->meta = trace_emeta_lookup(p, (int64_t)d.mid) |
-				  (d.agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
-				  (d.watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
-			if (d.dur < XT_DUR_LONG) {
-				x->dur = (uint32_t)d.dur;
-			} else {
-				x->dur = XT_DUR_LONG;
-				if (nlng == caplng) {
-					caplng = caplng ? 2 * caplng : 64;
-					lng = xreallocarray(lng, caplng, sizeof(*lng));
-				}
-				lng[nlng++] = (struct xt_long_dur){ n, (int64_t)d.dur };
-			}
-			((uint32_t *)gr.p)[n] = (uint32_t)(tagp - lb);
-			cur = (struct ev_key){ d.agg, (int64_t)d.off, (int64_t)d.dur,
-					       (uint32_t)(tagp - lb) };
-			if (n && sorted && ev_key_cmp(&cur, &prev) < 0)
-				sorted = 0;
-			prev = cur;
-			n++;
-		}
-		if (big && (uint64_t)(q - lb) >= mark) {
-			/* The next window in, the decoded ones out. */
-			if (mark < l->raw_len)
-				source_prefetch(src, l->raw_off + mark,
-						l->raw_len - mark < XT_WINDOW ? l->raw_len - mark
-									      : XT_WINDOW);
-			source_release(src, l->raw_off + released, (uint64_t)(q - lb) - released);
-			released = (uint64_t)(q - lb) & ~(uint64_t)4095;
-			mark += XT_WINDOW;
-		}
-	}
-	if (bad) {
-		grow_free(&ge);
-		grow_free(&gr);
-		free(lng);
-		return -1;
-	}
-	l->timestamp_ns = rebase_ns(l->timestamp_ns, r->h->ts_base_ns);
-	ev = grow_done(&ge, n, &map);
-	l->ev = ev;
-	l->ev_map = map;
-	l->nev = n;
-	raw = gr.p;
-	if (!sorted && n > 1) {
-		line_sort(l, raw, &lng, &nlng);
-		l->raw = grow_done(&gr, n, &map);
-		l->raw_map = map;
-	} else if (n) {
-		size_t b, nblk = (n + XT_BLOCK - 1) / XT_BLOCK;
-
-		l->blk_raw = xmalloc(nblk * sizeof(uint32_t));
-		for (b = 0; b < nblk; b++)
-			l->blk_raw[b] = raw[b * XT_BLOCK];
-		grow_free(&gr);
-	} else {
-		grow_free(&gr);
-	}
-	l->long_dur = nlng ? xreallocarray(lng, nlng, sizeof(*lng)) : (free(lng), NULL);
-	l->nlong_dur = nlng;
-	line_finish(l);
-	return 0;
-}
-
-static void pool_fail(struct pool *pl, const char *fmt, const char *a, const char *b)
-{
-	pthread_mutex_lock(&pl->msg_lock);
+	pthread_mutex_lock(&pl->lock);
 	if (!atomic_load(&pl->failed)) {
-		snprintf(pl->msg, sizeof(pl->msg), fmt, pl->r->path, a, b);
+		if (rc == LINE_ERETRY)
+			snprintf(pl->msg, sizeof(pl->msg),
+				 "%s: a line of plane '%s' has its timestamp after its events",
+				 pl->r->path, j->plane->name);
+		else if (rc == LINE_EBIG)
+			snprintf(pl->msg, sizeof(pl->msg),
+				 "%s: a line of plane '%s' holds more than 4 GiB of events (not supported)",
+				 pl->r->path, j->plane->name);
+		else
+			snprintf(pl->msg, sizeof(pl->msg),
+				 "%s: not a valid XSpace (malformed line in plane '%s')", pl->r->path,
+				 j->plane->name);
+		atomic_store(&pl->retry, rc == LINE_ERETRY);
 		atomic_store(&pl->failed, 1);
 	}
-	pthread_mutex_unlock(&pl->msg_lock);
+	pthread_cond_broadcast(&pl->cond);
+	pthread_mutex_unlock(&pl->lock);
+}
+
+static void progress(struct pool *pl, uint64_t bytes, uint64_t events)
+{
+	const struct xplane_load_opts *o = pl->r->opts;
+
+	if (o && o->progress_bytes && bytes)
+		atomic_fetch_add(o->progress_bytes, bytes);
+	if (o && o->progress_events && events)
+		atomic_fetch_add(o->progress_events, events);
+}
+
+/* A decoded line: its timestamp rebased, the hook, its pages given back. */
+static void line_done(struct pool *pl, struct line_job *j)
+{
+	struct reader *r = pl->r;
+
+	j->line->timestamp_ns = rebase_ns(j->line->timestamp_ns, r->h->ts_base_ns);
+	if (r->opts && r->opts->line_hook)
+		r->opts->line_hook(r->opts->ctx, r->h, j->plane, j->line);
+	progress(pl, j->line->raw_len - atomic_load(&j->counted), j->line->nev);
+	source_release(&r->h->src, j->line->raw_off, j->line->raw_len);
+}
+
+static void run_chunk(struct pool *pl, struct chunk_task t)
+{
+	struct line_split *s = t.job->split;
+	uint64_t bytes = line_split_chunk_bytes(s, t.k);
+	int rc = line_split_chunk(s, t.k);
+
+	if (rc < 0) {
+		pool_fail(pl, rc, t.job);
+		return;
+	}
+	atomic_fetch_add(&t.job->counted, bytes);
+	progress(pl, bytes, 0);
+	if (line_split_done(s)) {
+		t.job->split = NULL;
+		line_split_finish(s);
+		line_done(pl, t.job);
+	}
+}
+
+struct walk_ctx {
+	struct pool *pl;
+	struct line_job *job;
+};
+
+/* line_split_walk's callback: queues chunk k, and decodes an older one
+ * itself when the walk gets too far ahead. */
+static void chunk_ready(void *arg, struct line_split *s, size_t k)
+{
+	struct walk_ctx *w = arg;
+	struct pool *pl = w->pl;
+	struct chunk_task t;
+	int run = 0;
+
+	(void)s;
+	pthread_mutex_lock(&pl->lock);
+	if (pl->nready == pl->capready) {
+		pl->capready = pl->capready ? 2 * pl->capready : 64;
+		pl->ready = xreallocarray(pl->ready, pl->capready, sizeof(*pl->ready));
+	}
+	pl->ready[pl->nready++] = (struct chunk_task){ w->job, k };
+	if (pl->nready - pl->head > POOL_AHEAD && !atomic_load(&pl->failed)) {
+		t = pl->ready[pl->head++];
+		run = 1;
+	}
+	pthread_cond_signal(&pl->cond);
+	pthread_mutex_unlock(&pl->lock);
+	if (run)
+		run_chunk(pl, t);
+}
+
+static void run_line(struct pool *pl, struct line_job *j, struct arena *a)
+{
+	struct reader *r = pl->r;
+	struct line_in in = { &r->h->src, j->plane, j->line, a,
+			      r->opts && r->opts->exact_peek, pl->split / 3 };
+	int rc;
+
+	if (!split_line(pl, j)) {
+		rc = line_decode(&in);
+		if (rc < 0)
+			pool_fail(pl, rc, j);
+		else
+			line_done(pl, j);
+		return;
+	}
+	{
+		struct walk_ctx w = { pl, j };
+
+		j->split = line_split_new(&in);
+		rc = line_split_walk(j->split, chunk_ready, &w);
+		pthread_mutex_lock(&pl->lock);
+		pl->walking--;
+		pthread_cond_broadcast(&pl->cond);
+		pthread_mutex_unlock(&pl->lock);
+		if (rc < 0) {
+			pool_fail(pl, rc, j);
+			return;
+		}
+		if (line_split_done(j->split)) {
+			struct line_split *s = j->split;
+
+			j->split = NULL;
+			line_split_finish(s);
+			line_done(pl, j);
+		}
+	}
 }
 
 struct worker_arg {
@@ -939,40 +531,34 @@ static void *worker(void *arg)
 {
 	struct worker_arg *wa = arg;
 	struct pool *pl = wa->pool;
-	struct reader *r = pl->r;
 
 	for (;;) {
-		size_t i = atomic_fetch_add(&pl->next, 1);
-		struct line_job *j;
-		int rc;
+		struct chunk_task t;
+		struct line_job *j = NULL;
 
-		if (i >= pl->njobs || atomic_load(&pl->failed))
-			break;
-		j = &pl->jobs[i];
-		rc = read_line(r, wa->arena, j->plane, j->line);
-		if (rc == -3) {
-			atomic_store(&pl->retry, 1);
-			pool_fail(pl, "%s: a line of plane '%s' has its timestamp after its events%s",
-				  j->plane->name, "");
+		pthread_mutex_lock(&pl->lock);
+		while (!atomic_load(&pl->failed) && pl->head == pl->nready && pl->next >= pl->njobs &&
+		       pl->walking)
+			pthread_cond_wait(&pl->cond, &pl->lock);
+		if (atomic_load(&pl->failed)) {
+			pthread_mutex_unlock(&pl->lock);
 			break;
 		}
-		if (rc == -2) {
-			pool_fail(pl, "%s: a line of plane '%s' holds more than 4 GiB of events%s",
-				  j->plane->name, " (not supported)");
-			break;
+		if (pl->head < pl->nready) {
+			t = pl->ready[pl->head++];
+			pthread_mutex_unlock(&pl->lock);
+			run_chunk(pl, t);
+			continue;
 		}
-		if (rc < 0) {
-			pool_fail(pl, "%s: not a valid XSpace (malformed line in plane '%s')%s",
-				  j->plane->name, "");
-			break;
+		if (pl->next < pl->njobs) {
+			j = &pl->jobs[pl->next++];
+			if (split_line(pl, j))
+				pl->walking++;
 		}
-		if (r->opts && r->opts->line_hook)
-			r->opts->line_hook(r->opts->ctx, r->h, j->plane, j->line);
-		if (r->opts && r->opts->progress_bytes)
-			atomic_fetch_add(r->opts->progress_bytes, j->line->raw_len);
-		if (r->opts && r->opts->progress_events)
-			atomic_fetch_add(r->opts->progress_events, j->line->nev);
-		source_release(&r->h->src, j->line->raw_off, j->line->raw_len);
+		pthread_mutex_unlock(&pl->lock);
+		if (!j)
+			break;
+		run_line(pl, j, wa->arena);
 	}
 	return NULL;
 }
@@ -1005,21 +591,22 @@ static int read_lines(struct reader *r, struct xt_error *err)
 		nthreads = 8;
 	memset(&pl, 0, sizeof(pl));
 	pl.r = r;
+	pl.split = r->opts && r->opts->split_bytes ? r->opts->split_bytes : LINE_SPLIT_MIN;
 	for (p = 0; p < r->h->nplanes; p++)
 		total += r->h->planes[p].nlines;
 	pl.jobs = xcalloc(total ? total : 1, sizeof(*pl.jobs));
 	for (p = 0; p < r->h->nplanes; p++)
-		for (l = 0; l < r->h->planes[p].nlines; l++)
-			pl.jobs[pl.njobs++] = (struct line_job){ &r->h->planes[p],
-								 &r->h->planes[p].lines[l] };
+		for (l = 0; l < r->h->planes[p].nlines; l++) {
+			pl.jobs[pl.njobs].plane = &r->h->planes[p];
+			pl.jobs[pl.njobs].line = &r->h->planes[p].lines[l];
+			pl.njobs++;
+		}
 	if (pl.njobs > 1)
 		qsort(pl.jobs, pl.njobs, sizeof(*pl.jobs), job_cmp);
-	if ((size_t)nthreads > pl.njobs)
-		nthreads = pl.njobs ? (int)pl.njobs : 1;
-	atomic_init(&pl.next, 0);
 	atomic_init(&pl.failed, 0);
 	atomic_init(&pl.retry, 0);
-	pthread_mutex_init(&pl.msg_lock, NULL);
+	pthread_mutex_init(&pl.lock, NULL);
+	pthread_cond_init(&pl.cond, NULL);
 	for (i = 0; i < (size_t)nthreads; i++) {
 		arena_init(&arenas[i]);
 		wa[i] = (struct worker_arg){ &pl, &arenas[i] };
@@ -1033,7 +620,11 @@ static int read_lines(struct reader *r, struct xt_error *err)
 		pthread_join(tid[i], NULL);
 	for (i = 0; i < (size_t)nthreads; i++)
 		arena_adopt(&r->t->arena, &arenas[i]);
-	pthread_mutex_destroy(&pl.msg_lock);
+	for (i = 0; i < pl.njobs; i++)
+		line_split_free(pl.jobs[i].split); /* a failed load's pieces */
+	pthread_cond_destroy(&pl.cond);
+	pthread_mutex_destroy(&pl.lock);
+	free(pl.ready);
 	free(pl.jobs);
 	if (atomic_load(&pl.failed))
 		return xt_error_set(err, atomic_load(&pl.retry) ? XT_ERETRY : XT_EFORMAT, "%s",

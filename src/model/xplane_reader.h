@@ -43,6 +43,9 @@ struct xplane_load_opts {
 	 * exactly, by xplane_load itself when no hook has seen a line yet, else
 	 * by the caller on XT_ERETRY. */
 	int exact_peek;
+	/* Lines of this many bytes or more are decoded in chunks by all
+	 * threads (line_decode.h); 0: LINE_SPLIT_MIN. Tests set it small. */
+	uint64_t split_bytes;
 };
 
 /*

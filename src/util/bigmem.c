@@ -53,7 +53,11 @@ void *bigmem_reserve(size_t n)
 
 void bigmem_commit(void *p, size_t off, size_t n)
 {
-	madvise((uint8_t *)p + off, n, MADV_POPULATE_WRITE);
+	uintptr_t a = ((uintptr_t)p + off) & ~(uintptr_t)4095;
+	uintptr_t b = (uintptr_t)p + off + n;
+
+	if (n)
+		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
 }
 
 size_t bigmem_trim(void *p, size_t reserved, size_t used)

@@ -26,8 +26,8 @@
  * when bigmem is not used in this build (sanitizers track only malloc) or
  * the reservation fails: the caller then uses malloc. */
 void *bigmem_reserve(size_t n);
-/* Makes [off, off + n) resident at once (a hint: pages not made resident
- * simply fault in when written). Can't fail. */
+/* Makes the pages of [off, off + n) resident at once (a hint: pages not
+ * made resident simply fault in when written). Thread-safe; can't fail. */
 void bigmem_commit(void *p, size_t off, size_t n);
 /* Releases what lies past the first `used` bytes of a reservation of
  * `reserved` bytes; returns the bytes still mapped (0 when used is 0: the

@@ -658,6 +658,45 @@ static void test_timestamp_after_events(void **state)
 	}
 }
 
+/* Big lines are decoded in chunks by all threads: the same model as one
+ * thread decoding each line whole, for lines in order and out of order,
+ * with long durations and nesting. */
+static void test_split_lines(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l0 = tu_line_add(p, 1, "in order", 100), *l1 = tu_line_add(p, 2, "shuffled", 200);
+	tu_line *l2 = tu_line_add(p, 3, "small", 300);
+	int64_t m = tu_emeta(p, "k")->id, m2 = tu_emeta(p, "MemoryAllocation")->id;
+	uint64_t rs = 5;
+	struct xplane_load_opts o = { .threads = 2, .keep_resident = 0, .split_bytes = 65536 };
+	struct xt_trace *whole, *split = trace_new();
+	struct xt_error err = { "" };
+	const char *path;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 20000; i++) {
+		/* Calls nested three deep, some lasting more than 4.3 ms. */
+		int64_t base = (int64_t)(i / 3) * 100000;
+		tu_event *e = tu_event_add(l0, i % 7 ? m : m2, base + (int64_t)(i % 3) * 10,
+					   i % 3 == 0 ? (i % 11 ? 90000 : 5000000000LL) : 50);
+
+		TU_SI(p, e, "i", (int64_t)i);
+		e = tu_event_add(l1, m, tu_rand_range(&rs, 0, 1000000000), tu_rand_range(&rs, 0, 9000));
+		TU_SI(p, e, "i", (int64_t)i);
+	}
+	tu_event_add(l2, m, 5, 5);
+	path = tu_write(s, 0);
+	whole = tu_read(path);
+	assert_int_equal(xplane_load(split, path, "host", &o, &err), 0);
+	assert_true(whole->hosts[0].planes[0].lines[0].raw_len > 4 * 65536);
+	tu_assert_same_trace(whole, split);
+	assert_non_null(split->hosts[0].planes[0].lines[1].raw); /* sorted */
+	assert_null(split->hosts[0].planes[0].lines[0].raw);
+	trace_free(split);
+}
+
 static void test_aggregated_events(void **state)
 {
 	tu_space *s = tu_space_new();
@@ -996,6 +1035,7 @@ int main(void)
 		TU_TEST(test_aggregated_events),
 		TU_TEST(test_event_records),
 		TU_TEST(test_big_line),
+		TU_TEST(test_split_lines),
 		TU_TEST(test_timestamp_after_events),
 		TU_TEST(test_space_strings),
 		TU_TEST(test_gzip_same_as_plain),
