@@ -24,8 +24,13 @@ struct timeline *timeline_new(struct xt_trace *t)
 
 			for (l = 0; l < pl->nlines; l++) {
 				struct xt_line *ln = &pl->lines[l];
-				struct tl_track *tr = &tl->tracks[tl->ntracks++];
-				size_t nblk = (ln->nev + XT_BLOCK - 1) / XT_BLOCK;
+				struct tl_track *tr;
+				size_t nblk;
+
+				if (ln->loading)
+					continue; /* not decoded yet (a live load) */
+				tr = &tl->tracks[tl->ntracks++];
+				nblk = (ln->nev + XT_BLOCK - 1) / XT_BLOCK;
 
 				tr->host = h;
 				tr->plane = p;

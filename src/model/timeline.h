@@ -7,6 +7,9 @@
  * binary searches whatever the zoom, and dense columns are counted, never
  * skipped.
  *
+ * Lines still loading (xt_line.loading) are left out: a viewer builds a
+ * new timeline as a live load finishes more lines.
+ *
  * Ownership: struct timeline borrows the trace (which must outlive it) and
  * owns its track list and indexes; timeline_free() releases them.
  */

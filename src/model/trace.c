@@ -71,6 +71,14 @@ void trace_free(struct xt_trace *t)
 	free(t);
 }
 
+void trace_reserve_hosts(struct xt_trace *t, size_t n)
+{
+	if (n <= t->caphosts)
+		return;
+	t->hosts = xreallocarray(t->hosts, n, sizeof(*t->hosts));
+	t->caphosts = n;
+}
+
 void trace_set_origin(struct xt_trace *t)
 {
 	size_t h;

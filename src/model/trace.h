@@ -23,6 +23,7 @@
 #ifndef XT_TRACE_H
 #define XT_TRACE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -136,6 +137,7 @@ struct xt_line {
 	uint64_t gen;             /* unique among loaded lines (for lookup caches) */
 	int64_t *blk_maxend;      /* [i] = max end offset over events [0, (i+1)*XT_BLOCK) */
 	uint32_t max_depth;
+	uint8_t loading;          /* 1 while a live load decodes it: nothing above is ready */
 	void *hook_data;          /* per-line slot for a load hook's partial results */
 };
 
@@ -213,6 +215,7 @@ enum xt_origin_kind {
 struct xt_trace {
 	struct xt_host *hosts;
 	size_t nhosts;
+	size_t caphosts;     /* room in hosts (trace_reserve_hosts) */
 	size_t nev;          /* events in all hosts */
 	struct arena arena;  /* names and tables */
 	/* The rebasing shared by every host on one absolute clock, so that
@@ -224,8 +227,22 @@ struct xt_trace {
 	int64_t origin_ps;
 };
 
+/*
+ * A trace shown while it loads (xplane_load_opts.live): the loader adds
+ * hosts and finishes lines under lock, and whoever reads the trace
+ * meanwhile holds it too; a line marked loading must not be read at all.
+ * version grows (under lock) with every change.
+ */
+struct xt_live {
+	pthread_mutex_t lock;
+	unsigned version;
+};
+
 /* Creates an empty trace; free with trace_free(). Never NULL. */
 struct xt_trace *trace_new(void);
+/* Makes room for n hosts in all, so that adding them never moves the
+ * hosts already there (live loads). Can't fail. */
+void trace_reserve_hosts(struct xt_trace *t, size_t n);
 /* Releases the trace and everything it owns. NULL is allowed. */
 void trace_free(struct xt_trace *t);
 /* Releases what one host owns (not its arena strings) and zeroes it. */

@@ -432,6 +432,18 @@ static void line_done(struct pool *pl, struct line_job *j)
 		r->opts->line_hook(r->opts->ctx, r->h, j->plane, j->line);
 	progress(pl, j->line->raw_len - atomic_load(&j->counted), j->line->nev);
 	source_release(&r->h->src, j->line->raw_off, j->line->raw_len);
+	if (r->opts && r->opts->live) {
+		/* Shown from now on; the counts grow with it. */
+		struct xt_live *lv = r->opts->live;
+
+		pthread_mutex_lock(&lv->lock);
+		j->line->loading = 0;
+		j->plane->nev += j->line->nev;
+		r->h->nev += j->line->nev;
+		r->t->nev += j->line->nev;
+		lv->version++;
+		pthread_mutex_unlock(&lv->lock);
+	}
 }
 
 static void run_chunk(struct pool *pl, struct chunk_task t)
@@ -756,6 +768,39 @@ static const char **push_str(struct reader *r, const char **arr, size_t *n, cons
 	return arr;
 }
 
+/* The rest of load_host for a live load: the host joins the trace before
+ * its lines are decoded (xplane_load_opts.live). */
+static int load_live(struct reader *r, struct xt_host *h, struct xt_error *err)
+{
+	struct xt_live *lv = r->opts->live;
+	struct xt_trace *t = r->t;
+	size_t p, l;
+	int rc;
+
+	for (p = 0; p < h->nplanes; p++)
+		for (l = 0; l < h->planes[p].nlines; l++)
+			h->planes[p].lines[l].loading = 1;
+	pthread_mutex_lock(&lv->lock);
+	if (t->nhosts == t->caphosts)
+		fatal("internal error: a live load needs room for its hosts");
+	t->hosts[t->nhosts] = *h;
+	r->h = &t->hosts[t->nhosts++];
+	lv->version++;
+	pthread_mutex_unlock(&lv->lock);
+	rc = read_lines(r, err);
+	pthread_mutex_lock(&lv->lock);
+	if (rc < 0) {
+		for (p = 0; p < r->h->nplanes; p++)
+			for (l = 0; l < r->h->planes[p].nlines; l++)
+				r->h->planes[p].lines[l].loading = 1;
+	} else {
+		trace_set_origin(t);
+	}
+	lv->version++;
+	pthread_mutex_unlock(&lv->lock);
+	return rc;
+}
+
 static int load_host(struct xt_trace *t, const char *path, const char *host_name,
 		     const struct xplane_load_opts *opts, struct xt_error *err)
 {
@@ -823,6 +868,8 @@ static int load_host(struct xt_trace *t, const char *path, const char *host_name
 	if (opts && opts->plane_hook)
 		for (p = 0; p < h.nplanes; p++)
 			opts->plane_hook(opts->ctx, &h, &h.planes[p]);
+	if (opts && opts->live)
+		return load_live(&r, &h, err);
 	rc = read_lines(&r, err);
 	if (rc < 0)
 		goto fail;
@@ -831,7 +878,7 @@ static int load_host(struct xt_trace *t, const char *path, const char *host_name
 			h.planes[p].nev += h.planes[p].lines[l].nev;
 		h.nev += h.planes[p].nev;
 	}
-	t->hosts = xreallocarray(t->hosts, t->nhosts + 1, sizeof(*t->hosts));
+	trace_reserve_hosts(t, t->nhosts + 1);
 	t->hosts[t->nhosts++] = h;
 	t->nev += h.nev;
 	trace_set_origin(t);

@@ -46,6 +46,12 @@ struct xplane_load_opts {
 	/* Lines of this many bytes or more are decoded in chunks by all
 	 * threads (line_decode.h); 0: LINE_SPLIT_MIN. Tests set it small. */
 	uint64_t split_bytes;
+	/* A viewer draws the trace while it loads (trace.h, struct xt_live):
+	 * the host joins t as soon as its planes are read (t must have room:
+	 * trace_reserve_hosts), its lines marked loading until each is
+	 * decoded; on failure the host stays, every line marked loading, for
+	 * trace_free(). NULL: the host joins t at the end. */
+	struct xt_live *live;
 };
 
 /*

@@ -23,6 +23,7 @@
 #include "../util/timefmt.h"
 #include "../util/xalloc.h"
 #include "capture_ui.h"
+#include "loading.h"
 #include "term.h"
 
 static const struct view *const views[VIEW_COUNT] = {
@@ -113,6 +114,11 @@ static void draw_status(struct app *a)
 	char line[512], b1[32], b2[32];
 	const char *base = strrchr(a->path, '/');
 
+	if (a->load) {
+		loading_status(a, line, sizeof(line));
+		ui_put(0, 0, a->cols, term_attr(ROLE_TITLE), line, 1);
+		return;
+	}
 	snprintf(line, sizeof(line), " xtop  %s  [%s]  %s events  %zu host%s  busy %s", base ? base + 1 : a->path,
 		 views[a->view]->name, fmt_count(b1, sizeof(b1), a->t->nev), a->t->nhosts,
 		 a->t->nhosts == 1 ? "" : "s", fmt_ps(b2, sizeof(b2), a->an->busy_ps));
@@ -368,85 +374,6 @@ static unsigned app_key(struct app *a, int c)
 	return r ? r : UI_REDRAW;
 }
 
-/* ---- loading ---- */
-
-struct loader {
-	const char *path, *run;
-	struct load_opts lo;
-	_Atomic uint64_t total, done, events;
-	atomic_int finished;
-	int rc;
-	struct xt_trace *t;
-	struct xt_analysis *an;
-	struct xt_error err;
-};
-
-static void *loader_main(void *arg)
-{
-	struct loader *ld = arg;
-
-	ld->rc = load_profile(ld->path, &ld->lo, &ld->t, &ld->an, &ld->err);
-	atomic_store(&ld->finished, 1);
-	return NULL;
-}
-
-/* Shows progress until the load ends; returns 0, or the exit status when the
- * user quit or the load failed (terminal already restored). */
-static int app_load(struct app *a, const char *path, const char *run)
-{
-	struct loader ld;
-	pthread_t tid;
-	struct timespec t0, now;
-
-	memset(&ld, 0, sizeof(ld));
-	ld.path = path;
-	ld.run = run;
-	ld.lo.run = run;
-	ld.lo.bytes_total = &ld.total;
-	ld.lo.bytes_done = &ld.done;
-	ld.lo.events = &ld.events;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pthread_create(&tid, NULL, loader_main, &ld) != 0)
-		fatal("cannot create a thread");
-	timeout(100);
-	while (!atomic_load(&ld.finished)) {
-		char line[256], b1[32], b2[32], b3[32];
-		double el;
-		int c;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
-		getmaxyx(stdscr, a->rows, a->cols);
-		erase();
-		snprintf(line, sizeof(line), " xtop  loading %s", path);
-		ui_put(0, 0, a->cols, term_attr(ROLE_TITLE), line, 1);
-		snprintf(line, sizeof(line), "  %s of %s read, %s events, %.1f s", 
-			 fmt_bytes(b1, sizeof(b1), (double)atomic_load(&ld.done)),
-			 fmt_bytes(b2, sizeof(b2), (double)atomic_load(&ld.total)),
-			 fmt_count(b3, sizeof(b3), atomic_load(&ld.events)), el);
-		ui_put(2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-		ui_put(a->rows - 1, 0, a->cols, term_attr(ROLE_DIM), "  q quits", 1);
-		refresh();
-		c = getch();
-		if (c == 'q') {
-			/* The loader cannot be interrupted safely mid-line; leave
-			 * without waiting (the process exits). */
-			term_fini();
-			return 130;
-		}
-	}
-	pthread_join(tid, NULL);
-	timeout(-1);
-	if (ld.rc < 0) {
-		term_fini();
-		fprintf(stderr, "xtop: %s\n", ld.err.msg);
-		return 2;
-	}
-	a->t = ld.t;
-	a->an = ld.an;
-	return 0;
-}
-
 /* Makes profs[k] the current profile, with a fresh view of it. */
 static void app_use(struct app *a, size_t k)
 {
@@ -473,7 +400,7 @@ static void app_use(struct app *a, size_t k)
 	a->match = -1;
 }
 
-static void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path)
+void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path)
 {
 	struct prof *p;
 
@@ -553,8 +480,9 @@ static int app_wait(struct app *a)
 		pf[1].events = POLLIN;
 		n = 2;
 	}
-	/* While capturing, wake every 250 ms to show the elapsed time. */
-	if (poll(pf, (nfds_t)n, a->cap && a->cap->running ? 250 : -1) < 0)
+	/* While capturing, wake every 250 ms to show the elapsed time; while
+	 * loading, every 100 ms to show what has arrived. */
+	if (poll(pf, (nfds_t)n, a->load ? 100 : a->cap && a->cap->running ? 250 : -1) < 0)
 		return ERR;
 	return getch();
 }
@@ -587,14 +515,7 @@ int app_main(const struct app_opts *o)
 		return 2;
 	}
 	if (o->path) {
-		rc = app_load(&a, o->path, o->run);
-		if (rc) {
-			if (a.cap)
-				cap_ui_fini(a.cap);
-			return rc;
-		}
-		app_add(&a, a.t, a.an, o->path);
-		app_status(&a, 0, "%s: ? for help, Tab switches views", o->path);
+		loading_start(&a, o->path, o->run);
 	} else {
 		char label[300];
 
@@ -622,13 +543,30 @@ int app_main(const struct app_opts *o)
 			app_status(&a, 1, "%s", a.cap->summary);
 			a.cap->summary[0] = '\0';
 		}
+		if ((rc = loading_turn(&a)) != 0) {
+			/* The load failed: the terminal is restored, the profile gone. */
+			if (a.cap)
+				cap_ui_fini(a.cap);
+			return rc;
+		}
 		app_render(&a);
+		loading_drawn(&a);
 		c = app_wait(&a);
 		if (c == ERR)
 			continue;
+		loading_lock(&a);
 		r = app_key(&a, c);
+		loading_unlock(&a);
 		if (r & UI_QUIT)
 			break;
+	}
+	if (a.load) {
+		/* Quit while loading: the loader still works on the profile, and
+		 * the process is about to end; leave it be. */
+		term_fini();
+		if (a.cap)
+			cap_ui_fini(a.cap);
+		return 0;
 	}
 	term_fini();
 	if (a.cap)

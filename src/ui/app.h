@@ -81,6 +81,7 @@ struct app {
 	struct prof *profs;
 	size_t nprofs, cur;
 	struct cap_ui *cap;    /* NULL unless attached to a workload */
+	struct loading *load;  /* while the profile loads (loading.h) */
 	const char *logdir;    /* where x saves */
 	enum view_id view;
 	int help;              /* help overlay shown */
@@ -121,6 +122,8 @@ void app_status(struct app *a, int err, const char *fmt, ...) __attribute__((for
 int ui_put(int y, int x, int w, int attr, const char *s, int pad);
 /* Moves the timeline to show [t0, t1) and selects (track, ev) if ev >= 0. */
 void app_goto(struct app *a, int64_t t0, int64_t t1, long track, int64_t ev);
+/* Adds a profile (owning t and an) and makes it the current one. */
+void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path);
 /* Index of the op row of the event, or -1. */
 long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_line *l,
 		const struct xt_event *ev);
