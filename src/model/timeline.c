@@ -55,6 +55,22 @@ struct timeline *timeline_new(struct xt_trace *t)
 	return tl;
 }
 
+void timeline_adopt(struct timeline *tl, struct timeline *old)
+{
+	size_t i, j = 0;
+
+	/* Both list the trace's lines in the same order, tl a superset. */
+	for (i = 0; i < tl->ntracks && j < old->ntracks; i++) {
+		if (tl->tracks[i].l != old->tracks[j].l)
+			continue;
+		if (!tl->tracks[i].depth) {
+			tl->tracks[i].depth = old->tracks[j].depth;
+			old->tracks[j].depth = NULL;
+		}
+		j++;
+	}
+}
+
 void timeline_free(struct timeline *tl)
 {
 	size_t i;

@@ -44,6 +44,9 @@ struct timeline {
 /* A new timeline over t; never NULL. Free with timeline_free(). */
 struct timeline *timeline_new(struct xt_trace *t);
 void timeline_free(struct timeline *tl);
+/* Moves to tl the per-depth indexes old built for lines tl shows too (both
+ * over one trace: a live load's newer timeline). Can't fail. */
+void timeline_adopt(struct timeline *tl, struct timeline *old);
 /* The per-depth index of track i, built on first call. Never NULL. */
 const struct tl_depth *timeline_depth(struct timeline *tl, size_t i);
 

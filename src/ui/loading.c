@@ -27,6 +27,8 @@ struct loading {
 	double t0;              /* CLOCK_MONOTONIC at the start */
 	double age0;            /* the process's age then, s */
 	int frames, events_shown, decoded;
+	double rebuilt;         /* when the timeline was last made anew */
+	int touched;            /* a key was handled: the view is the user's */
 	FILE *log;
 };
 
@@ -118,10 +120,16 @@ static void retimeline(struct app *a, struct loading *ld, struct xt_trace *t)
 		if (a->tls.cur >= 0 && (size_t)a->tls.cur < p->tl->ntracks)
 			cur = p->tl->tracks[a->tls.cur].l;
 	}
-	timeline_free(p->tl);
+	{
+		struct timeline *old = p->tl;
+
+		p->tl = t ? timeline_new(t) : NULL;
+		if (old && p->tl && same)
+			timeline_adopt(p->tl, old); /* indexes already built stay */
+		timeline_free(old);
+	}
 	free(p->folded);
 	p->t = t;
-	p->tl = t ? timeline_new(t) : NULL;
 	p->folded = xcalloc(p->tl && p->tl->ntracks ? p->tl->ntracks : 1, 1);
 	if (!here)
 		return;
@@ -130,13 +138,18 @@ static void retimeline(struct app *a, struct loading *ld, struct xt_trace *t)
 	a->tls.folded = p->folded;
 	if (!a->tl)
 		return;
-	/* Track numbers change as lines arrive: follow the lines. */
+	/* Track numbers change as lines arrive: follow the lines the user
+	 * chose; an untouched view stays at the top. */
 	a->tls.sel_track = same && sel ? timeline_track_of(a->tl, sel) : -1;
 	if (a->tls.sel_track < 0)
 		a->tls.sel_ev = -1;
-	a->tls.cur = same && cur ? timeline_track_of(a->tl, cur) : 0;
+	a->tls.cur = same && cur && ld->touched ? timeline_track_of(a->tl, cur) : 0;
 	if (a->tls.cur < 0)
 		a->tls.cur = 0;
+	if (!ld->touched) {
+		a->tls.top = 0;
+		a->tls.cur_header = 0;
+	}
 	if (whole || !same) {
 		a->tls.v0 = a->tl->t0;
 		a->tls.v1 = a->tl->t1;
@@ -209,10 +222,12 @@ int loading_turn(struct app *a)
 	load_job_lock(ld->job);
 	ld->locked = 1;
 	t = load_job_trace(ld->job, &v);
-	if (t != ld->t || v != ld->version) {
+	/* New lines join the timeline four times a second at most. */
+	if (t != ld->t || (v != ld->version && now_s() - ld->rebuilt >= 0.25)) {
 		retimeline(a, ld, t);
 		ld->t = t;
 		ld->version = v;
+		ld->rebuilt = now_s();
 	}
 	return 0;
 }
@@ -239,6 +254,8 @@ void loading_drawn(struct app *a)
 
 void loading_lock(struct app *a)
 {
+	if (a->load)
+		a->load->touched = 1; /* (taken to handle a key) */
 	if (a->load && !a->load->locked) {
 		load_job_lock(a->load->job);
 		a->load->locked = 1;

@@ -26,6 +26,8 @@ void loading_start(struct app *a, const char *path, const char *run);
 int loading_turn(struct app *a);
 /* After drawing: notes the frame (XTOP_FRAME_LOG) and unlocks. */
 void loading_drawn(struct app *a);
+/* Around handling a key. From the first key on the view is the user's:
+ * it follows the lines chosen as more arrive (else it stays at the top). */
 void loading_lock(struct app *a);
 void loading_unlock(struct app *a);
 /* The status line while loading: file, progress bar, events, time. */
