@@ -134,10 +134,32 @@ fi
 TL=$(prepare tpu-v6e 2>/dev/null || true)
 if [ -n "$TL" ]; then
 	echo
+	echo "viewer: xtop $(basename "$TL") in tmux:"
+	sh bench/first_frame.sh "$TL" "$RUNS"
+	echo
 	echo "timeline frame time (the viewer's drawing code, 50x200 screen), $O/bench_frame:"
 	$O/bench_frame "$TL" 50x200
 	echo
 	echo "window queries (the timeline's per-frame question), $O/bench_window:"
 	$O/bench_window "$TL"
+fi
+echo
+echo "capture to first frame (the viewer attached to a real gRPC profiler server):"
+if [ -d "$FIX" ]; then
+	sh bench/capture_frame.sh "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" "$RUNS"
+fi
+[ -n "$TL" ] && sh bench/capture_frame.sh "$TL" "$RUNS"
+echo
+echo "shape of generated and real profiles, $O/bench_shape (docs/performance.md, Shape):"
+G=$DIR/shape
+mkdir -p "$G"
+[ -s "$G/gen-tpu.pb" ] || $GEN --kind tpu --events 300000 --seed 42 -o "$G/gen-tpu.pb" >/dev/null
+[ -s "$G/gen-gpu.pb" ] || $GEN --kind gpu --events 300000 --seed 42 -o "$G/gen-gpu.pb" >/dev/null
+if [ -d "$FIX" ]; then
+	$O/bench_shape "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" "$G/gen-tpu.pb" \
+		"$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" \
+		"$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb" "$G/gen-gpu.pb"
+else
+	$O/bench_shape "$G/gen-tpu.pb" "$G/gen-gpu.pb"
 fi
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -22,6 +22,7 @@ struct load_job {
 	size_t nold;
 	atomic_int phase;         /* 0 decoding, 1 merging the analyses */
 	atomic_int finished;
+	atomic_int cancel;        /* load_job_cancel() */
 	pthread_t tid;
 	int rc;
 	struct xt_trace *out_t;
@@ -81,6 +82,7 @@ again:
 		/* Shown from the start; hosts must not move as they come. */
 		trace_reserve_hosts(t, run->nfiles);
 		lo.live = &job->live;
+		lo.cancel = &job->cancel;
 		pthread_mutex_lock(&job->live.lock);
 		if (job->t) {
 			job->old = xreallocarray(job->old, job->nold + 1, sizeof(*job->old));
@@ -184,6 +186,11 @@ double load_job_progress(const struct load_job *j, int *phase, uint64_t *events)
 int load_job_done(const struct load_job *j)
 {
 	return atomic_load(&j->finished);
+}
+
+void load_job_cancel(struct load_job *j)
+{
+	atomic_store(&j->cancel, 1);
 }
 
 int load_job_finish(struct load_job *j, struct xt_trace **t, struct xt_analysis **a,

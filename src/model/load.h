@@ -51,6 +51,9 @@ struct xt_trace *load_job_trace(struct load_job *j, unsigned *version);
 double load_job_progress(const struct load_job *j, int *phase, uint64_t *events);
 /* Any time: 1 once the load has ended, successfully or not. */
 int load_job_done(const struct load_job *j);
+/* Any time: asks the job to stop soon (it then ends with XT_ECANCEL, unless
+ * it was merging the analyses already). */
+void load_job_cancel(struct load_job *j);
 /* Waits for the job and frees it; returns what load_profile() would,
  * with *t and *a. On failure the trace shown so far is freed too. */
 int load_job_finish(struct load_job *j, struct xt_trace **t, struct xt_analysis **a,

@@ -357,7 +357,15 @@ struct pool {
 	atomic_int retry;       /* a line proved the time base needs exact_peek */
 	char msg[512];
 	uint64_t split;         /* lines this long are split (split_bytes) */
+	int cancelled;          /* (under lock) the failure is a cancel */
 };
+
+static int cancelled(const struct pool *pl)
+{
+	const struct xplane_load_opts *o = pl->r->opts;
+
+	return o && o->cancel && atomic_load(o->cancel);
+}
 
 static int split_line(const struct pool *pl, const struct line_job *j)
 {
@@ -393,7 +401,9 @@ static void pool_fail(struct pool *pl, int rc, const struct line_job *j)
 {
 	pthread_mutex_lock(&pl->lock);
 	if (!atomic_load(&pl->failed)) {
-		if (rc == LINE_ERETRY)
+		if (rc == XT_ECANCEL)
+			snprintf(pl->msg, sizeof(pl->msg), "%s: loading stopped", pl->r->path);
+		else if (rc == LINE_ERETRY)
 			snprintf(pl->msg, sizeof(pl->msg),
 				 "%s: a line of plane '%s' has its timestamp after its events",
 				 pl->r->path, j->plane->name);
@@ -406,6 +416,7 @@ static void pool_fail(struct pool *pl, int rc, const struct line_job *j)
 				 "%s: not a valid XSpace (malformed line in plane '%s')", pl->r->path,
 				 j->plane->name);
 		atomic_store(&pl->retry, rc == LINE_ERETRY);
+		pl->cancelled = rc == XT_ECANCEL;
 		atomic_store(&pl->failed, 1);
 	}
 	pthread_cond_broadcast(&pl->cond);
@@ -548,6 +559,8 @@ static void *worker(void *arg)
 		struct chunk_task t;
 		struct line_job *j = NULL;
 
+		if (cancelled(pl))
+			pool_fail(pl, XT_ECANCEL, NULL);
 		pthread_mutex_lock(&pl->lock);
 		while (!atomic_load(&pl->failed) && pl->head == pl->nready && pl->next >= pl->njobs &&
 		       pl->walking)
@@ -639,8 +652,10 @@ static int read_lines(struct reader *r, struct xt_error *err)
 	free(pl.ready);
 	free(pl.jobs);
 	if (atomic_load(&pl.failed))
-		return xt_error_set(err, atomic_load(&pl.retry) ? XT_ERETRY : XT_EFORMAT, "%s",
-				    pl.msg);
+		return xt_error_set(err, atomic_load(&pl.retry) ? XT_ERETRY
+					 : pl.cancelled         ? XT_ECANCEL
+								: XT_EFORMAT,
+				    "%s", pl.msg);
 	return 0;
 }
 

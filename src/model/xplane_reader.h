@@ -52,6 +52,9 @@ struct xplane_load_opts {
 	 * decoded; on failure the host stays, every line marked loading, for
 	 * trace_free(). NULL: the host joins t at the end. */
 	struct xt_live *live;
+	/* Set by another thread: stop at the next line or chunk and fail with
+	 * XT_ECANCEL. NULL: never. */
+	atomic_int *cancel;
 };
 
 /*

@@ -491,7 +491,7 @@ int app_main(const struct app_opts *o)
 {
 	struct app a;
 	struct cap_ui cap;
-	int rc;
+	int rc = 0;
 	size_t i;
 
 	memset(&a, 0, sizeof(a));
@@ -543,12 +543,8 @@ int app_main(const struct app_opts *o)
 			app_status(&a, 1, "%s", a.cap->summary);
 			a.cap->summary[0] = '\0';
 		}
-		if ((rc = loading_turn(&a)) != 0) {
-			/* The load failed: the terminal is restored, the profile gone. */
-			if (a.cap)
-				cap_ui_fini(a.cap);
-			return rc;
-		}
+		if ((rc = loading_turn(&a)) != 0)
+			break; /* the load failed (and said why) */
 		app_render(&a);
 		loading_drawn(&a);
 		c = app_wait(&a);
@@ -560,14 +556,7 @@ int app_main(const struct app_opts *o)
 		if (r & UI_QUIT)
 			break;
 	}
-	if (a.load) {
-		/* Quit while loading: the loader still works on the profile, and
-		 * the process is about to end; leave it be. */
-		term_fini();
-		if (a.cap)
-			cap_ui_fini(a.cap);
-		return 0;
-	}
+	loading_stop(&a); /* quit while loading */
 	term_fini();
 	if (a.cap)
 		cap_ui_fini(a.cap);
@@ -583,5 +572,5 @@ int app_main(const struct app_opts *o)
 		trace_free(a.profs[i].t);
 	}
 	free(a.profs);
-	return 0;
+	return rc;
 }

@@ -183,6 +183,9 @@ static int loading_end(struct app *a, struct loading *ld)
 		note(ld, "failed");
 		if (ld->log)
 			fclose(ld->log);
+		retimeline(a, ld, NULL);
+		a->load = NULL;
+		free(ld);
 		term_fini();
 		fprintf(stderr, "xtop: %s\n", err.msg);
 		return 2;
@@ -230,6 +233,31 @@ int loading_turn(struct app *a)
 		ld->rebuilt = now_s();
 	}
 	return 0;
+}
+
+void loading_stop(struct app *a)
+{
+	struct loading *ld = a->load;
+	struct xt_trace *t;
+	struct xt_analysis *an;
+	struct xt_error err;
+
+	if (!ld)
+		return;
+	loading_unlock(a);
+	load_job_cancel(ld->job);
+	load_job_lock(ld->job);
+	retimeline(a, ld, NULL); /* the job frees what it shows */
+	load_job_unlock(ld->job);
+	if (load_job_finish(ld->job, &t, &an, &err) == 0) {
+		/* It had ended by itself meanwhile. */
+		analysis_free(an);
+		trace_free(t);
+	}
+	if (ld->log)
+		fclose(ld->log);
+	a->load = NULL;
+	free(ld);
 }
 
 void loading_drawn(struct app *a)

@@ -21,8 +21,8 @@ struct app;
 void loading_start(struct app *a, const char *path, const char *run);
 /* Before drawing: locks and brings the timeline up to date; when the load
  * has ended, swaps the analyses in (and unlocks for good). Returns 0, or
- * the exit status when the load failed: the terminal is restored and the
- * message printed, and the caller returns at once (the profile is gone). */
+ * the exit status when the load failed: the terminal is restored, the
+ * message printed, the profile left without a trace; the caller ends. */
 int loading_turn(struct app *a);
 /* After drawing: notes the frame (XTOP_FRAME_LOG) and unlocks. */
 void loading_drawn(struct app *a);
@@ -30,6 +30,9 @@ void loading_drawn(struct app *a);
  * it follows the lines chosen as more arrive (else it stays at the top). */
 void loading_lock(struct app *a);
 void loading_unlock(struct app *a);
+/* When the viewer quits: stops the load (the current line or chunk is
+ * finished first) and frees it; the profile is left without a trace. */
+void loading_stop(struct app *a);
 /* The status line while loading: file, progress bar, events, time. */
 void loading_status(const struct app *a, char *buf, size_t n);
 
