@@ -6,7 +6,8 @@
 #   make test       the suite in the normal build only (quicker)
 #   make asan       the suite in an ASan/UBSan build only (build-asan/)
 #   make fuzz       build and run the libFuzzer target for a while
-#   make bench      measure load/report speed, memory and frame time (bench/)
+#   make bench      every figure of docs/performance.md: speed, memory, frame time,
+#                   first frame, against a libprotobuf parse of the same files (bench/)
 #   make screenshots  regenerate screenshots/*.png from the viewer in tmux
 #   make install    copy build/xtop to $(DESTDIR)$(PREFIX)/bin (default /usr/local/bin)
 # Conventional variables are honoured: CC, CFLAGS, CPPFLAGS, LDFLAGS, PREFIX, DESTDIR.
@@ -77,7 +78,7 @@ $(O)/src/capture/%.o: src/capture/%.c $(O)/gen/profiler_service.pb-c.h $(O)/gen/
 $(O)/gen/%.pb-c.o: $(O)/gen/%.pb-c.c $(O)/gen/profiler_options.pb-c.h | $(NEED_DEPS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 -I$(O)/gen -c -o $@ $<
 
-$(O)/xtop-gen: $(GEN_SRC) | $(NEED_DEPS)
+$(O)/xtop-gen: $(GEN_SRC) $(wildcard tools/gen/*.h) src/model/wire.h | $(NEED_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $(GEN_SRC) $(LIBS)
 
@@ -143,13 +144,26 @@ fuzz: $(O)/fuzz/fuzz_xplane $(O)/xtop-gen
 $(O)/bench_window: bench/bench_window.c $(CORE_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LIBS)
 
+$(O)/bench_shape: bench/bench_shape.c $(CORE_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(LIBS)
+
 $(O)/bench_frame: bench/bench_frame.c $(CORE_OBJ) $(UI_OBJ) $(CAP_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(UI_OBJ) \
 	    $(filter-out $(O)/src/cli/capture_cmd.o $(O)/src/cli/run_cmd.o $(O)/src/cli/top_cmd.o,$(CAP_OBJ)) \
 	    $(CURSES_LIBS) \
 	    $(GRPC_LIBS) $(LIBS)
 
-bench: all $(O)/bench_window $(O)/bench_frame | $(NEED_TEST_DEPS)
+# The libprotobuf yardstick: Debian's libprotobuf with generated C++ classes
+# (scripts/deps.sh bench installs g++ and libprotobuf-dev).
+$(O)/bench/pb_parse: bench/pb_parse.cc proto/xplane.proto
+	@mkdir -p $(O)/bench/pb
+	protoc --cpp_out=$(O)/bench/pb -Iproto proto/xplane.proto
+	g++ -O2 -std=c++17 -I$(O)/bench/pb -o $@ bench/pb_parse.cc $(O)/bench/pb/xplane.pb.cc \
+	    $$(pkg-config --cflags --libs protobuf)
+
+bench: all $(O)/bench_window $(O)/bench_frame $(O)/bench_shape | $(NEED_TEST_DEPS)
+	scripts/deps.sh bench
+	$(MAKE) --no-print-directory $(O)/bench/pb_parse
 	sh bench/bench.sh
 
 demo: all

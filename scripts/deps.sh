@@ -5,9 +5,11 @@
 #   test   what `make check` needs on top: cmocka, tmux, clang with its
 #          sanitizer and fuzzer runtimes, protoc and Python's protobuf and
 #          gRPC (oracle, test server), Pillow and a font (screenshots), time
+#   bench  what `make bench` needs on top of test: g++ and Debian's
+#          libprotobuf for the libprotobuf yardstick (bench/pb_parse.cc)
 # Usage:
-#   scripts/deps.sh [build|test]          install what is missing from the set
-#                                         (test includes build; default build)
+#   scripts/deps.sh [build|test|bench]    install what is missing from the set
+#                                         (each includes the one before; default build)
 #   scripts/deps.sh --check [build|test]  exit 0 when the set is present, 1 otherwise
 #   scripts/deps.sh --list [build|test]   print the set's Debian packages
 # The Makefile calls this when something is missing (the build set for
@@ -19,6 +21,7 @@ BUILD_PKGS="build-essential pkg-config protobuf-c-compiler libprotobuf-c-dev zli
 libncurses-dev libgrpc-dev"
 TEST_PKGS="libcmocka-dev tmux protobuf-compiler python3 python3-protobuf python3-grpcio clang \
 libclang-rt-dev time python3-pil fonts-dejavu-core"
+BENCH_PKGS="g++ libprotobuf-dev"
 
 have_build() {
 	command -v protoc-c >/dev/null 2>&1 || return 1
@@ -44,6 +47,13 @@ have_test() {
 	return 0
 }
 
+have_bench() {
+	have_test || return 1
+	command -v g++ >/dev/null 2>&1 || return 1
+	pkg-config --exists protobuf 2>/dev/null || return 1
+	return 0
+}
+
 mode=install
 case "${1:-}" in
 --check) mode=check; shift ;;
@@ -53,7 +63,8 @@ set_=${1:-build}
 case "$set_" in
 build) PKGS=$BUILD_PKGS ;;
 test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
-*) echo "deps.sh: unknown set '$set_' (build or test)" >&2; exit 2 ;;
+bench) PKGS="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" ;;
+*) echo "deps.sh: unknown set '$set_' (build, test or bench)" >&2; exit 2 ;;
 esac
 
 case "$mode" in

@@ -258,8 +258,15 @@ void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_pl
 			ga->has_program = 0;
 		return;
 	}
-	(void)op_classify(bref_str(m->name), bref(NULL, 0), bref_str(m->name), bref_str(l->name),
-			  &memcpy_op);
+	{
+		/* While loading, the plane's context knows the kernel name's
+		 * flags (this runs for every event whose op is new). */
+		const struct plane_ctx *pc = p->hook_data;
+		unsigned mf = pc && pc->info ? pc->info[xt_event_meta_index(ev)].name_flags
+					     : op_name_flags(bref_str(m->name));
+
+		(void)op_classify_flags(mf, 0, mf, op_name_flags(bref_str(l->name)), &memcpy_op);
+	}
 	if (!memcpy_op) {
 		const struct xt_stat *tf = stat_has(ks, XS_TF_OP) && ks->v[XS_TF_OP].n ? &ks->v[XS_TF_OP]
 					   : stat_has(ks, XS_LEVEL0) && ks->v[XS_LEVEL0].n

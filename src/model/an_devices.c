@@ -50,7 +50,7 @@ static int64_t union_busy(const struct xt_plane *p, const uint8_t *use, int64_t 
 			break;
 		l = &p->lines[best];
 		e = &l->ev[cur[best]++];
-		be = bs + e->dur_ps;
+		be = bs + xt_event_dur(l, e);
 		if (bs < *first)
 			*first = bs;
 		if (be > *last)

@@ -120,7 +120,7 @@ static void kernel_row_add(struct kern_acc *a, int64_t dur)
 }
 
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
-		   struct bytes_ref op, const struct xt_stat *details)
+		   int64_t dur, struct bytes_ref op, const struct xt_stat *details)
 {
 	struct kern_acc k = { 0 };
 	const char *name = xt_event_meta(p, ev)->name;
@@ -154,7 +154,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 			for (w = 0; w < 2; w++)
 				if (c->row[w] && c->op_n[w] == op.n &&
 				    (c->op_p[w] == op.p || !memcmp(c->op_p[w], op.p, op.n))) {
-					kernel_row_add(&lp->kerns[c->row[w] - 1], ev->dur_ps);
+					kernel_row_add(&lp->kerns[c->row[w] - 1], dur);
 					return;
 				}
 		}
@@ -202,7 +202,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 		k.min_ps = INT64_MAX;
 		lp->kerns[lp->nkerns++] = k;
 	}
-	kernel_row_add(&lp->kerns[*v], ev->dur_ps);
+	kernel_row_add(&lp->kerns[*v], dur);
 	{
 		struct kd_cache *c = &lp->kd[xt_event_meta_index(ev)];
 

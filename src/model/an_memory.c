@@ -11,7 +11,17 @@
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
-static void mem_take(struct mem_rec *r, const struct xt_stat *s, unsigned k, uint64_t *have,
+/* Everything a memory event says (decoded in full only where needed). */
+struct mem_full {
+	struct bytes_ref allocator; /* p NULL: the key is idx_buf */
+	char idx_buf[24];
+	int64_t reserved, allocated, available, peak_in_use;
+	int64_t addr, bytes;
+	struct bytes_ref op, shape;
+	uint8_t has_addr;
+};
+
+static void mem_take(struct mem_full *r, const struct xt_stat *s, unsigned k, uint64_t *have,
 		     int from_meta)
 {
 	/* Event stats win over metadata stats; within one message the last
@@ -66,76 +76,140 @@ static void mem_take(struct mem_rec *r, const struct xt_stat *s, unsigned k, uin
 	*have |= 1ull << k;
 }
 
+/* Decodes memory event ev in full; returns 0 when it names no allocator
+ * (nothing to attribute it to). */
+static int mem_decode(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
+		      const struct xt_event *ev, struct mem_full *r)
+{
+	struct stat_iter it;
+	struct xt_stat s;
+	uint64_t have = 0;
+
+	memset(r, 0, sizeof(*r));
+	stat_iter_event(&it, h, p, l, ev);
+	while (stat_next(&it, &s))
+		mem_take(r, &s, stat_known(&s), &have, 0);
+	stat_iter_meta(&it, h, p, xt_event_meta(p, ev));
+	while (stat_next(&it, &s))
+		mem_take(r, &s, stat_known(&s), &have, 1);
+	if (!((have >> XS_ALLOCATOR_NAME) & 1)) {
+		if (!((have >> XS_INDEX_ON_HOST) & 1))
+			return 0;
+		r->allocator = bref(NULL, 0);
+	}
+	return 1;
+}
+
+static struct bytes_ref mem_key_bytes(const struct mem_key *k)
+{
+	return k->name.p ? k->name : bref(k->idx, strlen(k->idx));
+}
+
+/* The line's key index of r's allocator, added when new. */
+static uint32_t mem_key_of(struct line_part *lp, const struct mem_full *r)
+{
+	struct bytes_ref want = r->allocator.p ? r->allocator : bref(r->idx_buf, strlen(r->idx_buf));
+	size_t i;
+
+	for (i = 0; i < lp->nmem_keys; i++) {
+		struct bytes_ref k = mem_key_bytes(&lp->mem_keys[i]);
+
+		if (k.n == want.n && (k.p == want.p || !memcmp(k.p, want.p, k.n)))
+			return (uint32_t)i;
+	}
+	if (lp->nmem_keys >= MEM_KEY_MASK)
+		return UINT32_MAX;
+	lp->mem_keys = xreallocarray(lp->mem_keys, lp->nmem_keys + 1, sizeof(*lp->mem_keys));
+	memset(&lp->mem_keys[lp->nmem_keys], 0, sizeof(lp->mem_keys[0]));
+	if (r->allocator.p)
+		lp->mem_keys[lp->nmem_keys].name = r->allocator;
+	else
+		memcpy(lp->mem_keys[lp->nmem_keys].idx, r->idx_buf, sizeof(r->idx_buf));
+	return (uint32_t)lp->nmem_keys++;
+}
+
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		 const struct xt_line *l)
 {
+	uint64_t released = 0; /* source bytes given back (trace_release_before) */
 	const struct plane_ctx *pc = p->hook_data;
 	size_t i;
 
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		const struct emeta_info *in = &pc->info[xt_event_meta_index(ev)];
-		struct mem_rec r;
-		struct stat_iter it;
-		struct xt_stat s;
-		uint64_t have = 0;
+		struct mem_full r;
+		struct mem_rec *m;
+		uint32_t k;
 
-		if (!in->mem || xt_event_aggregated(ev))
+		if (!(i & 4095))
+			trace_release_before(h, l, i, &released);
+		if (!in->mem || xt_event_aggregated(ev) || !mem_decode(h, p, l, ev, &r))
 			continue;
-		memset(&r, 0, sizeof(r));
-		r.is_alloc = in->mem == 1;
-		r.time_ps = xt_event_start(l, ev);
-		r.seq = i;
-		stat_iter_event(&it, h, p, l, ev);
-		while (stat_next(&it, &s))
-			mem_take(&r, &s, stat_known(&s), &have, 0);
-		stat_iter_meta(&it, h, p, xt_event_meta(p, ev));
-		while (stat_next(&it, &s))
-			mem_take(&r, &s, stat_known(&s), &have, 1);
-		if (!((have >> XS_ALLOCATOR_NAME) & 1)) {
-			if (!((have >> XS_INDEX_ON_HOST) & 1))
-				continue; /* no allocator: nothing to attribute it to */
-			r.allocator = bref(NULL, 0);
-		}
+		k = mem_key_of(lp, &r);
+		if (k == UINT32_MAX)
+			continue; /* more allocators on one line than anyone has */
+		if (r.peak_in_use > lp->mem_keys[k].lifetime_peak)
+			lp->mem_keys[k].lifetime_peak = r.peak_in_use;
 		if (lp->nmem == lp->capmem) {
 			lp->capmem = lp->capmem ? lp->capmem * 2 : 64;
 			lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
 		}
-		lp->mem[lp->nmem++] = r;
+		m = &lp->mem[lp->nmem++];
+		m->time_ps = xt_event_start(l, ev);
+		m->use = r.reserved + r.allocated;
+		m->addr = r.addr;
+		m->bytes = r.bytes;
+		m->ev = (uint32_t)i;
+		m->key = k | (in->mem == 1 ? MEM_ALLOC : 0) | (r.has_addr ? MEM_ADDR : 0);
 	}
 }
 
+/* A line with memory events, and the merge's group of each of its keys. */
+struct mem_line {
+	size_t host;
+	const struct xt_host *h;
+	const struct xt_plane *p;
+	const struct xt_line *l;
+	const struct line_part *lp;
+	uint32_t *group; /* [key] */
+};
+
+/* One event of a group, in the order they are replayed: by time, then
+ * plane and line, then place on the line. */
 struct mem_item {
-	size_t host, plane, line;
-	const struct mem_rec *r;
-	const char *alloc; /* allocator key text */
-	size_t alloc_n;
+	int64_t time;
+	uint32_t ml;   /* index into the mem_lines */
+	uint32_t rec;  /* index into that line's mem */
 };
 
 static int mem_item_cmp(const void *x, const void *y)
 {
 	const struct mem_item *a = x, *b = y;
-	size_t n = a->alloc_n < b->alloc_n ? a->alloc_n : b->alloc_n;
-	int c;
 
-	if (a->host != b->host)
-		return a->host < b->host ? -1 : 1;
-	c = memcmp(a->alloc, b->alloc, n);
-	if (c || a->alloc_n != b->alloc_n)
-		return c ? c : (a->alloc_n < b->alloc_n ? -1 : 1);
-	if (a->r->time_ps != b->r->time_ps)
-		return a->r->time_ps < b->r->time_ps ? -1 : 1;
-	if (a->plane != b->plane)
-		return a->plane < b->plane ? -1 : 1;
-	if (a->line != b->line)
-		return a->line < b->line ? -1 : 1;
-	return a->r->seq < b->r->seq ? -1 : a->r->seq > b->r->seq;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	if (a->ml != b->ml)
+		return a->ml < b->ml ? -1 : 1;
+	return (a->rec > b->rec) - (a->rec < b->rec);
+}
+
+/* The event behind an item, decoded in full. */
+static void item_full(const struct mem_line *mls, const struct mem_item *it, struct mem_full *r)
+{
+	const struct mem_line *ml = &mls[it->ml];
+
+	mem_decode(ml->h, ml->p, ml->l, &ml->l->ev[ml->lp->mem[it->rec].ev], r);
+}
+
+static const struct mem_rec *item_rec(const struct mem_line *mls, const struct mem_item *it)
+{
+	return &mls[it->ml].lp->mem[it->rec];
 }
 
 struct live {
 	int64_t addr, bytes, time;
 	size_t order;
-	struct bytes_ref op, shape;
 	int used;
 };
 
@@ -151,7 +225,7 @@ static int live_cmp(const void *x, const void *y)
 /* Replays items [0, upto] and fills row->live with the largest survivors,
  * and the split of the peak (docs/analyses.md, "Memory"). */
 static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
-			 const struct mem_item *it, size_t upto)
+			 const struct mem_line *mls, const struct mem_item *it, size_t upto)
 {
 	int64_t attributed = 0, listed = 0;
 	struct hmap idx;
@@ -160,13 +234,13 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 
 	hmap_init(&idx);
 	for (i = 0; i <= upto; i++) {
-		const struct mem_rec *r = it[i].r;
+		const struct mem_rec *r = item_rec(mls, &it[i]);
 		uint32_t *v;
 		int ins;
 
-		if (!r->has_addr)
+		if (!(r->key & MEM_ADDR))
 			continue;
-		if (r->is_alloc) {
+		if (r->key & MEM_ALLOC) {
 			v = hmap_get(&idx, &r->addr, sizeof(r->addr), (uint32_t)n, &ins);
 			if (ins) {
 				if (n == cap) {
@@ -175,7 +249,7 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 				}
 				n++;
 			}
-			lv[*v] = (struct live){ r->addr, r->bytes, r->time_ps, i, r->op, r->shape, 1 };
+			lv[*v] = (struct live){ r->addr, r->bytes, r->time_ps, i, 1 };
 		} else {
 			const uint32_t *f = hmap_find(&idx, &r->addr, sizeof(r->addr));
 
@@ -213,16 +287,26 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 	}
 	row->live = xcalloc(row->nlive ? row->nlive : 1, sizeof(*row->live));
 	for (i = 0; i < row->nlive; i++) {
+		struct mem_full f;
+
+		/* Op and shape only for the listed few. */
+		item_full(mls, &it[lv[i].order], &f);
 		row->live[i].bytes = lv[i].bytes;
-		row->live[i].op = arena_bref(&a->arena, lv[i].op);
-		row->live[i].shape = arena_bref(&a->arena, lv[i].shape);
+		row->live[i].op = arena_bref(&a->arena, f.op);
+		row->live[i].shape = arena_bref(&a->arena, f.shape);
 		row->live[i].time_ps = lv[i].time;
 	}
 	free(lv);
 	hmap_fini(&idx);
 }
 
-static void mem_series(struct xt_memory_row *row, const struct mem_item *it, size_t n)
+static size_t series_slot(int64_t t, int64_t first, int64_t span)
+{
+	return span > 0 ? (size_t)((__int128)(t - first) * (XT_MEM_SERIES - 1) / span) : 0;
+}
+
+static void mem_series(struct xt_memory_row *row, const struct mem_line *mls,
+		       const struct mem_item *it, size_t n)
 {
 	int64_t span;
 	size_t k;
@@ -230,15 +314,12 @@ static void mem_series(struct xt_memory_row *row, const struct mem_item *it, siz
 	row->series = xmalloc(XT_MEM_SERIES * sizeof(int64_t));
 	for (k = 0; k < XT_MEM_SERIES; k++)
 		row->series[k] = -1;
-	row->first_ps = it[0].r->time_ps;
-	row->last_ps = it[n - 1].r->time_ps;
+	row->first_ps = it[0].time;
+	row->last_ps = it[n - 1].time;
 	span = row->last_ps - row->first_ps;
 	for (k = 0; k < n; k++) {
-		const struct mem_rec *r = it[k].r;
-		size_t b = span > 0 ? (size_t)((__int128)(r->time_ps - row->first_ps) *
-					       (XT_MEM_SERIES - 1) / span)
-				    : 0;
-		int64_t use = r->reserved + r->allocated;
+		size_t b = series_slot(it[k].time, row->first_ps, span);
+		int64_t use = item_rec(mls, &it[k])->use;
 
 		if (use > row->series[b])
 			row->series[b] = use;
@@ -252,10 +333,8 @@ static void mem_series(struct xt_memory_row *row, const struct mem_item *it, siz
 		for (k = 0; k < XT_MEM_SERIES; k++) {
 			if (row->series[k] >= 0) {
 				/* The level at the end of this slice: its last event. */
-				while (j < n && (span > 0 ? (size_t)((__int128)(it[j].r->time_ps - row->first_ps) *
-								    (XT_MEM_SERIES - 1) / span)
-							  : 0) <= k) {
-					last = it[j].r->reserved + it[j].r->allocated;
+				while (j < n && series_slot(it[j].time, row->first_ps, span) <= k) {
+					last = item_rec(mls, &it[j])->use;
 					j++;
 				}
 			} else {
@@ -304,81 +383,142 @@ static const char *allocator_name(struct xt_analysis *a, const struct xt_host *h
 	return arena_strndup(&a->arena, key, strlen(key));
 }
 
+/* A group of the merge: one allocator of one host. */
+struct mem_group {
+	size_t host;
+	struct bytes_ref key;
+	size_t n, at;           /* items, and where they start */
+	int64_t lifetime_peak;
+};
+
+static int group_cmp(const void *x, const void *y)
+{
+	const struct mem_group *a = x, *b = y;
+	size_t n = a->key.n < b->key.n ? a->key.n : b->key.n;
+	int c;
+
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	c = n ? memcmp(a->key.p, b->key.p, n) : 0;
+	if (c || a->key.n != b->key.n)
+		return c ? c : (a->key.n < b->key.n ? -1 : 1);
+	return 0;
+}
+
+static void memory_row(struct xt_analysis *a, struct xt_trace *t, const struct mem_group *g,
+		       const struct mem_line *mls, struct mem_item *items)
+{
+	struct xt_memory_row *row;
+	struct mem_full pk;
+	size_t i, peak_i = 0;
+	int64_t peak = INT64_MIN;
+
+	qsort(items, g->n, sizeof(*items), mem_item_cmp);
+	for (i = 0; i < g->n; i++) {
+		const struct mem_rec *r = item_rec(mls, &items[i]);
+
+		if (r->use >= peak) {
+			peak = r->use;
+			peak_i = i;
+		}
+	}
+	item_full(mls, &items[peak_i], &pk);
+	a->memory = xreallocarray(a->memory, a->nmemory + 1, sizeof(*a->memory));
+	row = &a->memory[a->nmemory++];
+	memset(row, 0, sizeof(*row));
+	row->host = arena_strndup(&a->arena, t->hosts[g->host].name, strlen(t->hosts[g->host].name));
+	row->allocator = arena_strndup(&a->arena, g->key.p, g->key.n);
+	row->peak_bytes = peak;
+	row->peak_time_ps = items[peak_i].time;
+	row->reserved_bytes = pk.reserved;
+	row->name = allocator_name(a, &t->hosts[g->host], g->key.p, g->key.n);
+	row->capacity_bytes = pk.reserved + pk.allocated + pk.available;
+	/* The allocator's running peak, heap only: its own view over its
+	 * whole life (before the profile too). */
+	row->allocator_lifetime_peak = g->lifetime_peak;
+	row->lifetime_peak_bytes = g->lifetime_peak > peak ? g->lifetime_peak : peak;
+	row->events = g->n;
+	live_at_peak(a, row, mls, items, peak_i);
+	mem_series(row, mls, items, g->n);
+}
+
 void memory_merge(struct xt_analysis *a, struct xt_trace *t)
 {
-	struct mem_item *items = NULL;
-	size_t n = 0, cap = 0, h, p, l, i, start, rows = 0;
+	struct mem_line *mls = NULL;
+	struct mem_group *groups = NULL;
+	struct mem_item *items;
+	size_t nml = 0, ng = 0, h, p, l, i, k, total = 0;
+	size_t *order;
+	struct hmap gidx;
 
+	hmap_init(&gidx);
 	for (h = 0; h < t->nhosts; h++)
 		for (p = 0; p < t->hosts[h].nplanes; p++)
 			for (l = 0; l < t->hosts[h].planes[p].nlines; l++) {
-				const struct line_part *lp = t->hosts[h].planes[p].lines[l].hook_data;
+				const struct xt_line *ln = &t->hosts[h].planes[p].lines[l];
+				const struct line_part *lp = ln->hook_data;
+				struct mem_line *ml;
 
-				for (i = 0; lp && i < lp->nmem; i++) {
-					const struct mem_rec *r = &lp->mem[i];
+				if (!lp || !lp->nmem)
+					continue;
+				mls = xreallocarray(mls, nml + 1, sizeof(*mls));
+				ml = &mls[nml++];
+				*ml = (struct mem_line){ h, &t->hosts[h], &t->hosts[h].planes[p], ln, lp,
+							 xcalloc(lp->nmem_keys, sizeof(uint32_t)) };
+				for (k = 0; k < lp->nmem_keys; k++) {
+					struct bytes_ref kb = mem_key_bytes(&lp->mem_keys[k]);
+					char key[512];
+					size_t kn = kb.n < sizeof(key) - 8 ? kb.n : sizeof(key) - 8;
+					uint32_t *v;
+					int ins;
 
-					if (n == cap) {
-						cap = cap ? cap * 2 : 256;
-						items = xreallocarray(items, cap, sizeof(*items));
+					memcpy(key, &h, 8);
+					memcpy(key + 8, kb.p, kn);
+					v = hmap_get(&gidx, key, 8 + kn, (uint32_t)ng, &ins);
+					if (ins) {
+						groups = xreallocarray(groups, ng + 1, sizeof(*groups));
+						groups[ng++] = (struct mem_group){ h, kb, 0, 0, 0 };
 					}
-					items[n].host = h;
-					items[n].plane = p;
-					items[n].line = l;
-					items[n].r = r;
-					items[n].alloc = r->allocator.p ? r->allocator.p : r->idx_buf;
-					items[n].alloc_n = r->allocator.p ? r->allocator.n
-									  : strlen(r->idx_buf);
-					n++;
+					ml->group[k] = *v;
+					if (lp->mem_keys[k].lifetime_peak > groups[*v].lifetime_peak)
+						groups[*v].lifetime_peak = lp->mem_keys[k].lifetime_peak;
 				}
+				for (i = 0; i < lp->nmem; i++)
+					groups[ml->group[lp->mem[i].key & MEM_KEY_MASK]].n++;
+				total += lp->nmem;
 			}
-	if (n > 1)
-		qsort(items, n, sizeof(*items), mem_item_cmp);
-	for (start = 0; start < n; start = i) {
-		struct xt_memory_row *row;
-		size_t peak_i = start;
-		int64_t peak = INT64_MIN;
-
-		for (i = start; i < n && items[i].host == items[start].host &&
-				items[i].alloc_n == items[start].alloc_n &&
-				!memcmp(items[i].alloc, items[start].alloc, items[i].alloc_n);
-		     i++) {
-			const struct mem_rec *r = items[i].r;
-
-			if (r->reserved + r->allocated >= peak) {
-				peak = r->reserved + r->allocated;
-				peak_i = i;
-			}
-		}
-		a->memory = xreallocarray(a->memory, rows + 1, sizeof(*a->memory));
-		row = &a->memory[rows++];
-		memset(row, 0, sizeof(*row));
-		row->host = arena_strndup(&a->arena, t->hosts[items[start].host].name,
-					  strlen(t->hosts[items[start].host].name));
-		row->allocator = arena_strndup(&a->arena, items[start].alloc, items[start].alloc_n);
-		row->peak_bytes = peak;
-		row->peak_time_ps = items[peak_i].r->time_ps;
-		row->reserved_bytes = items[peak_i].r->reserved;
-		row->name = allocator_name(a, &t->hosts[items[start].host], items[start].alloc,
-					   items[start].alloc_n);
-		row->capacity_bytes = items[peak_i].r->reserved + items[peak_i].r->allocated +
-				      items[peak_i].r->available;
-		{
-			size_t j;
-
-			/* The allocator's running peak, heap only: its own view
-			 * over its whole life (before the profile too). */
-			row->allocator_lifetime_peak = 0;
-			for (j = start; j < i; j++)
-				if (items[j].r->peak_in_use > row->allocator_lifetime_peak)
-					row->allocator_lifetime_peak = items[j].r->peak_in_use;
-			row->lifetime_peak_bytes = row->allocator_lifetime_peak > peak
-							   ? row->allocator_lifetime_peak
-							   : peak;
-		}
-		row->events = i - start;
-		live_at_peak(a, row, items + start, peak_i - start);
-		mem_series(row, items + start, i - start);
+	hmap_fini(&gidx);
+	/* Every group's items in one array, group after group. */
+	items = xmalloc((total ? total : 1) * sizeof(*items));
+	for (i = 0, k = 0; i < ng; i++) {
+		groups[i].at = k;
+		k += groups[i].n;
+		groups[i].n = 0;
 	}
-	a->nmemory = rows;
+	for (i = 0; i < nml; i++)
+		for (k = 0; k < mls[i].lp->nmem; k++) {
+			const struct mem_rec *r = &mls[i].lp->mem[k];
+			struct mem_group *g = &groups[mls[i].group[r->key & MEM_KEY_MASK]];
+
+			items[g->at + g->n++] = (struct mem_item){ r->time_ps, (uint32_t)i, (uint32_t)k };
+		}
+	/* Rows by host, then allocator key. */
+	order = xmalloc((ng ? ng : 1) * sizeof(*order));
+	for (i = 0; i < ng; i++)
+		order[i] = i;
+	for (i = 1; i < ng; i++)
+		for (k = i; k > 0 && group_cmp(&groups[order[k]], &groups[order[k - 1]]) < 0; k--) {
+			size_t x = order[k];
+
+			order[k] = order[k - 1];
+			order[k - 1] = x;
+		}
+	for (i = 0; i < ng; i++)
+		memory_row(a, t, &groups[order[i]], mls, items + groups[order[i]].at);
+	free(order);
 	free(items);
+	for (i = 0; i < nml; i++)
+		free(mls[i].group);
+	free(mls);
+	free(groups);
 }

@@ -78,6 +78,8 @@ static uint32_t op_slot_keyed(struct line_part *lp, struct bytes_ref name, struc
 		a->program_id = prog;
 		a->has_program = (uint8_t)has_prog;
 		a->hlo_flops = a->hlo_bytes = -1;
+		a->name_flags = (uint8_t)op_name_flags(name);
+		a->cat_flags = (uint8_t)op_name_flags(cat);
 	}
 	return *v;
 }
@@ -136,6 +138,7 @@ static void xla_close(struct line_part *lp, const struct xla_open *o)
 void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		  const struct xt_line *l)
 {
+	uint64_t released = 0; /* source bytes given back (trace_release_before) */
 	const struct plane_ctx *pc = p->hook_data;
 	struct xla_open *stack = NULL;
 	size_t sp = 0, cap = 0, i;
@@ -156,6 +159,8 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 		uint64_t found = 0;
 		struct xt_stat ov[XS_COUNT];
 
+		if (!(i & 4095))
+			trace_release_before(h, l, i, &released);
 		if (xt_event_aggregated(ev))
 			continue;
 		/* Event stats override the metadata's (upstream lookup order). */
@@ -222,13 +227,13 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 			o.has_hbm = hb >= 0;
 			o.hbm = hb;
 		}
-		o.dur = ev->dur_ps;
-		o.end = ev->off_ps + ev->dur_ps;
+		o.dur = xt_event_dur(l, ev);
+		o.end = ev->off_ps + o.dur;
 		/* Close every open op that does not contain this one. */
 		while (sp && o.end > stack[sp - 1].end)
 			xla_close(lp, &stack[--sp]);
 		if (sp)
-			stack[sp - 1].child += ev->dur_ps;
+			stack[sp - 1].child += o.dur;
 		if (sp == cap) {
 			cap = cap ? cap * 2 : 16;
 			stack = xreallocarray(stack, cap, sizeof(*stack));
@@ -279,7 +284,7 @@ void ops_line_async(struct line_part *lp, const struct xt_host *h, const struct 
 			lp->async[lp->nasync++] = (struct async_acc){ 0, 0 };
 		}
 		lp->async[*v].count++;
-		lp->async[*v].total_ps += ev->dur_ps;
+		lp->async[*v].total_ps += xt_event_dur(l, ev);
 	}
 }
 
@@ -447,12 +452,15 @@ static void op_kernel_add(struct line_part *lp, uint32_t *last, uint32_t slot, u
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		     const struct xt_line *l)
 {
+	uint64_t released = 0; /* source bytes given back (trace_release_before) */
 	const struct plane_ctx *pc = p->hook_data;
 	const uint64_t ident = 1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
 			       1ull << XS_TF_OP | 1ull << XS_HLO_CATEGORY | 1ull << XS_LEVEL0;
 	const uint64_t want = ident | 1ull << XS_GROUP_ID | 1ull << XS_FLOPS |
 			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS;
-	uint32_t prev_slot = UINT32_MAX, *meta_cls, *last_k, occ_first = 0;
+	uint32_t prev_slot = UINT32_MAX, *last_k, occ_first = 0;
+	unsigned line_flags = op_name_flags(bref_str(l->name));
+	uint8_t *meta_flags;
 	int64_t prev_group = 0;
 	struct stat_want sw;
 	struct ident *last;
@@ -462,9 +470,9 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
 	lp->meta_ks = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->meta_ks));
 	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
-	/* Last (slot + 1, class) per metadata: the class depends on the op and
-	 * the kernel name, and one kernel nearly always serves one op. */
-	meta_cls = xcalloc(p->nemeta ? 2 * p->nemeta : 2, sizeof(uint32_t));
+	/* The class depends on the op, the kernel name and the line name:
+	 * each name is searched once (op_name_flags, 0x80 = known). */
+	meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
 	last = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*last));
 	last_k = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
 	lp->nmeta_ks = p->nemeta;
@@ -475,12 +483,14 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		struct xt_known_stats ks;
 		uint64_t found = 0;
 		struct bytes_ref name;
-		int64_t group = INT64_MIN;
+		int64_t group = INT64_MIN, dur;
 		int from_hlo, cont, memcpy_op;
 		uint32_t slot;
 		struct op_acc *a;
 		unsigned k;
 
+		if (!(i & 4095))
+			trace_release_before(h, l, i, &released);
 		if (xt_event_aggregated(ev))
 			continue;
 		if (sw.n)
@@ -512,13 +522,12 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 				last[mi].from_hlo = (uint8_t)from_hlo;
 			}
 		}
-		if (meta_cls[2 * mi] != slot + 1) {
-			meta_cls[2 * mi] = slot + 1;
-			meta_cls[2 * mi + 1] = (uint32_t)op_classify(
-				name, lp->ops[slot].category, bref_str(p->emeta[mi].name),
-				bref_str(l->name), &memcpy_op);
-		}
-		lp->cls[i] = (uint8_t)meta_cls[2 * mi + 1];
+		if (!meta_flags[mi])
+			meta_flags[mi] = (uint8_t)(0x80 | op_name_flags(bref_str(p->emeta[mi].name)));
+		/* name is the op's own name whichever way the slot was found */
+		lp->cls[i] = (uint8_t)op_classify_flags(lp->ops[slot].name_flags,
+							lp->ops[slot].cat_flags,
+							meta_flags[mi] & 0x7f, line_flags, &memcpy_op);
 		if (stat_has(&ks, XS_GROUP_ID))
 			group = stat_as_int(&ks.v[XS_GROUP_ID]);
 		a = &lp->ops[slot];
@@ -532,8 +541,9 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 			occ_first = mi;
 		prev_slot = from_hlo ? slot : UINT32_MAX;
 		prev_group = group;
-		a->total_ps += ev->dur_ps;
-		a->self_ps += ev->dur_ps;
+		dur = xt_event_dur(l, ev);
+		a->total_ps += dur;
+		a->self_ps += dur;
 		/* FLOPs and bytes are per occurrence: a fusion's later kernels
 		 * repeat its first kernel's numbers. The event's own stats win
 		 * over the cost model. */
@@ -564,16 +574,16 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 				a->cost_src |= XT_COST_HLO;
 			}
 		}
-		op_kernel_add(lp, last_k, slot, mi, ev->dur_ps);
+		op_kernel_add(lp, last_k, slot, mi, dur);
 		if (a->module.n || a->has_program)
 			steps_run_add(lp, a->module, a->has_program ? a->program_id : 0, slot,
 				      a->in_entry, xt_event_start(l, ev),
 				      xt_event_end(l, ev));
 		lp->op_events++;
-		if (ev->dur_ps > 0 && stat_has(&ks, XS_KERNEL_DETAILS))
-			kernels_event(lp, p, ev, name, &ks.v[XS_KERNEL_DETAILS]);
+		if (dur > 0 && stat_has(&ks, XS_KERNEL_DETAILS))
+			kernels_event(lp, p, ev, dur, name, &ks.v[XS_KERNEL_DETAILS]);
 	}
-	free(meta_cls);
+	free(meta_flags);
 	free(last);
 	free(last_k);
 }

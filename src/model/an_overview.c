@@ -81,7 +81,7 @@ static int hline_next(struct hline *hl)
 	for (; hl->i < l->nev; hl->i++) {
 		const struct xt_event *ev = &l->ev[hl->i];
 
-		if (xt_event_aggregated(ev) || ev->dur_ps <= 0)
+		if (xt_event_aggregated(ev) || xt_event_dur(l, ev) <= 0)
 			continue;
 		while (hl->mk < hl->lp->nmarkers && hl->lp->markers[hl->mk].ev < hl->i)
 			hl->mk++;
@@ -126,10 +126,10 @@ static void host_activity(struct host_act *ha, const struct xt_host *h)
 				int64_t s, e;
 
 				if (!cm[xt_event_meta_index(ev)] || xt_event_aggregated(ev) ||
-				    ev->dur_ps <= 0)
+				    xt_event_dur(ln, ev) <= 0)
 					continue;
 				s = xt_event_start(ln, ev);
-				e = s + ev->dur_ps;
+				e = s + xt_event_dur(ln, ev);
 				if (s >= comp_end) /* not inside another of the line */
 					ha->compiles++;
 				if (e > comp_end)
@@ -165,7 +165,7 @@ static void host_activity(struct host_act *ha, const struct xt_host *h)
 				best = k;
 			}
 		}
-		be = bs + hl[best].l->ev[hl[best].i].dur_ps;
+		be = bs + xt_event_dur(hl[best].l, &hl[best].l->ev[hl[best].i]);
 		if (ha->n && bs <= ha->v[ha->n - 1].e) {
 			if (be > ha->v[ha->n - 1].e)
 				ha->v[ha->n - 1].e = be;
@@ -216,7 +216,7 @@ static int busy_event(const struct xt_device_row *d, const struct xt_line *l, si
 {
 	const struct xt_event *ev = &l->ev[i];
 
-	if (xt_event_aggregated(ev) || ev->dur_ps <= 0)
+	if (xt_event_aggregated(ev) || xt_event_dur(l, ev) <= 0)
 		return 0;
 	return d->kind != XT_DEV_XLA || xt_event_depth(ev) == 0;
 }
@@ -261,15 +261,15 @@ static void device_walk(struct dev_job *j)
 		l = &p->lines[best];
 		lp = l->hook_data;
 		i = cur[best]++;
-		be = bs + l->ev[i].dur_ps;
+		be = bs + xt_event_dur(l, &l->ev[i]);
 		if (d->kind == XT_DEV_GPU) {
 			int cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
 
 			if (cls == EVC_COMPUTE || cls == EVC_COLLECTIVE) {
 				d->kernels++;
-				if (l->ev[i].dur_ps < SMALL_KERNEL_PS) {
+				if (be - bs < SMALL_KERNEL_PS) {
 					d->small_kernels++;
-					d->small_kernel_ps += l->ev[i].dur_ps;
+					d->small_kernel_ps += be - bs;
 				}
 			}
 		}

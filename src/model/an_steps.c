@@ -1,10 +1,10 @@
 /*
  * an_steps: step markers and the per-step breakdown (docs/analyses.md,
- * "Steps"). Markers are found while lines load; the breakdown runs after
- * the load over the in-memory event arrays, using the activity class that
- * the op pass stored per event (so no stats are decoded twice).
+ * "Steps"). Markers are found while lines load; steps are merged or
+ * inferred after the load, and their breakdown (an_breakdown.c) runs over
+ * the in-memory event arrays, using the activity class that the op pass
+ * stored per event (so no stats are decoded twice).
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +25,7 @@ static void marker_push(struct line_part *lp, int64_t id, int64_t s, int64_t e, 
 void steps_line_markers(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			const struct xt_line *l)
 {
+	uint64_t released = 0; /* source bytes given back (trace_release_before) */
 	const struct plane_ctx *pc = p->hook_data;
 	const uint64_t want = 1ull << XS_GROUP_ID | 1ull << XS_STEP_NUM;
 	size_t i;
@@ -35,6 +36,8 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 		struct xt_known_stats ks;
 		int64_t id;
 
+		if (!(i & 4095))
+			trace_release_before(h, l, i, &released);
 		if (xt_event_aggregated(ev))
 			continue;
 		if (lp->role == LROLE_STEPS) {
@@ -144,138 +147,6 @@ void steps_line_modules(struct line_part *lp, const struct xt_host *h, const str
 	}
 }
 
-/*
- * The breakdown attributes each instant of a step to the highest-priority
- * class active then. Rather than sorting every interval's edges (tens of
- * millions on a big GPU profile), it builds per class the union of its
- * intervals: each line yields a sorted run already (events are sorted by
- * start), runs are merged pairwise, and the classes are then folded in
- * priority order: class c gets |H u U_c| - |H|, H being the union of the
- * classes above it.
- */
-static int cat_of_class(int cls)
-{
-	switch (cls) {
-	case EVC_COLLECTIVE:
-		return XT_CAT_COLLECTIVES;
-	case EVC_H2D:
-		return XT_CAT_HOST_TO_DEVICE;
-	case EVC_D2H:
-		return XT_CAT_DEVICE_TO_HOST;
-	default:
-		return XT_CAT_DEVICE_COMPUTE;
-	}
-}
-
-static int step_cmp(const void *x, const void *y)
-{
-	const struct xt_step_row *a = x, *b = y;
-
-	if (a->start_ps != b->start_ps)
-		return a->start_ps < b->start_ps ? -1 : 1;
-	return (a->id > b->id) - (a->id < b->id);
-}
-
-struct scratch {
-	struct spans cat[XT_CAT_COUNT];
-	struct span *tmp, *h, *h2;
-	size_t tmpcap, hcap;
-};
-
-static void breakdown(struct xt_step_row *st, struct xt_trace *t, struct scratch *sc)
-{
-	int64_t s0 = st->start_ps, s1 = st->start_ps + st->duration_ps;
-	size_t h, p, l, c, nh = 0, line_no = 0;
-
-	for (c = 0; c < XT_CAT_COUNT; c++) {
-		sc->cat[c].n = 0;
-		sc->cat[c].nrun = 0;
-	}
-	for (h = 0; h < t->nhosts; h++) {
-		for (p = 0; p < t->hosts[h].nplanes; p++) {
-			const struct xt_plane *pl = &t->hosts[h].planes[p];
-
-			for (l = 0; l < pl->nlines; l++, line_no++) {
-				const struct xt_line *ln = &pl->lines[l];
-				const struct line_part *lp = ln->hook_data;
-				size_t first, end, i, mk = 0;
-
-				if (!lp || (lp->role != LROLE_XLA_OPS && lp->role != LROLE_STREAM &&
-					    lp->role != LROLE_HOST))
-					continue;
-				end = trace_line_window(ln, s0, s1, &first);
-				for (i = first; i < end; i++) {
-					const struct xt_event *ev = &ln->ev[i];
-					int64_t a = xt_event_start(ln, ev), b = a + ev->dur_ps;
-					int cat;
-
-					if (b <= s0 || a >= s1 || ev->dur_ps <= 0)
-						continue;
-					if (lp->role == LROLE_HOST) {
-						while (mk < lp->nmarkers && lp->markers[mk].ev < i)
-							mk++;
-						if (mk < lp->nmarkers && lp->markers[mk].ev == i)
-							continue;
-						cat = XT_CAT_HOST_COMPUTE;
-					} else {
-						if (lp->role == LROLE_XLA_OPS && xt_event_depth(ev) != 0)
-							continue;
-						cat = cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE);
-					}
-					spans_add(&sc->cat[cat], line_no, a < s0 ? s0 : a, b > s1 ? s1 : b);
-				}
-			}
-		}
-	}
-	/* Fold the classes in priority order. */
-	for (c = 0; c < XT_CAT_COUNT; c++) {
-		struct spans *sp = &sc->cat[c];
-		size_t n2;
-		struct span *sw;
-		int64_t before = spans_len(sc->h, nh);
-
-		spans_union(sp, &sc->tmp, &sc->tmpcap);
-		if (sc->hcap < nh + sp->n) {
-			sc->hcap = nh + sp->n;
-			sc->h = xreallocarray(sc->h, sc->hcap, sizeof(*sc->h));
-			sc->h2 = xreallocarray(sc->h2, sc->hcap, sizeof(*sc->h2));
-		}
-		n2 = spans_union2(sc->h, nh, sp->v, sp->n, sc->h2);
-		sw = sc->h;
-		sc->h = sc->h2;
-		sc->h2 = sw;
-		nh = n2;
-		st->cat_ps[c] = spans_len(sc->h, nh) - before;
-	}
-	st->idle_ps = st->duration_ps - spans_len(sc->h, nh);
-}
-
-struct bd_job {
-	struct xt_analysis *a;
-	struct xt_trace *t;
-	size_t first;  /* first step; then every `stride`-th */
-	size_t stride;
-};
-
-static void *bd_worker(void *arg)
-{
-	struct bd_job *j = arg;
-	struct scratch sc;
-	size_t i, stride = j->stride;
-
-	memset(&sc, 0, sizeof(sc));
-	for (i = j->first; i < j->a->nsteps; i += stride)
-		breakdown(&j->a->steps[i], j->t, &sc);
-	for (i = 0; i < XT_CAT_COUNT; i++) {
-		free(sc.cat[i].v);
-		free(sc.cat[i].run);
-	}
-	free(sc.tmp);
-	free(sc.h);
-	free(sc.h2);
-	return NULL;
-}
-
 const char *const xt_steps_source_names[4] = { "none", "device", "host", "inferred" };
 
 static int run_cmp(const void *x, const void *y)
@@ -331,15 +202,24 @@ static size_t device_runs(const struct xt_plane *pl, struct mod_run **out)
 /*
  * Without step markers, steps are the runs of the module run most often
  * (at least twice on some device) with the most device time: the k-th run
- * of it on each device is step k (docs/analyses.md, "Steps").
+ * of it on each device is step k (docs/analyses.md, "Steps"). Ties go to
+ * the shorter name, then the smaller. One pass over the runs with a table
+ * of the modules seen (a scaled or long profile has millions of runs).
  */
+struct mod_stat {
+	int64_t time;           /* summed run time on all devices */
+	size_t most;            /* most runs on one device */
+	size_t count, dev;      /* runs on device `dev`, the one being counted */
+	struct bytes_ref name;
+};
+
 static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 {
 	struct mod_run **runs = NULL;
-	size_t *nruns = NULL, ndev = 0, h, p, d, i, k;
-	struct bytes_ref best = { NULL, 0 };
-	int64_t best_time = -1;
-	size_t best_count = 0;
+	size_t *nruns = NULL, ndev = 0, h, p, d, i, nmod = 0, capmod = 0;
+	struct mod_stat *ms = NULL;
+	const struct mod_stat *best = NULL;
+	struct hmap idx;
 
 	for (h = 0; h < t->nhosts; h++)
 		for (p = 0; p < t->hosts[h].nplanes; p++) {
@@ -353,68 +233,91 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 			nruns[ndev] = device_runs(pl, &runs[ndev]);
 			ndev++;
 		}
-	/* Candidates: every module seen; a quadratic scan over distinct names
-	 * is fine (programs are few). */
+	hmap_init(&idx);
 	for (d = 0; d < ndev; d++) {
 		for (i = 0; i < nruns[d]; i++) {
 			struct bytes_ref m = runs[d][i].module;
-			int64_t time = 0;
-			size_t most = 0, d2, j;
+			struct mod_stat *x;
+			uint32_t *v;
+			int ins;
 
-			if (!m.n || (best.p && same_module(best, m)))
+			if (!m.n)
 				continue;
-			for (d2 = 0; d2 < ndev; d2++) {
-				size_t c = 0;
-
-				for (j = 0; j < nruns[d2]; j++)
-					if (same_module(runs[d2][j].module, m)) {
-						c++;
-						time += runs[d2][j].end_ps - runs[d2][j].start_ps;
-					}
-				most = c > most ? c : most;
+			v = hmap_get(&idx, m.p, m.n, (uint32_t)nmod, &ins);
+			if (ins) {
+				if (nmod == capmod) {
+					capmod = capmod ? 2 * capmod : 16;
+					ms = xreallocarray(ms, capmod, sizeof(*ms));
+				}
+				ms[nmod++] = (struct mod_stat){ 0, 0, 0, d, m };
 			}
-			if (most >= 2 && (time > best_time ||
-					  (time == best_time && best.p &&
-					   (m.n < best.n || (m.n == best.n &&
-							     memcmp(m.p, best.p, m.n) < 0))))) {
-				best = m;
-				best_time = time;
-				best_count = most;
+			x = &ms[*v];
+			if (x->dev != d) {
+				x->dev = d;
+				x->count = 0;
 			}
+			x->count++;
+			if (x->count > x->most)
+				x->most = x->count;
+			x->time += runs[d][i].end_ps - runs[d][i].start_ps;
 		}
 	}
-	if (best.p) {
-		a->steps = xcalloc(best_count, sizeof(*a->steps));
-		for (k = 0; k < best_count; k++) {
-			struct xt_step_row *st = &a->steps[k];
-			int64_t s = INT64_MAX, e = INT64_MIN;
+	hmap_fini(&idx);
+	for (i = 0; i < nmod; i++) {
+		const struct mod_stat *m = &ms[i];
 
-			st->id = (int64_t)k;
-			for (d = 0; d < ndev; d++) {
-				size_t c = 0;
-
-				for (i = 0; i < nruns[d]; i++) {
-					if (!same_module(runs[d][i].module, best))
-						continue;
-					if (c++ != k)
-						continue;
-					s = runs[d][i].start_ps < s ? runs[d][i].start_ps : s;
-					e = runs[d][i].end_ps > e ? runs[d][i].end_ps : e;
-					break;
-				}
-			}
-			st->start_ps = s;
-			st->duration_ps = e - s;
+		if (m->most < 2)
+			continue;
+		if (!best || m->time > best->time ||
+		    (m->time == best->time &&
+		     (m->name.n < best->name.n ||
+		      (m->name.n == best->name.n && memcmp(m->name.p, best->name.p, m->name.n) < 0))))
+			best = m;
+	}
+	if (best) {
+		a->steps = xcalloc(best->most, sizeof(*a->steps));
+		for (i = 0; i < best->most; i++) {
+			a->steps[i].id = (int64_t)i;
+			a->steps[i].start_ps = INT64_MAX;
+			a->steps[i].duration_ps = INT64_MIN; /* the end, until below */
 		}
-		a->nsteps = best_count;
+		for (d = 0; d < ndev; d++) {
+			size_t k = 0;
+
+			for (i = 0; i < nruns[d]; i++) {
+				struct xt_step_row *st;
+
+				if (!same_module(runs[d][i].module, best->name))
+					continue;
+				st = &a->steps[k++];
+				if (runs[d][i].start_ps < st->start_ps)
+					st->start_ps = runs[d][i].start_ps;
+				if (runs[d][i].end_ps > st->duration_ps)
+					st->duration_ps = runs[d][i].end_ps;
+			}
+		}
+		for (i = 0; i < best->most; i++)
+			a->steps[i].duration_ps -= a->steps[i].start_ps;
+		a->nsteps = best->most;
 		a->steps_source = XT_STEPS_INFERRED;
 		/* Not in a->arena: this runs beside the other merges. */
-		snprintf(a->steps_module, sizeof(a->steps_module), "%.*s", (int)best.n, best.p);
+		snprintf(a->steps_module, sizeof(a->steps_module), "%.*s", (int)best->name.n,
+			 best->name.p);
 	}
+	free(ms);
 	for (d = 0; d < ndev; d++)
 		free(runs[d]);
 	free(runs);
 	free(nruns);
+}
+
+static int step_cmp(const void *x, const void *y)
+{
+	const struct xt_step_row *a = x, *b = y;
+
+	if (a->start_ps != b->start_ps)
+		return a->start_ps < b->start_ps ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
 }
 
 void steps_merge(struct xt_analysis *a, struct xt_trace *t)
@@ -484,16 +387,5 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t)
 		infer_steps(a, t);
 	if (a->nsteps > 1)
 		qsort(a->steps, a->nsteps, sizeof(*a->steps), step_cmp);
-	/* Steps are independent: two threads take alternate steps. */
-	{
-		struct bd_job jobs[2] = { { a, t, 0, 2 }, { a, t, 1, 2 } };
-		pthread_t tid;
-		int threaded = a->nsteps > 1 && pthread_create(&tid, NULL, bd_worker, &jobs[1]) == 0;
-
-		if (!threaded)
-			jobs[0].stride = 1;
-		bd_worker(&jobs[0]);
-		if (threaded)
-			pthread_join(tid, NULL);
-	}
+	steps_breakdown(a, t);
 }

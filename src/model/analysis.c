@@ -25,14 +25,9 @@ const char *const xt_step_cat_names[XT_CAT_COUNT] = {
 
 int bref_contains(struct bytes_ref r, const char *needle)
 {
-	size_t k = strlen(needle), i;
+	size_t k = strlen(needle);
 
-	if (k > r.n)
-		return 0;
-	for (i = 0; i + k <= r.n; i++)
-		if (!memcmp(r.p + i, needle, k))
-			return 1;
-	return 0;
+	return k <= r.n && r.p && memmem(r.p, r.n, needle, k) != NULL;
 }
 
 int bref_starts(struct bytes_ref r, const char *prefix)
@@ -84,36 +79,53 @@ static int is_sendrecv(struct bytes_ref b)
 	       (b.n == 9 && (!memcmp(b.p, "send-done", 9) || !memcmp(b.p, "recv-done", 9)));
 }
 
-int op_classify(struct bytes_ref op, struct bytes_ref cat, struct bytes_ref meta,
-		struct bytes_ref line, int *is_memcpy)
+unsigned op_name_flags(struct bytes_ref s)
 {
 	static const char *const coll[] = { "all-reduce", "all-gather", "reduce-scatter",
 					    "all-to-all", "collective-permute" };
-	struct bytes_ref base = category_from_name(op), cbase = category_from_name(cat);
+	unsigned f = 0;
 	size_t i;
 
-	*is_memcpy = 0;
+	if (!s.n)
+		return 0;
 	for (i = 0; i < sizeof(coll) / sizeof(coll[0]); i++)
-		if (bref_contains(op, coll[i]) || bref_contains(cat, coll[i]))
-			return EVC_COLLECTIVE;
-	if (bref_starts(op, "nccl") || bref_starts(op, "rccl") || bref_starts(cat, "nccl") ||
-	    bref_starts(cat, "rccl"))
+		if (bref_contains(s, coll[i]))
+			f |= OPF_COLL;
+	if (bref_starts(s, "nccl") || bref_starts(s, "rccl"))
+		f |= OPF_NCCL;
+	if (is_sendrecv(category_from_name(s)))
+		f |= OPF_SENDRECV;
+	if (bref_contains(s, "Memcpy"))
+		f |= OPF_MEMCPY;
+	if (is_copy_name(s))
+		f |= OPF_COPY_NAME;
+	if (bref_contains(s, "MemcpyH2D") || bref_contains(s, "CopyHostToDevice"))
+		f |= OPF_H2D;
+	if (bref_contains(s, "MemcpyD2H") || bref_contains(s, "CopyDeviceToHost"))
+		f |= OPF_D2H;
+	return f;
+}
+
+int op_classify_flags(unsigned op, unsigned cat, unsigned meta, unsigned line, int *is_memcpy)
+{
+	*is_memcpy = 0;
+	if ((op | cat) & (OPF_COLL | OPF_NCCL | OPF_SENDRECV))
 		return EVC_COLLECTIVE;
-	if (is_sendrecv(base) || is_sendrecv(cbase))
-		return EVC_COLLECTIVE;
-	if (!(bref_contains(op, "Memcpy") || bref_contains(meta, "Memcpy") ||
-	      bref_contains(line, "Memcpy") || is_copy_name(op) || is_copy_name(meta)))
+	if (!(((op | meta | line) & OPF_MEMCPY) || ((op | meta) & OPF_COPY_NAME)))
 		return EVC_COMPUTE;
 	*is_memcpy = 1;
-	if (bref_contains(op, "MemcpyH2D") || bref_contains(meta, "MemcpyH2D") ||
-	    bref_contains(line, "MemcpyH2D") || bref_contains(op, "CopyHostToDevice") ||
-	    bref_contains(meta, "CopyHostToDevice") || bref_contains(line, "CopyHostToDevice"))
+	if ((op | meta | line) & OPF_H2D)
 		return EVC_H2D;
-	if (bref_contains(op, "MemcpyD2H") || bref_contains(meta, "MemcpyD2H") ||
-	    bref_contains(line, "MemcpyD2H") || bref_contains(op, "CopyDeviceToHost") ||
-	    bref_contains(meta, "CopyDeviceToHost") || bref_contains(line, "CopyDeviceToHost"))
+	if ((op | meta | line) & OPF_D2H)
 		return EVC_D2H;
 	return EVC_D2D;
+}
+
+int op_classify(struct bytes_ref op, struct bytes_ref cat, struct bytes_ref meta,
+		struct bytes_ref line, int *is_memcpy)
+{
+	return op_classify_flags(op_name_flags(op), op_name_flags(cat), op_name_flags(meta),
+				 op_name_flags(line), is_memcpy);
 }
 
 void *actx_own(struct analysis_ctx *c, void *p)
@@ -167,6 +179,7 @@ static void line_part_free(struct line_part *lp)
 	free(lp->slot_of_meta);
 	free(lp->markers);
 	free(lp->mem);
+	free(lp->mem_keys);
 	free(lp->kerns);
 	free(lp);
 }
@@ -313,6 +326,8 @@ static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
 			break;
 		}
 	}
+	if (role == ROLE_DEVICE)
+		in->name_flags = (uint8_t)op_name_flags(bref_str(m->name));
 	if (role == ROLE_HOST) {
 		if (!strcmp(m->name, "MemoryAllocation"))
 			in->mem = 1;

@@ -69,6 +69,7 @@ struct emeta_info {
 	double hbm_bytes;           /* HBM part of memory_access_breakdown (has_hbm) */
 	uint8_t has_program, has_flops, has_bytes, has_hbm;
 	uint8_t mem;                /* 1 alloc, 2 dealloc */
+	uint8_t name_flags;         /* device planes: op_name_flags(name) */
 	struct marker_keys mk;      /* from a TraceMe-encoded name, then metadata stats */
 };
 
@@ -96,6 +97,7 @@ struct op_acc {
 	uint8_t attr;           /* enum xt_op_attr */
 	uint8_t async;          /* 1 async start, 2 async done (XLA lines) */
 	uint8_t cost_src;       /* XT_COST_* */
+	uint8_t name_flags, cat_flags; /* op_name_flags() of name and category */
 	uint64_t occurrences;
 	uint64_t n_flops, n_bytes, n_hbm; /* occurrences that had each */
 	int64_t self_ps, total_ps;
@@ -134,16 +136,26 @@ struct marker {
 	size_t ev;              /* index on its line */
 };
 
+/* One memory event, as little as the merge needs of every one (a big host
+ * line has millions); the rest (reserved and available bytes, op, shape)
+ * is decoded again from the event for the few that need it. */
 struct mem_rec {
 	int64_t time_ps;
-	uint64_t seq;           /* index on its line (ties between equal times) */
-	struct bytes_ref allocator; /* or the decimal index in idx_buf */
-	char idx_buf[24];
-	int64_t reserved, allocated, available, peak_in_use;
+	int64_t use;            /* bytes_reserved + bytes_allocated */
 	int64_t addr, bytes;
-	struct bytes_ref op, shape;
-	uint8_t is_alloc;
-	uint8_t has_addr;
+	uint32_t ev;            /* index on its line */
+	uint32_t key;           /* index into the line's mem_keys | MEM_ALLOC | MEM_ADDR */
+};
+#define MEM_ALLOC 0x80000000u   /* an allocation (else a deallocation) */
+#define MEM_ADDR 0x40000000u    /* addr is set */
+#define MEM_KEY_MASK 0x3fffffffu
+
+/* An allocator as one line names it: allocator_name, else the device
+ * index as text. */
+struct mem_key {
+	struct bytes_ref name;  /* allocator_name (p NULL: the key is idx) */
+	char idx[24];           /* the index as text, "" when none */
+	int64_t lifetime_peak;  /* max peak_bytes_in_use on this line (>= 0) */
 };
 
 struct kern_acc {
@@ -187,6 +199,8 @@ struct line_part {
 	/* memory */
 	struct mem_rec *mem;
 	size_t nmem, capmem;
+	struct mem_key *mem_keys;
+	size_t nmem_keys;
 	/* kernels */
 	struct hmap kern_index;
 	struct kern_acc *kerns;
@@ -295,13 +309,15 @@ void steps_line_modules(struct line_part *lp, const struct xt_host *h, const str
 void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t program, uint32_t slot,
 		   int restarts, int64_t s, int64_t e);
 void steps_merge(struct xt_analysis *a, struct xt_trace *t);
+/* an_breakdown.c: fills every step's cat_ps and idle_ps. */
+void steps_breakdown(struct xt_analysis *a, struct xt_trace *t);
 /* an_memory.c */
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		 const struct xt_line *l);
 void memory_merge(struct xt_analysis *a, struct xt_trace *t);
 /* an_kernels.c (kernel_details parsing also used by tests) */
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
-		   struct bytes_ref op, const struct xt_stat *details);
+		   int64_t dur, struct bytes_ref op, const struct xt_stat *details);
 void kernels_merge(struct xt_analysis *a, struct xt_trace *t);
 int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
 			 int64_t *regs, int64_t *shared, double *occ);
@@ -324,6 +340,20 @@ struct bytes_ref category_from_name(struct bytes_ref name);
  * line name; *is_memcpy tells whether it is a copy (docs/analyses.md). */
 int op_classify(struct bytes_ref op, struct bytes_ref cat, struct bytes_ref meta,
 		struct bytes_ref line, int *is_memcpy);
+/* The same in two halves, so that hot loops classify each name once: what
+ * op_classify looks for in one name (OPF_* bits), and the class from the
+ * bits of the four names. */
+enum {
+	OPF_COLL = 1,      /* contains a collective's name */
+	OPF_NCCL = 2,      /* starts with nccl or rccl */
+	OPF_SENDRECV = 4,  /* send, recv or their -done, once .N suffixes go */
+	OPF_MEMCPY = 8,    /* contains Memcpy */
+	OPF_COPY_NAME = 16,/* is CopyHostToDevice, CopyDeviceToHost, ... */
+	OPF_H2D = 32,      /* contains MemcpyH2D or CopyHostToDevice */
+	OPF_D2H = 64,      /* contains MemcpyD2H or CopyDeviceToHost */
+};
+unsigned op_name_flags(struct bytes_ref s);
+int op_classify_flags(unsigned op, unsigned cat, unsigned meta, unsigned line, int *is_memcpy);
 
 #include <string.h>
 static inline struct bytes_ref bref_str(const char *s)

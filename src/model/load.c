@@ -1,24 +1,54 @@
 /* load: see load.h. */
 #include "load.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "../util/xalloc.h"
 #include "clock.h"
 #include "profile_path.h"
 #include "xplane_reader.h"
 
-int load_profile(const char *path, const struct load_opts *o, struct xt_trace **out_t,
-		 struct xt_analysis **out_a, struct xt_error *err)
+struct load_job {
+	char *path, *run;
+	struct load_opts o;
+	_Atomic uint64_t total, done, events;
+	struct xt_live live;
+	struct xt_trace *t;       /* the trace shown (under live.lock) */
+	struct xt_trace **old;    /* traces of attempts that started over */
+	size_t nold;
+	atomic_int phase;         /* 0 decoding, 1 merging the analyses */
+	atomic_int finished;
+	atomic_int cancel;        /* load_job_cancel() */
+	pthread_t tid;
+	int rc;
+	struct xt_trace *out_t;
+	struct xt_analysis *out_a;
+	struct xt_error err;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* load_profile, and the body of a load job (job non-NULL: live). */
+static int load_run(const char *path, const struct load_opts *o, struct load_job *job,
+		    struct xt_trace **out_t, struct xt_analysis **out_a, struct xt_error *err)
 {
 	struct profile_set set;
 	const struct profile_run *run;
 	struct xt_trace *t;
 	struct analysis_ctx *ac;
 	struct xplane_load_opts lo = { 0 };
-	struct timespec ts0, ts1;
+	double t0;
 	size_t i;
 	int rc;
 
@@ -32,6 +62,7 @@ int load_profile(const char *path, const struct load_opts *o, struct xt_trace **
 		profile_set_fini(&set);
 		return XT_ENOENT;
 	}
+again:
 	t = trace_new();
 	ac = analysis_new();
 	analysis_attach(ac, &lo);
@@ -48,40 +79,164 @@ int load_profile(const char *path, const struct load_opts *o, struct xt_trace **
 			total += run->files[i].size;
 		atomic_store(o->bytes_total, total);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	if (job) {
+		/* Shown from the start; hosts must not move as they come. */
+		trace_reserve_hosts(t, run->nfiles);
+		lo.live = &job->live;
+		lo.cancel = &job->cancel;
+		pthread_mutex_lock(&job->live.lock);
+		if (job->t) {
+			job->old = xreallocarray(job->old, job->nold + 1, sizeof(*job->old));
+			job->old[job->nold++] = job->t;
+		}
+		job->t = t;
+		job->live.version++;
+		pthread_mutex_unlock(&job->live.lock);
+	}
+	t0 = now_s();
 	for (i = 0; i < run->nfiles; i++) {
 		rc = xplane_load(t, run->files[i].path, run->files[i].host, &lo, err);
 		if (rc < 0) {
 			analysis_abort(ac, t);
-			trace_free(t);
+			if (!job)
+				trace_free(t); /* a live trace is freed with the job */
+			if (rc == XT_ERETRY && !lo.exact_peek) {
+				/* A file wrote a line's timestamp after its events:
+				 * everything again, reading each line to its end to
+				 * choose the time base (xplane_load_opts). */
+				lo.exact_peek = 1;
+				if (o && o->bytes_done)
+					atomic_store(o->bytes_done, 0);
+				if (o && o->events)
+					atomic_store(o->events, 0);
+				goto again;
+			}
 			profile_set_fini(&set);
 			return rc;
 		}
 	}
 	profile_set_fini(&set);
-	if (getenv("XTOP_TIMING")) {
-		clock_gettime(CLOCK_MONOTONIC, &ts1);
-		fprintf(stderr, "xtop: decode + line analyses: %.3f s\n",
-			(double)(ts1.tv_sec - ts0.tv_sec) + (double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9);
-	}
+	if (getenv("XTOP_TIMING"))
+		fprintf(stderr, "xtop: decode + line analyses: %.3f s\n", now_s() - t0);
+	if (job)
+		atomic_store(&job->phase, 1);
 	*out_a = analysis_finish(ac, t);
 	/* Hosts whose clocks are off by a robust estimate move by it; the
 	 * analyses hold absolute times, so they run again on the moved lines
 	 * (only then: the skew is measured on decoded events, after the
-	 * analyses that ran during the load). */
-	if (clock_settle(t)) {
-		clock_gettime(CLOCK_MONOTONIC, &ts0);
+	 * analyses that ran during the load). A trace the viewer shows moves
+	 * under its lock. */
+	if (job)
+		pthread_mutex_lock(&job->live.lock);
+	i = clock_settle(t);
+	if (job) {
+		if (i)
+			job->live.version++;
+		pthread_mutex_unlock(&job->live.lock);
+	}
+	if (i) {
+		t0 = now_s();
 		analysis_free(*out_a);
 		ac = analysis_new();
 		analysis_run(ac, t);
 		*out_a = analysis_finish(ac, t);
-		if (getenv("XTOP_TIMING")) {
-			clock_gettime(CLOCK_MONOTONIC, &ts1);
+		if (getenv("XTOP_TIMING"))
 			fprintf(stderr, "xtop: analyses again after the clock skew correction: %.3f s\n",
-				(double)(ts1.tv_sec - ts0.tv_sec) +
-					(double)(ts1.tv_nsec - ts0.tv_nsec) * 1e-9);
-		}
+				now_s() - t0);
 	}
 	*out_t = t;
 	return 0;
+}
+
+int load_profile(const char *path, const struct load_opts *o, struct xt_trace **out_t,
+		 struct xt_analysis **out_a, struct xt_error *err)
+{
+	return load_run(path, o, NULL, out_t, out_a, err);
+}
+
+static void *job_main(void *arg)
+{
+	struct load_job *j = arg;
+
+	j->rc = load_run(j->path, &j->o, j, &j->out_t, &j->out_a, &j->err);
+	atomic_store(&j->finished, 1);
+	return NULL;
+}
+
+struct load_job *load_job_start(const char *path, const struct load_opts *o)
+{
+	struct load_job *j = xcalloc(1, sizeof(*j));
+
+	j->path = xstrdup(path);
+	if (o)
+		j->o = *o;
+	j->run = o && o->run ? xstrdup(o->run) : NULL;
+	j->o.run = j->run;
+	j->o.bytes_total = &j->total;
+	j->o.bytes_done = &j->done;
+	j->o.events = &j->events;
+	pthread_mutex_init(&j->live.lock, NULL);
+	j->t = trace_new(); /* empty until the first host comes */
+	if (pthread_create(&j->tid, NULL, job_main, j) != 0)
+		fatal("cannot create a thread");
+	return j;
+}
+
+void load_job_lock(struct load_job *j)
+{
+	pthread_mutex_lock(&j->live.lock);
+}
+
+void load_job_unlock(struct load_job *j)
+{
+	pthread_mutex_unlock(&j->live.lock);
+}
+
+struct xt_trace *load_job_trace(struct load_job *j, unsigned *version)
+{
+	*version = j->live.version;
+	return j->t;
+}
+
+double load_job_progress(const struct load_job *j, int *phase, uint64_t *events)
+{
+	uint64_t total = atomic_load(&j->total), done = atomic_load(&j->done);
+
+	*phase = atomic_load(&j->phase);
+	*events = atomic_load(&j->events);
+	return total ? (double)done / (double)total : 0.0;
+}
+
+int load_job_done(const struct load_job *j)
+{
+	return atomic_load(&j->finished);
+}
+
+void load_job_cancel(struct load_job *j)
+{
+	atomic_store(&j->cancel, 1);
+}
+
+int load_job_finish(struct load_job *j, struct xt_trace **t, struct xt_analysis **a,
+		    struct xt_error *err)
+{
+	int rc;
+	size_t i;
+
+	pthread_join(j->tid, NULL);
+	rc = j->rc;
+	*t = j->out_t;
+	*a = j->out_a;
+	if (rc < 0) {
+		*err = j->err;
+		trace_free(j->t); /* the failed attempt, shown until now */
+	}
+	for (i = 0; i < j->nold; i++)
+		trace_free(j->old[i]);
+	free(j->old);
+	pthread_mutex_destroy(&j->live.lock);
+	free(j->path);
+	free(j->run);
+	free(j);
+	return rc;
 }

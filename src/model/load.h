@@ -31,4 +31,32 @@ struct load_opts {
 int load_profile(const char *path, const struct load_opts *o, struct xt_trace **out_t,
 		 struct xt_analysis **out_a, struct xt_error *err);
 
+/*
+ * The same in a thread, for a viewer that draws the timeline while the
+ * profile loads: hosts and lines join the job's trace as they are decoded
+ * (trace.h, struct xt_live), then the analyses are merged.
+ */
+struct load_job;
+/* Starts loading path (o's progress pointers are the job's own). Never NULL. */
+struct load_job *load_job_start(const char *path, const struct load_opts *o);
+/* Until load_job_finish(), the job's trace may be read only while the job
+ * is locked, and only its lines that are not marked loading. */
+void load_job_lock(struct load_job *j);
+void load_job_unlock(struct load_job *j);
+/* Locked: the trace shown so far (another one when a load starts over),
+ * and *version, which changes whenever the trace does. */
+struct xt_trace *load_job_trace(struct load_job *j, unsigned *version);
+/* Any time: the share of bytes decoded (0-1); *phase 0 while decoding,
+ * 1 while the analyses are merged; *events decoded so far. */
+double load_job_progress(const struct load_job *j, int *phase, uint64_t *events);
+/* Any time: 1 once the load has ended, successfully or not. */
+int load_job_done(const struct load_job *j);
+/* Any time: asks the job to stop soon (it then ends with XT_ECANCEL, unless
+ * it was merging the analyses already). */
+void load_job_cancel(struct load_job *j);
+/* Waits for the job and frees it; returns what load_profile() would,
+ * with *t and *a. On failure the trace shown so far is freed too. */
+int load_job_finish(struct load_job *j, struct xt_trace **t, struct xt_analysis **a,
+		    struct xt_error *err);
+
 #endif

@@ -205,13 +205,30 @@ void source_close(struct source *src)
 	memset(src, 0, sizeof(*src));
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14; older kernels say EINVAL */
+#endif
+
+void source_prefetch(const struct source *src, uint64_t off, uint64_t len)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a, b;
+
+	/* An adopted heap buffer is resident already. */
+	if (!src->data || !len || src->heap)
+		return;
+	a = ((uintptr_t)src->data + off) & ~(pg - 1);
+	b = (uintptr_t)src->data + off + len;
+	madvise((void *)a, b - a, MADV_POPULATE_READ);
+}
+
 void source_release(const struct source *src, uint64_t off, uint64_t len)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t a, b;
 
 	/* MADV_DONTNEED on anonymous memory would zero it, not drop a copy. */
-	if (!src->data || !len || src->heap)
+	if (!src->data || !len || src->keep_resident || src->heap)
 		return;
 	a = ((uintptr_t)src->data + off + pg - 1) & ~(pg - 1);
 	b = ((uintptr_t)src->data + off + len) & ~(pg - 1);

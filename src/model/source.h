@@ -29,6 +29,7 @@ struct source {
 	size_t file_size;    /* bytes on disk */
 	int gzipped;         /* 1 when the file was gzip-compressed */
 	int heap;            /* 1: data is a malloc'd buffer (source_adopt), not a mapping */
+	int keep_resident;   /* 1: source_release() keeps pages (tests, small files) */
 };
 
 /* Maps path. Returns 0, or XT_ENOENT/XT_EIO/XT_EFORMAT with err set.
@@ -39,9 +40,13 @@ void source_close(struct source *src);
  * source_close() frees it. Can't fail. */
 void source_adopt(struct source *src, void *data, size_t size);
 /* Advises the kernel that [off, off+len) will not be needed soon and drops
- * those pages from this process's resident set (a no-op for an adopted heap
- * buffer, whose pages are the only copy). Can't fail. */
+ * those pages from this process's resident set (unless keep_resident; a
+ * no-op for an adopted heap buffer, whose pages are the only copy).
+ * Can't fail. */
 void source_release(const struct source *src, uint64_t off, uint64_t len);
+/* Maps [off, off+len) into this process's page tables at once, ahead of a
+ * read (one call instead of a page fault per 64 KiB). A hint: can't fail. */
+void source_prefetch(const struct source *src, uint64_t off, uint64_t len);
 /* Returns 1 when the first bytes of path are a gzip header. */
 int source_is_gzip(const char *path);
 

@@ -80,8 +80,13 @@ struct timeline *timeline_new(struct xt_trace *t)
 			label_plane(&tl->tracks[tl->ntracks], pl->nlines, pl);
 			for (l = 0; l < pl->nlines; l++) {
 				struct xt_line *ln = &pl->lines[l];
-				struct tl_track *tr = &tl->tracks[tl->ntracks++];
-				size_t nblk = (ln->nev + XT_BLOCK - 1) / XT_BLOCK;
+				struct tl_track *tr;
+				size_t nblk;
+
+				if (ln->loading)
+					continue; /* not decoded yet (a live load) */
+				tr = &tl->tracks[tl->ntracks++];
+				nblk = (ln->nev + XT_BLOCK - 1) / XT_BLOCK;
 
 				tr->host = h;
 				tr->plane = p;
@@ -119,6 +124,22 @@ struct timeline *timeline_new(struct xt_trace *t)
 		tl->dev_t1 = tl->t1;
 	}
 	return tl;
+}
+
+void timeline_adopt(struct timeline *tl, struct timeline *old)
+{
+	size_t i, j = 0;
+
+	/* Both list the trace's lines in the same order, tl a superset. */
+	for (i = 0; i < tl->ntracks && j < old->ntracks; i++) {
+		if (tl->tracks[i].l != old->tracks[j].l)
+			continue;
+		if (!tl->tracks[i].depth) {
+			tl->tracks[i].depth = old->tracks[j].depth;
+			old->tracks[j].depth = NULL;
+		}
+		j++;
+	}
 }
 
 void timeline_free(struct timeline *tl)
@@ -215,9 +236,9 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 		 * level never overlaps itself, so only the one just before). */
 		if (s > lo) {
 			const struct xt_event *pe = &l->ev[dp->idx[s - 1]];
+			int64_t pd = xt_event_dur(l, pe);
 
-			if (base + pe->off_ps + pe->dur_ps > a ||
-			    (pe->dur_ps == 0 && base + pe->off_ps == a))
+			if (base + pe->off_ps + pd > a || (pd == 0 && base + pe->off_ps == a))
 				s--;
 		}
 		if (b <= a)
@@ -231,7 +252,7 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 		 * dense whatever is picked). */
 		for (k = s; k < e && k < s + 8; k++) {
 			const struct xt_event *ev = &l->ev[dp->idx[k]];
-			int64_t es = base + ev->off_ps, ee = es + ev->dur_ps;
+			int64_t es = base + ev->off_ps, ee = es + xt_event_dur(l, ev);
 			int64_t cov = (ee < b ? ee : b) - (es > a ? es : a);
 
 			if (cov > bestcov) {
@@ -282,7 +303,7 @@ int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev)
 	const struct xt_line *l = tl->tracks[i].l;
 	const struct xt_event *e = &l->ev[ev];
 	unsigned d = xt_event_depth(e) + 1;
-	int64_t self = e->dur_ps, s = xt_event_start(l, e), end = s + e->dur_ps;
+	int64_t self = xt_event_dur(l, e), s = xt_event_start(l, e), end = s + self;
 	size_t k;
 
 	if (d >= dp->ndepth)
@@ -292,10 +313,12 @@ int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev)
 	     k < dp->start[d + 1]; k++) {
 		const struct xt_event *c = &l->ev[dp->idx[k]];
 
-		if (xt_event_start(l, c) >= end && !(c->dur_ps == 0 && xt_event_start(l, c) == end))
+		int64_t cd = xt_event_dur(l, c);
+
+		if (xt_event_start(l, c) >= end && !(cd == 0 && xt_event_start(l, c) == end))
 			break;
 		if (xt_event_end(l, c) <= end)
-			self -= c->dur_ps;
+			self -= cd;
 	}
 	return self;
 }

@@ -7,6 +7,9 @@
  * binary searches whatever the zoom, and dense columns are counted, never
  * skipped.
  *
+ * Lines still loading (xt_line.loading) are left out: a viewer builds a
+ * new timeline as a live load finishes more lines.
+ *
  * Ownership: struct timeline borrows the trace (which must outlive it) and
  * owns its track list, labels and indexes; timeline_free() releases them.
  */
@@ -50,6 +53,9 @@ struct timeline {
 /* A new timeline over t; never NULL. Free with timeline_free(). */
 struct timeline *timeline_new(struct xt_trace *t);
 void timeline_free(struct timeline *tl);
+/* Moves to tl the per-depth indexes old built for lines tl shows too (both
+ * over one trace: a live load's newer timeline). Can't fail. */
+void timeline_adopt(struct timeline *tl, struct timeline *old);
 /* The per-depth index of track i, built on first call. Never NULL. */
 const struct tl_depth *timeline_depth(struct timeline *tl, size_t i);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/bigmem.h"
 #include "../util/xalloc.h"
 #include "wire.h"
 
@@ -27,8 +28,17 @@ void trace_host_fini(struct xt_host *h)
 		struct xt_plane *pl = &h->planes[p];
 
 		for (l = 0; l < pl->nlines; l++) {
-			free(pl->lines[l].ev);
+			if (pl->lines[l].ev_map)
+				bigmem_free(pl->lines[l].ev, pl->lines[l].ev_map);
+			else
+				free(pl->lines[l].ev);
 			free(pl->lines[l].blk_maxend);
+			free(pl->lines[l].blk_raw);
+			free(pl->lines[l].long_dur);
+			if (pl->lines[l].raw_map)
+				bigmem_free(pl->lines[l].raw, pl->lines[l].raw_map);
+			else
+				free(pl->lines[l].raw);
 		}
 		free(pl->lines);
 		free(pl->emeta);
@@ -59,6 +69,14 @@ void trace_free(struct xt_trace *t)
 	free(t->hosts);
 	arena_fini(&t->arena);
 	free(t);
+}
+
+void trace_reserve_hosts(struct xt_trace *t, size_t n)
+{
+	if (n <= t->caphosts)
+		return;
+	t->hosts = xreallocarray(t->hosts, n, sizeof(*t->hosts));
+	t->caphosts = n;
 }
 
 void trace_set_origin(struct xt_trace *t)
@@ -147,11 +165,102 @@ size_t trace_line_window(const struct xt_line *l, int64_t t0, int64_t t1, size_t
 	return end;
 }
 
+/* Lookups usually walk a line in order: each thread remembers its last
+ * answer (lines are told apart by their unique gen, never by address). */
+static _Thread_local struct {
+	uint64_t gen;
+	size_t i;
+	uint64_t off;
+} raw_hint;
+static _Thread_local struct {
+	uint64_t gen;
+	size_t k;
+} long_hint;
+
+int64_t trace_long_dur(const struct xt_line *l, size_t i)
+{
+	size_t lo = 0, hi = l->nlong_dur, k;
+
+	if (long_hint.gen == l->gen && long_hint.k < hi && l->long_dur[long_hint.k].ev <= i) {
+		for (k = long_hint.k; k < hi && k < long_hint.k + 8 && l->long_dur[k].ev < i; k++)
+			;
+		if (k < hi && l->long_dur[k].ev == i) {
+			long_hint.k = k;
+			return l->long_dur[k].dur_ps;
+		}
+		lo = k;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->long_dur[mid].ev < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < l->nlong_dur && l->long_dur[lo].ev == i) {
+		long_hint.gen = l->gen;
+		long_hint.k = lo;
+		return l->long_dur[lo].dur_ps;
+	}
+	return (int64_t)XT_DUR_LONG; /* not reached: the reader lists every one */
+}
+
+uint64_t trace_event_raw(const struct xt_host *h, const struct xt_line *l, size_t i)
+{
+	const uint8_t *base = h->src.data + l->raw_base;
+	size_t k = i & ~(size_t)(XT_BLOCK - 1);
+	uint64_t off;
+	struct wire w;
+
+	if (l->raw)
+		return l->raw[i];
+	off = l->blk_raw[i / XT_BLOCK];
+	if (raw_hint.gen == l->gen && raw_hint.i <= i && raw_hint.i >= k) {
+		k = raw_hint.i;
+		off = raw_hint.off;
+	}
+	/* Skip k's encoding (and any non-event field) until event i. */
+	wire_init(&w, base + off, l->raw_len - off);
+	while (wire_more(&w)) {
+		const uint8_t *at = w.p;
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+
+		if (f == 4 && t == WIRE_LEN) {
+			if (k == i) {
+				off = (uint64_t)(at - base);
+				break;
+			}
+			k++;
+		}
+		wire_skip(&w, t);
+	}
+	raw_hint.gen = l->gen;
+	raw_hint.i = i;
+	raw_hint.off = off;
+	return off;
+}
+
+void trace_release_before(const struct xt_host *h, const struct xt_line *l, size_t i,
+			  uint64_t *done)
+{
+	uint64_t off;
+
+	if (l->raw_len < XT_RELEASE_STEP || h->src.keep_resident || i >= l->nev)
+		return;
+	off = trace_event_raw(h, l, i);
+	if (off < *done + XT_RELEASE_STEP)
+		return;
+	source_release(&h->src, l->raw_base + *done, off - *done);
+	*done = off & ~(uint64_t)4095;
+}
+
 const uint8_t *trace_event_bytes(const struct xt_host *h, const struct xt_line *l,
 				 const struct xt_event *ev, size_t *n)
 {
 	struct wire w;
-	uint64_t off = l->raw_base + ev->raw;
+	uint64_t off = l->raw_base + trace_event_raw(h, l, (size_t)(ev - l->ev));
 
 	wire_init(&w, h->src.data + off, h->src.size - off);
 	(void)wire_varint(&w); /* the tag */

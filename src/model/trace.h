@@ -5,8 +5,10 @@
  * file says is kept: planes, lines, every event, all metadata, all stats.
  * Event times and metadata references live in flat arrays; stats and opaque
  * metadata bytes stay in the mapped source and are decoded on demand
- * (stat_iter), so the model costs about 24 bytes per event and the source's
- * pages can leave resident memory once parsed.
+ * (stat_iter), so the model costs about 16 bytes per event and the source's
+ * pages can leave resident memory once parsed. (Real profiles take 22 to 30
+ * bytes per event on disk, so 24-byte records alone would bring the model
+ * near the file's size: docs/performance.md.)
  *
  * Ownership: struct trace owns everything reachable from it (an arena for
  * names and tables, per-line event arrays, the mapped sources); trace_free()
@@ -21,6 +23,7 @@
 #ifndef XT_TRACE_H
 #define XT_TRACE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,14 +92,28 @@ struct xt_event_meta {
 #define XT_EV_META_BITS 24
 #define XT_EV_META_MASK ((1u << XT_EV_META_BITS) - 1)
 
+/*
+ * One event in 16 bytes. The duration takes 32 bits: XT_DUR_LONG (4.3 ms
+ * and more, or negative) sends xt_event_dur() to the line's long_dur list.
+ * Where the event's bytes are is not stored per event: events are nearly
+ * always in file order, so the line keeps the offset of every XT_BLOCK-th
+ * event (blk_raw) and trace_event_bytes() skips forward from it; a line
+ * whose events had to be sorted keeps every offset (raw).
+ */
 struct xt_event {
 	int64_t off_ps;   /* start, ps since the line's timestamp (num_occurrences if aggregated) */
-	int64_t dur_ps;   /* duration, ps; 0 for instants */
+	uint32_t dur;     /* duration, ps (0 for instants); XT_DUR_LONG: see xt_event_dur() */
 	uint32_t meta;    /* low 24 bits: index into plane->emeta; high 8: depth | AGGREGATED */
-	uint32_t raw;     /* offset of the encoded XEvent (its tag) from line->raw_base */
+};
+#define XT_DUR_LONG UINT32_MAX
+
+/* A duration that does not fit xt_event.dur. */
+struct xt_long_dur {
+	uint64_t ev;      /* event index on its line */
+	int64_t dur_ps;
 };
 
-#define XT_BLOCK 64 /* events per blk_maxend entry */
+#define XT_BLOCK 64 /* events per blk_maxend / blk_raw entry */
 #define XT_WATCH_MAX 8
 
 struct xt_line {
@@ -106,13 +123,21 @@ struct xt_line {
 	const char *display_name;
 	int64_t timestamp_ns;     /* line start, ns in the file's time base */
 	int64_t duration_ps;
-	uint64_t raw_base;        /* source offset that xt_event.raw is relative to */
+	uint64_t raw_base;        /* source offset that event offsets are relative to */
 	uint64_t raw_off;         /* encoded XLine in the source */
 	uint64_t raw_len;
 	struct xt_event *ev;      /* nev events sorted by start; owned by the trace */
 	size_t nev;
+	size_t ev_map;            /* bytes of ev mapped by bigmem (0: ev is malloc'd) */
+	struct xt_long_dur *long_dur; /* by event index: durations ev[].dur cannot hold */
+	size_t nlong_dur;
+	uint32_t *blk_raw;        /* [b] = offset of event b*XT_BLOCK's tag (events in file order) */
+	uint32_t *raw;            /* [i] = offset of event i's tag, when not in file order; else NULL */
+	size_t raw_map;           /* bytes of raw mapped by bigmem (0: malloc'd) */
+	uint64_t gen;             /* unique among loaded lines (for lookup caches) */
 	int64_t *blk_maxend;      /* [i] = max end offset over events [0, (i+1)*XT_BLOCK) */
 	uint32_t max_depth;
+	uint8_t loading;          /* 1 while a live load decodes it: nothing above is ready */
 	void *hook_data;          /* per-line slot for a load hook's partial results */
 };
 
@@ -224,6 +249,7 @@ enum xt_origin_kind {
 struct xt_trace {
 	struct xt_host *hosts;
 	size_t nhosts;
+	size_t caphosts;     /* room in hosts (trace_reserve_hosts) */
 	size_t nev;          /* events in all hosts */
 	struct arena arena;  /* names and tables */
 	/* The trace's clock: the absolute time (ns) that a stored timestamp
@@ -237,8 +263,22 @@ struct xt_trace {
 	int64_t origin_ps;
 };
 
+/*
+ * A trace shown while it loads (xplane_load_opts.live): the loader adds
+ * hosts and finishes lines under lock, and whoever reads the trace
+ * meanwhile holds it too; a line marked loading must not be read at all.
+ * version grows (under lock) with every change.
+ */
+struct xt_live {
+	pthread_mutex_t lock;
+	unsigned version;
+};
+
 /* Creates an empty trace; free with trace_free(). Never NULL. */
 struct xt_trace *trace_new(void);
+/* Makes room for n hosts in all, so that adding them never moves the
+ * hosts already there (live loads). Can't fail. */
+void trace_reserve_hosts(struct xt_trace *t, size_t n);
 /* Releases the trace and everything it owns. NULL is allowed. */
 void trace_free(struct xt_trace *t);
 /* Releases what one host owns (not its arena strings) and zeroes it. */
@@ -272,6 +312,13 @@ static inline int xt_event_aggregated(const struct xt_event *ev)
 	return (ev->meta >> XT_EV_META_BITS) & XT_EV_AGGREGATED;
 }
 
+/* Duration of event ev of line l, ps. */
+int64_t trace_long_dur(const struct xt_line *l, size_t i);
+static inline int64_t xt_event_dur(const struct xt_line *l, const struct xt_event *ev)
+{
+	return ev->dur != XT_DUR_LONG ? (int64_t)ev->dur : trace_long_dur(l, (size_t)(ev - l->ev));
+}
+
 /* Absolute start/end of ev on line, ps in the file's time base. */
 static inline int64_t xt_event_start(const struct xt_line *l, const struct xt_event *ev)
 {
@@ -279,7 +326,7 @@ static inline int64_t xt_event_start(const struct xt_line *l, const struct xt_ev
 }
 static inline int64_t xt_event_end(const struct xt_line *l, const struct xt_event *ev)
 {
-	return l->timestamp_ns * 1000 + ev->off_ps + ev->dur_ps;
+	return l->timestamp_ns * 1000 + ev->off_ps + xt_event_dur(l, ev);
 }
 
 /* Metadata of ev (the synthetic empty entry when the id was unknown). */
@@ -330,6 +377,15 @@ static inline const struct xt_stat_meta *trace_smeta_lookup(const struct xt_plan
  */
 size_t trace_line_window(const struct xt_line *l, int64_t t0, int64_t t1, size_t *first);
 
+/* Offset of event i's encoding (its tag) from l->raw_base. Sequential
+ * calls on one line cost one step each (a per-thread cursor). */
+uint64_t trace_event_raw(const struct xt_host *h, const struct xt_line *l, size_t i);
+/* For passes that read a big line's event bytes in order: gives back the
+ * line's source pages before event i once it has moved XT_RELEASE_STEP
+ * past *done (0 at the start), as the reader does while decoding. */
+#define XT_RELEASE_STEP ((uint64_t)16 << 20)
+void trace_release_before(const struct xt_host *h, const struct xt_line *l, size_t i,
+			  uint64_t *done);
 /* Source bytes of the encoded XEvent ev on line l (tag excluded). */
 const uint8_t *trace_event_bytes(const struct xt_host *h, const struct xt_line *l,
 				 const struct xt_event *ev, size_t *n);

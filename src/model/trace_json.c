@@ -150,7 +150,7 @@ int trace_json_write(const struct xt_host *h, const char *path, struct xt_error 
 				 * other hosts (clock.h). */
 				put_us(&b, xt_event_start(ln, ev) - h->origin_ps);
 				strbuf_puts(&b, ",\"dur\":");
-				put_us(&b, ev->dur_ps > 0 ? ev->dur_ps : 1);
+				put_us(&b, xt_event_dur(ln, ev) > 0 ? xt_event_dur(ln, ev) : 1);
 				strbuf_puts(&b, ",\"name\":");
 				strbuf_json_str(&b, name, strlen(name));
 				put_args(&b, h, pl, ln, ev);

@@ -13,6 +13,7 @@
 
 #include "../util/xalloc.h"
 #include "clock.h"
+#include "line_decode.h"
 #include "stats.h"
 #include "wire.h"
 
@@ -326,95 +327,55 @@ static int read_plane(struct reader *r, struct xt_plane *p, const uint8_t *b, si
 
 /* ---- pass 2: lines, in worker threads ---- */
 
+/*
+ * The pool: lines are taken largest first; a line of LINE_SPLIT_MIN or
+ * more is walked by the thread that takes it, which hands out its chunks
+ * as it finds them (line_decode.h), and any thread decodes ready chunks
+ * before starting another line. Whoever completes a line runs the hook.
+ */
 struct line_job {
 	struct xt_plane *plane;
 	struct xt_line *line;
+	struct line_split *split; /* while a big line is in pieces */
+	_Atomic uint64_t counted; /* progress bytes already reported */
+};
+
+struct chunk_task {
+	struct line_job *job;
+	size_t k;
 };
 
 struct pool {
 	struct reader *r;
 	struct line_job *jobs;
-	size_t njobs;
-	atomic_size_t next;
+	size_t njobs, next;     /* next line to take */
+	struct chunk_task *ready; /* chunks that may be decoded, oldest first */
+	size_t head, nready, capready;
+	int walking;            /* walks under way (they add chunks) */
+	pthread_mutex_t lock;   /* guards next, ready, head, nready, walking */
+	pthread_cond_t cond;
 	atomic_int failed;
+	atomic_int retry;       /* a line proved the time base needs exact_peek */
 	char msg[512];
-	pthread_mutex_t msg_lock;
-	struct arena *arenas; /* one per worker */
+	uint64_t split;         /* lines this long are split (split_bytes) */
+	int cancelled;          /* (under lock) the failure is a cancel */
 };
 
-static int event_cmp(const void *a, const void *b)
+static int cancelled(const struct pool *pl)
 {
-	const struct xt_event *x = a, *y = b;
-	int ax = xt_event_aggregated(x) != 0, ay = xt_event_aggregated(y) != 0;
+	const struct xplane_load_opts *o = pl->r->opts;
 
-	if (ax != ay)
-		return ax - ay;
-	if (!ax && x->off_ps != y->off_ps)
-		return x->off_ps < y->off_ps ? -1 : 1;
-	/* Equal starts: the longer (enclosing) event first. */
-	if (!ax && x->dur_ps != y->dur_ps)
-		return x->dur_ps > y->dur_ps ? -1 : 1;
-	return x->raw < y->raw ? -1 : x->raw > y->raw;
+	return o && o->cancel && atomic_load(o->cancel);
 }
 
-static inline int event_before(const struct xt_event *x, const struct xt_event *y)
+static int split_line(const struct pool *pl, const struct line_job *j)
 {
-	/* The common case (distinct starts, nothing aggregated) without the
-	 * full comparison. */
-	if (!((x->meta | y->meta) & (XT_EV_AGGREGATED << XT_EV_META_BITS)) &&
-	    x->off_ps != y->off_ps)
-		return x->off_ps < y->off_ps;
-	return event_cmp(x, y) < 0;
+	return j->line->raw_len >= pl->split && j->line->raw_len <= UINT32_MAX;
 }
 
-/* Depth by a stack of open ends, and the prefix max end per block. */
-static void line_finish(struct xt_line *l)
-{
-	int64_t stack[128];
-	unsigned sp = 0;
-	size_t i, nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK;
-	int64_t maxend = INT64_MIN;
-
-	l->blk_maxend = nblk ? xmalloc(nblk * sizeof(int64_t)) : NULL;
-	for (i = 0; i < l->nev; i++) {
-		struct xt_event *e = &l->ev[i];
-		int64_t end;
-
-		if (!xt_event_aggregated(e)) {
-			end = e->off_ps + e->dur_ps;
-			/* The parent is the innermost open event containing this
-			 * one (sorted by start, so only the ends matter): partial
-			 * overlaps are siblings, as for self time, and an instant
-			 * belongs inside [start, end) only, so one at a parent's
-			 * very end is drawn beside it. Instants parent nothing. */
-			while (sp && (stack[sp - 1] < end ||
-				      (e->dur_ps == 0 && stack[sp - 1] == e->off_ps)))
-				sp--;
-			e->meta |= (uint32_t)(sp < XT_EV_DEPTH_MAX ? sp : XT_EV_DEPTH_MAX)
-				   << XT_EV_META_BITS;
-			if (sp > l->max_depth)
-				l->max_depth = sp;
-			if (sp < 128 && e->dur_ps > 0)
-				stack[sp++] = end;
-			if (end > maxend)
-				maxend = end;
-		}
-		if ((i + 1) % XT_BLOCK == 0 || i + 1 == l->nev)
-			l->blk_maxend[i / XT_BLOCK] = maxend;
-	}
-}
-
-static inline int watched(const struct xt_plane *p, uint64_t id)
-{
-	unsigned i;
-
-	if (id < 64)
-		return (p->watch_lo >> id) & 1;
-	for (i = 0; i < p->nwatch_ids; i++)
-		if ((uint64_t)p->watch_ids[i] == id)
-			return 1;
-	return 0;
-}
+/* A walk runs at most this many chunks ahead of their decoding, so a big
+ * line's pages are resident for a few chunks at a time. */
+#define POOL_AHEAD 2
 
 static int64_t rebase_ns(int64_t ts, int64_t base)
 {
@@ -425,131 +386,152 @@ static int64_t rebase_ns(int64_t ts, int64_t base)
 	return d < -XT_TS_LIMIT_NS ? -XT_TS_LIMIT_NS : d > XT_TS_LIMIT_NS ? XT_TS_LIMIT_NS : d;
 }
 
-static int read_line(struct reader *r, struct arena *a, struct xt_plane *p, struct xt_line *l)
+static void pool_fail(struct pool *pl, int rc, const struct line_job *j)
 {
-	const uint8_t *base = r->h->src.data;
-	struct wire w;
-	size_t cap, n = 0;
-	struct xt_event *ev;
-	int sorted = 1;
-
-	if (l->raw_len > UINT32_MAX)
-		return -2;
-	l->raw_base = l->raw_off;
-	cap = l->raw_len / 16 + 16;
-	ev = xmalloc(cap * sizeof(*ev));
-	wire_init(&w, base + l->raw_off, l->raw_len);
-	while (wire_more(&w)) {
-		const uint8_t *tagp = w.p;
-		uint32_t f;
-		unsigned t = wire_tag(&w, &f);
-
-		if (f == 4 && t == WIRE_LEN) {
-			struct wire e;
-			size_t en;
-			const uint8_t *eb = wire_bytes(&w, &en);
-			struct xt_event x = { 0 };
-			uint64_t mid = 0;
-
-			if (w.bad)
-				break;
-			wire_init(&e, eb, en);
-			while (wire_more(&e)) {
-				uint32_t ef;
-				unsigned et = wire_tag(&e, &ef);
-
-				if (ef == 4 && et == WIRE_LEN && p->watch_on) {
-					size_t sn;
-					const uint8_t *sb = wire_bytes(&e, &sn);
-
-					/* metadata_id comes first in upstream's encoding;
-					 * anything else is flagged, to be safe. */
-					if (sn >= 2 && sb[0] == 0x08) {
-						uint64_t id = sb[1];
-
-						if (id & 0x80) {
-							struct wire iw;
-
-							wire_init(&iw, sb + 1, sn - 1);
-							id = wire_varint(&iw);
-						}
-						if (watched(p, id))
-							x.meta |= XT_EV_WATCHED << XT_EV_META_BITS;
-					} else if (sn) {
-						x.meta |= XT_EV_WATCHED << XT_EV_META_BITS;
-					}
-				} else if (et == WIRE_VARINT && ef <= 5 && ef != 4) {
-					uint64_t v = wire_varint(&e);
-
-					if (ef == 1)
-						mid = v;
-					else if (ef == 2)
-						x.off_ps = (int64_t)v, x.meta &= ~(XT_EV_AGGREGATED << XT_EV_META_BITS);
-					else if (ef == 3)
-						x.dur_ps = (int64_t)v;
-					else if (ef == 5)
-						x.off_ps = (int64_t)v, x.meta |= XT_EV_AGGREGATED << XT_EV_META_BITS;
-				} else {
-					wire_skip(&e, et);
-				}
-			}
-			if (e.bad) {
-				w.bad = 1;
-				break;
-			}
-			x.meta |= trace_emeta_lookup(p, (int64_t)mid);
-			x.raw = (uint32_t)(tagp - (base + l->raw_base));
-			if (n == cap) {
-				cap = cap + cap / 2 + 16;
-				ev = xreallocarray(ev, cap, sizeof(*ev));
-			}
-			if (n && sorted && event_before(&x, &ev[n - 1]))
-				sorted = 0;
-			ev[n++] = x;
-			continue;
-		}
-		if (t == WIRE_VARINT && (f == 1 || f == 3 || f == 9 || f == 10)) {
-			int64_t *dst = f == 1 ? &l->id : f == 3 ? &l->timestamp_ns
-						  : f == 9 ? &l->duration_ps : &l->display_id;
-
-			*dst = (int64_t)wire_varint(&w);
-			continue;
-		}
-		if (t == WIRE_LEN && (f == 2 || f == 11)) {
-			size_t sn;
-			const uint8_t *s = wire_bytes(&w, &sn);
-			const char *c = arena_strndup(a, (const char *)s, sn);
-
-			if (f == 2)
-				l->name = c;
-			else
-				l->display_name = c;
-			continue;
-		}
-		wire_skip(&w, t);
-	}
-	if (w.bad) {
-		free(ev);
-		return -1;
-	}
-	l->timestamp_ns = rebase_ns(l->timestamp_ns, r->h->ts_base_ns);
-	if (!sorted && n > 1)
-		qsort(ev, n, sizeof(*ev), event_cmp);
-	/* Give back the unused tail; glibc shrinks large blocks with mremap. */
-	l->ev = n ? xreallocarray(ev, n, sizeof(*ev)) : (free(ev), NULL);
-	l->nev = n;
-	line_finish(l);
-	return 0;
-}
-
-static void pool_fail(struct pool *pl, const char *fmt, const char *a, const char *b)
-{
-	pthread_mutex_lock(&pl->msg_lock);
+	pthread_mutex_lock(&pl->lock);
 	if (!atomic_load(&pl->failed)) {
-		snprintf(pl->msg, sizeof(pl->msg), fmt, pl->r->path, a, b);
+		if (rc == XT_ECANCEL)
+			snprintf(pl->msg, sizeof(pl->msg), "%s: loading stopped", pl->r->path);
+		else if (rc == LINE_ERETRY)
+			snprintf(pl->msg, sizeof(pl->msg),
+				 "%s: a line of plane '%s' has its timestamp after its events",
+				 pl->r->path, j->plane->name);
+		else if (rc == LINE_EBIG)
+			snprintf(pl->msg, sizeof(pl->msg),
+				 "%s: a line of plane '%s' holds more than 4 GiB of events (not supported)",
+				 pl->r->path, j->plane->name);
+		else
+			snprintf(pl->msg, sizeof(pl->msg),
+				 "%s: not a valid XSpace (malformed line in plane '%s')", pl->r->path,
+				 j->plane->name);
+		atomic_store(&pl->retry, rc == LINE_ERETRY);
+		pl->cancelled = rc == XT_ECANCEL;
 		atomic_store(&pl->failed, 1);
 	}
-	pthread_mutex_unlock(&pl->msg_lock);
+	pthread_cond_broadcast(&pl->cond);
+	pthread_mutex_unlock(&pl->lock);
+}
+
+static void progress(struct pool *pl, uint64_t bytes, uint64_t events)
+{
+	const struct xplane_load_opts *o = pl->r->opts;
+
+	if (o && o->progress_bytes && bytes)
+		atomic_fetch_add(o->progress_bytes, bytes);
+	if (o && o->progress_events && events)
+		atomic_fetch_add(o->progress_events, events);
+}
+
+/* A decoded line: its timestamp rebased, the hook, its pages given back. */
+static void line_done(struct pool *pl, struct line_job *j)
+{
+	struct reader *r = pl->r;
+
+	j->line->timestamp_ns = rebase_ns(j->line->timestamp_ns, r->h->ts_base_ns);
+	if (r->opts && r->opts->line_hook)
+		r->opts->line_hook(r->opts->ctx, r->h, j->plane, j->line);
+	progress(pl, j->line->raw_len - atomic_load(&j->counted), j->line->nev);
+	source_release(&r->h->src, j->line->raw_off, j->line->raw_len);
+	if (r->opts && r->opts->live) {
+		/* Shown from now on; the counts grow with it. */
+		struct xt_live *lv = r->opts->live;
+
+		pthread_mutex_lock(&lv->lock);
+		j->line->loading = 0;
+		j->plane->nev += j->line->nev;
+		r->h->nev += j->line->nev;
+		r->t->nev += j->line->nev;
+		lv->version++;
+		pthread_mutex_unlock(&lv->lock);
+	}
+}
+
+static void run_chunk(struct pool *pl, struct chunk_task t)
+{
+	struct line_split *s = t.job->split;
+	uint64_t bytes = line_split_chunk_bytes(s, t.k);
+	int rc = line_split_chunk(s, t.k);
+
+	if (rc < 0) {
+		pool_fail(pl, rc, t.job);
+		return;
+	}
+	atomic_fetch_add(&t.job->counted, bytes);
+	progress(pl, bytes, 0);
+	if (line_split_done(s)) {
+		t.job->split = NULL;
+		line_split_finish(s);
+		line_done(pl, t.job);
+	}
+}
+
+struct walk_ctx {
+	struct pool *pl;
+	struct line_job *job;
+};
+
+/* line_split_walk's callback: queues chunk k, and decodes an older one
+ * itself when the walk gets too far ahead. */
+static void chunk_ready(void *arg, struct line_split *s, size_t k)
+{
+	struct walk_ctx *w = arg;
+	struct pool *pl = w->pl;
+	struct chunk_task t;
+	int run = 0;
+
+	(void)s;
+	pthread_mutex_lock(&pl->lock);
+	if (pl->nready == pl->capready) {
+		pl->capready = pl->capready ? 2 * pl->capready : 64;
+		pl->ready = xreallocarray(pl->ready, pl->capready, sizeof(*pl->ready));
+	}
+	pl->ready[pl->nready++] = (struct chunk_task){ w->job, k };
+	if (pl->nready - pl->head > POOL_AHEAD && !atomic_load(&pl->failed)) {
+		t = pl->ready[pl->head++];
+		run = 1;
+	}
+	pthread_cond_signal(&pl->cond);
+	pthread_mutex_unlock(&pl->lock);
+	if (run)
+		run_chunk(pl, t);
+}
+
+static void run_line(struct pool *pl, struct line_job *j, struct arena *a)
+{
+	struct reader *r = pl->r;
+	struct line_in in = { &r->h->src, j->plane, j->line, a,
+			      r->opts && r->opts->exact_peek, pl->split / 3 };
+	int rc;
+
+	if (!split_line(pl, j)) {
+		rc = line_decode(&in);
+		if (rc < 0)
+			pool_fail(pl, rc, j);
+		else
+			line_done(pl, j);
+		return;
+	}
+	{
+		struct walk_ctx w = { pl, j };
+
+		j->split = line_split_new(&in);
+		rc = line_split_walk(j->split, chunk_ready, &w);
+		pthread_mutex_lock(&pl->lock);
+		pl->walking--;
+		pthread_cond_broadcast(&pl->cond);
+		pthread_mutex_unlock(&pl->lock);
+		if (rc < 0) {
+			pool_fail(pl, rc, j);
+			return;
+		}
+		if (line_split_done(j->split)) {
+			struct line_split *s = j->split;
+
+			j->split = NULL;
+			line_split_finish(s);
+			line_done(pl, j);
+		}
+	}
 }
 
 struct worker_arg {
@@ -561,35 +543,36 @@ static void *worker(void *arg)
 {
 	struct worker_arg *wa = arg;
 	struct pool *pl = wa->pool;
-	struct reader *r = pl->r;
 
 	for (;;) {
-		size_t i = atomic_fetch_add(&pl->next, 1);
-		struct line_job *j;
-		int rc;
+		struct chunk_task t;
+		struct line_job *j = NULL;
 
-		if (i >= pl->njobs || atomic_load(&pl->failed))
-			break;
-		j = &pl->jobs[i];
-		rc = read_line(r, wa->arena, j->plane, j->line);
-		if (rc == -2) {
-			pool_fail(pl, "%s: a line of plane '%s' holds more than 4 GiB of events%s",
-				  j->plane->name, " (not supported)");
-			break;
-		}
-		if (rc < 0) {
-			pool_fail(pl, "%s: not a valid XSpace (malformed line in plane '%s')%s",
-				  j->plane->name, "");
+		if (cancelled(pl))
+			pool_fail(pl, XT_ECANCEL, NULL);
+		pthread_mutex_lock(&pl->lock);
+		while (!atomic_load(&pl->failed) && pl->head == pl->nready && pl->next >= pl->njobs &&
+		       pl->walking)
+			pthread_cond_wait(&pl->cond, &pl->lock);
+		if (atomic_load(&pl->failed)) {
+			pthread_mutex_unlock(&pl->lock);
 			break;
 		}
-		if (r->opts && r->opts->line_hook)
-			r->opts->line_hook(r->opts->ctx, r->h, j->plane, j->line);
-		if (r->opts && r->opts->progress_bytes)
-			atomic_fetch_add(r->opts->progress_bytes, j->line->raw_len);
-		if (r->opts && r->opts->progress_events)
-			atomic_fetch_add(r->opts->progress_events, j->line->nev);
-		if (!(r->opts && r->opts->keep_resident))
-			source_release(&r->h->src, j->line->raw_off, j->line->raw_len);
+		if (pl->head < pl->nready) {
+			t = pl->ready[pl->head++];
+			pthread_mutex_unlock(&pl->lock);
+			run_chunk(pl, t);
+			continue;
+		}
+		if (pl->next < pl->njobs) {
+			j = &pl->jobs[pl->next++];
+			if (split_line(pl, j))
+				pl->walking++;
+		}
+		pthread_mutex_unlock(&pl->lock);
+		if (!j)
+			break;
+		run_line(pl, j, wa->arena);
 	}
 	return NULL;
 }
@@ -622,20 +605,22 @@ static int read_lines(struct reader *r, struct xt_error *err)
 		nthreads = 8;
 	memset(&pl, 0, sizeof(pl));
 	pl.r = r;
+	pl.split = r->opts && r->opts->split_bytes ? r->opts->split_bytes : LINE_SPLIT_MIN;
 	for (p = 0; p < r->h->nplanes; p++)
 		total += r->h->planes[p].nlines;
 	pl.jobs = xcalloc(total ? total : 1, sizeof(*pl.jobs));
 	for (p = 0; p < r->h->nplanes; p++)
-		for (l = 0; l < r->h->planes[p].nlines; l++)
-			pl.jobs[pl.njobs++] = (struct line_job){ &r->h->planes[p],
-								 &r->h->planes[p].lines[l] };
+		for (l = 0; l < r->h->planes[p].nlines; l++) {
+			pl.jobs[pl.njobs].plane = &r->h->planes[p];
+			pl.jobs[pl.njobs].line = &r->h->planes[p].lines[l];
+			pl.njobs++;
+		}
 	if (pl.njobs > 1)
 		qsort(pl.jobs, pl.njobs, sizeof(*pl.jobs), job_cmp);
-	if ((size_t)nthreads > pl.njobs)
-		nthreads = pl.njobs ? (int)pl.njobs : 1;
-	atomic_init(&pl.next, 0);
 	atomic_init(&pl.failed, 0);
-	pthread_mutex_init(&pl.msg_lock, NULL);
+	atomic_init(&pl.retry, 0);
+	pthread_mutex_init(&pl.lock, NULL);
+	pthread_cond_init(&pl.cond, NULL);
 	for (i = 0; i < (size_t)nthreads; i++) {
 		arena_init(&arenas[i]);
 		wa[i] = (struct worker_arg){ &pl, &arenas[i] };
@@ -649,24 +634,33 @@ static int read_lines(struct reader *r, struct xt_error *err)
 		pthread_join(tid[i], NULL);
 	for (i = 0; i < (size_t)nthreads; i++)
 		arena_adopt(&r->t->arena, &arenas[i]);
-	pthread_mutex_destroy(&pl.msg_lock);
+	for (i = 0; i < pl.njobs; i++)
+		line_split_free(pl.jobs[i].split); /* a failed load's pieces */
+	pthread_cond_destroy(&pl.cond);
+	pthread_mutex_destroy(&pl.lock);
+	free(pl.ready);
 	free(pl.jobs);
 	if (atomic_load(&pl.failed))
-		return xt_error_set(err, XT_EFORMAT, "%s", pl.msg);
+		return xt_error_set(err, atomic_load(&pl.retry) ? XT_ERETRY
+					 : pl.cancelled         ? XT_ECANCEL
+								: XT_EFORMAT,
+				    "%s", pl.msg);
 	return 0;
 }
 
 /* The line's timestamp_ns as written, without decoding its events;
  * returns 1 when the line has at least one event. Upstream writes the
  * timestamp before the events, so this usually stops at the first event. */
-static int line_peek(const struct xt_host *h, const struct xt_line *l, int64_t *ts)
+static int line_peek(const struct xt_host *h, const struct xt_line *l, int exact, int64_t *ts)
 {
 	struct wire w;
 	int has_ts = 0, has_ev = 0;
 
 	*ts = 0;
 	wire_init(&w, h->src.data + l->raw_off, l->raw_len);
-	while (wire_more(&w) && !(has_ts && has_ev)) {
+	/* Not exact: a line without a timestamp before its first event has
+	 * none (read_line checks that no other one follows). */
+	while (wire_more(&w) && !(has_ts && has_ev) && !(has_ev && !exact)) {
 		uint32_t f;
 		unsigned t = wire_tag(&w, &f);
 
@@ -715,7 +709,8 @@ static void host_time_base(struct reader *r)
 
 	for (p = 0; p < h->nplanes; p++)
 		for (l = 0; l < h->planes[p].nlines; l++)
-			if (line_peek(h, &h->planes[p].lines[l], &ts)) {
+			if (line_peek(h, &h->planes[p].lines[l], r->opts && r->opts->exact_peek,
+				      &ts)) {
 				lo = ts < lo ? ts : lo;
 				hi = ts > hi ? ts : hi;
 			}
@@ -731,11 +726,44 @@ static const char **push_str(struct reader *r, const char **arr, size_t *n, cons
 	return arr;
 }
 
+/* The rest of load_host for a live load: the host joins the trace before
+ * its lines are decoded (xplane_load_opts.live). */
+static int load_live(struct reader *r, struct xt_host *h, struct xt_error *err)
+{
+	struct xt_live *lv = r->opts->live;
+	struct xt_trace *t = r->t;
+	size_t p, l;
+	int rc;
+
+	for (p = 0; p < h->nplanes; p++)
+		for (l = 0; l < h->planes[p].nlines; l++)
+			h->planes[p].lines[l].loading = 1;
+	pthread_mutex_lock(&lv->lock);
+	if (t->nhosts == t->caphosts)
+		fatal("internal error: a live load needs room for its hosts");
+	t->hosts[t->nhosts] = *h;
+	r->h = &t->hosts[t->nhosts++];
+	lv->version++;
+	pthread_mutex_unlock(&lv->lock);
+	rc = read_lines(r, err);
+	pthread_mutex_lock(&lv->lock);
+	if (rc < 0) {
+		for (p = 0; p < r->h->nplanes; p++)
+			for (l = 0; l < r->h->planes[p].nlines; l++)
+				r->h->planes[p].lines[l].loading = 1;
+	} else {
+		trace_set_origin(t);
+	}
+	lv->version++;
+	pthread_mutex_unlock(&lv->lock);
+	return rc;
+}
+
 /* Decodes the bytes of src (owned by the new host from here on, released on
  * failure) as a host of t; path names them in the host and in errors. */
-static int load_source(struct xt_trace *t, struct source *src, const char *path,
-		       const char *host_name, const struct xplane_load_opts *opts,
-		       struct xt_error *err)
+static int load_host(struct xt_trace *t, struct source *src, const char *path,
+		     const char *host_name, const struct xplane_load_opts *opts,
+		     struct xt_error *err)
 {
 	struct reader r = { .t = t, .opts = opts, .path = path };
 	struct xt_host h;
@@ -746,6 +774,7 @@ static int load_source(struct xt_trace *t, struct source *src, const char *path,
 	memset(&h, 0, sizeof(h));
 	r.h = &h;
 	h.src = *src;
+	h.src.keep_resident = opts && opts->keep_resident;
 	if (h.src.size == 0) {
 		const char *what = h.src.heap ? "capture" : "file";
 
@@ -801,6 +830,8 @@ static int load_source(struct xt_trace *t, struct source *src, const char *path,
 	if (opts && opts->plane_hook)
 		for (p = 0; p < h.nplanes; p++)
 			opts->plane_hook(opts->ctx, &h, &h.planes[p]);
+	if (opts && opts->live)
+		return load_live(&r, &h, err);
 	rc = read_lines(&r, err);
 	if (rc < 0)
 		goto fail;
@@ -809,7 +840,7 @@ static int load_source(struct xt_trace *t, struct source *src, const char *path,
 			h.planes[p].nev += h.planes[p].lines[l].nev;
 		h.nev += h.planes[p].nev;
 	}
-	t->hosts = xreallocarray(t->hosts, t->nhosts + 1, sizeof(*t->hosts));
+	trace_reserve_hosts(t, t->nhosts + 1);
 	t->hosts[t->nhosts++] = h;
 	t->nev += h.nev;
 	trace_set_origin(t);
@@ -819,22 +850,44 @@ fail:
 	return rc;
 }
 
-int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
-		const struct xplane_load_opts *opts, struct xt_error *err)
+static int open_host(struct xt_trace *t, const char *path, const char *host_name,
+		     const struct xplane_load_opts *opts, struct xt_error *err)
 {
 	struct source src;
 	int rc = source_open(&src, path, err);
 
 	if (rc < 0)
 		return rc;
-	return load_source(t, &src, path, host_name, opts, err);
+	return load_host(t, &src, path, host_name, opts, err);
+}
+
+int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
+		const struct xplane_load_opts *opts, struct xt_error *err)
+{
+	struct xplane_load_opts exact = { 0 };
+	int rc = open_host(t, path, host_name, opts, err);
+
+	/* Hooks have seen lines of the failed attempt: the caller starts over. */
+	if (rc != XT_ERETRY || (opts && (opts->line_hook || opts->plane_hook)))
+		return rc;
+	if (opts)
+		exact = *opts;
+	exact.exact_peek = 1;
+	return open_host(t, path, host_name, &exact, err);
 }
 
 int xplane_load_mem(struct xt_trace *t, void *data, size_t size, const char *label,
 		    const char *host_name, const struct xplane_load_opts *opts, struct xt_error *err)
 {
+	struct xplane_load_opts exact = { 0 };
 	struct source src;
 
+	/* The buffer is consumed by one attempt, so a capture (small, in
+	 * memory) reads each line to its end at once to choose its time base
+	 * (xplane_load_opts.exact_peek) rather than ever needing a second. */
+	if (opts)
+		exact = *opts;
+	exact.exact_peek = 1;
 	source_adopt(&src, data, size);
-	return load_source(t, &src, label, host_name, opts, err);
+	return load_host(t, &src, label, host_name, &exact, err);
 }

@@ -36,12 +36,32 @@ struct xplane_load_opts {
 	_Atomic uint64_t *progress_bytes;
 	_Atomic uint64_t *progress_events;
 	int keep_resident;  /* 1: do not drop parsed pages (small files, tests) */
+	/* 1: find each line's timestamp (needed before any line is decoded,
+	 * to choose the time base) by reading all of the line. By default only
+	 * the fields before its first event are read, as upstream writes the
+	 * timestamp first; a file that proves otherwise is loaded again
+	 * exactly, by xplane_load itself when no hook has seen a line yet, else
+	 * by the caller on XT_ERETRY. */
+	int exact_peek;
+	/* Lines of this many bytes or more are decoded in chunks by all
+	 * threads (line_decode.h); 0: LINE_SPLIT_MIN. Tests set it small. */
+	uint64_t split_bytes;
+	/* A viewer draws the trace while it loads (trace.h, struct xt_live):
+	 * the host joins t as soon as its planes are read (t must have room:
+	 * trace_reserve_hosts), its lines marked loading until each is
+	 * decoded; on failure the host stays, every line marked loading, for
+	 * trace_free(). NULL: the host joins t at the end. */
+	struct xt_live *live;
+	/* Set by another thread: stop at the next line or chunk and fail with
+	 * XT_ECANCEL. NULL: never. */
+	atomic_int *cancel;
 };
 
 /*
  * Loads the XSpace at path as a new host of t, labelled host_name.
  * Returns 0, or a negative XT_E* with err set; on failure t is unchanged
- * (the partial host is released).
+ * (the partial host is released). XT_ERETRY only with hooks and without
+ * exact_peek: load again with exact_peek (the hooks' state included).
  */
 int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 		const struct xplane_load_opts *opts, struct xt_error *err);

@@ -24,6 +24,7 @@
 #include "../util/timefmt.h"
 #include "../util/utf8.h"
 #include "../util/xalloc.h"
+#include "loading.h"
 #include "term.h"
 
 static const struct view *const views[VIEW_COUNT] = {
@@ -151,11 +152,11 @@ int app_jump_longest(struct app *a,
 		for (e = 0; e < tr->l->nev; e++) {
 			const struct xt_event *ev = &tr->l->ev[e];
 
-			if (xt_event_aggregated(ev) || ev->dur_ps <= best_dur || !match(a, tr, ev, arg))
+			if (xt_event_aggregated(ev) || xt_event_dur(tr->l, ev) <= best_dur || !match(a, tr, ev, arg))
 				continue;
 			best_t = (long)i;
 			best_ev = (int64_t)e;
-			best_dur = ev->dur_ps;
+			best_dur = xt_event_dur(tr->l, ev);
 		}
 	}
 	if (best_t < 0)
@@ -206,6 +207,11 @@ static void draw_status(struct app *a)
 	char line[512], b1[32], b2[32];
 	const char *base = strrchr(a->path, '/');
 
+	if (a->load) {
+		loading_status(a, line, sizeof(line));
+		ui_put(0, 0, a->cols, term_attr(ROLE_TITLE), line, 1);
+		return;
+	}
 	snprintf(line, sizeof(line), " xtop  %s  [%s]  %s events  %zu host%s  busy %s", base ? base + 1 : a->path,
 		 views[a->view]->name, fmt_count(b1, sizeof(b1), a->t->nev), a->t->nhosts,
 		 a->t->nhosts == 1 ? "" : "s", fmt_ps(b2, sizeof(b2), a->an->busy_ps));
@@ -287,7 +293,7 @@ static void search_select(struct app *a, long k)
 	m = &a->search->m[k];
 	l = a->tl->tracks[m->track].l;
 	s = xt_event_start(l, &l->ev[m->ev]);
-	e = s + l->ev[m->ev].dur_ps;
+	e = s + xt_event_dur(l, &l->ev[m->ev]);
 	/* Keep the zoom when the match fits; otherwise fit it. */
 	if (e - s > w || w <= 0)
 		app_goto(a, s - (e - s) / 10, e + (e - s) / 10 + 1, (long)m->track, m->ev);
@@ -459,83 +465,12 @@ static unsigned app_key(struct app *a, int c)
 	return r ? r : UI_REDRAW;
 }
 
-/* ---- loading ---- */
-
-struct loader {
-	const char *path, *run;
-	struct load_opts lo;
-	_Atomic uint64_t total, done, events;
-	atomic_int finished;
-	int rc;
-	struct xt_trace *t;
-	struct xt_analysis *an;
-	struct xt_error err;
-};
-
-static void *loader_main(void *arg)
+void app_first_window(struct app *a)
 {
-	struct loader *ld = arg;
-
-	ld->rc = load_profile(ld->path, &ld->lo, &ld->t, &ld->an, &ld->err);
-	atomic_store(&ld->finished, 1);
-	return NULL;
-}
-
-/* Shows progress until the load ends; returns 0, or the exit status when the
- * user quit or the load failed (terminal already restored). */
-static int app_load(struct app *a, const char *path, const char *run)
-{
-	struct loader ld;
-	pthread_t tid;
-	struct timespec t0, now;
-
-	memset(&ld, 0, sizeof(ld));
-	ld.path = path;
-	ld.run = run;
-	ld.lo.run = run;
-	ld.lo.bytes_total = &ld.total;
-	ld.lo.bytes_done = &ld.done;
-	ld.lo.events = &ld.events;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pthread_create(&tid, NULL, loader_main, &ld) != 0)
-		fatal("cannot create a thread");
-	timeout(100);
-	while (!atomic_load(&ld.finished)) {
-		char line[256], b1[32], b2[32], b3[32];
-		double el;
-		int c;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
-		getmaxyx(stdscr, a->rows, a->cols);
-		erase();
-		snprintf(line, sizeof(line), " xtop  loading %s", path);
-		ui_put(0, 0, a->cols, term_attr(ROLE_TITLE), line, 1);
-		snprintf(line, sizeof(line), "  %s of %s read, %s events, %.1f s", 
-			 fmt_bytes(b1, sizeof(b1), (double)atomic_load(&ld.done)),
-			 fmt_bytes(b2, sizeof(b2), (double)atomic_load(&ld.total)),
-			 fmt_count(b3, sizeof(b3), atomic_load(&ld.events)), el);
-		ui_put(2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-		ui_put(a->rows - 1, 0, a->cols, term_attr(ROLE_DIM), "  q quits", 1);
-		refresh();
-		c = getch();
-		if (c == 'q') {
-			/* The loader cannot be interrupted safely mid-line; leave
-			 * without waiting (the process exits). */
-			term_fini();
-			return 130;
-		}
-	}
-	pthread_join(tid, NULL);
-	timeout(-1);
-	if (ld.rc < 0) {
-		term_fini();
-		fprintf(stderr, "xtop: %s\n", ld.err.msg);
-		return 2;
-	}
-	a->t = ld.t;
-	a->an = ld.an;
-	return 0;
+	/* The devices' busy span with a small margin (the work, not a host's
+	 * long start-up), else the whole profile. */
+	a->tls.v0 = a->tl->dev_t0 - (a->tl->dev_t1 - a->tl->dev_t0) / 50;
+	a->tls.v1 = a->tl->dev_t1 + (a->tl->dev_t1 - a->tl->dev_t0) / 50 + 1;
 }
 
 /* Makes profs[k] the current profile, with a fresh view of it. */
@@ -549,10 +484,7 @@ static void app_use(struct app *a, size_t k)
 	a->tl = p->tl;
 	a->path = p->path;
 	a->tls.folded = p->folded;
-	/* The first window fits the devices' busy span with a small margin
-	 * (the work, not a host's long start-up), else the whole profile. */
-	a->tls.v0 = a->tl->dev_t0 - (a->tl->dev_t1 - a->tl->dev_t0) / 50;
-	a->tls.v1 = a->tl->dev_t1 + (a->tl->dev_t1 - a->tl->dev_t0) / 50 + 1;
+	app_first_window(a);
 	a->tls.sel_track = -1;
 	a->tls.sel_ev = -1;
 	a->tls.cur = 0;
@@ -571,7 +503,7 @@ static void app_use(struct app *a, size_t k)
 
 /* With several hosts, the message log (m) says where each sits on the
  * trace's clock and its skew (docs/analyses.md, "Several hosts"). */
-static void app_log_clocks(struct app *a, const struct xt_trace *t)
+void app_log_clocks(struct app *a, const struct xt_trace *t)
 {
 	char place[256], skew[256], line[700];
 	size_t h;
@@ -584,7 +516,7 @@ static void app_log_clocks(struct app *a, const struct xt_trace *t)
 	}
 }
 
-static void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path)
+void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path)
 {
 	struct prof *p;
 
@@ -655,12 +587,34 @@ static int app_wait(struct app *a)
 		pf[1].events = POLLIN;
 		n = 2;
 	}
-	/* While capturing, wake every 250 ms to show the elapsed time; with a
-	 * launched workload, every second to notice when it ends. */
+	/* While loading, wake every 100 ms to show what has arrived; while
+	 * capturing, every 250 ms to show the elapsed time; with a launched
+	 * workload, every second to notice when it ends. */
 	if (poll(pf, (nfds_t)n,
-		 a->cap && a->cap->running ? 250 : a->cap && a->cap->child && !a->cap->child_ended ? 1000 : -1) < 0)
+		 a->load ? 100 : a->cap && a->cap->running ? 250
+		 : a->cap && a->cap->child && !a->cap->child_ended ? 1000 : -1) < 0)
 		return ERR;
 	return getch();
+}
+
+/* Loads path as a new profile and waits for its analyses, drawing its
+ * timeline as it arrives (xtop --diff needs both profiles' analyses before
+ * the first comparison). Returns 0, or the exit status of a failed load
+ * (said on stderr, the terminal restored). */
+static int app_load_wait(struct app *a, const char *path, const char *run)
+{
+	enum view_id v = a->view;
+	int rc = 0;
+
+	a->view = VIEW_TIMELINE;
+	loading_start(a, path, run);
+	while (a->load && (rc = loading_turn(a)) == 0 && a->load) {
+		app_render(a);
+		loading_drawn(a);
+		napms(100);
+	}
+	a->view = v;
+	return rc;
 }
 
 /* Releases everything the viewer holds (the terminal is already given back). */
@@ -697,7 +651,7 @@ int app_main(const struct app_opts *o)
 {
 	struct app a;
 	struct capture_session cap;
-	int rc;
+	int rc = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.match = -1;
@@ -725,23 +679,25 @@ int app_main(const struct app_opts *o)
 	}
 	if (o->diff_base) {
 		/* xtop --diff BASE NEW: BASE is profile 1, NEW the current. */
-		rc = app_load(&a, o->diff_base, o->run);
+		rc = app_load_wait(&a, o->diff_base, o->run);
 		if (rc) {
 			app_fini(&a);
 			return rc;
 		}
-		app_add(&a, a.t, a.an, o->diff_base);
 		a.diff.base = 0;
 	}
 	if (o->path) {
-		rc = app_load(&a, o->path, o->run);
-		if (rc) {
-			app_fini(&a);
-			return rc;
+		if (o->diff_base) {
+			/* The comparison needs NEW's analyses at once. */
+			rc = app_load_wait(&a, o->path, o->run);
+			if (rc) {
+				app_fini(&a);
+				return rc;
+			}
+		} else {
+			/* The timeline shows while the analyses finish. */
+			loading_start(&a, o->path, o->run);
 		}
-		app_add(&a, a.t, a.an, o->path);
-		app_status(&a, 0, "%s: ? for help, Tab switches views%s", o->path,
-			   a.t->nhosts > 1 ? ", m shows the hosts' clocks" : "");
 	} else {
 		char label[300];
 
@@ -774,18 +730,24 @@ int app_main(const struct app_opts *o)
 			app_status(&a, 1, "%s", a.cap->summary);
 			a.cap->summary[0] = '\0';
 		}
+		if ((rc = loading_turn(&a)) != 0)
+			break; /* the load failed (and said why) */
 		app_render(&a);
+		loading_drawn(&a);
 		c = app_wait(&a);
 		if (c == ERR)
 			continue;
+		loading_lock(&a);
 		r = app_key(&a, c);
+		loading_unlock(&a);
 		if (r & UI_QUIT)
 			break;
 	}
+	loading_stop(&a); /* quit while loading */
 	term_fini();
 	if (a.cap && a.cap->child && !a.cap->child_ended)
 		fprintf(stderr, "xtop: PID %d still runs, its output going to %s (attach again with: xtop --attach %d)\n",
 			(int)a.cap->child, a.cap->child_log, (int)a.cap->child);
 	app_fini(&a);
-	return 0;
+	return rc;
 }

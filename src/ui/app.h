@@ -106,6 +106,7 @@ struct app {
 	struct prof *profs;
 	size_t nprofs, cur;
 	struct capture_session *cap; /* NULL unless attached to a workload */
+	struct loading *load;  /* while the profile loads (loading.h) */
 	const char *logdir;    /* where x saves */
 	enum view_id view;
 	struct overlay ov;     /* help or messages over the view */
@@ -187,6 +188,14 @@ int app_jump_longest(struct app *a,
 /* x: saves the current profile in a new run under the logdir, once
  * (ui_save.c). Returns enum ui_reaction bits. */
 unsigned app_save(struct app *a);
+/* The timeline's first window: the devices' busy span (timeline.h). */
+void app_first_window(struct app *a);
+/* With several hosts, notes in the message log (m) where each sits on the
+ * trace's clock and its skew (docs/analyses.md, "Several hosts"). */
+void app_log_clocks(struct app *a, const struct xt_trace *t);
+/* Adds a profile (owning t and an) and makes it the current one; logs its
+ * hosts' clocks. */
+void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path);
 /* Index of the op row of the event, or -1. */
 long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_line *l,
 		const struct xt_event *ev);

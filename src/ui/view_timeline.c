@@ -279,7 +279,7 @@ static int sel_span(struct app *a, int64_t *s, int64_t *e)
 		return 0;
 	l = a->tl->tracks[a->tls.sel_track].l;
 	*s = xt_event_start(l, &l->ev[a->tls.sel_ev]);
-	*e = *s + l->ev[a->tls.sel_ev].dur_ps;
+	*e = *s + xt_event_dur(l, &l->ev[a->tls.sel_ev]);
 	return 1;
 }
 

@@ -14,6 +14,8 @@ enum xt_err {
 	XT_ENOENT = -3,   /* nothing to open at that path */
 	XT_ELIMIT = -4,   /* input exceeds a documented limit of xtop */
 	XT_EUSAGE = -5,   /* bad arguments */
+	XT_ERETRY = -6,   /* xplane_load: load again with exact_peek (see there) */
+	XT_ECANCEL = -7,  /* a load was asked to stop */
 };
 
 struct xt_error {

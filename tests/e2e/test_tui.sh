@@ -428,6 +428,38 @@ else
 	skip "corrupt fixture in a tty" "$NOFIX"
 fi
 
+# ------------------------------------------------------------ loading ----
+# A profile that takes a while: the first frame comes at once (the
+# timeline as lines arrive, a progress bar), the analyses when they are
+# done; q while it loads leaves at once with the terminal restored.
+$GEN --kind tpu --events 1500000 --seed 8 -o "$TMP/big.xplane.pb" >/dev/null 2>&1 ||
+	fail "generate big tpu" "xtop-gen failed"
+start 100 30 XTOP_FRAME_LOG="$TMP/frames" "$XTOP" "$TMP/big.xplane.pb"
+if wait_for "[timeline]" 60 && wait_until 'grep -q "^ready " "$TMP/frames" 2>/dev/null' 60; then
+	first=$(sed -n 's/^first_frame //p' "$TMP/frames")
+	ready=$(sed -n 's/^ready //p' "$TMP/frames")
+	if [ -n "$first" ] && awk -v a="$first" -v b="$ready" 'BEGIN { exit !(a <= b) }'; then
+		ok "loading: first frame at $first s, before the analyses at $ready s"
+	else
+		fail "loading: frame log" "$(tr '\n' ' ' <"$TMP/frames")"
+	fi
+	keys Tab
+	if wait_until 'has "[op profile]" && has "convolution.11"' 10; then
+		ok "loading: the op profile is there once the analyses are"
+	else
+		fail "loading: op profile" "$(shot)"
+	fi
+else
+	fail "loading: viewer" "$(shot) $(cat "$TMP/frames" 2>/dev/null)"
+fi
+start 100 30 "$XTOP" "$TMP/big.xplane.pb"
+keys q
+if wait_for "EXIT=0 TTY=restored" 30; then
+	ok "loading: q while it loads quits at once, terminal restored"
+else
+	fail "loading: q while loading" "$(shot)"
+fi
+
 # ------------------------------------------------------------- fixtures ----
 if have_fixtures; then
 	start 120 40 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"

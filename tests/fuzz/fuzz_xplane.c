@@ -42,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	analysis_attach(ac, &lo);
 	lo.threads = 1;
 	lo.keep_resident = 1;
+	lo.split_bytes = 1024; /* big-line chunking on small inputs too */
 	if (xplane_load(t, path, "fuzz", &lo, &err) == 0)
 		analysis_free(analysis_finish(ac, t));
 	else

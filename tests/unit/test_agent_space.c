@@ -248,7 +248,7 @@ static void test_merge_and_normalize(void **state)
 	assert_int_equal(ml->nev, 4);
 	assert_string_equal(trace_event_display_name(hp, &ml->ev[0]), "train");
 	assert_int_equal(xt_event_start(ml, &ml->ev[0]), 1000 * 1000);
-	assert_int_equal(ml->ev[0].dur_ps, 8000 * 1000);
+	assert_int_equal(xt_event_dur(ml, &ml->ev[0]), 8000 * 1000);
 	assert_string_equal(stats_of(&t->hosts[0], hp, ml, 0), "step_num=i5 _r=i1");
 	assert_string_equal(trace_event_display_name(hp, &ml->ev[1]), "load");
 	assert_string_equal(stats_of(&t->hosts[0], hp, ml, 1),
@@ -256,7 +256,7 @@ static void test_merge_and_normalize(void **state)
 			    "shape=s[1,2]");
 	/* Not the TraceMe encoding (no trailing '#'): the name as given. */
 	assert_string_equal(trace_event_display_name(hp, &ml->ev[2]), "plain#not metadata");
-	assert_int_equal(ml->ev[2].dur_ps, 0);
+	assert_int_equal(xt_event_dur(ml, &ml->ev[2]), 0);
 	/* Open at the end of the capture: ends there. */
 	assert_string_equal(trace_event_display_name(hp, &ml->ev[3]), "open");
 	assert_int_equal(xt_event_end(ml, &ml->ev[3]), (int64_t)(stop - base) * 1000);

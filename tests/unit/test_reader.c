@@ -179,7 +179,7 @@ static void test_window_brute_force(void **state)
 	for (i = 0; i < n; i++) {
 		assert_false(xt_event_aggregated(&xl->ev[i]));
 		assert_int_equal(xl->ev[i].off_ps, g[i].off);
-		assert_int_equal(xl->ev[i].dur_ps, g[i].dur);
+		assert_int_equal(xt_event_dur(xl, &xl->ev[i]), g[i].dur);
 	}
 	for (i = n; i < xl->nev; i++)
 		assert_true(xt_event_aggregated(&xl->ev[i]));
@@ -192,15 +192,15 @@ static void test_window_brute_force(void **state)
 		for (j = 0; j < i; j++) {
 			const struct xt_event *f = &xl->ev[j];
 
-			if (f->dur_ps <= 0 || f->off_ps > e->off_ps)
+			if (xt_event_dur(xl, f) <= 0 || f->off_ps > e->off_ps)
 				continue;
-			if (e->dur_ps > 0 ? e->off_ps + e->dur_ps <= f->off_ps + f->dur_ps
-					  : e->off_ps < f->off_ps + f->dur_ps)
+			if (xt_event_dur(xl, e) > 0 ? e->off_ps + xt_event_dur(xl, e) <= f->off_ps + xt_event_dur(xl, f)
+					  : e->off_ps < f->off_ps + xt_event_dur(xl, f))
 				d++;
 		}
 		if (xt_event_depth(e) != d)
 			fail_msg("event %zu [%lld,+%lld): depth %u, want %u", i, (long long)e->off_ps,
-				 (long long)e->dur_ps, xt_event_depth(e), d);
+				 (long long)xt_event_dur(xl, e), xt_event_depth(e), d);
 		if (d > maxdepth)
 			maxdepth = d;
 	}
@@ -221,7 +221,7 @@ static void test_window_brute_force(void **state)
 
 			if (xt_event_aggregated(e))
 				continue;
-			overlap = e->dur_ps > 0 ? (a < t1 && b > t0) : (t0 <= a && a < t1);
+			overlap = xt_event_dur(xl, e) > 0 ? (a < t1 && b > t0) : (t0 <= a && a < t1);
 			if (!overlap)
 				continue;
 			hits++;
@@ -449,6 +449,278 @@ static void test_unknown_event_metadata(void **state)
 	assert_string_equal(xp->emeta[trace_emeta_lookup(xp, -9)].name, "negative id");
 }
 
+/* An event added to l whose events array has room (reserve_events):
+ * tu_event_add grows it one by one, which sanitizer builds make quadratic
+ * on the big lines below. */
+static void reserve_events(tu_line *l, size_t n)
+{
+	l->events = realloc(l->events, (l->n_events + n) * sizeof(*l->events));
+	assert_non_null(l->events);
+}
+
+static tu_event *event_in_room(tu_line *l, int64_t meta_id, int64_t off_ps, int64_t dur_ps)
+{
+	tu_event *e = tu_xcalloc(1, sizeof(*e));
+
+	tensorflow__profiler__xevent__init(e);
+	e->metadata_id = meta_id;
+	e->data_case = TENSORFLOW__PROFILER__XEVENT__DATA_OFFSET_PS;
+	e->offset_ps = off_ps;
+	e->duration_ps = dur_ps;
+	l->events[l->n_events++] = e;
+	return e;
+}
+
+/* The value of the int stat "i" on event ev of line 0 of plane 0. */
+static int64_t ev_tag(const struct xt_trace *t, const struct xt_line *xl, size_t e)
+{
+	const struct xt_host *h = &t->hosts[0];
+	struct stat_iter it;
+	struct xt_stat st;
+
+	stat_iter_event(&it, h, &h->planes[0], xl, &xl->ev[e]);
+	assert_true(stat_next(&it, &st));
+	return stat_as_int(&st);
+}
+
+/*
+ * 16-byte events: durations that need the long list (2^32 - 1 ps and up,
+ * negative ones), events that had to be sorted (every offset kept) and
+ * events in file order (an offset per block, the rest found by skipping),
+ * read in order and at random.
+ */
+static void test_event_records(void **state)
+{
+	static const int64_t durs[] = { 0, 1, 4294967294LL, 4294967295LL, 4294967296LL,
+					1000000000000000LL, -5, 77 };
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l0 = tu_line_add(p, 1, "shuffled", 0), *l1 = tu_line_add(p, 2, "in order", 0);
+	int64_t m = tu_emeta(p, "k")->id;
+	uint64_t rs = 11;
+	struct xt_trace *t;
+	const struct xt_line *x0, *x1;
+	enum { N = 700 };
+	int64_t off[N];
+	size_t i, k, nlong = 0;
+
+	(void)state;
+	/* Line 0: distinct starts in shuffled order; the stat says which. */
+	for (i = 0; i < N; i++)
+		off[i] = (int64_t)i * 1000;
+	for (i = N - 1; i > 0; i--) {
+		size_t j = (size_t)tu_rand_range(&rs, 0, (int64_t)i);
+		int64_t x = off[i];
+
+		off[i] = off[j];
+		off[j] = x;
+	}
+	for (i = 0; i < N; i++) {
+		tu_event *e = tu_event_add(l0, m, off[i], durs[off[i] / 1000 % 8]);
+
+		TU_SI(p, e, "i", off[i] / 1000);
+	}
+	/* Line 1: in file order. */
+	for (i = 0; i < N; i++) {
+		tu_event *e = tu_event_add(l1, m, (int64_t)i * 10, durs[i % 8]);
+
+		TU_SI(p, e, "i", (int64_t)i);
+	}
+	t = tu_read(tu_write(s, 0));
+	x0 = &t->hosts[0].planes[0].lines[0];
+	x1 = &t->hosts[0].planes[0].lines[1];
+	assert_int_equal(x0->nev, N);
+	assert_int_equal(x1->nev, N);
+	assert_non_null(x0->raw);   /* sorted: every offset kept */
+	assert_null(x1->raw);       /* file order: one per block */
+	assert_non_null(x1->blk_raw);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(x0->ev[i].off_ps, (int64_t)i * 1000);
+		assert_int_equal(xt_event_dur(x0, &x0->ev[i]), durs[i % 8]);
+		assert_int_equal(ev_tag(t, x0, i), (int64_t)i);
+		assert_int_equal(xt_event_dur(x1, &x1->ev[i]), durs[i % 8]);
+		assert_int_equal(ev_tag(t, x1, i), (int64_t)i);
+	}
+	for (i = 0; i < N; i++)
+		nlong += (uint64_t)durs[i % 8] >= 0xffffffffu;
+	assert_int_equal(x1->nlong_dur, nlong);
+	/* At random, backwards, and across the two lines in turn. */
+	for (k = 0; k < 3000; k++) {
+		i = (size_t)tu_rand_range(&rs, 0, N - 1);
+		assert_int_equal(ev_tag(t, k & 1 ? x0 : x1, i), (int64_t)i);
+		assert_int_equal(xt_event_dur(k & 1 ? x1 : x0, &(k & 1 ? x1 : x0)->ev[i]),
+				 durs[i % 8]);
+	}
+	for (i = N; i-- > 0;)
+		assert_int_equal(ev_tag(t, x1, i), (int64_t)i);
+}
+
+/* A line over 8 MiB: arrays from bigmem, its file pages given back window
+ * by window while it is decoded; its stats still read afterwards. */
+static void test_big_line(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 1, "big", 0);
+	int64_t m = tu_emeta(p, "k")->id;
+	struct xplane_load_opts o = { .threads = 2, .keep_resident = 0 };
+	struct xt_trace *t = trace_new();
+	struct xt_error err = { "" };
+	const struct xt_line *xl;
+	enum { N = 450000 };
+	size_t i;
+
+	(void)state;
+	reserve_events(l, N);
+	for (i = 0; i < N; i++) {
+		tu_event *e = event_in_room(l, m, (int64_t)i * 100, i % 1000 ? 50 : 5000000000LL);
+
+		TU_SI(p, e, "i", (int64_t)i);
+		TU_SS(p, e, "pad", "0123456789");
+	}
+	TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ t, NULL }));
+	assert_int_equal(xplane_load(t, tu_write(s, 0), "host", &o, &err), 0);
+	xl = &t->hosts[0].planes[0].lines[0];
+	assert_true(xl->raw_len >= (8u << 20));
+	assert_int_equal(xl->nev, N);
+	assert_int_equal(xl->nlong_dur, N / 1000);
+	for (i = 0; i < N; i += 997) {
+		assert_int_equal(xl->ev[i].off_ps, (int64_t)i * 100);
+		assert_int_equal(xt_event_dur(xl, &xl->ev[i]), i % 1000 ? 50 : 5000000000LL);
+		assert_int_equal(ev_tag(t, xl, i), (int64_t)i);
+	}
+}
+
+/* Hand-made wire bytes (the generated writer always puts fields in order). */
+static size_t put_varint(uint8_t *b, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	return n;
+}
+
+static size_t put_len(uint8_t *b, unsigned field, const uint8_t *body, size_t n)
+{
+	size_t k = put_varint(b, field << 3 | 2);
+
+	k += put_varint(b + k, n);
+	memcpy(b + k, body, n);
+	return k + n;
+}
+
+/* A line whose timestamp comes after its events: the first load chooses
+ * the time base from the fields before the events, sees the late one and
+ * loads again reading whole lines; the result is as if read exactly. */
+static void test_timestamp_after_events(void **state)
+{
+	static const int64_t late[] = { 5000, 1700000000000000000LL };
+	size_t c;
+
+	(void)state;
+	for (c = 0; c < 2; c++) {
+		uint8_t ev[2][16], line[128], plane[256], space[300], md[32], mde[40];
+		size_t ne[2], nl = 0, np = 0, ns, nm, nme, e;
+		struct xt_trace *t, *tt;
+		struct xt_analysis *a;
+		const struct xt_line *xl;
+		const char *path;
+
+		for (e = 0; e < 2; e++) { /* metadata_id 1, offset, duration */
+			ne[e] = 0;
+			ev[e][ne[e]++] = 0x08;
+			ne[e] += put_varint(ev[e] + ne[e], 1);
+			ev[e][ne[e]++] = 0x10;
+			ne[e] += put_varint(ev[e] + ne[e], 100 + 1000 * e);
+			ev[e][ne[e]++] = 0x18;
+			ne[e] += put_varint(ev[e] + ne[e], 500);
+		}
+		nl += put_varint(line + nl, 1 << 3);
+		nl += put_varint(line + nl, 7);
+		nl += put_len(line + nl, 2, (const uint8_t *)"late", 4);
+		for (e = 0; e < 2; e++)
+			nl += put_len(line + nl, 4, ev[e], ne[e]);
+		nl += put_varint(line + nl, 3 << 3);
+		nl += put_varint(line + nl, (uint64_t)late[c]);
+		/* event_metadata {1: {id 1, name "op"}} */
+		nm = 0;
+		md[nm++] = 0x08;
+		nm += put_varint(md + nm, 1);
+		nm += put_len(md + nm, 2, (const uint8_t *)"op", 2);
+		nme = 0;
+		mde[nme++] = 0x08;
+		nme += put_varint(mde + nme, 1);
+		nme += put_len(mde + nme, 2, md, nm);
+		np += put_len(plane + np, 2, (const uint8_t *)"/host:CPU", 9);
+		np += put_len(plane + np, 3, line, nl);
+		np += put_len(plane + np, 4, mde, nme);
+		ns = put_len(space, 1, plane, np);
+		path = tu_write_bytes(NULL, space, ns, 0, NULL);
+		t = tu_read(path);
+		xl = &t->hosts[0].planes[0].lines[0];
+		assert_int_equal(xl->nev, 2);
+		if (c == 0) {
+			assert_int_equal(xl->timestamp_ns, late[c]);
+			assert_int_equal(xt_event_start(xl, &xl->ev[1]), late[c] * 1000 + 1100);
+		} else {
+			/* An absolute clock: rebased on the line's own start. */
+			assert_int_equal(t->hosts[0].ts_base_ns, late[c]);
+			assert_int_equal(xl->timestamp_ns, 0);
+		}
+		/* With the analyses' hooks (load_profile starts over). */
+		a = tu_load(path, &tt);
+		assert_int_equal(tt->hosts[0].ts_base_ns, t->hosts[0].ts_base_ns);
+		assert_int_equal(tt->hosts[0].planes[0].lines[0].timestamp_ns, xl->timestamp_ns);
+		assert_int_equal(tt->nev, 2);
+		(void)a;
+	}
+}
+
+/* Big lines are decoded in chunks by all threads: the same model as one
+ * thread decoding each line whole, for lines in order and out of order,
+ * with long durations and nesting. */
+static void test_split_lines(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l0 = tu_line_add(p, 1, "in order", 100), *l1 = tu_line_add(p, 2, "shuffled", 200);
+	tu_line *l2 = tu_line_add(p, 3, "small", 300);
+	int64_t m = tu_emeta(p, "k")->id, m2 = tu_emeta(p, "MemoryAllocation")->id;
+	uint64_t rs = 5;
+	struct xplane_load_opts o = { .threads = 2, .keep_resident = 0, .split_bytes = 65536 };
+	struct xt_trace *whole, *split = trace_new();
+	struct xt_error err = { "" };
+	const char *path;
+	size_t i;
+
+	(void)state;
+	reserve_events(l0, 20000);
+	reserve_events(l1, 20000);
+	for (i = 0; i < 20000; i++) {
+		/* Calls nested three deep, some lasting more than 4.3 ms. */
+		int64_t base = (int64_t)(i / 3) * 100000;
+		tu_event *e = event_in_room(l0, i % 7 ? m : m2, base + (int64_t)(i % 3) * 10,
+					    i % 3 == 0 ? (i % 11 ? 90000 : 5000000000LL) : 50);
+
+		TU_SI(p, e, "i", (int64_t)i);
+		e = event_in_room(l1, m, tu_rand_range(&rs, 0, 1000000000), tu_rand_range(&rs, 0, 9000));
+		TU_SI(p, e, "i", (int64_t)i);
+	}
+	tu_event_add(l2, m, 5, 5);
+	path = tu_write(s, 0);
+	whole = tu_read(path);
+	TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ split, NULL }));
+	assert_int_equal(xplane_load(split, path, "host", &o, &err), 0);
+	assert_true(whole->hosts[0].planes[0].lines[0].raw_len > 4 * 65536);
+	tu_assert_same_trace(whole, split);
+	assert_non_null(split->hosts[0].planes[0].lines[1].raw); /* sorted */
+	assert_null(split->hosts[0].planes[0].lines[0].raw);
+}
+
 static void test_aggregated_events(void **state)
 {
 	tu_space *s = tu_space_new();
@@ -473,7 +745,7 @@ static void test_aggregated_events(void **state)
 	assert_int_equal(xl->nev, 4);
 	/* The event without offset is an ordinary event at 0 (C1). */
 	assert_int_equal(xl->ev[0].off_ps, 0);
-	assert_int_equal(xl->ev[0].dur_ps, 5);
+	assert_int_equal(xt_event_dur(xl, &xl->ev[0]), 5);
 	assert_false(xt_event_aggregated(&xl->ev[0]));
 	assert_int_equal(xl->ev[1].off_ps, 50);
 	assert_int_equal(xl->ev[2].off_ps, 100);
@@ -482,7 +754,7 @@ static void test_aggregated_events(void **state)
 	/* Aggregated ones sort last; off_ps holds num_occurrences. */
 	assert_true(xt_event_aggregated(&xl->ev[3]));
 	assert_int_equal(xl->ev[3].off_ps, 7);
-	assert_int_equal(xl->ev[3].dur_ps, 50);
+	assert_int_equal(xt_event_dur(xl, &xl->ev[3]), 50);
 	assert_string_equal(trace_event_display_name(&t->hosts[0].planes[0], &xl->ev[3]), "k");
 	/* A window query over everything offers the timed events. */
 	end = trace_line_window(xl, 0, 1000000, &first);
@@ -832,6 +1104,10 @@ int main(void)
 		TU_TEST(test_line_ids_extreme),
 		TU_TEST(test_unknown_event_metadata),
 		TU_TEST(test_aggregated_events),
+		TU_TEST(test_event_records),
+		TU_TEST(test_big_line),
+		TU_TEST(test_split_lines),
+		TU_TEST(test_timestamp_after_events),
 		TU_TEST(test_space_strings),
 		TU_TEST(test_gzip_same_as_plain),
 		TU_TEST(test_memory_same_as_file),

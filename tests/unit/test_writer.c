@@ -47,7 +47,7 @@ static void assert_same_host(const struct xt_host *a, const struct xt_host *b, s
 				const uint8_t *r2 = trace_event_bytes(b, v, &v->ev[e], &n2);
 
 				assert_int_equal(u->ev[e].off_ps, v->ev[e].off_ps);
-				assert_int_equal(u->ev[e].dur_ps, v->ev[e].dur_ps);
+				assert_int_equal(xt_event_dur(u, &u->ev[e]), xt_event_dur(v, &v->ev[e]));
 				assert_int_equal(u->ev[e].meta, v->ev[e].meta);
 				/* Every stat of the event, byte for byte. */
 				assert_int_equal(n1, n2);

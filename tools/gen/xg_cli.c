@@ -26,6 +26,8 @@ static void xg_cli_usage(FILE *f)
 	      "  --seed X          PRNG seed (default 1); same arguments give identical bytes\n"
 	      "  --gzip            write gzip-compressed output\n"
 	      "  --expect FILE     also write the expected analysis results as JSON\n"
+	      "  --scale FILE K    instead: copy the profile FILE (.pb or .pb.gz) with every line's\n"
+	      "                    events repeated K times, each copy shifted by the line's span\n"
 	      "  -o, --output FILE output file (written to a temporary file, then renamed)\n"
 	      "  -h, --help        show this help\n", f);
 }
@@ -63,7 +65,7 @@ void xg_cli_parse(int argc, char **argv, struct xg_cfg *cfg)
 {
 	static const char *const with_value[] = { "--kind", "--events", "--size", "--devices",
 						   "--steps", "--seed", "--expect", "-o", "--output" };
-	int have_events = 0;
+	int have_events = 0, have_shape = 0;
 	memset(cfg, 0, sizeof *cfg);
 	cfg->events = 20000;
 	cfg->steps = 10;
@@ -80,6 +82,15 @@ void xg_cli_parse(int argc, char **argv, struct xg_cfg *cfg)
 			cfg->gzip = 1;
 			continue;
 		}
+		if (!strcmp(a, "--scale")) {
+			if (i + 2 >= argc)
+				xg_die("--scale needs a profile and a factor: --scale FILE K");
+			cfg->scale_in = argv[++i];
+			cfg->scale_k = xg_cli_parse_num("--scale", argv[++i], 0);
+			if (cfg->scale_k < 1 || cfg->scale_k > 1000000)
+				xg_die("--scale: K must be between 1 and 10^6");
+			continue;
+		}
 		const char *opt = NULL, *val = NULL;
 		for (size_t o = 0; o < sizeof with_value / sizeof *with_value; o++)
 			if (strlen(with_value[o]) == nlen && !strncmp(a, with_value[o], nlen))
@@ -92,6 +103,8 @@ void xg_cli_parse(int argc, char **argv, struct xg_cfg *cfg)
 			val = argv[++i];
 		else
 			xg_die("option %s needs a value", opt);
+		if (strcmp(opt, "--seed") && strcmp(opt, "-o") && strcmp(opt, "--output"))
+			have_shape = 1;
 		if (!strcmp(opt, "--kind")) {
 			if (!strcmp(val, "tpu"))
 				cfg->kind = KIND_TPU;
@@ -130,6 +143,8 @@ void xg_cli_parse(int argc, char **argv, struct xg_cfg *cfg)
 		xg_die("no output file given (-o FILE)");
 	if (have_events && cfg->size)
 		xg_die("--events and --size are mutually exclusive");
+	if (cfg->scale_in && have_shape)
+		xg_die("--scale copies a profile: it takes only -o and --gzip");
 	if (cfg->devices < 0)
 		cfg->devices = cfg->kind == KIND_GPU ? 2 : 4;
 }

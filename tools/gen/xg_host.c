@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pbwrite.h"
+#include "xg_calls.h"
 #include "xg_expect.h"
 #include "xg_meta.h"
 #include "xg_plan.h"
@@ -137,8 +138,11 @@ void xg_host_unit(struct xg_space_ctx *c, int kind, uint64_t u)
 		return;
 	}
 	int k = (int)((u - 1) / (uint64_t)p->M);
-	if ((u - 1) % (uint64_t)p->M != 0)
+	if ((u - 1) % (uint64_t)p->M != 0) {
+		if (kind == L_HOST_PY)
+			xg_calls_py_unit(c, u);
 		return;
+	}
 	uint64_t hs = xg_host_start(p, k), he = xg_host_end(p, k);
 	if (kind == L_HOST_PY) {
 		struct xg_space_sv sv[3] = { SV_I(S_STEP_NUM, STEP_ID0 + k), SV_I(S_ROOT, 1),
@@ -146,6 +150,7 @@ void xg_host_unit(struct xg_space_ctx *c, int kind, uint64_t u)
 		xg_space_event(c, H_TRAIN + 1, hs, he - hs, sv, 3);
 		xg_host_event(c, H_PJIT, hs + US, 30 * US, 0, k);
 		xg_host_event(c, H_EXEC, hs + 2 * US, 27 * US, 0, k);
+		xg_calls_py_unit(c, u);
 	} else if (kind == L_HOST_TASKS) {
 		for (int d = 0; d < p->D; d++)
 			xg_host_event(c, H_TPU_EXEC, hs + 40 * US + (uint64_t)d * US, 500000, 0, k);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pbwrite.h"
+#include "xg_calls.h"
 #include "xg_gpu.h"
 #include "xg_host.h"
 #include "xg_plan.h"
@@ -29,7 +30,7 @@ static const char *const xg_meta_stat_names[S_COUNT] = {
 	"bytes_reserved", "bytes_allocated", "bytes_available", "fragmentation",
 	"peak_bytes_in_use", "requested_bytes", "allocation_bytes", "addr",
 	"shape", "region_type", "data_type", "profile_start_time",
-	"profile_stop_time"
+	"profile_stop_time", "_p", "_pt", "_c", "_ct", "queue_id"
 };
 
 const char *const xg_meta_prog_names[PROG_COUNT] = { "jit_train_step",
@@ -58,7 +59,8 @@ static uint64_t xg_meta_stat_mask(int kind)
 		       BIT(S_MEM_SIZE) | BIT(S_CC_MAJOR) | BIT(S_CC_MINOR);
 	case P_HOST:
 		return BIT(S_GROUP_ID) | BIT(S_STEP_NUM) | BIT(S_ROOT) |
-		       BIT(S_CORRELATION_ID) | BIT(S_TF_OP) |
+		       BIT(S_CORRELATION_ID) | BIT(S_TF_OP) | BIT(S_FLOW_P) | BIT(S_FLOW_PT) |
+		       BIT(S_FLOW_C) | BIT(S_FLOW_CT) | BIT(S_QUEUE_ID) |
 		       ((BIT(S_DATA_TYPE + 1) - 1) & ~(BIT(S_ALLOCATOR_NAME) - 1));
 	case P_TASKENV: return BIT(S_PROFILE_START) | BIT(S_PROFILE_STOP);
 	default: return 0;
@@ -149,6 +151,11 @@ void xg_meta_plane_tail(const struct xg_plan *p, const struct xg_plane *pl, stru
 	} else if (pl->kind == P_HOST) {
 		for (int h = 0; h < H_COUNT; h++)
 			xg_meta_md_entry(out, h + 1, xg_host_names[h], NULL, NULL, NULL, 0);
+		for (int f = 0; f < XG_PY_NAMES; f++)
+			xg_meta_md_entry(out, H_COUNT + 1 + f, xg_calls_py_names[f], NULL, NULL, NULL, 0);
+		for (int s = 0; s < XG_RT_NAMES; s++)
+			xg_meta_md_entry(out, H_COUNT + 1 + XG_PY_NAMES + s, xg_calls_rt_names[s], NULL,
+					 NULL, NULL, 0);
 	}
 	if (pl->kind == P_TPU || pl->kind == P_GPU) {	/* step markers */
 		int64_t base = pl->kind == P_TPU ? T_COUNT + 1 + PROG_COUNT : K_COUNT + 1;
@@ -157,6 +164,8 @@ void xg_meta_plane_tail(const struct xg_plan *p, const struct xg_plane *pl, stru
 			xg_meta_md_entry(out, base + k, nm, NULL, NULL, NULL, 0);
 		}
 	}
+	if (pl->kind == P_TPU)	/* the XLA TraceMe line's event */
+		xg_meta_md_entry(out, xg_tpu_traceme_md(p), "ExecuteOnDevice", NULL, NULL, NULL, 0);
 	uint64_t mask = xg_meta_stat_mask(pl->kind);
 	for (int s = 0; s < S_COUNT; s++)
 		if (mask & BIT(s))

@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xg_calls.h"
 #include "xg_die.h"
 
 /* worst-case encoded bytes per event, for splitting lines under LINE_CAP */
 static const unsigned xg_plan_line_est_bytes[] = { 1, 64, 64, 44, 64, 96, 80, 80,
-						   96, 64, 64, 48, 48, 256, 96 };
+						   96, 40, 64, 48, 48, 256, 96, 48, 32 };
 
 uint64_t xg_plan_step_base(const struct xg_plan *p, int k)
 {
@@ -33,8 +34,9 @@ uint64_t xg_plan_step_wait(const struct xg_plan *p, int d, int k)
 
 /* events that unit u of a line of this kind holds; must match what the
  * writers emit for it (xg_space_unit) */
-static uint64_t xg_plan_unit_events(const struct xg_plan *p, int kind, uint64_t u)
+static uint64_t xg_plan_unit_events(const struct xg_plan *p, int kind, int dev, uint64_t u)
 {
+	int gpu = p->cfg.kind == KIND_GPU;
 	uint64_t j = u ? (u - 1) % (uint64_t)p->M : 0, k = u ? (u - 1) / (uint64_t)p->M : 0;
 	int first = u && j == 0, last = u && j == (uint64_t)p->M - 1;
 	switch (kind) {
@@ -46,7 +48,11 @@ static uint64_t xg_plan_unit_events(const struct xg_plan *p, int kind, uint64_t 
 	case L_GPU_KERNELS: return u == 0 ? 2 : GPU_ITER_K * p->B;
 	case L_GPU_NCCL: case L_HOST_NCCL: return u == 0 ? 0 : 2 * p->B;
 	case L_GPU_D2H: return last;
-	case L_HOST_PY: return u == 0 ? 1 : 3 * (uint64_t)first;
+	case L_HOST_PY: return u == 0 ? 1 : 3 * (uint64_t)first + p->B * xg_calls_py_events(gpu);
+	case L_HOST_RT:
+		return u == 0 ? 0 : XG_RT_EVENTS * (uint64_t)p->D *
+			xg_calls_rt_iters(j * p->B, (j + 1) * p->B, dev, xg_calls_rt_lines(gpu));
+	case L_TPU_TRACEME: return first;
 	case L_HOST_TASKS: return first ? (uint64_t)p->D : 0;
 	case L_HOST_LAUNCH:
 		return u == 0 ? 2 : 2 * (uint64_t)first + GPU_ITER_K * p->B + last;
@@ -108,7 +114,7 @@ static void xg_plan_add_line(struct xg_plan *p, int kind, int dev, int64_t id,
 	snprintf(proto.name, sizeof proto.name, "%s", name);
 	uint64_t cap = LINE_CAP / xg_plan_line_est_bytes[kind], u0 = 0, ev = 0;
 	for (uint64_t u = 0; u < p->nunits; u++) {
-		uint64_t e = xg_plan_unit_events(p, kind, u);
+		uint64_t e = xg_plan_unit_events(p, kind, dev, u);
 		if (ev + e > cap && u > u0) {
 			xg_plan_push_line(p, &proto, u0, u, ev);
 			u0 = u;
@@ -128,7 +134,8 @@ void xg_plan_build(struct xg_plan *p, const struct xg_cfg *cfg, uint64_t target)
 	p->A = gpu ? 2 : (D < 2 ? D : 2);
 	/* events = fixed + I * per_iter; solve for I, then split I into M
 	 * while loops / kernel blocks of B iterations that each fit a line */
-	uint64_t per_iter = (uint64_t)S * D * (gpu ? 16 : TPU_ITER_EVENTS);
+	uint64_t per_iter = (uint64_t)S * ((uint64_t)D * ((gpu ? 16 : TPU_ITER_EVENTS) + XG_RT_EVENTS) +
+					  xg_calls_py_events(gpu));
 	uint64_t fixed = (uint64_t)S * ((uint64_t)D * 12 + 30);
 	uint64_t I = target > fixed ? (target - fixed) / per_iter : 1;
 	uint64_t bmax = gpu ? (LINE_CAP / xg_plan_line_est_bytes[L_GPU_KERNELS]) / GPU_ITER_K
@@ -210,6 +217,7 @@ void xg_plan_build(struct xg_plan *p, const struct xg_cfg *cfg, uint64_t target)
 			xg_plan_add_line(p, L_TPU_MODULES, d, 2, 0, "XLA Modules");
 			xg_plan_add_line(p, L_TPU_OPS, d, 3, 0, "XLA Ops");
 			xg_plan_add_line(p, L_EMPTY, d, 7, 0, "Overlay");
+			xg_plan_add_line(p, L_TPU_TRACEME, d, 8, 0, "XLA TraceMe");
 		}
 	}
 	if (!gpu)
@@ -226,6 +234,12 @@ void xg_plan_build(struct xg_plan *p, const struct xg_cfg *cfg, uint64_t target)
 	} else {
 		xg_plan_add_line(p, L_HOST_TASKS, 0, -1606410758, HOST_TS_NS,
 				 "pjrt-tpu-tasks/-1606410758");
+	}
+	/* the runtime's worker threads */
+	for (int r = 0; r < xg_calls_rt_lines(gpu); r++) {
+		snprintf(nm, sizeof nm, gpu ? "tf_pjrt_thread_pool/%d" : "switchto-default-SDomainT/%d",
+			 3118760 + r);
+		xg_plan_add_line(p, L_HOST_RT, r, 3118760 + r, HOST_TS_NS, nm);
 	}
 	/* a thread id >= 2^63: a negative int64 on the wire */
 	uint64_t tid = gpu ? 0x8c3f21a755e01d43ull : 0x9c3f21a755e01d43ull;

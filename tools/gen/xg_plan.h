@@ -42,7 +42,7 @@
 #define GPU_TS_NS 700000		/* GPU device lines start at 0.7 ms */
 
 enum { KIND_TPU, KIND_GPU };			/* --kind */
-enum { HD_DUR = 1, HD_WAIT, HD_MEM, HD_FRAG };	/* xg_plan_hash domains */
+enum { HD_DUR = 1, HD_WAIT, HD_MEM, HD_FRAG, HD_CALLS };	/* xg_plan_hash domains */
 
 /* ---- plan ---- */
 enum { P_TPU, P_GPU, P_META, P_HOST, P_TASKENV };	/* plane kinds */
@@ -50,13 +50,15 @@ enum { P_TPU, P_GPU, P_META, P_HOST, P_TASKENV };	/* plane kinds */
 enum {
 	L_EMPTY, L_TPU_STEPS, L_TPU_MODULES, L_TPU_OPS, L_GPU_STEPS, L_GPU_H2D,
 	L_GPU_KERNELS, L_GPU_NCCL, L_GPU_D2H, L_HOST_PY, L_HOST_TASKS,
-	L_HOST_LAUNCH, L_HOST_NCCL, L_HOST_MEM, L_GPU_H2D2
+	L_HOST_LAUNCH, L_HOST_NCCL, L_HOST_MEM, L_GPU_H2D2, L_HOST_RT, L_TPU_TRACEME
 };
 
 struct xg_cfg {
 	int kind, devices, steps, gzip;
 	uint64_t events, size, seed;
 	const char *out, *expect;
+	const char *scale_in;		/* --scale FILE K: the profile to scale */
+	uint64_t scale_k;
 };
 struct xg_line {
 	int plane, kind, dev;

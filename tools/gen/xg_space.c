@@ -5,6 +5,7 @@
  */
 #include "xg_space.h"
 
+#include "xg_calls.h"
 #include "xg_die.h"
 #include "xg_expect.h"
 #include "xg_gpu.h"
@@ -19,6 +20,8 @@ static void xg_space_unit(struct xg_space_ctx *c, const struct xg_line *ln, uint
 	case L_TPU_OPS: xg_tpu_ops_unit(c, ln->dev, u); break;
 	case L_TPU_STEPS: case L_TPU_MODULES: xg_tpu_marker_unit(c, ln->kind, ln->dev, u); break;
 	case L_HOST_PY: case L_HOST_TASKS: case L_HOST_MEM: xg_host_unit(c, ln->kind, u); break;
+	case L_HOST_RT: xg_calls_rt_unit(c, ln->dev, u); break;
+	case L_TPU_TRACEME: xg_tpu_traceme_unit(c, ln->dev, u); break;
 	case L_EMPTY: break;
 	default: xg_gpu_unit(c, ln->kind, ln->dev, u); break;
 	}

@@ -135,6 +135,22 @@ void xg_tpu_ops_unit(struct xg_space_ctx *c, int d, uint64_t u)
 	}
 }
 
+int64_t xg_tpu_traceme_md(const struct xg_plan *p)
+{
+	return T_COUNT + 1 + PROG_COUNT + (int64_t)p->S;
+}
+
+/* the runtime's view of a step's program on the device ("XLA TraceMe") */
+void xg_tpu_traceme_unit(struct xg_space_ctx *c, int d, uint64_t u)
+{
+	const struct xg_plan *p = c->p;
+	if (u == 0 || (u - 1) % (uint64_t)p->M != 0)
+		return;
+	int k = (int)((u - 1) / (uint64_t)p->M);
+	uint64_t s = xg_plan_dev_step_start(p, d, k) + xg_plan_step_wait(p, d, k);
+	xg_space_event(c, (uint64_t)xg_tpu_traceme_md(p), s, p->module_dur + 2 * MOD_PAD, NULL, 0);
+}
+
 /* step markers ("Steps") or module runs ("XLA Modules") */
 void xg_tpu_marker_unit(struct xg_space_ctx *c, int kind, int d, uint64_t u)
 {

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+struct xg_plan;
 struct xg_space_ctx;
 
 /* ---- TPU ops. Per step: copy.1 fusion.2 convolution.3, M x while.4
@@ -32,6 +33,10 @@ extern const struct xg_tpu_op xg_tpu_ops[T_COUNT];
 /* "XLA Ops" unit u of device d: the init ops (u == 0), or one while loop
  * of a step with the step's prologue and epilogue ops around it. */
 void xg_tpu_ops_unit(struct xg_space_ctx *c, int d, uint64_t u);
+/* Event metadata id of the "XLA TraceMe" line's event (after the steps'). */
+int64_t xg_tpu_traceme_md(const struct xg_plan *p);
+/* "XLA TraceMe" unit u of device d: one event per step, on its first unit. */
+void xg_tpu_traceme_unit(struct xg_space_ctx *c, int d, uint64_t u);
 /* "Steps" or "XLA Modules" (kind L_TPU_STEPS / L_TPU_MODULES) unit u of
  * device d: a step or module marker on the first unit of each step. */
 void xg_tpu_marker_unit(struct xg_space_ctx *c, int kind, int d, uint64_t u);

@@ -10,7 +10,8 @@
  * The parts: xg_cli (options), xg_plan (timing model, planes and lines),
  * xg_tpu / xg_gpu / xg_host (the events of each kind of line), xg_meta
  * (plane metadata), xg_space (the counting and writing passes), xg_expect
- * (--expect JSON), xg_file (atomic output files), pbwrite (wire format).
+ * (--expect JSON), xg_file (atomic output files), pbwrite (wire format),
+ * xg_scale (--scale: a real profile made bigger).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +26,7 @@
 #include "xg_expect.h"
 #include "xg_file.h"
 #include "xg_plan.h"
+#include "xg_scale.h"
 #include "xg_space.h"
 
 /* Builds the plan for cfg and runs the counting pass on it, so that p
@@ -73,11 +75,36 @@ static void xg_main_plan(struct xg_plan *p, const struct xg_cfg *cfg)
 	}
 }
 
+/* --scale: streams the scaled copy of a profile to cfg->out. */
+static int xg_main_scale(const struct xg_cfg *cfg)
+{
+	struct xg_scale *x = xg_scale_new(cfg->scale_in, cfg->scale_k);
+	char *tmp;
+	int fd = xg_file_open_tmp(cfg->out, &tmp);
+	struct pb_sink s;
+	struct xg_scale_stats st;
+	if (pb_sink_open(&s, cfg->gzip ? PB_SINK_GZ : PB_SINK_FD, fd, 1) != 0) {
+		unlink(tmp);
+		xg_die("cannot open gzip stream: %s", strerror(s.err));
+	}
+	xg_scale_write(x, &s, &st);
+	xg_scale_free(x);
+	int failed = pb_sink_close(&s) != 0;
+	xg_file_commit_tmp(tmp, cfg->out, failed, s.err);
+	printf("%s: %s x%" PRIu64 ", %" PRIu64 " planes, %" PRIu64 " lines, %" PRIu64
+	       " events, %" PRIu64 " bytes%s\n",
+	       cfg->out, cfg->scale_in, cfg->scale_k, st.planes, st.lines, st.events, st.bytes,
+	       cfg->gzip ? " before gzip" : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct xg_cfg cfg;
 	struct xg_plan p = { 0 };
 	xg_cli_parse(argc, argv, &cfg);
+	if (cfg.scale_in)
+		return xg_main_scale(&cfg);
 	xg_main_plan(&p, &cfg);
 
 	struct xg_expect ex;

@@ -1,0 +1,261 @@
+/*
+ * an_breakdown: the per-step breakdown (docs/analyses.md, "Steps"): each
+ * instant of a step goes to the highest-priority class active then, the
+ * rest is idle.
+ *
+ * With H_c the union of the intervals of classes 0..c (in priority order),
+ * a step S gets |H_c n S| - |H_{c-1} n S| for class c and
+ * |S| - |H_last n S| idle. Each |H_c n [s0, s1)| is F_c(s1) - F_c(s0), with
+ * F_c(t) the length of H_c before t. So one sweep over all events in start
+ * order builds the runs of every H_c and reads each F_c at the step bounds
+ * only: O(events log lines + steps log steps) time and O(lines + steps)
+ * memory, however many steps there are and however they overlap. (Asking,
+ * per step, which events overlap it costs steps x events when a few long
+ * events or long steps overlap everything, as on real host lines.)
+ *
+ * The sweep is a k-way merge of the lines by event start. An event that an
+ * earlier event of its own line already covers (same or higher priority,
+ * starting no later and ending no earlier) adds nothing to any H_c, so it
+ * never enters the merge: nested host calls and kernels cost one compare.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+
+static int cat_of_class(int cls)
+{
+	switch (cls) {
+	case EVC_COLLECTIVE:
+		return XT_CAT_COLLECTIVES;
+	case EVC_H2D:
+		return XT_CAT_HOST_TO_DEVICE;
+	case EVC_D2H:
+		return XT_CAT_DEVICE_TO_HOST;
+	default:
+		return XT_CAT_DEVICE_COMPUTE;
+	}
+}
+
+/* One line's events in start order, as (start, end, category). */
+struct bd_cursor {
+	const struct xt_line *l;
+	const struct line_part *lp;
+	size_t i, n;            /* next event, events to visit */
+	size_t mk;              /* next host marker (excluded from host compute) */
+	int64_t base;           /* the line's start, ps */
+	int64_t maxend[XT_CAT_COUNT]; /* [c]: latest end of earlier events of priority <= c */
+	int64_t a, b;           /* the current event */
+	int cat;
+};
+
+/* Moves c to its next event that adds to some H; returns 0 at the end. */
+static int bd_next(struct bd_cursor *c)
+{
+	const struct line_part *lp = c->lp;
+
+	while (c->i < c->n) {
+		size_t i = c->i++;
+		const struct xt_event *ev = &c->l->ev[i];
+		int64_t a, b, dur;
+		int cat, k;
+
+		if (xt_event_aggregated(ev) || (dur = xt_event_dur(c->l, ev)) <= 0)
+			continue;
+		if (lp->role == LROLE_HOST) {
+			while (c->mk < lp->nmarkers && lp->markers[c->mk].ev < i)
+				c->mk++;
+			if (c->mk < lp->nmarkers && lp->markers[c->mk].ev == i)
+				continue;
+			cat = XT_CAT_HOST_COMPUTE;
+		} else {
+			if (lp->role == LROLE_XLA_OPS && xt_event_depth(ev) != 0)
+				continue;
+			cat = cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE);
+		}
+		a = c->base + ev->off_ps;
+		b = a + dur;
+		if (c->maxend[cat] >= b)
+			continue; /* inside an earlier event of this line */
+		for (k = cat; k < XT_CAT_COUNT; k++)
+			if (b > c->maxend[k])
+				c->maxend[k] = b;
+		c->a = a;
+		c->b = b;
+		c->cat = cat;
+		return 1;
+	}
+	return 0;
+}
+
+/* A min-heap of cursors by current start. */
+static void heap_down(struct bd_cursor **h, size_t n, size_t i)
+{
+	struct bd_cursor *x = h[i];
+
+	for (;;) {
+		size_t k = 2 * i + 1;
+
+		if (k >= n)
+			break;
+		if (k + 1 < n && h[k + 1]->a < h[k]->a)
+			k++;
+		if (h[k]->a >= x->a)
+			break;
+		h[i] = h[k];
+		i = k;
+	}
+	h[i] = x;
+}
+
+/* A step bound: the time, and where its F values go. */
+struct bd_query {
+	int64_t t;
+	size_t slot;
+};
+
+static int query_cmp(const void *x, const void *y)
+{
+	const struct bd_query *a = x, *b = y;
+
+	return (a->t > b->t) - (a->t < b->t);
+}
+
+/* The H_c runs being built, and F_c read at the sorted query times. */
+struct bd_sweep {
+	const struct bd_query *q;
+	size_t nq;
+	int64_t *f;             /* [slot * XT_CAT_COUNT + c] = F_c(t) */
+	struct {
+		int64_t s, e;   /* the open run */
+		int open;
+		int64_t done;   /* length of the runs before it */
+		size_t next;    /* first query not answered yet */
+	} h[XT_CAT_COUNT];
+};
+
+/* Closes H_c's open run: answers the queries up to its end. */
+static void run_close(struct bd_sweep *sw, int c)
+{
+	int64_t s = sw->h[c].s, e = sw->h[c].e;
+	size_t j = sw->h[c].next;
+
+	for (; j < sw->nq && sw->q[j].t <= e; j++) {
+		int64_t in = sw->q[j].t - s;
+
+		sw->f[sw->q[j].slot * XT_CAT_COUNT + c] = sw->h[c].done + (in > 0 ? in : 0);
+	}
+	sw->h[c].next = j;
+	sw->h[c].done += e - s;
+}
+
+static void sweep_add(struct bd_sweep *sw, int64_t a, int64_t b, int cat)
+{
+	int c;
+
+	for (c = cat; c < XT_CAT_COUNT; c++) {
+		if (sw->h[c].open && a <= sw->h[c].e) {
+			if (b > sw->h[c].e)
+				sw->h[c].e = b;
+			continue;
+		}
+		if (sw->h[c].open)
+			run_close(sw, c);
+		sw->h[c].s = a;
+		sw->h[c].e = b;
+		sw->h[c].open = 1;
+	}
+}
+
+void steps_breakdown(struct xt_analysis *a, struct xt_trace *t)
+{
+	struct bd_cursor *cur = NULL, **heap = NULL;
+	struct bd_query *q;
+	struct bd_sweep sw;
+	size_t h, p, l, i, n = 0, cap = 0, nh = 0;
+	int c;
+
+	if (!a->nsteps)
+		return;
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++)
+			for (l = 0; l < t->hosts[h].planes[p].nlines; l++) {
+				const struct xt_line *ln = &t->hosts[h].planes[p].lines[l];
+				const struct line_part *lp = ln->hook_data;
+
+				if (!lp || !ln->nev ||
+				    (lp->role != LROLE_XLA_OPS && lp->role != LROLE_STREAM &&
+				     lp->role != LROLE_HOST))
+					continue;
+				if (n == cap) {
+					cap = cap ? 2 * cap : 64;
+					cur = xreallocarray(cur, cap, sizeof(*cur));
+				}
+				memset(&cur[n], 0, sizeof(cur[n]));
+				cur[n].l = ln;
+				cur[n].lp = lp;
+				cur[n].n = ln->nev;
+				cur[n].base = ln->timestamp_ns * 1000;
+				for (c = 0; c < XT_CAT_COUNT; c++)
+					cur[n].maxend[c] = INT64_MIN;
+				n++;
+			}
+	heap = xcalloc(n ? n : 1, sizeof(*heap));
+	for (i = 0; i < n; i++)
+		if (bd_next(&cur[i]))
+			heap[nh++] = &cur[i];
+	for (i = nh; i-- > 0;)
+		heap_down(heap, nh, i);
+
+	/* Two queries per step; slot 2k is its start, 2k + 1 its end. */
+	q = xmalloc(2 * a->nsteps * sizeof(*q));
+	for (i = 0; i < a->nsteps; i++) {
+		q[2 * i] = (struct bd_query){ a->steps[i].start_ps, 2 * i };
+		q[2 * i + 1] = (struct bd_query){ a->steps[i].start_ps + a->steps[i].duration_ps,
+						  2 * i + 1 };
+	}
+	qsort(q, 2 * a->nsteps, sizeof(*q), query_cmp);
+	memset(&sw, 0, sizeof(sw));
+	sw.q = q;
+	sw.nq = 2 * a->nsteps;
+	sw.f = xcalloc(2 * a->nsteps * XT_CAT_COUNT, sizeof(int64_t));
+
+	while (nh) {
+		struct bd_cursor *x = heap[0];
+
+		sweep_add(&sw, x->a, x->b, x->cat);
+		if (!bd_next(x))
+			heap[0] = heap[--nh];
+		if (nh)
+			heap_down(heap, nh, 0);
+	}
+	for (c = 0; c < XT_CAT_COUNT; c++) {
+		if (sw.h[c].open)
+			run_close(&sw, c);
+		for (i = sw.h[c].next; i < sw.nq; i++)
+			sw.f[sw.q[i].slot * XT_CAT_COUNT + c] = sw.h[c].done;
+	}
+	for (i = 0; i < a->nsteps; i++) {
+		struct xt_step_row *st = &a->steps[i];
+		const int64_t *f0 = &sw.f[2 * i * XT_CAT_COUNT], *f1 = f0 + XT_CAT_COUNT;
+		int64_t prev = 0;
+
+		memset(st->cat_ps, 0, sizeof(st->cat_ps));
+		if (st->duration_ps <= 0) {
+			st->idle_ps = st->duration_ps;
+			continue;
+		}
+		for (c = 0; c < XT_CAT_COUNT; c++) {
+			int64_t in = f1[c] - f0[c];
+
+			st->cat_ps[c] = in - prev;
+			prev = in;
+		}
+		st->idle_ps = st->duration_ps - prev;
+	}
+	free(sw.f);
+	free(q);
+	free(heap);
+	free(cur);
+}

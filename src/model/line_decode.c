@@ -1,0 +1,887 @@
+/*
+ * line_decode: see line_decode.h. Field numbers are those of
+ * proto/xplane.proto: XLine 1 id, 2 name, 3 timestamp_ns, 4 events,
+ * 9 duration_ps, 10 display_id, 11 display_name; XEvent 1 metadata_id,
+ * 2 offset_ps, 3 duration_ps, 4 stats, 5 num_occurrences.
+ */
+#include "line_decode.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/bigmem.h"
+#include "../util/xalloc.h"
+#include "wire.h"
+
+/* Lines at least this long get their arrays from bigmem, and their file
+ * pages are made resident and given back window by window. */
+#define XT_BIG_LINE ((uint64_t)8 << 20)
+#define XT_WINDOW ((uint64_t)16 << 20)
+
+/* The order of events on a line: timed ones by start, the longer
+ * (enclosing) first at equal starts, then file order; aggregated ones last
+ * in file order. */
+struct ev_key {
+	int agg;
+	int64_t off, dur;
+	uint32_t raw;
+};
+
+static int ev_key_cmp(const struct ev_key *x, const struct ev_key *y)
+{
+	if (x->agg != y->agg)
+		return x->agg - y->agg;
+	if (!x->agg && x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	if (!x->agg && x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	return x->raw < y->raw ? -1 : x->raw > y->raw;
+}
+
+/* The duration of event i while decoding: *k walks the long durations,
+ * which are listed by increasing event index (callers go in order). */
+static inline int64_t dec_dur(const struct xt_event *e, size_t i, const struct xt_long_dur *lng,
+			      size_t nlng, size_t *k)
+{
+	if (e->dur != XT_DUR_LONG)
+		return e->dur;
+	while (*k < nlng && lng[*k].ev < i)
+		(*k)++;
+	return *k < nlng && lng[*k].ev == i ? lng[*k].dur_ps : (int64_t)XT_DUR_LONG;
+}
+
+/* Depth by a stack of open ends, and the prefix max end per block. */
+static void line_finish(struct xt_line *l)
+{
+	int64_t stack[128];
+	unsigned sp = 0;
+	size_t i, k = 0, nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK;
+	int64_t maxend = INT64_MIN;
+
+	l->blk_maxend = nblk ? xmalloc(nblk * sizeof(int64_t)) : NULL;
+	for (i = 0; i < l->nev; i++) {
+		struct xt_event *e = &l->ev[i];
+		int64_t end, dur;
+
+		if (!xt_event_aggregated(e)) {
+			dur = dec_dur(e, i, l->long_dur, l->nlong_dur, &k);
+			end = e->off_ps + dur;
+			/* The parent is the innermost open event containing this
+			 * one (sorted by start, so only the ends matter): partial
+			 * overlaps are siblings, as for self time, and an instant
+			 * belongs inside [start, end) only, so one at a parent's
+			 * very end is drawn beside it. Instants parent nothing. */
+			while (sp && (stack[sp - 1] < end ||
+				      (dur == 0 && stack[sp - 1] == e->off_ps)))
+				sp--;
+			e->meta |= (uint32_t)(sp < XT_EV_DEPTH_MAX ? sp : XT_EV_DEPTH_MAX)
+				   << XT_EV_META_BITS;
+			if (sp > l->max_depth)
+				l->max_depth = sp;
+			if (sp < 128 && dur > 0)
+				stack[sp++] = end;
+			if (end > maxend)
+				maxend = end;
+		}
+		if ((i + 1) % XT_BLOCK == 0 || i + 1 == l->nev)
+			l->blk_maxend[i / XT_BLOCK] = maxend;
+	}
+}
+
+static inline int watched(const struct xt_plane *p, uint64_t id)
+{
+	unsigned i;
+
+	if (id < 64)
+		return (p->watch_lo >> id) & 1;
+	for (i = 0; i < p->nwatch_ids; i++)
+		if ((uint64_t)p->watch_ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* A growing array: from bigmem for big lines (reserved once for the most
+ * elements the line can hold, made resident step by step), else malloc. */
+struct grow {
+	void *p;
+	size_t esz, cap;        /* element size; elements that fit now */
+	size_t reserved, committed; /* bigmem bytes (reserved 0: malloc) */
+	int fixed;              /* a chunk's part of a split line's array: never grows */
+};
+
+static void grow_init(struct grow *g, size_t esz, size_t most, int big, size_t guess)
+{
+	memset(g, 0, sizeof(*g));
+	g->esz = esz;
+	if (big) {
+		g->reserved = most * esz;
+		g->p = bigmem_reserve(g->reserved);
+		if (g->p)
+			return;
+		g->reserved = 0;
+	}
+	g->cap = guess < most ? guess : most;
+	g->p = xmalloc((g->cap ? g->cap : 1) * esz);
+}
+
+static void grow_more(struct grow *g)
+{
+	if (g->reserved) {
+		size_t step = g->reserved - g->committed < BIGMEM_STEP ? g->reserved - g->committed
+								       : BIGMEM_STEP;
+
+		if (!step)
+			fatal("internal error: a line holds more events than its bytes allow");
+		bigmem_commit(g->p, g->committed, step);
+		g->committed += step;
+		g->cap = g->committed / g->esz;
+	} else {
+		g->cap = g->cap + g->cap / 2 + 16;
+		g->p = xreallocarray(g->p, g->cap, g->esz);
+	}
+}
+
+/* Keeps the first n elements; returns the array (NULL when n is 0) and in
+ * *map the bytes bigmem still maps (0 for malloc). */
+static void *grow_done(struct grow *g, size_t n, size_t *map)
+{
+	*map = 0;
+	if (g->reserved) {
+		*map = bigmem_trim(g->p, g->reserved, n * g->esz);
+		return n ? g->p : NULL;
+	}
+	if (!n) {
+		free(g->p);
+		return NULL;
+	}
+	return xreallocarray(g->p, n, g->esz);
+}
+
+static void grow_free(struct grow *g)
+{
+	if (g->reserved)
+		bigmem_free(g->p, bigmem_trim(g->p, g->reserved, g->reserved));
+	else
+		free(g->p);
+}
+
+/* A varint of [*pp, end), *bad set when malformed: the decoder's own, as
+ * every event has four or five, and offsets in ps take 6 to 9 bytes. With
+ * 8 readable bytes (up to `safe`, the end of the line, which may lie past
+ * `end`) it decodes them at once: find the first byte without the
+ * continuation bit, then squeeze out the 7-bit groups. */
+static inline uint64_t rd_varint(const uint8_t **pp, const uint8_t *end, const uint8_t *safe,
+				 int *bad)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	unsigned sh;
+
+	if (p < end && *p < 0x80) {
+		*pp = p + 1;
+		return *p;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (safe - p >= 8) {
+		uint64_t x, stop;
+
+		memcpy(&x, p, 8);
+		stop = ~x & 0x8080808080808080ull;
+		if (stop) {
+			unsigned len = (unsigned)__builtin_ctzll(stop) / 8 + 1;
+
+			if (len > (size_t)(end - p))
+				goto bad;
+			if (len < 8)
+				x &= (1ull << (8 * len)) - 1;
+			x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+			x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+			x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+			*pp = p + len;
+			return x;
+		}
+	}
+#else
+	(void)safe;
+#endif
+	for (sh = 0; sh < 64 && p < end; sh += 7) {
+		uint64_t b = *p++;
+
+		v |= (b & 0x7f) << sh;
+		if (b < 0x80) {
+			*pp = p;
+			return v;
+		}
+	}
+bad:
+	*bad = 1;
+	*pp = end;
+	return 0;
+}
+
+/* The watch test of one event stat, its bytes [sb, sb + sn). */
+static inline int stat_watched(const struct xt_plane *p, const uint8_t *sb, uint64_t sn)
+{
+	/* metadata_id comes first in upstream's encoding; anything else is
+	 * flagged, to be safe. */
+	if (sn >= 2 && sb[0] == 0x08) {
+		uint64_t id = sb[1];
+
+		if (id & 0x80) {
+			struct wire iw;
+
+			wire_init(&iw, sb + 1, sn - 1);
+			id = wire_varint(&iw);
+		}
+		return watched(p, id);
+	}
+	return sn != 0;
+}
+
+/* One XEvent's fields (its bytes [q, e)). Upstream writes one-byte tags
+ * in order (metadata_id, offset_ps, duration_ps, stats), which the switch
+ * takes directly; anything else goes through the general tag reader. */
+struct dec_ev {
+	uint64_t mid, off, dur;
+	int agg, watched;
+};
+
+static inline int dec_event(const struct xt_plane *p, const uint8_t *q, const uint8_t *e,
+			    const uint8_t *safe, struct dec_ev *d)
+{
+	int bad = 0;
+
+	d->mid = d->off = d->dur = 0;
+	d->agg = d->watched = 0;
+	while (q < e && !bad) {
+		uint32_t f;
+		unsigned t;
+
+		switch (*q) {
+		case 0x08:
+			q++;
+			d->mid = rd_varint(&q, e, safe, &bad);
+			continue;
+		case 0x10:
+			q++;
+			d->off = rd_varint(&q, e, safe, &bad);
+			d->agg = 0;
+			continue;
+		case 0x18:
+			q++;
+			d->dur = rd_varint(&q, e, safe, &bad);
+			continue;
+		case 0x28:
+			q++;
+			d->off = rd_varint(&q, e, safe, &bad);
+			d->agg = 1;
+			continue;
+		case 0x22: {
+			uint64_t sn;
+
+			q++;
+			sn = rd_varint(&q, e, safe, &bad);
+			if (sn > (uint64_t)(e - q)) {
+				bad = 1;
+			} else {
+				if (p->watch_on && !d->watched)
+					d->watched = stat_watched(p, q, sn);
+				q += sn;
+			}
+			continue;
+		}
+		default:
+			break;
+		}
+		{
+			struct wire w = { q, e, 0 };
+
+			t = wire_tag(&w, &f);
+			if (f == 4 && t == WIRE_LEN) {
+				size_t sn;
+				const uint8_t *sb = wire_bytes(&w, &sn);
+
+				if (p->watch_on && !w.bad && !d->watched)
+					d->watched = stat_watched(p, sb, sn);
+			} else if (t == WIRE_VARINT && f <= 5 && f != 4) {
+				uint64_t v = wire_varint(&w);
+
+				if (f == 1)
+					d->mid = v;
+				else if (f == 2)
+					d->off = v, d->agg = 0;
+				else if (f == 3)
+					d->dur = v;
+				else if (f == 5)
+					d->off = v, d->agg = 1;
+			} else {
+				wire_skip(&w, t);
+			}
+			q = w.p;
+			bad |= w.bad;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+static _Atomic uint64_t line_gen;
+
+/* A permutation of a line's events into their order (ev_key). */
+struct sort_ctx {
+	const struct xt_event *ev;
+	const uint32_t *raw;
+	const struct xt_long_dur *lng;
+	size_t nlng;
+};
+
+static int64_t sort_dur(const struct sort_ctx *c, uint32_t i)
+{
+	size_t lo = 0, hi = c->nlng;
+
+	if (c->ev[i].dur != XT_DUR_LONG)
+		return c->ev[i].dur;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->lng[mid].ev < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return c->lng[lo].dur_ps;
+}
+
+static int perm_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	struct ev_key x = { xt_event_aggregated(&c->ev[i]) != 0, c->ev[i].off_ps, 0, c->raw[i] };
+	struct ev_key y = { xt_event_aggregated(&c->ev[j]) != 0, c->ev[j].off_ps, 0, c->raw[j] };
+
+	if (!x.agg && !y.agg && x.off == y.off) {
+		x.dur = sort_dur(c, i);
+		y.dur = sort_dur(c, j);
+	}
+	return ev_key_cmp(&x, &y);
+}
+
+/* Sorts a line decoded out of order: events, their offsets and the long
+ * durations move together (a permutation, applied in place). */
+static void line_sort(struct xt_line *l, uint32_t *raw, struct xt_long_dur **lng, size_t *nlng)
+{
+	struct sort_ctx c = { l->ev, raw, *lng, *nlng };
+	size_t n = l->nev, i, k = 0;
+	uint32_t *perm = xmalloc(n * sizeof(uint32_t));
+	struct xt_long_dur *nl = NULL;
+
+	for (i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
+	qsort_r(perm, n, sizeof(uint32_t), perm_cmp, &c);
+	if (*nlng) {
+		nl = xmalloc(*nlng * sizeof(*nl));
+		for (i = 0; i < n; i++)
+			if (l->ev[perm[i]].dur == XT_DUR_LONG)
+				nl[k++] = (struct xt_long_dur){ i, sort_dur(&c, perm[i]) };
+	}
+	free(*lng);
+	*lng = nl;
+	*nlng = k;
+	/* Position i takes element perm[i]: follow each cycle once (bit 31
+	 * marks done; a line holds fewer than 2^31 events). */
+	for (i = 0; i < n; i++) {
+		size_t j = i;
+		struct xt_event te;
+		uint32_t tr;
+
+		if (perm[i] & 0x80000000u)
+			continue;
+		te = l->ev[i];
+		tr = raw[i];
+		while ((perm[j] & 0x7fffffffu) != i) {
+			size_t from = perm[j] & 0x7fffffffu;
+
+			l->ev[j] = l->ev[from];
+			raw[j] = raw[from];
+			perm[j] |= 0x80000000u;
+			j = from;
+		}
+		l->ev[j] = te;
+		raw[j] = tr;
+		perm[j] |= 0x80000000u;
+	}
+	free(perm);
+}
+
+/* What decoding a range of a line yields. */
+struct dec_out {
+	size_t n;                     /* events */
+	struct xt_long_dur *lng;      /* by line-wide event index */
+	size_t nlng, caplng;
+	int sorted;                   /* in ev_key order within the range */
+	struct ev_key first, last;    /* of its first and last event */
+};
+
+/* One of the line's own fields (not an event) at w; returns LINE_ERETRY
+ * for a timestamp that comes after events when the time base assumed none
+ * (line_peek), else 0. */
+static int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
+		      size_t events_before, int *ts_seen)
+{
+	struct xt_line *l = in->l;
+
+	if (t == WIRE_VARINT && (f == 1 || f == 3 || f == 9 || f == 10)) {
+		int64_t *dst = f == 1 ? &l->id : f == 3 ? &l->timestamp_ns
+					  : f == 9 ? &l->duration_ps : &l->display_id;
+		int64_t v = (int64_t)wire_varint(w);
+
+		if (f == 3 && !*ts_seen && events_before && v && !in->exact_peek)
+			return LINE_ERETRY;
+		if (f == 3)
+			*ts_seen = 1;
+		*dst = v;
+	} else if (t == WIRE_LEN && (f == 2 || f == 11)) {
+		size_t sn;
+		const uint8_t *sb = wire_bytes(w, &sn);
+		const char *c = arena_strndup(in->a, (const char *)sb, sn);
+
+		if (f == 2)
+			l->name = c;
+		else
+			l->display_name = c;
+	} else {
+		wire_skip(w, t);
+	}
+	return 0;
+}
+
+/* The offsets of every XT_BLOCK-th event's tag from the line's start. */
+struct blkv {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static void blk_push(struct blkv *b, uint32_t off)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->v = xreallocarray(b->v, b->cap, sizeof(*b->v));
+	}
+	b->v[b->n++] = off;
+}
+
+/*
+ * Decodes the events of [from, to), a part of the line that starts at one
+ * of its fields; with headers, the line's own fields too (else they are
+ * skipped: the walk took them). Event k of the range goes to index k of ge
+ * and is first + k on the line; with bk, every XT_BLOCK-th event's offset
+ * is appended to it (else the walk records them).
+ */
+static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int headers,
+		     struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o)
+{
+	const struct source *src = in->src;
+	const struct xt_line *l = in->l;
+	const struct xt_plane *p = in->p;
+	const uint8_t *lb = src->data + l->raw_off, *le = lb + l->raw_len, *q = from;
+	uint64_t len = (uint64_t)(to - from), mark = XT_WINDOW, released = 0;
+	int bad = 0, ts_seen = 0, windows = len >= XT_BIG_LINE;
+	size_t n = 0;
+	struct ev_key prev = { 0, 0, 0, 0 };
+
+	o->sorted = 1;
+	source_prefetch(src, (uint64_t)(from - src->data), windows ? XT_WINDOW : len);
+	while (q < to && !bad) {
+		__builtin_prefetch(q + 512);
+		const uint8_t *tagp = q, *eb = NULL;
+		uint64_t en = 0;
+
+		if (*q == 0x22) {
+			q++;
+			en = rd_varint(&q, to, le, &bad);
+			if (bad || en > (uint64_t)(to - q)) {
+				bad = 1;
+				break;
+			}
+			eb = q;
+			q += en;
+		} else {
+			struct wire w = { q, to, 0 };
+			uint32_t f;
+			unsigned t = wire_tag(&w, &f);
+
+			if (f == 4 && t == WIRE_LEN) {
+				size_t sn;
+
+				eb = wire_bytes(&w, &sn);
+				en = sn;
+			} else if (headers) {
+				if (line_field(in, &w, f, t, n, &ts_seen) < 0) {
+					free(o->lng);
+					o->lng = NULL;
+					return LINE_ERETRY;
+				}
+			} else {
+				wire_skip(&w, t);
+			}
+			q = w.p;
+			bad |= w.bad;
+			if (!eb || bad)
+				continue;
+		}
+		{
+			struct dec_ev d;
+			struct ev_key cur;
+			struct xt_event *x;
+
+			if (dec_event(p, eb, eb + en, le, &d) < 0) {
+				bad = 1;
+				break;
+			}
+			if (n == ge->cap) {
+				if (ge->fixed) {
+					bad = 1; /* more events than the walk found */
+					break;
+				}
+				grow_more(ge);
+			}
+			x = (struct xt_event *)ge->p + n;
+			x->off_ps = (int64_t)d.off;
+			x->meta = trace_emeta_lookup(p, (int64_t)d.mid) |
+				  (d.agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
+				  (d.watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
+			if (d.dur < XT_DUR_LONG) {
+				x->dur = (uint32_t)d.dur;
+			} else {
+				x->dur = XT_DUR_LONG;
+				if (o->nlng == o->caplng) {
+					o->caplng = o->caplng ? 2 * o->caplng : 64;
+					o->lng = xreallocarray(o->lng, o->caplng, sizeof(*o->lng));
+				}
+				o->lng[o->nlng++] = (struct xt_long_dur){ first + n, (int64_t)d.dur };
+			}
+			if (bk && !((first + n) & (XT_BLOCK - 1)))
+				blk_push(bk, (uint32_t)(tagp - lb));
+			cur = (struct ev_key){ d.agg, (int64_t)d.off, (int64_t)d.dur,
+					       (uint32_t)(tagp - lb) };
+			if (!n)
+				o->first = cur;
+			else if (o->sorted && ev_key_cmp(&cur, &prev) < 0)
+				o->sorted = 0;
+			prev = cur;
+			n++;
+		}
+		if (windows && (uint64_t)(q - from) >= mark) {
+			/* The next window in, the decoded ones out. */
+			if (mark < len)
+				source_prefetch(src, (uint64_t)(from - src->data) + mark,
+						len - mark < XT_WINDOW ? len - mark : XT_WINDOW);
+			source_release(src, (uint64_t)(from - src->data) + released,
+				       (uint64_t)(q - from) - released);
+			released = (uint64_t)(q - from) & ~(uint64_t)4095;
+			mark += XT_WINDOW;
+		}
+	}
+	o->n = n;
+	o->last = prev;
+	if (bad) {
+		free(o->lng);
+		o->lng = NULL;
+		return LINE_EBAD;
+	}
+	return 0;
+}
+
+static void line_start(struct xt_line *l)
+{
+	l->raw_base = l->raw_off;
+	l->gen = atomic_fetch_add(&line_gen, 1) + 1;
+}
+
+/* The offset of every event's tag, for a line that must be sorted (rare:
+ * only every XT_BLOCK-th is kept while decoding). */
+static uint32_t *line_offsets(const struct source *src, const struct xt_line *l, size_t n)
+{
+	const uint8_t *lb = src->data + l->raw_off;
+	uint32_t *raw = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	size_t k = 0;
+	struct wire w;
+
+	wire_init(&w, lb, l->raw_len);
+	while (wire_more(&w) && k < n) {
+		const uint8_t *at = w.p;
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+
+		if (f == 4 && t == WIRE_LEN)
+			raw[k++] = (uint32_t)(at - lb);
+		wire_skip(&w, t);
+	}
+	return raw;
+}
+
+/* Hands the decoded arrays to the line: sorted when they are not in
+ * order (every offset kept), an offset per block when they are, then
+ * depths. */
+static void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
+			  int sorted, struct xt_long_dur *lng, size_t nlng, struct blkv *bk)
+{
+	size_t map;
+
+	l->ev = grow_done(ge, n, &map);
+	l->ev_map = map;
+	l->nev = n;
+	if (!sorted && n > 1) {
+		l->raw = line_offsets(src, l, n);
+		line_sort(l, l->raw, &lng, &nlng);
+		free(bk->v);
+	} else if (n) {
+		l->blk_raw = xreallocarray(bk->v, bk->n ? bk->n : 1, sizeof(uint32_t));
+	} else {
+		free(bk->v);
+	}
+	bk->v = NULL;
+	l->long_dur = nlng ? xreallocarray(lng, nlng, sizeof(*lng)) : (free(lng), NULL);
+	l->nlong_dur = nlng;
+	line_finish(l);
+}
+
+int line_decode(const struct line_in *in)
+{
+	struct xt_line *l = in->l;
+	const uint8_t *lb = in->src->data + l->raw_off;
+	size_t most = l->raw_len / 2 + 1;
+	int big = l->raw_len >= XT_BIG_LINE, rc;
+	struct grow ge;
+	struct blkv bk = { NULL, 0, 0 };
+	struct dec_out o;
+
+	if (l->raw_len > UINT32_MAX)
+		return LINE_EBIG;
+	line_start(l);
+	/* Every event takes at least 2 bytes: `most` bounds the array. */
+	grow_init(&ge, sizeof(struct xt_event), most, big, l->raw_len / 16 + 16);
+	memset(&o, 0, sizeof(o));
+	rc = dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
+	if (rc < 0) {
+		grow_free(&ge);
+		free(bk.v);
+		return rc;
+	}
+	line_complete(in->src, l, &ge, o.n, o.sorted, o.lng, o.nlng, &bk);
+	return 0;
+}
+
+/* ---- big lines, in chunks ---- */
+
+struct chunk {
+	const uint8_t *from, *to;
+	size_t first, n;        /* its events: first index on the line, count */
+	struct dec_out o;
+};
+
+struct line_split {
+	struct line_in in;
+	struct grow ge;         /* early: reserved whole by bigmem; else exact, after the walk */
+	int early;
+	struct blkv bk;         /* filled by the walk */
+	struct chunk *ch;
+	size_t nch, capch;
+	size_t total;           /* events, once walked */
+	pthread_mutex_t lock;
+	size_t parts_done;
+	int walked;
+};
+
+struct line_split *line_split_new(const struct line_in *in)
+{
+	struct line_split *s = xcalloc(1, sizeof(*s));
+	size_t most = in->l->raw_len / 2 + 1;
+
+	s->in = *in;
+	line_start(in->l);
+	grow_init(&s->ge, sizeof(struct xt_event), most, 1, 0);
+	s->early = s->ge.reserved != 0;
+	if (!s->early) {
+		grow_free(&s->ge);
+		memset(&s->ge, 0, sizeof(s->ge));
+	}
+	s->capch = in->l->raw_len / (in->chunk ? in->chunk : LINE_CHUNK) + 2;
+	s->ch = xcalloc(s->capch, sizeof(*s->ch));
+	pthread_mutex_init(&s->lock, NULL);
+	return s;
+}
+
+struct xt_line *line_split_line(const struct line_split *s)
+{
+	return s->in.l;
+}
+
+int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_split *s, size_t k),
+		    void *arg)
+{
+	const struct line_in *in = &s->in;
+	const struct source *src = in->src;
+	struct xt_line *l = in->l;
+	const uint8_t *lb = src->data + l->raw_off, *le = lb + l->raw_len, *q = lb, *cs = lb;
+	uint64_t chunk = in->chunk ? in->chunk : LINE_CHUNK, cut = chunk;
+	size_t count = 0, cfirst = 0, k;
+	int bad = 0, ts_seen = 0, rc = 0;
+
+	if (l->raw_len > UINT32_MAX)
+		return LINE_EBIG;
+	source_prefetch(src, l->raw_off, XT_WINDOW);
+	while (q < le && !bad) {
+		/* Pointer chasing through the page cache: each field's place
+		 * depends on the last one's length, so fetch ahead. */
+		__builtin_prefetch(q + 512);
+		if (*q == 0x22) {
+			uint64_t en;
+
+			if (!(count & (XT_BLOCK - 1)))
+				blk_push(&s->bk, (uint32_t)(q - lb));
+			q++;
+			en = rd_varint(&q, le, le, &bad);
+			if (bad || en > (uint64_t)(le - q)) {
+				bad = 1;
+				break;
+			}
+			q += en;
+			count++;
+		} else {
+			struct wire w = { q, le, 0 };
+			uint32_t f;
+			unsigned t = wire_tag(&w, &f);
+
+			if (f == 4 && t == WIRE_LEN) {
+				size_t sn;
+
+				if (!(count & (XT_BLOCK - 1)))
+					blk_push(&s->bk, (uint32_t)(q - lb));
+				(void)wire_bytes(&w, &sn);
+				count++;
+			} else if ((rc = line_field(in, &w, f, t, count, &ts_seen)) < 0) {
+				break;
+			}
+			q = w.p;
+			bad |= w.bad;
+		}
+		if ((uint64_t)(q - lb) >= cut && q < le) {
+			/* A chunk ends at a field boundary; the next window in. */
+			s->ch[s->nch] = (struct chunk){ cs, q, cfirst, count - cfirst, { 0 } };
+			if (s->early)
+				ready(arg, s, s->nch);
+			s->nch++;
+			cs = q;
+			cfirst = count;
+			source_prefetch(src, (uint64_t)(q - src->data),
+					(uint64_t)(le - q) < XT_WINDOW ? (uint64_t)(le - q) : XT_WINDOW);
+			cut = (uint64_t)(q - lb) + chunk;
+		}
+	}
+	if (!rc && bad)
+		rc = LINE_EBAD;
+	if (!rc) {
+		s->ch[s->nch++] = (struct chunk){ cs, le, cfirst, count - cfirst, { 0 } };
+		if (s->early)
+			ready(arg, s, s->nch - 1);
+		s->total = count;
+		if (!s->early) {
+			/* Sanitizer builds: exact arrays, then the chunks. */
+			s->ge.esz = sizeof(struct xt_event);
+			s->ge.cap = count;
+			s->ge.p = xmalloc((count ? count : 1) * sizeof(struct xt_event));
+			for (k = 0; k < s->nch; k++)
+				ready(arg, s, k);
+		}
+	}
+	pthread_mutex_lock(&s->lock);
+	s->walked = 1;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int line_split_chunk(struct line_split *s, size_t k)
+{
+	struct chunk *c = &s->ch[k];
+	const struct source *src = s->in.src;
+	struct grow fe = { (struct xt_event *)s->ge.p + c->first, sizeof(struct xt_event), c->n, 0,
+			   0, 1 };
+	int rc;
+
+	if (s->early && c->n) {
+		bigmem_commit(s->ge.p, c->first * sizeof(struct xt_event),
+			      c->n * sizeof(struct xt_event));
+	}
+	rc = dec_range(&s->in, c->from, c->to, 0, &fe, NULL, c->first, &c->o);
+	if (!rc && c->o.n != c->n)
+		rc = LINE_EBAD;
+	source_release(src, (uint64_t)(c->from - src->data), (uint64_t)(c->to - c->from));
+	return rc;
+}
+
+uint64_t line_split_chunk_bytes(const struct line_split *s, size_t k)
+{
+	return (uint64_t)(s->ch[k].to - s->ch[k].from);
+}
+
+int line_split_done(struct line_split *s)
+{
+	int last;
+
+	pthread_mutex_lock(&s->lock);
+	s->parts_done++;
+	last = s->walked && s->parts_done == s->nch + 1;
+	pthread_mutex_unlock(&s->lock);
+	return last;
+}
+
+void line_split_finish(struct line_split *s)
+{
+	struct xt_long_dur *lng = NULL;
+	size_t nlng = 0, k;
+	int sorted = 1;
+	const struct chunk *prev = NULL;
+
+	for (k = 0; k < s->nch; k++) {
+		const struct chunk *c = &s->ch[k];
+
+		if (!c->n)
+			continue;
+		sorted &= c->o.sorted;
+		if (prev && ev_key_cmp(&c->o.first, &prev->o.last) < 0)
+			sorted = 0;
+		prev = c;
+		if (c->o.nlng) {
+			lng = xreallocarray(lng, nlng + c->o.nlng, sizeof(*lng));
+			memcpy(lng + nlng, c->o.lng, c->o.nlng * sizeof(*lng));
+			nlng += c->o.nlng;
+		}
+		free(c->o.lng);
+	}
+	if (s->early) {
+		/* All chunks made their parts resident: what grow_done trims. */
+		s->ge.committed = s->ge.reserved;
+	}
+	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, lng, nlng, &s->bk);
+	pthread_mutex_destroy(&s->lock);
+	free(s->ch);
+	free(s);
+}
+
+void line_split_free(struct line_split *s)
+{
+	size_t k;
+
+	if (!s)
+		return;
+	for (k = 0; k < s->nch; k++)
+		free(s->ch[k].o.lng);
+	if (s->ge.p)
+		grow_free(&s->ge);
+	free(s->bk.v);
+	pthread_mutex_destroy(&s->lock);
+	free(s->ch);
+	free(s);
+}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# xtop-gen --scale, which the benchmark uses to make real profiles big: one
+# copy reproduces the file byte for byte, K copies give K times the events
+# and K times every op's and kernel's time, gzip input is accepted, and bad
+# input fails cleanly without leaving a file behind.
+. tests/e2e/lib.sh
+
+if ! have_fixtures; then
+	skip "scale" "../shared/fixtures is absent"
+	exit 0
+fi
+
+n=0
+bad=""
+for f in "$FIX"/*/*.xplane.pb; do
+	case "$f" in */corrupt/*) continue ;; esac
+	$GEN --scale "$f" 1 -o "$TMP/one.pb" >/dev/null 2>&1 && cmp -s "$f" "$TMP/one.pb" ||
+		bad="$bad $f"
+	n=$((n + 1))
+done
+if [ -z "$bad" ]; then
+	ok "scale x1 reproduces each of the $n fixtures byte for byte"
+else
+	fail "scale x1" "differs for$bad"
+fi
+
+# K copies: every count and time of the ops and kernels is K times the
+# original (the copies do not overlap on a line, so nesting is unchanged).
+for f in "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" \
+	"$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" \
+	"$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb"; do
+	name=$(basename "$(dirname "$f")")
+	$GEN --scale "$f" 3 -o "$TMP/three.pb" >/dev/null 2>&1
+	$XTOP report --json "$f" >"$TMP/a.json" 2>&1
+	$XTOP report --json "$TMP/three.pb" >"$TMP/b.json" 2>&1
+	if $PY - "$TMP/a.json" "$TMP/b.json" >"$TMP/why" 2>&1 <<'PYEOF'; then
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert b["events"] == 3 * a["events"], ("events", a["events"], b["events"])
+def ops(d):
+    return {(o["name"], o["program"]): o for o in d["ops"]}
+oa, ob = ops(a), ops(b)
+assert oa.keys() == ob.keys(), "op rows differ"
+for k in oa:
+    assert ob[k]["total_ps"] == 3 * oa[k]["total_ps"], (k, "total_ps")
+    if oa[k]["attribution"] == "xla_op":
+        assert ob[k]["occurrences"] == 3 * oa[k]["occurrences"], (k, "occurrences")
+        assert ob[k]["self_ps"] == 3 * oa[k]["self_ps"], (k, "self_ps")
+ka = {(r["name"], r["op"]): r for r in a["kernels"]}
+kb = {(r["name"], r["op"]): r for r in b["kernels"]}
+assert ka.keys() == kb.keys(), "kernel rows differ"
+for k in ka:
+    assert kb[k]["occurrences"] == 3 * ka[k]["occurrences"], (k, "kernel occurrences")
+    assert (kb[k]["min_ps"], kb[k]["max_ps"]) == (ka[k]["min_ps"], ka[k]["max_ps"]), k
+print(len(oa), "ops,", len(ka), "kernels")
+PYEOF
+		ok "scale x3 of $name: 3x the events, op and kernel times ($(cat "$TMP/why"))"
+	else
+		fail "scale x3 of $name" "$(tail -n 3 "$TMP/why")"
+	fi
+done
+
+f="$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb"
+gzip -c "$f" >"$TMP/in.pb.gz"
+$GEN --scale "$f" 5 -o "$TMP/p.pb" >/dev/null 2>&1
+$GEN --scale "$TMP/in.pb.gz" 5 -o "$TMP/z.pb" >/dev/null 2>&1
+$GEN --scale "$f" 5 --gzip -o "$TMP/o.pb.gz" >/dev/null 2>&1
+if cmp -s "$TMP/p.pb" "$TMP/z.pb" && gzip -dc "$TMP/o.pb.gz" | cmp -s - "$TMP/p.pb"; then
+	ok "scale takes gzip input and writes gzip output"
+else
+	fail "scale gzip" "outputs differ"
+fi
+
+mkdir -p "$TMP/dst"
+expect_error "scale of a corrupt profile" 2 "not a valid XSpace" \
+	$GEN --scale "$FIX/corrupt/tpu_inference_2-utf8-mangled.xplane.pb" 2 -o "$TMP/dst/c.pb"
+if [ -z "$(ls "$TMP/dst")" ]; then
+	ok "scale of a corrupt profile leaves no file behind"
+else
+	fail "scale of a corrupt profile" "left $(ls "$TMP/dst")"
+fi
+expect_error "scale with K = 0" 2 "between 1 and" $GEN --scale "$f" 0 -o "$TMP/dst/k.pb"

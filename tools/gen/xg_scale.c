@@ -1,0 +1,418 @@
+/*
+ * xg_scale.c - `xtop-gen --scale`: repeats every line's events K times,
+ * shifted in time (see xg_scale.h). Field numbers are those of
+ * proto/xplane.proto: XSpace 1 planes; XPlane 3 lines; XLine 4 events,
+ * 9 duration_ps; XEvent 1 metadata_id, 2 offset_ps, 5 num_occurrences.
+ */
+#include "xg_scale.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "../../src/model/wire.h"
+#include "pbwrite.h"
+#include "xg_die.h"
+
+struct xg_scale {
+	const char *path;
+	const uint8_t *in;	/* the mapped input */
+	size_t in_len;
+	uint64_t k;
+	struct pb_sink *s;
+	int sizing;
+	/* lengths learnt by the counting pass, in file order */
+	uint64_t *line_len, *plane_len;
+	size_t nline, nplane, line_cap, plane_cap;
+	size_t line_i, plane_i; /* writing pass: next entry to use */
+	struct xg_scale_stats st;
+};
+
+/* Inflates a gzip file into an unlinked temporary file; returns its fd. */
+static int xg_scale_inflate(const char *path, int fd)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmp[4096];
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(tmp, sizeof tmp, "%s/xtop-gen-scale-XXXXXX", dir);
+	int out = mkstemp(tmp);
+	if (out < 0)
+		xg_die("cannot create a temporary file in %s: %s", dir, strerror(errno));
+	unlink(tmp);
+	gzFile gz = gzdopen(fd, "rb");
+	if (!gz)
+		xg_die("%s: cannot open the gzip stream", path);
+	gzbuffer(gz, 1 << 20);
+	enum { CHUNK = 1 << 20 };
+	uint8_t *buf = malloc(CHUNK);
+	if (!buf)
+		xg_die("out of memory");
+	for (;;) {
+		int n = gzread(gz, buf, CHUNK);
+		if (n < 0) {
+			int zerr;
+			const char *m = gzerror(gz, &zerr);
+			xg_die("%s: %s", path, zerr == Z_ERRNO ? strerror(errno) : m);
+		}
+		if (n == 0)
+			break;
+		for (uint8_t *p = buf; n > 0;) {
+			ssize_t w = write(out, p, (size_t)n);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				xg_die("cannot inflate %s into a temporary file: %s", path,
+				       strerror(w < 0 ? errno : EIO));
+			p += w;
+			n -= (int)w;
+		}
+	}
+	free(buf);
+	gzclose(gz); /* also closes fd */
+	return out;
+}
+
+/* Maps the (inflated) input; *n gets its size. */
+static const uint8_t *xg_scale_map(const char *path, size_t *n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		xg_die("%s: %s", path, strerror(errno));
+	uint8_t magic[2];
+	if (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
+		fd = xg_scale_inflate(path, fd);
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		xg_die("%s: not a regular file", path);
+	*n = (size_t)st.st_size;
+	if (!*n)
+		xg_die("%s: empty file, not an XSpace profile", path);
+	void *p = mmap(NULL, *n, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		xg_die("%s: cannot map %zu bytes: %s", path, *n, strerror(errno));
+	madvise(p, *n, MADV_SEQUENTIAL);
+	return p;
+}
+
+static _Noreturn void xg_scale_bad(const struct xg_scale *x, const char *what)
+{
+	xg_die("%s: not a valid XSpace profile (malformed %s)", x->path, what);
+}
+
+/* Where one XEvent's offset_ps field is, so a copy can replace it. */
+struct xg_scale_ev {
+	const uint8_t *b;
+	size_t n;
+	size_t cut0, cut1;	/* bytes [cut0, cut1) are the offset_ps field (empty: none) */
+	uint64_t off;		/* offset_ps as written (0 when absent) */
+	int timed;		/* 0 for an aggregated event (num_occurrences) */
+};
+
+static int xg_scale_event(const uint8_t *b, size_t n, struct xg_scale_ev *e, uint64_t *dur)
+{
+	struct wire w;
+	int has_off = 0;
+	wire_init(&w, b, n);
+	memset(e, 0, sizeof *e);
+	e->b = b;
+	e->n = n;
+	e->timed = 1;
+	*dur = 0;
+	while (wire_more(&w)) {
+		size_t at = (size_t)(w.p - b);
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		if (t == WIRE_VARINT && (f == 1 || f == 2 || f == 3 || f == 5)) {
+			uint64_t v = wire_varint(&w);
+			if (f == 2) {	/* the last one wins, as a parser reads it */
+				e->off = v;
+				e->cut0 = at;
+				e->cut1 = (size_t)(w.p - b);
+				has_off = 1;
+			} else if (f == 3) {
+				*dur = v;
+			} else if (f == 5) {
+				e->timed = 0;
+			} else if (!has_off && at == 0) {
+				/* no offset yet: a copy's goes right after
+				 * metadata_id, where upstream writes it */
+				e->cut0 = e->cut1 = (size_t)(w.p - b);
+			}
+		} else {
+			wire_skip(&w, t);
+		}
+	}
+	return w.bad ? -1 : 0;
+}
+
+/* Body length of copy c of e (shift = c * span). */
+static uint64_t xg_scale_ev_len(const struct xg_scale_ev *e, uint64_t shift)
+{
+	uint64_t n = e->n - (e->cut1 - e->cut0), v = e->off + shift;
+	if (e->timed && (e->cut1 > e->cut0 || v))
+		n += 1 + pb_varint_len(v);
+	else
+		n += e->cut1 - e->cut0;
+	return n;
+}
+
+static void xg_scale_ev_write(struct xg_scale *x, const struct xg_scale_ev *e, uint64_t shift)
+{
+	uint64_t len = xg_scale_ev_len(e, shift);
+	int whole = e->timed && len + 32 < PB_SINK_MAX_RESERVE;
+	uint8_t *q = pb_sink_reserve(x->s, whole ? len + 32 : 32);
+	*q++ = PB_TAG(4, PB_LEN);
+	q = pb_wvarint(q, len);
+	if (!e->timed) {
+		pb_sink_commit(x->s, q);
+		pb_sink_write(x->s, e->b, e->n);
+		return;
+	}
+	if (whole) {
+		/* the common case: one reservation for the whole event */
+		memcpy(q, e->b, e->cut0);
+		q += e->cut0;
+		uint64_t v = e->off + shift;
+		if (e->cut1 > e->cut0 || v) {
+			*q++ = PB_TAG(2, PB_VARINT);
+			q = pb_wvarint(q, v);
+		}
+		memcpy(q, e->b + e->cut1, e->n - e->cut1);
+		pb_sink_commit(x->s, q + (e->n - e->cut1));
+		return;
+	}
+	pb_sink_commit(x->s, q);
+	pb_sink_write(x->s, e->b, e->cut0);
+	uint64_t v = e->off + shift;
+	if (e->cut1 > e->cut0 || v) {
+		q = pb_sink_reserve(x->s, 16);
+		*q++ = PB_TAG(2, PB_VARINT);
+		pb_sink_commit(x->s, pb_wvarint(q, v));
+	}
+	pb_sink_write(x->s, e->b + e->cut1, e->n - e->cut1);
+}
+
+static void xg_scale_head(struct pb_sink *s, int field, uint64_t len)
+{
+	uint8_t *q = pb_sink_reserve(s, 16);
+	*q++ = PB_TAG(field, PB_LEN);
+	pb_sink_commit(s, pb_wvarint(q, len));
+}
+
+static void xg_scale_push(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = realloc(*v, *cap * sizeof **v);
+		if (!*v)
+			xg_die("out of memory");
+	}
+	(*v)[(*n)++] = x;
+}
+
+/* One XLine: its header as it is, its events k times. */
+static void xg_scale_line(struct xg_scale *x, const uint8_t *b, size_t n)
+{
+	struct wire w;
+	struct xg_scale_ev e;
+	uint64_t lo = UINT64_MAX, hi = 0, dur, nev = 0;
+
+	/* The span: first start to last end of the timed events. */
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		if (f == 4 && t == WIRE_LEN) {
+			size_t en;
+			const uint8_t *eb = wire_bytes(&w, &en);
+			if (w.bad || xg_scale_event(eb, en, &e, &dur) < 0)
+				xg_scale_bad(x, "event");
+			nev++;
+			if (!e.timed)
+				continue;
+			if (e.off < lo)
+				lo = e.off;
+			if (e.off + dur > hi)
+				hi = e.off + dur;
+		} else {
+			wire_skip(&w, t);
+		}
+	}
+	if (w.bad)
+		xg_scale_bad(x, "line");
+	uint64_t span = lo == UINT64_MAX ? 0 : hi > lo ? hi - lo : 1;
+	if (span && (x->k - 1 > (uint64_t)INT64_MAX / span ||
+		     hi > (uint64_t)INT64_MAX - (x->k - 1) * span))
+		xg_die("%s: a line spans %llu ps: %llu copies of it overflow the time stamps",
+		       x->path, (unsigned long long)span, (unsigned long long)x->k);
+
+	uint64_t pos = pb_sink_pos(x->s);
+	if (!x->sizing) {
+		if (x->line_i >= x->nline)
+			xg_die("internal error: more lines than counted");
+		xg_scale_head(x->s, 3, x->line_len[x->line_i]);
+		pos = pb_sink_pos(x->s);
+	}
+	int events_done = 0;
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		const uint8_t *at = w.p;
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		if (f == 4 && t == WIRE_LEN) {
+			size_t en;
+			(void)wire_bytes(&w, &en);
+			if (events_done)
+				continue;
+			/* all copies at the place of the first event */
+			events_done = 1;
+			for (uint64_t c = 0; c < x->k; c++) {
+				struct wire ew;
+				wire_init(&ew, at, n - (size_t)(at - b));
+				while (wire_more(&ew)) {
+					uint32_t ef;
+					unsigned et = wire_tag(&ew, &ef);
+					if (ef == 4 && et == WIRE_LEN) {
+						size_t n2;
+						const uint8_t *eb = wire_bytes(&ew, &n2);
+						xg_scale_event(eb, n2, &e, &dur);
+						xg_scale_ev_write(x, &e, c * span);
+					} else {
+						wire_skip(&ew, et);
+					}
+				}
+			}
+			continue;
+		}
+		if (f == 9 && t == WIRE_VARINT) {
+			uint64_t d = wire_varint(&w);
+			if (d && span)
+				d += (x->k - 1) * span;
+			uint8_t *q = pb_sink_reserve(x->s, 16);
+			*q++ = PB_TAG(9, PB_VARINT);
+			pb_sink_commit(x->s, pb_wvarint(q, d));
+			continue;
+		}
+		wire_skip(&w, t);
+		pb_sink_write(x->s, at, (size_t)(w.p - at));
+	}
+	uint64_t len = pb_sink_pos(x->s) - pos;
+	if (x->sizing) {
+		/* the counting sink counts the head too (after the body) */
+		xg_scale_head(x->s, 3, len);
+		xg_scale_push(&x->line_len, &x->nline, &x->line_cap, len);
+	}
+	else if (len != x->line_len[x->line_i++])
+		xg_die("internal error: a line does not match its counted length");
+	x->st.lines++;
+	x->st.events += nev * x->k;
+}
+
+/* One XPlane: its lines scaled, every other field as it is. */
+static void xg_scale_plane(struct xg_scale *x, const uint8_t *b, size_t n)
+{
+	struct wire w;
+	uint64_t pos;
+	if (!x->sizing) {
+		if (x->plane_i >= x->nplane)
+			xg_die("internal error: more planes than counted");
+		xg_scale_head(x->s, 1, x->plane_len[x->plane_i]);
+	}
+	pos = pb_sink_pos(x->s);
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		const uint8_t *at = w.p;
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		if (f == 3 && t == WIRE_LEN) {
+			size_t ln;
+			const uint8_t *lb = wire_bytes(&w, &ln);
+			if (w.bad)
+				break;
+			xg_scale_line(x, lb, ln);
+			continue;
+		}
+		wire_skip(&w, t);
+		pb_sink_write(x->s, at, (size_t)(w.p - at));
+	}
+	if (w.bad)
+		xg_scale_bad(x, "plane");
+	uint64_t len = pb_sink_pos(x->s) - pos;
+	if (x->sizing) {
+		xg_scale_head(x->s, 1, len);
+		xg_scale_push(&x->plane_len, &x->nplane, &x->plane_cap, len);
+	}
+	else if (len != x->plane_len[x->plane_i++])
+		xg_die("internal error: a plane does not match its counted length");
+	x->st.planes++;
+}
+
+static void xg_scale_space(struct xg_scale *x, const uint8_t *b, size_t n)
+{
+	struct wire w;
+	memset(&x->st, 0, sizeof x->st);
+	x->line_i = x->plane_i = 0;
+	uint64_t pos0 = pb_sink_pos(x->s);
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		const uint8_t *at = w.p;
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		if (f == 1 && t == WIRE_LEN) {
+			size_t pn;
+			const uint8_t *pb = wire_bytes(&w, &pn);
+			if (w.bad)
+				break;
+			xg_scale_plane(x, pb, pn);
+			continue;
+		}
+		wire_skip(&w, t);
+		pb_sink_write(x->s, at, (size_t)(w.p - at));
+	}
+	if (w.bad)
+		xg_scale_bad(x, "field in the XSpace");
+	x->st.bytes = pb_sink_pos(x->s) - pos0;
+}
+
+struct xg_scale *xg_scale_new(const char *in, uint64_t k)
+{
+	struct xg_scale *x = calloc(1, sizeof *x);
+	struct pb_sink count;
+	if (!x)
+		xg_die("out of memory");
+	x->path = in;
+	x->k = k;
+	x->in = xg_scale_map(in, &x->in_len);
+	pb_sink_open(&count, PB_SINK_COUNT, -1, 0);
+	x->s = &count;
+	x->sizing = 1;
+	xg_scale_space(x, x->in, x->in_len);
+	pb_sink_close(&count);
+	x->s = NULL;
+	return x;
+}
+
+void xg_scale_write(struct xg_scale *x, struct pb_sink *s, struct xg_scale_stats *st)
+{
+	x->s = s;
+	x->sizing = 0;
+	xg_scale_space(x, x->in, x->in_len);
+	x->s = NULL;
+	*st = x->st;
+}
+
+void xg_scale_free(struct xg_scale *x)
+{
+	munmap((void *)x->in, x->in_len);
+	free(x->line_len);
+	free(x->plane_len);
+	free(x);
+}
