@@ -14,7 +14,9 @@ DUR=500
 command -v tmux >/dev/null 2>&1 || { echo "  (skipped: tmux not installed)"; exit 0; }
 $PY -c 'import grpc' 2>/dev/null || { echo "  (skipped: python3-grpcio not installed)"; exit 0; }
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/xtop-bench-cap.XXXXXX")
-T="tmux -L xtop-bench-cap-$$ -f /dev/null"
+# A server per run: a killed one may still hold its socket when the next
+# starts ("server exited unexpectedly").
+T="tmux -L xtop-bench-cap-$$-0 -f /dev/null"
 $PY tests/capture/fake_profiler_server.py --xspace "$F" --mode auto >"$TMPD/srv.out" 2>"$TMPD/srv.err" &
 SPID=$!
 trap '$T kill-server >/dev/null 2>&1; kill $SPID 2>/dev/null; rm -rf "$TMPD"' EXIT
@@ -29,6 +31,7 @@ now() { date +%s.%N; }
 i=0
 : >"$TMPD/times"
 while [ $i -lt "$RUNS" ]; do
+	T="tmux -L xtop-bench-cap-$$-$i -f /dev/null"
 	$T new-session -d -x 120 -y 40 "env TERM=screen-256color $XTOP --attach localhost:$PORT --duration $DUR --logdir $TMPD/log$i; sleep 600"
 	until $T capture-pane -p 2>/dev/null | grep -q "attached to"; do sleep 0.05; done
 	t0=$(now)

@@ -10,11 +10,14 @@ F=$1
 RUNS=${2:-3}
 command -v tmux >/dev/null 2>&1 || { echo "  (skipped: tmux not installed)"; exit 0; }
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/xtop-bench-ff.XXXXXX")
-T="tmux -L xtop-bench-ff-$$ -f /dev/null"
+# A server per run: a killed one may still hold its socket when the next
+# starts ("server exited unexpectedly").
+T="tmux -L xtop-bench-ff-$$-0 -f /dev/null"
 trap '$T kill-server >/dev/null 2>&1; rm -rf "$TMPD"' EXIT
 cat "$F" >/dev/null
 i=0
 while [ $i -lt "$RUNS" ]; do
+	T="tmux -L xtop-bench-ff-$$-$i -f /dev/null"
 	log=$TMPD/frames.$i
 	$T new-session -d -x 120 -y 40 "env TERM=screen-256color XTOP_FRAME_LOG=$log $XTOP $F; sleep 60"
 	n=0
