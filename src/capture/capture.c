@@ -165,8 +165,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return 0;
 }
 
-/* Removes a scratch directory this process made, and what is in it. */
-static void remove_tree(const char *dir)
+void capture_remove_tree(const char *dir)
 {
 	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
@@ -248,7 +247,7 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 				sizeof(r->session), err);
 	if (rc < 0) {
 		if (o->in_memory)
-			remove_tree(logdir);
+			capture_remove_tree(logdir);
 		else
 			xplane_remove_run_dir(logdir, NULL, missing);
 		return rc;
@@ -286,7 +285,7 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 	 * levels made for it. In memory nothing stays at all (a profile the
 	 * server wrote is mapped by the trace, which outlives its file). */
 	if (o->in_memory) {
-		remove_tree(logdir);
+		capture_remove_tree(logdir);
 		r->run_dir[0] = '\0';
 	} else if (!r->nsaved) {
 		xplane_remove_run_dir(logdir, r->run_dir, missing);

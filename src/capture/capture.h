@@ -104,4 +104,8 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 		struct xt_error *err);
 void capture_result_fini(struct capture_result *r);
 
+/* Removes a scratch directory this process made, and what is in it (no
+ * symbolic link is followed). Can't fail: what cannot be removed stays. */
+void capture_remove_tree(const char *dir);
+
 #endif

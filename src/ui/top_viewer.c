@@ -3,7 +3,6 @@
 
 #include <curses.h>
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,19 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../capture/capture.h"
 #include "../capture/watch.h"
 #include "../model/xplane_writer.h"
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
 
 /* Runs argv on the terminal and waits for it. While it runs, ^C and ^\ are
  * the child's (the terminal sends them to both): top ignores them, as
@@ -82,7 +71,7 @@ int top_viewer_open(const struct watch *w, const char *logdir, int ascii, char *
 		}
 		if (xplane_save_run(w->t, tmp, &wo, path, sizeof(path), &err) < 0) {
 			snprintf(why, n, "cannot open the viewer: %s", err.msg);
-			nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+			capture_remove_tree(tmp);
 			return -1;
 		}
 	}
@@ -100,7 +89,7 @@ int top_viewer_open(const struct watch *w, const char *logdir, int ascii, char *
 	reset_prog_mode();
 	refresh();
 	if (tmp[0])
-		nftw(tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+		capture_remove_tree(tmp);
 	if (rc < 0) {
 		snprintf(why, n, "cannot start the viewer: %s", strerror(errno));
 		return -1;
