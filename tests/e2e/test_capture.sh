@@ -9,14 +9,14 @@ if ! $PY -c 'import grpc, google.protobuf' 2>/dev/null; then
 	skip "capture" "python3-grpcio missing (scripts/deps.sh installs it)"
 	exit 0
 fi
-SRV=tests/capture/fake_profiler_server.py
+. tests/e2e/server_lib.sh
+SRV_TRIES=100
 # Serve a recorded real profile (JAX on MI300X) when the fixtures are there.
 if have_fixtures; then
 	cp "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" "$TMP/served.xplane.pb"
 else
 	$GEN --kind gpu --events 20000 --seed 9 -o "$TMP/served.xplane.pb" >/dev/null 2>&1
 fi
-PIDS=""
 T="tmux -L xtop-cap-$$ -f /dev/null"
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
@@ -25,22 +25,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start_server NAME ARGS...: starts a server, sets PORT and SPID.
-start_server() {
-	$PY $SRV --xspace "$TMP/served.xplane.pb" "$@" >"$TMP/srv.out" 2>"$TMP/srv.err" &
-	SPID=$!
-	PIDS="$PIDS $SPID"
-	PORT=""
-	for _ in $(seq 1 100); do
-		PORT=$(sed -n 's/^PORT //p' "$TMP/srv.out")
-		[ -n "$PORT" ] && return 0
-		sleep 0.1
-	done
-	fail "start server" "no port: $(cat "$TMP/srv.err")"
-	return 1
-}
 
-start_server --mode auto || exit 0
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
 # 1. The XSpace comes back in the response (emit_xspace), saved in TensorBoard's layout.
 if $XTOP capture --duration 300 --logdir "$TMP/logA" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
 	f=$(sed -n 's/^saved \([^ ]*\) .*/\1/p' "$TMP/out")
@@ -95,7 +81,7 @@ else
 fi
 wait $XP
 # 5. Two hosts of one job at once (the same server twice under two names).
-start_server --mode file || exit 0
+start_server "$TMP/served.xplane.pb" --mode file || exit 0
 P2=$PORT
 if $XTOP capture --duration 300 --logdir "$TMP/logE" "localhost:$P2,127.0.0.1:$P2" >"$TMP/out" 2>"$TMP/err"; then
 	fail "two targets on one server" "both succeeded although the server allows one session"
@@ -132,7 +118,7 @@ else
 	fail "config file logdir" "$(cat "$TMP/err" "$TMP/out")"
 fi
 # 7. empty_trace.
-start_server --empty || exit 0
+start_server "$TMP/served.xplane.pb" --empty || exit 0
 if $XTOP capture --duration 200 --logdir "$TMP/logG" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
 	fail "empty trace" "exit 0"
 elif grep -q "nothing was captured (empty trace)" "$TMP/err"; then
@@ -142,11 +128,11 @@ else
 fi
 # 7b. The device tracer failed: an empty trace says so; host events only are
 # saved with a warning.
-start_server --empty --tracer-failed || exit 0
+start_server "$TMP/served.xplane.pb" --empty --tracer-failed || exit 0
 expect_error "empty trace because the device tracer failed" 1 \
 	"nothing was captured (empty trace): the device tracer failed (cuptiSubscribe: error 15: CUPTI_ERROR_NOT_INITIALIZED)" \
 	$XTOP capture --duration 200 --logdir "$TMP/logG2" "localhost:$PORT"
-start_server --tracer-failed || exit 0
+start_server "$TMP/served.xplane.pb" --tracer-failed || exit 0
 if $XTOP capture --duration 200 --logdir "$TMP/logG3" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err" &&
 	grep -q "^saved" "$TMP/out" &&
 	grep -q "warning: localhost:$PORT: no device events, the device tracer failed (cuptiSubscribe" "$TMP/err"; then
@@ -155,7 +141,7 @@ else
 	fail "tracer failed" "$(cat "$TMP/out" "$TMP/err")"
 fi
 # 8. The workload exits mid-capture.
-start_server --mode auto || exit 0
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
 $XTOP capture --duration 5000 --logdir "$TMP/logH" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err" &
 XP=$!
 sleep 1
@@ -169,7 +155,7 @@ else
 fi
 # 8b. Captured by PID, the workload's death is the news (with how it ended
 # when still known: the shell may have reaped it already).
-start_server --mode auto || exit 0
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
 $XTOP capture --duration 5000 --logdir "$TMP/logH2" "$SPID" >"$TMP/out" 2>"$TMP/err" &
 XP=$!
 sleep 1
@@ -200,7 +186,7 @@ else
 	skip "PID of another user" "root without setpriv sees every process"
 fi
 # 10. An unwritable logdir: clear error, nothing lost.
-start_server --mode auto || exit 0
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
 mkdir -p "$TMP/ro" && chmod 500 "$TMP/ro"
 if [ "$(id -u)" = 0 ]; then
 	# root ignores permissions: use a path under a regular file instead.
@@ -247,7 +233,7 @@ else
 	fail "--trace-json" "$(cat "$TMP/err")"
 fi
 # 11c. A server that never answers: the deadline ends the call with a clear message.
-start_server --hang || exit 0
+start_server "$TMP/served.xplane.pb" --hang || exit 0
 t0=$(date +%s)
 if $XTOP capture --duration 100 --deadline 1500 --logdir "$TMP/logM" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
 	fail "deadline" "exit 0"
@@ -257,7 +243,7 @@ else
 	fail "deadline" "$(cat "$TMP/err")"
 fi
 kill "$SPID" 2>/dev/null
-start_server --mode auto || exit 0
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
 
 # 12. In the viewer: --attach, c captures, the profile opens, x saves, [ ] switch;
 # a failed capture leaves the viewer running with its profile.
@@ -271,7 +257,7 @@ tmux_wait() { # tmux_wait TEXT: polls the pane for TEXT (10 s)
 	done
 	return 1
 }
-start_server --mode auto || exit 0
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
 $T new-session -d -x 100 -y 30 "env LC_ALL=C.UTF-8 TERM=screen-256color $XTOP --attach localhost:$PORT --duration 400 --logdir $TMP/logK; echo EXIT=\$?; sleep 30"
 if tmux_wait "attached to localhost:$PORT"; then
 	ok "viewer --attach starts with no profile and says how to capture"

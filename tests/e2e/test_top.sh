@@ -11,13 +11,12 @@ if ! $PY -c 'import grpc, google.protobuf' 2>/dev/null; then
 	skip "top" "python3-grpcio missing (scripts/deps.sh installs it)"
 	exit 0
 fi
-SRV=tests/capture/fake_profiler_server.py
+. tests/e2e/server_lib.sh
 if have_fixtures; then
 	cp "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" "$TMP/served.xplane.pb"
 else
 	$GEN --kind gpu --events 20000 --seed 9 -o "$TMP/served.xplane.pb" >/dev/null 2>&1
 fi
-PIDS=""
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	rm -rf "$TMP"
@@ -25,20 +24,6 @@ cleanup() {
 trap cleanup EXIT
 unset COLUMNS
 
-# start_server ARGS...: starts a server, sets PORT and SPID.
-start_server() {
-	$PY $SRV --xspace "$TMP/served.xplane.pb" "$@" >"$TMP/srv.out" 2>"$TMP/srv.err" &
-	SPID=$!
-	PIDS="$PIDS $SPID"
-	PORT=""
-	for _ in $(seq 1 150); do
-		PORT=$(sed -n 's/^PORT //p' "$TMP/srv.out")
-		[ -n "$PORT" ] && return 0
-		sleep 0.1
-	done
-	fail "start server" "no port: $(cat "$TMP/srv.err")"
-	return 1
-}
 # wait_lines FILE N [SECONDS]: until FILE has N lines; 1 on timeout.
 wait_lines() {
 	n=$((${3:-30} * 20))
@@ -75,7 +60,7 @@ case $XTOP in
 *) XABS=$PWD/$XTOP ;;
 esac
 
-start_server --mode auto || exit 0
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
 $XTOP report --json "$TMP/served.xplane.pb" >"$TMP/report.json"
 
 # The refreshes' op numbers against the report of the same profile: latest
@@ -193,7 +178,7 @@ fi
 # 3. Captures stay in memory: no run directory in the logdir setting, and
 # the scratch directory of a server that writes the profile itself (here
 # it writes into the repository_root it is given) is gone afterwards.
-start_server --mode file || exit 0
+start_server "$TMP/served.xplane.pb" --mode file || exit 0
 FPORT=$PORT
 mkdir -p "$TMP/tmpd"
 if (cd "$TMP" && TMPDIR="$TMP/tmpd" XTOP_LOGDIR="$TMP/never" timeout 120 "$XABS" top \
@@ -216,7 +201,7 @@ kill "$SPID" 2>/dev/null
 
 # 4. The server dies mid-run and comes back on the same port: top reports
 # each failed capture with the retry time, goes on, and picks up again.
-start_server --mode auto || exit 0
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
 $XTOP top --batch 0 --every 0.4 --duration 200 --top 3 "localhost:$PORT" >"$TMP/live.txt" \
 	2>"$TMP/live.err" &
 XP=$!
@@ -227,7 +212,7 @@ if wait_grep "refresh 2 " "$TMP/live.txt" 60; then
 	else
 		fail "server killed" "$(tail -n 5 "$TMP/live.txt" | tr '\n' '|')"
 	fi
-	start_server --mode auto --port "$PORT" || { kill $XP; exit 0; }
+	start_server "$TMP/served.xplane.pb" --mode auto --port "$PORT" || { kill $XP; exit 0; }
 	nfail=$(grep -c 'capture failed' "$TMP/live.txt")
 	if wait_more '^xtop top .*, took ' "$TMP/live.txt" "$(grep -c '^xtop top .*, took ' "$TMP/live.txt")" 30; then
 		kill -INT $XP

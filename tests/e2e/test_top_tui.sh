@@ -11,10 +11,9 @@ if ! $PY -c 'import grpc, google.protobuf' 2>/dev/null; then
 	exit 0
 fi
 . tests/e2e/tui_lib.sh
-PIDS=""
 trap '$T kill-server >/dev/null 2>&1; [ -n "$SOCK" ] && rm -f "$SOCK"; for p in $PIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
 
-SRV=tests/capture/fake_profiler_server.py
+. tests/e2e/server_lib.sh
 # Two different profiles: the server is restarted with the second one.
 if have_fixtures; then
 	cp "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" "$TMP/a.xplane.pb"
@@ -23,22 +22,6 @@ else
 	$GEN --kind gpu --events 20000 --seed 9 -o "$TMP/a.xplane.pb" >/dev/null 2>&1
 	$GEN --kind tpu --events 20000 --seed 4 -o "$TMP/b.xplane.pb" >/dev/null 2>&1
 fi
-# start_server FILE ARGS...: sets PORT and SPID.
-start_server() {
-	f=$1
-	shift
-	$PY $SRV --xspace "$f" "$@" >"$TMP/srv.out" 2>"$TMP/srv.err" &
-	SPID=$!
-	PIDS="$PIDS $SPID"
-	PORT=""
-	for _ in $(seq 1 150); do
-		PORT=$(sed -n 's/^PORT //p' "$TMP/srv.out")
-		[ -n "$PORT" ] && return 0
-		sleep 0.1
-	done
-	fail "start server" "no port: $(cat "$TMP/srv.err")"
-	return 1
-}
 # sel: the selected table row (reverse video with NO_COLOR), without
 # escapes; sel_at: its row on the screen.
 sel() {
