@@ -49,7 +49,7 @@ static int load_run(const char *path, const struct load_opts *o, struct load_job
 	struct analysis_ctx *ac;
 	struct xplane_load_opts lo = { 0 };
 	double t0;
-	size_t i;
+	size_t i, moved;
 	int rc;
 
 	*out_t = NULL;
@@ -128,13 +128,13 @@ again:
 	 * under its lock. */
 	if (job)
 		pthread_mutex_lock(&job->live.lock);
-	i = clock_settle(t);
+	moved = clock_settle(t);
 	if (job) {
-		if (i)
+		if (moved)
 			job->live.version++;
 		pthread_mutex_unlock(&job->live.lock);
 	}
-	if (i) {
+	if (moved) {
 		t0 = now_s();
 		analysis_free(*out_a);
 		ac = analysis_new();
