@@ -43,7 +43,6 @@ struct bd_cursor {
 	const struct xt_line *l;
 	const struct line_part *lp;
 	size_t i, n;            /* next event, events to visit */
-	size_t mk;              /* next host marker (excluded from host compute) */
 	int64_t base;           /* the line's start, ps */
 	int64_t maxend[XT_CAT_COUNT]; /* [c]: latest end of earlier events of priority <= c */
 	int64_t a, b;           /* the current event */
@@ -55,6 +54,15 @@ static int bd_next(struct bd_cursor *c)
 {
 	const struct line_part *lp = c->lp;
 
+	if (lp->role == LROLE_HOST) {
+		/* The line's work, already one union (overview_line_host). */
+		if (c->i >= lp->nwork)
+			return 0;
+		c->a = lp->work[c->i].s;
+		c->b = lp->work[c->i++].e;
+		c->cat = XT_CAT_HOST_COMPUTE;
+		return 1;
+	}
 	while (c->i < c->n) {
 		size_t i = c->i++;
 		const struct xt_event *ev = &c->l->ev[i];
@@ -63,17 +71,9 @@ static int bd_next(struct bd_cursor *c)
 
 		if (xt_event_aggregated(ev) || (dur = xt_event_dur(c->l, ev)) <= 0)
 			continue;
-		if (lp->role == LROLE_HOST) {
-			while (c->mk < lp->nmarkers && lp->markers[c->mk].ev < i)
-				c->mk++;
-			if (c->mk < lp->nmarkers && lp->markers[c->mk].ev == i)
-				continue;
-			cat = XT_CAT_HOST_COMPUTE;
-		} else {
-			if (lp->role == LROLE_XLA_OPS && xt_event_depth(ev) != 0)
-				continue;
-			cat = cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE);
-		}
+		if (lp->role == LROLE_XLA_OPS && xt_event_depth(ev) != 0)
+			continue;
+		cat = cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE);
 		a = c->base + ev->off_ps;
 		b = a + dur;
 		if (c->maxend[cat] >= b)

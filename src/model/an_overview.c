@@ -51,7 +51,7 @@ struct dev_set {
 };
 
 /* A compilation event (the list in docs/analyses.md). */
-static int is_compile(const char *s)
+int overview_is_compile(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -63,88 +63,139 @@ static int is_compile(const char *s)
 	       (n >= 14 && !strcmp(s + n - 14, "::RunHloPasses"));
 }
 
-/* The host's activity: a k-way walk over its thread lines in start order
- * (each line is sorted) that writes the union straight into one array, as
- * a launch-heavy GPU host has millions of events. */
-struct hline {
-	const struct xt_line *l;
-	const struct line_part *lp;
-	size_t i, mk;
+/* A sorted disjoint span list being built from intervals in start order:
+ * an interval that starts inside (or touching) the last span extends it. */
+struct span_build {
+	struct span *v;
+	size_t n, cap;
 };
 
-/* Moves hl to its next host-work event (not aggregated, not empty, not a
- * step marker); returns 0 at the end of the line. */
-static int hline_next(struct hline *hl)
+static void span_build_add(struct span_build *b, int64_t s, int64_t e)
 {
-	const struct xt_line *l = hl->l;
-
-	for (; hl->i < l->nev; hl->i++) {
-		const struct xt_event *ev = &l->ev[hl->i];
-
-		if (xt_event_aggregated(ev) || xt_event_dur(l, ev) <= 0)
-			continue;
-		while (hl->mk < hl->lp->nmarkers && hl->lp->markers[hl->mk].ev < hl->i)
-			hl->mk++;
-		if (hl->mk < hl->lp->nmarkers && hl->lp->markers[hl->mk].ev == hl->i)
-			continue;
-		return 1;
+	if (b->n && s <= b->v[b->n - 1].e) {
+		if (e > b->v[b->n - 1].e)
+			b->v[b->n - 1].e = e;
+		return;
 	}
-	return 0;
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->v = xreallocarray(b->v, b->cap, sizeof(*b->v));
+	}
+	b->v[b->n++] = (struct span){ s, e };
 }
 
+static struct span *span_build_done(struct span_build *b, size_t *n)
+{
+	*n = b->n;
+	if (!b->n) {
+		free(b->v);
+		return NULL;
+	}
+	return xreallocarray(b->v, b->n, sizeof(*b->v));
+}
+
+/*
+ * A host line's work (every event that is not aggregated, empty or a step
+ * marker; not on the Python tracer's line, whose functions cover every
+ * step) and its compilations (on every host line), each as the union of
+ * the line's events. Runs on the loading thread that decoded the line, so
+ * the millions of events of a busy host are walked once, in parallel with
+ * the other lines, and the passes at the end see only these unions.
+ */
+void overview_line_host(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l)
+{
+	const struct plane_ctx *pc = p->hook_data;
+	struct span_build work = { NULL, 0, 0 }, comp = { NULL, 0, 0 };
+	int64_t base = l->timestamp_ns * 1000, comp_end = INT64_MIN;
+	int want_work = lp->role == LROLE_HOST;
+	size_t i, mk = 0;
+
+	for (i = 0; i < l->nev; i++) {
+		const struct xt_event *ev = &l->ev[i];
+		int64_t s, e, d;
+
+		if (xt_event_aggregated(ev))
+			continue;
+		d = ev->dur != XT_DUR_LONG ? (int64_t)ev->dur : xt_event_dur(l, ev);
+		if (d <= 0)
+			continue;
+		s = base + ev->off_ps;
+		e = s + d;
+		if (pc->info[xt_event_meta_index(ev)].compile) {
+			if (s >= comp_end) /* not inside another of the line */
+				lp->compiles++;
+			if (e > comp_end)
+				comp_end = e;
+			span_build_add(&comp, s, e);
+		}
+		if (!want_work)
+			continue;
+		while (mk < lp->nmarkers && lp->markers[mk].ev < i)
+			mk++;
+		if (mk < lp->nmarkers && lp->markers[mk].ev == i)
+			continue;
+		span_build_add(&work, s, e);
+	}
+	lp->work = span_build_done(&work, &lp->nwork);
+	lp->comp = span_build_done(&comp, &lp->ncomp);
+}
+
+/* One host line's work union, as a cursor of the k-way merge below. */
+struct work_cur {
+	const struct span *v, *end;
+};
+
+static void work_down(struct work_cur *hp, size_t n, size_t i)
+{
+	struct work_cur x = hp[i];
+
+	for (;;) {
+		size_t k = 2 * i + 1;
+
+		if (k >= n)
+			break;
+		if (k + 1 < n && hp[k + 1].v->s < hp[k].v->s)
+			k++;
+		if (hp[k].v->s >= x.v->s)
+			break;
+		hp[i] = hp[k];
+		i = k;
+	}
+	hp[i] = x;
+}
+
+/* A host's activity and compilations: the union over its lines' unions.
+ * The work is a k-way merge (a heap of lines) written straight into the
+ * result, which is far shorter than the lines' lists together (threads
+ * overlap), so nothing as long as those lists is allocated again. */
 static void host_activity(struct host_act *ha, const struct xt_host *h)
 {
 	struct spans comp;
 	struct span *tmp = NULL;
-	struct hline *hl = NULL;
-	size_t tmpcap = 0, p, l, nl = 0, total = 0, line_no = 0;
+	struct work_cur *hp = NULL;
+	size_t tmpcap = 0, p, l, k, line_no = 0, nh = 0, cap = 0;
 
 	memset(&comp, 0, sizeof(comp));
 	ha->h = h;
 	for (p = 0; p < h->nplanes; p++) {
 		const struct xt_plane *pl = &h->planes[p];
 		const struct plane_ctx *pc = pl->hook_data;
-		uint8_t *cm;
-		size_t m;
 
 		if (!pc || pc->role != ROLE_HOST)
 			continue;
-		cm = xcalloc(pl->nemeta ? pl->nemeta : 1, 1);
-		for (m = 0; m < pl->nemeta; m++)
-			cm[m] = is_compile(pl->emeta[m].name) || is_compile(pl->emeta[m].display_name);
 		for (l = 0; l < pl->nlines; l++, line_no++) {
-			const struct xt_line *ln = &pl->lines[l];
-			const struct line_part *lp = ln->hook_data;
-			int64_t comp_end = INT64_MIN;
-			size_t i;
+			const struct line_part *lp = pl->lines[l].hook_data;
 
 			if (!lp || (lp->role != LROLE_HOST && lp->role != LROLE_HOST_PY))
 				continue;
-			/* Compilations: on every host line, the Python one too. */
-			for (i = 0; i < ln->nev; i++) {
-				const struct xt_event *ev = &ln->ev[i];
-				int64_t s, e;
-
-				if (!cm[xt_event_meta_index(ev)] || xt_event_aggregated(ev) ||
-				    xt_event_dur(ln, ev) <= 0)
-					continue;
-				s = xt_event_start(ln, ev);
-				e = s + xt_event_dur(ln, ev);
-				if (s >= comp_end) /* not inside another of the line */
-					ha->compiles++;
-				if (e > comp_end)
-					comp_end = e;
-				spans_add(&comp, line_no, s, e);
-			}
-			/* Work: not the Python tracer, whose functions cover every step. */
-			if (lp->role != LROLE_HOST || !ln->nev)
+			ha->compiles += lp->compiles;
+			for (k = 0; k < lp->ncomp; k++)
+				spans_add(&comp, line_no, lp->comp[k].s, lp->comp[k].e);
+			if (!lp->nwork)
 				continue;
-			hl = xreallocarray(hl, nl + 1, sizeof(*hl));
-			hl[nl] = (struct hline){ ln, lp, 0, 0 };
-			total += ln->nev;
-			nl += hline_next(&hl[nl]);
+			hp = xreallocarray(hp, nh + 1, sizeof(*hp));
+			hp[nh++] = (struct work_cur){ lp->work, lp->work + lp->nwork };
 		}
-		free(cm);
 	}
 	spans_union(&comp, &tmp, &tmpcap);
 	ha->compile_ps = spans_len(comp.v, comp.n);
@@ -152,31 +203,27 @@ static void host_activity(struct host_act *ha, const struct xt_host *h)
 	free(comp.run);
 	free(tmp);
 
-	ha->v = xmalloc((total ? total : 1) * sizeof(*ha->v));
-	while (nl) {
-		size_t best = 0, k;
-		int64_t bs = xt_event_start(hl[0].l, &hl[0].l->ev[hl[0].i]), be;
+	for (k = nh; k-- > 0;)
+		work_down(hp, nh, k);
+	while (nh) {
+		struct span x = *hp[0].v++;
 
-		for (k = 1; k < nl; k++) {
-			int64_t s = xt_event_start(hl[k].l, &hl[k].l->ev[hl[k].i]);
-
-			if (s < bs) {
-				bs = s;
-				best = k;
-			}
-		}
-		be = bs + xt_event_dur(hl[best].l, &hl[best].l->ev[hl[best].i]);
-		if (ha->n && bs <= ha->v[ha->n - 1].e) {
-			if (be > ha->v[ha->n - 1].e)
-				ha->v[ha->n - 1].e = be;
+		if (ha->n && x.s <= ha->v[ha->n - 1].e) {
+			if (x.e > ha->v[ha->n - 1].e)
+				ha->v[ha->n - 1].e = x.e;
 		} else {
-			ha->v[ha->n++] = (struct span){ bs, be };
+			if (ha->n == cap) {
+				cap = cap ? 2 * cap : 256;
+				ha->v = xreallocarray(ha->v, cap, sizeof(*ha->v));
+			}
+			ha->v[ha->n++] = x;
 		}
-		hl[best].i++;
-		if (!hline_next(&hl[best]))
-			hl[best] = hl[--nl];
+		if (hp[0].v == hp[0].end)
+			hp[0] = hp[--nh];
+		if (nh)
+			work_down(hp, nh, 0);
 	}
-	free(hl);
+	free(hp);
 }
 
 /* Host activity inside [s, e): *cur walks the sorted spans forward. */

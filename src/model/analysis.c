@@ -178,6 +178,8 @@ static void line_part_free(struct line_part *lp)
 	free(lp->ops);
 	free(lp->slot_of_meta);
 	free(lp->markers);
+	free(lp->work);
+	free(lp->comp);
 	free(lp->mem);
 	free(lp->mem_keys);
 	free(lp->kerns);
@@ -333,6 +335,8 @@ static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
 			in->mem = 1;
 		else if (!strcmp(m->name, "MemoryDeallocation"))
 			in->mem = 2;
+		in->compile = (uint8_t)(overview_is_compile(m->name) ||
+					overview_is_compile(m->display_name));
 		/* Marker keys: a TraceMe-encoded name first, then metadata stats
 		 * (event stats come before both, per event). */
 		traceme_keys(m->name, &in->mk);
@@ -473,6 +477,7 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 	case LROLE_HOST_PY:
 		/* The Python tracer line is left out of host compute only. */
 		steps_line_markers(lp, h, p, l);
+		overview_line_host(lp, p, l);
 		memory_line(lp, h, p, l);
 		break;
 	case LROLE_NONE:

@@ -17,6 +17,7 @@
 #include "../util/hmap.h"
 #include "analysis.h"
 #include "hlo.h"
+#include "spans.h"
 #include "stats.h"
 
 enum plane_role {
@@ -69,6 +70,7 @@ struct emeta_info {
 	double hbm_bytes;           /* HBM part of memory_access_breakdown (has_hbm) */
 	uint8_t has_program, has_flops, has_bytes, has_hbm;
 	uint8_t mem;                /* 1 alloc, 2 dealloc */
+	uint8_t compile;            /* host planes: a compilation (overview_is_compile) */
 	uint8_t name_flags;         /* device planes: op_name_flags(name) */
 	struct marker_keys mk;      /* from a TraceMe-encoded name, then metadata stats */
 };
@@ -196,6 +198,11 @@ struct line_part {
 	/* steps */
 	struct marker *markers;
 	size_t nmarkers, capmarkers;
+	/* host work (LROLE_HOST) and compilations (host lines), each the
+	 * sorted disjoint union of the line's events (overview_line_host) */
+	struct span *work, *comp;
+	size_t nwork, ncomp;
+	uint64_t compiles;          /* compilations not inside another of the line */
 	/* memory */
 	struct mem_rec *mem;
 	size_t nmem, capmem;
@@ -324,6 +331,10 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 
 /* an_overview.c: the overview's facts and findings (after the other merges) */
 void overview_build(struct xt_analysis *a, struct xt_trace *t);
+/* While loading, after steps_line_markers: a host line's work and
+ * compilation unions (read by overview_build and steps_breakdown). */
+void overview_line_host(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l);
+int overview_is_compile(const char *s);
 
 /* helpers (analysis.c) */
 static inline struct bytes_ref bref(const char *p, size_t n)
