@@ -179,7 +179,10 @@ static size_t device_runs(const struct xt_plane *pl, struct mod_run **out)
 		memcpy(v + n, lp->runs, lp->nruns * sizeof(*v));
 		n += lp->nruns;
 	}
-	if (n > 1)
+	/* One XLA Modules line is in start order already: check, not sort. */
+	for (i = 1; i < n && v[i - 1].start_ps <= v[i].start_ps; i++)
+		;
+	if (i < n)
 		qsort(v, n, sizeof(*v), run_cmp);
 	if (pc->kind == XT_DEV_GPU) {
 		/* Overlapping stretches of one program on several streams are
@@ -385,7 +388,9 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t)
 	a->steps_module[0] = '\0';
 	if (!a->nsteps)
 		infer_steps(a, t);
-	if (a->nsteps > 1)
+	for (i = 1; i < a->nsteps && step_cmp(&a->steps[i - 1], &a->steps[i]) <= 0; i++)
+		;
+	if (i < a->nsteps)
 		qsort(a->steps, a->nsteps, sizeof(*a->steps), step_cmp);
 	steps_breakdown(a, t);
 }

@@ -621,14 +621,15 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	t2 = timing ? now_s() : 0;
 	memory_merge(a, t);
 	kernels_merge(a, t);
+	overview_devices(a, t);
 	t3 = timing ? now_s() : 0;
 	if (threaded)
 		pthread_join(tid, NULL);
 	t4 = timing ? now_s() : 0;
 	overview_build(a, t);
 	if (timing)
-		fprintf(stderr, "xtop: analysis merge: devices %.3f s, ops %.3f s, memory+kernels "
-				"%.3f s, steps done after %.3f s, overview %.3f s\n",
+		fprintf(stderr, "xtop: analysis merge: devices %.3f s, ops %.3f s, memory+kernels+"
+				"overview devices %.3f s, steps done after %.3f s, overview %.3f s\n",
 			t1 - t0, t2 - t1, t3 - t2, t4 - t0, now_s() - t4);
 	ctx_free(ctx, t);
 	return a;

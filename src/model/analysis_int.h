@@ -330,6 +330,7 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 			 int64_t *regs, int64_t *shared, double *occ);
 
 /* an_overview.c: the overview's facts and findings (after the other merges) */
+void overview_devices(struct xt_analysis *a, struct xt_trace *t); /* before overview_build */
 void overview_build(struct xt_analysis *a, struct xt_trace *t);
 /* While loading, after steps_line_markers: a host line's work and
  * compilation unions (read by overview_build and steps_breakdown). */

@@ -319,6 +319,19 @@ static inline int64_t xt_event_dur(const struct xt_line *l, const struct xt_even
 	return ev->dur != XT_DUR_LONG ? (int64_t)ev->dur : trace_long_dur(l, (size_t)(ev - l->ev));
 }
 
+/* The duration of event i for a walk in event order: *k is the walk's
+ * place in the line's long durations (start it at 0), so a walk that
+ * interleaves lines (a k-way merge) never searches them. */
+static inline int64_t xt_event_dur_seq(const struct xt_line *l, size_t i, size_t *k)
+{
+	if (l->ev[i].dur != XT_DUR_LONG)
+		return (int64_t)l->ev[i].dur;
+	while (*k < l->nlong_dur && l->long_dur[*k].ev < i)
+		(*k)++;
+	return *k < l->nlong_dur && l->long_dur[*k].ev == i ? l->long_dur[*k].dur_ps
+							     : trace_long_dur(l, i);
+}
+
 /* Absolute start/end of ev on line, ps in the file's time base. */
 static inline int64_t xt_event_start(const struct xt_line *l, const struct xt_event *ev)
 {
