@@ -43,7 +43,6 @@ struct bd_cursor {
 	const struct xt_line *l;
 	const struct line_part *lp;
 	size_t i, n;            /* next event, events to visit */
-	size_t lk;              /* place in the line's long durations */
 	int64_t base;           /* the line's start, ps */
 	int64_t maxend[XT_CAT_COUNT]; /* [c]: latest end of earlier events of priority <= c */
 	int64_t a, b;           /* the current event */
@@ -70,7 +69,7 @@ static int bd_next(struct bd_cursor *c)
 		int64_t a, b, dur;
 		int cat, k;
 
-		if (xt_event_aggregated(ev) || (dur = xt_event_dur_seq(c->l, i, &c->lk)) <= 0)
+		if (xt_event_aggregated(ev) || (dur = xt_event_dur(c->l, ev)) <= 0)
 			continue;
 		if (lp->role == LROLE_XLA_OPS && xt_event_depth(ev) != 0)
 			continue;

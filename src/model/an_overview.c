@@ -108,7 +108,7 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 	struct span_build work = { NULL, 0, 0 }, comp = { NULL, 0, 0 };
 	int64_t base = l->timestamp_ns * 1000, comp_end = INT64_MIN;
 	int want_work = lp->role == LROLE_HOST;
-	size_t i, mk = 0, lk = 0;
+	size_t i, mk = 0;
 
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
@@ -116,7 +116,7 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 
 		if (xt_event_aggregated(ev))
 			continue;
-		d = xt_event_dur_seq(l, i, &lk);
+		d = xt_event_dur(l, ev);
 		if (d <= 0)
 			continue;
 		s = base + ev->off_ps;
@@ -259,12 +259,11 @@ static void gap(struct xt_device_row *d, const struct host_act *ha, size_t *hcur
 }
 
 /* Whether event i of line l counts as device activity (and is a kernel). */
-static int busy_event(const struct xt_device_row *d, const struct xt_line *l, size_t i,
-		      size_t *lk)
+static int busy_event(const struct xt_device_row *d, const struct xt_line *l, size_t i)
 {
 	const struct xt_event *ev = &l->ev[i];
 
-	if (xt_event_aggregated(ev) || xt_event_dur_seq(l, i, lk) <= 0)
+	if (xt_event_aggregated(ev) || xt_event_dur(l, ev) <= 0)
 		return 0;
 	return d->kind != XT_DEV_XLA || xt_event_depth(ev) == 0;
 }
@@ -275,7 +274,6 @@ static void device_walk(struct dev_job *j)
 	const struct xt_plane *p = j->p;
 	size_t *cur = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
 	size_t *lines = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
-	size_t *lk = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t)); /* long durations */
 	size_t nl = 0, k, hcur = 0;
 	int64_t span_s = d->first_ps, span_e = d->first_ps + d->span_ps, run_s = 0, run_e = 0;
 	int have = 0;
@@ -296,7 +294,7 @@ static void device_walk(struct dev_job *j)
 		for (k = 0; k < nl; k++) {
 			i = lines[k];
 			l = &p->lines[i];
-			while (cur[i] < l->nev && !busy_event(d, l, cur[i], &lk[i]))
+			while (cur[i] < l->nev && !busy_event(d, l, cur[i]))
 				cur[i]++;
 			if (cur[i] >= l->nev)
 				continue;
@@ -310,7 +308,7 @@ static void device_walk(struct dev_job *j)
 		l = &p->lines[best];
 		lp = l->hook_data;
 		i = cur[best]++;
-		be = bs + xt_event_dur_seq(l, i, &lk[best]);
+		be = bs + xt_event_dur(l, &l->ev[i]);
 		if (d->kind == XT_DEV_GPU) {
 			int cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
 
@@ -343,7 +341,6 @@ static void device_walk(struct dev_job *j)
 	gap(d, j->ha, &hcur, have ? run_e : span_s, span_e);
 	free(cur);
 	free(lines);
-	free(lk);
 }
 
 static void *dev_worker(void *arg)

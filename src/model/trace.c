@@ -34,7 +34,9 @@ void trace_host_fini(struct xt_host *h)
 				free(pl->lines[l].ev);
 			free(pl->lines[l].blk_maxend);
 			free(pl->lines[l].blk_raw);
-			free(pl->lines[l].long_dur);
+			free(pl->lines[l].long_ps);
+			free(pl->lines[l].long_mask);
+			free(pl->lines[l].long_first);
 			if (pl->lines[l].raw_map)
 				bigmem_free(pl->lines[l].raw, pl->lines[l].raw_map);
 			else
@@ -172,40 +174,6 @@ static _Thread_local struct {
 	size_t i;
 	uint64_t off;
 } raw_hint;
-static _Thread_local struct {
-	uint64_t gen;
-	size_t k;
-} long_hint;
-
-int64_t trace_long_dur(const struct xt_line *l, size_t i)
-{
-	size_t lo = 0, hi = l->nlong_dur, k;
-
-	if (long_hint.gen == l->gen && long_hint.k < hi && l->long_dur[long_hint.k].ev <= i) {
-		for (k = long_hint.k; k < hi && k < long_hint.k + 8 && l->long_dur[k].ev < i; k++)
-			;
-		if (k < hi && l->long_dur[k].ev == i) {
-			long_hint.k = k;
-			return l->long_dur[k].dur_ps;
-		}
-		lo = k;
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->long_dur[mid].ev < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < l->nlong_dur && l->long_dur[lo].ev == i) {
-		long_hint.gen = l->gen;
-		long_hint.k = lo;
-		return l->long_dur[lo].dur_ps;
-	}
-	return (int64_t)XT_DUR_LONG; /* not reached: the reader lists every one */
-}
-
 uint64_t trace_event_raw(const struct xt_host *h, const struct xt_line *l, size_t i)
 {
 	const uint8_t *base = h->src.data + l->raw_base;

@@ -94,7 +94,7 @@ struct xt_event_meta {
 
 /*
  * One event in 16 bytes. The duration takes 32 bits: XT_DUR_LONG (4.3 ms
- * and more, or negative) sends xt_event_dur() to the line's long_dur list.
+ * and more, or negative) sends xt_event_dur() to the line's long durations.
  * Where the event's bytes are is not stored per event: events are nearly
  * always in file order, so the line keeps the offset of every XT_BLOCK-th
  * event (blk_raw) and trace_event_bytes() skips forward from it; a line
@@ -107,7 +107,7 @@ struct xt_event {
 };
 #define XT_DUR_LONG UINT32_MAX
 
-/* A duration that does not fit xt_event.dur. */
+/* A duration that does not fit xt_event.dur (while a line is decoded). */
 struct xt_long_dur {
 	uint64_t ev;      /* event index on its line */
 	int64_t dur_ps;
@@ -129,8 +129,13 @@ struct xt_line {
 	struct xt_event *ev;      /* nev events sorted by start; owned by the trace */
 	size_t nev;
 	size_t ev_map;            /* bytes of ev mapped by bigmem (0: ev is malloc'd) */
-	struct xt_long_dur *long_dur; /* by event index: durations ev[].dur cannot hold */
+	/* Durations ev[].dur cannot hold, in event order, found without a
+	 * search (xt_event_dur): bit j of long_mask[b] marks event
+	 * b * XT_BLOCK + j as long, and block b's first is long_ps[long_first[b]]. */
+	int64_t *long_ps;
 	size_t nlong_dur;
+	uint64_t *long_mask;
+	uint32_t *long_first;
 	uint32_t *blk_raw;        /* [b] = offset of event b*XT_BLOCK's tag (events in file order) */
 	uint32_t *raw;            /* [i] = offset of event i's tag, when not in file order; else NULL */
 	size_t raw_map;           /* bytes of raw mapped by bigmem (0: malloc'd) */
@@ -313,23 +318,20 @@ static inline int xt_event_aggregated(const struct xt_event *ev)
 }
 
 /* Duration of event ev of line l, ps. */
-int64_t trace_long_dur(const struct xt_line *l, size_t i);
-static inline int64_t xt_event_dur(const struct xt_line *l, const struct xt_event *ev)
+/* The long duration of event i (ev[i].dur is XT_DUR_LONG): its rank among
+ * its block's long events picks it, so any access order costs the same
+ * (a few cache lines, no search). */
+static inline int64_t xt_event_long_dur(const struct xt_line *l, size_t i)
 {
-	return ev->dur != XT_DUR_LONG ? (int64_t)ev->dur : trace_long_dur(l, (size_t)(ev - l->ev));
+	size_t b = i / XT_BLOCK;
+	uint64_t below = l->long_mask[b] & ((UINT64_C(1) << (i % XT_BLOCK)) - 1);
+
+	return l->long_ps[l->long_first[b] + (size_t)__builtin_popcountll(below)];
 }
 
-/* The duration of event i for a walk in event order: *k is the walk's
- * place in the line's long durations (start it at 0), so a walk that
- * interleaves lines (a k-way merge) never searches them. */
-static inline int64_t xt_event_dur_seq(const struct xt_line *l, size_t i, size_t *k)
+static inline int64_t xt_event_dur(const struct xt_line *l, const struct xt_event *ev)
 {
-	if (l->ev[i].dur != XT_DUR_LONG)
-		return (int64_t)l->ev[i].dur;
-	while (*k < l->nlong_dur && l->long_dur[*k].ev < i)
-		(*k)++;
-	return *k < l->nlong_dur && l->long_dur[*k].ev == i ? l->long_dur[*k].dur_ps
-							     : trace_long_dur(l, i);
+	return ev->dur != XT_DUR_LONG ? (int64_t)ev->dur : xt_event_long_dur(l, (size_t)(ev - l->ev));
 }
 
 /* Absolute start/end of ev on line, ps in the file's time base. */

@@ -555,6 +555,44 @@ static void test_event_records(void **state)
 		assert_int_equal(ev_tag(t, x1, i), (int64_t)i);
 }
 
+/* Long durations found by their rank in a block: a line where every
+ * event is long (full masks, the 64th bit), one where only each block's
+ * last is, read backwards and at random. */
+static void test_long_durations(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l0 = tu_line_add(p, 1, "all long", 0), *l1 = tu_line_add(p, 2, "last long", 0);
+	int64_t m = tu_emeta(p, "k")->id;
+	uint64_t rs = 5;
+	struct xt_trace *t;
+	const struct xt_line *x0, *x1;
+	enum { N = 1000 };
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		tu_event_add(l0, m, (int64_t)i * 10000000000LL, 5000000000LL + (int64_t)i);
+		tu_event_add(l1, m, (int64_t)i * 10000000000LL,
+			     i % XT_BLOCK == XT_BLOCK - 1 ? 6000000000LL + (int64_t)i : (int64_t)i);
+	}
+	t = tu_read(tu_write(s, 0));
+	x0 = &t->hosts[0].planes[0].lines[0];
+	x1 = &t->hosts[0].planes[0].lines[1];
+	assert_int_equal(x0->nlong_dur, N);
+	assert_int_equal(x1->nlong_dur, N / XT_BLOCK);
+	for (i = N; i-- > 0;) {
+		assert_int_equal(xt_event_dur(x0, &x0->ev[i]), 5000000000LL + (int64_t)i);
+		assert_int_equal(xt_event_dur(x1, &x1->ev[i]),
+				 i % XT_BLOCK == XT_BLOCK - 1 ? 6000000000LL + (int64_t)i : (int64_t)i);
+	}
+	for (k = 0; k < 2000; k++) {
+		i = (size_t)tu_rand_range(&rs, 0, N - 1);
+		assert_int_equal(xt_event_end(x0, &x0->ev[i]),
+				 (int64_t)i * 10000000000LL + 5000000000LL + (int64_t)i);
+	}
+}
+
 /* A line over 8 MiB: arrays from bigmem, its file pages given back window
  * by window while it is decoded; its stats still read afterwards. */
 static void test_big_line(void **state)
@@ -1105,6 +1143,7 @@ int main(void)
 		TU_TEST(test_unknown_event_metadata),
 		TU_TEST(test_aggregated_events),
 		TU_TEST(test_event_records),
+		TU_TEST(test_long_durations),
 		TU_TEST(test_big_line),
 		TU_TEST(test_split_lines),
 		TU_TEST(test_timestamp_after_events),
