@@ -24,8 +24,11 @@
 struct tl_depth {
 	uint32_t *idx;    /* event indices of each depth, concatenated */
 	size_t *start;    /* [d] = first position of depth d in idx; [ndepth] = total */
+	int64_t *key;     /* [j] = start offset of event idx[j * TL_KEY_STEP]: searches
+			     touch this small array, then one stretch of idx */
 	unsigned ndepth;
 };
+#define TL_KEY_STEP 32
 
 struct tl_track {
 	size_t host, plane, line;
@@ -62,8 +65,8 @@ const struct tl_depth *timeline_depth(struct timeline *tl, size_t i);
 /* One screen column of one depth row. */
 struct tl_cell {
 	uint32_t count;  /* events of this depth overlapping the column */
-	int64_t ev;      /* the event when count >= 1 (the one covering most of
-			    the column), else -1 */
+	int64_t ev;      /* the event when count is 1; the first of them when
+			    more (a dense column is drawn as dense); else -1 */
 };
 
 /* Samples depth d of track i over [t0, t1) into ncols cells. */

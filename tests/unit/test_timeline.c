@@ -61,6 +61,72 @@ static void test_sample_columns(void **state)
 	timeline_free(tl);
 }
 
+/* The sampler against a brute force, on a line long enough that its
+ * searches go through the key index (TL_KEY_STEP) and its long durations
+ * through their blocks: top-level events with gaps, some over 4.3 ms, a
+ * child inside some; windows from the whole line to a few events. */
+static void test_sample_brute_force(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/device:TPU:0");
+	tu_line *l = tu_line_add(p, 3, "ops", 0);
+	enum { N = 5000, COLS = 37 };
+	uint64_t rs = 3;
+	int64_t t = 0, st[N], du[N];
+	struct xt_trace *tr;
+	struct timeline *tl;
+	const struct xt_line *xl;
+	struct tl_cell c[COLS];
+	size_t i, k;
+	int col;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		st[i] = t;
+		du[i] = i % 5 == 0 ? 5000000000LL + tu_rand_range(&rs, 0, 1000) : tu_rand_range(&rs, 1, 900);
+		tu_ev(p, l, "op", st[i], du[i]);
+		if (du[i] > 10)
+			tu_ev(p, l, "child", st[i] + 1, du[i] / 2);
+		t += du[i] + tu_rand_range(&rs, 0, 3) * 400;
+	}
+	tr = tu_read(tu_write(s, 0));
+	tl = timeline_new(tr);
+	xl = tl->tracks[0].l;
+	for (k = 0; k < 300; k++) {
+		int64_t span = k < 5 ? t : tu_rand_range(&rs, 1, t / (1 + (int64_t)k));
+		int64_t v0 = tu_rand_range(&rs, -100, t - span), v1 = v0 + span;
+
+		timeline_sample(tl, 0, 0, v0, v1, COLS, c);
+		for (col = 0; col < COLS; col++) {
+			int64_t a = v0 + (int64_t)((__int128)span * col / COLS);
+			int64_t b = v0 + (int64_t)((__int128)span * (col + 1) / COLS);
+			uint32_t n = 0;
+			int64_t only = -1;
+			size_t j;
+
+			if (b <= a)
+				b = a + 1;
+			/* Top-level events starting in [a, b), and the one before
+			 * a when it still covers a. */
+			for (j = 0; j < N; j++) {
+				if ((st[j] >= a && st[j] < b) ||
+				    (st[j] < a && (j + 1 == N || st[j + 1] >= a) && st[j] + du[j] > a)) {
+					n++;
+					only = (int64_t)j;
+				}
+			}
+			assert_int_equal(c[col].count, n);
+			if (n == 1) {
+				int64_t idx = c[col].ev;
+
+				assert_int_equal(xl->ev[idx].off_ps, st[only]);
+				assert_int_equal(xt_event_dur(xl, &xl->ev[idx]), du[only]);
+			}
+		}
+	}
+	timeline_free(tl);
+}
+
 static void test_lookup_step_self(void **state)
 {
 	struct xt_trace *t = build();
@@ -181,6 +247,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TU_TEST(test_sample_columns),
+		TU_TEST(test_sample_brute_force),
 		TU_TEST(test_lookup_step_self),
 		TU_TEST(test_track_labels),
 		TU_TEST(test_device_span),
