@@ -609,51 +609,83 @@ static uint32_t *line_offsets(const struct source *src, const struct xt_line *l,
 	return raw;
 }
 
-/* The line's long durations by block (see xt_event_long_dur) from the
- * decoder's list (sorted by event index): 8 bytes each instead of 16, and
- * 12 bytes per block of a line that has any. */
-static void long_index(struct xt_line *l, const struct xt_long_dur *lng, size_t nlng)
-{
-	size_t nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK, b, k = 0;
+/* The decoder's long durations: lists sorted by event index, one per
+ * chunk of the line in chunk order (each owned). */
+struct lng_part {
+	struct xt_long_dur *v;
+	size_t n;
+};
 
-	l->nlong_dur = nlng;
-	if (!nlng)
-		return;
-	l->long_ps = xmalloc(nlng * sizeof(*l->long_ps));
-	l->long_mask = xcalloc(nblk, sizeof(*l->long_mask));
-	l->long_first = xmalloc(nblk * sizeof(*l->long_first));
-	for (b = 0; b < nblk; b++) {
-		l->long_first[b] = (uint32_t)k;
-		for (; k < nlng && lng[k].ev < (b + 1) * XT_BLOCK; k++) {
-			l->long_mask[b] |= UINT64_C(1) << (lng[k].ev % XT_BLOCK);
-			l->long_ps[k] = lng[k].dur_ps;
-		}
+/* The line's long durations by block (see xt_event_long_dur), straight
+ * from the parts: 8 bytes each instead of 16, and 12 bytes per block of a
+ * line that has any. Frees the parts' lists. */
+static void long_index(struct xt_line *l, struct lng_part *parts, size_t nparts)
+{
+	size_t nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK, b = 0, k = 0, q, j;
+
+	l->nlong_dur = 0;
+	for (q = 0; q < nparts; q++)
+		l->nlong_dur += parts[q].n;
+	if (l->nlong_dur) {
+		l->long_ps = xmalloc(l->nlong_dur * sizeof(*l->long_ps));
+		l->long_mask = xcalloc(nblk, sizeof(*l->long_mask));
+		l->long_first = xmalloc(nblk * sizeof(*l->long_first));
 	}
+	for (q = 0; q < nparts; q++) {
+		for (j = 0; j < parts[q].n; j++, k++) {
+			size_t ev = parts[q].v[j].ev;
+
+			for (; b <= ev / XT_BLOCK; b++)
+				l->long_first[b] = (uint32_t)k;
+			l->long_mask[ev / XT_BLOCK] |= UINT64_C(1) << (ev % XT_BLOCK);
+			l->long_ps[k] = parts[q].v[j].dur_ps;
+		}
+		free(parts[q].v);
+		parts[q].v = NULL;
+	}
+	if (l->nlong_dur)
+		for (; b < nblk; b++)
+			l->long_first[b] = (uint32_t)k;
 }
 
 /* Hands the decoded arrays to the line: sorted when they are not in
  * order (every offset kept), an offset per block when they are, then
  * depths. */
 static void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
-			  int sorted, struct xt_long_dur *lng, size_t nlng, struct blkv *bk)
+			  int sorted, struct lng_part *parts, size_t nparts, struct blkv *bk)
 {
-	size_t map;
+	size_t map, q;
 
 	l->ev = grow_done(ge, n, &map);
 	l->ev_map = map;
 	l->nev = n;
 	if (!sorted && n > 1) {
+		/* Out of order (rare): one list, permuted with the events. */
+		struct lng_part one = { NULL, 0 };
+
+		for (q = 0; q < nparts; q++)
+			one.n += parts[q].n;
+		one.v = one.n ? xmalloc(one.n * sizeof(*one.v)) : NULL;
+		one.n = 0;
+		for (q = 0; q < nparts; q++) {
+			if (parts[q].n)
+				memcpy(one.v + one.n, parts[q].v, parts[q].n * sizeof(*one.v));
+			one.n += parts[q].n;
+			free(parts[q].v);
+			parts[q].v = NULL;
+		}
 		l->raw = line_offsets(src, l, n);
-		line_sort(l, l->raw, &lng, &nlng);
+		line_sort(l, l->raw, &one.v, &one.n);
 		free(bk->v);
-	} else if (n) {
-		l->blk_raw = xreallocarray(bk->v, bk->n ? bk->n : 1, sizeof(uint32_t));
+		long_index(l, &one, 1);
 	} else {
-		free(bk->v);
+		if (n)
+			l->blk_raw = xreallocarray(bk->v, bk->n ? bk->n : 1, sizeof(uint32_t));
+		else
+			free(bk->v);
+		long_index(l, parts, nparts);
 	}
 	bk->v = NULL;
-	long_index(l, lng, nlng);
-	free(lng);
 	line_finish(l);
 }
 
@@ -679,7 +711,11 @@ int line_decode(const struct line_in *in)
 		free(bk.v);
 		return rc;
 	}
-	line_complete(in->src, l, &ge, o.n, o.sorted, o.lng, o.nlng, &bk);
+	{
+		struct lng_part one = { o.lng, o.nlng };
+
+		line_complete(in->src, l, &ge, o.n, o.sorted, &one, 1, &bk);
+	}
 	return 0;
 }
 
@@ -849,24 +885,16 @@ int line_split_done(struct line_split *s)
 
 void line_split_finish(struct line_split *s)
 {
-	struct xt_long_dur *lng = NULL;
-	size_t nlng = 0, k;
+	struct lng_part *parts = xcalloc(s->nch ? s->nch : 1, sizeof(*parts));
+	size_t k;
 	int sorted = 1;
 	const struct chunk *prev = NULL;
 
-	for (k = 0; k < s->nch; k++)
-		nlng += s->ch[k].o.nlng;
-	if (nlng)
-		lng = xmalloc(nlng * sizeof(*lng));
-	nlng = 0;
 	for (k = 0; k < s->nch; k++) {
-		const struct chunk *c = &s->ch[k];
+		struct chunk *c = &s->ch[k];
 
-		if (c->o.nlng) {
-			memcpy(lng + nlng, c->o.lng, c->o.nlng * sizeof(*lng));
-			nlng += c->o.nlng;
-		}
-		free(c->o.lng);
+		parts[k] = (struct lng_part){ c->o.lng, c->o.nlng };
+		c->o.lng = NULL;
 		if (!c->n)
 			continue;
 		sorted &= c->o.sorted;
@@ -878,7 +906,8 @@ void line_split_finish(struct line_split *s)
 		/* All chunks made their parts resident: what grow_done trims. */
 		s->ge.committed = s->ge.reserved;
 	}
-	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, lng, nlng, &s->bk);
+	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, parts, s->nch, &s->bk);
+	free(parts);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
 	free(s);

@@ -184,6 +184,8 @@ uint64_t trace_event_raw(const struct xt_host *h, const struct xt_line *l, size_
 	if (l->raw)
 		return l->raw[i];
 	off = l->blk_raw[i / XT_BLOCK];
+	if (k == i)
+		return off; /* a block's first event: no byte of the file is read */
 	if (raw_hint.gen == l->gen && raw_hint.i <= i && raw_hint.i >= k) {
 		k = raw_hint.i;
 		off = raw_hint.off;
