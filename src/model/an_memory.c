@@ -3,6 +3,7 @@
  * MemoryAllocation / MemoryDeallocation events of /host:CPU.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,14 +129,17 @@ static uint32_t mem_key_of(struct line_part *lp, const struct mem_full *r)
 	return (uint32_t)lp->nmem_keys++;
 }
 
-void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
-		 const struct xt_line *l)
+/* The memory events of events [from, to) of line l into lp. */
+static void memory_range(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+			 const struct xt_line *l, size_t from, size_t to)
 {
-	uint64_t released = 0; /* source bytes given back (trace_release_before) */
+	/* Source bytes given back (trace_release_before): from this range's
+	 * own start, so a range never gives back what another still reads. */
+	uint64_t released = from ? trace_event_raw(h, l, from) & ~(uint64_t)4095 : 0;
 	const struct plane_ctx *pc = p->hook_data;
 	size_t i;
 
-	for (i = 0; i < l->nev; i++) {
+	for (i = from; i < to; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		const struct emeta_info *in = &pc->info[xt_event_meta_index(ev)];
 		struct mem_full r;
@@ -163,6 +167,94 @@ void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_
 		m->ev = (uint32_t)i;
 		m->key = k | (in->mem == 1 ? MEM_ALLOC : 0) | (r.has_addr ? MEM_ADDR : 0);
 	}
+}
+
+/* The second half of a long line, on a thread of its own. */
+struct mem_half {
+	struct line_part part; /* only its memory fields are used */
+	const struct xt_host *h;
+	const struct xt_plane *p;
+	const struct xt_line *l;
+	size_t from, to;
+};
+
+static void *mem_half_run(void *arg)
+{
+	struct mem_half *mh = arg;
+
+	memory_range(&mh->part, mh->h, mh->p, mh->l, mh->from, mh->to);
+	return NULL;
+}
+
+/* Appends the second half's records to lp, its keys mapped onto lp's. */
+static void mem_half_join(struct line_part *lp, struct mem_half *mh)
+{
+	const struct line_part *b = &mh->part;
+	uint32_t *map = xmalloc((b->nmem_keys ? b->nmem_keys : 1) * sizeof(*map));
+	size_t i, j;
+
+	for (i = 0; i < b->nmem_keys; i++) {
+		struct bytes_ref want = mem_key_bytes(&b->mem_keys[i]);
+
+		for (j = 0; j < lp->nmem_keys; j++) {
+			struct bytes_ref k = mem_key_bytes(&lp->mem_keys[j]);
+
+			if (k.n == want.n && !memcmp(k.p, want.p, k.n))
+				break;
+		}
+		if (j == lp->nmem_keys) {
+			lp->mem_keys = xreallocarray(lp->mem_keys, lp->nmem_keys + 1,
+						     sizeof(*lp->mem_keys));
+			lp->mem_keys[lp->nmem_keys++] = b->mem_keys[i];
+		} else if (b->mem_keys[i].lifetime_peak > lp->mem_keys[j].lifetime_peak) {
+			lp->mem_keys[j].lifetime_peak = b->mem_keys[i].lifetime_peak;
+		}
+		map[i] = (uint32_t)j;
+	}
+	if (b->nmem) {
+		lp->mem = xreallocarray(lp->mem, lp->nmem + b->nmem, sizeof(*lp->mem));
+		for (i = 0; i < b->nmem; i++) {
+			struct mem_rec m = b->mem[i];
+
+			m.key = map[m.key & MEM_KEY_MASK] | (m.key & ~MEM_KEY_MASK);
+			lp->mem[lp->nmem++] = m;
+		}
+		lp->capmem = lp->nmem;
+	}
+	free(map);
+	free(b->mem);
+	free(b->mem_keys);
+}
+
+/* A host line's memory events. Each one's stats are decoded in full, so a
+ * line of tens of millions of events (a Python tracer line that records
+ * allocations) takes seconds: it is cut in two halves, one on a thread of
+ * its own, while the other loading threads may have run dry. */
+size_t memory_split_events = 4000000;
+
+void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		 const struct xt_line *l)
+{
+	struct mem_half mh;
+	pthread_t tid;
+
+	memset(&mh, 0, sizeof(mh));
+	if (l->nev < memory_split_events || l->nev < 2) {
+		memory_range(lp, h, p, l, 0, l->nev);
+		return;
+	}
+	mh.h = h;
+	mh.p = p;
+	mh.l = l;
+	mh.from = l->nev / 2;
+	mh.to = l->nev;
+	if (pthread_create(&tid, NULL, mem_half_run, &mh) != 0) {
+		memory_range(lp, h, p, l, 0, l->nev);
+		return;
+	}
+	memory_range(lp, h, p, l, 0, mh.from);
+	pthread_join(tid, NULL);
+	mem_half_join(lp, &mh);
 }
 
 /* A line with memory events, and the merge's group of each of its keys. */

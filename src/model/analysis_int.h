@@ -322,6 +322,9 @@ void steps_breakdown(struct xt_analysis *a, struct xt_trace *t);
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		 const struct xt_line *l);
 void memory_merge(struct xt_analysis *a, struct xt_trace *t);
+/* Lines of this many events or more have their memory events read in two
+ * halves at once (a variable so that tests can lower it). */
+extern size_t memory_split_events;
 /* an_kernels.c (kernel_details parsing also used by tests) */
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
 		   int64_t dur, struct bytes_ref op, const struct xt_stat *details);

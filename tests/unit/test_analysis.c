@@ -680,6 +680,63 @@ static void test_memory(void **state)
 	assert_string_equal(m->live[0].op, "op/x");
 }
 
+/* A long line's memory events read in two halves (memory_line) give what
+ * one pass gives: records in order, allocators first seen in either half
+ * (one only in the second) merged, lifetime peaks from both. */
+static void test_memory_halves(void **state)
+{
+	struct xt_analysis *a[2];
+	size_t saved = memory_split_events, i, k;
+	int run;
+
+	(void)state;
+	for (run = 0; run < 2; run++) {
+		tu_space *s = tu_space_new();
+		tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+		tu_line *l = tu_line_add(h, 1, "python", 0);
+		uint64_t rs = 9;
+		int64_t used[3] = { 0, 0, 0 };
+		static const char *const alloc[3] = { "GPU_0_bfc", "GPU_1_bfc", "late_bfc" };
+
+		for (i = 0; i < 3000; i++) {
+			size_t w = i < 1500 ? i % 2 : i % 3; /* late_bfc from the middle on */
+			int64_t b = tu_rand_range(&rs, 1, 1000);
+			int al = used[w] < b || tu_rand_range(&rs, 0, 1);
+
+			tu_ev(h, l, "work", (int64_t)i * 100, 50);
+			used[w] += al ? b : -b;
+			mem_ev(h, l, al, (int64_t)i * 100 + 60, alloc[w], (int64_t)(0x1000 + i), b, 10,
+			       used[w], 100000, i == 2900 ? 999999 : -1, al ? "op" : NULL, NULL);
+		}
+		memory_split_events = run ? 1000 : SIZE_MAX;
+		a[run] = tu_load_space(s, NULL);
+	}
+	memory_split_events = saved;
+	assert_int_equal(a[0]->nmemory, 3);
+	assert_int_equal(a[1]->nmemory, 3);
+	for (i = 0; i < 3; i++) {
+		const struct xt_memory_row *x = &a[0]->memory[i], *y = &a[1]->memory[i];
+
+		assert_string_equal(x->allocator, y->allocator);
+		assert_int_equal(x->events, y->events);
+		assert_int_equal(x->peak_bytes, y->peak_bytes);
+		assert_int_equal(x->peak_time_ps, y->peak_time_ps);
+		assert_int_equal(x->capacity_bytes, y->capacity_bytes);
+		assert_int_equal(x->lifetime_peak_bytes, y->lifetime_peak_bytes);
+		assert_int_equal(x->allocator_lifetime_peak, y->allocator_lifetime_peak);
+		assert_int_equal(x->unattributed_bytes, y->unattributed_bytes);
+		assert_int_equal(x->nlive, y->nlive);
+		for (k = 0; k < x->nlive; k++) {
+			assert_int_equal(x->live[k].bytes, y->live[k].bytes);
+			assert_int_equal(x->live[k].time_ps, y->live[k].time_ps);
+		}
+		for (k = 0; k < XT_MEM_SERIES; k++)
+			assert_int_equal(x->series[k], y->series[k]);
+	}
+	/* The peak in use reported in the second half (event 2900) counts. */
+	assert_int_equal(tu_find_mem(a[1], NULL, "late_bfc")->allocator_lifetime_peak, 999999);
+}
+
 /* ---- host step markers ---- */
 
 static void test_host_step_markers(void **state)
@@ -754,6 +811,7 @@ int main(void)
 		TU_TEST(test_collective_by_sendrecv_category),
 		TU_TEST(test_kernel_details_parse),
 		TU_TEST(test_memory),
+		TU_TEST(test_memory_halves),
 		TU_TEST(test_host_step_markers),
 		TU_TEST(test_host_marker_traceme_root_group),
 	};
