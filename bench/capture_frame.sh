@@ -19,7 +19,7 @@ TMPD=$(mktemp -d "${TMPDIR:-/tmp}/xtop-bench-cap.XXXXXX")
 T="tmux -L xtop-bench-cap-$$-0 -f /dev/null"
 $PY tests/capture/fake_profiler_server.py --xspace "$F" --mode auto >"$TMPD/srv.out" 2>"$TMPD/srv.err" &
 SPID=$!
-trap '$T kill-server >/dev/null 2>&1; kill $SPID 2>/dev/null; rm -rf "$TMPD"' EXIT
+trap '$T kill-server >/dev/null 2>&1 || true; kill $SPID 2>/dev/null || true; rm -rf "$TMPD"' EXIT
 PORT=
 for _ in $(seq 1 600); do
 	PORT=$(sed -n 's/^PORT //p' "$TMPD/srv.out")

@@ -13,7 +13,7 @@ TMPD=$(mktemp -d "${TMPDIR:-/tmp}/xtop-bench-ff.XXXXXX")
 # A server per run: a killed one may still hold its socket when the next
 # starts ("server exited unexpectedly").
 T="tmux -L xtop-bench-ff-$$-0 -f /dev/null"
-trap '$T kill-server >/dev/null 2>&1; rm -rf "$TMPD"' EXIT
+trap '$T kill-server >/dev/null 2>&1 || true; rm -rf "$TMPD"' EXIT
 cat "$F" >/dev/null
 i=0
 while [ $i -lt "$RUNS" ]; do
