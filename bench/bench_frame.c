@@ -68,12 +68,13 @@ int main(int argc, char **argv)
 	refresh();
 	fprintf(stderr, "%dx%d screen, first frame (builds indexes): %.1f ms\n", rows, cols,
 		(now_s() - t0) * 1e3);
-	printf("%-12s %-8s %10s %10s %10s\n", "ZOOM", "DETAILS", "FRAMES", "MS_MEAN", "MS_MAX");
+	printf("%-12s %-8s %10s %10s %10s %10s\n", "ZOOM", "DETAILS", "FRAMES", "MS_MEAN", "MS_MAX",
+	       "OVER_16MS");
 	for (det = 0; det < 2; det++) {
 		for (z = 0; z < (int)(sizeof(fr) / sizeof(fr[0])); z++) {
 			int64_t span = (int64_t)((double)(a.tl->t1 - a.tl->t0) * fr[z]);
 			double s = now_s(), mx = 0, e;
-			int n = 0;
+			int n = 0, over = 0;
 			unsigned seed = 7;
 
 			if (span < 10)
@@ -98,11 +99,12 @@ int main(int argc, char **argv)
 				f1 = now_s();
 				if (f1 - f0 > mx)
 					mx = f1 - f0;
+				over += f1 - f0 > 0.016;
 				n++;
 				e = now_s();
 			} while (e - s < 1.0 && n < 2000);
-			printf("%-12g %-8s %10d %10.3f %10.3f\n", fr[z], det ? "yes" : "no", n,
-			       (e - s) / n * 1e3, mx * 1e3);
+			printf("%-12g %-8s %10d %10.3f %10.3f %10d\n", fr[z], det ? "yes" : "no", n,
+			       (e - s) / n * 1e3, mx * 1e3, over);
 		}
 	}
 	term_fini();
