@@ -1,12 +1,14 @@
 /*
- * app: the viewer's loop (see app.h). One place draws: app_render() repaints
- * the whole screen when a handler asked for it, then doupdate() once.
+ * app: the viewer on the one event loop (loop.c; see app.h). Handlers (keys,
+ * the capture worker's wake pipe, a progress timer) change state and return
+ * reaction bits; one place draws: app_draw() takes what the loading thread
+ * has decoded, app_render() repaints the whole screen, then doupdate() once.
  * Loading runs in a thread while the screen shows progress, so a large file
- * never leaves the user looking at a frozen terminal.
+ * never leaves the user looking at a frozen terminal, and an idle viewer
+ * sleeps in poll() with no timer armed.
  */
 #include "app.h"
 
-#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -571,30 +573,133 @@ static unsigned app_capture_key(struct app *a, enum action act)
 	}
 }
 
-/* Waits for a key or the capture worker; returns a key, or ERR. */
-static int app_wait(struct app *a)
-{
-	struct pollfd pf[2];
-	int n = 1, c;
+/* ---- the loop's handlers ---- */
 
-	c = getch(); /* keys curses already buffered */
-	if (c != ERR)
-		return c;
-	pf[0].fd = STDIN_FILENO;
-	pf[0].events = POLLIN;
-	if (a->cap) {
-		pf[1].fd = a->cap->wake[0];
-		pf[1].events = POLLIN;
-		n = 2;
+/* The progress timer's period for the state now: while loading, 100 ms to
+ * show what has arrived; while capturing, 250 ms for the elapsed time;
+ * with a launched workload alive, a second to notice when it ends; else
+ * none (an idle viewer wakes only for keys). */
+static void app_arm_tick(struct app *a)
+{
+	int ms = a->load ? 100
+		 : a->cap && a->cap->running ? 250
+		 : a->cap && a->cap->child && !a->cap->child_ended ? 1000 : -1;
+	int64_t left = loop_timer_left(a->loop, a->tick);
+
+	if (ms < 0)
+		loop_timer_stop(a->loop, a->tick);
+	else if (left < 0 || left > ms)
+		loop_timer_set(a->loop, a->tick, (uint64_t)ms);
+}
+
+/* What the capture session has to say: progress, a finished capture, the
+ * workload's end. */
+static void app_capture_turn(struct app *a)
+{
+	if (!a->cap)
+		return;
+	if (a->cap->running && !a->prompt.kind)
+		app_progress(a, "capturing from %s: %.1f s of %.1f s (c stops early)", a->cap->target,
+			     capture_session_elapsed(a->cap), (double)a->cap->opts.duration_ms / 1000.0);
+	if (capture_session_collect(a->cap)) {
+		app_add(a, a->cap->t, a->cap->an, a->cap->res.run_dir);
+		a->profs[a->nprofs - 1].saved = xstrdup(a->cap->res.run_dir);
+		a->cap->t = NULL;
+		a->cap->an = NULL;
+		app_status(a, a->cap->summary_err, "%s ([ and ] switch profiles)", a->cap->summary);
+		a->cap->summary[0] = '\0';
+	} else if (capture_session_poll_child(a->cap)) {
+		app_status(a, a->cap->summary_err, "%s", a->cap->summary);
+		a->cap->summary[0] = '\0';
+	} else if (a->cap->summary[0] && !a->cap->running) {
+		app_status(a, 1, "%s", a->cap->summary);
+		a->cap->summary[0] = '\0';
 	}
-	/* While loading, wake every 100 ms to show what has arrived; while
-	 * capturing, every 250 ms to show the elapsed time; with a launched
-	 * workload, every second to notice when it ends. */
-	if (poll(pf, (nfds_t)n,
-		 a->load ? 100 : a->cap && a->cap->running ? 250
-		 : a->cap && a->cap->child && !a->cap->child_ended ? 1000 : -1) < 0)
-		return ERR;
-	return getch();
+}
+
+/* One key, if curses has one: handled under the load's lock (the timeline
+ * may show lines still being decoded). Then the next turn looks again at
+ * once, so keys curses has already read (and poll() no longer sees) are
+ * not left waiting, and each key's result is drawn before the next. */
+static unsigned app_one_key(struct app *a)
+{
+	unsigned r;
+	int c = getch();
+
+	if (c == ERR)
+		return 0;
+	loading_lock(a);
+	r = app_key(a, c);
+	loading_unlock(a);
+	if (r & UI_QUIT)
+		return r;
+	loop_timer_set(a->loop, a->more_keys, 0);
+	app_arm_tick(a); /* a key may start a capture or a load */
+	return r | UI_REDRAW;
+}
+
+static unsigned on_keys(void *arg, int fd, unsigned events)
+{
+	struct app *a = arg;
+	unsigned r = app_one_key(a);
+
+	(void)fd;
+	/* The terminal went away: nothing more to show anyone. */
+	if (!r && (events & LOOP_HUP))
+		return UI_QUIT;
+	return r;
+}
+
+static unsigned on_more_keys(void *arg, long id)
+{
+	(void)id;
+	return app_one_key(arg);
+}
+
+static unsigned on_tick(void *arg, long id)
+{
+	struct app *a = arg;
+
+	(void)id;
+	app_capture_turn(a);
+	app_arm_tick(a);
+	return UI_REDRAW;
+}
+
+static unsigned on_capture(void *arg, int fd, unsigned events)
+{
+	struct app *a = arg;
+
+	(void)fd;
+	(void)events;
+	app_capture_turn(a);
+	app_arm_tick(a);
+	return UI_REDRAW;
+}
+
+static unsigned on_wake(void *arg)
+{
+	const struct app *a = arg;
+
+	return a->exit_rc ? UI_QUIT : 0;
+}
+
+/* The one draw: the newest decoded lines and, once the load ends, its
+ * analyses (under the load's lock, which the frame keeps until drawn),
+ * then the screen. A load that failed ends the loop with its status. */
+static void app_draw(void *arg)
+{
+	struct app *a = arg;
+	int rc = loading_turn(a);
+
+	if (rc) {
+		a->exit_rc = rc;
+		loop_wake(a->loop);
+		return;
+	}
+	app_render(a);
+	loading_drawn(a);
+	app_arm_tick(a); /* the load may have ended */
 }
 
 /* Loads path as a new profile and waits for its analyses, drawing its
@@ -651,6 +756,8 @@ int app_main(const struct app_opts *o)
 {
 	struct app a;
 	struct capture_session cap;
+	struct loop loop;
+	struct xt_error lerr;
 	int rc = 0;
 
 	memset(&a, 0, sizeof(a));
@@ -672,9 +779,16 @@ int app_main(const struct app_opts *o)
 		}
 		a.cap = &cap;
 	}
+	if (loop_init(&loop, &lerr) < 0) {
+		fprintf(stderr, "xtop: %s\n", lerr.msg);
+		if (a.cap)
+			capture_session_fini(a.cap);
+		return 2;
+	}
 	if (term_init(o->ascii) < 0) {
 		if (a.cap)
 			capture_session_fini(a.cap);
+		loop_fini(&loop);
 		return 2;
 	}
 	if (o->diff_base) {
@@ -682,6 +796,7 @@ int app_main(const struct app_opts *o)
 		rc = app_load_wait(&a, o->diff_base, o->run);
 		if (rc) {
 			app_fini(&a);
+			loop_fini(&loop);
 			return rc;
 		}
 		a.diff.base = 0;
@@ -692,6 +807,7 @@ int app_main(const struct app_opts *o)
 			rc = app_load_wait(&a, o->path, o->run);
 			if (rc) {
 				app_fini(&a);
+				loop_fini(&loop);
 				return rc;
 			}
 		} else {
@@ -708,43 +824,22 @@ int app_main(const struct app_opts *o)
 			   (double)o->capture.duration_ms / 1000.0);
 	}
 	nodelay(stdscr, TRUE);
-	for (;;) {
-		unsigned r;
-		int c;
-
-		if (a.cap && a.cap->running && !a.prompt.kind)
-			app_progress(&a, "capturing from %s: %.1f s of %.1f s (c stops early)",
-				   a.cap->target, capture_session_elapsed(a.cap),
-				   (double)a.cap->opts.duration_ms / 1000.0);
-		if (a.cap && capture_session_collect(a.cap)) {
-			app_add(&a, a.cap->t, a.cap->an, a.cap->res.run_dir);
-			a.profs[a.nprofs - 1].saved = xstrdup(a.cap->res.run_dir);
-			a.cap->t = NULL;
-			a.cap->an = NULL;
-			app_status(&a, a.cap->summary_err, "%s ([ and ] switch profiles)", a.cap->summary);
-			a.cap->summary[0] = '\0';
-		} else if (a.cap && capture_session_poll_child(a.cap)) {
-			app_status(&a, a.cap->summary_err, "%s", a.cap->summary);
-			a.cap->summary[0] = '\0';
-		} else if (a.cap && a.cap->summary[0] && !a.cap->running) {
-			app_status(&a, 1, "%s", a.cap->summary);
-			a.cap->summary[0] = '\0';
-		}
-		if ((rc = loading_turn(&a)) != 0)
-			break; /* the load failed (and said why) */
-		app_render(&a);
-		loading_drawn(&a);
-		c = app_wait(&a);
-		if (c == ERR)
-			continue;
-		loading_lock(&a);
-		r = app_key(&a, c);
-		loading_unlock(&a);
-		if (r & UI_QUIT)
-			break;
-	}
+	a.loop = &loop;
+	loop_add_fd(&loop, STDIN_FILENO, on_keys, &a);
+	if (a.cap)
+		loop_add_fd(&loop, a.cap->wake[0], on_capture, &a);
+	a.tick = loop_add_timer(&loop, 0, 0, on_tick, &a);
+	a.more_keys = loop_add_timer(&loop, 0, 0, on_more_keys, &a);
+	loop_timer_stop(&loop, a.more_keys);
+	loop_on_wake(&loop, on_wake, &a);
+	loop_set_draw(&loop, app_draw, &a);
+	app_arm_tick(&a);
+	loop_redraw(&loop);
+	loop_run(&loop);
+	rc = a.exit_rc;
 	loading_stop(&a); /* quit while loading */
 	term_fini();
+	loop_fini(&loop);
 	if (a.cap && a.cap->child && !a.cap->child_ended)
 		fprintf(stderr, "xtop: PID %d still runs, its output going to %s (attach again with: xtop --attach %d)\n",
 			(int)a.cap->child, a.cap->child_log, (int)a.cap->child);

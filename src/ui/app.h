@@ -19,6 +19,7 @@
 #include "../model/search.h"
 #include "../model/timeline.h"
 #include "keymap.h"
+#include "loop.h"
 #include "msglog.h"
 #include "overlay.h"
 #include "panel.h"
@@ -127,6 +128,11 @@ struct app {
 		long sel, top;  /* selected item, first line (view_overview.c) */
 	} ovs;
 	struct diff_state diff;
+	/* the one event loop (loop.c) while the viewer runs */
+	struct loop *loop;
+	long tick;             /* the progress timer (100, 250 or 1000 ms, or stopped) */
+	long more_keys;        /* looks for keys curses already read (0 ms) */
+	int exit_rc;           /* a failed load's exit status: the loop ends */
 };
 
 extern const struct view view_overview, view_timeline, view_ops, view_steps, view_memory,

@@ -449,6 +449,22 @@ if wait_for "[timeline]" 60 && wait_until 'grep -q "^ready " "$TMP/frames" 2>/de
 	else
 		fail "loading: op profile" "$(shot)"
 	fi
+	# Loaded and left alone, the viewer sleeps: no timer runs, no frame is
+	# drawn (its CPU ticks over two seconds, from /proc).
+	vpid=$(pgrep -P "$($T display-message -p -t t '#{pane_pid}')" | head -n 1)
+	if [ -n "$vpid" ] && [ -r "/proc/$vpid/stat" ]; then
+		sleep 0.5
+		t0=$(awk '{ print $14 + $15 }' "/proc/$vpid/stat")
+		sleep 2
+		t1=$(awk '{ print $14 + $15 }' "/proc/$vpid/stat")
+		if [ $((t1 - t0)) -le 3 ]; then
+			ok "idle: the loaded viewer sleeps ($((t1 - t0)) CPU ticks in 2 s)"
+		else
+			fail "idle: the loaded viewer sleeps" "$((t1 - t0)) CPU ticks in 2 s"
+		fi
+	else
+		fail "idle: the loaded viewer sleeps" "no viewer process under the pane"
+	fi
 else
 	fail "loading: viewer" "$(shot) $(cat "$TMP/frames" 2>/dev/null)"
 fi
