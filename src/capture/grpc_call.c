@@ -123,13 +123,24 @@ int grpc_call_unary(const char *target, const char *method, const void *req, siz
 		if (recv) {
 			grpc_byte_buffer_reader rd;
 
+			/* The slices straight into one buffer: a response carries the
+			 * whole XSpace (1 GB for a big capture), and readall() would
+			 * first join them into another copy of it. */
 			if (grpc_byte_buffer_reader_init(&rd, recv)) {
-				grpc_slice all = grpc_byte_buffer_reader_readall(&rd);
+				size_t total = grpc_byte_buffer_length(recv), at = 0;
+				grpc_slice sl;
 
-				r->len = GRPC_SLICE_LENGTH(all);
-				r->data = xmalloc(r->len ? r->len : 1);
-				memcpy(r->data, GRPC_SLICE_START_PTR(all), r->len);
-				grpc_slice_unref(all);
+				r->data = xmalloc(total ? total : 1);
+				while (grpc_byte_buffer_reader_next(&rd, &sl)) {
+					size_t n = GRPC_SLICE_LENGTH(sl);
+
+					if (n > total - at)
+						n = total - at; /* (never: the length is theirs) */
+					memcpy((char *)r->data + at, GRPC_SLICE_START_PTR(sl), n);
+					at += n;
+					grpc_slice_unref(sl);
+				}
+				r->len = at;
 				grpc_byte_buffer_reader_destroy(&rd);
 			}
 			grpc_byte_buffer_destroy(recv);
