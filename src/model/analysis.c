@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../util/xalloc.h"
 #include "analysis_int.h"
@@ -502,20 +503,77 @@ void analysis_attach(struct analysis_ctx *ctx, struct xplane_load_opts *opts)
 	opts->ctx = ctx;
 }
 
+/* analysis_run's line hooks, shared out among threads biggest line first
+ * (line hooks are written to run side by side, as they do while loading). */
+struct run_line {
+	struct xt_host *h;
+	struct xt_plane *p;
+	struct xt_line *l;
+};
+
+struct run_pool {
+	struct analysis_ctx *ctx;
+	struct run_line *v;
+	size_t n;
+	atomic_size_t next;
+};
+
+static int run_line_cmp(const void *x, const void *y)
+{
+	const struct run_line *a = x, *b = y;
+
+	return (a->l->nev < b->l->nev) - (a->l->nev > b->l->nev);
+}
+
+static void *run_worker(void *arg)
+{
+	struct run_pool *rp = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&rp->next, 1)) < rp->n)
+		line_hook(rp->ctx, rp->v[i].h, rp->v[i].p, rp->v[i].l);
+	return NULL;
+}
+
 void analysis_run(struct analysis_ctx *ctx, struct xt_trace *t)
 {
-	size_t h, p, l;
+	struct run_pool rp;
+	pthread_t tid[7];
+	size_t h, p, l, i, started = 0, nthreads;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	ctx->loading = 0;
+	memset(&rp, 0, sizeof(rp));
+	rp.ctx = ctx;
 	for (h = 0; h < t->nhosts; h++) {
 		struct xt_host *host = &t->hosts[h];
 
-		for (p = 0; p < host->nplanes; p++)
+		for (p = 0; p < host->nplanes; p++) {
 			plane_hook_outer(ctx, host, &host->planes[p]);
-		for (p = 0; p < host->nplanes; p++)
-			for (l = 0; l < host->planes[p].nlines; l++)
-				line_hook(ctx, host, &host->planes[p], &host->planes[p].lines[l]);
+			rp.n += host->planes[p].nlines;
+		}
 	}
+	rp.v = xcalloc(rp.n ? rp.n : 1, sizeof(*rp.v));
+	rp.n = 0;
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++)
+			for (l = 0; l < t->hosts[h].planes[p].nlines; l++)
+				rp.v[rp.n++] = (struct run_line){ &t->hosts[h], &t->hosts[h].planes[p],
+								  &t->hosts[h].planes[p].lines[l] };
+	qsort(rp.v, rp.n, sizeof(*rp.v), run_line_cmp);
+	atomic_init(&rp.next, 0);
+	nthreads = cpus > 1 ? (size_t)cpus : 1;
+	if (nthreads > 8)
+		nthreads = 8;
+	if (nthreads > rp.n)
+		nthreads = rp.n ? rp.n : 1;
+	for (i = 1; i < nthreads; i++)
+		if (pthread_create(&tid[started], NULL, run_worker, &rp) == 0)
+			started++;
+	run_worker(&rp);
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	free(rp.v);
 }
 
 static void ctx_free(struct analysis_ctx *c, struct xt_trace *t)

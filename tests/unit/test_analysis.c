@@ -737,6 +737,50 @@ static void test_memory_halves(void **state)
 	assert_int_equal(tu_find_mem(a[1], NULL, "late_bfc")->allocator_lifetime_peak, 999999);
 }
 
+/* analysis_run() over a loaded trace (its line analyses shared out among
+ * threads) gives what the analyses run while loading give. */
+static void test_run_same_as_load(void **state)
+{
+	tu_space *s = tu_sample_space();
+	const char *path = tu_write(s, 0);
+	struct xt_trace *t;
+	struct xt_analysis *a = tu_load(path, NULL), *b;
+	size_t i;
+
+	(void)state;
+	t = tu_read(path);
+	b = analysis_finish(analysis_new(), t);
+	assert_int_equal(b->nops, 0); /* nothing ran: the hooks were not attached */
+	analysis_free(b);
+	{
+		struct analysis_ctx *ac = analysis_new();
+
+		analysis_run(ac, t);
+		b = analysis_finish(ac, t);
+	}
+	assert_int_equal(a->nops, b->nops);
+	assert_true(a->nops > 0);
+	for (i = 0; i < a->nops; i++) {
+		assert_string_equal(a->ops[i].name, b->ops[i].name);
+		assert_int_equal(a->ops[i].occurrences, b->ops[i].occurrences);
+		assert_int_equal(a->ops[i].self_ps, b->ops[i].self_ps);
+		assert_int_equal(a->ops[i].total_ps, b->ops[i].total_ps);
+	}
+	assert_int_equal(a->ndevices, b->ndevices);
+	for (i = 0; i < a->ndevices; i++)
+		assert_int_equal(a->devices[i].busy_ps, b->devices[i].busy_ps);
+	assert_int_equal(a->nkernels, b->nkernels);
+	for (i = 0; i < a->nkernels; i++)
+		assert_int_equal(a->kernels[i].total_ps, b->kernels[i].total_ps);
+	assert_int_equal(a->nmemory, b->nmemory);
+	assert_true(a->nmemory > 0);
+	for (i = 0; i < a->nmemory; i++)
+		assert_int_equal(a->memory[i].peak_bytes, b->memory[i].peak_bytes);
+	assert_int_equal(a->nsteps, b->nsteps);
+	assert_int_equal(a->busy_ps, b->busy_ps);
+	analysis_free(b);
+}
+
 /* ---- host step markers ---- */
 
 static void test_host_step_markers(void **state)
@@ -812,6 +856,7 @@ int main(void)
 		TU_TEST(test_kernel_details_parse),
 		TU_TEST(test_memory),
 		TU_TEST(test_memory_halves),
+		TU_TEST(test_run_same_as_load),
 		TU_TEST(test_host_step_markers),
 		TU_TEST(test_host_marker_traceme_root_group),
 	};
