@@ -6,12 +6,15 @@
  * host-to-device copies inside steps; then the findings, each with the
  * numbers it rests on.
  *
- * It runs last in analysis_finish(), while the line roles and per-event
- * classes of the op pass are still there. A device's busy spans are walked
- * in start order across its lines (a k-way merge, as for GPU busy time) so
- * nothing proportional to its events is allocated; a host's activity is
- * one sorted union, written by the same kind of walk, which each device's
- * gaps are then intersected with.
+ * Each host line's work and compilations are unions built while the line
+ * loads (overview_line_host, on its decoding thread). At the end, in
+ * analysis_finish(), while the line roles and per-event classes of the op
+ * pass are still there: overview_devices() merges a host's line unions into
+ * one (a heap of lines) and walks each device's busy spans in start order
+ * across its lines (a k-way merge, as for GPU busy time, so nothing
+ * proportional to its events is allocated), intersecting its gaps with the
+ * host's activity, beside the steps merge; overview_build() then adds the
+ * step statistics and the findings.
  */
 #include <math.h>
 #include <pthread.h>
