@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/parfor.h"
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
@@ -87,22 +88,17 @@ static void line_extent(const struct xt_line *l, int64_t *first, int64_t *last)
 		*last = base + l->blk_maxend[nblk - 1];
 }
 
-static void *gpu_busy_worker(void *arg)
+static void gpu_busy_job(void *arg, size_t i)
 {
 	struct gpu_busy_set *gs = arg;
-	size_t i;
 
-	while ((i = atomic_fetch_add(&gs->next, 1)) < gs->n)
-		gs->jobs[i].busy = union_busy(gs->jobs[i].p, gs->jobs[i].use, &gs->jobs[i].first,
-					      &gs->jobs[i].last);
-	return NULL;
+	gs->jobs[i].busy = union_busy(gs->jobs[i].p, gs->jobs[i].use, &gs->jobs[i].first,
+				      &gs->jobs[i].last);
 }
 
 void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t)
 {
 	size_t h, p, l;
-	pthread_t tid;
-	int threaded;
 
 	gs->jobs = NULL;
 	gs->n = 0;
@@ -124,11 +120,7 @@ void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t)
 				g->use[l] = lp && lp->role == LROLE_STREAM;
 			}
 		}
-	atomic_init(&gs->next, 0);
-	threaded = gs->n > 1 && pthread_create(&tid, NULL, gpu_busy_worker, gs) == 0;
-	gpu_busy_worker(gs);
-	if (threaded)
-		pthread_join(tid, NULL);
+	par_for(gs->n, 2, gpu_busy_job, gs);
 }
 
 static int64_t gpu_busy_take(const struct gpu_busy_set *gs, const struct xt_plane *p,

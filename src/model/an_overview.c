@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/parfor.h"
 #include "../util/timefmt.h"
 #include "../util/xalloc.h"
 #include "analysis_int.h"
@@ -47,11 +48,6 @@ struct dev_job {
 	const struct host_act *ha;
 };
 
-struct dev_set {
-	struct dev_job *jobs;
-	size_t n;
-	atomic_size_t next;
-};
 
 /* A compilation event (the list in docs/analyses.md). */
 int overview_is_compile(const char *s)
@@ -346,14 +342,9 @@ static void device_walk(struct dev_job *j)
 	free(lines);
 }
 
-static void *dev_worker(void *arg)
+static void dev_job_run(void *arg, size_t i)
 {
-	struct dev_set *ds = arg;
-	size_t i;
-
-	while ((i = atomic_fetch_add(&ds->next, 1)) < ds->n)
-		device_walk(&ds->jobs[i]);
-	return NULL;
+	device_walk(&((struct dev_job *)arg)[i]);
 }
 
 /* ---- step statistics, shares ---- */
@@ -622,10 +613,8 @@ void overview_devices(struct xt_analysis *a, struct xt_trace *t)
 {
 	struct xt_overview *o = &a->overview;
 	struct host_act *ha = xcalloc(t->nhosts ? t->nhosts : 1, sizeof(*ha));
-	struct dev_set ds;
-	size_t h, p, di = 0;
-	pthread_t tid;
-	int threaded;
+	struct dev_job *jobs = xcalloc(a->ndevices ? a->ndevices : 1, sizeof(*jobs));
+	size_t h, p, di = 0, njobs = 0;
 
 	for (h = 0; h < t->nhosts; h++) {
 		host_activity(&ha[h], &t->hosts[h]);
@@ -633,8 +622,6 @@ void overview_devices(struct xt_analysis *a, struct xt_trace *t)
 		o->compiles += ha[h].compiles;
 	}
 	/* Device rows are in host, plane order: the same walk finds them. */
-	ds.jobs = xcalloc(a->ndevices ? a->ndevices : 1, sizeof(*ds.jobs));
-	ds.n = 0;
 	for (h = 0; h < t->nhosts; h++)
 		for (p = 0; p < t->hosts[h].nplanes && di < a->ndevices; p++) {
 			const struct xt_plane *pl = &t->hosts[h].planes[p];
@@ -647,14 +634,10 @@ void overview_devices(struct xt_analysis *a, struct xt_trace *t)
 				continue;
 			d->has_overview = 1;
 			d->has_kernels = d->kind == XT_DEV_GPU;
-			ds.jobs[ds.n++] = (struct dev_job){ d, pl, &ha[h] };
+			jobs[njobs++] = (struct dev_job){ d, pl, &ha[h] };
 		}
-	atomic_init(&ds.next, 0);
-	threaded = ds.n > 1 && pthread_create(&tid, NULL, dev_worker, &ds) == 0;
-	dev_worker(&ds);
-	if (threaded)
-		pthread_join(tid, NULL);
-	free(ds.jobs);
+	par_for(njobs, 2, dev_job_run, jobs);
+	free(jobs);
 	for (h = 0; h < t->nhosts; h++)
 		free(ha[h].v);
 	free(ha);

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "../util/parfor.h"
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
@@ -514,8 +514,6 @@ struct run_line {
 struct run_pool {
 	struct analysis_ctx *ctx;
 	struct run_line *v;
-	size_t n;
-	atomic_size_t next;
 };
 
 static int run_line_cmp(const void *x, const void *y)
@@ -525,54 +523,36 @@ static int run_line_cmp(const void *x, const void *y)
 	return (a->l->nev < b->l->nev) - (a->l->nev > b->l->nev);
 }
 
-static void *run_worker(void *arg)
+static void run_job(void *arg, size_t i)
 {
 	struct run_pool *rp = arg;
-	size_t i;
 
-	while ((i = atomic_fetch_add(&rp->next, 1)) < rp->n)
-		line_hook(rp->ctx, rp->v[i].h, rp->v[i].p, rp->v[i].l);
-	return NULL;
+	line_hook(rp->ctx, rp->v[i].h, rp->v[i].p, rp->v[i].l);
 }
 
 void analysis_run(struct analysis_ctx *ctx, struct xt_trace *t)
 {
-	struct run_pool rp;
-	pthread_t tid[7];
-	size_t h, p, l, i, started = 0, nthreads;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct run_pool rp = { ctx, NULL };
+	size_t h, p, l, n = 0;
 
 	ctx->loading = 0;
-	memset(&rp, 0, sizeof(rp));
-	rp.ctx = ctx;
 	for (h = 0; h < t->nhosts; h++) {
 		struct xt_host *host = &t->hosts[h];
 
 		for (p = 0; p < host->nplanes; p++) {
 			plane_hook_outer(ctx, host, &host->planes[p]);
-			rp.n += host->planes[p].nlines;
+			n += host->planes[p].nlines;
 		}
 	}
-	rp.v = xcalloc(rp.n ? rp.n : 1, sizeof(*rp.v));
-	rp.n = 0;
+	rp.v = xcalloc(n ? n : 1, sizeof(*rp.v));
+	n = 0;
 	for (h = 0; h < t->nhosts; h++)
 		for (p = 0; p < t->hosts[h].nplanes; p++)
 			for (l = 0; l < t->hosts[h].planes[p].nlines; l++)
-				rp.v[rp.n++] = (struct run_line){ &t->hosts[h], &t->hosts[h].planes[p],
-								  &t->hosts[h].planes[p].lines[l] };
-	qsort(rp.v, rp.n, sizeof(*rp.v), run_line_cmp);
-	atomic_init(&rp.next, 0);
-	nthreads = cpus > 1 ? (size_t)cpus : 1;
-	if (nthreads > 8)
-		nthreads = 8;
-	if (nthreads > rp.n)
-		nthreads = rp.n ? rp.n : 1;
-	for (i = 1; i < nthreads; i++)
-		if (pthread_create(&tid[started], NULL, run_worker, &rp) == 0)
-			started++;
-	run_worker(&rp);
-	for (i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
+				rp.v[n++] = (struct run_line){ &t->hosts[h], &t->hosts[h].planes[p],
+							       &t->hosts[h].planes[p].lines[l] };
+	qsort(rp.v, n, sizeof(*rp.v), run_line_cmp);
+	par_for(n, 0, run_job, &rp);
 	free(rp.v);
 }
 

@@ -253,7 +253,6 @@ struct gpu_busy {
 struct gpu_busy_set {
 	struct gpu_busy *jobs;
 	size_t n;
-	atomic_size_t next;
 };
 
 /* an_devices.c */

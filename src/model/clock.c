@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/parfor.h"
 #include "../util/hmap.h"
 #include "../util/timefmt.h"
 #include "../util/xalloc.h"
@@ -632,37 +633,22 @@ static void host_shift(struct xt_host *h, int64_t ns)
 struct sync_pool {
 	const struct xt_trace *t;
 	struct host_sync *hs;
-	atomic_size_t next;
 };
 
-static void *sync_worker(void *arg)
+static void sync_job(void *arg, size_t h)
 {
 	struct sync_pool *sp = arg;
-	size_t h;
 
-	while ((h = atomic_fetch_add(&sp->next, 1)) < sp->t->nhosts)
-		host_sync_build(&sp->t->hosts[h], &sp->hs[h]);
-	return NULL;
+	host_sync_build(&sp->t->hosts[h], &sp->hs[h]);
 }
 
 /* The hosts' collectives and steps, a host per thread (they only read the
  * trace). */
 static void sync_all(const struct xt_trace *t, struct host_sync *hs)
 {
-	struct sync_pool sp = { t, hs, 0 };
-	pthread_t tid[8];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = t->nhosts < 8 ? t->nhosts : 8, i, started = 0;
+	struct sync_pool sp = { t, hs };
 
-	if (cpus > 0 && (size_t)cpus < n)
-		n = (size_t)cpus;
-	atomic_init(&sp.next, 0);
-	for (i = 1; i < n; i++)
-		if (pthread_create(&tid[started], NULL, sync_worker, &sp) == 0)
-			started++;
-	sync_worker(&sp);
-	for (i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
+	par_for(t->nhosts, 0, sync_job, &sp);
 }
 
 size_t clock_settle(struct xt_trace *t)
