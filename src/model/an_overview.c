@@ -62,37 +62,6 @@ int overview_is_compile(const char *s)
 	       (n >= 14 && !strcmp(s + n - 14, "::RunHloPasses"));
 }
 
-/* A sorted disjoint span list being built from intervals in start order:
- * an interval that starts inside (or touching) the last span extends it. */
-struct span_build {
-	struct span *v;
-	size_t n, cap;
-};
-
-static void span_build_add(struct span_build *b, int64_t s, int64_t e)
-{
-	if (b->n && s <= b->v[b->n - 1].e) {
-		if (e > b->v[b->n - 1].e)
-			b->v[b->n - 1].e = e;
-		return;
-	}
-	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 64;
-		b->v = xreallocarray(b->v, b->cap, sizeof(*b->v));
-	}
-	b->v[b->n++] = (struct span){ s, e };
-}
-
-static struct span *span_build_done(struct span_build *b, size_t *n)
-{
-	*n = b->n;
-	if (!b->n) {
-		free(b->v);
-		return NULL;
-	}
-	return xreallocarray(b->v, b->n, sizeof(*b->v));
-}
-
 /*
  * A host line's work (every event that is not aggregated, empty or a step
  * marker; not on the Python tracer's line, whose functions cover every
@@ -104,11 +73,13 @@ static struct span *span_build_done(struct span_build *b, size_t *n)
 void overview_line_host(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l)
 {
 	const struct plane_ctx *pc = p->hook_data;
-	struct span_build work = { NULL, 0, 0 }, comp = { NULL, 0, 0 };
+	struct spans work, comp; /* one run each: the line's events in start order */
 	int64_t base = l->timestamp_ns * 1000, comp_end = INT64_MIN;
 	int want_work = lp->role == LROLE_HOST;
 	size_t i, mk = 0;
 
+	memset(&work, 0, sizeof(work));
+	memset(&comp, 0, sizeof(comp));
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		int64_t s, e, d;
@@ -125,7 +96,7 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 				lp->compiles++;
 			if (e > comp_end)
 				comp_end = e;
-			span_build_add(&comp, s, e);
+			spans_add(&comp, 0, s, e);
 		}
 		if (!want_work)
 			continue;
@@ -133,46 +104,20 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 			mk++;
 		if (mk < lp->nmarkers && lp->markers[mk].ev == i)
 			continue;
-		span_build_add(&work, s, e);
+		spans_add(&work, 0, s, e);
 	}
-	lp->work = span_build_done(&work, &lp->nwork);
-	lp->comp = span_build_done(&comp, &lp->ncomp);
+	lp->work = spans_take(&work, &lp->nwork);
+	lp->comp = spans_take(&comp, &lp->ncomp);
 }
 
-/* One host line's work union, as a cursor of the k-way merge below. */
-struct work_cur {
-	const struct span *v, *end;
-};
-
-static void work_down(struct work_cur *hp, size_t n, size_t i)
-{
-	struct work_cur x = hp[i];
-
-	for (;;) {
-		size_t k = 2 * i + 1;
-
-		if (k >= n)
-			break;
-		if (k + 1 < n && hp[k + 1].v->s < hp[k].v->s)
-			k++;
-		if (hp[k].v->s >= x.v->s)
-			break;
-		hp[i] = hp[k];
-		i = k;
-	}
-	hp[i] = x;
-}
-
-/* A host's activity and compilations: the union over its lines' unions.
- * The work is a k-way merge (a heap of lines) written straight into the
- * result, which is far shorter than the lines' lists together (threads
- * overlap), so nothing as long as those lists is allocated again. */
+/* A host's activity and compilations: the union over its lines' unions. */
 static void host_activity(struct host_act *ha, const struct xt_host *h)
 {
 	struct spans comp;
 	struct span *tmp = NULL;
-	struct work_cur *hp = NULL;
-	size_t tmpcap = 0, p, l, k, line_no = 0, nh = 0, cap = 0;
+	const struct span **lists = NULL;
+	size_t *nlists = NULL;
+	size_t tmpcap = 0, p, l, k, line_no = 0, nl = 0;
 
 	memset(&comp, 0, sizeof(comp));
 	ha->h = h;
@@ -190,10 +135,10 @@ static void host_activity(struct host_act *ha, const struct xt_host *h)
 			ha->compiles += lp->compiles;
 			for (k = 0; k < lp->ncomp; k++)
 				spans_add(&comp, line_no, lp->comp[k].s, lp->comp[k].e);
-			if (!lp->nwork)
-				continue;
-			hp = xreallocarray(hp, nh + 1, sizeof(*hp));
-			hp[nh++] = (struct work_cur){ lp->work, lp->work + lp->nwork };
+			lists = xreallocarray(lists, nl + 1, sizeof(*lists));
+			nlists = xreallocarray(nlists, nl + 1, sizeof(*nlists));
+			lists[nl] = lp->work;
+			nlists[nl++] = lp->nwork;
 		}
 	}
 	spans_union(&comp, &tmp, &tmpcap);
@@ -201,28 +146,9 @@ static void host_activity(struct host_act *ha, const struct xt_host *h)
 	free(comp.v);
 	free(comp.run);
 	free(tmp);
-
-	for (k = nh; k-- > 0;)
-		work_down(hp, nh, k);
-	while (nh) {
-		struct span x = *hp[0].v++;
-
-		if (ha->n && x.s <= ha->v[ha->n - 1].e) {
-			if (x.e > ha->v[ha->n - 1].e)
-				ha->v[ha->n - 1].e = x.e;
-		} else {
-			if (ha->n == cap) {
-				cap = cap ? 2 * cap : 256;
-				ha->v = xreallocarray(ha->v, cap, sizeof(*ha->v));
-			}
-			ha->v[ha->n++] = x;
-		}
-		if (hp[0].v == hp[0].end)
-			hp[0] = hp[--nh];
-		if (nh)
-			work_down(hp, nh, 0);
-	}
-	free(hp);
+	ha->n = spans_union_lists(lists, nlists, nl, &ha->v);
+	free(lists);
+	free(nlists);
 }
 
 /* Host activity inside [s, e): *cur walks the sorted spans forward. */
@@ -643,13 +569,12 @@ void overview_devices(struct xt_analysis *a, struct xt_trace *t)
 	free(ha);
 }
 
-void overview_build(struct xt_analysis *a, struct xt_trace *t)
+void overview_build(struct xt_analysis *a)
 {
 	struct xt_overview *o = &a->overview;
 	struct fctx f = { a, o, NULL };
 	size_t i;
 
-	(void)t;
 	o->collective_percent = o->h2d_in_steps_percent = NAN;
 	for (i = 0; i < a->ndevices; i++)
 		if (a->devices[i].has_overview && a->devices[i].host_bound_ps > o->host_bound_ps) {

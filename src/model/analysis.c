@@ -664,7 +664,7 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	if (threaded)
 		pthread_join(tid, NULL);
 	t4 = timing ? now_s() : 0;
-	overview_build(a, t);
+	overview_build(a);
 	if (timing)
 		fprintf(stderr, "xtop: analysis merge: devices %.3f s, ops %.3f s, memory+kernels+"
 				"overview devices %.3f s, steps done after %.3f s, overview %.3f s\n",

@@ -333,7 +333,7 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 
 /* an_overview.c: the overview's facts and findings (after the other merges) */
 void overview_devices(struct xt_analysis *a, struct xt_trace *t); /* before overview_build */
-void overview_build(struct xt_analysis *a, struct xt_trace *t);
+void overview_build(struct xt_analysis *a);
 /* While loading, after steps_line_markers: a host line's work and
  * compilation unions (read by overview_build and steps_breakdown). */
 void overview_line_host(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l);

@@ -1,6 +1,7 @@
 /* spans: see spans.h. */
 #include "spans.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../util/xalloc.h"
@@ -68,6 +69,81 @@ void spans_union(struct spans *sp, struct span **tmp, size_t *tmpcap)
 		sp->n = o;
 		sp->nrun = nr;
 	}
+}
+
+struct span *spans_take(struct spans *sp, size_t *n)
+{
+	struct span *v = sp->v;
+
+	*n = sp->n;
+	free(sp->run);
+	if (!sp->n) {
+		free(v);
+		v = NULL;
+	} else {
+		v = xreallocarray(v, sp->n, sizeof(*v));
+	}
+	memset(sp, 0, sizeof(*sp));
+	return v;
+}
+
+/* A list's place in spans_union_lists' heap (keyed by its next start). */
+struct span_cur {
+	const struct span *v, *end;
+};
+
+static void span_cur_down(struct span_cur *hp, size_t n, size_t i)
+{
+	struct span_cur x = hp[i];
+
+	for (;;) {
+		size_t k = 2 * i + 1;
+
+		if (k >= n)
+			break;
+		if (k + 1 < n && hp[k + 1].v->s < hp[k].v->s)
+			k++;
+		if (hp[k].v->s >= x.v->s)
+			break;
+		hp[i] = hp[k];
+		i = k;
+	}
+	hp[i] = x;
+}
+
+size_t spans_union_lists(const struct span *const *lists, const size_t *n, size_t k,
+			 struct span **out)
+{
+	struct span_cur *hp = xcalloc(k ? k : 1, sizeof(*hp));
+	struct span *v = NULL;
+	size_t i, nh = 0, nv = 0, cap = 0;
+
+	for (i = 0; i < k; i++)
+		if (n[i])
+			hp[nh++] = (struct span_cur){ lists[i], lists[i] + n[i] };
+	for (i = nh; i-- > 0;)
+		span_cur_down(hp, nh, i);
+	while (nh) {
+		struct span x = *hp[0].v++;
+
+		if (nv && x.s <= v[nv - 1].e) {
+			if (x.e > v[nv - 1].e)
+				v[nv - 1].e = x.e;
+		} else {
+			if (nv == cap) {
+				cap = cap ? 2 * cap : 256;
+				v = xreallocarray(v, cap, sizeof(*v));
+			}
+			v[nv++] = x;
+		}
+		if (hp[0].v == hp[0].end)
+			hp[0] = hp[--nh];
+		if (nh)
+			span_cur_down(hp, nh, 0);
+	}
+	free(hp);
+	*out = v;
+	return nv;
 }
 
 int64_t spans_len(const struct span *v, size_t n)

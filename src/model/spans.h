@@ -36,6 +36,15 @@ size_t spans_union2(const struct span *a, size_t na, const struct span *b, size_
 /* Merges the runs of sp into one sorted disjoint list (in sp->v); *tmp is
  * scratch the caller keeps between calls (and frees). */
 void spans_union(struct spans *sp, struct span **tmp, size_t *tmpcap);
+/* Hands sp's spans to the caller, shrunk to fit (NULL when there are
+ * none), with their count in *n; frees the rest of sp. */
+struct span *spans_take(struct spans *sp, size_t *n);
+/* The union of k sorted disjoint lists (lists[i], n[i]) into *out (the
+ * caller frees it); returns its length. The lists are merged in start
+ * order through a heap, so nothing as long as all of them together is
+ * allocated: the union of many threads' busy spans is far shorter. */
+size_t spans_union_lists(const struct span *const *lists, const size_t *n, size_t k,
+			 struct span **out);
 /* Summed length of n disjoint spans. */
 int64_t spans_len(const struct span *v, size_t n);
 /* Length of the intersection of two sorted disjoint lists. */

@@ -5,6 +5,8 @@
  */
 #include "testutil.h"
 
+#include "model/spans.h"
+
 #include <math.h>
 
 #define US 1000000ll
@@ -231,6 +233,54 @@ static void test_exact_thresholds(void **state)
 	assert_int_equal(a->devices[0].longest_gap_ps, 250 * US);
 }
 
+/* spans_union_lists (a heap over the lists) gives what spans_union (the
+ * runs merged pairwise) gives, on random sorted lists; spans_take hands
+ * over a list shrunk to fit, or NULL. */
+static void test_spans_union_lists(void **state)
+{
+	enum { K = 9 };
+	uint64_t rs = 17;
+	struct span *lists[K], *got, *tmp = NULL;
+	const struct span *cl[K];
+	size_t n[K], ng, k, i, tmpcap = 0;
+	struct spans all, one;
+
+	(void)state;
+	memset(&all, 0, sizeof(all));
+	for (k = 0; k < K; k++) {
+		int64_t t = tu_rand_range(&rs, 0, 50);
+
+		memset(&one, 0, sizeof(one));
+		for (i = 0; i < (k == 3 ? 0 : 200); i++) { /* list 3 is empty */
+			int64_t s = t + tu_rand_range(&rs, 0, 30), e = s + tu_rand_range(&rs, 1, 40);
+
+			spans_add(&one, 0, s, e);
+			spans_add(&all, k, s, e);
+			t = s;
+		}
+		lists[k] = spans_take(&one, &n[k]);
+		cl[k] = lists[k];
+		assert_true(k == 3 ? lists[k] == NULL && n[k] == 0 : n[k] > 0);
+		for (i = 1; i < n[k]; i++)
+			assert_true(lists[k][i].s > lists[k][i - 1].e); /* disjoint, sorted */
+	}
+	spans_union(&all, &tmp, &tmpcap);
+	ng = spans_union_lists(cl, n, K, &got);
+	assert_int_equal(ng, all.n);
+	for (i = 0; i < ng; i++) {
+		assert_int_equal(got[i].s, all.v[i].s);
+		assert_int_equal(got[i].e, all.v[i].e);
+	}
+	free(got);
+	assert_int_equal(spans_union_lists(cl, n, 0, &got), 0); /* no lists: nothing */
+	assert_null(got);
+	for (k = 0; k < K; k++)
+		free(lists[k]);
+	free(all.v);
+	free(all.run);
+	free(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +288,7 @@ int main(void)
 		TU_TEST(test_steps_collectives_dominant_h2d),
 		TU_TEST(test_quiet_profile),
 		TU_TEST(test_exact_thresholds),
+		TU_TEST(test_spans_union_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
