@@ -106,27 +106,37 @@ static struct bytes_ref mem_key_bytes(const struct mem_key *k)
 	return k->name.p ? k->name : bref(k->idx, strlen(k->idx));
 }
 
-/* The line's key index of r's allocator, added when new. */
-static uint32_t mem_key_of(struct line_part *lp, const struct mem_full *r)
+/* The line's key index of key k's allocator, k copied in when new;
+ * UINT32_MAX when the line holds as many keys as it can. */
+static uint32_t mem_key_add(struct line_part *lp, const struct mem_key *k)
 {
-	struct bytes_ref want = r->allocator.p ? r->allocator : bref(r->idx_buf, strlen(r->idx_buf));
+	struct bytes_ref want = mem_key_bytes(k);
 	size_t i;
 
 	for (i = 0; i < lp->nmem_keys; i++) {
-		struct bytes_ref k = mem_key_bytes(&lp->mem_keys[i]);
+		struct bytes_ref have = mem_key_bytes(&lp->mem_keys[i]);
 
-		if (k.n == want.n && (k.p == want.p || !memcmp(k.p, want.p, k.n)))
+		if (have.n == want.n && (have.p == want.p || !memcmp(have.p, want.p, have.n)))
 			return (uint32_t)i;
 	}
 	if (lp->nmem_keys >= MEM_KEY_MASK)
 		return UINT32_MAX;
 	lp->mem_keys = xreallocarray(lp->mem_keys, lp->nmem_keys + 1, sizeof(*lp->mem_keys));
-	memset(&lp->mem_keys[lp->nmem_keys], 0, sizeof(lp->mem_keys[0]));
-	if (r->allocator.p)
-		lp->mem_keys[lp->nmem_keys].name = r->allocator;
-	else
-		memcpy(lp->mem_keys[lp->nmem_keys].idx, r->idx_buf, sizeof(r->idx_buf));
+	lp->mem_keys[lp->nmem_keys] = *k;
 	return (uint32_t)lp->nmem_keys++;
+}
+
+/* The line's key index of r's allocator, added when new. */
+static uint32_t mem_key_of(struct line_part *lp, const struct mem_full *r)
+{
+	struct mem_key k;
+
+	memset(&k, 0, sizeof(k));
+	if (r->allocator.p)
+		k.name = r->allocator;
+	else
+		memcpy(k.idx, r->idx_buf, sizeof(r->idx_buf));
+	return mem_key_add(lp, &k);
 }
 
 /* The memory events of events [from, to) of line l into lp. */
@@ -186,40 +196,34 @@ static void *mem_half_run(void *arg)
 	return NULL;
 }
 
-/* Appends the second half's records to lp, its keys mapped onto lp's. */
+/* Appends the second half's records to lp, its keys mapped onto lp's (a
+ * record whose allocator finds no room is left out, as in one pass). */
 static void mem_half_join(struct line_part *lp, struct mem_half *mh)
 {
 	const struct line_part *b = &mh->part;
 	uint32_t *map = xmalloc((b->nmem_keys ? b->nmem_keys : 1) * sizeof(*map));
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < b->nmem_keys; i++) {
-		struct bytes_ref want = mem_key_bytes(&b->mem_keys[i]);
+		struct mem_key k = b->mem_keys[i];
+		uint32_t j;
 
-		for (j = 0; j < lp->nmem_keys; j++) {
-			struct bytes_ref k = mem_key_bytes(&lp->mem_keys[j]);
-
-			if (k.n == want.n && !memcmp(k.p, want.p, k.n))
-				break;
-		}
-		if (j == lp->nmem_keys) {
-			lp->mem_keys = xreallocarray(lp->mem_keys, lp->nmem_keys + 1,
-						     sizeof(*lp->mem_keys));
-			lp->mem_keys[lp->nmem_keys++] = b->mem_keys[i];
-		} else if (b->mem_keys[i].lifetime_peak > lp->mem_keys[j].lifetime_peak) {
+		k.lifetime_peak = 0;
+		j = map[i] = mem_key_add(lp, &k);
+		if (j != UINT32_MAX && b->mem_keys[i].lifetime_peak > lp->mem_keys[j].lifetime_peak)
 			lp->mem_keys[j].lifetime_peak = b->mem_keys[i].lifetime_peak;
-		}
-		map[i] = (uint32_t)j;
 	}
 	if (b->nmem) {
-		lp->mem = xreallocarray(lp->mem, lp->nmem + b->nmem, sizeof(*lp->mem));
+		lp->capmem = lp->nmem + b->nmem;
+		lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
 		for (i = 0; i < b->nmem; i++) {
 			struct mem_rec m = b->mem[i];
 
+			if (map[m.key & MEM_KEY_MASK] == UINT32_MAX)
+				continue;
 			m.key = map[m.key & MEM_KEY_MASK] | (m.key & ~MEM_KEY_MASK);
 			lp->mem[lp->nmem++] = m;
 		}
-		lp->capmem = lp->nmem;
 	}
 	free(map);
 	free(b->mem);
