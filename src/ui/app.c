@@ -634,7 +634,6 @@ static unsigned app_one_key(struct app *a)
 	if (r & UI_QUIT)
 		return r;
 	loop_timer_set(a->loop, a->more_keys, 0);
-	app_arm_tick(a); /* a key may start a capture or a load */
 	return r | UI_REDRAW;
 }
 
@@ -658,22 +657,16 @@ static unsigned on_more_keys(void *arg, long id)
 
 static unsigned on_tick(void *arg, long id)
 {
-	struct app *a = arg;
-
 	(void)id;
-	app_capture_turn(a);
-	app_arm_tick(a);
+	app_capture_turn(arg);
 	return UI_REDRAW;
 }
 
 static unsigned on_capture(void *arg, int fd, unsigned events)
 {
-	struct app *a = arg;
-
 	(void)fd;
 	(void)events;
-	app_capture_turn(a);
-	app_arm_tick(a);
+	app_capture_turn(arg);
 	return UI_REDRAW;
 }
 
@@ -699,7 +692,9 @@ static void app_draw(void *arg)
 	}
 	app_render(a);
 	loading_drawn(a);
-	app_arm_tick(a); /* the load may have ended */
+	/* Every handler that changes state asks for this draw: here the timer
+	 * follows the state (a key started a capture or a load, a load ended). */
+	app_arm_tick(a);
 }
 
 /* Loads path as a new profile and waits for its analyses, drawing its
@@ -828,12 +823,13 @@ int app_main(const struct app_opts *o)
 	loop_add_fd(&loop, STDIN_FILENO, on_keys, &a);
 	if (a.cap)
 		loop_add_fd(&loop, a.cap->wake[0], on_capture, &a);
+	/* Both timers start stopped: the first draw arms the tick. */
 	a.tick = loop_add_timer(&loop, 0, 0, on_tick, &a);
+	loop_timer_stop(&loop, a.tick);
 	a.more_keys = loop_add_timer(&loop, 0, 0, on_more_keys, &a);
 	loop_timer_stop(&loop, a.more_keys);
 	loop_on_wake(&loop, on_wake, &a);
 	loop_set_draw(&loop, app_draw, &a);
-	app_arm_tick(&a);
 	loop_redraw(&loop);
 	loop_run(&loop);
 	rc = a.exit_rc;
