@@ -40,21 +40,38 @@ static int ev_key_cmp(const struct ev_key *x, const struct ev_key *y)
 	return x->raw < y->raw ? -1 : x->raw > y->raw;
 }
 
-/* Depth by a stack of open ends, and the prefix max end per block. */
-static void line_finish(struct xt_line *l)
+/*
+ * Depth by a stack of open ends, the prefix max end per block, and the
+ * long durations' index (trace.h): l->long_ps holds them in event order,
+ * except that the events from seg[s] on (every XT_BLOCK-th event or none,
+ * ascending; NULL: none) start again at long_ps[seg[s]].
+ */
+static void line_finish(struct xt_line *l, const size_t *seg, size_t nseg)
 {
 	int64_t stack[128];
 	unsigned sp = 0;
-	size_t i, nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK;
+	size_t i, nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK, cur = 0, s = 0;
 	int64_t maxend = INT64_MIN;
 
 	l->blk_maxend = nblk ? xmalloc(nblk * sizeof(int64_t)) : NULL;
+	if (l->nlong_dur) {
+		l->long_mask = xcalloc(nblk, sizeof(*l->long_mask));
+		l->long_first = xmalloc(nblk * sizeof(*l->long_first));
+	}
 	for (i = 0; i < l->nev; i++) {
 		struct xt_event *e = &l->ev[i];
-		int64_t end, dur;
+		int64_t end, dur = e->dur;
 
+		if (!(i % XT_BLOCK) && l->nlong_dur) {
+			while (s < nseg && seg[s] <= i)
+				cur = seg[s++];
+			l->long_first[i / XT_BLOCK] = (uint32_t)cur;
+		}
+		if (e->dur == XT_DUR_LONG) {
+			l->long_mask[i / XT_BLOCK] |= UINT64_C(1) << (i % XT_BLOCK);
+			dur = l->long_ps[cur++];
+		}
 		if (!xt_event_aggregated(e)) {
-			dur = xt_event_dur(l, e);
 			end = e->off_ps + dur;
 			/* The parent is the innermost open event containing this
 			 * one (sorted by start, so only the ends matter): partial
@@ -96,13 +113,20 @@ struct grow {
 	void *p;
 	size_t esz, cap;        /* element size; elements that fit now */
 	size_t reserved, committed; /* bigmem bytes (reserved 0: malloc) */
+	size_t step;            /* bytes made resident at a time */
 	int fixed;              /* a chunk's part of a split line's array: never grows */
+	int view;               /* a chunk's part of a line's reservation: not its own */
 };
+
+/* Long durations are made resident this much at a time: most lines have
+ * few, and a split line's chunks write theirs in scattered parts. */
+#define LNG_STEP ((size_t)256 << 10)
 
 static void grow_init(struct grow *g, size_t esz, size_t most, int big, size_t guess)
 {
 	memset(g, 0, sizeof(*g));
 	g->esz = esz;
+	g->step = BIGMEM_STEP;
 	if (big) {
 		g->reserved = most * esz;
 		g->p = bigmem_reserve(g->reserved);
@@ -114,11 +138,28 @@ static void grow_init(struct grow *g, size_t esz, size_t most, int big, size_t g
 	g->p = xmalloc((g->cap ? g->cap : 1) * esz);
 }
 
+/* A line's long durations (8 bytes each, at most `most`): a sparse
+ * reservation for big lines, else malloc, starting empty. */
+static void lng_init(struct grow *g, size_t most, int big)
+{
+	memset(g, 0, sizeof(*g));
+	g->esz = sizeof(int64_t);
+	g->step = LNG_STEP;
+	if (big) {
+		g->reserved = most * g->esz;
+		g->p = bigmem_reserve_sparse(g->reserved);
+		if (g->p)
+			return;
+		g->reserved = 0;
+	}
+	g->p = xmalloc(g->esz);
+}
+
 static void grow_more(struct grow *g)
 {
 	if (g->reserved) {
-		size_t step = g->reserved - g->committed < BIGMEM_STEP ? g->reserved - g->committed
-								       : BIGMEM_STEP;
+		size_t step = g->reserved - g->committed < g->step ? g->reserved - g->committed
+								   : g->step;
 
 		if (!step)
 			fatal("internal error: a line holds more events than its bytes allow");
@@ -149,6 +190,8 @@ static void *grow_done(struct grow *g, size_t n, size_t *map)
 
 static void grow_free(struct grow *g)
 {
+	if (g->view)
+		return;
 	if (g->reserved)
 		bigmem_free(g->p, bigmem_trim(g->p, g->reserved, g->reserved));
 	else
@@ -316,11 +359,17 @@ static inline int dec_event(const struct xt_plane *p, const uint8_t *q, const ui
 
 static _Atomic uint64_t line_gen;
 
+/* A long duration and its event, while a line out of order is sorted. */
+struct long_pair {
+	uint64_t ev;      /* event index on its line */
+	int64_t dur_ps;
+};
+
 /* A permutation of a line's events into their order (ev_key). */
 struct sort_ctx {
 	const struct xt_event *ev;
 	const uint32_t *raw;
-	const struct xt_long_dur *lng;
+	const struct long_pair *lng;
 	size_t nlng;
 };
 
@@ -357,12 +406,12 @@ static int perm_cmp(const void *a, const void *b, void *arg)
 
 /* Sorts a line decoded out of order: events, their offsets and the long
  * durations move together (a permutation, applied in place). */
-static void line_sort(struct xt_line *l, uint32_t *raw, struct xt_long_dur **lng, size_t *nlng)
+static void line_sort(struct xt_line *l, uint32_t *raw, struct long_pair **lng, size_t *nlng)
 {
 	struct sort_ctx c = { l->ev, raw, *lng, *nlng };
 	size_t n = l->nev, i, k = 0;
 	uint32_t *perm = xmalloc(n * sizeof(uint32_t));
-	struct xt_long_dur *nl = NULL;
+	struct long_pair *nl = NULL;
 
 	for (i = 0; i < n; i++)
 		perm[i] = (uint32_t)i;
@@ -371,7 +420,7 @@ static void line_sort(struct xt_line *l, uint32_t *raw, struct xt_long_dur **lng
 		nl = xmalloc(*nlng * sizeof(*nl));
 		for (i = 0; i < n; i++)
 			if (l->ev[perm[i]].dur == XT_DUR_LONG)
-				nl[k++] = (struct xt_long_dur){ i, sort_dur(&c, perm[i]) };
+				nl[k++] = (struct long_pair){ i, sort_dur(&c, perm[i]) };
 	}
 	free(*lng);
 	*lng = nl;
@@ -405,8 +454,8 @@ static void line_sort(struct xt_line *l, uint32_t *raw, struct xt_long_dur **lng
 /* What decoding a range of a line yields. */
 struct dec_out {
 	size_t n;                     /* events */
-	struct xt_long_dur *lng;      /* by line-wide event index */
-	size_t nlng, caplng;
+	struct grow *lng;             /* where its long durations go, in order */
+	size_t nlng;
 	int sorted;                   /* in ev_key order within the range */
 	struct ev_key first, last;    /* of its first and last event */
 };
@@ -505,11 +554,8 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 				eb = wire_bytes(&w, &sn);
 				en = sn;
 			} else if (headers) {
-				if (line_field(in, &w, f, t, n, &ts_seen) < 0) {
-					free(o->lng);
-					o->lng = NULL;
+				if (line_field(in, &w, f, t, n, &ts_seen) < 0)
 					return LINE_ERETRY;
-				}
 			} else {
 				wire_skip(&w, t);
 			}
@@ -543,11 +589,9 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 				x->dur = (uint32_t)d.dur;
 			} else {
 				x->dur = XT_DUR_LONG;
-				if (o->nlng == o->caplng) {
-					o->caplng = o->caplng ? 2 * o->caplng : 64;
-					o->lng = xreallocarray(o->lng, o->caplng, sizeof(*o->lng));
-				}
-				o->lng[o->nlng++] = (struct xt_long_dur){ first + n, (int64_t)d.dur };
+				if (o->nlng == o->lng->cap)
+					grow_more(o->lng);
+				((int64_t *)o->lng->p)[o->nlng++] = (int64_t)d.dur;
 			}
 			if (bk && !((first + n) & (XT_BLOCK - 1)))
 				blk_push(bk, (uint32_t)(tagp - lb));
@@ -573,12 +617,7 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 	}
 	o->n = n;
 	o->last = prev;
-	if (bad) {
-		free(o->lng);
-		o->lng = NULL;
-		return LINE_EBAD;
-	}
-	return 0;
+	return bad ? LINE_EBAD : 0;
 }
 
 static void line_start(struct xt_line *l)
@@ -609,84 +648,71 @@ static uint32_t *line_offsets(const struct source *src, const struct xt_line *l,
 	return raw;
 }
 
-/* The decoder's long durations: lists sorted by event index, one per
- * chunk of the line in chunk order (each owned). */
-struct lng_part {
-	struct xt_long_dur *v;
-	size_t n;
-};
-
-/* The line's long durations by block (see xt_event_long_dur), straight
- * from the parts: 8 bytes each instead of 16, and 12 bytes per block of a
- * line that has any. Frees the parts' lists. */
-static void long_index(struct xt_line *l, struct lng_part *parts, size_t nparts)
+/* The long durations of a line out of order, with their events: the
+ * lists as line_finish() reads them (v, seg), in the events' order now. */
+static struct long_pair *long_pairs(const struct xt_line *l, const int64_t *v, size_t nlng,
+				    const size_t *seg, size_t nseg)
 {
-	size_t nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK, b = 0, k = 0, q, j;
+	struct long_pair *pr = xmalloc((nlng ? nlng : 1) * sizeof(*pr));
+	size_t i, cur = 0, s = 0, k = 0;
 
-	l->nlong_dur = 0;
-	for (q = 0; q < nparts; q++)
-		l->nlong_dur += parts[q].n;
-	if (l->nlong_dur) {
-		l->long_ps = xmalloc(l->nlong_dur * sizeof(*l->long_ps));
-		l->long_mask = xcalloc(nblk, sizeof(*l->long_mask));
-		l->long_first = xmalloc(nblk * sizeof(*l->long_first));
+	for (i = 0; i < l->nev && k < nlng; i++) {
+		while (s < nseg && seg[s] <= i)
+			cur = seg[s++];
+		if (l->ev[i].dur == XT_DUR_LONG)
+			pr[k++] = (struct long_pair){ i, v[cur++] };
 	}
-	for (q = 0; q < nparts; q++) {
-		for (j = 0; j < parts[q].n; j++, k++) {
-			size_t ev = parts[q].v[j].ev;
-
-			for (; b <= ev / XT_BLOCK; b++)
-				l->long_first[b] = (uint32_t)k;
-			l->long_mask[ev / XT_BLOCK] |= UINT64_C(1) << (ev % XT_BLOCK);
-			l->long_ps[k] = parts[q].v[j].dur_ps;
-		}
-		free(parts[q].v);
-		parts[q].v = NULL;
-	}
-	if (l->nlong_dur)
-		for (; b < nblk; b++)
-			l->long_first[b] = (uint32_t)k;
+	return pr;
 }
 
-/* Hands the decoded arrays to the line: sorted when they are not in
+/*
+ * Hands the decoded arrays to the line: sorted when they are not in
  * order (every offset kept), an offset per block when they are, then
- * depths. */
+ * depths and the long durations' index. lg holds nlng long durations,
+ * laid out as line_finish() reads them (seg), within its first `used`.
+ */
 static void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
-			  int sorted, struct lng_part *parts, size_t nparts, struct blkv *bk)
+			  int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
+			  size_t nseg, struct blkv *bk)
 {
-	size_t map, q;
+	size_t map;
 
 	l->ev = grow_done(ge, n, &map);
 	l->ev_map = map;
 	l->nev = n;
+	l->nlong_dur = nlng;
 	if (!sorted && n > 1) {
-		/* Out of order (rare): one list, permuted with the events. */
-		struct lng_part one = { NULL, 0 };
+		/* Out of order (rare): the durations as pairs, permuted with the
+		 * events, then one list again. */
+		struct long_pair *pr = long_pairs(l, lg->p, nlng, seg, nseg);
+		size_t k;
 
-		for (q = 0; q < nparts; q++)
-			one.n += parts[q].n;
-		one.v = one.n ? xmalloc(one.n * sizeof(*one.v)) : NULL;
-		one.n = 0;
-		for (q = 0; q < nparts; q++) {
-			if (parts[q].n)
-				memcpy(one.v + one.n, parts[q].v, parts[q].n * sizeof(*one.v));
-			one.n += parts[q].n;
-			free(parts[q].v);
-			parts[q].v = NULL;
-		}
+		grow_free(lg);
 		l->raw = line_offsets(src, l, n);
-		line_sort(l, l->raw, &one.v, &one.n);
+		line_sort(l, l->raw, &pr, &nlng);
 		free(bk->v);
-		long_index(l, &one, 1);
+		if (nlng) {
+			l->long_ps = xmalloc(nlng * sizeof(*l->long_ps));
+			for (k = 0; k < nlng; k++)
+				l->long_ps[k] = pr[k].dur_ps;
+		}
+		free(pr);
+		seg = NULL;
+		nseg = 0;
 	} else {
 		if (n)
 			l->blk_raw = xreallocarray(bk->v, bk->n ? bk->n : 1, sizeof(uint32_t));
 		else
 			free(bk->v);
-		long_index(l, parts, nparts);
+		if (nlng) {
+			l->long_ps = grow_done(lg, used, &map);
+			l->long_map = map;
+		} else {
+			grow_free(lg);
+		}
 	}
 	bk->v = NULL;
-	line_finish(l);
+	line_finish(l, seg, nseg);
 }
 
 int line_decode(const struct line_in *in)
@@ -695,41 +721,47 @@ int line_decode(const struct line_in *in)
 	const uint8_t *lb = in->src->data + l->raw_off;
 	size_t most = l->raw_len / 2 + 1;
 	int big = l->raw_len >= XT_BIG_LINE, rc;
-	struct grow ge;
+	struct grow ge, lg;
 	struct blkv bk = { NULL, 0, 0 };
 	struct dec_out o;
 
 	if (l->raw_len > UINT32_MAX)
 		return LINE_EBIG;
 	line_start(l);
-	/* Every event takes at least 2 bytes: `most` bounds the array. */
+	/* Every event takes at least 2 bytes: `most` bounds the arrays. */
 	grow_init(&ge, sizeof(struct xt_event), most, big, l->raw_len / 16 + 16);
+	lng_init(&lg, most, big);
 	memset(&o, 0, sizeof(o));
+	o.lng = &lg;
 	rc = dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
 	if (rc < 0) {
 		grow_free(&ge);
+		grow_free(&lg);
 		free(bk.v);
 		return rc;
 	}
-	{
-		struct lng_part one = { o.lng, o.nlng };
-
-		line_complete(in->src, l, &ge, o.n, o.sorted, &one, 1, &bk);
-	}
+	line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk);
 	return 0;
 }
 
 /* ---- big lines, in chunks ---- */
 
+/* A chunk starts at an event whose index is a multiple of XT_BLOCK, so
+ * that no block of the long durations' index spans two chunks: a chunk
+ * writes its long durations at its first event's index in the line's
+ * list (it has no more than it has events), and line_finish() reads them
+ * from there. */
 struct chunk {
 	const uint8_t *from, *to;
 	size_t first, n;        /* its events: first index on the line, count */
+	struct grow lv;         /* its part of the line's long durations */
 	struct dec_out o;
 };
 
 struct line_split {
 	struct line_in in;
 	struct grow ge;         /* early: reserved whole by bigmem; else exact, after the walk */
+	struct grow lng;        /* long durations, the same way (sparse) */
 	int early;
 	struct blkv bk;         /* filled by the walk */
 	struct chunk *ch;
@@ -748,10 +780,13 @@ struct line_split *line_split_new(const struct line_in *in)
 	s->in = *in;
 	line_start(in->l);
 	grow_init(&s->ge, sizeof(struct xt_event), most, 1, 0);
-	s->early = s->ge.reserved != 0;
+	lng_init(&s->lng, most, 1);
+	s->early = s->ge.reserved != 0 && s->lng.reserved != 0;
 	if (!s->early) {
 		grow_free(&s->ge);
+		grow_free(&s->lng);
 		memset(&s->ge, 0, sizeof(s->ge));
+		memset(&s->lng, 0, sizeof(s->lng));
 	}
 	s->capch = in->l->raw_len / (in->chunk ? in->chunk : LINE_CHUNK) + 2;
 	s->ch = xcalloc(s->capch, sizeof(*s->ch));
@@ -813,9 +848,11 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 			q = w.p;
 			bad |= w.bad;
 		}
-		if ((uint64_t)(q - lb) >= cut && q < le) {
-			/* A chunk ends at a field boundary; the next window in. */
-			s->ch[s->nch] = (struct chunk){ cs, q, cfirst, count - cfirst, { 0 } };
+		if ((uint64_t)(q - lb) >= cut && q < le && !(count & (XT_BLOCK - 1))) {
+			/* A chunk ends at a field boundary before an event whose
+			 * index is a multiple of XT_BLOCK; the next window in. */
+			s->ch[s->nch] = (struct chunk){ .from = cs, .to = q, .first = cfirst,
+							.n = count - cfirst };
 			if (s->early)
 				ready(arg, s, s->nch);
 			s->nch++;
@@ -829,7 +866,8 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 	if (!rc && bad)
 		rc = LINE_EBAD;
 	if (!rc) {
-		s->ch[s->nch++] = (struct chunk){ cs, le, cfirst, count - cfirst, { 0 } };
+		s->ch[s->nch++] = (struct chunk){ .from = cs, .to = le, .first = cfirst,
+						  .n = count - cfirst };
 		if (s->early)
 			ready(arg, s, s->nch - 1);
 		s->total = count;
@@ -838,6 +876,9 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 			s->ge.esz = sizeof(struct xt_event);
 			s->ge.cap = count;
 			s->ge.p = xmalloc((count ? count : 1) * sizeof(struct xt_event));
+			s->lng.esz = sizeof(int64_t);
+			s->lng.cap = count;
+			s->lng.p = xmalloc((count ? count : 1) * sizeof(int64_t));
 			for (k = 0; k < s->nch; k++)
 				ready(arg, s, k);
 		}
@@ -852,14 +893,20 @@ int line_split_chunk(struct line_split *s, size_t k)
 {
 	struct chunk *c = &s->ch[k];
 	const struct source *src = s->in.src;
-	struct grow fe = { (struct xt_event *)s->ge.p + c->first, sizeof(struct xt_event), c->n, 0,
-			   0, 1 };
+	struct grow fe = { .p = (struct xt_event *)s->ge.p + c->first,
+			   .esz = sizeof(struct xt_event), .cap = c->n, .fixed = 1 };
 	int rc;
 
 	if (s->early && c->n) {
 		bigmem_commit(s->ge.p, c->first * sizeof(struct xt_event),
 			      c->n * sizeof(struct xt_event));
 	}
+	/* Without a reservation the line's list was sized after the walk. */
+	c->lv = (struct grow){ .p = (int64_t *)s->lng.p + c->first, .esz = sizeof(int64_t),
+			       .cap = s->early ? 0 : c->n,
+			       .reserved = s->early ? c->n * sizeof(int64_t) : 0,
+			       .step = LNG_STEP, .view = 1 };
+	c->o.lng = &c->lv;
 	rc = dec_range(&s->in, c->from, c->to, 0, &fe, NULL, c->first, &c->o);
 	if (!rc && c->o.n != c->n)
 		rc = LINE_EBAD;
@@ -885,16 +932,18 @@ int line_split_done(struct line_split *s)
 
 void line_split_finish(struct line_split *s)
 {
-	struct lng_part *parts = xcalloc(s->nch ? s->nch : 1, sizeof(*parts));
-	size_t k;
+	size_t *seg = xmalloc((s->nch ? s->nch : 1) * sizeof(*seg));
+	size_t k, nlng = 0, used = 0;
 	int sorted = 1;
 	const struct chunk *prev = NULL;
 
 	for (k = 0; k < s->nch; k++) {
 		struct chunk *c = &s->ch[k];
 
-		parts[k] = (struct lng_part){ c->o.lng, c->o.nlng };
-		c->o.lng = NULL;
+		seg[k] = c->first;
+		nlng += c->o.nlng;
+		if (c->o.nlng)
+			used = c->first + c->o.nlng;
 		if (!c->n)
 			continue;
 		sorted &= c->o.sorted;
@@ -905,9 +954,11 @@ void line_split_finish(struct line_split *s)
 	if (s->early) {
 		/* All chunks made their parts resident: what grow_done trims. */
 		s->ge.committed = s->ge.reserved;
+		s->lng.committed = s->lng.reserved;
 	}
-	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, parts, s->nch, &s->bk);
-	free(parts);
+	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used, seg,
+		      s->nch, &s->bk);
+	free(seg);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
 	free(s);
@@ -915,14 +966,12 @@ void line_split_finish(struct line_split *s)
 
 void line_split_free(struct line_split *s)
 {
-	size_t k;
-
 	if (!s)
 		return;
-	for (k = 0; k < s->nch; k++)
-		free(s->ch[k].o.lng);
 	if (s->ge.p)
 		grow_free(&s->ge);
+	if (s->lng.p)
+		grow_free(&s->lng);
 	free(s->bk.v);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);

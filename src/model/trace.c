@@ -34,7 +34,10 @@ void trace_host_fini(struct xt_host *h)
 				free(pl->lines[l].ev);
 			free(pl->lines[l].blk_maxend);
 			free(pl->lines[l].blk_raw);
-			free(pl->lines[l].long_ps);
+			if (pl->lines[l].long_map)
+				bigmem_free(pl->lines[l].long_ps, pl->lines[l].long_map);
+			else
+				free(pl->lines[l].long_ps);
 			free(pl->lines[l].long_mask);
 			free(pl->lines[l].long_first);
 			if (pl->lines[l].raw_map)

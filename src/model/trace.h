@@ -107,12 +107,6 @@ struct xt_event {
 };
 #define XT_DUR_LONG UINT32_MAX
 
-/* A duration that does not fit xt_event.dur (while a line is decoded). */
-struct xt_long_dur {
-	uint64_t ev;      /* event index on its line */
-	int64_t dur_ps;
-};
-
 #define XT_BLOCK 64 /* events per blk_maxend / blk_raw entry */
 #define XT_WATCH_MAX 8
 
@@ -131,9 +125,12 @@ struct xt_line {
 	size_t ev_map;            /* bytes of ev mapped by bigmem (0: ev is malloc'd) */
 	/* Durations ev[].dur cannot hold, in event order, found without a
 	 * search (xt_event_dur): bit j of long_mask[b] marks event
-	 * b * XT_BLOCK + j as long, and block b's first is long_ps[long_first[b]]. */
+	 * b * XT_BLOCK + j as long, and block b's first is long_ps[long_first[b]].
+	 * A line decoded in pieces keeps each piece's durations where the piece
+	 * wrote them (at its first event's index), so long_ps may have gaps. */
 	int64_t *long_ps;
 	size_t nlong_dur;
+	size_t long_map;          /* bytes of long_ps mapped by bigmem (0: malloc'd) */
 	uint64_t *long_mask;
 	uint32_t *long_first;
 	uint32_t *blk_raw;        /* [b] = offset of event b*XT_BLOCK's tag (events in file order) */

@@ -26,10 +26,11 @@ static size_t round_up(size_t n)
 	return (n + HUGE_SZ - 1) & ~(HUGE_SZ - 1);
 }
 
-void *bigmem_reserve(size_t n)
+static void *reserve(size_t n, int huge)
 {
 #ifdef BIGMEM_OFF
 	(void)n;
+	(void)huge;
 	return NULL;
 #else
 	size_t len = round_up(n), lead;
@@ -46,9 +47,20 @@ void *bigmem_reserve(size_t n)
 		munmap(p, lead);
 	munmap(p + lead + len, HUGE_SZ - lead);
 	p += lead;
-	madvise(p, len, MADV_HUGEPAGE);
+	if (huge)
+		madvise(p, len, MADV_HUGEPAGE);
 	return p;
 #endif
+}
+
+void *bigmem_reserve(size_t n)
+{
+	return reserve(n, 1);
+}
+
+void *bigmem_reserve_sparse(size_t n)
+{
+	return reserve(n, 0);
 }
 
 void bigmem_commit(void *p, size_t off, size_t n)

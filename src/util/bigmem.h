@@ -26,6 +26,9 @@
  * when bigmem is not used in this build (sanitizers track only malloc) or
  * the reservation fails: the caller then uses malloc. */
 void *bigmem_reserve(size_t n);
+/* The same, on ordinary pages: for an array written in scattered parts,
+ * where a huge page would make a part's untouched neighbours resident. */
+void *bigmem_reserve_sparse(size_t n);
 /* Makes the pages of [off, off + n) resident at once (a hint: pages not
  * made resident simply fault in when written). Thread-safe; can't fail. */
 void bigmem_commit(void *p, size_t off, size_t n);

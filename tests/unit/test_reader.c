@@ -720,7 +720,8 @@ static void test_timestamp_after_events(void **state)
 
 /* Big lines are decoded in chunks by all threads: the same model as one
  * thread decoding each line whole, for lines in order and out of order,
- * with long durations and nesting. */
+ * with long durations (which each chunk writes where its events start)
+ * and nesting. */
 static void test_split_lines(void **state)
 {
 	tu_space *s = tu_space_new();
@@ -745,7 +746,8 @@ static void test_split_lines(void **state)
 					    i % 3 == 0 ? (i % 11 ? 90000 : 5000000000LL) : 50);
 
 		TU_SI(p, e, "i", (int64_t)i);
-		e = event_in_room(l1, m, tu_rand_range(&rs, 0, 1000000000), tu_rand_range(&rs, 0, 9000));
+		e = event_in_room(l1, m, tu_rand_range(&rs, 0, 1000000000),
+				  i % 13 ? tu_rand_range(&rs, 0, 9000) : 5000000000LL + (int64_t)i);
 		TU_SI(p, e, "i", (int64_t)i);
 	}
 	tu_event_add(l2, m, 5, 5);
@@ -755,6 +757,8 @@ static void test_split_lines(void **state)
 	assert_int_equal(xplane_load(split, path, "host", &o, &err), 0);
 	assert_true(whole->hosts[0].planes[0].lines[0].raw_len > 4 * 65536);
 	tu_assert_same_trace(whole, split);
+	assert_int_equal(split->hosts[0].planes[0].lines[0].nlong_dur, 20000 / 33 + 1);
+	assert_int_equal(split->hosts[0].planes[0].lines[1].nlong_dur, 20000 / 13 + 1);
 	assert_non_null(split->hosts[0].planes[0].lines[1].raw); /* sorted */
 	assert_null(split->hosts[0].planes[0].lines[0].raw);
 }
