@@ -564,11 +564,15 @@ int report_main(int argc, char **argv)
 		}
 	}
 	strbuf_init(&out);
-	if (json)
+	if (json) {
+		/* Written out as it goes (the text report edits what it wrote). */
+		strbuf_set_sink(&out, stdout);
 		report_json(&out, t, a, &ro);
-	else
+	} else {
 		report_text(&out, t, a, &ro);
-	fwrite(out.buf, 1, out.len, stdout);
+	}
+	strbuf_set_sink(&out, stdout);
+	strbuf_flush(&out);
 	strbuf_fini(&out);
 	/* The verdict on stderr too, where CI logs show it beside stdout. */
 	if (ro.gate && ro.nreg && json) {
@@ -582,7 +586,7 @@ int report_main(int argc, char **argv)
 	trace_free(bt);
 	analysis_free(a);
 	trace_free(t);
-	if (fflush(stdout) != 0) {
+	if (fflush(stdout) != 0 || ferror(stdout)) {
 		perror("xtop: stdout");
 		return 1;
 	}

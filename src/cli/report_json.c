@@ -313,15 +313,26 @@ static void steps_json(struct strbuf *o, const struct xt_analysis *a, int64_t or
 		jstr(o, a->steps_module);
 	else
 		strbuf_puts(o, "null");
+	/* A profile can hold a hundred thousand steps: numbers without printf. */
 	strbuf_puts(o, ",\"steps\":[");
 	for (i = 0; i < a->nsteps; i++) {
 		const struct xt_step_row *s = &a->steps[i];
 
-		strbuf_addf(o, "%s{\"id\":%" PRId64 ",\"start_ps\":%" PRId64 ",\"duration_ps\":%" PRId64,
-			    i ? "," : "", s->id, s->start_ps - origin, s->duration_ps);
-		for (k = 0; k < XT_CAT_COUNT; k++)
-			strbuf_addf(o, ",\"%s_ps\":%" PRId64, xt_step_cat_names[k], s->cat_ps[k]);
-		strbuf_addf(o, ",\"idle_ps\":%" PRId64 "}", s->idle_ps);
+		strbuf_puts(o, i ? ",{\"id\":" : "{\"id\":");
+		strbuf_add_i64(o, s->id);
+		strbuf_puts(o, ",\"start_ps\":");
+		strbuf_add_i64(o, s->start_ps - origin);
+		strbuf_puts(o, ",\"duration_ps\":");
+		strbuf_add_i64(o, s->duration_ps);
+		for (k = 0; k < XT_CAT_COUNT; k++) {
+			strbuf_puts(o, ",\"");
+			strbuf_puts(o, xt_step_cat_names[k]);
+			strbuf_puts(o, "_ps\":");
+			strbuf_add_i64(o, s->cat_ps[k]);
+		}
+		strbuf_puts(o, ",\"idle_ps\":");
+		strbuf_add_i64(o, s->idle_ps);
+		strbuf_puts(o, "}");
 	}
 	strbuf_puts(o, "]");
 }

@@ -14,6 +14,26 @@ void strbuf_init(struct strbuf *sb)
 	sb->buf = xmalloc(sb->cap);
 	sb->buf[0] = '\0';
 	sb->len = 0;
+	sb->sink = NULL;
+}
+
+#define SINK_BUF ((size_t)256 << 10)
+
+void strbuf_set_sink(struct strbuf *sb, FILE *f)
+{
+	sb->sink = f;
+	if (sb->cap < SINK_BUF) {
+		sb->cap = SINK_BUF;
+		sb->buf = xrealloc(sb->buf, sb->cap);
+	}
+}
+
+void strbuf_flush(struct strbuf *sb)
+{
+	if (sb->sink && sb->len)
+		fwrite(sb->buf, 1, sb->len, sb->sink);
+	sb->len = 0;
+	sb->buf[0] = '\0';
 }
 
 void strbuf_fini(struct strbuf *sb)
@@ -33,6 +53,11 @@ static void strbuf_grow(struct strbuf *sb, size_t extra)
 {
 	if (sb->len + extra + 1 <= sb->cap)
 		return;
+	if (sb->sink) {
+		strbuf_flush(sb);
+		if (extra + 1 <= sb->cap)
+			return;
+	}
 	while (sb->len + extra + 1 > sb->cap)
 		sb->cap *= 2;
 	sb->buf = xrealloc(sb->buf, sb->cap);
@@ -43,6 +68,25 @@ void strbuf_add(struct strbuf *sb, const char *s, size_t n)
 	strbuf_grow(sb, n);
 	memcpy(sb->buf + sb->len, s, n);
 	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_add_i64(struct strbuf *sb, int64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+	/* The magnitude as unsigned, so INT64_MIN negates without overflow. */
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	strbuf_grow(sb, n + 1);
+	if (v < 0)
+		sb->buf[sb->len++] = '-';
+	while (n)
+		sb->buf[sb->len++] = tmp[--n];
 	sb->buf[sb->len] = '\0';
 }
 

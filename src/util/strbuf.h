@@ -1,24 +1,37 @@
 /*
  * strbuf: a growable NUL-terminated string, used by the report and JSON
- * writers. The buffer is owned by the strbuf; strbuf_fini() frees it.
+ * writers, or a buffer in front of a FILE (strbuf_set_sink). The buffer is
+ * owned by the strbuf; strbuf_fini() frees it.
  */
 #ifndef XT_STRBUF_H
 #define XT_STRBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 struct strbuf {
 	char *buf;  /* always NUL-terminated once initialised */
 	size_t len;
 	size_t cap;
+	FILE *sink; /* when set, what does not fit is written out first */
 };
 
 void strbuf_init(struct strbuf *sb);
+/* From now on, text that would not fit in the buffer pushes the text
+ * before it out to f (a report of any size in 256 KiB); strbuf_flush()
+ * writes the rest. Only for writers that never read the buffer back. */
+void strbuf_set_sink(struct strbuf *sb, FILE *f);
+/* Writes the buffer to the sink and empties it. */
+void strbuf_flush(struct strbuf *sb);
 void strbuf_fini(struct strbuf *sb);
 void strbuf_reset(struct strbuf *sb);
 void strbuf_add(struct strbuf *sb, const char *s, size_t n);
 void strbuf_puts(struct strbuf *sb, const char *s);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends v in decimal: what "%" PRId64 prints, without printf (the JSON
+ * report writes millions of numbers). */
+void strbuf_add_i64(struct strbuf *sb, int64_t v);
 /* Appends s[0..n) as a JSON string literal, quotes included. */
 void strbuf_json_str(struct strbuf *sb, const char *s, size_t n);
 

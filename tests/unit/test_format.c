@@ -4,10 +4,14 @@
  * step, and ruler ticks whose labels differ, never overlap and never run off
  * the ruler, at every zoom and position (the ruler once read "9.72 s │9.72 s
  * │9.72 s"). Names (util/utf8.c): columns and middle elision that keeps the
- * distinguishing tail.
+ * distinguishing tail. The JSON writer's buffer (util/strbuf.c): numbers
+ * without printf, and text written out through a sink in pieces.
  */
 #include "testutil.h"
 
+#include <inttypes.h>
+
+#include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
 
@@ -128,6 +132,69 @@ static void test_utf8_elide(void **state)
 	assert_true(strlen(b) < 8);
 }
 
+/* strbuf_add_i64 prints what printf does, INT64_MIN included. */
+static void test_strbuf_i64(void **state)
+{
+	static const int64_t v[] = { 0, 1, -1, 9, 10, -10, 1234567890123LL, INT64_MAX, INT64_MIN };
+	struct strbuf sb;
+	char want[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		strbuf_init(&sb);
+		strbuf_puts(&sb, "x=");
+		strbuf_add_i64(&sb, v[i]);
+		snprintf(want, sizeof(want), "x=%" PRId64, v[i]);
+		assert_string_equal(sb.buf, want);
+		assert_int_equal(sb.len, strlen(want));
+		strbuf_fini(&sb);
+	}
+}
+
+/* Through a sink, the text comes out whole and in order however it was
+ * added (pieces larger than the buffer too), and the buffer stays small. */
+static void test_strbuf_sink(void **state)
+{
+	struct strbuf sb, want;
+	FILE *f = tmpfile();
+	char *got;
+	size_t i, n;
+
+	(void)state;
+	assert_non_null(f);
+	strbuf_init(&sb);
+	strbuf_init(&want);
+	strbuf_set_sink(&sb, f);
+	for (i = 0; i < 200000; i++) {
+		strbuf_addf(&sb, "[%zu]", i);
+		strbuf_addf(&want, "[%zu]", i);
+		strbuf_add_i64(&sb, (int64_t)i * -7);
+		strbuf_add_i64(&want, (int64_t)i * -7);
+		strbuf_json_str(&sb, "q\"\n", 3);
+		strbuf_json_str(&want, "q\"\n", 3);
+		if (i % 50000 == 0) {
+			char big[300000];
+
+			memset(big, 'a' + (int)(i / 50000), sizeof(big));
+			strbuf_add(&sb, big, sizeof(big));
+			strbuf_add(&want, big, sizeof(big));
+		}
+	}
+	strbuf_flush(&sb);
+	assert_true(sb.cap < (size_t)1 << 20);
+	assert_int_equal(ftell(f), (long)want.len);
+	rewind(f);
+	got = malloc(want.len);
+	n = fread(got, 1, want.len, f);
+	assert_int_equal(n, want.len);
+	assert_memory_equal(got, want.buf, want.len);
+	free(got);
+	fclose(f);
+	strbuf_fini(&sb);
+	strbuf_fini(&want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +203,8 @@ int main(void)
 		TU_TEST(test_ticks_every_zoom),
 		TU_TEST(test_ticks_deep_zoom_uses_offsets),
 		TU_TEST(test_utf8_elide),
+		TU_TEST(test_strbuf_i64),
+		TU_TEST(test_strbuf_sink),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
