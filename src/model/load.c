@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 
@@ -116,8 +117,16 @@ again:
 		}
 	}
 	profile_set_fini(&set);
-	if (getenv("XTOP_TIMING"))
-		fprintf(stderr, "xtop: decode + line analyses: %.3f s\n", now_s() - t0);
+	if (getenv("XTOP_TIMING")) {
+		/* CPU so far too: whether both cores were busy. */
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr, "xtop: decode + line analyses: %.3f s (process CPU so far: user %.2f s, "
+				"system %.2f s)\n",
+			now_s() - t0, (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6,
+			(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6);
+	}
 	if (job)
 		atomic_store(&job->phase, 1);
 	*out_a = analysis_finish(ac, t);
