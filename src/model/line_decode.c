@@ -120,7 +120,7 @@ struct grow {
 
 /* Long durations are made resident this much at a time: most lines have
  * few, and a split line's chunks write theirs in scattered parts. */
-#define LNG_STEP ((size_t)256 << 10)
+#define LNG_STEP ((size_t)32 << 10)
 
 static void grow_init(struct grow *g, size_t esz, size_t most, int big, size_t guess)
 {
