@@ -24,9 +24,10 @@ static int line_cmp(const void *x, const void *y, void *plane)
 	return r ? r : (a > b) - (a < b);
 }
 
-/* Labels for the tracks [first, first + n) of plane p: names that repeat
- * get the line id, and should ids repeat too, a running number. */
-static void label_plane(struct tl_track *tr, size_t n, const struct xt_plane *p)
+/* Labels for the n lines of plane p (label[i] for line i, each owned):
+ * names that repeat get the line id, and should ids repeat too, a running
+ * number. */
+static void label_plane(char **label, size_t n, const struct xt_plane *p)
 {
 	size_t *idx = xmalloc((n ? n : 1) * sizeof(size_t)), i, j, k, m;
 
@@ -39,7 +40,7 @@ static void label_plane(struct tl_track *tr, size_t n, const struct xt_plane *p)
 		for (j = i + 1; j < n && !strcmp(line_name(&p->lines[idx[j]]), name); j++)
 			;
 		if (j - i == 1) {
-			tr[idx[i]].label = xstrdup(name);
+			label[idx[i]] = xstrdup(name);
 			continue;
 		}
 		for (k = i; k < j; k++) {
@@ -53,9 +54,9 @@ static void label_plane(struct tl_track *tr, size_t n, const struct xt_plane *p)
 				snprintf(buf, sizeof(buf), " [%" PRId64 " #%zu]", l->id, k - i + 1);
 			else
 				snprintf(buf, sizeof(buf), " [%" PRId64 "]", l->id);
-			tr[idx[k]].label = xmalloc(strlen(name) + strlen(buf) + 1);
-			strcpy(tr[idx[k]].label, name);
-			strcat(tr[idx[k]].label, buf);
+			label[idx[k]] = xmalloc(strlen(name) + strlen(buf) + 1);
+			strcpy(label[idx[k]], name);
+			strcat(label[idx[k]], buf);
 		}
 	}
 	free(idx);
@@ -76,16 +77,22 @@ struct timeline *timeline_new(struct xt_trace *t)
 	for (h = 0; h < t->nhosts; h++) {
 		for (p = 0; p < t->hosts[h].nplanes; p++) {
 			struct xt_plane *pl = &t->hosts[h].planes[p];
+			/* Labelled among all the plane's lines, so that a name
+			 * reads the same before and after a live load ends. */
+			char **label = xcalloc(pl->nlines ? pl->nlines : 1, sizeof(*label));
 
-			label_plane(&tl->tracks[tl->ntracks], pl->nlines, pl);
+			label_plane(label, pl->nlines, pl);
 			for (l = 0; l < pl->nlines; l++) {
 				struct xt_line *ln = &pl->lines[l];
 				struct tl_track *tr;
 				size_t nblk;
 
-				if (ln->loading)
-					continue; /* not decoded yet (a live load) */
+				if (ln->loading) {
+					free(label[l]); /* not decoded yet (a live load) */
+					continue;
+				}
 				tr = &tl->tracks[tl->ntracks++];
+				tr->label = label[l];
 				nblk = (ln->nev + XT_BLOCK - 1) / XT_BLOCK;
 
 				tr->host = h;
@@ -111,6 +118,7 @@ struct timeline *timeline_new(struct xt_trace *t)
 					tl->dev_t1 = e;
 				tl->has_dev = 1;
 			}
+			free(label);
 		}
 	}
 	if (tl->t0 > tl->t1) {

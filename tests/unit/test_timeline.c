@@ -175,6 +175,23 @@ static void test_track_labels(void **state)
 	assert_string_equal(tl->tracks[5].label, "w [20 #2]");
 	assert_string_equal(tl->tracks[6].label, "EventFDAsyncWorker");
 	timeline_free(tl);
+	/* During a live load, lines still decoding have no track: each track
+	 * keeps its own line's label (it took the first lines' labels, and
+	 * the skipped ones' leaked), and labels read as they will after. */
+	t->hosts[0].planes[0].lines[0].loading = 1;
+	t->hosts[0].planes[0].lines[4].loading = 1;
+	tl = timeline_new(t);
+	assert_int_equal(tl->ntracks, 5);
+	assert_int_equal(tl->tracks[0].line, 1);
+	assert_string_equal(tl->tracks[0].label, "EventFDAsyncWorker [12]");
+	assert_string_equal(tl->tracks[1].label, "python3");
+	assert_string_equal(tl->tracks[2].label, "(unnamed)");
+	assert_int_equal(tl->tracks[3].line, 5);
+	assert_string_equal(tl->tracks[3].label, "w [20 #2]");
+	assert_string_equal(tl->tracks[4].label, "EventFDAsyncWorker");
+	timeline_free(tl);
+	t->hosts[0].planes[0].lines[0].loading = 0;
+	t->hosts[0].planes[0].lines[4].loading = 0;
 }
 
 /* The first window's span: device events only (first start to last end);
