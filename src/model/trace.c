@@ -28,22 +28,13 @@ void trace_host_fini(struct xt_host *h)
 		struct xt_plane *pl = &h->planes[p];
 
 		for (l = 0; l < pl->nlines; l++) {
-			if (pl->lines[l].ev_map)
-				bigmem_free(pl->lines[l].ev, pl->lines[l].ev_map);
-			else
-				free(pl->lines[l].ev);
+			bigmem_free(pl->lines[l].ev, pl->lines[l].ev_map);
 			free(pl->lines[l].blk_maxend);
 			free(pl->lines[l].blk_raw);
-			if (pl->lines[l].long_map)
-				bigmem_free(pl->lines[l].long_ps, pl->lines[l].long_map);
-			else
-				free(pl->lines[l].long_ps);
+			bigmem_free(pl->lines[l].long_ps, pl->lines[l].long_map);
 			free(pl->lines[l].long_mask);
 			free(pl->lines[l].long_first);
-			if (pl->lines[l].raw_map)
-				bigmem_free(pl->lines[l].raw, pl->lines[l].raw_map);
-			else
-				free(pl->lines[l].raw);
+			free(pl->lines[l].raw);
 		}
 		free(pl->lines);
 		free(pl->emeta);

@@ -135,7 +135,6 @@ struct xt_line {
 	uint32_t *long_first;
 	uint32_t *blk_raw;        /* [b] = offset of event b*XT_BLOCK's tag (events in file order) */
 	uint32_t *raw;            /* [i] = offset of event i's tag, when not in file order; else NULL */
-	size_t raw_map;           /* bytes of raw mapped by bigmem (0: malloc'd) */
 	uint64_t gen;             /* unique among loaded lines (for lookup caches) */
 	int64_t *blk_maxend;      /* [i] = max end offset over events [0, (i+1)*XT_BLOCK) */
 	uint32_t max_depth;

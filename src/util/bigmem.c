@@ -5,6 +5,7 @@
 #include "bigmem.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 #ifndef MADV_POPULATE_WRITE
@@ -83,6 +84,8 @@ size_t bigmem_trim(void *p, size_t reserved, size_t used)
 
 void bigmem_free(void *p, size_t mapped)
 {
-	if (p && mapped)
+	if (!mapped)
+		free(p);
+	else if (p)
 		munmap(p, mapped);
 }

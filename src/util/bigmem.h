@@ -36,7 +36,9 @@ void bigmem_commit(void *p, size_t off, size_t n);
  * `reserved` bytes; returns the bytes still mapped (0 when used is 0: the
  * whole reservation is gone). */
 size_t bigmem_trim(void *p, size_t reserved, size_t used);
-/* Releases a mapping of `mapped` bytes (as bigmem_trim() returned). */
+/* Releases a mapping of `mapped` bytes (as bigmem_trim() returned). With
+ * mapped 0, p is the malloc'd array used instead (or NULL): it is freed,
+ * so an owner that records 0 for malloc needs no branch of its own. */
 void bigmem_free(void *p, size_t mapped);
 
 #endif
