@@ -873,12 +873,8 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 		s->total = count;
 		if (!s->early) {
 			/* Sanitizer builds: exact arrays, then the chunks. */
-			s->ge.esz = sizeof(struct xt_event);
-			s->ge.cap = count;
-			s->ge.p = xmalloc((count ? count : 1) * sizeof(struct xt_event));
-			s->lng.esz = sizeof(int64_t);
-			s->lng.cap = count;
-			s->lng.p = xmalloc((count ? count : 1) * sizeof(int64_t));
+			grow_init(&s->ge, sizeof(struct xt_event), count, 0, count);
+			grow_init(&s->lng, sizeof(int64_t), count, 0, count);
 			for (k = 0; k < s->nch; k++)
 				ready(arg, s, k);
 		}
