@@ -565,14 +565,14 @@ int report_main(int argc, char **argv)
 	}
 	strbuf_init(&out);
 	if (json) {
-		/* Written out as it goes (the text report edits what it wrote). */
+		/* Written out as it goes; the text report edits what it
+		 * wrote, so it goes out whole. */
 		strbuf_set_sink(&out, stdout);
 		report_json(&out, t, a, &ro);
 	} else {
 		report_text(&out, t, a, &ro);
 	}
-	strbuf_set_sink(&out, stdout);
-	strbuf_flush(&out);
+	fwrite(out.buf, 1, out.len, stdout); /* what the buffer still holds */
 	strbuf_fini(&out);
 	/* The verdict on stderr too, where CI logs show it beside stdout. */
 	if (ro.gate && ro.nreg && json) {
