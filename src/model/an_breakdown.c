@@ -74,7 +74,7 @@ static int bd_next(struct bd_cursor *c)
 		if (lp->role == LROLE_XLA_OPS && xt_event_depth(ev) != 0)
 			continue;
 		cat = cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE);
-		a = c->base + ev->off_ps;
+		a = c->base + xt_event_off(c->l, i);
 		b = a + dur;
 		if (c->maxend[cat] >= b)
 			continue; /* inside an earlier event of this line */

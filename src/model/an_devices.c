@@ -82,8 +82,8 @@ static void line_extent(const struct xt_line *l, int64_t *first, int64_t *last)
 
 	if (!l->nev || xt_event_aggregated(&l->ev[0]))
 		return;
-	if (base + l->ev[0].off_ps < *first)
-		*first = base + l->ev[0].off_ps;
+	if (base + xt_event_off(l, 0) < *first)
+		*first = base + xt_event_off(l, 0);
 	if (base + l->blk_maxend[nblk - 1] > *last)
 		*last = base + l->blk_maxend[nblk - 1];
 }

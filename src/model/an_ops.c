@@ -228,7 +228,7 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 			o.hbm = hb;
 		}
 		o.dur = xt_event_dur(l, ev);
-		o.end = ev->off_ps + o.dur;
+		o.end = xt_event_off(l, i) + o.dur;
 		/* Close every open op that does not contain this one. */
 		while (sp && o.end > stack[sp - 1].end)
 			xla_close(lp, &stack[--sp]);

@@ -89,7 +89,7 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 		d = xt_event_dur(l, ev);
 		if (d <= 0)
 			continue;
-		s = base + ev->off_ps;
+		s = base + xt_event_off(l, i);
 		e = s + d;
 		if (pc->info[xt_event_meta_index(ev)].compile) {
 			if (s >= comp_end) /* not inside another of the line */

@@ -13,32 +13,13 @@
 
 #include "../util/bigmem.h"
 #include "../util/xalloc.h"
+#include "line_int.h"
 #include "wire.h"
 
 /* Lines at least this long get their arrays from bigmem, and their file
  * pages are made resident and given back window by window. */
 #define XT_BIG_LINE ((uint64_t)8 << 20)
 #define XT_WINDOW ((uint64_t)16 << 20)
-
-/* The order of events on a line: timed ones by start, the longer
- * (enclosing) first at equal starts, then file order; aggregated ones last
- * in file order. */
-struct ev_key {
-	int agg;
-	int64_t off, dur;
-	uint32_t raw;
-};
-
-static int ev_key_cmp(const struct ev_key *x, const struct ev_key *y)
-{
-	if (x->agg != y->agg)
-		return x->agg - y->agg;
-	if (!x->agg && x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	if (!x->agg && x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	return x->raw < y->raw ? -1 : x->raw > y->raw;
-}
 
 /*
  * Depth by a stack of open ends, the prefix max end per block, and the
@@ -60,7 +41,7 @@ static void line_finish(struct xt_line *l, const size_t *seg, size_t nseg)
 	}
 	for (i = 0; i < l->nev; i++) {
 		struct xt_event *e = &l->ev[i];
-		int64_t end, dur = e->dur;
+		int64_t end, dur = e->dur, off;
 
 		if (!(i % XT_BLOCK) && l->nlong_dur) {
 			while (s < nseg && seg[s] <= i)
@@ -72,14 +53,15 @@ static void line_finish(struct xt_line *l, const size_t *seg, size_t nseg)
 			dur = l->long_ps[cur++];
 		}
 		if (!xt_event_aggregated(e)) {
-			end = e->off_ps + dur;
+			off = xt_event_off(l, i);
+			end = off + dur;
 			/* The parent is the innermost open event containing this
 			 * one (sorted by start, so only the ends matter): partial
 			 * overlaps are siblings, as for self time, and an instant
 			 * belongs inside [start, end) only, so one at a parent's
 			 * very end is drawn beside it. Instants parent nothing. */
 			while (sp && (stack[sp - 1] < end ||
-				      (dur == 0 && stack[sp - 1] == e->off_ps)))
+				      (dur == 0 && stack[sp - 1] == off)))
 				sp--;
 			e->meta |= (uint32_t)(sp < XT_EV_DEPTH_MAX ? sp : XT_EV_DEPTH_MAX)
 				   << XT_EV_META_BITS;
@@ -359,101 +341,10 @@ static inline int dec_event(const struct xt_plane *p, const uint8_t *q, const ui
 
 static _Atomic uint64_t line_gen;
 
-/* A long duration and its event, while a line out of order is sorted. */
-struct long_pair {
-	uint64_t ev;      /* event index on its line */
-	int64_t dur_ps;
-};
-
-/* A permutation of a line's events into their order (ev_key). */
-struct sort_ctx {
-	const struct xt_event *ev;
-	const uint32_t *raw;
-	const struct long_pair *lng;
-	size_t nlng;
-};
-
-static int64_t sort_dur(const struct sort_ctx *c, uint32_t i)
-{
-	size_t lo = 0, hi = c->nlng;
-
-	if (c->ev[i].dur != XT_DUR_LONG)
-		return c->ev[i].dur;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->lng[mid].ev < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return c->lng[lo].dur_ps;
-}
-
-static int perm_cmp(const void *a, const void *b, void *arg)
-{
-	const struct sort_ctx *c = arg;
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	struct ev_key x = { xt_event_aggregated(&c->ev[i]) != 0, c->ev[i].off_ps, 0, c->raw[i] };
-	struct ev_key y = { xt_event_aggregated(&c->ev[j]) != 0, c->ev[j].off_ps, 0, c->raw[j] };
-
-	if (!x.agg && !y.agg && x.off == y.off) {
-		x.dur = sort_dur(c, i);
-		y.dur = sort_dur(c, j);
-	}
-	return ev_key_cmp(&x, &y);
-}
-
-/* Sorts a line decoded out of order: events, their offsets and the long
- * durations move together (a permutation, applied in place). */
-static void line_sort(struct xt_line *l, uint32_t *raw, struct long_pair **lng, size_t *nlng)
-{
-	struct sort_ctx c = { l->ev, raw, *lng, *nlng };
-	size_t n = l->nev, i, k = 0;
-	uint32_t *perm = xmalloc(n * sizeof(uint32_t));
-	struct long_pair *nl = NULL;
-
-	for (i = 0; i < n; i++)
-		perm[i] = (uint32_t)i;
-	qsort_r(perm, n, sizeof(uint32_t), perm_cmp, &c);
-	if (*nlng) {
-		nl = xmalloc(*nlng * sizeof(*nl));
-		for (i = 0; i < n; i++)
-			if (l->ev[perm[i]].dur == XT_DUR_LONG)
-				nl[k++] = (struct long_pair){ i, sort_dur(&c, perm[i]) };
-	}
-	free(*lng);
-	*lng = nl;
-	*nlng = k;
-	/* Position i takes element perm[i]: follow each cycle once (bit 31
-	 * marks done; a line holds fewer than 2^31 events). */
-	for (i = 0; i < n; i++) {
-		size_t j = i;
-		struct xt_event te;
-		uint32_t tr;
-
-		if (perm[i] & 0x80000000u)
-			continue;
-		te = l->ev[i];
-		tr = raw[i];
-		while ((perm[j] & 0x7fffffffu) != i) {
-			size_t from = perm[j] & 0x7fffffffu;
-
-			l->ev[j] = l->ev[from];
-			raw[j] = raw[from];
-			perm[j] |= 0x80000000u;
-			j = from;
-		}
-		l->ev[j] = te;
-		raw[j] = tr;
-		perm[j] |= 0x80000000u;
-	}
-	free(perm);
-}
-
 /* What decoding a range of a line yields. */
 struct dec_out {
 	size_t n;                     /* events */
+	struct blk_build blk;         /* their starts' bases */
 	struct grow *lng;             /* where its long durations go, in order */
 	size_t nlng;
 	int sorted;                   /* in ev_key order within the range */
@@ -568,6 +459,7 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 			struct dec_ev d;
 			struct ev_key cur;
 			struct xt_event *x;
+			size_t j;
 
 			if (dec_event(p, eb, eb + en, le, &d) < 0) {
 				bad = 1;
@@ -581,7 +473,8 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 				grow_more(ge);
 			}
 			x = (struct xt_event *)ge->p + n;
-			x->off_ps = (int64_t)d.off;
+			j = (first + n) & (XT_BLOCK - 1);
+			x->off = blk_put(&o->blk, j, (int64_t)d.off);
 			x->meta = trace_emeta_lookup(p, (int64_t)d.mid) |
 				  (d.agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
 				  (d.watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
@@ -626,45 +519,6 @@ static void line_start(struct xt_line *l)
 	l->gen = atomic_fetch_add(&line_gen, 1) + 1;
 }
 
-/* The offset of every event's tag, for a line that must be sorted (rare:
- * only every XT_BLOCK-th is kept while decoding). */
-static uint32_t *line_offsets(const struct source *src, const struct xt_line *l, size_t n)
-{
-	const uint8_t *lb = src->data + l->raw_off;
-	uint32_t *raw = xmalloc((n ? n : 1) * sizeof(uint32_t));
-	size_t k = 0;
-	struct wire w;
-
-	wire_init(&w, lb, l->raw_len);
-	while (wire_more(&w) && k < n) {
-		const uint8_t *at = w.p;
-		uint32_t f;
-		unsigned t = wire_tag(&w, &f);
-
-		if (f == 4 && t == WIRE_LEN)
-			raw[k++] = (uint32_t)(at - lb);
-		wire_skip(&w, t);
-	}
-	return raw;
-}
-
-/* The long durations of a line out of order, with their events: the
- * lists as line_finish() reads them (v, seg), in the events' order now. */
-static struct long_pair *long_pairs(const struct xt_line *l, const int64_t *v, size_t nlng,
-				    const size_t *seg, size_t nseg)
-{
-	struct long_pair *pr = xmalloc((nlng ? nlng : 1) * sizeof(*pr));
-	size_t i, cur = 0, s = 0, k = 0;
-
-	for (i = 0; i < l->nev && k < nlng; i++) {
-		while (s < nseg && seg[s] <= i)
-			cur = seg[s++];
-		if (l->ev[i].dur == XT_DUR_LONG)
-			pr[k++] = (struct long_pair){ i, v[cur++] };
-	}
-	return pr;
-}
-
 /*
  * Hands the decoded arrays to the line: sorted when they are not in
  * order (every offset kept), an offset per block when they are, then
@@ -673,7 +527,7 @@ static struct long_pair *long_pairs(const struct xt_line *l, const int64_t *v, s
  */
 static void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
 			  int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
-			  size_t nseg, struct blkv *bk)
+			  size_t nseg, struct blkv *bk, struct blk_build *blk)
 {
 	size_t map;
 
@@ -689,7 +543,7 @@ static void line_complete(const struct source *src, struct xt_line *l, struct gr
 
 		grow_free(lg);
 		l->raw = line_offsets(src, l, n);
-		line_sort(l, l->raw, &pr, &nlng);
+		line_sort(l, l->raw, &pr, &nlng, blk);
 		free(bk->v);
 		if (nlng) {
 			l->long_ps = xmalloc(nlng * sizeof(*l->long_ps));
@@ -712,6 +566,7 @@ static void line_complete(const struct source *src, struct xt_line *l, struct gr
 		}
 	}
 	bk->v = NULL;
+	blk_give(blk, l);
 	line_finish(l, seg, nseg);
 }
 
@@ -738,9 +593,10 @@ int line_decode(const struct line_in *in)
 		grow_free(&ge);
 		grow_free(&lg);
 		free(bk.v);
+		blk_free(&o.blk);
 		return rc;
 	}
-	line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk);
+	line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk, &o.blk);
 	return 0;
 }
 
@@ -932,10 +788,13 @@ void line_split_finish(struct line_split *s)
 	size_t k, nlng = 0, used = 0;
 	int sorted = 1;
 	const struct chunk *prev = NULL;
+	struct blk_build blk;
 
+	memset(&blk, 0, sizeof(blk));
 	for (k = 0; k < s->nch; k++) {
 		struct chunk *c = &s->ch[k];
 
+		blk_append(&blk, &c->o.blk);
 		seg[k] = c->first;
 		nlng += c->o.nlng;
 		if (c->o.nlng)
@@ -953,7 +812,7 @@ void line_split_finish(struct line_split *s)
 		s->lng.committed = s->lng.reserved;
 	}
 	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used, seg,
-		      s->nch, &s->bk);
+		      s->nch, &s->bk, &blk);
 	free(seg);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
@@ -962,6 +821,8 @@ void line_split_finish(struct line_split *s)
 
 void line_split_free(struct line_split *s)
 {
+	size_t k;
+
 	if (!s)
 		return;
 	if (s->ge.p)
@@ -969,6 +830,8 @@ void line_split_free(struct line_split *s)
 	if (s->lng.p)
 		grow_free(&s->lng);
 	free(s->bk.v);
+	for (k = 0; k < s->nch; k++)
+		blk_free(&s->ch[k].o.blk);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
 	free(s);

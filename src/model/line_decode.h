@@ -1,6 +1,6 @@
 /*
  * line_decode: one XLine's bytes into the trace's event arrays (trace.h
- * describes the 16-byte records, the per-block offsets and the long
+ * describes the 12-byte records, the per-block offsets and the long
  * durations), sorted, with depths and the window index.
  *
  * A line of ordinary size is decoded in one call (line_decode). A big one

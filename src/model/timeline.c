@@ -199,7 +199,7 @@ const struct tl_depth *timeline_depth(struct timeline *tl, size_t i)
 	nkey = (d->start[d->ndepth] + TL_KEY_STEP - 1) / TL_KEY_STEP;
 	d->key = xmalloc((nkey ? nkey : 1) * sizeof(int64_t));
 	for (e = 0; e < nkey; e++)
-		d->key[e] = l->ev[d->idx[e * TL_KEY_STEP]].off_ps;
+		d->key[e] = xt_event_off(l, d->idx[e * TL_KEY_STEP]);
 	tr->depth = d;
 	return d;
 }
@@ -245,7 +245,7 @@ static size_t level_lower(const struct xt_line *l, const struct tl_depth *dp, si
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (l->ev[dp->idx[mid]].off_ps < r)
+		if (xt_event_off(l, dp->idx[mid]) < r)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -282,9 +282,9 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 		 * level never overlaps itself, so only the one just before). */
 		if (s > lo) {
 			const struct xt_event *pe = &l->ev[dp->idx[s - 1]];
-			int64_t pd = xt_event_dur(l, pe);
+			int64_t pd = xt_event_dur(l, pe), ps = base + xt_event_off(l, dp->idx[s - 1]);
 
-			if (base + pe->off_ps + pd > a || (pd == 0 && base + pe->off_ps == a))
+			if (ps + pd > a || (pd == 0 && ps == a))
 				s--;
 		}
 		from = s; /* the next column's a is no earlier */
@@ -305,7 +305,7 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 		 * dense whatever is picked). */
 		for (k = s; k < e && k < s + 8; k++) {
 			const struct xt_event *ev = &l->ev[dp->idx[k]];
-			int64_t es = base + ev->off_ps, ee = es + xt_event_dur(l, ev);
+			int64_t es = base + xt_event_off(l, dp->idx[k]), ee = es + xt_event_dur(l, ev);
 			int64_t cov = (ee < b ? ee : b) - (es > a ? es : a);
 
 			if (cov > bestcov) {

@@ -31,6 +31,9 @@ void trace_host_fini(struct xt_host *h)
 			bigmem_free(pl->lines[l].ev, pl->lines[l].ev_map);
 			free(pl->lines[l].blk_maxend);
 			free(pl->lines[l].blk_raw);
+			free(pl->lines[l].blk);
+			free(pl->lines[l].wide8);
+			free(pl->lines[l].wide32);
 			bigmem_free(pl->lines[l].long_ps, pl->lines[l].long_map);
 			free(pl->lines[l].long_mask);
 			free(pl->lines[l].long_first);
@@ -151,7 +154,7 @@ size_t trace_line_window(const struct xt_line *l, int64_t t0, int64_t t1, size_t
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (!xt_event_aggregated(&l->ev[mid]) && l->ev[mid].off_ps < r1)
+		if (!xt_event_aggregated(&l->ev[mid]) && xt_event_off(l, mid) < r1)
 			lo = mid + 1;
 		else
 			hi = mid;

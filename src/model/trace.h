@@ -5,7 +5,7 @@
  * file says is kept: planes, lines, every event, all metadata, all stats.
  * Event times and metadata references live in flat arrays; stats and opaque
  * metadata bytes stay in the mapped source and are decoded on demand
- * (stat_iter), so the model costs about 16 bytes per event and the source's
+ * (stat_iter), so the model costs 12 to 13 bytes per event and the source's
  * pages can leave resident memory once parsed. (Real profiles take 22 to 30
  * bytes per event on disk, so 24-byte records alone would bring the model
  * near the file's size: docs/performance.md.)
@@ -93,21 +93,37 @@ struct xt_event_meta {
 #define XT_EV_META_MASK ((1u << XT_EV_META_BITS) - 1)
 
 /*
- * One event in 16 bytes. The duration takes 32 bits: XT_DUR_LONG (4.3 ms
- * and more, or negative) sends xt_event_dur() to the line's long durations.
- * Where the event's bytes are is not stored per event: events are nearly
- * always in file order, so the line keeps the offset of every XT_BLOCK-th
- * event (blk_raw) and trace_event_bytes() skips forward from it; a line
- * whose events had to be sorted keeps every offset (raw).
+ * One event in 12 bytes. The start takes 32 bits, after a base kept per
+ * block of XT_BLOCK events (struct xt_block): a sorted line's neighbours
+ * start within 4.3 ms of each other nearly always; a block whose events do
+ * not (sparse lines, aggregated events, hostile offsets) keeps the high
+ * bits of their distances from the base beside them, one byte each when
+ * they fit (within 1.1 s), else four. xt_event_off() reads either.
+ * The duration takes 32 bits: XT_DUR_LONG (4.3 ms and more, or negative)
+ * sends xt_event_dur() to the line's long durations. Where the event's
+ * bytes are is not stored per event: events are nearly always in file
+ * order, so the line keeps the offset of every XT_BLOCK-th event (blk_raw)
+ * and trace_event_bytes() skips forward from it; a line whose events had
+ * to be sorted keeps every offset (raw).
  */
 struct xt_event {
-	int64_t off_ps;   /* start, ps since the line's timestamp (num_occurrences if aggregated) */
+	uint32_t off;     /* start - its block's base, low 32 bits: see xt_event_off() */
 	uint32_t dur;     /* duration, ps (0 for instants); XT_DUR_LONG: see xt_event_dur() */
 	uint32_t meta;    /* low 24 bits: index into plane->emeta; high 8: depth | AGGREGATED */
 };
+
+/* The starts of a block of events: event j of the block starts at base +
+ * (hi << 32 | ev.off), modulo 2^64, hi 0 when wide is 0, else
+ * wide8[(wide - 1) * XT_BLOCK + j], or with XT_WIDE32 set in wide,
+ * wide32[((wide & ~XT_WIDE32) - 1) * XT_BLOCK + j]. */
+struct xt_block {
+	int64_t base;
+	uint32_t wide;
+};
+#define XT_WIDE32 0x80000000u
 #define XT_DUR_LONG UINT32_MAX
 
-#define XT_BLOCK 64 /* events per blk_maxend / blk_raw entry */
+#define XT_BLOCK 64 /* events per blk_maxend / blk_raw / blk entry */
 #define XT_WATCH_MAX 8
 
 struct xt_line {
@@ -133,6 +149,11 @@ struct xt_line {
 	size_t long_map;          /* bytes of long_ps mapped by bigmem (0: malloc'd) */
 	uint64_t *long_mask;
 	uint32_t *long_first;
+	/* Starts (ps since the line's timestamp; num_occurrences for an
+	 * aggregated event) by block: see struct xt_block, xt_event_off(). */
+	struct xt_block *blk;
+	uint8_t *wide8;
+	uint32_t *wide32;
 	uint32_t *blk_raw;        /* [b] = offset of event b*XT_BLOCK's tag (events in file order) */
 	uint32_t *raw;            /* [i] = offset of event i's tag, when not in file order; else NULL */
 	uint64_t gen;             /* unique among loaded lines (for lookup caches) */
@@ -330,14 +351,34 @@ static inline int64_t xt_event_dur(const struct xt_line *l, const struct xt_even
 	return ev->dur != XT_DUR_LONG ? (int64_t)ev->dur : xt_event_long_dur(l, (size_t)(ev - l->ev));
 }
 
+/* Start of event i of line l, ps since the line's timestamp
+ * (num_occurrences for an aggregated event). */
+static inline int64_t xt_block_start(const struct xt_block *b, const uint8_t *wide8,
+				     const uint32_t *wide32, uint32_t off, size_t j)
+{
+	uint64_t v = (uint64_t)b->base + off;
+
+	if (__builtin_expect(b->wide != 0, 0)) {
+		size_t k = (size_t)((b->wide & ~XT_WIDE32) - 1) * XT_BLOCK + j;
+
+		v += (uint64_t)(b->wide & XT_WIDE32 ? wide32[k] : wide8[k]) << 32;
+	}
+	return (int64_t)v;
+}
+static inline int64_t xt_event_off(const struct xt_line *l, size_t i)
+{
+	return xt_block_start(&l->blk[i / XT_BLOCK], l->wide8, l->wide32, l->ev[i].off,
+			      i % XT_BLOCK);
+}
+
 /* Absolute start/end of ev on line, ps in the file's time base. */
 static inline int64_t xt_event_start(const struct xt_line *l, const struct xt_event *ev)
 {
-	return l->timestamp_ns * 1000 + ev->off_ps;
+	return l->timestamp_ns * 1000 + xt_event_off(l, (size_t)(ev - l->ev));
 }
 static inline int64_t xt_event_end(const struct xt_line *l, const struct xt_event *ev)
 {
-	return l->timestamp_ns * 1000 + ev->off_ps + xt_event_dur(l, ev);
+	return xt_event_start(l, ev) + xt_event_dur(l, ev);
 }
 
 /* Metadata of ev (the synthetic empty entry when the id was unknown). */

@@ -312,7 +312,7 @@ int xplane_host_window(const struct xt_host *h, uint64_t *start_ns, uint64_t *st
 
 			for (i = 0; i < ln->nev; i++) {
 				int64_t s = h->ts_base_ns + ln->timestamp_ns +
-					    ln->ev[i].off_ps / 1000;
+					    xt_event_off(ln, i) / 1000;
 				int64_t e = s + (xt_event_dur(ln, &ln->ev[i]) + 999) / 1000;
 
 				if (s < lo)

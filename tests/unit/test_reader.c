@@ -31,9 +31,9 @@ static void test_events_sorted_by_start(void **state)
 	xl = &t->hosts[0].planes[0].lines[0];
 	assert_int_equal(xl->nev, 3);
 	assert_int_equal(xl->timestamp_ns, 5);
-	assert_int_equal(xl->ev[0].off_ps, 100);
-	assert_int_equal(xl->ev[1].off_ps, 200);
-	assert_int_equal(xl->ev[2].off_ps, 300);
+	assert_int_equal(xt_event_off(xl, 0), 100);
+	assert_int_equal(xt_event_off(xl, 1), 200);
+	assert_int_equal(xt_event_off(xl, 2), 300);
 	assert_string_equal(trace_event_display_name(&t->hosts[0].planes[0], &xl->ev[0]), "a");
 	assert_string_equal(trace_event_display_name(&t->hosts[0].planes[0], &xl->ev[1]), "b");
 	assert_string_equal(trace_event_display_name(&t->hosts[0].planes[0], &xl->ev[2]), "c");
@@ -178,7 +178,7 @@ static void test_window_brute_force(void **state)
 	qsort(g, n, sizeof(*g), gen_cmp);
 	for (i = 0; i < n; i++) {
 		assert_false(xt_event_aggregated(&xl->ev[i]));
-		assert_int_equal(xl->ev[i].off_ps, g[i].off);
+		assert_int_equal(xt_event_off(xl, i), g[i].off);
 		assert_int_equal(xt_event_dur(xl, &xl->ev[i]), g[i].dur);
 	}
 	for (i = n; i < xl->nev; i++)
@@ -192,14 +192,16 @@ static void test_window_brute_force(void **state)
 		for (j = 0; j < i; j++) {
 			const struct xt_event *f = &xl->ev[j];
 
-			if (xt_event_dur(xl, f) <= 0 || f->off_ps > e->off_ps)
+			int64_t es = xt_event_off(xl, i), fs = xt_event_off(xl, j);
+
+			if (xt_event_dur(xl, f) <= 0 || fs > es)
 				continue;
-			if (xt_event_dur(xl, e) > 0 ? e->off_ps + xt_event_dur(xl, e) <= f->off_ps + xt_event_dur(xl, f)
-					  : e->off_ps < f->off_ps + xt_event_dur(xl, f))
+			if (xt_event_dur(xl, e) > 0 ? es + xt_event_dur(xl, e) <= fs + xt_event_dur(xl, f)
+					  : es < fs + xt_event_dur(xl, f))
 				d++;
 		}
 		if (xt_event_depth(e) != d)
-			fail_msg("event %zu [%lld,+%lld): depth %u, want %u", i, (long long)e->off_ps,
+			fail_msg("event %zu [%lld,+%lld): depth %u, want %u", i, (long long)xt_event_off(xl, i),
 				 (long long)xt_event_dur(xl, e), xt_event_depth(e), d);
 		if (d > maxdepth)
 			maxdepth = d;
@@ -535,7 +537,7 @@ static void test_event_records(void **state)
 	assert_null(x1->raw);       /* file order: one per block */
 	assert_non_null(x1->blk_raw);
 	for (i = 0; i < N; i++) {
-		assert_int_equal(x0->ev[i].off_ps, (int64_t)i * 1000);
+		assert_int_equal(xt_event_off(x0, i), (int64_t)i * 1000);
 		assert_int_equal(xt_event_dur(x0, &x0->ev[i]), durs[i % 8]);
 		assert_int_equal(ev_tag(t, x0, i), (int64_t)i);
 		assert_int_equal(xt_event_dur(x1, &x1->ev[i]), durs[i % 8]);
@@ -623,7 +625,7 @@ static void test_big_line(void **state)
 	assert_int_equal(xl->nev, N);
 	assert_int_equal(xl->nlong_dur, N / 1000);
 	for (i = 0; i < N; i += 997) {
-		assert_int_equal(xl->ev[i].off_ps, (int64_t)i * 100);
+		assert_int_equal(xt_event_off(xl, i), (int64_t)i * 100);
 		assert_int_equal(xt_event_dur(xl, &xl->ev[i]), i % 1000 ? 50 : 5000000000LL);
 		assert_int_equal(ev_tag(t, xl, i), (int64_t)i);
 	}
@@ -763,6 +765,88 @@ static void test_split_lines(void **state)
 	assert_null(split->hosts[0].planes[0].lines[0].raw);
 }
 
+/* Starts are 32 bits after a base per block of 64 events, with the
+ * high bits kept beside a block whose events spread wider (one byte each
+ * up to 1.1 s from the base, else four, a block going from one to four
+ * part way). Every start comes back exact, on a line written in order and
+ * on one shuffled, each read whole and in chunks, negative (hostile)
+ * offsets and aggregated events (num_occurrences) included. */
+static void test_event_starts_wide(void **state)
+{
+	enum { N = 24000 };
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l0 = tu_line_add(p, 1, "in order", 100), *l1 = tu_line_add(p, 2, "shuffled", 200);
+	int64_t m = tu_emeta(p, "k")->id, *want = tu_xcalloc(N, sizeof(int64_t)), t = -5000000000000LL;
+	size_t *order = tu_xcalloc(N, sizeof(size_t)), i, j, k;
+	uint64_t rs = 11;
+	struct xplane_load_opts o = { .threads = 2, .keep_resident = 0, .split_bytes = 65536 };
+	struct xt_trace *tr[2];
+	struct xt_error err = { "" };
+	const char *path;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		size_t b = i / XT_BLOCK, at = i % XT_BLOCK;
+		/* By block: 4.3 ms apart at most, up to 1.1 s, widening part way,
+		 * far apart from the start, and neighbours with random gaps. */
+		int64_t step = b % 5 == 0 ? 1000 : b % 5 == 1 ? 10000000000LL
+			     : b % 5 == 2 ? (at < 30 ? 10000000000LL : 30000000000000LL)
+			     : b % 5 == 3 ? 30000000000000LL : tu_rand_range(&rs, 0, 200000000);
+
+		want[i] = t;
+		t += step;
+		order[i] = i;
+	}
+	for (i = N; i > 1; i--) {
+		size_t tmp;
+
+		j = (size_t)(tu_rand(&rs) % i);
+		tmp = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = tmp;
+	}
+	reserve_events(l0, N + 3);
+	reserve_events(l1, N + 3);
+	for (i = 0; i < N; i++) {
+		event_in_room(l0, m, want[i], 7);
+		event_in_room(l1, m, want[order[i]], 7);
+	}
+	for (i = 0; i < 3; i++) {
+		tu_event_agg(l0, m, (int64_t)i + 1, 10);
+		tu_event_agg(l1, m, (int64_t)i + 1, 10);
+	}
+	path = tu_write(s, 0);
+	tr[0] = tu_read(path);
+	tr[1] = trace_new();
+	TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ tr[1], NULL }));
+	assert_int_equal(xplane_load(tr[1], path, "host", &o, &err), 0);
+	assert_true(tr[0]->hosts[0].planes[0].lines[0].raw_len > 4 * 65536);
+	for (k = 0; k < 2; k++) {
+		for (j = 0; j < 2; j++) {
+			const struct xt_line *xl = &tr[k]->hosts[0].planes[0].lines[j];
+
+			assert_int_equal(xl->nev, N + 3);
+			assert_non_null(xl->wide8);
+			assert_non_null(xl->wide32);
+			for (i = 0; i < N; i++) {
+				if (xt_event_off(xl, i) != want[i])
+					fail_msg("trace %zu line %zu event %zu: start %lld, want %lld", k,
+						 j, i, (long long)xt_event_off(xl, i),
+						 (long long)want[i]);
+				assert_int_equal(xt_event_start(xl, &xl->ev[i]),
+						 xl->timestamp_ns * 1000 + want[i]);
+			}
+			for (i = 0; i < 3; i++) {
+				assert_true(xt_event_aggregated(&xl->ev[N + i]));
+				assert_int_equal(xt_event_off(xl, N + i), (int64_t)i + 1);
+			}
+		}
+	}
+	free(want);
+	free(order);
+}
+
 static void test_aggregated_events(void **state)
 {
 	tu_space *s = tu_space_new();
@@ -786,16 +870,16 @@ static void test_aggregated_events(void **state)
 	assert_int_equal(t->hosts[0].planes[0].nev, 4);
 	assert_int_equal(xl->nev, 4);
 	/* The event without offset is an ordinary event at 0 (C1). */
-	assert_int_equal(xl->ev[0].off_ps, 0);
+	assert_int_equal(xt_event_off(xl, 0), 0);
 	assert_int_equal(xt_event_dur(xl, &xl->ev[0]), 5);
 	assert_false(xt_event_aggregated(&xl->ev[0]));
-	assert_int_equal(xl->ev[1].off_ps, 50);
-	assert_int_equal(xl->ev[2].off_ps, 100);
+	assert_int_equal(xt_event_off(xl, 1), 50);
+	assert_int_equal(xt_event_off(xl, 2), 100);
 	assert_false(xt_event_aggregated(&xl->ev[1]));
 	assert_false(xt_event_aggregated(&xl->ev[2]));
-	/* Aggregated ones sort last; off_ps holds num_occurrences. */
+	/* Aggregated ones sort last; their start holds num_occurrences. */
 	assert_true(xt_event_aggregated(&xl->ev[3]));
-	assert_int_equal(xl->ev[3].off_ps, 7);
+	assert_int_equal(xt_event_off(xl, 3), 7);
 	assert_int_equal(xt_event_dur(xl, &xl->ev[3]), 50);
 	assert_string_equal(trace_event_display_name(&t->hosts[0].planes[0], &xl->ev[3]), "k");
 	/* A window query over everything offers the timed events. */
@@ -1150,6 +1234,7 @@ int main(void)
 		TU_TEST(test_long_durations),
 		TU_TEST(test_big_line),
 		TU_TEST(test_split_lines),
+		TU_TEST(test_event_starts_wide),
 		TU_TEST(test_timestamp_after_events),
 		TU_TEST(test_space_strings),
 		TU_TEST(test_gzip_same_as_plain),

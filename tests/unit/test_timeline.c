@@ -119,7 +119,7 @@ static void test_sample_brute_force(void **state)
 			if (n == 1) {
 				int64_t idx = c[col].ev;
 
-				assert_int_equal(xl->ev[idx].off_ps, st[only]);
+				assert_int_equal(xt_event_off(xl, idx), st[only]);
 				assert_int_equal(xt_event_dur(xl, &xl->ev[idx]), du[only]);
 			}
 		}

@@ -46,7 +46,7 @@ static void assert_same_host(const struct xt_host *a, const struct xt_host *b, s
 				const uint8_t *r1 = trace_event_bytes(a, u, &u->ev[e], &n1);
 				const uint8_t *r2 = trace_event_bytes(b, v, &v->ev[e], &n2);
 
-				assert_int_equal(u->ev[e].off_ps, v->ev[e].off_ps);
+				assert_int_equal(xt_event_off(u, e), xt_event_off(v, e));
 				assert_int_equal(xt_event_dur(u, &u->ev[e]), xt_event_dur(v, &v->ev[e]));
 				assert_int_equal(u->ev[e].meta, v->ev[e].meta);
 				/* Every stat of the event, byte for byte. */

@@ -657,7 +657,7 @@ TU_FN void tu_assert_same_trace(const struct xt_trace *a, const struct xt_trace 
 				struct xt_stat sx, sy;
 				char bx[64], by[64];
 
-				assert_int_equal(lx->ev[e].off_ps, ly->ev[e].off_ps);
+				assert_int_equal(xt_event_off(lx, e), xt_event_off(ly, e));
 				assert_int_equal(xt_event_dur(lx, &lx->ev[e]), xt_event_dur(ly, &ly->ev[e]));
 				assert_int_equal(lx->ev[e].meta, ly->ev[e].meta);
 				stat_iter_event(&ix, &a->hosts[0], x, lx, &lx->ev[e]);
