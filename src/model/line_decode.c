@@ -89,97 +89,6 @@ static inline int watched(const struct xt_plane *p, uint64_t id)
 	return 0;
 }
 
-/* A growing array: from bigmem for big lines (reserved once for the most
- * elements the line can hold, made resident step by step), else malloc. */
-struct grow {
-	void *p;
-	size_t esz, cap;        /* element size; elements that fit now */
-	size_t reserved, committed; /* bigmem bytes (reserved 0: malloc) */
-	size_t step;            /* bytes made resident at a time */
-	int fixed;              /* a chunk's part of a split line's array: never grows */
-	int view;               /* a chunk's part of a line's reservation: not its own */
-};
-
-/* Long durations are made resident this much at a time: most lines have
- * few, and a split line's chunks write theirs in scattered parts. */
-#define LNG_STEP ((size_t)32 << 10)
-
-static void grow_init(struct grow *g, size_t esz, size_t most, int big, size_t guess)
-{
-	memset(g, 0, sizeof(*g));
-	g->esz = esz;
-	g->step = BIGMEM_STEP;
-	if (big) {
-		g->reserved = most * esz;
-		g->p = bigmem_reserve(g->reserved);
-		if (g->p)
-			return;
-		g->reserved = 0;
-	}
-	g->cap = guess < most ? guess : most;
-	g->p = xmalloc((g->cap ? g->cap : 1) * esz);
-}
-
-/* A line's long durations (8 bytes each, at most `most`): a sparse
- * reservation for big lines, else malloc, starting empty. */
-static void lng_init(struct grow *g, size_t most, int big)
-{
-	memset(g, 0, sizeof(*g));
-	g->esz = sizeof(int64_t);
-	g->step = LNG_STEP;
-	if (big) {
-		g->reserved = most * g->esz;
-		g->p = bigmem_reserve_sparse(g->reserved);
-		if (g->p)
-			return;
-		g->reserved = 0;
-	}
-	g->p = xmalloc(g->esz);
-}
-
-static void grow_more(struct grow *g)
-{
-	if (g->reserved) {
-		size_t step = g->reserved - g->committed < g->step ? g->reserved - g->committed
-								   : g->step;
-
-		if (!step)
-			fatal("internal error: a line holds more events than its bytes allow");
-		bigmem_commit(g->p, g->committed, step);
-		g->committed += step;
-		g->cap = g->committed / g->esz;
-	} else {
-		g->cap = g->cap + g->cap / 2 + 16;
-		g->p = xreallocarray(g->p, g->cap, g->esz);
-	}
-}
-
-/* Keeps the first n elements; returns the array (NULL when n is 0) and in
- * *map the bytes bigmem still maps (0 for malloc). */
-static void *grow_done(struct grow *g, size_t n, size_t *map)
-{
-	*map = 0;
-	if (g->reserved) {
-		*map = bigmem_trim(g->p, g->reserved, n * g->esz);
-		return n ? g->p : NULL;
-	}
-	if (!n) {
-		free(g->p);
-		return NULL;
-	}
-	return xreallocarray(g->p, n, g->esz);
-}
-
-static void grow_free(struct grow *g)
-{
-	if (g->view)
-		return;
-	if (g->reserved)
-		bigmem_free(g->p, bigmem_trim(g->p, g->reserved, g->reserved));
-	else
-		free(g->p);
-}
-
 /* A varint of [*pp, end), *bad set when malformed: the decoder's own, as
  * every event has four or five, and offsets in ps take 6 to 9 bytes. With
  * 8 readable bytes (up to `safe`, the end of the line, which may lie past
@@ -585,8 +494,9 @@ int line_decode(const struct line_in *in)
 	line_start(l);
 	/* Every event takes at least 2 bytes: `most` bounds the arrays. */
 	grow_init(&ge, sizeof(struct xt_event), most, big, l->raw_len / 16 + 16);
-	lng_init(&lg, most, big);
+	grow_init_sparse(&lg, sizeof(int64_t), most, big);
 	memset(&o, 0, sizeof(o));
+	blk_init(&o.blk, most, big);
 	o.lng = &lg;
 	rc = dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
 	if (rc < 0) {
@@ -618,6 +528,7 @@ struct line_split {
 	struct line_in in;
 	struct grow ge;         /* early: reserved whole by bigmem; else exact, after the walk */
 	struct grow lng;        /* long durations, the same way (sparse) */
+	struct blk_build blk;   /* start bases, the same way (sparse) */
 	int early;
 	struct blkv bk;         /* filled by the walk */
 	struct chunk *ch;
@@ -636,11 +547,14 @@ struct line_split *line_split_new(const struct line_in *in)
 	s->in = *in;
 	line_start(in->l);
 	grow_init(&s->ge, sizeof(struct xt_event), most, 1, 0);
-	lng_init(&s->lng, most, 1);
-	s->early = s->ge.reserved != 0 && s->lng.reserved != 0;
+	grow_init_sparse(&s->lng, sizeof(int64_t), most, 1);
+	blk_init(&s->blk, most, 1);
+	s->early = s->ge.reserved && s->lng.reserved && s->blk.blk.reserved && s->blk.w16.reserved &&
+		   s->blk.w32.reserved;
 	if (!s->early) {
 		grow_free(&s->ge);
 		grow_free(&s->lng);
+		blk_free(&s->blk);
 		memset(&s->ge, 0, sizeof(s->ge));
 		memset(&s->lng, 0, sizeof(s->lng));
 	}
@@ -729,8 +643,13 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 		s->total = count;
 		if (!s->early) {
 			/* Sanitizer builds: exact arrays, then the chunks. */
+			size_t nb = (count + XT_BLOCK - 1) / XT_BLOCK;
+
 			grow_init(&s->ge, sizeof(struct xt_event), count, 0, count);
 			grow_init(&s->lng, sizeof(int64_t), count, 0, count);
+			grow_init(&s->blk.blk, sizeof(struct xt_block), nb, 0, nb);
+			grow_init(&s->blk.w16, XT_BLOCK * sizeof(uint16_t), nb, 0, nb);
+			grow_init(&s->blk.w32, XT_BLOCK * sizeof(uint32_t), nb, 0, nb);
 			for (k = 0; k < s->nch; k++)
 				ready(arg, s, k);
 		}
@@ -754,11 +673,9 @@ int line_split_chunk(struct line_split *s, size_t k)
 			      c->n * sizeof(struct xt_event));
 	}
 	/* Without a reservation the line's list was sized after the walk. */
-	c->lv = (struct grow){ .p = (int64_t *)s->lng.p + c->first, .esz = sizeof(int64_t),
-			       .cap = s->early ? 0 : c->n,
-			       .reserved = s->early ? c->n * sizeof(int64_t) : 0,
-			       .step = LNG_STEP, .view = 1 };
+	c->lv = grow_view(&s->lng, c->first, c->n);
 	c->o.lng = &c->lv;
+	blk_view(&c->o.blk, &s->blk, c->first, c->n);
 	rc = dec_range(&s->in, c->from, c->to, 0, &fe, NULL, c->first, &c->o);
 	if (!rc && c->o.n != c->n)
 		rc = LINE_EBAD;
@@ -788,13 +705,14 @@ void line_split_finish(struct line_split *s)
 	size_t k, nlng = 0, used = 0;
 	int sorted = 1;
 	const struct chunk *prev = NULL;
-	struct blk_build blk;
 
-	memset(&blk, 0, sizeof(blk));
 	for (k = 0; k < s->nch; k++) {
 		struct chunk *c = &s->ch[k];
 
-		blk_append(&blk, &c->o.blk);
+		if (c->o.blk.n16)
+			s->blk.n16 = c->o.blk.base + c->o.blk.n16;
+		if (c->o.blk.n32)
+			s->blk.n32 = c->o.blk.base + c->o.blk.n32;
 		seg[k] = c->first;
 		nlng += c->o.nlng;
 		if (c->o.nlng)
@@ -806,13 +724,14 @@ void line_split_finish(struct line_split *s)
 			sorted = 0;
 		prev = c;
 	}
+	s->blk.nblk = (s->total + XT_BLOCK - 1) / XT_BLOCK;
 	if (s->early) {
 		/* All chunks made their parts resident: what grow_done trims. */
 		s->ge.committed = s->ge.reserved;
 		s->lng.committed = s->lng.reserved;
 	}
 	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used, seg,
-		      s->nch, &s->bk, &blk);
+		      s->nch, &s->bk, &s->blk);
 	free(seg);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
@@ -821,8 +740,6 @@ void line_split_finish(struct line_split *s)
 
 void line_split_free(struct line_split *s)
 {
-	size_t k;
-
 	if (!s)
 		return;
 	if (s->ge.p)
@@ -830,8 +747,7 @@ void line_split_free(struct line_split *s)
 	if (s->lng.p)
 		grow_free(&s->lng);
 	free(s->bk.v);
-	for (k = 0; k < s->nch; k++)
-		blk_free(&s->ch[k].o.blk);
+	blk_free(&s->blk);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
 	free(s);

@@ -1,11 +1,13 @@
 /*
- * line_int: what line_decode.c and line_order.c share, and nothing else
- * includes: the order of events on a line, and the per-block start bases
- * (trace.h, xt_line.blk_off) built while events are decoded.
+ * line_int: what line_decode.c, line_grow.c and line_order.c share, and
+ * nothing else includes: the arrays a line is decoded into (struct grow),
+ * the per-block start bases (trace.h, struct xt_block) built while events
+ * are decoded, and the order of events on a line.
  *
- * A blk_build belongs to whoever decodes a range of a line (a whole line,
- * or one chunk of a split one); line_complete() hands its arrays to the
- * line, which owns them from then on.
+ * A grow or blk_build belongs to whoever decodes a range of a line (a
+ * whole line, or the split line whose chunks hold views of it);
+ * line_complete() hands the arrays to the line, which owns them from then
+ * on.
  */
 #ifndef XT_LINE_INT_H
 #define XT_LINE_INT_H
@@ -36,17 +38,58 @@ static inline int ev_key_cmp(const struct ev_key *x, const struct ev_key *y)
 	return x->raw < y->raw ? -1 : x->raw > y->raw;
 }
 
-/* The start bases of a range's blocks (struct xt_block), the range's
- * first event starting a block. */
-struct blk_build {
-	struct xt_block *blk;
-	size_t nblk, capblk;
-	uint8_t *w8;            /* XT_BLOCK high bytes per wide block */
-	size_t n8, cap8;        /* in blocks */
-	uint32_t *w32;
-	size_t n32, cap32;
+/* A growing array: from bigmem for big lines (reserved once for the most
+ * elements the line can hold, made resident step by step), else malloc.
+ * A view is a chunk's part of a split line's array: it never moves, and
+ * it is not its own to free. */
+struct grow {
+	void *p;
+	size_t esz, cap;        /* element size; elements that fit now */
+	size_t reserved, committed; /* bigmem bytes (reserved 0: malloc) */
+	size_t step;            /* bytes made resident at a time */
+	int fixed;              /* a chunk's part of a split line's array: never grows */
+	int view;               /* a chunk's part of a line's reservation: not its own */
 };
 
+/* Arrays written in scattered parts (long durations, wide blocks, a
+ * split line's blocks) are made resident this much at a time: most lines
+ * have few, and each chunk writes its own part. */
+#define LNG_STEP ((size_t)32 << 10)
+
+/* Room for `most` elements at most: reserved whole (huge pages) when big,
+ * else malloc'd for `guess` and grown. */
+void grow_init(struct grow *g, size_t esz, size_t most, int big, size_t guess);
+/* The same on ordinary pages made resident LNG_STEP at a time when big,
+ * else malloc'd for one element and grown. */
+void grow_init_sparse(struct grow *g, size_t esz, size_t most, int big);
+/* A view of n elements of g from element `first` on (g reserved: made
+ * resident as it is written; else g holds them already). */
+struct grow grow_view(const struct grow *g, size_t first, size_t n);
+/* Room for more elements (g->cap grows); a view that is full is a bug. */
+void grow_more(struct grow *g);
+/* Keeps the first n elements; returns the array (NULL when n is 0) and in
+ * *map the bytes bigmem still maps (0 for malloc). */
+void *grow_done(struct grow *g, size_t n, size_t *map);
+void grow_free(struct grow *g);
+
+/* The start bases of a range's blocks (struct xt_block), the range's
+ * first event starting a block. A range of a split line writes its parts
+ * where its first block is in the line's arrays: its blocks there, and
+ * its wide parts from the same index on (a range has no more wide blocks
+ * than blocks), so nothing is copied or renumbered when the line is
+ * finished. */
+struct blk_build {
+	struct grow blk;        /* struct xt_block each */
+	struct grow w16;        /* XT_BLOCK high halfwords per wide block */
+	struct grow w32;        /* XT_BLOCK high words per wide block */
+	size_t nblk, n16, n32;   /* used */
+	size_t base;            /* the range's first block on the line */
+};
+
+/* A line's (most: the events it can hold; big: reserve), or its part for
+ * the chunk of n events from `first` (a multiple of XT_BLOCK). */
+void blk_init(struct blk_build *b, size_t most, int big);
+void blk_view(struct blk_build *b, const struct blk_build *line, size_t first, size_t n);
 /* Opens a block whose first start is off. */
 void blk_open(struct blk_build *b, int64_t off);
 /* Gives place j of the open block the high bits hi, widening it. */
@@ -55,29 +98,35 @@ void blk_hi(struct blk_build *b, size_t j, uint32_t hi);
 /* The ev.off of a start at place j of the open block (0 opens one). */
 static inline uint32_t blk_put(struct blk_build *b, size_t j, int64_t off)
 {
+	const struct xt_block *k;
 	uint64_t d;
+	uint32_t hi;
 
 	if (!j) {
 		blk_open(b, off);
 		return 0;
 	}
-	d = (uint64_t)off - (uint64_t)b->blk[b->nblk - 1].base;
-	if ((d >> 32) || b->blk[b->nblk - 1].wide)
-		blk_hi(b, j, (uint32_t)(d >> 32));
+	k = (const struct xt_block *)b->blk.p + b->nblk - 1;
+	d = (uint64_t)off - (uint64_t)k->base;
+	hi = (uint32_t)(d >> 32);
+	if (k->wide & XT_WIDE32)
+		((uint32_t *)b->w32.p)[((k->wide & ~XT_WIDE32) - 1 - b->base) * XT_BLOCK + j] = hi;
+	else if (k->wide && hi <= UINT16_MAX)
+		((uint16_t *)b->w16.p)[(k->wide - 1 - b->base) * XT_BLOCK + j] = (uint16_t)hi;
+	else if (hi)
+		blk_hi(b, j, hi);
 	return (uint32_t)d;
 }
 
-/* Start of event i of a range whose blocks b holds. */
+/* Start of event i of a line whose blocks b holds whole (base 0). */
 static inline int64_t blk_start(const struct blk_build *b, const struct xt_event *ev, size_t i)
 {
-	return xt_block_start(&b->blk[i / XT_BLOCK], b->w8, b->w32, ev[i].off, i % XT_BLOCK);
+	return xt_block_start((const struct xt_block *)b->blk.p + i / XT_BLOCK, b->w16.p, b->w32.p,
+			      ev[i].off, i % XT_BLOCK);
 }
 
 void blk_free(struct blk_build *b);
-/* Appends src's blocks to dst (their wide parts renumbered); src is
- * left empty. */
-void blk_append(struct blk_build *dst, struct blk_build *src);
-/* Gives b's arrays to l (b is left empty). */
+/* Gives b's first n16 / n32 wide parts and its blocks to l. */
 void blk_give(struct blk_build *b, struct xt_line *l);
 
 /* A long duration and its event, while a line out of order is sorted. */

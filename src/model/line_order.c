@@ -1,6 +1,7 @@
 /*
- * line_order: the per-block start bases of a line's events, and the rare
- * line whose events are not in order in the file (line_int.h).
+ * line_order: the rare line whose events are not in order in the file
+ * (line_int.h): every offset, the long durations with their events, and
+ * the sort that moves them all.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -8,115 +9,6 @@
 #include "../util/xalloc.h"
 #include "line_int.h"
 #include "wire.h"
-
-void blk_open(struct blk_build *b, int64_t off)
-{
-	if (b->nblk == b->capblk) {
-		b->capblk = b->capblk ? 2 * b->capblk : 16;
-		b->blk = xreallocarray(b->blk, b->capblk, sizeof(*b->blk));
-	}
-	b->blk[b->nblk++] = (struct xt_block){ .base = off, .wide = 0 };
-}
-
-/* A new wide part of XT_BLOCK zeros in *v (n parts, room for *cap). */
-static size_t wide_new(void **v, size_t *n, size_t *cap, size_t esz)
-{
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 4;
-		*v = xreallocarray(*v, *cap, XT_BLOCK * esz);
-	}
-	memset((char *)*v + *n * XT_BLOCK * esz, 0, XT_BLOCK * esz);
-	return (*n)++;
-}
-
-void blk_hi(struct blk_build *b, size_t j, uint32_t hi)
-{
-	struct xt_block *k = &b->blk[b->nblk - 1];
-	size_t w;
-
-	if (!k->wide && hi <= UINT8_MAX) {
-		k->wide = (uint32_t)wide_new((void **)&b->w8, &b->n8, &b->cap8, 1) + 1;
-	} else if (!(k->wide & XT_WIDE32) && hi > UINT8_MAX) {
-		/* Four bytes each from now on: the bytes so far move up (their
-		 * part stays behind, unused). */
-		size_t n = wide_new((void **)&b->w32, &b->n32, &b->cap32, 4), i;
-
-		if (k->wide)
-			for (i = 0; i < j; i++)
-				b->w32[n * XT_BLOCK + i] = b->w8[(k->wide - 1) * XT_BLOCK + i];
-		k->wide = (uint32_t)(n + 1) | XT_WIDE32;
-	}
-	w = (size_t)((k->wide & ~XT_WIDE32) - 1) * XT_BLOCK + j;
-	if (k->wide & XT_WIDE32)
-		b->w32[w] = hi;
-	else
-		b->w8[w] = (uint8_t)hi;
-}
-
-void blk_free(struct blk_build *b)
-{
-	free(b->blk);
-	free(b->w8);
-	free(b->w32);
-	memset(b, 0, sizeof(*b));
-}
-
-/* Appends n parts of XT_BLOCK elements of esz bytes from s to *d. */
-static void wide_append(void **d, size_t *nd, size_t *capd, const void *s, size_t n, size_t esz)
-{
-	if (!n)
-		return;
-	*d = xreallocarray(*d, *nd + n, XT_BLOCK * esz);
-	memcpy((char *)*d + *nd * XT_BLOCK * esz, s, n * XT_BLOCK * esz);
-	*nd += n;
-	*capd = *nd;
-}
-
-void blk_append(struct blk_build *dst, struct blk_build *src)
-{
-	size_t k;
-
-	if (!dst->nblk) {
-		blk_free(dst);
-		*dst = *src;
-		memset(src, 0, sizeof(*src));
-		return;
-	}
-	if (src->nblk) {
-		dst->blk = xreallocarray(dst->blk, dst->nblk + src->nblk, sizeof(*dst->blk));
-		dst->capblk = dst->nblk + src->nblk;
-		for (k = 0; k < src->nblk; k++) {
-			struct xt_block v = src->blk[k];
-
-			if (v.wide & XT_WIDE32)
-				v.wide += (uint32_t)dst->n32;
-			else if (v.wide)
-				v.wide += (uint32_t)dst->n8;
-			dst->blk[dst->nblk++] = v;
-		}
-	}
-	wide_append((void **)&dst->w8, &dst->n8, &dst->cap8, src->w8, src->n8, 1);
-	wide_append((void **)&dst->w32, &dst->n32, &dst->cap32, src->w32, src->n32, 4);
-	blk_free(src);
-}
-
-/* Trims a's room to n parts of esz bytes (NULL for none). */
-static void *trim(void *a, size_t n, size_t esz)
-{
-	if (!n) {
-		free(a);
-		return NULL;
-	}
-	return xreallocarray(a, n, esz);
-}
-
-void blk_give(struct blk_build *b, struct xt_line *l)
-{
-	l->blk = trim(b->blk, b->nblk, sizeof(*b->blk));
-	l->wide8 = trim(b->w8, b->n8, XT_BLOCK);
-	l->wide32 = trim(b->w32, b->n32, XT_BLOCK * sizeof(uint32_t));
-	memset(b, 0, sizeof(*b));
-}
 
 uint32_t *line_offsets(const struct source *src, const struct xt_line *l, size_t n)
 {
@@ -247,6 +139,7 @@ void line_sort(struct xt_line *l, uint32_t *raw, struct long_pair **lng, size_t 
 	free(perm);
 	/* The bases again, for the events' new places. */
 	blk_free(b);
+	blk_init(b, n, 0);
 	for (i = 0; i < n; i++)
 		l->ev[i].off = blk_put(b, i % XT_BLOCK, start[i]);
 	free(start);

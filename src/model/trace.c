@@ -31,9 +31,9 @@ void trace_host_fini(struct xt_host *h)
 			bigmem_free(pl->lines[l].ev, pl->lines[l].ev_map);
 			free(pl->lines[l].blk_maxend);
 			free(pl->lines[l].blk_raw);
-			free(pl->lines[l].blk);
-			free(pl->lines[l].wide8);
-			free(pl->lines[l].wide32);
+			bigmem_free(pl->lines[l].blk, pl->lines[l].blk_map);
+			bigmem_free(pl->lines[l].wide16, pl->lines[l].wide16_map);
+			bigmem_free(pl->lines[l].wide32, pl->lines[l].wide32_map);
 			bigmem_free(pl->lines[l].long_ps, pl->lines[l].long_map);
 			free(pl->lines[l].long_mask);
 			free(pl->lines[l].long_first);

@@ -97,8 +97,8 @@ struct xt_event_meta {
  * block of XT_BLOCK events (struct xt_block): a sorted line's neighbours
  * start within 4.3 ms of each other nearly always; a block whose events do
  * not (sparse lines, aggregated events, hostile offsets) keeps the high
- * bits of their distances from the base beside them, one byte each when
- * they fit (within 1.1 s), else four. xt_event_off() reads either.
+ * bits of their distances from the base beside them, two bytes each when
+ * they fit (within 281 s), else four. xt_event_off() reads either.
  * The duration takes 32 bits: XT_DUR_LONG (4.3 ms and more, or negative)
  * sends xt_event_dur() to the line's long durations. Where the event's
  * bytes are is not stored per event: events are nearly always in file
@@ -114,7 +114,7 @@ struct xt_event {
 
 /* The starts of a block of events: event j of the block starts at base +
  * (hi << 32 | ev.off), modulo 2^64, hi 0 when wide is 0, else
- * wide8[(wide - 1) * XT_BLOCK + j], or with XT_WIDE32 set in wide,
+ * wide16[(wide - 1) * XT_BLOCK + j], or with XT_WIDE32 set in wide,
  * wide32[((wide & ~XT_WIDE32) - 1) * XT_BLOCK + j]. */
 struct xt_block {
 	int64_t base;
@@ -152,8 +152,9 @@ struct xt_line {
 	/* Starts (ps since the line's timestamp; num_occurrences for an
 	 * aggregated event) by block: see struct xt_block, xt_event_off(). */
 	struct xt_block *blk;
-	uint8_t *wide8;
+	uint16_t *wide16;
 	uint32_t *wide32;
+	size_t blk_map, wide16_map, wide32_map; /* bytes mapped by bigmem (0: malloc'd) */
 	uint32_t *blk_raw;        /* [b] = offset of event b*XT_BLOCK's tag (events in file order) */
 	uint32_t *raw;            /* [i] = offset of event i's tag, when not in file order; else NULL */
 	uint64_t gen;             /* unique among loaded lines (for lookup caches) */
@@ -353,7 +354,7 @@ static inline int64_t xt_event_dur(const struct xt_line *l, const struct xt_even
 
 /* Start of event i of line l, ps since the line's timestamp
  * (num_occurrences for an aggregated event). */
-static inline int64_t xt_block_start(const struct xt_block *b, const uint8_t *wide8,
+static inline int64_t xt_block_start(const struct xt_block *b, const uint16_t *wide16,
 				     const uint32_t *wide32, uint32_t off, size_t j)
 {
 	uint64_t v = (uint64_t)b->base + off;
@@ -361,13 +362,13 @@ static inline int64_t xt_block_start(const struct xt_block *b, const uint8_t *wi
 	if (__builtin_expect(b->wide != 0, 0)) {
 		size_t k = (size_t)((b->wide & ~XT_WIDE32) - 1) * XT_BLOCK + j;
 
-		v += (uint64_t)(b->wide & XT_WIDE32 ? wide32[k] : wide8[k]) << 32;
+		v += (uint64_t)(b->wide & XT_WIDE32 ? wide32[k] : wide16[k]) << 32;
 	}
 	return (int64_t)v;
 }
 static inline int64_t xt_event_off(const struct xt_line *l, size_t i)
 {
-	return xt_block_start(&l->blk[i / XT_BLOCK], l->wide8, l->wide32, l->ev[i].off,
+	return xt_block_start(&l->blk[i / XT_BLOCK], l->wide16, l->wide32, l->ev[i].off,
 			      i % XT_BLOCK);
 }
 

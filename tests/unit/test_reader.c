@@ -766,8 +766,8 @@ static void test_split_lines(void **state)
 }
 
 /* Starts are 32 bits after a base per block of 64 events, with the
- * high bits kept beside a block whose events spread wider (one byte each
- * up to 1.1 s from the base, else four, a block going from one to four
+ * high bits kept beside a block whose events spread wider (two bytes each
+ * up to 281 s from the base, else four, a block going from two to four
  * part way). Every start comes back exact, on a line written in order and
  * on one shuffled, each read whole and in chunks, negative (hostile)
  * offsets and aggregated events (num_occurrences) included. */
@@ -788,11 +788,11 @@ static void test_event_starts_wide(void **state)
 	(void)state;
 	for (i = 0; i < N; i++) {
 		size_t b = i / XT_BLOCK, at = i % XT_BLOCK;
-		/* By block: 4.3 ms apart at most, up to 1.1 s, widening part way,
+		/* By block: 4.3 ms apart at most, up to 281 s, widening part way,
 		 * far apart from the start, and neighbours with random gaps. */
 		int64_t step = b % 5 == 0 ? 1000 : b % 5 == 1 ? 10000000000LL
-			     : b % 5 == 2 ? (at < 30 ? 10000000000LL : 30000000000000LL)
-			     : b % 5 == 3 ? 30000000000000LL : tu_rand_range(&rs, 0, 200000000);
+			     : b % 5 == 2 ? (at < 30 ? 10000000000LL : 400000000000000LL)
+			     : b % 5 == 3 ? 400000000000000LL : tu_rand_range(&rs, 0, 200000000);
 
 		want[i] = t;
 		t += step;
@@ -827,7 +827,7 @@ static void test_event_starts_wide(void **state)
 			const struct xt_line *xl = &tr[k]->hosts[0].planes[0].lines[j];
 
 			assert_int_equal(xl->nev, N + 3);
-			assert_non_null(xl->wide8);
+			assert_non_null(xl->wide16);
 			assert_non_null(xl->wide32);
 			for (i = 0; i < N; i++) {
 				if (xt_event_off(xl, i) != want[i])
