@@ -9,35 +9,35 @@
 #include "../util/xalloc.h"
 #include "line_int.h"
 
-void grow_init(struct grow *g, size_t esz, size_t most, int big, size_t guess)
+/* Starts g empty; reserves room for `most` elements when big (huge pages
+ * or ordinary ones); returns 1 when it did. */
+static int grow_reserve(struct grow *g, size_t esz, size_t most, int big, int huge, size_t step)
 {
 	memset(g, 0, sizeof(*g));
 	g->esz = esz;
-	g->step = BIGMEM_STEP;
-	if (big) {
-		g->reserved = most * esz;
-		g->p = bigmem_reserve(g->reserved);
-		if (g->p)
-			return;
-		g->reserved = 0;
-	}
+	g->step = step;
+	if (!big)
+		return 0;
+	g->reserved = most * esz;
+	g->p = huge ? bigmem_reserve(g->reserved) : bigmem_reserve_sparse(g->reserved);
+	if (g->p)
+		return 1;
+	g->reserved = 0;
+	return 0;
+}
+
+void grow_init(struct grow *g, size_t esz, size_t most, int big, size_t guess)
+{
+	if (grow_reserve(g, esz, most, big, 1, BIGMEM_STEP))
+		return;
 	g->cap = guess < most ? guess : most;
 	g->p = xmalloc((g->cap ? g->cap : 1) * esz);
 }
 
 void grow_init_sparse(struct grow *g, size_t esz, size_t most, int big)
 {
-	memset(g, 0, sizeof(*g));
-	g->esz = esz;
-	g->step = LNG_STEP;
-	if (big) {
-		g->reserved = most * esz;
-		g->p = bigmem_reserve_sparse(g->reserved);
-		if (g->p)
-			return;
-		g->reserved = 0;
-	}
-	g->p = xmalloc(esz);
+	if (!grow_reserve(g, esz, most, big, 0, LNG_STEP))
+		g->p = xmalloc(esz);
 }
 
 struct grow grow_view(const struct grow *g, size_t first, size_t n)
