@@ -77,22 +77,17 @@ static void mem_take(struct mem_full *r, const struct xt_stat *s, unsigned k, ui
 	*have |= 1ull << k;
 }
 
-/* Decodes memory event ev in full, its tag at `at` from the line's
- * raw_base (NO_AT: unknown); returns 0 when it names no allocator (nothing
- * to attribute it to). */
-#define NO_AT UINT64_MAX
+/* Decodes memory event ev in full; returns 0 when it names no allocator
+ * (nothing to attribute it to). */
 static int mem_decode(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
-		      const struct xt_event *ev, uint64_t at, struct mem_full *r)
+		      const struct xt_event *ev, struct mem_full *r)
 {
 	struct stat_iter it;
 	struct xt_stat s;
 	uint64_t have = 0;
 
 	memset(r, 0, sizeof(*r));
-	if (at != NO_AT)
-		stat_iter_at(&it, h, p, l, at);
-	else
-		stat_iter_event(&it, h, p, l, ev);
+	stat_iter_event(&it, h, p, l, ev);
 	while (stat_next(&it, &s))
 		mem_take(r, &s, stat_known(&s), &have, 0);
 	stat_iter_meta(&it, h, p, xt_event_meta(p, ev));
@@ -144,81 +139,43 @@ static uint32_t mem_key_of(struct line_part *lp, const struct mem_full *r)
 	return mem_key_add(lp, &k);
 }
 
-/* Memory event i of line l (its tag at `at`, or NO_AT) into lp. */
-static void memory_event(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
-			 const struct xt_line *l, size_t i, uint64_t at)
-{
-	const struct xt_event *ev = &l->ev[i];
-	const struct emeta_info *in = &((const struct plane_ctx *)p->hook_data)
-						->info[xt_event_meta_index(ev)];
-	struct mem_full r;
-	struct mem_rec *m;
-	uint32_t k;
-
-	if (!in->mem || xt_event_aggregated(ev) || !mem_decode(h, p, l, ev, at, &r))
-		return;
-	k = mem_key_of(lp, &r);
-	if (k == UINT32_MAX)
-		return; /* more allocators on one line than anyone has */
-	if (r.peak_in_use > lp->mem_keys[k].lifetime_peak)
-		lp->mem_keys[k].lifetime_peak = r.peak_in_use;
-	if (lp->nmem == lp->capmem) {
-		lp->capmem = lp->capmem ? lp->capmem * 2 : 64;
-		lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
-	}
-	m = &lp->mem[lp->nmem++];
-	m->time_ps = xt_event_start(l, ev);
-	m->use = r.reserved + r.allocated;
-	m->addr = r.addr;
-	m->bytes = r.bytes;
-	m->ev = (uint32_t)i;
-	m->key = k | (in->mem == 1 ? MEM_ALLOC : 0) | (r.has_addr ? MEM_ADDR : 0);
-}
-
-/* The first of l's marks at or after event i. */
-static size_t mark_lower(const struct xt_line *l, size_t i)
-{
-	size_t lo = 0, hi = l->nmarks;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->marks[mid].ev < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The memory events of events [from, to) of line l into lp: the reader's
- * marks say where each one is, else every event's metadata is looked at
- * and each memory event's bytes found by skipping from its block's. */
+/* The memory events of events [from, to) of line l into lp. */
 static void memory_range(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			 const struct xt_line *l, size_t from, size_t to)
 {
 	/* Source bytes given back (trace_release_before): from this range's
 	 * own start, so a range never gives back what another still reads. */
-	uint64_t released;
+	uint64_t released = from ? trace_event_raw(h, l, from) & ~(uint64_t)4095 : 0;
+	const struct plane_ctx *pc = p->hook_data;
 	size_t i;
 
-	if (!p->mark)
-		return; /* no memory event metadata on the plane */
-	if (l->marks) {
-		size_t k = mark_lower(l, from), end = mark_lower(l, to);
-
-		released = from && k < end ? l->marks[k].off & ~(uint64_t)4095 : 0;
-		for (; k < end; k++) {
-			trace_release_to(h, l, l->marks[k].off, &released);
-			memory_event(lp, h, p, l, l->marks[k].ev, l->marks[k].off);
-		}
-		return;
-	}
-	released = from ? trace_event_raw(h, l, from) & ~(uint64_t)4095 : 0;
 	for (i = from; i < to; i++) {
+		const struct xt_event *ev = &l->ev[i];
+		const struct emeta_info *in = &pc->info[xt_event_meta_index(ev)];
+		struct mem_full r;
+		struct mem_rec *m;
+		uint32_t k;
+
 		if (!(i & 4095))
 			trace_release_before(h, l, i, &released);
-		memory_event(lp, h, p, l, i, NO_AT);
+		if (!in->mem || xt_event_aggregated(ev) || !mem_decode(h, p, l, ev, &r))
+			continue;
+		k = mem_key_of(lp, &r);
+		if (k == UINT32_MAX)
+			continue; /* more allocators on one line than anyone has */
+		if (r.peak_in_use > lp->mem_keys[k].lifetime_peak)
+			lp->mem_keys[k].lifetime_peak = r.peak_in_use;
+		if (lp->nmem == lp->capmem) {
+			lp->capmem = lp->capmem ? lp->capmem * 2 : 64;
+			lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
+		}
+		m = &lp->mem[lp->nmem++];
+		m->time_ps = xt_event_start(l, ev);
+		m->use = r.reserved + r.allocated;
+		m->addr = r.addr;
+		m->bytes = r.bytes;
+		m->ev = (uint32_t)i;
+		m->key = k | (in->mem == 1 ? MEM_ALLOC : 0) | (r.has_addr ? MEM_ADDR : 0);
 	}
 }
 
@@ -338,7 +295,7 @@ static void item_full(const struct mem_line *mls, const struct mem_item *it, str
 {
 	const struct mem_line *ml = &mls[it->ml];
 
-	mem_decode(ml->h, ml->p, ml->l, &ml->l->ev[ml->lp->mem[it->rec].ev], NO_AT, r);
+	mem_decode(ml->h, ml->p, ml->l, &ml->l->ev[ml->lp->mem[it->rec].ev], r);
 }
 
 static const struct mem_rec *item_rec(const struct mem_line *mls, const struct mem_item *it)

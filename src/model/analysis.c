@@ -368,15 +368,8 @@ static void plane_hook(void *vctx, struct xt_host *h, struct xt_plane *p)
 	}
 	if (pc->role == ROLE_DEVICE || pc->role == ROLE_HOST) {
 		pc->info = actx_own(c, xcalloc(p->nemeta, sizeof(*pc->info)));
-		for (i = 0; i < p->nemeta; i++) {
+		for (i = 0; i < p->nemeta; i++)
 			emeta_info_fill(&pc->info[i], h, p, &p->emeta[i], pc->role);
-			/* The memory analysis reads every memory event's stats:
-			 * the reader keeps where they are. */
-			if (pc->info[i].mem && !p->mark)
-				p->mark = xcalloc(p->nemeta, 1);
-			if (pc->info[i].mem)
-				p->mark[i] = 1;
-		}
 	}
 	p->hook_data = pc;
 }

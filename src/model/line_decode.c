@@ -254,8 +254,6 @@ static _Atomic uint64_t line_gen;
 struct dec_out {
 	size_t n;                     /* events */
 	struct blk_build blk;         /* their starts' bases */
-	struct xt_mark *mk;           /* marked events (xt_plane.mark) */
-	size_t nmk, capmk;
 	struct grow *lng;             /* where its long durations go, in order */
 	size_t nlng;
 	int sorted;                   /* in ev_key order within the range */
@@ -397,14 +395,6 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 					grow_more(o->lng);
 				((int64_t *)o->lng->p)[o->nlng++] = (int64_t)d.dur;
 			}
-			if (p->mark && p->mark[x->meta & XT_EV_META_MASK]) {
-				if (o->nmk == o->capmk) {
-					o->capmk = o->capmk ? 2 * o->capmk : 64;
-					o->mk = xreallocarray(o->mk, o->capmk, sizeof(*o->mk));
-				}
-				o->mk[o->nmk++] = (struct xt_mark){ (uint32_t)(first + n),
-								    (uint32_t)(tagp - lb) };
-			}
 			if (bk && !((first + n) & (XT_BLOCK - 1)))
 				blk_push(bk, (uint32_t)(tagp - lb));
 			cur = (struct ev_key){ d.agg, (int64_t)d.off, (int64_t)d.dur,
@@ -446,8 +436,7 @@ static void line_start(struct xt_line *l)
  */
 static void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
 			  int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
-			  size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_mark *mk,
-			  size_t nmk)
+			  size_t nseg, struct blkv *bk, struct blk_build *blk)
 {
 	size_t map;
 
@@ -471,16 +460,9 @@ static void line_complete(const struct source *src, struct xt_line *l, struct gr
 				l->long_ps[k] = pr[k].dur_ps;
 		}
 		free(pr);
-		free(mk); /* their indexes moved: trace_event_raw() finds them */
 		seg = NULL;
 		nseg = 0;
 	} else {
-		if (nmk) {
-			l->marks = xreallocarray(mk, nmk, sizeof(*mk));
-			l->nmarks = nmk;
-		} else {
-			free(mk);
-		}
 		if (n)
 			l->blk_raw = xreallocarray(bk->v, bk->n ? bk->n : 1, sizeof(uint32_t));
 		else
@@ -522,11 +504,9 @@ int line_decode(const struct line_in *in)
 		grow_free(&lg);
 		free(bk.v);
 		blk_free(&o.blk);
-		free(o.mk);
 		return rc;
 	}
-	line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk, &o.blk,
-		      o.mk, o.nmk);
+	line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk, &o.blk);
 	return 0;
 }
 
@@ -722,10 +702,9 @@ int line_split_done(struct line_split *s)
 void line_split_finish(struct line_split *s)
 {
 	size_t *seg = xmalloc((s->nch ? s->nch : 1) * sizeof(*seg));
-	size_t k, nlng = 0, used = 0, nmk = 0;
+	size_t k, nlng = 0, used = 0;
 	int sorted = 1;
 	const struct chunk *prev = NULL;
-	struct xt_mark *mk;
 
 	for (k = 0; k < s->nch; k++) {
 		struct chunk *c = &s->ch[k];
@@ -746,22 +725,13 @@ void line_split_finish(struct line_split *s)
 		prev = c;
 	}
 	s->blk.nblk = (s->total + XT_BLOCK - 1) / XT_BLOCK;
-	for (k = 0; k < s->nch; k++)
-		nmk += s->ch[k].o.nmk;
-	mk = nmk ? xmalloc(nmk * sizeof(*mk)) : NULL;
-	for (k = 0, nmk = 0; k < s->nch; k++) {
-		if (s->ch[k].o.nmk)
-			memcpy(mk + nmk, s->ch[k].o.mk, s->ch[k].o.nmk * sizeof(*mk));
-		nmk += s->ch[k].o.nmk;
-		free(s->ch[k].o.mk);
-	}
 	if (s->early) {
 		/* All chunks made their parts resident: what grow_done trims. */
 		s->ge.committed = s->ge.reserved;
 		s->lng.committed = s->lng.reserved;
 	}
 	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used, seg,
-		      s->nch, &s->bk, &s->blk, mk, nmk);
+		      s->nch, &s->bk, &s->blk);
 	free(seg);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
@@ -770,8 +740,6 @@ void line_split_finish(struct line_split *s)
 
 void line_split_free(struct line_split *s)
 {
-	size_t k;
-
 	if (!s)
 		return;
 	if (s->ge.p)
@@ -780,8 +748,6 @@ void line_split_free(struct line_split *s)
 		grow_free(&s->lng);
 	free(s->bk.v);
 	blk_free(&s->blk);
-	for (k = 0; k < s->nch; k++)
-		free(s->ch[k].o.mk);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
 	free(s);

@@ -24,15 +24,6 @@ void stat_iter_event(struct stat_iter *it, const struct xt_host *h, const struct
 	stat_iter_bytes(it, p, b, n, 4);
 }
 
-void stat_iter_at(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
-		  const struct xt_line *l, uint64_t off)
-{
-	size_t n;
-	const uint8_t *b = trace_event_bytes_at(h, l, off, &n);
-
-	stat_iter_bytes(it, p, b, n, 4);
-}
-
 void stat_iter_meta(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
 		    const struct xt_event_meta *m)
 {

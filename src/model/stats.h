@@ -53,10 +53,6 @@ void stat_iter_meta(struct stat_iter *it, const struct xt_host *h, const struct 
 		    const struct xt_event_meta *m);
 void stat_iter_plane(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
 		     size_t i);
-/* The stats of the event of line l whose tag is at off from l->raw_base
- * (an xt_mark's). */
-void stat_iter_at(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
-		  const struct xt_line *l, uint64_t off);
 /* Fills *out with the next stat; returns 0 at the end. */
 int stat_next(struct stat_iter *it, struct xt_stat *out);
 

@@ -38,7 +38,6 @@ void trace_host_fini(struct xt_host *h)
 			free(pl->lines[l].long_mask);
 			free(pl->lines[l].long_first);
 			free(pl->lines[l].raw);
-			free(pl->lines[l].marks);
 		}
 		free(pl->lines);
 		free(pl->emeta);
@@ -49,7 +48,6 @@ void trace_host_fini(struct xt_host *h)
 		free(pl->smeta_hash);
 		free(pl->emeta_direct);
 		free(pl->smeta_direct);
-		free(pl->mark);
 	}
 	free(h->planes);
 	free(h->hostnames);
@@ -214,15 +212,12 @@ uint64_t trace_event_raw(const struct xt_host *h, const struct xt_line *l, size_
 void trace_release_before(const struct xt_host *h, const struct xt_line *l, size_t i,
 			  uint64_t *done)
 {
+	uint64_t off;
+
 	if (l->raw_len < XT_RELEASE_STEP || h->src.keep_resident || i >= l->nev)
 		return;
-	trace_release_to(h, l, trace_event_raw(h, l, i), done);
-}
-
-void trace_release_to(const struct xt_host *h, const struct xt_line *l, uint64_t off,
-		      uint64_t *done)
-{
-	if (l->raw_len < XT_RELEASE_STEP || h->src.keep_resident || off < *done + XT_RELEASE_STEP)
+	off = trace_event_raw(h, l, i);
+	if (off < *done + XT_RELEASE_STEP)
 		return;
 	source_release(&h->src, l->raw_base + *done, off - *done);
 	*done = off & ~(uint64_t)4095;
@@ -231,15 +226,9 @@ void trace_release_to(const struct xt_host *h, const struct xt_line *l, uint64_t
 const uint8_t *trace_event_bytes(const struct xt_host *h, const struct xt_line *l,
 				 const struct xt_event *ev, size_t *n)
 {
-	return trace_event_bytes_at(h, l, trace_event_raw(h, l, (size_t)(ev - l->ev)), n);
-}
-
-const uint8_t *trace_event_bytes_at(const struct xt_host *h, const struct xt_line *l,
-				    uint64_t off, size_t *n)
-{
 	struct wire w;
+	uint64_t off = l->raw_base + trace_event_raw(h, l, (size_t)(ev - l->ev));
 
-	off += l->raw_base;
 	wire_init(&w, h->src.data + off, h->src.size - off);
 	(void)wire_varint(&w); /* the tag */
 	return wire_bytes(&w, n);

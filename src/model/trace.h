@@ -121,11 +121,6 @@ struct xt_block {
 	uint32_t wide;
 };
 #define XT_WIDE32 0x80000000u
-
-struct xt_mark {
-	uint32_t ev;      /* index on the line */
-	uint32_t off;     /* of its tag, from the line's raw_base */
-};
 #define XT_DUR_LONG UINT32_MAX
 
 #define XT_BLOCK 64 /* events per blk_maxend / blk_raw / blk entry */
@@ -162,10 +157,6 @@ struct xt_line {
 	size_t blk_map, wide16_map, wide32_map; /* bytes mapped by bigmem (0: malloc'd) */
 	uint32_t *blk_raw;        /* [b] = offset of event b*XT_BLOCK's tag (events in file order) */
 	uint32_t *raw;            /* [i] = offset of event i's tag, when not in file order; else NULL */
-	/* Events of marked metadata (xt_plane.mark) by index, with the offset
-	 * of each one's tag from raw_base; only on lines in file order. */
-	struct xt_mark *marks;
-	size_t nmarks;
 	uint64_t gen;             /* unique among loaded lines (for lookup caches) */
 	int64_t *blk_maxend;      /* [i] = max end offset over events [0, (i+1)*XT_BLOCK) */
 	uint32_t max_depth;
@@ -211,12 +202,6 @@ struct xt_plane {
 	int64_t watch_ids[XT_WATCH_MAX];
 	uint8_t nwatch_ids;
 	uint8_t watch_on;            /* 0: nothing watched, events are never marked */
-	/* [emeta index] 1: the reader keeps where these events' bytes are
-	 * (xt_line.marks), for an analysis that reads the stats of each one
-	 * (memory events: a few per cent of a line, found again without
-	 * skipping the rest). NULL: none. Set by a plane hook; the trace
-	 * frees it. */
-	uint8_t *mark;
 };
 
 struct xt_host {
@@ -454,14 +439,8 @@ uint64_t trace_event_raw(const struct xt_host *h, const struct xt_line *l, size_
 #define XT_RELEASE_STEP ((uint64_t)16 << 20)
 void trace_release_before(const struct xt_host *h, const struct xt_line *l, size_t i,
 			  uint64_t *done);
-/* The same, before the event whose tag is at off from l->raw_base. */
-void trace_release_to(const struct xt_host *h, const struct xt_line *l, uint64_t off,
-		      uint64_t *done);
 /* Source bytes of the encoded XEvent ev on line l (tag excluded). */
 const uint8_t *trace_event_bytes(const struct xt_host *h, const struct xt_line *l,
 				 const struct xt_event *ev, size_t *n);
-/* The same for the event whose tag is at off from l->raw_base. */
-const uint8_t *trace_event_bytes_at(const struct xt_host *h, const struct xt_line *l,
-				    uint64_t off, size_t *n);
 
 #endif
