@@ -143,12 +143,15 @@ static uint32_t mem_key_of(struct line_part *lp, const struct mem_full *r)
 static void memory_range(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			 const struct xt_line *l, size_t from, size_t to)
 {
-	/* Source bytes given back (trace_release_before): from this range's
-	 * own start, so a range never gives back what another still reads. */
-	uint64_t released = from ? trace_event_raw(h, l, from) & ~(uint64_t)4095 : 0;
 	const struct plane_ctx *pc = p->hook_data;
+	uint64_t released;
 	size_t i;
 
+	if (!pc->has_mem)
+		return; /* no memory event metadata on the plane: no event to look at */
+	/* Source bytes given back (trace_release_before): from this range's
+	 * own start, so a range never gives back what another still reads. */
+	released = from ? trace_event_raw(h, l, from) & ~(uint64_t)4095 : 0;
 	for (i = from; i < to; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		const struct emeta_info *in = &pc->info[xt_event_meta_index(ev)];

@@ -368,8 +368,10 @@ static void plane_hook(void *vctx, struct xt_host *h, struct xt_plane *p)
 	}
 	if (pc->role == ROLE_DEVICE || pc->role == ROLE_HOST) {
 		pc->info = actx_own(c, xcalloc(p->nemeta, sizeof(*pc->info)));
-		for (i = 0; i < p->nemeta; i++)
+		for (i = 0; i < p->nemeta; i++) {
 			emeta_info_fill(&pc->info[i], h, p, &p->emeta[i], pc->role);
+			pc->has_mem |= pc->info[i].mem != 0;
+		}
 	}
 	p->hook_data = pc;
 }

@@ -87,6 +87,7 @@ struct plane_ctx {
 	const char *host;       /* host label (trace arena) */
 	struct host_ctx *hc;
 	int has_marker_stats;   /* host plane defines step_num, or _r and group_id */
+	int has_mem;            /* host plane defines MemoryAllocation or MemoryDeallocation */
 	struct emeta_info *info;/* [plane->nemeta] */
 };
 
