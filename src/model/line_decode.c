@@ -549,8 +549,7 @@ struct line_split *line_split_new(const struct line_in *in)
 	grow_init(&s->ge, sizeof(struct xt_event), most, 1, 0);
 	grow_init_sparse(&s->lng, sizeof(int64_t), most, 1);
 	blk_init(&s->blk, most, 1);
-	s->early = s->ge.reserved && s->lng.reserved && s->blk.blk.reserved && s->blk.w16.reserved &&
-		   s->blk.w32.reserved;
+	s->early = s->ge.reserved && s->lng.reserved && blk_reserved(&s->blk);
 	if (!s->early) {
 		grow_free(&s->ge);
 		grow_free(&s->lng);
@@ -643,13 +642,9 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 		s->total = count;
 		if (!s->early) {
 			/* Sanitizer builds: exact arrays, then the chunks. */
-			size_t nb = (count + XT_BLOCK - 1) / XT_BLOCK;
-
 			grow_init(&s->ge, sizeof(struct xt_event), count, 0, count);
 			grow_init(&s->lng, sizeof(int64_t), count, 0, count);
-			grow_init(&s->blk.blk, sizeof(struct xt_block), nb, 0, nb);
-			grow_init(&s->blk.w16, XT_BLOCK * sizeof(uint16_t), nb, 0, nb);
-			grow_init(&s->blk.w32, XT_BLOCK * sizeof(uint32_t), nb, 0, nb);
+			blk_init_exact(&s->blk, count);
 			for (k = 0; k < s->nch; k++)
 				ready(arg, s, k);
 		}

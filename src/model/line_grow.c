@@ -100,6 +100,21 @@ void blk_init(struct blk_build *b, size_t most, int big)
 	grow_init_sparse(&b->w32, XT_BLOCK * sizeof(uint32_t), nb, big);
 }
 
+int blk_reserved(const struct blk_build *b)
+{
+	return b->blk.reserved && b->w16.reserved && b->w32.reserved;
+}
+
+void blk_init_exact(struct blk_build *b, size_t n)
+{
+	size_t nb = (n + XT_BLOCK - 1) / XT_BLOCK;
+
+	memset(b, 0, sizeof(*b));
+	grow_init(&b->blk, sizeof(struct xt_block), nb, 0, nb);
+	grow_init(&b->w16, XT_BLOCK * sizeof(uint16_t), nb, 0, nb);
+	grow_init(&b->w32, XT_BLOCK * sizeof(uint32_t), nb, 0, nb);
+}
+
 void blk_view(struct blk_build *b, const struct blk_build *line, size_t first, size_t n)
 {
 	size_t nb = (n + XT_BLOCK - 1) / XT_BLOCK;
@@ -154,10 +169,7 @@ void blk_hi(struct blk_build *b, size_t j, uint32_t hi)
 		}
 		k->wide = (uint32_t)(b->base + n + 1) | XT_WIDE32;
 	}
-	if (k->wide & XT_WIDE32)
-		((uint32_t *)b->w32.p)[((k->wide & ~XT_WIDE32) - 1 - b->base) * XT_BLOCK + j] = hi;
-	else
-		((uint16_t *)b->w16.p)[(k->wide - 1 - b->base) * XT_BLOCK + j] = (uint16_t)hi;
+	blk_set_hi(b, k, j, hi);
 }
 
 void blk_free(struct blk_build *b)

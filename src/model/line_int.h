@@ -89,11 +89,27 @@ struct blk_build {
 /* A line's (most: the events it can hold; big: reserve), or its part for
  * the chunk of n events from `first` (a multiple of XT_BLOCK). */
 void blk_init(struct blk_build *b, size_t most, int big);
+/* 1 when blk_init() reserved every array (big, and bigmem in use). */
+int blk_reserved(const struct blk_build *b);
+/* A split line's without a reservation: malloc'd for its n events
+ * whole, so that each chunk's view holds its part already. */
+void blk_init_exact(struct blk_build *b, size_t n);
 void blk_view(struct blk_build *b, const struct blk_build *line, size_t first, size_t n);
 /* Opens a block whose first start is off. */
 void blk_open(struct blk_build *b, int64_t off);
 /* Gives place j of the open block the high bits hi, widening it. */
 void blk_hi(struct blk_build *b, size_t j, uint32_t hi);
+
+/* Place j of wide block k (of this range) takes the high bits hi. */
+static inline void blk_set_hi(struct blk_build *b, const struct xt_block *k, size_t j, uint32_t hi)
+{
+	size_t at = ((k->wide & ~XT_WIDE32) - 1 - b->base) * XT_BLOCK + j;
+
+	if (k->wide & XT_WIDE32)
+		((uint32_t *)b->w32.p)[at] = hi;
+	else
+		((uint16_t *)b->w16.p)[at] = (uint16_t)hi;
+}
 
 /* The ev.off of a start at place j of the open block (0 opens one). */
 static inline uint32_t blk_put(struct blk_build *b, size_t j, int64_t off)
@@ -109,10 +125,8 @@ static inline uint32_t blk_put(struct blk_build *b, size_t j, int64_t off)
 	k = (const struct xt_block *)b->blk.p + b->nblk - 1;
 	d = (uint64_t)off - (uint64_t)k->base;
 	hi = (uint32_t)(d >> 32);
-	if (k->wide & XT_WIDE32)
-		((uint32_t *)b->w32.p)[((k->wide & ~XT_WIDE32) - 1 - b->base) * XT_BLOCK + j] = hi;
-	else if (k->wide && hi <= UINT16_MAX)
-		((uint16_t *)b->w16.p)[(k->wide - 1 - b->base) * XT_BLOCK + j] = (uint16_t)hi;
+	if ((k->wide & XT_WIDE32) || (k->wide && hi <= UINT16_MAX))
+		blk_set_hi(b, k, j, hi);
 	else if (hi)
 		blk_hi(b, j, hi);
 	return (uint32_t)d;

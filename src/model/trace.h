@@ -5,7 +5,8 @@
  * file says is kept: planes, lines, every event, all metadata, all stats.
  * Event times and metadata references live in flat arrays; stats and opaque
  * metadata bytes stay in the mapped source and are decoded on demand
- * (stat_iter), so the model costs 12 to 13 bytes per event and the source's
+ * (stat_iter), so the model costs 12 bytes per event (14 to 16 in a block
+ * whose events lie far apart: see struct xt_event) and the source's
  * pages can leave resident memory once parsed. (Real profiles take 22 to 30
  * bytes per event on disk, so 24-byte records alone would bring the model
  * near the file's size: docs/performance.md.)
@@ -352,8 +353,8 @@ static inline int64_t xt_event_dur(const struct xt_line *l, const struct xt_even
 	return ev->dur != XT_DUR_LONG ? (int64_t)ev->dur : xt_event_long_dur(l, (size_t)(ev - l->ev));
 }
 
-/* Start of event i of line l, ps since the line's timestamp
- * (num_occurrences for an aggregated event). */
+/* Start of the event at place j of block b whose ev.off is off (the line's
+ * or, while it is decoded, its builder's wide16 / wide32). */
 static inline int64_t xt_block_start(const struct xt_block *b, const uint16_t *wide16,
 				     const uint32_t *wide32, uint32_t off, size_t j)
 {
@@ -366,6 +367,8 @@ static inline int64_t xt_block_start(const struct xt_block *b, const uint16_t *w
 	}
 	return (int64_t)v;
 }
+/* Start of event i of line l, ps since the line's timestamp
+ * (num_occurrences for an aggregated event). */
 static inline int64_t xt_event_off(const struct xt_line *l, size_t i)
 {
 	return xt_block_start(&l->blk[i / XT_BLOCK], l->wide16, l->wide32, l->ev[i].off,
