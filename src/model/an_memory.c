@@ -77,21 +77,19 @@ static void mem_take(struct mem_full *r, const struct xt_stat *s, unsigned k, ui
 	*have |= 1ull << k;
 }
 
-/* Decodes memory event ev in full; returns 0 when it names no allocator
- * (nothing to attribute it to). */
-static int mem_decode(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
-		      const struct xt_event *ev, struct mem_full *r)
+/* Decodes a memory event of metadata index meta, its stats from it, in
+ * full; returns 0 when it names no allocator (nothing to attribute it to). */
+static int mem_decode_from(const struct xt_host *h, const struct xt_plane *p, uint32_t meta,
+			   struct stat_iter *it, struct mem_full *r)
 {
-	struct stat_iter it;
 	struct xt_stat s;
 	uint64_t have = 0;
 
 	memset(r, 0, sizeof(*r));
-	stat_iter_event(&it, h, p, l, ev);
-	while (stat_next(&it, &s))
+	while (stat_next(it, &s))
 		mem_take(r, &s, stat_known(&s), &have, 0);
-	stat_iter_meta(&it, h, p, xt_event_meta(p, ev));
-	while (stat_next(&it, &s))
+	stat_iter_meta(it, h, p, &p->emeta[meta]);
+	while (stat_next(it, &s))
 		mem_take(r, &s, stat_known(&s), &have, 1);
 	if (!((have >> XS_ALLOCATOR_NAME) & 1)) {
 		if (!((have >> XS_INDEX_ON_HOST) & 1))
@@ -99,6 +97,16 @@ static int mem_decode(const struct xt_host *h, const struct xt_plane *p, const s
 		r->allocator = bref(NULL, 0);
 	}
 	return 1;
+}
+
+/* The same for event ev of line l. */
+static int mem_decode(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
+		      const struct xt_event *ev, struct mem_full *r)
+{
+	struct stat_iter it;
+
+	stat_iter_event(&it, h, p, l, ev);
+	return mem_decode_from(h, p, xt_event_meta_index(ev), &it, r);
 }
 
 static struct bytes_ref mem_key_bytes(const struct mem_key *k)
@@ -139,6 +147,31 @@ static uint32_t mem_key_of(struct line_part *lp, const struct mem_full *r)
 	return mem_key_add(lp, &k);
 }
 
+/* Memory event r, event i of its line, at time_ps, into lp's records
+ * (kind: emeta_info.mem). */
+static void mem_add(struct line_part *lp, const struct mem_full *r, size_t i, int64_t time_ps,
+		    unsigned kind)
+{
+	struct mem_rec *m;
+	uint32_t k = mem_key_of(lp, r);
+
+	if (k == UINT32_MAX)
+		return; /* more allocators on one line than anyone has */
+	if (r->peak_in_use > lp->mem_keys[k].lifetime_peak)
+		lp->mem_keys[k].lifetime_peak = r->peak_in_use;
+	if (lp->nmem == lp->capmem) {
+		lp->capmem = lp->capmem ? lp->capmem * 2 : 64;
+		lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
+	}
+	m = &lp->mem[lp->nmem++];
+	m->time_ps = time_ps;
+	m->use = r->reserved + r->allocated;
+	m->addr = r->addr;
+	m->bytes = r->bytes;
+	m->ev = (uint32_t)i;
+	m->key = k | (kind == 1 ? MEM_ALLOC : 0) | (r->has_addr ? MEM_ADDR : 0);
+}
+
 /* The memory events of events [from, to) of line l into lp. */
 static void memory_range(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			 const struct xt_line *l, size_t from, size_t to)
@@ -156,31 +189,58 @@ static void memory_range(struct line_part *lp, const struct xt_host *h, const st
 		const struct xt_event *ev = &l->ev[i];
 		const struct emeta_info *in = &pc->info[xt_event_meta_index(ev)];
 		struct mem_full r;
-		struct mem_rec *m;
-		uint32_t k;
 
 		if (!(i & 4095))
 			trace_release_before(h, l, i, &released);
 		if (!in->mem || xt_event_aggregated(ev) || !mem_decode(h, p, l, ev, &r))
 			continue;
-		k = mem_key_of(lp, &r);
-		if (k == UINT32_MAX)
-			continue; /* more allocators on one line than anyone has */
-		if (r.peak_in_use > lp->mem_keys[k].lifetime_peak)
-			lp->mem_keys[k].lifetime_peak = r.peak_in_use;
-		if (lp->nmem == lp->capmem) {
-			lp->capmem = lp->capmem ? lp->capmem * 2 : 64;
-			lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
-		}
-		m = &lp->mem[lp->nmem++];
-		m->time_ps = xt_event_start(l, ev);
-		m->use = r.reserved + r.allocated;
-		m->addr = r.addr;
-		m->bytes = r.bytes;
-		m->ev = (uint32_t)i;
-		m->key = k | (in->mem == 1 ? MEM_ALLOC : 0) | (r.has_addr ? MEM_ADDR : 0);
+		mem_add(lp, &r, i, xt_event_start(l, ev), in->mem);
 	}
 }
+
+/* ---- the sink: a decoded range's memory events ---- */
+
+struct mem_part {
+	const struct xt_host *h;
+	const struct xt_plane *p;
+	struct line_part part; /* only its memory fields are used */
+};
+
+static void *mem_part_new(void *ctx, const struct xt_host *h, const struct xt_plane *p)
+{
+	struct mem_part *mp = xcalloc(1, sizeof(*mp));
+
+	(void)ctx;
+	mp->h = h;
+	mp->p = p;
+	return mp;
+}
+
+/* The time is the offset as written until memory_line adds the line's
+ * rebased timestamp. */
+static void mem_part_event(void *part, size_t i, uint32_t meta, int64_t off_ps, const uint8_t *b,
+			   size_t n)
+{
+	struct mem_part *mp = part;
+	const struct plane_ctx *pc = mp->p->hook_data;
+	struct stat_iter it;
+	struct mem_full r;
+
+	stat_iter_event_bytes(&it, mp->p, b, n);
+	if (mem_decode_from(mp->h, mp->p, meta, &it, &r))
+		mem_add(&mp->part, &r, i, off_ps, pc->info[meta].mem);
+}
+
+static void mem_part_free(void *part)
+{
+	struct mem_part *mp = part;
+
+	free(mp->part.mem);
+	free(mp->part.mem_keys);
+	free(mp);
+}
+
+const struct xt_sink memory_sink = { mem_part_new, mem_part_event, mem_part_free, NULL };
 
 /* The second half of a long line, on a thread of its own. */
 struct mem_half {
@@ -199,11 +259,11 @@ static void *mem_half_run(void *arg)
 	return NULL;
 }
 
-/* Appends the second half's records to lp, its keys mapped onto lp's (a
- * record whose allocator finds no room is left out, as in one pass). */
-static void mem_half_join(struct line_part *lp, struct mem_half *mh)
+/* Appends b's records (a later part of the line) to lp, b's keys mapped
+ * onto lp's (a record whose allocator finds no room is left out, as in
+ * one pass), and frees b's. lp has room for them. */
+static void mem_join(struct line_part *lp, struct line_part *b)
 {
-	const struct line_part *b = &mh->part;
 	uint32_t *map = xmalloc((b->nmem_keys ? b->nmem_keys : 1) * sizeof(*map));
 	size_t i;
 
@@ -217,8 +277,10 @@ static void mem_half_join(struct line_part *lp, struct mem_half *mh)
 			lp->mem_keys[j].lifetime_peak = b->mem_keys[i].lifetime_peak;
 	}
 	if (b->nmem) {
-		lp->capmem = lp->nmem + b->nmem;
-		lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
+		if (lp->capmem < lp->nmem + b->nmem) {
+			lp->capmem = lp->nmem + b->nmem;
+			lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
+		}
 		for (i = 0; i < b->nmem; i++) {
 			struct mem_rec m = b->mem[i];
 
@@ -231,20 +293,66 @@ static void mem_half_join(struct line_part *lp, struct mem_half *mh)
 	free(map);
 	free(b->mem);
 	free(b->mem_keys);
+	b->mem = NULL;
+	b->mem_keys = NULL;
+	b->nmem = b->capmem = b->nmem_keys = 0;
 }
 
-/* A host line's memory events. Each one's stats are decoded in full, so a
- * line of tens of millions of events (a Python tracer line that records
- * allocations) takes seconds: it is cut in two halves, one on a thread of
- * its own, while the other loading threads may have run dry. */
+static int rec_ev_cmp(const void *x, const void *y)
+{
+	const struct mem_rec *a = x, *b = y;
+
+	return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
+/* The records of the sink's parts, in file order, into lp: in the line's
+ * order and at the line's times. */
+static void memory_join(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk)
+{
+	struct line_part *first = &((struct mem_part *)sunk->parts[0])->part;
+	uint64_t base = (uint64_t)l->timestamp_ns * 1000;
+	size_t i, total = 0;
+
+	for (i = 0; i < sunk->nparts; i++)
+		total += ((struct mem_part *)sunk->parts[i])->part.nmem;
+	/* The first part's arrays become the line's, with room for the rest. */
+	lp->mem = first->mem;
+	lp->nmem = first->nmem;
+	lp->capmem = first->capmem;
+	lp->mem_keys = first->mem_keys;
+	lp->nmem_keys = first->nmem_keys;
+	memset(first, 0, sizeof(*first));
+	if (total > lp->capmem) {
+		lp->capmem = total;
+		lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
+	}
+	for (i = 1; i < sunk->nparts; i++)
+		mem_join(lp, &((struct mem_part *)sunk->parts[i])->part);
+	if (sunk->moved) {
+		for (i = 0; i < lp->nmem; i++)
+			lp->mem[i].ev = sunk->moved[lp->mem[i].ev];
+		qsort(lp->mem, lp->nmem, sizeof(*lp->mem), rec_ev_cmp);
+	}
+	for (i = 0; i < lp->nmem; i++)
+		lp->mem[i].time_ps = (int64_t)(base + (uint64_t)lp->mem[i].time_ps);
+}
+
+/* Without the sink (analysis_run), a host line's memory events are read
+ * from the line, each one's stats decoded in full, so a line of tens of
+ * millions of events (a Python tracer line that records allocations) takes
+ * seconds: it is cut in two halves, one on a thread of its own. */
 size_t memory_split_events = 4000000;
 
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
-		 const struct xt_line *l)
+		 const struct xt_line *l, struct xt_sunk *sunk)
 {
 	struct mem_half mh;
 	pthread_t tid;
 
+	if (sunk && sunk->nparts) {
+		memory_join(lp, l, sunk);
+		return;
+	}
 	memset(&mh, 0, sizeof(mh));
 	if (l->nev < memory_split_events || l->nev < 2) {
 		memory_range(lp, h, p, l, 0, l->nev);
@@ -261,7 +369,7 @@ void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_
 	}
 	memory_range(lp, h, p, l, 0, mh.from);
 	pthread_join(tid, NULL);
-	mem_half_join(lp, &mh);
+	mem_join(lp, &mh.part);
 }
 
 /* A line with memory events, and the merge's group of each of its keys. */

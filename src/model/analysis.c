@@ -445,9 +445,19 @@ static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 	}
 	if (pc->role == ROLE_HOST && c->loading)
 		plane_watch(p, host, sizeof(host) / sizeof(host[0]));
+	if (pc->role == ROLE_HOST && c->loading && pc->has_mem) {
+		/* Memory events are read as they are decoded (memory_sink). */
+		uint8_t *on = actx_own(c, xmalloc(p->nemeta));
+		size_t i;
+
+		for (i = 0; i < p->nemeta; i++)
+			on[i] = pc->info[i].mem != 0;
+		p->sink_meta = on;
+	}
 }
 
-static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l)
+static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l,
+		      struct xt_sunk *sunk)
 {
 	struct analysis_ctx *c = vctx;
 	struct plane_ctx *pc = p->hook_data;
@@ -481,7 +491,7 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 		/* The Python tracer line is left out of host compute only. */
 		steps_line_markers(lp, h, p, l);
 		overview_line_host(lp, p, l);
-		memory_line(lp, h, p, l);
+		memory_line(lp, h, p, l, sunk);
 		break;
 	case LROLE_NONE:
 		break;
@@ -503,6 +513,7 @@ void analysis_attach(struct analysis_ctx *ctx, struct xplane_load_opts *opts)
 	opts->plane_hook = plane_hook_outer;
 	opts->line_hook = line_hook;
 	opts->ctx = ctx;
+	opts->sink = &memory_sink;
 }
 
 /* analysis_run's line hooks, shared out among threads biggest line first
@@ -529,7 +540,7 @@ static void run_job(void *arg, size_t i)
 {
 	struct run_pool *rp = arg;
 
-	line_hook(rp->ctx, rp->v[i].h, rp->v[i].p, rp->v[i].l);
+	line_hook(rp->ctx, rp->v[i].h, rp->v[i].p, rp->v[i].l, NULL);
 }
 
 void analysis_run(struct analysis_ctx *ctx, struct xt_trace *t)
@@ -568,6 +579,7 @@ static void ctx_free(struct analysis_ctx *c, struct xt_trace *t)
 				struct xt_plane *pl = &t->hosts[h].planes[p];
 
 				pl->hook_data = NULL;
+				pl->sink_meta = NULL;
 				for (l = 0; l < pl->nlines; l++)
 					pl->lines[l].hook_data = NULL;
 			}

@@ -16,6 +16,7 @@
 
 #include "../util/hmap.h"
 #include "analysis.h"
+#include "ev_sink.h"
 #include "hlo.h"
 #include "spans.h"
 #include "stats.h"
@@ -319,8 +320,13 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t);
 /* an_breakdown.c: fills every step's cat_ps and idle_ps. */
 void steps_breakdown(struct xt_analysis *a, struct xt_trace *t);
 /* an_memory.c */
+/* A host line's memory events into lp: from the parts memory_sink filled
+ * while the line was decoded (sunk), else read from the line. */
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
-		 const struct xt_line *l);
+		 const struct xt_line *l, struct xt_sunk *sunk);
+/* The sink that reads memory events while they are decoded (ev_sink.h);
+ * a host plane's sink_meta marks its memory event metadata. */
+extern const struct xt_sink memory_sink;
 void memory_merge(struct xt_analysis *a, struct xt_trace *t);
 /* Lines of this many events or more have their memory events read in two
  * halves at once (a variable so that tests can lower it). */

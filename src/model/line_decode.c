@@ -258,7 +258,28 @@ struct dec_out {
 	size_t nlng;
 	int sorted;                   /* in ev_key order within the range */
 	struct ev_key first, last;    /* of its first and last event */
+	void *part;                   /* the sink's, for the range; NULL: none */
 };
+
+/* The sink's part for a range of in->l, or NULL when it wants nothing. */
+static void *sink_part(const struct line_in *in)
+{
+	if (!in->sink || !in->p->sink_meta)
+		return NULL;
+	return in->sink->part_new(in->sink->ctx, in->h, in->p);
+}
+
+void line_sunk_free(const struct xt_sink *sink, struct xt_sunk *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nparts; i++)
+		if (k->parts[i])
+			sink->part_free(k->parts[i]);
+	free(k->parts);
+	free((void *)k->moved);
+	memset(k, 0, sizeof(*k));
+}
 
 /* One of the line's own fields (not an event) at w; returns LINE_ERETRY
  * for a timestamp that comes after events when the time base assumed none
@@ -291,21 +312,6 @@ static int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsi
 		wire_skip(w, t);
 	}
 	return 0;
-}
-
-/* The offsets of every XT_BLOCK-th event's tag from the line's start. */
-struct blkv {
-	uint32_t *v;
-	size_t n, cap;
-};
-
-static void blk_push(struct blkv *b, uint32_t off)
-{
-	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 64;
-		b->v = xreallocarray(b->v, b->cap, sizeof(*b->v));
-	}
-	b->v[b->n++] = off;
 }
 
 /*
@@ -369,6 +375,7 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 			struct ev_key cur;
 			struct xt_event *x;
 			size_t j;
+			uint32_t mi;
 
 			if (dec_event(p, eb, eb + en, le, &d) < 0) {
 				bad = 1;
@@ -384,7 +391,10 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 			x = (struct xt_event *)ge->p + n;
 			j = (first + n) & (XT_BLOCK - 1);
 			x->off = blk_put(&o->blk, j, (int64_t)d.off);
-			x->meta = trace_emeta_lookup(p, (int64_t)d.mid) |
+			mi = trace_emeta_lookup(p, (int64_t)d.mid);
+			if (o->part && p->sink_meta[mi] && !d.agg)
+				in->sink->event(o->part, first + n, mi, (int64_t)d.off, eb, en);
+			x->meta = mi |
 				  (d.agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
 				  (d.watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
 			if (d.dur < XT_DUR_LONG) {
@@ -432,11 +442,12 @@ static void line_start(struct xt_line *l)
  * Hands the decoded arrays to the line: sorted when they are not in
  * order (every offset kept), an offset per block when they are, then
  * depths and the long durations' index. lg holds nlng long durations,
- * laid out as line_finish() reads them (seg), within its first `used`.
+ * laid out as line_finish() reads them (seg), within its first `used`;
+ * sunk the sink's parts, and where the sort moved events when it did.
  */
 static void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
 			  int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
-			  size_t nseg, struct blkv *bk, struct blk_build *blk)
+			  size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_sunk *sunk)
 {
 	size_t map;
 
@@ -452,7 +463,8 @@ static void line_complete(const struct source *src, struct xt_line *l, struct gr
 
 		grow_free(lg);
 		l->raw = line_offsets(src, l, n);
-		line_sort(l, l->raw, &pr, &nlng, blk);
+		line_sort(l, l->raw, &pr, &nlng, blk,
+			  sunk->nparts ? (uint32_t **)&sunk->moved : NULL);
 		free(bk->v);
 		if (nlng) {
 			l->long_ps = xmalloc(nlng * sizeof(*l->long_ps));
@@ -479,7 +491,7 @@ static void line_complete(const struct source *src, struct xt_line *l, struct gr
 	line_finish(l, seg, nseg);
 }
 
-int line_decode(const struct line_in *in)
+int line_decode(const struct line_in *in, struct xt_sunk *sunk)
 {
 	struct xt_line *l = in->l;
 	const uint8_t *lb = in->src->data + l->raw_off;
@@ -498,15 +510,25 @@ int line_decode(const struct line_in *in)
 	memset(&o, 0, sizeof(o));
 	blk_init(&o.blk, most, big);
 	o.lng = &lg;
+	o.part = sink_part(in);
 	rc = dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
 	if (rc < 0) {
 		grow_free(&ge);
 		grow_free(&lg);
 		free(bk.v);
 		blk_free(&o.blk);
+		if (o.part)
+			in->sink->part_free(o.part);
 		return rc;
 	}
-	line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk, &o.blk);
+	memset(sunk, 0, sizeof(*sunk));
+	if (o.part) {
+		sunk->parts = xmalloc(sizeof(*sunk->parts));
+		sunk->parts[0] = o.part;
+		sunk->nparts = 1;
+	}
+	line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk, &o.blk,
+		      sunk);
 	return 0;
 }
 
@@ -670,6 +692,7 @@ int line_split_chunk(struct line_split *s, size_t k)
 	/* Without a reservation the line's list was sized after the walk. */
 	c->lv = grow_view(&s->lng, c->first, c->n);
 	c->o.lng = &c->lv;
+	c->o.part = sink_part(&s->in);
 	blk_view(&c->o.blk, &s->blk, c->first, c->n);
 	rc = dec_range(&s->in, c->from, c->to, 0, &fe, NULL, c->first, &c->o);
 	if (!rc && c->o.n != c->n)
@@ -694,12 +717,22 @@ int line_split_done(struct line_split *s)
 	return last;
 }
 
-void line_split_finish(struct line_split *s)
+void line_split_finish(struct line_split *s, struct xt_sunk *sunk)
 {
 	size_t *seg = xmalloc((s->nch ? s->nch : 1) * sizeof(*seg));
 	size_t k, nlng = 0, used = 0;
 	int sorted = 1;
 	const struct chunk *prev = NULL;
+
+	memset(sunk, 0, sizeof(*sunk));
+	if (s->nch && s->ch[0].o.part) {
+		sunk->parts = xmalloc(s->nch * sizeof(*sunk->parts));
+		for (k = 0; k < s->nch; k++) {
+			sunk->parts[k] = s->ch[k].o.part;
+			s->ch[k].o.part = NULL;
+		}
+		sunk->nparts = s->nch;
+	}
 
 	for (k = 0; k < s->nch; k++) {
 		struct chunk *c = &s->ch[k];
@@ -726,7 +759,7 @@ void line_split_finish(struct line_split *s)
 		s->lng.committed = s->lng.reserved;
 	}
 	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used, seg,
-		      s->nch, &s->bk, &s->blk);
+		      s->nch, &s->bk, &s->blk, sunk);
 	free(seg);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
@@ -735,8 +768,13 @@ void line_split_finish(struct line_split *s)
 
 void line_split_free(struct line_split *s)
 {
+	size_t k;
+
 	if (!s)
 		return;
+	for (k = 0; k < s->nch; k++)
+		if (s->ch[k].o.part)
+			s->in.sink->part_free(s->ch[k].o.part);
 	if (s->ge.p)
 		grow_free(&s->ge);
 	if (s->lng.p)

@@ -22,19 +22,26 @@
 #include <stdint.h>
 
 #include "../util/arena.h"
+#include "ev_sink.h"
 #include "source.h"
 #include "trace.h"
 
 /* What decoding a line needs. l->raw_off and raw_len are set, and
  * l->timestamp_ns holds the value the time base was chosen with. */
 struct line_in {
+	const struct xt_host *h; /* the host being read (for the sink) */
 	const struct source *src;
 	const struct xt_plane *p;
 	struct xt_line *l;
 	struct arena *a;        /* for the line's names (the caller's thread's) */
 	int exact_peek;         /* xplane_load_opts.exact_peek */
 	uint64_t chunk;         /* split lines: bytes per chunk (0: LINE_CHUNK) */
+	const struct xt_sink *sink; /* for the events p->sink_meta marks; NULL: none */
 };
+
+/* What the sink collected from a complete line (no parts when the plane
+ * marks nothing), handed to its line hook; line_sunk_free() after. */
+void line_sunk_free(const struct xt_sink *sink, struct xt_sunk *k);
 
 /* Results of line_decode() and line_split_walk(): 0, or */
 enum {
@@ -43,9 +50,9 @@ enum {
 	LINE_ERETRY = -3,       /* a timestamp after the events: see exact_peek */
 };
 
-/* Decodes a whole line. Returns 0 or LINE_E*; on failure nothing of the
- * line is allocated. */
-int line_decode(const struct line_in *in);
+/* Decodes a whole line, the sink's part into *sunk. Returns 0 or
+ * LINE_E*; on failure nothing of the line is allocated. */
+int line_decode(const struct line_in *in, struct xt_sunk *sunk);
 
 /* Lines at least this long are split, in chunks of about LINE_CHUNK. */
 #define LINE_SPLIT_MIN ((uint64_t)48 << 20)
@@ -69,8 +76,9 @@ uint64_t line_split_chunk_bytes(const struct line_split *s, size_t k);
 /* Counts one part (the walk or a chunk) done; returns 1 for the caller
  * that completed the last part. Thread-safe. */
 int line_split_done(struct line_split *s);
-/* Completes the line (arrays, order, depths) and frees s. */
-void line_split_finish(struct line_split *s);
+/* Completes the line (arrays, order, depths), the sink's parts into
+ * *sunk, and frees s. */
+void line_split_finish(struct line_split *s, struct xt_sunk *sunk);
 /* Frees s and everything it allocated, after a failure. */
 void line_split_free(struct line_split *s);
 /* The line a split is for. */

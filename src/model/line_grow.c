@@ -187,3 +187,12 @@ void blk_give(struct blk_build *b, struct xt_line *l)
 	l->wide32 = grow_done(&b->w32, b->n32, &l->wide32_map);
 	memset(b, 0, sizeof(*b));
 }
+
+void blk_push(struct blkv *b, uint32_t off)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->v = xreallocarray(b->v, b->cap, sizeof(*b->v));
+	}
+	b->v[b->n++] = off;
+}

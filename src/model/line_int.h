@@ -72,6 +72,13 @@ void grow_more(struct grow *g);
 void *grow_done(struct grow *g, size_t n, size_t *map);
 void grow_free(struct grow *g);
 
+/* The offsets of every XT_BLOCK-th event's tag from the line's start. */
+struct blkv {
+	uint32_t *v;
+	size_t n, cap;
+};
+void blk_push(struct blkv *b, uint32_t off);
+
 /* The start bases of a range's blocks (struct xt_block), the range's
  * first event starting a block. A range of a split line writes its parts
  * where its first block is in the line's arrays: its blocks there, and
@@ -157,8 +164,9 @@ uint32_t *line_offsets(const struct source *src, const struct xt_line *l, size_t
 struct long_pair *long_pairs(const struct xt_line *l, const int64_t *v, size_t nlng,
 			     const size_t *seg, size_t nseg);
 /* Sorts l's nev events (their starts in b) into ev_key order; raw, the
- * long durations and b move with them, b rebuilt for the new order. */
+ * long durations and b move with them, b rebuilt for the new order. With
+ * moved, *moved gets where each event went ([file index] = new index). */
 void line_sort(struct xt_line *l, uint32_t *raw, struct long_pair **lng, size_t *nlng,
-	       struct blk_build *b);
+	       struct blk_build *b, uint32_t **moved);
 
 #endif

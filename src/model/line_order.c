@@ -86,7 +86,7 @@ static int perm_cmp(const void *a, const void *b, void *arg)
 }
 
 void line_sort(struct xt_line *l, uint32_t *raw, struct long_pair **lng, size_t *nlng,
-	       struct blk_build *b)
+	       struct blk_build *b, uint32_t **moved)
 {
 	size_t n = l->nev, i, k = 0;
 	int64_t *start = xmalloc((n ? n : 1) * sizeof(*start));
@@ -109,6 +109,11 @@ void line_sort(struct xt_line *l, uint32_t *raw, struct long_pair **lng, size_t 
 	free(*lng);
 	*lng = nl;
 	*nlng = k;
+	if (moved) {
+		*moved = xmalloc((n ? n : 1) * sizeof(uint32_t));
+		for (i = 0; i < n; i++)
+			(*moved)[perm[i]] = (uint32_t)i;
+	}
 	/* Position i takes element perm[i]: follow each cycle once (bit 31
 	 * marks done; a line holds fewer than 2^31 events). */
 	for (i = 0; i < n; i++) {

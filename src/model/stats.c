@@ -24,6 +24,12 @@ void stat_iter_event(struct stat_iter *it, const struct xt_host *h, const struct
 	stat_iter_bytes(it, p, b, n, 4);
 }
 
+void stat_iter_event_bytes(struct stat_iter *it, const struct xt_plane *p, const uint8_t *b,
+			   size_t n)
+{
+	stat_iter_bytes(it, p, b, n, 4);
+}
+
 void stat_iter_meta(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
 		    const struct xt_event_meta *m)
 {

@@ -49,6 +49,9 @@ struct stat_iter {
  * plane stat. Can't fail; malformed bytes simply end the iteration. */
 void stat_iter_event(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
 		     const struct xt_line *l, const struct xt_event *ev);
+/* The stats of an XEvent encoded in [b, b + n) (as the reader found it). */
+void stat_iter_event_bytes(struct stat_iter *it, const struct xt_plane *p, const uint8_t *b,
+			   size_t n);
 void stat_iter_meta(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
 		    const struct xt_event_meta *m);
 void stat_iter_plane(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,

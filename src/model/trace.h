@@ -203,6 +203,10 @@ struct xt_plane {
 	int64_t watch_ids[XT_WATCH_MAX];
 	uint8_t nwatch_ids;
 	uint8_t watch_on;            /* 0: nothing watched, events are never marked */
+	/* [emeta index] nonzero: the load's event sink (ev_sink.h) sees these
+	 * events as they are decoded. Set and owned by a plane hook; NULL:
+	 * none. */
+	const uint8_t *sink_meta;
 };
 
 struct xt_host {

@@ -422,14 +422,18 @@ static void progress(struct pool *pl, uint64_t bytes, uint64_t events)
 		atomic_fetch_add(o->progress_events, events);
 }
 
-/* A decoded line: its timestamp rebased, the hook, its pages given back. */
-static void line_done(struct pool *pl, struct line_job *j)
+/* A decoded line: its timestamp rebased, the hook (given what the sink
+ * collected, freed after), its pages given back. */
+static void line_done(struct pool *pl, struct line_job *j, struct xt_sunk *sunk)
 {
 	struct reader *r = pl->r;
 
 	j->line->timestamp_ns = rebase_ns(j->line->timestamp_ns, r->h->ts_base_ns);
 	if (r->opts && r->opts->line_hook)
-		r->opts->line_hook(r->opts->ctx, r->h, j->plane, j->line);
+		r->opts->line_hook(r->opts->ctx, r->h, j->plane, j->line,
+				   r->opts->sink ? sunk : NULL);
+	if (sunk->nparts)
+		line_sunk_free(r->opts->sink, sunk);
 	progress(pl, j->line->raw_len - atomic_load(&j->counted), j->line->nev);
 	source_release(&r->h->src, j->line->raw_off, j->line->raw_len);
 	if (r->opts && r->opts->live) {
@@ -459,9 +463,11 @@ static void run_chunk(struct pool *pl, struct chunk_task t)
 	atomic_fetch_add(&t.job->counted, bytes);
 	progress(pl, bytes, 0);
 	if (line_split_done(s)) {
+		struct xt_sunk sunk;
+
 		t.job->split = NULL;
-		line_split_finish(s);
-		line_done(pl, t.job);
+		line_split_finish(s, &sunk);
+		line_done(pl, t.job, &sunk);
 	}
 }
 
@@ -499,16 +505,18 @@ static void chunk_ready(void *arg, struct line_split *s, size_t k)
 static void run_line(struct pool *pl, struct line_job *j, struct arena *a)
 {
 	struct reader *r = pl->r;
-	struct line_in in = { &r->h->src, j->plane, j->line, a,
-			      r->opts && r->opts->exact_peek, pl->split / 3 };
+	struct line_in in = { .h = r->h, .src = &r->h->src, .p = j->plane, .l = j->line, .a = a,
+			      .exact_peek = r->opts && r->opts->exact_peek,
+			      .chunk = pl->split / 3, .sink = r->opts ? r->opts->sink : NULL };
+	struct xt_sunk sunk;
 	int rc;
 
 	if (!split_line(pl, j)) {
-		rc = line_decode(&in);
+		rc = line_decode(&in, &sunk);
 		if (rc < 0)
 			pool_fail(pl, rc, j);
 		else
-			line_done(pl, j);
+			line_done(pl, j, &sunk);
 		return;
 	}
 	{
@@ -528,8 +536,8 @@ static void run_line(struct pool *pl, struct line_job *j, struct arena *a)
 			struct line_split *s = j->split;
 
 			j->split = NULL;
-			line_split_finish(s);
-			line_done(pl, j);
+			line_split_finish(s, &sunk);
+			line_done(pl, j, &sunk);
 		}
 	}
 }

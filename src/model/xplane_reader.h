@@ -6,8 +6,10 @@
  * are (lines are skipped in O(1) thanks to their length prefix). The second
  * decodes lines in parallel worker threads: events into flat arrays, sorted,
  * with nesting depth and the window index; then an optional hook sees each
- * line while its bytes are still hot in cache (the analyses use it), and the
- * line's pages are dropped from resident memory.
+ * line (the analyses use it), and the line's pages are dropped from
+ * resident memory. Events whose own bytes a hook needs (memory events'
+ * stats) go to an optional sink as they are decoded (ev_sink.h), since a
+ * big line's pages are given back before its hook runs.
  *
  * Bad input never aborts: every read is bounds-checked and the load fails
  * with one line naming the file and what was wrong.
@@ -19,6 +21,7 @@
 #include <stdint.h>
 
 #include "../util/error.h"
+#include "ev_sink.h"
 #include "trace.h"
 
 struct xplane_load_opts {
@@ -27,9 +30,14 @@ struct xplane_load_opts {
 	void (*plane_hook)(void *ctx, struct xt_host *h, struct xt_plane *p);
 	/* Called once per line after it is decoded, from a worker thread; hooks
 	 * for different lines run concurrently, so a hook writes only to
-	 * line->hook_data or to its own per-line storage. May be NULL. */
-	void (*line_hook)(void *ctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l);
+	 * line->hook_data or to its own per-line storage. sunk: what the sink
+	 * collected from the line (NULL without a sink). May be NULL. */
+	void (*line_hook)(void *ctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l,
+			  struct xt_sunk *sunk);
 	void *ctx;
+	/* Sees the events of the metadata a plane hook marks in
+	 * plane->sink_meta as they are decoded (ev_sink.h). May be NULL. */
+	const struct xt_sink *sink;
 	int threads;        /* worker threads; 0 = number of online CPUs (max 8) */
 	/* Optional progress counters, updated as lines are decoded (another
 	 * thread may read them at any time). */

@@ -680,13 +680,46 @@ static void test_memory(void **state)
 	assert_string_equal(m->live[0].op, "op/x");
 }
 
+static void assert_memory_same(const struct xt_analysis *a, const struct xt_analysis *b)
+{
+	size_t i, k;
+
+	assert_int_equal(a->nmemory, b->nmemory);
+	for (i = 0; i < a->nmemory; i++) {
+		const struct xt_memory_row *x = &a->memory[i], *y = &b->memory[i];
+
+		assert_string_equal(x->allocator, y->allocator);
+		assert_int_equal(x->events, y->events);
+		assert_int_equal(x->peak_bytes, y->peak_bytes);
+		assert_int_equal(x->peak_time_ps, y->peak_time_ps);
+		assert_int_equal(x->reserved_bytes, y->reserved_bytes);
+		assert_int_equal(x->capacity_bytes, y->capacity_bytes);
+		assert_int_equal(x->lifetime_peak_bytes, y->lifetime_peak_bytes);
+		assert_int_equal(x->allocator_lifetime_peak, y->allocator_lifetime_peak);
+		assert_int_equal(x->unattributed_bytes, y->unattributed_bytes);
+		assert_int_equal(x->live_other_bytes, y->live_other_bytes);
+		assert_int_equal(x->nlive_total, y->nlive_total);
+		assert_int_equal(x->nlive, y->nlive);
+		for (k = 0; k < x->nlive; k++) {
+			assert_int_equal(x->live[k].bytes, y->live[k].bytes);
+			assert_int_equal(x->live[k].time_ps, y->live[k].time_ps);
+			assert_string_equal(x->live[k].op, y->live[k].op);
+			assert_string_equal(x->live[k].shape, y->live[k].shape);
+		}
+		assert_int_equal(x->first_ps, y->first_ps);
+		assert_int_equal(x->last_ps, y->last_ps);
+		for (k = 0; k < XT_MEM_SERIES; k++)
+			assert_int_equal(x->series[k], y->series[k]);
+	}
+}
+
 /* A long line's memory events read in two halves (memory_line) give what
  * one pass gives: records in order, allocators first seen in either half
  * (one only in the second) merged, lifetime peaks from both. */
 static void test_memory_halves(void **state)
 {
 	struct xt_analysis *a[2];
-	size_t saved = memory_split_events, i, k;
+	size_t saved = memory_split_events, i;
 	int run;
 
 	(void)state;
@@ -713,28 +746,87 @@ static void test_memory_halves(void **state)
 	}
 	memory_split_events = saved;
 	assert_int_equal(a[0]->nmemory, 3);
-	assert_int_equal(a[1]->nmemory, 3);
-	for (i = 0; i < 3; i++) {
-		const struct xt_memory_row *x = &a[0]->memory[i], *y = &a[1]->memory[i];
-
-		assert_string_equal(x->allocator, y->allocator);
-		assert_int_equal(x->events, y->events);
-		assert_int_equal(x->peak_bytes, y->peak_bytes);
-		assert_int_equal(x->peak_time_ps, y->peak_time_ps);
-		assert_int_equal(x->capacity_bytes, y->capacity_bytes);
-		assert_int_equal(x->lifetime_peak_bytes, y->lifetime_peak_bytes);
-		assert_int_equal(x->allocator_lifetime_peak, y->allocator_lifetime_peak);
-		assert_int_equal(x->unattributed_bytes, y->unattributed_bytes);
-		assert_int_equal(x->nlive, y->nlive);
-		for (k = 0; k < x->nlive; k++) {
-			assert_int_equal(x->live[k].bytes, y->live[k].bytes);
-			assert_int_equal(x->live[k].time_ps, y->live[k].time_ps);
-		}
-		for (k = 0; k < XT_MEM_SERIES; k++)
-			assert_int_equal(x->series[k], y->series[k]);
-	}
+	assert_memory_same(a[0], a[1]);
 	/* The peak in use reported in the second half (event 2900) counts. */
 	assert_int_equal(tu_find_mem(a[1], NULL, "late_bfc")->allocator_lifetime_peak, 999999);
+}
+
+/* Memory events read by the sink while lines are decoded (whole, and in
+ * chunks by both threads) give what reading them from the decoded lines
+ * gives (analysis_run), on a line written out of order with events that
+ * start together (the last of equal uses is the peak: order matters). */
+static void test_memory_sink(void **state)
+{
+	enum { N = 4000 };
+	static const char *const alloc[3] = { "GPU_0_bfc", "GPU_1_bfc", "late_bfc" };
+	tu_space *s = tu_space_new();
+	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *py = tu_line_add(h, 1, "python", 0), *main_l = tu_line_add(h, 2, "main", 7);
+	size_t *order, i, j, run;
+	int64_t used[3] = { 0, 0, 0 }, *bytes = tu_xcalloc(N, sizeof(int64_t));
+	int *al = tu_xcalloc(N, sizeof(int));
+	uint64_t rs = 21;
+	struct xt_analysis *a[3];
+	const char *path;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		size_t w = i < N / 2 ? (i / 2) % 2 : (i / 2) % 3;
+
+		bytes[i] = tu_rand_range(&rs, 1, 1000);
+		al[i] = used[w] < bytes[i] || tu_rand_range(&rs, 0, 1);
+		used[w] += al[i] ? bytes[i] : -bytes[i];
+		bytes[i] = used[w] * 1000 + bytes[i]; /* the use, then the size */
+	}
+	order = tu_shuffled(N, &rs);
+	for (j = 0; j < N; j++) {
+		size_t k = order[j], w = k < N / 2 ? (k / 2) % 2 : (k / 2) % 3;
+		/* Two by two at one time, both of one allocator, so that their
+		 * order in the replay decides what is live at the peak; equal
+		 * uses now and then. */
+		int64_t t = (int64_t)(k / 2) * 100, use = (bytes[k] / 1000) / 4 * 4;
+		tu_event *e;
+
+		tu_ev(h, py, "work", t, 90);
+		e = mem_ev(h, py, al[k], t + 10, alloc[w], (int64_t)(0x1000 + k), bytes[k] % 1000, 10,
+			   use, 100000, k == N - 7 ? 999999 : -1, al[k] ? "op" : NULL,
+			   k % 5 ? "[2]" : NULL);
+		/* At one start the longer sorts first, whatever the file's order. */
+		e->duration_ps = k % 2 ? 5 : 0;
+		if (k % 9 == 0)
+			mem_ev(h, main_l, 1, t, alloc[w], (int64_t)(0x900000 + k), 5, 0,
+			       (int64_t)k, 1000, -1, "main", NULL);
+	}
+	path = tu_write(s, 0);
+	for (run = 0; run < 3; run++) {
+		struct xt_trace *t;
+		struct analysis_ctx *ac = analysis_new();
+		struct xplane_load_opts o = { .threads = 2, .split_bytes = run == 2 ? 32768 : 0 };
+		struct xt_error err = { "" };
+
+		if (run) {
+			/* The analyses' hooks, and with them memory_sink. */
+			t = trace_new();
+			analysis_attach(ac, &o);
+			assert_int_equal(xplane_load(t, path, "host", &o, &err), 0);
+			a[run] = analysis_finish(ac, t);
+			TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ t, a[run] }));
+		} else {
+			t = tu_read(path); /* freed at teardown */
+			analysis_run(ac, t);
+			a[run] = analysis_finish(ac, t);
+			TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ NULL, a[run] }));
+		}
+		if (run == 2)
+			assert_true(t->hosts[0].planes[0].lines[0].raw_len > 8 * 32768 / 3);
+	}
+	assert_int_equal(a[0]->nmemory, 3);
+	assert_true(a[0]->memory[0].events > N / 4);
+	assert_memory_same(a[0], a[1]);
+	assert_memory_same(a[0], a[2]);
+	free(order);
+	free(bytes);
+	free(al);
 }
 
 /* analysis_run() over a loaded trace (its line analyses shared out among
@@ -856,6 +948,7 @@ int main(void)
 		TU_TEST(test_kernel_details_parse),
 		TU_TEST(test_memory),
 		TU_TEST(test_memory_halves),
+		TU_TEST(test_memory_sink),
 		TU_TEST(test_run_same_as_load),
 		TU_TEST(test_host_step_markers),
 		TU_TEST(test_host_marker_traceme_root_group),

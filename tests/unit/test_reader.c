@@ -778,7 +778,7 @@ static void test_event_starts_wide(void **state)
 	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
 	tu_line *l0 = tu_line_add(p, 1, "in order", 100), *l1 = tu_line_add(p, 2, "shuffled", 200);
 	int64_t m = tu_emeta(p, "k")->id, *want = tu_xcalloc(N, sizeof(int64_t)), t = -5000000000000LL;
-	size_t *order = tu_xcalloc(N, sizeof(size_t)), i, j, k;
+	size_t *order, i, j, k;
 	uint64_t rs = 11;
 	struct xplane_load_opts o = { .threads = 2, .keep_resident = 0, .split_bytes = 65536 };
 	struct xt_trace *tr[2];
@@ -796,16 +796,8 @@ static void test_event_starts_wide(void **state)
 
 		want[i] = t;
 		t += step;
-		order[i] = i;
 	}
-	for (i = N; i > 1; i--) {
-		size_t tmp;
-
-		j = (size_t)(tu_rand(&rs) % i);
-		tmp = order[i - 1];
-		order[i - 1] = order[j];
-		order[j] = tmp;
-	}
+	order = tu_shuffled(N, &rs);
 	reserve_events(l0, N + 3);
 	reserve_events(l1, N + 3);
 	for (i = 0; i < N; i++) {
@@ -844,6 +836,183 @@ static void test_event_starts_wide(void **state)
 		}
 	}
 	free(want);
+	free(order);
+}
+
+/* ---- the event sink ---- */
+
+/* What a test sink saw of one decoded range: each event's index, start as
+ * written and "i" stat read from the bytes the reader handed over. */
+struct sink_rec {
+	size_t i;
+	int64_t off, stat;
+};
+struct sink_part {
+	const struct xt_plane *p;
+	struct sink_rec *v;
+	size_t n, cap;
+};
+/* Per line, checked on the test's thread (hooks run on workers). */
+struct sink_line {
+	size_t seen, parts, bad;
+	int moved;
+};
+struct sink_test {
+	uint8_t *on;            /* the plane's sink_meta */
+	int64_t mark;           /* the metadata id marked */
+	struct sink_line line[3];
+};
+
+static int64_t first_stat_int(struct stat_iter *it)
+{
+	struct xt_stat st;
+
+	return stat_next(it, &st) ? stat_as_int(&st) : -1;
+}
+
+static void *sink_part_new(void *ctx, const struct xt_host *h, const struct xt_plane *p)
+{
+	struct sink_part *sp = tu_xcalloc(1, sizeof(*sp));
+
+	(void)ctx;
+	(void)h;
+	sp->p = p;
+	return sp;
+}
+
+static void sink_event(void *part, size_t i, uint32_t meta, int64_t off_ps, const uint8_t *b,
+		       size_t n)
+{
+	struct sink_part *sp = part;
+	struct stat_iter it;
+
+	(void)meta;
+	if (sp->n == sp->cap) {
+		sp->cap = sp->cap ? 2 * sp->cap : 16;
+		sp->v = realloc(sp->v, sp->cap * sizeof(*sp->v));
+		if (!sp->v)
+			abort();
+	}
+	stat_iter_event_bytes(&it, sp->p, b, n);
+	sp->v[sp->n++] = (struct sink_rec){ i, off_ps, first_stat_int(&it) };
+}
+
+static void sink_part_free(void *part)
+{
+	struct sink_part *sp = part;
+
+	free(sp->v);
+	free(sp);
+}
+
+static void sink_plane_hook(void *ctx, struct xt_host *h, struct xt_plane *p)
+{
+	struct sink_test *st = ctx;
+
+	(void)h;
+	st->on = tu_xcalloc(p->nemeta, 1);
+	st->on[trace_emeta_lookup(p, st->mark)] = 1;
+	p->sink_meta = st->on;
+}
+
+/* Every event the sink saw is, where `moved` puts it, a marked event of
+ * the line with that start and stat; they come in file order. */
+static void sink_line_hook(void *ctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l,
+			   struct xt_sunk *sunk)
+{
+	struct sink_test *st = ctx;
+	struct sink_line *sl = &st->line[l->id - 1];
+	size_t k, j, last = 0;
+
+	sl->parts = sunk->nparts;
+	sl->moved = sunk->moved != NULL;
+	for (k = 0; k < sunk->nparts; k++) {
+		const struct sink_part *sp = sunk->parts[k];
+
+		for (j = 0; j < sp->n; j++) {
+			const struct sink_rec *r = &sp->v[j];
+			size_t at = sunk->moved ? sunk->moved[r->i] : r->i;
+			struct stat_iter it;
+
+			if ((sl->seen && r->i <= last) || at >= l->nev) {
+				sl->bad++;
+				continue;
+			}
+			last = r->i;
+			sl->seen++;
+			stat_iter_event(&it, h, p, l, &l->ev[at]);
+			if (xt_event_meta(p, &l->ev[at])->id != st->mark ||
+			    xt_event_aggregated(&l->ev[at]) || xt_event_off(l, at) != r->off ||
+			    first_stat_int(&it) != r->stat)
+				sl->bad++;
+		}
+	}
+}
+
+/* The reader hands a sink each event of the marked metadata (aggregated
+ * ones left out) with its bytes, part by part in file order, and says
+ * where the sort moved them: for lines in order and shuffled, read whole
+ * and in chunks. */
+static void test_event_sink(void **state)
+{
+	enum { N = 6000 };
+	static const struct xt_sink sink = { sink_part_new, sink_event, sink_part_free, NULL };
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l0 = tu_line_add(p, 1, "in order", 100), *l1 = tu_line_add(p, 2, "shuffled", 200);
+	tu_line *l2 = tu_line_add(p, 3, "small", 300);
+	int64_t m = tu_emeta(p, "k")->id, mark = tu_emeta(p, "mark")->id;
+	size_t *order, i, run, want = 0;
+	uint64_t rs = 3;
+	const char *path;
+
+	(void)state;
+	order = tu_shuffled(N, &rs);
+	reserve_events(l0, N + 2);
+	reserve_events(l1, N + 2);
+	for (i = 0; i < N; i++) {
+		/* Marked every 7th, some starting together. */
+		tu_event *e = event_in_room(l0, i % 7 ? m : mark, (int64_t)(i / 2) * 1000, 10);
+
+		TU_SI(p, e, "i", (int64_t)i);
+		e = event_in_room(l1, order[i] % 7 ? m : mark, (int64_t)(order[i] / 2) * 1000, 10);
+		TU_SI(p, e, "i", (int64_t)order[i]);
+		want += !(i % 7);
+	}
+	tu_event_agg(l0, mark, 3, 10);
+	tu_event_agg(l1, mark, 3, 10);
+	{
+		tu_event *e = tu_event_add(l2, mark, 5, 5);
+
+		TU_SI(p, e, "i", 5);
+	}
+	path = tu_write(s, 0);
+	for (run = 0; run < 2; run++) {
+		struct sink_test st;
+		struct xplane_load_opts o = { .threads = 2, .split_bytes = run ? 16384 : 0,
+					      .plane_hook = sink_plane_hook,
+					      .line_hook = sink_line_hook, .ctx = &st, .sink = &sink };
+		struct xt_trace *t = trace_new();
+		struct xt_error err = { "" };
+
+		memset(&st, 0, sizeof(st));
+		st.mark = mark;
+		TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ t, NULL }));
+		assert_int_equal(xplane_load(t, path, "host", &o, &err), 0);
+		for (i = 0; i < 3; i++) {
+			assert_int_equal(st.line[i].bad, 0);
+			assert_int_equal(st.line[i].seen, i < 2 ? want : 1);
+			assert_int_equal(st.line[i].moved, i == 1);
+		}
+		if (run) {
+			assert_true(st.line[0].parts > 4); /* read in chunks */
+			assert_true(st.line[1].parts > 4);
+		} else {
+			assert_int_equal(st.line[0].parts, 1);
+		}
+		t->hosts[0].planes[0].sink_meta = NULL;
+		free(st.on);
+	}
 	free(order);
 }
 
@@ -1235,6 +1404,7 @@ int main(void)
 		TU_TEST(test_big_line),
 		TU_TEST(test_split_lines),
 		TU_TEST(test_event_starts_wide),
+		TU_TEST(test_event_sink),
 		TU_TEST(test_timestamp_after_events),
 		TU_TEST(test_space_strings),
 		TU_TEST(test_gzip_same_as_plain),

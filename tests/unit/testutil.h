@@ -140,6 +140,23 @@ TU_FN int64_t tu_rand_range(uint64_t *s, int64_t lo, int64_t hi)
 	return lo + (int64_t)(tu_rand(s) % (uint64_t)(hi - lo + 1));
 }
 
+/* 0 .. n-1 in a random order (Fisher-Yates); the caller frees it. */
+TU_FN size_t *tu_shuffled(size_t n, uint64_t *rs)
+{
+	size_t *v = malloc((n ? n : 1) * sizeof(*v)), i;
+
+	assert_non_null(v);
+	for (i = 0; i < n; i++)
+		v[i] = i;
+	for (i = n; i > 1; i--) {
+		size_t j = (size_t)(tu_rand(rs) % i), tmp = v[i - 1];
+
+		v[i - 1] = v[j];
+		v[j] = tmp;
+	}
+	return v;
+}
+
 /* ---- building ---- */
 
 TU_FN tu_space *tu_space_new(void)

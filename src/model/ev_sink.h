@@ -1,0 +1,47 @@
+/*
+ * ev_sink: events handed to a load hook while the reader decodes them.
+ *
+ * An analysis that needs the stats of a few kinds of event (memory
+ * allocations) would otherwise find each one's bytes again after the line
+ * is decoded, when the reader has given its pages back: on a 1 GB profile
+ * that re-reading was a sixth of the load. Instead a plane hook marks the
+ * event metadata it wants (xt_plane.sink_meta), and the reader calls
+ * event() for each such event with its bytes, while they are in cache.
+ *
+ * Each decoded range of a line (the whole line, or a chunk of a big one,
+ * decoded by any thread) fills a part of its own: the reader makes it with
+ * part_new(), and after the line is complete hands the line hook all of
+ * its parts in file order (struct xt_sunk); the reader frees them with
+ * part_free() after the hook, or when the load fails. The sink owns what
+ * is in a part; the hook may take it.
+ */
+#ifndef XT_EV_SINK_H
+#define XT_EV_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct xt_host;
+struct xt_plane;
+
+struct xt_sink {
+	void *(*part_new)(void *ctx, const struct xt_host *h, const struct xt_plane *p);
+	/* Event i of the line (file order), not aggregated, of metadata
+	 * index meta; off_ps as written (before the line's timestamp is
+	 * rebased); b the XEvent's encoding, n bytes. */
+	void (*event)(void *part, size_t i, uint32_t meta, int64_t off_ps, const uint8_t *b,
+		      size_t n);
+	void (*part_free)(void *part);
+	void *ctx;
+};
+
+/* A line's parts, for its line hook. moved: the events were not in order
+ * in the file and the line sorted them, so event i of the file is event
+ * moved[i] of the line; NULL when every event kept its place. */
+struct xt_sunk {
+	void **parts;
+	size_t nparts;
+	const uint32_t *moved;
+};
+
+#endif
