@@ -114,28 +114,28 @@ static struct bytes_ref mem_key_bytes(const struct mem_key *k)
 	return k->name.p ? k->name : bref(k->idx, strlen(k->idx));
 }
 
-/* The line's key index of key k's allocator, k copied in when new;
- * UINT32_MAX when the line holds as many keys as it can. */
-static uint32_t mem_key_add(struct line_part *lp, const struct mem_key *k)
+/* The part's key index of key k's allocator, k copied in when new;
+ * UINT32_MAX when the part holds as many keys as it can. */
+static uint32_t mem_key_add(struct mem_part *mp, const struct mem_key *k)
 {
 	struct bytes_ref want = mem_key_bytes(k);
 	size_t i;
 
-	for (i = 0; i < lp->nmem_keys; i++) {
-		struct bytes_ref have = mem_key_bytes(&lp->mem_keys[i]);
+	for (i = 0; i < mp->nkeys; i++) {
+		struct bytes_ref have = mem_key_bytes(&mp->keys[i]);
 
 		if (have.n == want.n && (have.p == want.p || !memcmp(have.p, want.p, have.n)))
 			return (uint32_t)i;
 	}
-	if (lp->nmem_keys >= MEM_KEY_MASK)
+	if (mp->nkeys >= MEM_KEY_MASK)
 		return UINT32_MAX;
-	lp->mem_keys = xreallocarray(lp->mem_keys, lp->nmem_keys + 1, sizeof(*lp->mem_keys));
-	lp->mem_keys[lp->nmem_keys] = *k;
-	return (uint32_t)lp->nmem_keys++;
+	mp->keys = xreallocarray(mp->keys, mp->nkeys + 1, sizeof(*mp->keys));
+	mp->keys[mp->nkeys] = *k;
+	return (uint32_t)mp->nkeys++;
 }
 
-/* The line's key index of r's allocator, added when new. */
-static uint32_t mem_key_of(struct line_part *lp, const struct mem_full *r)
+/* The part's key index of r's allocator, added when new. */
+static uint32_t mem_key_of(struct mem_part *mp, const struct mem_full *r)
 {
 	struct mem_key k;
 
@@ -144,26 +144,26 @@ static uint32_t mem_key_of(struct line_part *lp, const struct mem_full *r)
 		k.name = r->allocator;
 	else
 		memcpy(k.idx, r->idx_buf, sizeof(r->idx_buf));
-	return mem_key_add(lp, &k);
+	return mem_key_add(mp, &k);
 }
 
-/* Memory event r, event i of its line, at time_ps, into lp's records
+/* Memory event r, event i of its line, at time_ps, into mp's records
  * (kind: emeta_info.mem). */
-static void mem_add(struct line_part *lp, const struct mem_full *r, size_t i, int64_t time_ps,
+static void mem_add(struct mem_part *mp, const struct mem_full *r, size_t i, int64_t time_ps,
 		    unsigned kind)
 {
 	struct mem_rec *m;
-	uint32_t k = mem_key_of(lp, r);
+	uint32_t k = mem_key_of(mp, r);
 
 	if (k == UINT32_MAX)
 		return; /* more allocators on one line than anyone has */
-	if (r->peak_in_use > lp->mem_keys[k].lifetime_peak)
-		lp->mem_keys[k].lifetime_peak = r->peak_in_use;
-	if (lp->nmem == lp->capmem) {
-		lp->capmem = lp->capmem ? lp->capmem * 2 : 64;
-		lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
+	if (r->peak_in_use > mp->keys[k].lifetime_peak)
+		mp->keys[k].lifetime_peak = r->peak_in_use;
+	if (mp->nrec == mp->caprec) {
+		mp->caprec = mp->caprec ? mp->caprec * 2 : 64;
+		mp->rec = xreallocarray(mp->rec, mp->caprec, sizeof(*mp->rec));
 	}
-	m = &lp->mem[lp->nmem++];
+	m = &mp->rec[mp->nrec++];
 	m->time_ps = time_ps;
 	m->use = r->reserved + r->allocated;
 	m->addr = r->addr;
@@ -171,40 +171,6 @@ static void mem_add(struct line_part *lp, const struct mem_full *r, size_t i, in
 	m->ev = (uint32_t)i;
 	m->key = k | (kind == 1 ? MEM_ALLOC : 0) | (r->has_addr ? MEM_ADDR : 0);
 }
-
-/* The memory events of events [from, to) of line l into lp. */
-static void memory_range(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
-			 const struct xt_line *l, size_t from, size_t to)
-{
-	const struct plane_ctx *pc = p->hook_data;
-	uint64_t released;
-	size_t i;
-
-	if (!pc->has_mem)
-		return; /* no memory event metadata on the plane: no event to look at */
-	/* Source bytes given back (trace_release_before): from this range's
-	 * own start, so a range never gives back what another still reads. */
-	released = from ? trace_event_raw(h, l, from) & ~(uint64_t)4095 : 0;
-	for (i = from; i < to; i++) {
-		const struct xt_event *ev = &l->ev[i];
-		const struct emeta_info *in = &pc->info[xt_event_meta_index(ev)];
-		struct mem_full r;
-
-		if (!(i & 4095))
-			trace_release_before(h, l, i, &released);
-		if (!in->mem || xt_event_aggregated(ev) || !mem_decode(h, p, l, ev, &r))
-			continue;
-		mem_add(lp, &r, i, xt_event_start(l, ev), in->mem);
-	}
-}
-
-/* ---- the sink: a decoded range's memory events ---- */
-
-struct mem_part {
-	const struct xt_host *h;
-	const struct xt_plane *p;
-	struct line_part part; /* only its memory fields are used */
-};
 
 static void *mem_part_new(void *ctx, const struct xt_host *h, const struct xt_plane *p)
 {
@@ -215,6 +181,19 @@ static void *mem_part_new(void *ctx, const struct xt_host *h, const struct xt_pl
 	mp->p = p;
 	return mp;
 }
+
+static void mem_part_free(void *part)
+{
+	struct mem_part *mp = part;
+
+	if (!mp)
+		return;
+	free(mp->rec);
+	free(mp->keys);
+	free(mp);
+}
+
+/* ---- the sink: a decoded range's memory events ---- */
 
 /* The time is the offset as written until memory_line adds the line's
  * rebased timestamp. */
@@ -228,25 +207,61 @@ static void mem_part_event(void *part, size_t i, uint32_t meta, int64_t off_ps, 
 
 	stat_iter_event_bytes(&it, mp->p, b, n);
 	if (mem_decode_from(mp->h, mp->p, meta, &it, &r))
-		mem_add(&mp->part, &r, i, off_ps, pc->info[meta].mem);
-}
-
-static void mem_part_free(void *part)
-{
-	struct mem_part *mp = part;
-
-	free(mp->part.mem);
-	free(mp->part.mem_keys);
-	free(mp);
+		mem_add(mp, &r, i, off_ps, pc->info[meta].mem);
 }
 
 const struct xt_sink memory_sink = { mem_part_new, mem_part_event, mem_part_free, NULL };
 
+/* ---- a line's parts ---- */
+
+/* The memory events of events [from, to) of line l into mp. */
+static void memory_range(struct mem_part *mp, const struct xt_line *l, size_t from, size_t to)
+{
+	const struct xt_host *h = mp->h;
+	const struct xt_plane *p = mp->p;
+	const struct plane_ctx *pc = p->hook_data;
+	uint64_t released;
+	size_t i;
+
+	/* Source bytes given back (trace_release_before): from this range's
+	 * own start, so a range never gives back what another still reads. */
+	released = from ? trace_event_raw(h, l, from) & ~(uint64_t)4095 : 0;
+	for (i = from; i < to; i++) {
+		const struct xt_event *ev = &l->ev[i];
+		const struct emeta_info *in = &pc->info[xt_event_meta_index(ev)];
+		struct mem_full r;
+
+		if (!(i & 4095))
+			trace_release_before(h, l, i, &released);
+		if (!in->mem || xt_event_aggregated(ev) || !mem_decode(h, p, l, ev, &r))
+			continue;
+		mem_add(mp, &r, i, xt_event_start(l, ev), in->mem);
+	}
+}
+
+/* mp as the line's next part (freed when it has no records). */
+static void mem_keep(struct line_part *lp, struct mem_part *mp)
+{
+	if (!mp->nrec) {
+		mem_part_free(mp);
+		return;
+	}
+	lp->mem = xreallocarray(lp->mem, lp->nmem + 1, sizeof(*lp->mem));
+	lp->mem[lp->nmem++] = mp;
+}
+
+void memory_free(struct line_part *lp)
+{
+	size_t i;
+
+	for (i = 0; i < lp->nmem; i++)
+		mem_part_free(lp->mem[i]);
+	free(lp->mem);
+}
+
 /* The second half of a long line, on a thread of its own. */
 struct mem_half {
-	struct line_part part; /* only its memory fields are used */
-	const struct xt_host *h;
-	const struct xt_plane *p;
+	struct mem_part *mp;
 	const struct xt_line *l;
 	size_t from, to;
 };
@@ -255,47 +270,41 @@ static void *mem_half_run(void *arg)
 {
 	struct mem_half *mh = arg;
 
-	memory_range(&mh->part, mh->h, mh->p, mh->l, mh->from, mh->to);
+	memory_range(mh->mp, mh->l, mh->from, mh->to);
 	return NULL;
 }
 
-/* Appends b's records (a later part of the line) to lp, b's keys mapped
- * onto lp's (a record whose allocator finds no room is left out, as in
- * one pass), and frees b's. lp has room for them. */
-static void mem_join(struct line_part *lp, struct line_part *b)
+/* Appends b's records (a later part of the line) to a, b's keys mapped
+ * onto a's (a record whose allocator finds no room is left out, as in
+ * one pass), and empties b. a has room for them. */
+static void mem_join(struct mem_part *a, struct mem_part *b)
 {
-	uint32_t *map = xmalloc((b->nmem_keys ? b->nmem_keys : 1) * sizeof(*map));
+	uint32_t *map = xmalloc((b->nkeys ? b->nkeys : 1) * sizeof(*map));
 	size_t i;
 
-	for (i = 0; i < b->nmem_keys; i++) {
-		struct mem_key k = b->mem_keys[i];
+	for (i = 0; i < b->nkeys; i++) {
+		struct mem_key k = b->keys[i];
 		uint32_t j;
 
 		k.lifetime_peak = 0;
-		j = map[i] = mem_key_add(lp, &k);
-		if (j != UINT32_MAX && b->mem_keys[i].lifetime_peak > lp->mem_keys[j].lifetime_peak)
-			lp->mem_keys[j].lifetime_peak = b->mem_keys[i].lifetime_peak;
+		j = map[i] = mem_key_add(a, &k);
+		if (j != UINT32_MAX && b->keys[i].lifetime_peak > a->keys[j].lifetime_peak)
+			a->keys[j].lifetime_peak = b->keys[i].lifetime_peak;
 	}
-	if (b->nmem) {
-		if (lp->capmem < lp->nmem + b->nmem) {
-			lp->capmem = lp->nmem + b->nmem;
-			lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
-		}
-		for (i = 0; i < b->nmem; i++) {
-			struct mem_rec m = b->mem[i];
+	for (i = 0; i < b->nrec; i++) {
+		struct mem_rec m = b->rec[i];
 
-			if (map[m.key & MEM_KEY_MASK] == UINT32_MAX)
-				continue;
-			m.key = map[m.key & MEM_KEY_MASK] | (m.key & ~MEM_KEY_MASK);
-			lp->mem[lp->nmem++] = m;
-		}
+		if (map[m.key & MEM_KEY_MASK] == UINT32_MAX)
+			continue;
+		m.key = map[m.key & MEM_KEY_MASK] | (m.key & ~MEM_KEY_MASK);
+		a->rec[a->nrec++] = m;
 	}
 	free(map);
-	free(b->mem);
-	free(b->mem_keys);
-	b->mem = NULL;
-	b->mem_keys = NULL;
-	b->nmem = b->capmem = b->nmem_keys = 0;
+	free(b->rec);
+	free(b->keys);
+	b->rec = NULL;
+	b->keys = NULL;
+	b->nrec = b->caprec = b->nkeys = 0;
 }
 
 static int rec_ev_cmp(const void *x, const void *y)
@@ -305,36 +314,38 @@ static int rec_ev_cmp(const void *x, const void *y)
 	return (a->ev > b->ev) - (a->ev < b->ev);
 }
 
-/* The records of the sink's parts, in file order, into lp: in the line's
- * order and at the line's times. */
-static void memory_join(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk)
+/* The sink's parts, in file order, become the line's, at the line's times.
+ * They stay apart (copying millions of records into one array would touch
+ * as much fresh memory again) unless the line was sorted: then they are
+ * joined, and the records follow their events into the line's order. */
+static void memory_take(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk)
 {
-	struct line_part *first = &((struct mem_part *)sunk->parts[0])->part;
 	uint64_t base = (uint64_t)l->timestamp_ns * 1000;
-	size_t i, total = 0;
+	size_t i, k, total = 0;
 
-	for (i = 0; i < sunk->nparts; i++)
-		total += ((struct mem_part *)sunk->parts[i])->part.nmem;
-	/* The first part's arrays become the line's, with room for the rest. */
-	lp->mem = first->mem;
-	lp->nmem = first->nmem;
-	lp->capmem = first->capmem;
-	lp->mem_keys = first->mem_keys;
-	lp->nmem_keys = first->nmem_keys;
-	memset(first, 0, sizeof(*first));
-	if (total > lp->capmem) {
-		lp->capmem = total;
-		lp->mem = xreallocarray(lp->mem, lp->capmem, sizeof(*lp->mem));
-	}
-	for (i = 1; i < sunk->nparts; i++)
-		mem_join(lp, &((struct mem_part *)sunk->parts[i])->part);
 	if (sunk->moved) {
-		for (i = 0; i < lp->nmem; i++)
-			lp->mem[i].ev = sunk->moved[lp->mem[i].ev];
-		qsort(lp->mem, lp->nmem, sizeof(*lp->mem), rec_ev_cmp);
+		struct mem_part *a = sunk->parts[0];
+
+		for (i = 0; i < sunk->nparts; i++)
+			total += ((struct mem_part *)sunk->parts[i])->nrec;
+		if (total > a->caprec) {
+			a->caprec = total;
+			a->rec = xreallocarray(a->rec, a->caprec, sizeof(*a->rec));
+		}
+		for (i = 1; i < sunk->nparts; i++)
+			mem_join(a, sunk->parts[i]);
+		for (i = 0; i < a->nrec; i++)
+			a->rec[i].ev = sunk->moved[a->rec[i].ev];
+		qsort(a->rec, a->nrec, sizeof(*a->rec), rec_ev_cmp);
 	}
-	for (i = 0; i < lp->nmem; i++)
-		lp->mem[i].time_ps = (int64_t)(base + (uint64_t)lp->mem[i].time_ps);
+	for (k = 0; k < sunk->nparts; k++) {
+		struct mem_part *mp = sunk->parts[k];
+
+		sunk->parts[k] = NULL;
+		for (i = 0; i < mp->nrec; i++)
+			mp->rec[i].time_ps = (int64_t)(base + (uint64_t)mp->rec[i].time_ps);
+		mem_keep(lp, mp);
+	}
 }
 
 /* Without the sink (analysis_run), a host line's memory events are read
@@ -346,39 +357,46 @@ size_t memory_split_events = 4000000;
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		 const struct xt_line *l, struct xt_sunk *sunk)
 {
+	const struct plane_ctx *pc = p->hook_data;
 	struct mem_half mh;
 	pthread_t tid;
 
 	if (sunk && sunk->nparts) {
-		memory_join(lp, l, sunk);
+		memory_take(lp, l, sunk);
 		return;
 	}
+	if (!pc->has_mem)
+		return; /* no memory event metadata on the plane: no event to look at */
 	memset(&mh, 0, sizeof(mh));
-	if (l->nev < memory_split_events || l->nev < 2) {
-		memory_range(lp, h, p, l, 0, l->nev);
-		return;
-	}
-	mh.h = h;
-	mh.p = p;
+	mh.mp = mem_part_new(NULL, h, p);
 	mh.l = l;
-	mh.from = l->nev / 2;
 	mh.to = l->nev;
-	if (pthread_create(&tid, NULL, mem_half_run, &mh) != 0) {
-		memory_range(lp, h, p, l, 0, l->nev);
-		return;
+	if (l->nev >= memory_split_events && l->nev >= 2) {
+		struct mem_part *first = mem_part_new(NULL, h, p);
+
+		mh.from = l->nev / 2;
+		if (pthread_create(&tid, NULL, mem_half_run, &mh) == 0) {
+			memory_range(first, l, 0, mh.from);
+			pthread_join(tid, NULL);
+			mem_keep(lp, first);
+			mem_keep(lp, mh.mp);
+			return;
+		}
+		mem_part_free(first);
+		mh.from = 0;
 	}
-	memory_range(lp, h, p, l, 0, mh.from);
-	pthread_join(tid, NULL);
-	mem_join(lp, &mh.part);
+	memory_range(mh.mp, l, 0, l->nev);
+	mem_keep(lp, mh.mp);
 }
 
-/* A line with memory events, and the merge's group of each of its keys. */
+/* A part of a line with memory events, and the merge's group of each of
+ * its keys. */
 struct mem_line {
 	size_t host;
 	const struct xt_host *h;
 	const struct xt_plane *p;
 	const struct xt_line *l;
-	const struct line_part *lp;
+	const struct mem_part *mp;
 	uint32_t *group; /* [key] */
 };
 
@@ -386,8 +404,8 @@ struct mem_line {
  * plane and line, then place on the line. */
 struct mem_item {
 	int64_t time;
-	uint32_t ml;   /* index into the mem_lines */
-	uint32_t rec;  /* index into that line's mem */
+	uint32_t ml;   /* index into the mem_lines (parts follow their line's order) */
+	uint32_t rec;  /* index into that part's records */
 };
 
 static int mem_item_cmp(const void *x, const void *y)
@@ -406,12 +424,12 @@ static void item_full(const struct mem_line *mls, const struct mem_item *it, str
 {
 	const struct mem_line *ml = &mls[it->ml];
 
-	mem_decode(ml->h, ml->p, ml->l, &ml->l->ev[ml->lp->mem[it->rec].ev], r);
+	mem_decode(ml->h, ml->p, ml->l, &ml->l->ev[ml->mp->rec[it->rec].ev], r);
 }
 
 static const struct mem_rec *item_rec(const struct mem_line *mls, const struct mem_item *it)
 {
-	return &mls[it->ml].lp->mem[it->rec];
+	return &mls[it->ml].mp->rec[it->rec];
 }
 
 struct live {
@@ -649,82 +667,102 @@ static void memory_row(struct xt_analysis *a, struct xt_trace *t, const struct m
 	mem_series(row, mls, items, g->n);
 }
 
+/* The parts of every line, their keys grouped by (host, allocator). */
+struct mem_set {
+	struct mem_line *mls;
+	size_t nml;
+	struct mem_group *groups;
+	size_t ng;
+	struct hmap gidx;
+	size_t total;           /* records */
+};
+
+static void mem_set_add(struct mem_set *ms, struct xt_trace *t, size_t h, size_t p,
+			const struct xt_line *ln, const struct mem_part *mp)
+{
+	struct mem_line *ml;
+	size_t i, k;
+
+	ms->mls = xreallocarray(ms->mls, ms->nml + 1, sizeof(*ms->mls));
+	ml = &ms->mls[ms->nml++];
+	*ml = (struct mem_line){ h, &t->hosts[h], &t->hosts[h].planes[p], ln, mp,
+				 xcalloc(mp->nkeys ? mp->nkeys : 1, sizeof(uint32_t)) };
+	for (k = 0; k < mp->nkeys; k++) {
+		struct bytes_ref kb = mem_key_bytes(&mp->keys[k]);
+		char key[512];
+		size_t kn = kb.n < sizeof(key) - 8 ? kb.n : sizeof(key) - 8;
+		uint32_t *v;
+		int ins;
+
+		memcpy(key, &h, 8);
+		memcpy(key + 8, kb.p, kn);
+		v = hmap_get(&ms->gidx, key, 8 + kn, (uint32_t)ms->ng, &ins);
+		if (ins) {
+			ms->groups = xreallocarray(ms->groups, ms->ng + 1, sizeof(*ms->groups));
+			ms->groups[ms->ng++] = (struct mem_group){ h, kb, 0, 0, 0 };
+		}
+		ml->group[k] = *v;
+		if (mp->keys[k].lifetime_peak > ms->groups[*v].lifetime_peak)
+			ms->groups[*v].lifetime_peak = mp->keys[k].lifetime_peak;
+	}
+	for (i = 0; i < mp->nrec; i++)
+		ms->groups[ml->group[mp->rec[i].key & MEM_KEY_MASK]].n++;
+	ms->total += mp->nrec;
+}
+
 void memory_merge(struct xt_analysis *a, struct xt_trace *t)
 {
-	struct mem_line *mls = NULL;
-	struct mem_group *groups = NULL;
+	struct mem_set ms;
+	struct mem_group *groups;
+	struct mem_line *mls;
 	struct mem_item *items;
-	size_t nml = 0, ng = 0, h, p, l, i, k, total = 0;
+	size_t h, p, l, i, k;
 	size_t *order;
-	struct hmap gidx;
 
-	hmap_init(&gidx);
+	memset(&ms, 0, sizeof(ms));
+	hmap_init(&ms.gidx);
 	for (h = 0; h < t->nhosts; h++)
 		for (p = 0; p < t->hosts[h].nplanes; p++)
 			for (l = 0; l < t->hosts[h].planes[p].nlines; l++) {
 				const struct xt_line *ln = &t->hosts[h].planes[p].lines[l];
 				const struct line_part *lp = ln->hook_data;
-				struct mem_line *ml;
 
-				if (!lp || !lp->nmem)
-					continue;
-				mls = xreallocarray(mls, nml + 1, sizeof(*mls));
-				ml = &mls[nml++];
-				*ml = (struct mem_line){ h, &t->hosts[h], &t->hosts[h].planes[p], ln, lp,
-							 xcalloc(lp->nmem_keys, sizeof(uint32_t)) };
-				for (k = 0; k < lp->nmem_keys; k++) {
-					struct bytes_ref kb = mem_key_bytes(&lp->mem_keys[k]);
-					char key[512];
-					size_t kn = kb.n < sizeof(key) - 8 ? kb.n : sizeof(key) - 8;
-					uint32_t *v;
-					int ins;
-
-					memcpy(key, &h, 8);
-					memcpy(key + 8, kb.p, kn);
-					v = hmap_get(&gidx, key, 8 + kn, (uint32_t)ng, &ins);
-					if (ins) {
-						groups = xreallocarray(groups, ng + 1, sizeof(*groups));
-						groups[ng++] = (struct mem_group){ h, kb, 0, 0, 0 };
-					}
-					ml->group[k] = *v;
-					if (lp->mem_keys[k].lifetime_peak > groups[*v].lifetime_peak)
-						groups[*v].lifetime_peak = lp->mem_keys[k].lifetime_peak;
-				}
-				for (i = 0; i < lp->nmem; i++)
-					groups[ml->group[lp->mem[i].key & MEM_KEY_MASK]].n++;
-				total += lp->nmem;
+				for (k = 0; lp && k < lp->nmem; k++)
+					mem_set_add(&ms, t, h, p, ln, lp->mem[k]);
 			}
-	hmap_fini(&gidx);
+	hmap_fini(&ms.gidx);
+	groups = ms.groups;
+	mls = ms.mls;
 	/* Every group's items in one array, group after group. */
-	items = xmalloc((total ? total : 1) * sizeof(*items));
-	for (i = 0, k = 0; i < ng; i++) {
+	items = xmalloc((ms.total ? ms.total : 1) * sizeof(*items));
+	for (i = 0, k = 0; i < ms.ng; i++) {
 		groups[i].at = k;
 		k += groups[i].n;
 		groups[i].n = 0;
 	}
-	for (i = 0; i < nml; i++)
-		for (k = 0; k < mls[i].lp->nmem; k++) {
-			const struct mem_rec *r = &mls[i].lp->mem[k];
+	for (i = 0; i < ms.nml; i++)
+		for (k = 0; k < mls[i].mp->nrec; k++) {
+			const struct mem_rec *r = &mls[i].mp->rec[k];
 			struct mem_group *g = &groups[mls[i].group[r->key & MEM_KEY_MASK]];
 
 			items[g->at + g->n++] = (struct mem_item){ r->time_ps, (uint32_t)i, (uint32_t)k };
 		}
 	/* Rows by host, then allocator key. */
-	order = xmalloc((ng ? ng : 1) * sizeof(*order));
-	for (i = 0; i < ng; i++)
+	order = xmalloc((ms.ng ? ms.ng : 1) * sizeof(*order));
+	for (i = 0; i < ms.ng; i++)
 		order[i] = i;
-	for (i = 1; i < ng; i++)
+	for (i = 1; i < ms.ng; i++)
 		for (k = i; k > 0 && group_cmp(&groups[order[k]], &groups[order[k - 1]]) < 0; k--) {
 			size_t x = order[k];
 
 			order[k] = order[k - 1];
 			order[k - 1] = x;
 		}
-	for (i = 0; i < ng; i++)
+	for (i = 0; i < ms.ng; i++)
 		memory_row(a, t, &groups[order[i]], mls, items + groups[order[i]].at);
 	free(order);
 	free(items);
-	for (i = 0; i < nml; i++)
+	for (i = 0; i < ms.nml; i++)
 		free(mls[i].group);
 	free(mls);
 	free(groups);

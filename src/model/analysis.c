@@ -181,8 +181,7 @@ static void line_part_free(struct line_part *lp)
 	free(lp->markers);
 	free(lp->work);
 	free(lp->comp);
-	free(lp->mem);
-	free(lp->mem_keys);
+	memory_free(lp);
 	free(lp->kerns);
 	free(lp);
 }

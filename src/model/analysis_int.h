@@ -154,12 +154,23 @@ struct mem_rec {
 #define MEM_ADDR 0x40000000u    /* addr is set */
 #define MEM_KEY_MASK 0x3fffffffu
 
-/* An allocator as one line names it: allocator_name, else the device
+/* An allocator as a line names it: allocator_name, else the device
  * index as text. */
 struct mem_key {
 	struct bytes_ref name;  /* allocator_name (p NULL: the key is idx) */
 	char idx[24];           /* the index as text, "" when none */
-	int64_t lifetime_peak;  /* max peak_bytes_in_use on this line (>= 0) */
+	int64_t lifetime_peak;  /* max peak_bytes_in_use in its part (>= 0) */
+};
+
+/* Memory records of a stretch of one line, in its order, and the
+ * allocators they name (their keys index this part's keys). */
+struct mem_part {
+	const struct xt_host *h;
+	const struct xt_plane *p;
+	struct mem_rec *rec;
+	size_t nrec, caprec;
+	struct mem_key *keys;
+	size_t nkeys;
 };
 
 struct kern_acc {
@@ -205,11 +216,10 @@ struct line_part {
 	struct span *work, *comp;
 	size_t nwork, ncomp;
 	uint64_t compiles;          /* compilations not inside another of the line */
-	/* memory */
-	struct mem_rec *mem;
-	size_t nmem, capmem;
-	struct mem_key *mem_keys;
-	size_t nmem_keys;
+	/* memory: the line's records in parts (what the sink read from each
+	 * decoded range, or each half of the line), in the line's order */
+	struct mem_part **mem;
+	size_t nmem;
 	/* kernels */
 	struct hmap kern_index;
 	struct kern_acc *kerns;
@@ -328,6 +338,7 @@ void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_
  * a host plane's sink_meta marks its memory event metadata. */
 extern const struct xt_sink memory_sink;
 void memory_merge(struct xt_analysis *a, struct xt_trace *t);
+void memory_free(struct line_part *lp);
 /* Lines of this many events or more have their memory events read in two
  * halves at once (a variable so that tests can lower it). */
 extern size_t memory_split_events;
