@@ -162,7 +162,9 @@ static int same_module(struct bytes_ref a, struct bytes_ref b)
 }
 
 /* The program runs of one device, in start order: XLA Modules events as
- * they are; GPU kernels' stretches merged across streams. */
+ * they are; GPU kernels' stretches merged across streams. The lines' runs
+ * are read nowhere else: the first line's array becomes the device's (on
+ * TPU, one XLA Modules line with a run per event: no copy of it). */
 static size_t device_runs(const struct xt_plane *pl, struct mod_run **out)
 {
 	const struct plane_ctx *pc = pl->hook_data;
@@ -170,11 +172,18 @@ static size_t device_runs(const struct xt_plane *pl, struct mod_run **out)
 	size_t n = 0, l, i, k = 0;
 
 	for (l = 0; l < pl->nlines; l++) {
-		const struct line_part *lp = pl->lines[l].hook_data;
+		struct line_part *lp = pl->lines[l].hook_data;
 
 		if (!lp || !lp->nruns ||
 		    (pc->kind == XT_DEV_XLA ? lp->role != LROLE_MODULES : lp->role != LROLE_STREAM))
 			continue;
+		if (!v) {
+			v = lp->runs;
+			n = lp->nruns;
+			lp->runs = NULL;
+			lp->nruns = lp->capruns = 0;
+			continue;
+		}
 		v = xreallocarray(v, n + lp->nruns, sizeof(*v));
 		memcpy(v + n, lp->runs, lp->nruns * sizeof(*v));
 		n += lp->nruns;
