@@ -47,6 +47,7 @@ struct bd_cursor {
 	int64_t maxend[XT_CAT_COUNT]; /* [c]: latest end of earlier events of priority <= c */
 	int64_t a, b;           /* the current event */
 	int cat;
+	struct span_rd work;    /* LROLE_HOST: the line's work union */
 };
 
 /* Moves c to its next event that adds to some H; returns 0 at the end. */
@@ -56,10 +57,12 @@ static int bd_next(struct bd_cursor *c)
 
 	if (lp->role == LROLE_HOST) {
 		/* The line's work, already one union (overview_line_host). */
-		if (c->i >= lp->nwork)
+		struct span x;
+
+		if (!span_rd_next(&c->work, &x))
 			return 0;
-		c->a = lp->work[c->i].s;
-		c->b = lp->work[c->i++].e;
+		c->a = x.s;
+		c->b = x.e;
 		c->cat = XT_CAT_HOST_COMPUTE;
 		return 1;
 	}
@@ -197,6 +200,7 @@ void steps_breakdown(struct xt_analysis *a, struct xt_trace *t)
 				cur[n].lp = lp;
 				cur[n].n = ln->nev;
 				cur[n].base = ln->timestamp_ns * 1000;
+				span_rd_init(&cur[n].work, &lp->work);
 				for (c = 0; c < XT_CAT_COUNT; c++)
 					cur[n].maxend[c] = INT64_MIN;
 				n++;

@@ -73,12 +73,11 @@ int overview_is_compile(const char *s)
 void overview_line_host(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l)
 {
 	const struct plane_ctx *pc = p->hook_data;
-	struct spans work, comp; /* one run each: the line's events in start order */
+	struct spans comp; /* one run: the line's events in start order */
 	int64_t base = l->timestamp_ns * 1000, comp_end = INT64_MIN;
 	int want_work = lp->role == LROLE_HOST;
 	size_t i, mk = 0;
 
-	memset(&work, 0, sizeof(work));
 	memset(&comp, 0, sizeof(comp));
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
@@ -104,9 +103,9 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 			mk++;
 		if (mk < lp->nmarkers && lp->markers[mk].ev == i)
 			continue;
-		spans_add(&work, 0, s, e);
+		span_pack_add(&lp->work, s, e);
 	}
-	lp->work = spans_take(&work, &lp->nwork);
+	span_pack_done(&lp->work);
 	lp->comp = spans_take(&comp, &lp->ncomp);
 }
 
@@ -115,8 +114,7 @@ static void host_activity(struct host_act *ha, const struct xt_host *h)
 {
 	struct spans comp;
 	struct span *tmp = NULL;
-	const struct span **lists = NULL;
-	size_t *nlists = NULL;
+	const struct span_pack **lists = NULL;
 	size_t tmpcap = 0, p, l, k, line_no = 0, nl = 0;
 
 	memset(&comp, 0, sizeof(comp));
@@ -136,9 +134,7 @@ static void host_activity(struct host_act *ha, const struct xt_host *h)
 			for (k = 0; k < lp->ncomp; k++)
 				spans_add(&comp, line_no, lp->comp[k].s, lp->comp[k].e);
 			lists = xreallocarray(lists, nl + 1, sizeof(*lists));
-			nlists = xreallocarray(nlists, nl + 1, sizeof(*nlists));
-			lists[nl] = lp->work;
-			nlists[nl++] = lp->nwork;
+			lists[nl++] = &lp->work;
 		}
 	}
 	spans_union(&comp, &tmp, &tmpcap);
@@ -146,9 +142,8 @@ static void host_activity(struct host_act *ha, const struct xt_host *h)
 	free(comp.v);
 	free(comp.run);
 	free(tmp);
-	ha->n = spans_union_lists(lists, nlists, nl, &ha->v);
+	ha->n = spans_union_packs(lists, nl, &ha->v);
 	free(lists);
-	free(nlists);
 }
 
 /* Host activity inside [s, e): *cur walks the sorted spans forward. */

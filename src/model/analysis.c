@@ -179,7 +179,7 @@ static void line_part_free(struct line_part *lp)
 	free(lp->ops);
 	free(lp->slot_of_meta);
 	free(lp->markers);
-	free(lp->work);
+	span_pack_free(&lp->work);
 	free(lp->comp);
 	memory_free(lp);
 	free(lp->kerns);

@@ -211,10 +211,12 @@ struct line_part {
 	/* steps */
 	struct marker *markers;
 	size_t nmarkers, capmarkers;
-	/* host work (LROLE_HOST) and compilations (host lines), each the
-	 * sorted disjoint union of the line's events (overview_line_host) */
-	struct span *work, *comp;
-	size_t nwork, ncomp;
+	/* host work (LROLE_HOST, packed: millions of spans on a busy host)
+	 * and compilations (host lines), each the sorted disjoint union of
+	 * the line's events (overview_line_host) */
+	struct span_pack work;
+	struct span *comp;
+	size_t ncomp;
 	uint64_t compiles;          /* compilations not inside another of the line */
 	/* memory: the line's records in parts (what the sink read from each
 	 * decoded range, or each half of the line), in the line's order */

@@ -87,9 +87,103 @@ struct span *spans_take(struct spans *sp, size_t *n)
 	return v;
 }
 
-/* A list's place in spans_union_lists' heap (keyed by its next start). */
+/* ---- packed lists ---- */
+
+static void pack_put(struct span_pack *sp, uint64_t v)
+{
+	if (sp->cap - sp->nb < 10) {
+		sp->cap = sp->cap ? 2 * sp->cap : 256;
+		sp->b = xrealloc(sp->b, sp->cap);
+	}
+	while (v >= 0x80) {
+		sp->b[sp->nb++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	sp->b[sp->nb++] = (uint8_t)v;
+}
+
+/* The open span into the bytes: its gap from the last end, its length. */
+static void pack_flush(struct span_pack *sp)
+{
+	if (!sp->has_open)
+		return;
+	pack_put(sp, (uint64_t)sp->open.s - (uint64_t)sp->last_e);
+	pack_put(sp, (uint64_t)sp->open.e - (uint64_t)sp->open.s);
+	sp->last_e = sp->open.e;
+	sp->has_open = 0;
+	sp->n++;
+}
+
+void span_pack_add(struct span_pack *sp, int64_t s, int64_t e)
+{
+	if (sp->has_open && s <= sp->open.e) {
+		/* Sorted by start: coalesce while appending. */
+		if (e > sp->open.e)
+			sp->open.e = e;
+		return;
+	}
+	pack_flush(sp);
+	sp->open = (struct span){ s, e };
+	sp->has_open = 1;
+}
+
+void span_pack_done(struct span_pack *sp)
+{
+	pack_flush(sp);
+	if (!sp->nb) {
+		free(sp->b);
+		sp->b = NULL;
+	} else if (sp->nb < sp->cap) {
+		sp->b = xrealloc(sp->b, sp->nb);
+	}
+	sp->cap = sp->nb;
+}
+
+void span_pack_free(struct span_pack *sp)
+{
+	free(sp->b);
+	memset(sp, 0, sizeof(*sp));
+}
+
+void span_rd_init(struct span_rd *r, const struct span_pack *sp)
+{
+	r->p = sp->b;
+	r->end = sp->b + sp->nb;
+	r->last_e = 0;
+}
+
+static uint64_t pack_get(struct span_rd *r)
+{
+	uint64_t v = 0;
+	unsigned sh = 0;
+
+	while (r->p < r->end) {
+		uint8_t b = *r->p++;
+
+		v |= (uint64_t)(b & 0x7f) << sh;
+		if (b < 0x80 || (sh += 7) >= 64)
+			break;
+	}
+	return v;
+}
+
+int span_rd_next(struct span_rd *r, struct span *out)
+{
+	uint64_t s;
+
+	if (r->p >= r->end)
+		return 0;
+	s = (uint64_t)r->last_e + pack_get(r);
+	out->s = (int64_t)s;
+	out->e = (int64_t)(s + pack_get(r));
+	r->last_e = out->e;
+	return 1;
+}
+
+/* A list's place in spans_union_packs' heap (keyed by its current start). */
 struct span_cur {
-	const struct span *v, *end;
+	struct span_rd rd;
+	struct span x;
 };
 
 static void span_cur_down(struct span_cur *hp, size_t n, size_t i)
@@ -101,9 +195,9 @@ static void span_cur_down(struct span_cur *hp, size_t n, size_t i)
 
 		if (k >= n)
 			break;
-		if (k + 1 < n && hp[k + 1].v->s < hp[k].v->s)
+		if (k + 1 < n && hp[k + 1].x.s < hp[k].x.s)
 			k++;
-		if (hp[k].v->s >= x.v->s)
+		if (hp[k].x.s >= x.x.s)
 			break;
 		hp[i] = hp[k];
 		i = k;
@@ -111,20 +205,21 @@ static void span_cur_down(struct span_cur *hp, size_t n, size_t i)
 	hp[i] = x;
 }
 
-size_t spans_union_lists(const struct span *const *lists, const size_t *n, size_t k,
-			 struct span **out)
+size_t spans_union_packs(const struct span_pack *const *packs, size_t k, struct span **out)
 {
 	struct span_cur *hp = xcalloc(k ? k : 1, sizeof(*hp));
 	struct span *v = NULL;
 	size_t i, nh = 0, nv = 0, cap = 0;
 
-	for (i = 0; i < k; i++)
-		if (n[i])
-			hp[nh++] = (struct span_cur){ lists[i], lists[i] + n[i] };
+	for (i = 0; i < k; i++) {
+		span_rd_init(&hp[nh].rd, packs[i]);
+		if (span_rd_next(&hp[nh].rd, &hp[nh].x))
+			nh++;
+	}
 	for (i = nh; i-- > 0;)
 		span_cur_down(hp, nh, i);
 	while (nh) {
-		struct span x = *hp[0].v++;
+		struct span x = hp[0].x;
 
 		if (nv && x.s <= v[nv - 1].e) {
 			if (x.e > v[nv - 1].e)
@@ -136,7 +231,7 @@ size_t spans_union_lists(const struct span *const *lists, const size_t *n, size_
 			}
 			v[nv++] = x;
 		}
-		if (hp[0].v == hp[0].end)
+		if (!span_rd_next(&hp[0].rd, &hp[0].x))
 			hp[0] = hp[--nh];
 		if (nh)
 			span_cur_down(hp, nh, 0);

@@ -39,12 +39,42 @@ void spans_union(struct spans *sp, struct span **tmp, size_t *tmpcap);
 /* Hands sp's spans to the caller, shrunk to fit (NULL when there are
  * none), with their count in *n; frees the rest of sp. */
 struct span *spans_take(struct spans *sp, size_t *n);
-/* The union of k sorted disjoint lists (lists[i], n[i]) into *out (the
- * caller frees it); returns its length. The lists are merged in start
- * order through a heap, so nothing as long as all of them together is
- * allocated: the union of many threads' busy spans is far shorter. */
-size_t spans_union_lists(const struct span *const *lists, const size_t *n, size_t k,
-			 struct span **out);
+
+/*
+ * A sorted disjoint list packed for reading in order: per span its gap
+ * from the previous end (the first: its start) and its length, as
+ * varints, differences taken modulo 2^64 (so any values round-trip). A
+ * busy host line's work is millions of spans, 16 bytes each unpacked,
+ * about 7 packed. Zeroed is empty; the owner frees it (span_pack_free).
+ */
+struct span_pack {
+	uint8_t *b;
+	size_t nb, cap;
+	size_t n;               /* spans packed */
+	struct span open;       /* the last span, still growing */
+	int has_open;
+	int64_t last_e;         /* end of the last span packed */
+};
+/* Appends [s, e), starts in order; coalesces with the last span when s is
+ * not past its end. */
+void span_pack_add(struct span_pack *sp, int64_t s, int64_t e);
+/* Packs the last span and trims the bytes: ready to read. */
+void span_pack_done(struct span_pack *sp);
+void span_pack_free(struct span_pack *sp);
+
+struct span_rd {
+	const uint8_t *p, *end;
+	int64_t last_e;
+};
+void span_rd_init(struct span_rd *r, const struct span_pack *sp);
+/* The next span into *out; returns 0 at the end. */
+int span_rd_next(struct span_rd *r, struct span *out);
+
+/* The union of k packed lists into *out (the caller frees it); returns
+ * its length. The lists are merged in start order through a heap, so
+ * nothing as long as all of them together is allocated: the union of many
+ * threads' busy spans is far shorter. */
+size_t spans_union_packs(const struct span_pack *const *packs, size_t k, struct span **out);
 /* Summed length of n disjoint spans. */
 int64_t spans_len(const struct span *v, size_t n);
 /* Length of the intersection of two sorted disjoint lists. */

@@ -233,49 +233,83 @@ static void test_exact_thresholds(void **state)
 	assert_int_equal(a->devices[0].longest_gap_ps, 250 * US);
 }
 
-/* spans_union_lists (a heap over the lists) gives what spans_union (the
- * runs merged pairwise) gives, on random sorted lists; spans_take hands
- * over a list shrunk to fit, or NULL. */
-static void test_spans_union_lists(void **state)
+/* spans_union_packs (a heap over packed lists) gives what spans_union (the
+ * runs merged pairwise) gives, on random sorted lists; a packed list reads
+ * back as the list spans_take hands over (shrunk to fit, or NULL), and
+ * any values round-trip, the extremes of int64 included. */
+static void test_spans_union_packs(void **state)
 {
 	enum { K = 9 };
+	static const int64_t odd[][2] = { { INT64_MIN, INT64_MIN + 1 }, { -5, 7 },
+					  { INT64_MAX - 3, INT64_MAX - 2 }, { INT64_MAX, INT64_MIN } };
 	uint64_t rs = 17;
-	struct span *lists[K], *got, *tmp = NULL;
-	const struct span *cl[K];
-	size_t n[K], ng, k, i, tmpcap = 0;
+	struct span_pack packs[K], edge;
+	const struct span_pack *cp[K];
+	struct span *got, *tmp = NULL, x;
+	struct span_rd rd;
+	size_t ng, k, i, tmpcap = 0;
 	struct spans all, one;
 
 	(void)state;
 	memset(&all, 0, sizeof(all));
 	for (k = 0; k < K; k++) {
-		int64_t t = tu_rand_range(&rs, 0, 50);
+		int64_t t = tu_rand_range(&rs, 0, 50) - (k == 5 ? 100000000000000LL : 0);
+		struct span *list;
+		size_t n;
 
 		memset(&one, 0, sizeof(one));
+		memset(&packs[k], 0, sizeof(packs[k]));
 		for (i = 0; i < (k == 3 ? 0 : 200); i++) { /* list 3 is empty */
 			int64_t s = t + tu_rand_range(&rs, 0, 30), e = s + tu_rand_range(&rs, 1, 40);
 
+			if (k == 7 && i % 50 == 0)
+				s = t += 5000000000000LL; /* wide gaps: long varints */
 			spans_add(&one, 0, s, e);
 			spans_add(&all, k, s, e);
+			span_pack_add(&packs[k], s, e);
 			t = s;
 		}
-		lists[k] = spans_take(&one, &n[k]);
-		cl[k] = lists[k];
-		assert_true(k == 3 ? lists[k] == NULL && n[k] == 0 : n[k] > 0);
-		for (i = 1; i < n[k]; i++)
-			assert_true(lists[k][i].s > lists[k][i - 1].e); /* disjoint, sorted */
+		span_pack_done(&packs[k]);
+		cp[k] = &packs[k];
+		list = spans_take(&one, &n);
+		assert_true(k == 3 ? list == NULL && n == 0 : n > 0);
+		assert_int_equal(packs[k].n, n);
+		assert_true(k == 3 || k == 7 || packs[k].nb < n * sizeof(struct span) / 4);
+		span_rd_init(&rd, &packs[k]);
+		for (i = 0; i < n; i++) {
+			assert_true(span_rd_next(&rd, &x));
+			assert_int_equal(x.s, list[i].s);
+			assert_int_equal(x.e, list[i].e);
+			if (i)
+				assert_true(list[i].s > list[i - 1].e); /* disjoint, sorted */
+		}
+		assert_false(span_rd_next(&rd, &x));
+		free(list);
 	}
 	spans_union(&all, &tmp, &tmpcap);
-	ng = spans_union_lists(cl, n, K, &got);
+	ng = spans_union_packs(cp, K, &got);
 	assert_int_equal(ng, all.n);
 	for (i = 0; i < ng; i++) {
 		assert_int_equal(got[i].s, all.v[i].s);
 		assert_int_equal(got[i].e, all.v[i].e);
 	}
 	free(got);
-	assert_int_equal(spans_union_lists(cl, n, 0, &got), 0); /* no lists: nothing */
+	assert_int_equal(spans_union_packs(cp, 0, &got), 0); /* no lists: nothing */
 	assert_null(got);
+	memset(&edge, 0, sizeof(edge));
+	for (i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		span_pack_add(&edge, odd[i][0], odd[i][1]);
+	span_pack_done(&edge);
+	assert_int_equal(edge.n, 4);
+	span_rd_init(&rd, &edge);
+	for (i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		assert_true(span_rd_next(&rd, &x));
+		assert_int_equal(x.s, odd[i][0]);
+		assert_int_equal(x.e, odd[i][1]);
+	}
+	span_pack_free(&edge);
 	for (k = 0; k < K; k++)
-		free(lists[k]);
+		span_pack_free(&packs[k]);
 	free(all.v);
 	free(all.run);
 	free(tmp);
@@ -288,7 +322,7 @@ int main(void)
 		TU_TEST(test_steps_collectives_dominant_h2d),
 		TU_TEST(test_quiet_profile),
 		TU_TEST(test_exact_thresholds),
-		TU_TEST(test_spans_union_lists),
+		TU_TEST(test_spans_union_packs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
