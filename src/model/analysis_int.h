@@ -332,6 +332,21 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t);
 /* an_breakdown.c: fills every step's cat_ps and idle_ps. */
 void steps_breakdown(struct xt_analysis *a, struct xt_trace *t);
 /* an_memory.c */
+/* Everything a memory event says (decoded in full only where needed). */
+struct mem_full {
+	struct bytes_ref allocator; /* p NULL: the key is idx_buf */
+	char idx_buf[24];
+	int64_t reserved, allocated, available, peak_in_use;
+	int64_t addr, bytes;
+	struct bytes_ref op, shape;
+	uint8_t has_addr;
+};
+/* Decodes memory event ev of line l in full; returns 0 when it names no
+ * allocator (nothing to attribute it to). */
+int memory_decode(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
+		  const struct xt_event *ev, struct mem_full *r);
+/* The allocator a key names: its name, else the index as text. */
+struct bytes_ref memory_key_bytes(const struct mem_key *k);
 /* A host line's memory events into lp: from the parts memory_sink filled
  * while the line was decoded (sunk), else read from the line. */
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,

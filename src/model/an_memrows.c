@@ -1,0 +1,391 @@
+/*
+ * an_memrows: the memory rows (docs/analyses.md, "Memory"): the records
+ * an_memory.c collected per line part, grouped by host and allocator,
+ * replayed in time order for each allocator's peak, what is live at it,
+ * and its use over time.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+
+/* A part of a line with memory events, and the merge's group of each of
+ * its keys. */
+struct mem_line {
+	size_t host;
+	const struct xt_host *h;
+	const struct xt_plane *p;
+	const struct xt_line *l;
+	const struct mem_part *mp;
+	uint32_t *group; /* [key] */
+};
+
+/* One event of a group, in the order they are replayed: by time, then
+ * plane and line, then place on the line. */
+struct mem_item {
+	int64_t time;
+	uint32_t ml;   /* index into the mem_lines (parts follow their line's order) */
+	uint32_t rec;  /* index into that part's records */
+};
+
+static int mem_item_cmp(const void *x, const void *y)
+{
+	const struct mem_item *a = x, *b = y;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	if (a->ml != b->ml)
+		return a->ml < b->ml ? -1 : 1;
+	return (a->rec > b->rec) - (a->rec < b->rec);
+}
+
+/* The event behind an item, decoded in full. */
+static void item_full(const struct mem_line *mls, const struct mem_item *it, struct mem_full *r)
+{
+	const struct mem_line *ml = &mls[it->ml];
+
+	memory_decode(ml->h, ml->p, ml->l, &ml->l->ev[ml->mp->rec[it->rec].ev], r);
+}
+
+static const struct mem_rec *item_rec(const struct mem_line *mls, const struct mem_item *it)
+{
+	return &mls[it->ml].mp->rec[it->rec];
+}
+
+struct live {
+	int64_t addr, bytes, time;
+	size_t order;
+	int used;
+};
+
+static int live_cmp(const void *x, const void *y)
+{
+	const struct live *a = x, *b = y;
+
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Replays items [0, upto] and fills row->live with the largest survivors,
+ * and the split of the peak (docs/analyses.md, "Memory"). */
+static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
+			 const struct mem_line *mls, const struct mem_item *it, size_t upto)
+{
+	int64_t attributed = 0, listed = 0;
+	struct hmap idx;
+	struct live *lv = NULL;
+	size_t n = 0, cap = 0, i, k = 0;
+
+	hmap_init(&idx);
+	for (i = 0; i <= upto; i++) {
+		const struct mem_rec *r = item_rec(mls, &it[i]);
+		uint32_t *v;
+		int ins;
+
+		if (!(r->key & MEM_ADDR))
+			continue;
+		if (r->key & MEM_ALLOC) {
+			v = hmap_get(&idx, &r->addr, sizeof(r->addr), (uint32_t)n, &ins);
+			if (ins) {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 64;
+					lv = xreallocarray(lv, cap, sizeof(*lv));
+				}
+				n++;
+			}
+			lv[*v] = (struct live){ r->addr, r->bytes, r->time_ps, i, 1 };
+		} else {
+			const uint32_t *f = hmap_find(&idx, &r->addr, sizeof(r->addr));
+
+			if (f)
+				lv[*f].used = 0;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (lv[i].used) {
+			attributed += lv[i].bytes;
+			lv[k++] = lv[i];
+		}
+	if (k > 1)
+		qsort(lv, k, sizeof(*lv), live_cmp);
+	row->nlive_total = k;
+	row->nlive = k < XT_LIVE_MAX ? k : XT_LIVE_MAX;
+	for (i = 0; i < row->nlive; i++)
+		listed += lv[i].bytes;
+	/* In use but never seen allocated: memory allocated before the
+	 * profile began, events without an address, and the reserved bytes
+	 * (program stacks on TPU) that no allocation event describes. When the
+	 * replay claims more than the allocator reports (events lost), the
+	 * allocator's own count wins and the excess comes off the unlisted
+	 * allocations, so the parts still add up to the peak. */
+	if (attributed > row->peak_bytes) {
+		int64_t over = attributed - row->peak_bytes;
+
+		row->live_other_bytes = attributed - listed > over ? attributed - listed - over : 0;
+		row->unattributed_bytes = row->peak_bytes - listed - row->live_other_bytes;
+		if (row->unattributed_bytes < 0)
+			row->unattributed_bytes = 0;
+	} else {
+		row->live_other_bytes = attributed - listed;
+		row->unattributed_bytes = row->peak_bytes - attributed;
+	}
+	row->live = xcalloc(row->nlive ? row->nlive : 1, sizeof(*row->live));
+	for (i = 0; i < row->nlive; i++) {
+		struct mem_full f;
+
+		/* Op and shape only for the listed few. */
+		item_full(mls, &it[lv[i].order], &f);
+		row->live[i].bytes = lv[i].bytes;
+		row->live[i].op = arena_bref(&a->arena, f.op);
+		row->live[i].shape = arena_bref(&a->arena, f.shape);
+		row->live[i].time_ps = lv[i].time;
+	}
+	free(lv);
+	hmap_fini(&idx);
+}
+
+static size_t series_slot(int64_t t, int64_t first, int64_t span)
+{
+	return span > 0 ? (size_t)((__int128)(t - first) * (XT_MEM_SERIES - 1) / span) : 0;
+}
+
+static void mem_series(struct xt_memory_row *row, const struct mem_line *mls,
+		       const struct mem_item *it, size_t n)
+{
+	int64_t span;
+	size_t k;
+
+	row->series = xmalloc(XT_MEM_SERIES * sizeof(int64_t));
+	for (k = 0; k < XT_MEM_SERIES; k++)
+		row->series[k] = -1;
+	row->first_ps = it[0].time;
+	row->last_ps = it[n - 1].time;
+	span = row->last_ps - row->first_ps;
+	for (k = 0; k < n; k++) {
+		size_t b = series_slot(it[k].time, row->first_ps, span);
+		int64_t use = item_rec(mls, &it[k])->use;
+
+		if (use > row->series[b])
+			row->series[b] = use;
+	}
+	/* Memory stays in use between events: a slice without events holds
+	 * the level the previous one ended at. */
+	{
+		int64_t last = -1;
+		size_t j = 0;
+
+		for (k = 0; k < XT_MEM_SERIES; k++) {
+			if (row->series[k] >= 0) {
+				/* The level at the end of this slice: its last event. */
+				while (j < n && series_slot(it[j].time, row->first_ps, span) <= k) {
+					last = item_rec(mls, &it[j])->use;
+					j++;
+				}
+			} else {
+				row->series[k] = last;
+			}
+		}
+	}
+}
+
+/* A readable allocator name: its device and memory space. */
+static const char *allocator_name(struct xt_analysis *a, const struct xt_host *h, const char *k,
+				  size_t n)
+{
+	char buf[128], key[96];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%.*s", (int)(n < 95 ? n : 95), k);
+	if (n && strspn(key, "0123456789") == strlen(key)) {
+		/* A device index (index_on_host / device_ordinal): the device
+		 * plane of that ordinal. */
+		static const char *const kinds[] = { "TPU", "GPU" };
+		size_t p, j;
+
+		snprintf(buf, sizeof(buf), "device %s", key);
+		for (j = 0; j < 2; j++)
+			for (p = 0; p < h->nplanes; p++) {
+				char want[64];
+
+				snprintf(want, sizeof(want), "/device:%s:%s", kinds[j], key);
+				if (!strcmp(h->planes[p].name, want)) {
+					snprintf(buf, sizeof(buf), "%s:%s HBM", kinds[j], key);
+					return arena_strndup(&a->arena, buf, strlen(buf));
+				}
+			}
+		return arena_strndup(&a->arena, buf, strlen(buf));
+	}
+	if (!strncmp(key, "GPU_", 4) && key[4] >= '0' && key[4] <= '9') {
+		i = 4 + strspn(key + 4, "0123456789");
+		if (!strcmp(key + i, "_bfc")) {
+			snprintf(buf, sizeof(buf), "GPU:%.*s HBM", (int)(i - 4), key + 4);
+			return arena_strndup(&a->arena, buf, strlen(buf));
+		}
+	}
+	if (strstr(key, "host_bfc") || !strcmp(key, "cuda_host_bfc"))
+		return arena_strndup(&a->arena, "host pinned", 11);
+	return arena_strndup(&a->arena, key, strlen(key));
+}
+
+/* A group of the merge: one allocator of one host. */
+struct mem_group {
+	size_t host;
+	struct bytes_ref key;
+	size_t n, at;           /* items, and where they start */
+	int64_t lifetime_peak;
+};
+
+static int group_cmp(const void *x, const void *y)
+{
+	const struct mem_group *a = x, *b = y;
+	size_t n = a->key.n < b->key.n ? a->key.n : b->key.n;
+	int c;
+
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	c = n ? memcmp(a->key.p, b->key.p, n) : 0;
+	if (c || a->key.n != b->key.n)
+		return c ? c : (a->key.n < b->key.n ? -1 : 1);
+	return 0;
+}
+
+static void memory_row(struct xt_analysis *a, struct xt_trace *t, const struct mem_group *g,
+		       const struct mem_line *mls, struct mem_item *items)
+{
+	struct xt_memory_row *row;
+	struct mem_full pk;
+	size_t i, peak_i = 0;
+	int64_t peak = INT64_MIN;
+
+	qsort(items, g->n, sizeof(*items), mem_item_cmp);
+	for (i = 0; i < g->n; i++) {
+		const struct mem_rec *r = item_rec(mls, &items[i]);
+
+		if (r->use >= peak) {
+			peak = r->use;
+			peak_i = i;
+		}
+	}
+	item_full(mls, &items[peak_i], &pk);
+	a->memory = xreallocarray(a->memory, a->nmemory + 1, sizeof(*a->memory));
+	row = &a->memory[a->nmemory++];
+	memset(row, 0, sizeof(*row));
+	row->host = arena_strndup(&a->arena, t->hosts[g->host].name, strlen(t->hosts[g->host].name));
+	row->allocator = arena_strndup(&a->arena, g->key.p, g->key.n);
+	row->peak_bytes = peak;
+	row->peak_time_ps = items[peak_i].time;
+	row->reserved_bytes = pk.reserved;
+	row->name = allocator_name(a, &t->hosts[g->host], g->key.p, g->key.n);
+	row->capacity_bytes = pk.reserved + pk.allocated + pk.available;
+	/* The allocator's running peak, heap only: its own view over its
+	 * whole life (before the profile too). */
+	row->allocator_lifetime_peak = g->lifetime_peak;
+	row->lifetime_peak_bytes = g->lifetime_peak > peak ? g->lifetime_peak : peak;
+	row->events = g->n;
+	live_at_peak(a, row, mls, items, peak_i);
+	mem_series(row, mls, items, g->n);
+}
+
+/* The parts of every line, their keys grouped by (host, allocator). */
+struct mem_set {
+	struct mem_line *mls;
+	size_t nml;
+	struct mem_group *groups;
+	size_t ng;
+	struct hmap gidx;
+	size_t total;           /* records */
+};
+
+static void mem_set_add(struct mem_set *ms, struct xt_trace *t, size_t h, size_t p,
+			const struct xt_line *ln, const struct mem_part *mp)
+{
+	struct mem_line *ml;
+	size_t i, k;
+
+	ms->mls = xreallocarray(ms->mls, ms->nml + 1, sizeof(*ms->mls));
+	ml = &ms->mls[ms->nml++];
+	*ml = (struct mem_line){ h, &t->hosts[h], &t->hosts[h].planes[p], ln, mp,
+				 xcalloc(mp->nkeys ? mp->nkeys : 1, sizeof(uint32_t)) };
+	for (k = 0; k < mp->nkeys; k++) {
+		struct bytes_ref kb = memory_key_bytes(&mp->keys[k]);
+		char key[512];
+		size_t kn = kb.n < sizeof(key) - 8 ? kb.n : sizeof(key) - 8;
+		uint32_t *v;
+		int ins;
+
+		memcpy(key, &h, 8);
+		memcpy(key + 8, kb.p, kn);
+		v = hmap_get(&ms->gidx, key, 8 + kn, (uint32_t)ms->ng, &ins);
+		if (ins) {
+			ms->groups = xreallocarray(ms->groups, ms->ng + 1, sizeof(*ms->groups));
+			ms->groups[ms->ng++] = (struct mem_group){ h, kb, 0, 0, 0 };
+		}
+		ml->group[k] = *v;
+		if (mp->keys[k].lifetime_peak > ms->groups[*v].lifetime_peak)
+			ms->groups[*v].lifetime_peak = mp->keys[k].lifetime_peak;
+	}
+	for (i = 0; i < mp->nrec; i++)
+		ms->groups[ml->group[mp->rec[i].key & MEM_KEY_MASK]].n++;
+	ms->total += mp->nrec;
+}
+
+void memory_merge(struct xt_analysis *a, struct xt_trace *t)
+{
+	struct mem_set ms;
+	struct mem_group *groups;
+	struct mem_line *mls;
+	struct mem_item *items;
+	size_t h, p, l, i, k;
+	size_t *order;
+
+	memset(&ms, 0, sizeof(ms));
+	hmap_init(&ms.gidx);
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++)
+			for (l = 0; l < t->hosts[h].planes[p].nlines; l++) {
+				const struct xt_line *ln = &t->hosts[h].planes[p].lines[l];
+				const struct line_part *lp = ln->hook_data;
+
+				for (k = 0; lp && k < lp->nmem; k++)
+					mem_set_add(&ms, t, h, p, ln, lp->mem[k]);
+			}
+	hmap_fini(&ms.gidx);
+	groups = ms.groups;
+	mls = ms.mls;
+	/* Every group's items in one array, group after group. */
+	items = xmalloc((ms.total ? ms.total : 1) * sizeof(*items));
+	for (i = 0, k = 0; i < ms.ng; i++) {
+		groups[i].at = k;
+		k += groups[i].n;
+		groups[i].n = 0;
+	}
+	for (i = 0; i < ms.nml; i++)
+		for (k = 0; k < mls[i].mp->nrec; k++) {
+			const struct mem_rec *r = &mls[i].mp->rec[k];
+			struct mem_group *g = &groups[mls[i].group[r->key & MEM_KEY_MASK]];
+
+			items[g->at + g->n++] = (struct mem_item){ r->time_ps, (uint32_t)i, (uint32_t)k };
+		}
+	/* Rows by host, then allocator key. */
+	order = xmalloc((ms.ng ? ms.ng : 1) * sizeof(*order));
+	for (i = 0; i < ms.ng; i++)
+		order[i] = i;
+	for (i = 1; i < ms.ng; i++)
+		for (k = i; k > 0 && group_cmp(&groups[order[k]], &groups[order[k - 1]]) < 0; k--) {
+			size_t x = order[k];
+
+			order[k] = order[k - 1];
+			order[k - 1] = x;
+		}
+	for (i = 0; i < ms.ng; i++)
+		memory_row(a, t, &groups[order[i]], mls, items + groups[order[i]].at);
+	free(order);
+	free(items);
+	for (i = 0; i < ms.nml; i++)
+		free(mls[i].group);
+	free(mls);
+	free(groups);
+}
