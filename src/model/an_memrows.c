@@ -25,20 +25,118 @@ struct mem_line {
 /* One event of a group, in the order they are replayed: by time, then
  * plane and line, then place on the line. */
 struct mem_item {
-	int64_t time;
 	uint32_t ml;   /* index into the mem_lines (parts follow their line's order) */
 	uint32_t rec;  /* index into that part's records */
 };
 
-static int mem_item_cmp(const void *x, const void *y)
+static int mem_item_cmp(const void *x, const void *y, void *arg)
 {
 	const struct mem_item *a = x, *b = y;
+	const struct mem_line *mls = arg;
+	int64_t ta = mls[a->ml].mp->rec[a->rec].time_ps, tb = mls[b->ml].mp->rec[b->rec].time_ps;
 
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
 	if (a->ml != b->ml)
 		return a->ml < b->ml ? -1 : 1;
 	return (a->rec > b->rec) - (a->rec < b->rec);
+}
+
+/* A part's records of one group, in their order: a cursor of the merge
+ * that puts a group's items in order. */
+struct mem_cur {
+	const struct mem_rec *r, *end; /* the current record, the part's end */
+	const struct mem_rec *first;   /* the part's records */
+	const uint32_t *group;         /* the part's key -> group */
+	uint32_t ml;
+};
+
+/* Moves c to its first record from c->r on in group g; 0 at the end. */
+static int cur_seek(struct mem_cur *c, uint32_t g)
+{
+	while (c->r < c->end && c->group[c->r->key & MEM_KEY_MASK] != g)
+		c->r++;
+	return c->r < c->end;
+}
+
+static int cur_before(const struct mem_cur *a, const struct mem_cur *b)
+{
+	return a->r->time_ps < b->r->time_ps || (a->r->time_ps == b->r->time_ps && a->ml < b->ml);
+}
+
+static void cur_down(struct mem_cur *h, size_t n, size_t i)
+{
+	struct mem_cur x = h[i];
+
+	for (;;) {
+		size_t k = 2 * i + 1;
+
+		if (k >= n)
+			break;
+		if (k + 1 < n && cur_before(&h[k + 1], &h[k]))
+			k++;
+		if (!cur_before(&h[k], &x))
+			break;
+		h[i] = h[k];
+		i = k;
+	}
+	h[i] = x;
+}
+
+/*
+ * The n items of group g in replay order, into out. A part's records come
+ * in its line's order, which is by time, so the parts' runs are merged
+ * through a heap (no sort of millions of items, no second array); should
+ * a run not be in time order (times that wrap, in a hostile file), the
+ * items are sorted instead.
+ */
+static void group_items(const struct mem_line *mls, size_t nml, uint32_t g, struct mem_item *out,
+			size_t n)
+{
+	struct mem_cur *h = xmalloc((nml ? nml : 1) * sizeof(*h));
+	size_t i, nh = 0, k = 0;
+	int sorted = 1;
+
+	for (i = 0; i < nml; i++) {
+		const struct mem_part *mp = mls[i].mp;
+
+		h[nh] = (struct mem_cur){ mp->rec, mp->rec + mp->nrec, mp->rec, mls[i].group,
+					  (uint32_t)i };
+		if (cur_seek(&h[nh], g))
+			nh++;
+	}
+	for (i = nh; i-- > 0;)
+		cur_down(h, nh, i);
+	while (nh && k < n) {
+		struct mem_cur *c = &h[0];
+		int64_t t = c->r->time_ps;
+
+		out[k++] = (struct mem_item){ c->ml, (uint32_t)(c->r - c->first) };
+		c->r++;
+		if (!cur_seek(c, g))
+			h[0] = h[--nh];
+		else if (c->r->time_ps < t)
+			sorted = 0;
+		if (nh)
+			cur_down(h, nh, 0);
+	}
+	free(h);
+	if (!sorted || k != n) {
+		for (i = 0, k = 0; i < nml && k < n; i++) {
+			const struct mem_part *mp = mls[i].mp;
+			size_t r;
+
+			for (r = 0; r < mp->nrec && k < n; r++)
+				if (mls[i].group[mp->rec[r].key & MEM_KEY_MASK] == g)
+					out[k++] = (struct mem_item){ (uint32_t)i, (uint32_t)r };
+		}
+		qsort_r(out, k, sizeof(*out), mem_item_cmp, (void *)mls);
+	}
+}
+
+static int64_t item_time(const struct mem_line *mls, const struct mem_item *it)
+{
+	return mls[it->ml].mp->rec[it->rec].time_ps;
 }
 
 /* The event behind an item, decoded in full. */
@@ -147,25 +245,27 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 	hmap_fini(&idx);
 }
 
-static size_t series_slot(int64_t t, int64_t first, int64_t span)
+/* Slice of t in [first, first + span] (span up to 2^64 - 1 where times
+ * wrap in a hostile file: 128-bit arithmetic throughout). */
+static size_t series_slot(int64_t t, int64_t first, uint64_t span)
 {
-	return span > 0 ? (size_t)((__int128)(t - first) * (XT_MEM_SERIES - 1) / span) : 0;
+	return span ? (size_t)(((__int128)t - first) * (XT_MEM_SERIES - 1) / (__int128)span) : 0;
 }
 
 static void mem_series(struct xt_memory_row *row, const struct mem_line *mls,
 		       const struct mem_item *it, size_t n)
 {
-	int64_t span;
+	uint64_t span;
 	size_t k;
 
 	row->series = xmalloc(XT_MEM_SERIES * sizeof(int64_t));
 	for (k = 0; k < XT_MEM_SERIES; k++)
 		row->series[k] = -1;
-	row->first_ps = it[0].time;
-	row->last_ps = it[n - 1].time;
-	span = row->last_ps - row->first_ps;
+	row->first_ps = item_time(mls, &it[0]);
+	row->last_ps = item_time(mls, &it[n - 1]);
+	span = (uint64_t)row->last_ps - (uint64_t)row->first_ps; /* last >= first */
 	for (k = 0; k < n; k++) {
-		size_t b = series_slot(it[k].time, row->first_ps, span);
+		size_t b = series_slot(item_time(mls, &it[k]), row->first_ps, span);
 		int64_t use = item_rec(mls, &it[k])->use;
 
 		if (use > row->series[b])
@@ -180,7 +280,8 @@ static void mem_series(struct xt_memory_row *row, const struct mem_line *mls,
 		for (k = 0; k < XT_MEM_SERIES; k++) {
 			if (row->series[k] >= 0) {
 				/* The level at the end of this slice: its last event. */
-				while (j < n && series_slot(it[j].time, row->first_ps, span) <= k) {
+				while (j < n &&
+				       series_slot(item_time(mls, &it[j]), row->first_ps, span) <= k) {
 					last = item_rec(mls, &it[j])->use;
 					j++;
 				}
@@ -234,7 +335,7 @@ static const char *allocator_name(struct xt_analysis *a, const struct xt_host *h
 struct mem_group {
 	size_t host;
 	struct bytes_ref key;
-	size_t n, at;           /* items, and where they start */
+	size_t n;               /* items */
 	int64_t lifetime_peak;
 };
 
@@ -253,14 +354,14 @@ static int group_cmp(const void *x, const void *y)
 }
 
 static void memory_row(struct xt_analysis *a, struct xt_trace *t, const struct mem_group *g,
-		       const struct mem_line *mls, struct mem_item *items)
+		       const struct mem_line *mls, size_t nml, uint32_t gi, struct mem_item *items)
 {
 	struct xt_memory_row *row;
 	struct mem_full pk;
 	size_t i, peak_i = 0;
 	int64_t peak = INT64_MIN;
 
-	qsort(items, g->n, sizeof(*items), mem_item_cmp);
+	group_items(mls, nml, gi, items, g->n);
 	for (i = 0; i < g->n; i++) {
 		const struct mem_rec *r = item_rec(mls, &items[i]);
 
@@ -276,7 +377,7 @@ static void memory_row(struct xt_analysis *a, struct xt_trace *t, const struct m
 	row->host = arena_strndup(&a->arena, t->hosts[g->host].name, strlen(t->hosts[g->host].name));
 	row->allocator = arena_strndup(&a->arena, g->key.p, g->key.n);
 	row->peak_bytes = peak;
-	row->peak_time_ps = items[peak_i].time;
+	row->peak_time_ps = item_time(mls, &items[peak_i]);
 	row->reserved_bytes = pk.reserved;
 	row->name = allocator_name(a, &t->hosts[g->host], g->key.p, g->key.n);
 	row->capacity_bytes = pk.reserved + pk.allocated + pk.available;
@@ -296,7 +397,6 @@ struct mem_set {
 	struct mem_group *groups;
 	size_t ng;
 	struct hmap gidx;
-	size_t total;           /* records */
 };
 
 static void mem_set_add(struct mem_set *ms, struct xt_trace *t, size_t h, size_t p,
@@ -321,7 +421,7 @@ static void mem_set_add(struct mem_set *ms, struct xt_trace *t, size_t h, size_t
 		v = hmap_get(&ms->gidx, key, 8 + kn, (uint32_t)ms->ng, &ins);
 		if (ins) {
 			ms->groups = xreallocarray(ms->groups, ms->ng + 1, sizeof(*ms->groups));
-			ms->groups[ms->ng++] = (struct mem_group){ h, kb, 0, 0, 0 };
+			ms->groups[ms->ng++] = (struct mem_group){ h, kb, 0, 0 };
 		}
 		ml->group[k] = *v;
 		if (mp->keys[k].lifetime_peak > ms->groups[*v].lifetime_peak)
@@ -329,7 +429,6 @@ static void mem_set_add(struct mem_set *ms, struct xt_trace *t, size_t h, size_t
 	}
 	for (i = 0; i < mp->nrec; i++)
 		ms->groups[ml->group[mp->rec[i].key & MEM_KEY_MASK]].n++;
-	ms->total += mp->nrec;
 }
 
 void memory_merge(struct xt_analysis *a, struct xt_trace *t)
@@ -338,7 +437,7 @@ void memory_merge(struct xt_analysis *a, struct xt_trace *t)
 	struct mem_group *groups;
 	struct mem_line *mls;
 	struct mem_item *items;
-	size_t h, p, l, i, k;
+	size_t h, p, l, i, k, most = 1;
 	size_t *order;
 
 	memset(&ms, 0, sizeof(ms));
@@ -355,20 +454,11 @@ void memory_merge(struct xt_analysis *a, struct xt_trace *t)
 	hmap_fini(&ms.gidx);
 	groups = ms.groups;
 	mls = ms.mls;
-	/* Every group's items in one array, group after group. */
-	items = xmalloc((ms.total ? ms.total : 1) * sizeof(*items));
-	for (i = 0, k = 0; i < ms.ng; i++) {
-		groups[i].at = k;
-		k += groups[i].n;
-		groups[i].n = 0;
-	}
-	for (i = 0; i < ms.nml; i++)
-		for (k = 0; k < mls[i].mp->nrec; k++) {
-			const struct mem_rec *r = &mls[i].mp->rec[k];
-			struct mem_group *g = &groups[mls[i].group[r->key & MEM_KEY_MASK]];
-
-			items[g->at + g->n++] = (struct mem_item){ r->time_ps, (uint32_t)i, (uint32_t)k };
-		}
+	/* One group's items at a time. */
+	for (i = 0; i < ms.ng; i++)
+		if (groups[i].n > most)
+			most = groups[i].n;
+	items = xmalloc(most * sizeof(*items));
 	/* Rows by host, then allocator key. */
 	order = xmalloc((ms.ng ? ms.ng : 1) * sizeof(*order));
 	for (i = 0; i < ms.ng; i++)
@@ -381,7 +471,7 @@ void memory_merge(struct xt_analysis *a, struct xt_trace *t)
 			order[k - 1] = x;
 		}
 	for (i = 0; i < ms.ng; i++)
-		memory_row(a, t, &groups[order[i]], mls, items + groups[order[i]].at);
+		memory_row(a, t, &groups[order[i]], mls, ms.nml, (uint32_t)order[i], items);
 	free(order);
 	free(items);
 	for (i = 0; i < ms.nml; i++)

@@ -148,7 +148,7 @@ void span_pack_free(struct span_pack *sp)
 void span_rd_init(struct span_rd *r, const struct span_pack *sp)
 {
 	r->p = sp->b;
-	r->end = sp->b + sp->nb;
+	r->end = sp->b ? sp->b + sp->nb : NULL; /* NULL + 0 is undefined */
 	r->last_e = 0;
 }
 

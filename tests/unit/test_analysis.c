@@ -829,6 +829,42 @@ static void test_memory_sink(void **state)
 	free(al);
 }
 
+/* A memory row's events are replayed in time order even when a line's
+ * times wrap past INT64_MAX (a hostile file): that line's records are not
+ * in time order, so they are sorted rather than merged as runs. */
+static void test_memory_time_wrap(void **state)
+{
+	enum { N = 10 };
+	tu_space *s = tu_space_new();
+	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *a0 = tu_line_add(h, 1, "early", 0);
+	tu_line *b = tu_line_add(h, 2, "late", 9000000000000000LL); /* 9e18 ps */
+	int64_t t[N], lo = INT64_MAX, hi = INT64_MIN;
+	const struct xt_memory_row *m;
+	struct xt_analysis *a;
+	size_t i;
+
+	(void)state;
+	mem_ev(h, a0, 1, 5, "GPU_0_bfc", 0x10, 1, 0, 1, 0, -1, NULL, NULL);
+	for (i = 0; i < N; i++) {
+		/* From the fourth on, the start wraps below zero. */
+		t[i] = (int64_t)(UINT64_C(9000000000000000000) + (uint64_t)i * 100000000000000000ULL);
+		mem_ev(h, b, 1, (int64_t)i * 100000000000000000LL, "GPU_0_bfc",
+		       (int64_t)(0x100 + i), 1, 0, (int64_t)(i + 1) * 100, 0, -1, NULL, NULL);
+		lo = t[i] < lo ? t[i] : lo;
+		hi = t[i] > hi ? t[i] : hi;
+	}
+	a = tu_load_space(s, NULL);
+	m = tu_find_mem(a, NULL, "GPU_0_bfc");
+	assert_non_null(m);
+	assert_int_equal(m->events, N + 1);
+	assert_true(lo < 0);
+	assert_int_equal(m->first_ps, lo);
+	assert_int_equal(m->last_ps, hi);
+	assert_int_equal(m->peak_bytes, N * 100);
+	assert_int_equal(m->peak_time_ps, t[N - 1]);
+}
+
 /* analysis_run() over a loaded trace (its line analyses shared out among
  * threads) gives what the analyses run while loading give. */
 static void test_run_same_as_load(void **state)
@@ -949,6 +985,7 @@ int main(void)
 		TU_TEST(test_memory),
 		TU_TEST(test_memory_halves),
 		TU_TEST(test_memory_sink),
+		TU_TEST(test_memory_time_wrap),
 		TU_TEST(test_run_same_as_load),
 		TU_TEST(test_host_step_markers),
 		TU_TEST(test_host_marker_traceme_root_group),
