@@ -137,8 +137,8 @@ static uint32_t mem_key_of(struct mem_part *mp, const struct mem_full *r)
 	return mem_key_add(mp, &k);
 }
 
-/* Memory event r, event i of its line, at time_ps, into mp's records
- * (kind: emeta_info.mem). */
+/* Memory event r, event i of its line, time_ps from the line's start, into
+ * mp's records (kind: emeta_info.mem). */
 static void mem_add(struct mem_part *mp, const struct mem_full *r, size_t i, int64_t time_ps,
 		    unsigned kind)
 {
@@ -162,20 +162,17 @@ static void mem_add(struct mem_part *mp, const struct mem_full *r, size_t i, int
 	m->key = k | (kind == 1 ? MEM_ALLOC : 0) | (r->has_addr ? MEM_ADDR : 0);
 }
 
-static void *mem_part_new(void *ctx, const struct xt_host *h, const struct xt_plane *p)
+struct mem_part *memory_part_new(const struct xt_host *h, const struct xt_plane *p)
 {
 	struct mem_part *mp = xcalloc(1, sizeof(*mp));
 
-	(void)ctx;
 	mp->h = h;
 	mp->p = p;
 	return mp;
 }
 
-static void mem_part_free(void *part)
+void memory_part_free(struct mem_part *mp)
 {
-	struct mem_part *mp = part;
-
 	if (!mp)
 		return;
 	free(mp->rec);
@@ -183,24 +180,16 @@ static void mem_part_free(void *part)
 	free(mp);
 }
 
-/* ---- the sink: a decoded range's memory events ---- */
-
-/* The time is the offset as written until memory_line adds the line's
- * rebased timestamp. */
-static void mem_part_event(void *part, size_t i, uint32_t meta, int64_t off_ps, const uint8_t *b,
-			   size_t n)
+void memory_event(struct mem_part *mp, const struct xt_sink_ev *e)
 {
-	struct mem_part *mp = part;
 	const struct plane_ctx *pc = mp->p->hook_data;
 	struct stat_iter it;
 	struct mem_full r;
 
-	stat_iter_event_bytes(&it, mp->p, b, n);
-	if (mem_decode_from(mp->h, mp->p, meta, &it, &r))
-		mem_add(mp, &r, i, off_ps, pc->info[meta].mem);
+	stat_iter_event_bytes(&it, mp->p, e->b, e->n);
+	if (mem_decode_from(mp->h, mp->p, e->meta, &it, &r))
+		mem_add(mp, &r, e->i, e->off_ps, pc->info[e->meta].mem);
 }
-
-const struct xt_sink memory_sink = { mem_part_new, mem_part_event, mem_part_free, NULL };
 
 /* ---- a line's parts ---- */
 
@@ -225,7 +214,7 @@ static void memory_range(struct mem_part *mp, const struct xt_line *l, size_t fr
 			trace_release_before(h, l, i, &released);
 		if (!in->mem || xt_event_aggregated(ev) || !memory_decode(h, p, l, ev, &r))
 			continue;
-		mem_add(mp, &r, i, xt_event_start(l, ev), in->mem);
+		mem_add(mp, &r, i, xt_event_off(l, i), in->mem);
 	}
 }
 
@@ -233,7 +222,7 @@ static void memory_range(struct mem_part *mp, const struct xt_line *l, size_t fr
 static void mem_keep(struct line_part *lp, struct mem_part *mp)
 {
 	if (!mp->nrec) {
-		mem_part_free(mp);
+		memory_part_free(mp);
 		return;
 	}
 	lp->mem = xreallocarray(lp->mem, lp->nmem + 1, sizeof(*lp->mem));
@@ -245,7 +234,7 @@ void memory_free(struct line_part *lp)
 	size_t i;
 
 	for (i = 0; i < lp->nmem; i++)
-		mem_part_free(lp->mem[i]);
+		memory_part_free(lp->mem[i]);
 	free(lp->mem);
 }
 
@@ -304,37 +293,39 @@ static int rec_ev_cmp(const void *x, const void *y)
 	return (a->ev > b->ev) - (a->ev < b->ev);
 }
 
-/* The sink's parts, in file order, become the line's, at the line's times.
- * They stay apart (copying millions of records into one array would touch
- * as much fresh memory again) unless the line was sorted: then they are
- * joined, and the records follow their events into the line's order. */
-static void memory_take(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk)
+static struct mem_part **part_mem(struct xt_sunk *sunk, size_t k)
 {
-	uint64_t base = (uint64_t)l->timestamp_ns * 1000;
+	return &((struct host_part *)sunk->parts[k])->mem;
+}
+
+/* The sink's parts, in file order, become the line's (their times stay
+ * offsets from the line's start). They stay apart (copying millions of
+ * records into one array would touch as much fresh memory again) unless
+ * the line was sorted: then they are joined, and the records follow their
+ * events into the line's order. */
+static void memory_take(struct line_part *lp, struct xt_sunk *sunk)
+{
 	size_t i, k, total = 0;
 
 	if (sunk->moved) {
-		struct mem_part *a = sunk->parts[0];
+		struct mem_part *a = *part_mem(sunk, 0);
 
 		for (i = 0; i < sunk->nparts; i++)
-			total += ((struct mem_part *)sunk->parts[i])->nrec;
+			total += (*part_mem(sunk, i))->nrec;
 		if (total > a->caprec) {
 			a->caprec = total;
 			a->rec = xreallocarray(a->rec, a->caprec, sizeof(*a->rec));
 		}
 		for (i = 1; i < sunk->nparts; i++)
-			mem_join(a, sunk->parts[i]);
+			mem_join(a, *part_mem(sunk, i));
 		for (i = 0; i < a->nrec; i++)
 			a->rec[i].ev = sunk->moved[a->rec[i].ev];
-		qsort(a->rec, a->nrec, sizeof(*a->rec), rec_ev_cmp);
+		if (a->nrec > 1)
+			qsort(a->rec, a->nrec, sizeof(*a->rec), rec_ev_cmp);
 	}
 	for (k = 0; k < sunk->nparts; k++) {
-		struct mem_part *mp = sunk->parts[k];
-
-		sunk->parts[k] = NULL;
-		for (i = 0; i < mp->nrec; i++)
-			mp->rec[i].time_ps = (int64_t)(base + (uint64_t)mp->rec[i].time_ps);
-		mem_keep(lp, mp);
+		mem_keep(lp, *part_mem(sunk, k));
+		*part_mem(sunk, k) = NULL;
 	}
 }
 
@@ -352,17 +343,17 @@ void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_
 	pthread_t tid;
 
 	if (sunk && sunk->nparts) {
-		memory_take(lp, l, sunk);
+		memory_take(lp, sunk);
 		return;
 	}
 	if (!pc->has_mem)
 		return; /* no memory event metadata on the plane: no event to look at */
 	memset(&mh, 0, sizeof(mh));
-	mh.mp = mem_part_new(NULL, h, p);
+	mh.mp = memory_part_new(h, p);
 	mh.l = l;
 	mh.to = l->nev;
 	if (l->nev >= memory_split_events && l->nev >= 2) {
-		struct mem_part *first = mem_part_new(NULL, h, p);
+		struct mem_part *first = memory_part_new(h, p);
 
 		mh.from = l->nev / 2;
 		if (pthread_create(&tid, NULL, mem_half_run, &mh) == 0) {
@@ -372,7 +363,7 @@ void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_
 			mem_keep(lp, mh.mp);
 			return;
 		}
-		mem_part_free(first);
+		memory_part_free(first);
 		mh.from = 0;
 	}
 	memory_range(mh.mp, l, 0, l->nev);

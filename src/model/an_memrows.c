@@ -20,7 +20,14 @@ struct mem_line {
 	const struct xt_line *l;
 	const struct mem_part *mp;
 	uint32_t *group; /* [key] */
+	uint64_t base;   /* the line's start: records hold offsets from it */
 };
+
+/* A record's time (sums modulo 2^64, as the events' starts). */
+static int64_t rec_time(const struct mem_line *ml, const struct mem_rec *r)
+{
+	return (int64_t)(ml->base + (uint64_t)r->time_ps);
+}
 
 /* One event of a group, in the order they are replayed: by time, then
  * plane and line, then place on the line. */
@@ -33,7 +40,8 @@ static int mem_item_cmp(const void *x, const void *y, void *arg)
 {
 	const struct mem_item *a = x, *b = y;
 	const struct mem_line *mls = arg;
-	int64_t ta = mls[a->ml].mp->rec[a->rec].time_ps, tb = mls[b->ml].mp->rec[b->rec].time_ps;
+	int64_t ta = rec_time(&mls[a->ml], &mls[a->ml].mp->rec[a->rec]);
+	int64_t tb = rec_time(&mls[b->ml], &mls[b->ml].mp->rec[b->rec]);
 
 	if (ta != tb)
 		return ta < tb ? -1 : 1;
@@ -46,22 +54,25 @@ static int mem_item_cmp(const void *x, const void *y, void *arg)
  * that puts a group's items in order. */
 struct mem_cur {
 	const struct mem_rec *r, *end; /* the current record, the part's end */
-	const struct mem_rec *first;   /* the part's records */
-	const uint32_t *group;         /* the part's key -> group */
-	uint32_t ml;
+	const struct mem_line *ml;
+	int64_t t;                     /* the current record's time */
+	uint32_t mli;                  /* index of ml */
 };
 
 /* Moves c to its first record from c->r on in group g; 0 at the end. */
 static int cur_seek(struct mem_cur *c, uint32_t g)
 {
-	while (c->r < c->end && c->group[c->r->key & MEM_KEY_MASK] != g)
+	while (c->r < c->end && c->ml->group[c->r->key & MEM_KEY_MASK] != g)
 		c->r++;
-	return c->r < c->end;
+	if (c->r == c->end)
+		return 0;
+	c->t = rec_time(c->ml, c->r);
+	return 1;
 }
 
 static int cur_before(const struct mem_cur *a, const struct mem_cur *b)
 {
-	return a->r->time_ps < b->r->time_ps || (a->r->time_ps == b->r->time_ps && a->ml < b->ml);
+	return a->t < b->t || (a->t == b->t && a->mli < b->mli);
 }
 
 static void cur_down(struct mem_cur *h, size_t n, size_t i)
@@ -100,8 +111,7 @@ static void group_items(const struct mem_line *mls, size_t nml, uint32_t g, stru
 	for (i = 0; i < nml; i++) {
 		const struct mem_part *mp = mls[i].mp;
 
-		h[nh] = (struct mem_cur){ mp->rec, mp->rec + mp->nrec, mp->rec, mls[i].group,
-					  (uint32_t)i };
+		h[nh] = (struct mem_cur){ mp->rec, mp->rec + mp->nrec, &mls[i], 0, (uint32_t)i };
 		if (cur_seek(&h[nh], g))
 			nh++;
 	}
@@ -109,13 +119,13 @@ static void group_items(const struct mem_line *mls, size_t nml, uint32_t g, stru
 		cur_down(h, nh, i);
 	while (nh && k < n) {
 		struct mem_cur *c = &h[0];
-		int64_t t = c->r->time_ps;
+		int64_t t = c->t;
 
-		out[k++] = (struct mem_item){ c->ml, (uint32_t)(c->r - c->first) };
+		out[k++] = (struct mem_item){ c->mli, (uint32_t)(c->r - c->ml->mp->rec) };
 		c->r++;
 		if (!cur_seek(c, g))
 			h[0] = h[--nh];
-		else if (c->r->time_ps < t)
+		else if (c->t < t)
 			sorted = 0;
 		if (nh)
 			cur_down(h, nh, 0);
@@ -136,7 +146,7 @@ static void group_items(const struct mem_line *mls, size_t nml, uint32_t g, stru
 
 static int64_t item_time(const struct mem_line *mls, const struct mem_item *it)
 {
-	return mls[it->ml].mp->rec[it->rec].time_ps;
+	return rec_time(&mls[it->ml], &mls[it->ml].mp->rec[it->rec]);
 }
 
 /* The event behind an item, decoded in full. */
@@ -194,7 +204,7 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 				}
 				n++;
 			}
-			lv[*v] = (struct live){ r->addr, r->bytes, r->time_ps, i, 1 };
+			lv[*v] = (struct live){ r->addr, r->bytes, item_time(mls, &it[i]), i, 1 };
 		} else {
 			const uint32_t *f = hmap_find(&idx, &r->addr, sizeof(r->addr));
 
@@ -408,7 +418,8 @@ static void mem_set_add(struct mem_set *ms, struct xt_trace *t, size_t h, size_t
 	ms->mls = xreallocarray(ms->mls, ms->nml + 1, sizeof(*ms->mls));
 	ml = &ms->mls[ms->nml++];
 	*ml = (struct mem_line){ h, &t->hosts[h], &t->hosts[h].planes[p], ln, mp,
-				 xcalloc(mp->nkeys ? mp->nkeys : 1, sizeof(uint32_t)) };
+				 xcalloc(mp->nkeys ? mp->nkeys : 1, sizeof(uint32_t)),
+				 (uint64_t)ln->timestamp_ns * 1000 };
 	for (k = 0; k < mp->nkeys; k++) {
 		struct bytes_ref kb = memory_key_bytes(&mp->keys[k]);
 		char key[512];

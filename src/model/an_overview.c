@@ -109,6 +109,54 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 	lp->comp = spans_take(&comp, &lp->ncomp);
 }
 
+static int comp_ev_cmp(const void *x, const void *y)
+{
+	const struct comp_ev *a = x, *b = y;
+
+	return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
+void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk)
+{
+	uint64_t base = (uint64_t)l->timestamp_ns * 1000;
+	struct comp_ev *v = NULL;
+	struct spans comp;
+	int64_t comp_end = INT64_MIN;
+	size_t k, i, n = 0;
+
+	for (k = 0; k < sunk->nparts; k++)
+		n += ((const struct host_part *)sunk->parts[k])->ncomp;
+	if (!n)
+		return;
+	v = xmalloc(n * sizeof(*v));
+	n = 0;
+	for (k = 0; k < sunk->nparts; k++) {
+		const struct host_part *hp = sunk->parts[k];
+
+		for (i = 0; i < hp->ncomp; i++) {
+			v[n] = hp->comp[i];
+			if (sunk->moved)
+				v[n].ev = sunk->moved[v[n].ev];
+			n++;
+		}
+	}
+	if (sunk->moved)
+		qsort(v, n, sizeof(*v), comp_ev_cmp);
+	/* As overview_line_host counts and joins them, in the line's order. */
+	memset(&comp, 0, sizeof(comp));
+	for (i = 0; i < n; i++) {
+		int64_t s = (int64_t)(base + (uint64_t)v[i].s), e = (int64_t)(base + (uint64_t)v[i].e);
+
+		if (s >= comp_end)
+			lp->compiles++;
+		if (e > comp_end)
+			comp_end = e;
+		spans_add(&comp, 0, s, e);
+	}
+	free(v);
+	lp->comp = spans_take(&comp, &lp->ncomp);
+}
+
 /* A host's activity and compilations: the union over its lines' unions. */
 static void host_activity(struct host_act *ha, const struct xt_host *h)
 {

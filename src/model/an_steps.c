@@ -13,13 +13,53 @@
 #include "analysis_int.h"
 #include "spans.h"
 
+static void marker_add(struct marker **v, size_t *n, size_t *cap, struct marker m)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = xreallocarray(*v, *cap, sizeof(**v));
+	}
+	(*v)[(*n)++] = m;
+}
+
 static void marker_push(struct line_part *lp, int64_t id, int64_t s, int64_t e, size_t ev)
 {
-	if (lp->nmarkers == lp->capmarkers) {
-		lp->capmarkers = lp->capmarkers ? lp->capmarkers * 2 : 16;
-		lp->markers = xreallocarray(lp->markers, lp->capmarkers, sizeof(*lp->markers));
+	marker_add(&lp->markers, &lp->nmarkers, &lp->capmarkers, (struct marker){ id, s, e, ev });
+}
+
+/*
+ * The step id of a host thread's event, into *id; 0 when it is no marker.
+ * Event stats first (it, when the event may carry marker stats; else
+ * NULL), then the TraceMe name and metadata stats (fb).
+ */
+static int host_marker(const struct marker_keys *fb, struct stat_iter *it, int64_t *id)
+{
+	struct marker_keys mk = { 0, 0, 0 };
+
+	if (!(fb->has & (MK_STEP | MK_ROOT)) && !it)
+		return 0;
+	if (it) {
+		struct xt_stat s;
+
+		while (stat_next(it, &s))
+			marker_keys_take(&mk, &s);
 	}
-	lp->markers[lp->nmarkers++] = (struct marker){ id, s, e, ev };
+	if (!(mk.has & MK_STEP) && (fb->has & MK_STEP)) {
+		mk.step = fb->step;
+		mk.has |= MK_STEP;
+	}
+	if (!(mk.has & MK_GROUP) && (fb->has & MK_GROUP)) {
+		mk.group = fb->group;
+		mk.has |= MK_GROUP;
+	}
+	mk.has |= fb->has & MK_ROOT;
+	if (mk.has & MK_STEP)
+		*id = mk.step;
+	else if ((mk.has & (MK_ROOT | MK_GROUP)) == (MK_ROOT | MK_GROUP))
+		*id = mk.group;
+	else
+		return 0;
+	return 1;
 }
 
 void steps_line_markers(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
@@ -32,9 +72,10 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
-		const struct emeta_info *in = &pc->info[xt_event_meta_index(ev)];
 		struct xt_known_stats ks;
+		struct stat_iter it;
 		int64_t id;
+		int scan;
 
 		if (!(i & 4095))
 			trace_release_before(h, l, i, &released);
@@ -48,42 +89,66 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 			marker_push(lp, id, xt_event_start(l, ev), xt_event_end(l, ev), i);
 			continue;
 		}
-		/* Host thread line: event stats first, then the TraceMe name and
-		 * metadata stats (in->mk). Events the reader did not flag carry
-		 * none of the marker stats themselves. */
-		{
-			struct marker_keys mk = { 0, 0, 0 };
-			const struct marker_keys *fb = &in->mk;
-			int scan = p->watch_on ? xt_event_watched(ev) : pc->has_marker_stats;
-
-			if (!(fb->has & (MK_STEP | MK_ROOT)) && !scan)
-				continue;
-			if (scan) {
-				struct stat_iter it;
-				struct xt_stat s;
-
-				stat_iter_event(&it, h, p, l, ev);
-				while (stat_next(&it, &s))
-					marker_keys_take(&mk, &s);
-			}
-			if (!(mk.has & MK_STEP) && (fb->has & MK_STEP)) {
-				mk.step = fb->step;
-				mk.has |= MK_STEP;
-			}
-			if (!(mk.has & MK_GROUP) && (fb->has & MK_GROUP)) {
-				mk.group = fb->group;
-				mk.has |= MK_GROUP;
-			}
-			mk.has |= fb->has & MK_ROOT;
-			if (mk.has & MK_STEP)
-				id = mk.step;
-			else if ((mk.has & (MK_ROOT | MK_GROUP)) == (MK_ROOT | MK_GROUP))
-				id = mk.group;
-			else
-				continue;
-		}
-		marker_push(lp, id, xt_event_start(l, ev), xt_event_end(l, ev), i);
+		/* Host thread line. Events the reader did not flag carry none of
+		 * the marker stats themselves. */
+		scan = p->watch_on ? xt_event_watched(ev) : pc->has_marker_stats;
+		if (scan)
+			stat_iter_event(&it, h, p, l, ev);
+		if (host_marker(&pc->info[xt_event_meta_index(ev)].mk, scan ? &it : NULL, &id))
+			marker_push(lp, id, xt_event_start(l, ev), xt_event_end(l, ev), i);
 	}
+}
+
+void steps_marker_event(struct host_part *hp, const struct xt_sink_ev *e)
+{
+	const struct plane_ctx *pc = hp->p->hook_data;
+	struct stat_iter it;
+	int64_t id;
+
+	/* The sink finds markers only where the reader flags the events that
+	 * carry marker stats (sink_markers). */
+	if (e->watched)
+		stat_iter_event_bytes(&it, hp->p, e->b, e->n);
+	if (host_marker(&pc->info[e->meta].mk, e->watched ? &it : NULL, &id))
+		marker_add(&hp->markers, &hp->nmarkers, &hp->capmarkers,
+			   (struct marker){ id, e->off_ps,
+					    (int64_t)((uint64_t)e->off_ps + (uint64_t)e->dur_ps),
+					    e->i });
+}
+
+static int marker_ev_cmp(const void *x, const void *y)
+{
+	const struct marker *a = x, *b = y;
+
+	return (a->ev > b->ev) - (a->ev < b->ev);
+}
+
+void steps_take_markers(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk)
+{
+	uint64_t base = (uint64_t)l->timestamp_ns * 1000;
+	size_t k, i, n = 0;
+
+	for (k = 0; k < sunk->nparts; k++)
+		n += ((const struct host_part *)sunk->parts[k])->nmarkers;
+	if (!n)
+		return;
+	lp->markers = xreallocarray(lp->markers, lp->nmarkers + n, sizeof(*lp->markers));
+	lp->capmarkers = lp->nmarkers + n;
+	for (k = 0; k < sunk->nparts; k++) {
+		const struct host_part *hp = sunk->parts[k];
+
+		for (i = 0; i < hp->nmarkers; i++) {
+			struct marker m = hp->markers[i];
+
+			m.start_ps = (int64_t)(base + (uint64_t)m.start_ps);
+			m.end_ps = (int64_t)(base + (uint64_t)m.end_ps);
+			if (sunk->moved)
+				m.ev = sunk->moved[m.ev];
+			lp->markers[lp->nmarkers++] = m;
+		}
+	}
+	if (sunk->moved)
+		qsort(lp->markers, lp->nmarkers, sizeof(*lp->markers), marker_ev_cmp);
 }
 
 /* The module of an XLA Modules event: its name without "(program id)". */

@@ -444,13 +444,22 @@ static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 	}
 	if (pc->role == ROLE_HOST && c->loading)
 		plane_watch(p, host, sizeof(host) / sizeof(host[0]));
-	if (pc->role == ROLE_HOST && c->loading && pc->has_mem) {
-		/* Memory events are read as they are decoded (memory_sink). */
-		uint8_t *on = actx_own(c, xmalloc(p->nemeta));
+	if (pc->role == ROLE_HOST && c->loading) {
+		/* Memory events, step markers and compilations are read as they
+		 * are decoded (an_sink.c). Markers only where the reader flags
+		 * the events carrying marker stats, or no event carries any. */
+		uint8_t *on = actx_own(c, xmalloc(p->nemeta ? p->nemeta : 1));
 		size_t i;
 
-		for (i = 0; i < p->nemeta; i++)
-			on[i] = pc->info[i].mem != 0;
+		pc->sink_markers = p->watch_on || !pc->has_marker_stats;
+		for (i = 0; i < p->nemeta; i++) {
+			const struct emeta_info *in = &pc->info[i];
+
+			on[i] = (uint8_t)((in->mem ? SINK_MEM : 0) | (in->compile ? SINK_COMPILE : 0) |
+					  (pc->sink_markers && (in->mk.has & (MK_STEP | MK_ROOT))
+						   ? SINK_MARKER
+						   : 0));
+		}
 		p->sink_meta = on;
 	}
 }
@@ -487,9 +496,17 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 		break;
 	case LROLE_HOST:
 	case LROLE_HOST_PY:
-		/* The Python tracer line is left out of host compute only. */
-		steps_line_markers(lp, h, p, l);
-		overview_line_host(lp, p, l);
+		/* The Python tracer line is left out of host compute only: what
+		 * it needs the sink read while it was decoded (when there was
+		 * one: with sunk->nparts). */
+		if (sunk && sunk->nparts && pc->sink_markers)
+			steps_take_markers(lp, l, sunk);
+		else
+			steps_line_markers(lp, h, p, l);
+		if (role == LROLE_HOST_PY && sunk && sunk->nparts)
+			overview_take_comp(lp, l, sunk);
+		else
+			overview_line_host(lp, p, l);
 		memory_line(lp, h, p, l, sunk);
 		break;
 	case LROLE_NONE:
@@ -512,7 +529,7 @@ void analysis_attach(struct analysis_ctx *ctx, struct xplane_load_opts *opts)
 	opts->plane_hook = plane_hook_outer;
 	opts->line_hook = line_hook;
 	opts->ctx = ctx;
-	opts->sink = &memory_sink;
+	opts->sink = &analysis_sink;
 }
 
 /* analysis_run's line hooks, shared out among threads biggest line first

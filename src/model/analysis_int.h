@@ -89,6 +89,7 @@ struct plane_ctx {
 	struct host_ctx *hc;
 	int has_marker_stats;   /* host plane defines step_num, or _r and group_id */
 	int has_mem;            /* host plane defines MemoryAllocation or MemoryDeallocation */
+	int sink_markers;       /* host plane: the sink finds its step markers */
 	struct emeta_info *info;/* [plane->nemeta] */
 };
 
@@ -241,6 +242,33 @@ struct line_part {
 	size_t nruns, capruns;
 };
 
+/* A compilation on a host line, its times offsets from the line's start
+ * until a line takes it. */
+struct comp_ev {
+	int64_t s, e;
+	size_t ev;
+};
+
+/*
+ * What the sink (an_sink.c) reads of a decoded range of a host line while
+ * it is decoded: its memory events, its step markers and its
+ * compilations, in file order, times as offsets from the line's start.
+ * The line's hook takes them (memory_line, steps_take_markers,
+ * overview_take_comp).
+ */
+struct host_part {
+	const struct xt_host *h;
+	const struct xt_plane *p;
+	struct mem_part *mem;
+	struct marker *markers;
+	size_t nmarkers, capmarkers;
+	struct comp_ev *comp;
+	size_t ncomp, capcomp;
+};
+/* What a host plane's sink_meta marks of an event metadata. */
+enum { SINK_MEM = 1, SINK_MARKER = 2, SINK_COMPILE = 4 };
+extern const struct xt_sink analysis_sink;
+
 struct analysis_ctx {
 	pthread_mutex_t lock;   /* guards `owned` */
 	struct host_ctx **hosts; /* one per host seen by the plane hook */
@@ -329,6 +357,11 @@ void steps_line_modules(struct line_part *lp, const struct xt_host *h, const str
 void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t program, uint32_t slot,
 		   int restarts, int64_t s, int64_t e);
 void steps_merge(struct xt_analysis *a, struct xt_trace *t);
+/* A host event the sink hands over that may be a step marker (its
+ * metadata's keys say so, or it carries a watched stat), into hp. */
+void steps_marker_event(struct host_part *hp, const struct xt_sink_ev *e);
+/* The markers of the sink's parts become the line's. */
+void steps_take_markers(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk);
 /* an_breakdown.c: fills every step's cat_ps and idle_ps. */
 void steps_breakdown(struct xt_analysis *a, struct xt_trace *t);
 /* an_memory.c */
@@ -351,9 +384,10 @@ struct bytes_ref memory_key_bytes(const struct mem_key *k);
  * while the line was decoded (sunk), else read from the line. */
 void memory_line(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		 const struct xt_line *l, struct xt_sunk *sunk);
-/* The sink that reads memory events while they are decoded (ev_sink.h);
- * a host plane's sink_meta marks its memory event metadata. */
-extern const struct xt_sink memory_sink;
+struct mem_part *memory_part_new(const struct xt_host *h, const struct xt_plane *p);
+void memory_part_free(struct mem_part *mp);
+/* A memory event the sink hands over, into mp (its time an offset). */
+void memory_event(struct mem_part *mp, const struct xt_sink_ev *e);
 void memory_merge(struct xt_analysis *a, struct xt_trace *t);
 void memory_free(struct line_part *lp);
 /* Lines of this many events or more have their memory events read in two
@@ -372,6 +406,9 @@ void overview_build(struct xt_analysis *a);
 /* While loading, after steps_line_markers: a host line's work and
  * compilation unions (read by overview_build and steps_breakdown). */
 void overview_line_host(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l);
+/* The same for the Python tracer's line (compilations only), from the
+ * compilations the sink found. */
+void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk);
 int overview_is_compile(const char *s);
 
 /* helpers (analysis.c) */

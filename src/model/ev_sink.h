@@ -6,7 +6,8 @@
  * is decoded, when the reader has given its pages back: on a 1 GB profile
  * that re-reading was a sixth of the load. Instead a plane hook marks the
  * event metadata it wants (xt_plane.sink_meta), and the reader calls
- * event() for each such event with its bytes, while they are in cache.
+ * event() for each such event, and for each event carrying a watched stat
+ * (xt_plane.watch_lo), with its bytes, while they are in cache.
  *
  * Each decoded range of a line (the whole line, or a chunk of a big one,
  * decoded by any thread) fills a part of its own: the reader makes it with
@@ -24,13 +25,20 @@
 struct xt_host;
 struct xt_plane;
 
+/* An event handed to the sink: event i of the line (file order), not
+ * aggregated. */
+struct xt_sink_ev {
+	size_t i;
+	uint32_t meta;          /* its metadata index */
+	int watched;            /* it carries a watched stat */
+	int64_t off_ps, dur_ps; /* as written (before the line's timestamp is rebased) */
+	const uint8_t *b;       /* its XEvent encoding, n bytes */
+	size_t n;
+};
+
 struct xt_sink {
 	void *(*part_new)(void *ctx, const struct xt_host *h, const struct xt_plane *p);
-	/* Event i of the line (file order), not aggregated, of metadata
-	 * index meta; off_ps as written (before the line's timestamp is
-	 * rebased); b the XEvent's encoding, n bytes. */
-	void (*event)(void *part, size_t i, uint32_t meta, int64_t off_ps, const uint8_t *b,
-		      size_t n);
+	void (*event)(void *part, const struct xt_sink_ev *e);
 	void (*part_free)(void *part);
 	void *ctx;
 };

@@ -392,8 +392,12 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 			j = (first + n) & (XT_BLOCK - 1);
 			x->off = blk_put(&o->blk, j, (int64_t)d.off);
 			mi = trace_emeta_lookup(p, (int64_t)d.mid);
-			if (o->part && p->sink_meta[mi] && !d.agg)
-				in->sink->event(o->part, first + n, mi, (int64_t)d.off, eb, en);
+			if (o->part && (p->sink_meta[mi] || d.watched) && !d.agg) {
+				struct xt_sink_ev se = { first + n, mi, d.watched, (int64_t)d.off,
+							 (int64_t)d.dur, eb, en };
+
+				in->sink->event(o->part, &se);
+			}
 			x->meta = mi |
 				  (d.agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
 				  (d.watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);

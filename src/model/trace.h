@@ -204,8 +204,8 @@ struct xt_plane {
 	uint8_t nwatch_ids;
 	uint8_t watch_on;            /* 0: nothing watched, events are never marked */
 	/* [emeta index] nonzero: the load's event sink (ev_sink.h) sees these
-	 * events as they are decoded. Set and owned by a plane hook; NULL:
-	 * none. */
+	 * events (and those carrying a watched stat) as they are decoded. Set
+	 * and owned by a plane hook; NULL: none. */
 	const uint8_t *sink_meta;
 };
 

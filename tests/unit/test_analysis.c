@@ -865,6 +865,102 @@ static void test_memory_time_wrap(void **state)
 	assert_int_equal(m->peak_time_ps, t[N - 1]);
 }
 
+/* Host step markers and compilations found by the sink while lines are
+ * decoded (whole, and in chunks by both threads) give what walking the
+ * decoded lines gives (analysis_run): markers by TraceMe name and by
+ * event stat (flagged by the reader), compilations nested and apart, on a
+ * Python tracer line and a thread line, both written out of order (the
+ * thread line's work leaves its markers out by their place). */
+static void test_host_sink_same(void **state)
+{
+	enum { N = 3000 };
+	struct spec {
+		const char *name;
+		int64_t off, dur, step;
+	} *v = tu_xcalloc(N, sizeof(*v));
+	tu_space *s = tu_space_new();
+	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *py = tu_line_add(h, 1, "python", 0), *main_l = tu_line_add(h, 2, "main", 3);
+	static const char *const names[4] = { "f", "g", "h", "k" };
+	char buf[64][32];
+	size_t *order, i, run, k;
+	uint64_t rs = 41;
+	struct xt_analysis *a[3];
+	const char *path;
+
+	(void)state;
+	for (i = 0; i < 64; i++)
+		snprintf(buf[i], sizeof(buf[i]), "train#step_num=%zu#", i);
+	for (i = 0; i < N; i++) {
+		/* Blocks of 50: a marker spanning the block (by name or by
+		 * stat), a compilation with one nested, and calls. */
+		int64_t base = (int64_t)(i / 50) * 100000, at = (int64_t)(i % 50);
+
+		v[i] = (struct spec){ names[i % 4], base + 100 + at * 1000,
+				      (int64_t)tu_rand_range(&rs, 1, 900), -1 };
+		if (at == 0)
+			v[i] = (struct spec){ (i / 50) % 2 ? buf[(i / 50) % 64] : "step", base, 99000,
+					      (i / 50) % 2 ? -1 : (int64_t)(i / 50) };
+		else if (at == 1 || at == 2)
+			v[i] = (struct spec){ "jit_f::Compile", base + 100 + at * 10, 3000 - at * 100,
+					      -1 };
+	}
+	order = tu_shuffled(N, &rs);
+	for (i = 0; i < N; i++) {
+		const struct spec *x = &v[order[i]];
+		tu_event *e = tu_ev(h, py, x->name, x->off, x->dur);
+
+		if (x->step >= 0)
+			TU_SI(h, e, "step_num", x->step);
+		if (order[i] % 3 == 0) { /* a third of them, on the thread line too */
+			e = tu_ev(h, main_l, x->name, x->off, x->dur);
+			if (x->step >= 0)
+				TU_SI(h, e, "step_num", x->step + 1000);
+		}
+	}
+	path = tu_write(s, 0);
+	for (run = 0; run < 3; run++) {
+		struct analysis_ctx *ac = analysis_new();
+		struct xplane_load_opts o = { .threads = 2, .split_bytes = run == 2 ? 8192 : 0 };
+		struct xt_error err = { "" };
+		struct xt_trace *t;
+
+		if (run) {
+			t = trace_new();
+			analysis_attach(ac, &o);
+			assert_int_equal(xplane_load(t, path, "host", &o, &err), 0);
+			a[run] = analysis_finish(ac, t);
+			TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ t, a[run] }));
+		} else {
+			t = tu_read(path); /* freed at teardown */
+			analysis_run(ac, t);
+			a[run] = analysis_finish(ac, t);
+			TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ NULL, a[run] }));
+		}
+		if (run == 2)
+			assert_true(t->hosts[0].planes[0].lines[0].raw_len > 4 * 8192 / 3);
+	}
+	assert_true(a[0]->nsteps > N / 50);
+	assert_true(a[0]->overview.compiles >= N / 50);
+	for (run = 1; run < 3; run++) {
+		assert_int_equal(a[run]->nsteps, a[0]->nsteps);
+		for (i = 0; i < a[0]->nsteps; i++) {
+			const struct xt_step_row *x = &a[0]->steps[i], *y = &a[run]->steps[i];
+
+			assert_int_equal(x->id, y->id);
+			assert_int_equal(x->start_ps, y->start_ps);
+			assert_int_equal(x->duration_ps, y->duration_ps);
+			assert_int_equal(x->idle_ps, y->idle_ps);
+			for (k = 0; k < XT_CAT_COUNT; k++)
+				assert_int_equal(x->cat_ps[k], y->cat_ps[k]);
+		}
+		assert_int_equal(a[run]->overview.compiles, a[0]->overview.compiles);
+		assert_int_equal(a[run]->overview.compile_ps, a[0]->overview.compile_ps);
+	}
+	free(order);
+	free(v);
+}
+
 /* analysis_run() over a loaded trace (its line analyses shared out among
  * threads) gives what the analyses run while loading give. */
 static void test_run_same_as_load(void **state)
@@ -986,6 +1082,7 @@ int main(void)
 		TU_TEST(test_memory_halves),
 		TU_TEST(test_memory_sink),
 		TU_TEST(test_memory_time_wrap),
+		TU_TEST(test_host_sink_same),
 		TU_TEST(test_run_same_as_load),
 		TU_TEST(test_host_step_markers),
 		TU_TEST(test_host_marker_traceme_root_group),

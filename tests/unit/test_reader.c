@@ -845,7 +845,9 @@ static void test_event_starts_wide(void **state)
  * written and "i" stat read from the bytes the reader handed over. */
 struct sink_rec {
 	size_t i;
-	int64_t off, stat;
+	uint32_t meta;
+	int watched;
+	int64_t off, dur, stat;
 };
 struct sink_part {
 	const struct xt_plane *p;
@@ -880,21 +882,20 @@ static void *sink_part_new(void *ctx, const struct xt_host *h, const struct xt_p
 	return sp;
 }
 
-static void sink_event(void *part, size_t i, uint32_t meta, int64_t off_ps, const uint8_t *b,
-		       size_t n)
+static void sink_event(void *part, const struct xt_sink_ev *e)
 {
 	struct sink_part *sp = part;
 	struct stat_iter it;
 
-	(void)meta;
 	if (sp->n == sp->cap) {
 		sp->cap = sp->cap ? 2 * sp->cap : 16;
 		sp->v = realloc(sp->v, sp->cap * sizeof(*sp->v));
 		if (!sp->v)
 			abort();
 	}
-	stat_iter_event_bytes(&it, sp->p, b, n);
-	sp->v[sp->n++] = (struct sink_rec){ i, off_ps, first_stat_int(&it) };
+	stat_iter_event_bytes(&it, sp->p, e->b, e->n);
+	sp->v[sp->n++] = (struct sink_rec){ e->i, e->meta, e->watched, e->off_ps, e->dur_ps,
+					    first_stat_int(&it) };
 }
 
 static void sink_part_free(void *part)
@@ -908,11 +909,18 @@ static void sink_part_free(void *part)
 static void sink_plane_hook(void *ctx, struct xt_host *h, struct xt_plane *p)
 {
 	struct sink_test *st = ctx;
+	size_t i;
 
 	(void)h;
 	st->on = tu_xcalloc(p->nemeta, 1);
 	st->on[trace_emeta_lookup(p, st->mark)] = 1;
 	p->sink_meta = st->on;
+	/* Events with a stat "w" are flagged watched: the sink sees them too. */
+	for (i = 0; i < p->nsmeta; i++)
+		if (!strcmp(p->smeta[i].name, "w") && p->smeta[i].id < 64) {
+			p->watch_on = 1;
+			p->watch_lo |= UINT64_C(1) << p->smeta[i].id;
+		}
 }
 
 /* Every event the sink saw is, where `moved` puts it, a marked event of
@@ -941,18 +949,21 @@ static void sink_line_hook(void *ctx, struct xt_host *h, struct xt_plane *p, str
 			last = r->i;
 			sl->seen++;
 			stat_iter_event(&it, h, p, l, &l->ev[at]);
-			if (xt_event_meta(p, &l->ev[at])->id != st->mark ||
+			if ((xt_event_meta(p, &l->ev[at])->id != st->mark && !r->watched) ||
+			    !r->watched != !xt_event_watched(&l->ev[at]) ||
+			    xt_event_meta_index(&l->ev[at]) != r->meta ||
 			    xt_event_aggregated(&l->ev[at]) || xt_event_off(l, at) != r->off ||
-			    first_stat_int(&it) != r->stat)
+			    xt_event_dur(l, &l->ev[at]) != r->dur || first_stat_int(&it) != r->stat)
 				sl->bad++;
 		}
 	}
 }
 
-/* The reader hands a sink each event of the marked metadata (aggregated
- * ones left out) with its bytes, part by part in file order, and says
- * where the sort moved them: for lines in order and shuffled, read whole
- * and in chunks. */
+/* The reader hands a sink each event of the marked metadata and each one
+ * carrying a watched stat (aggregated ones left out), with its metadata,
+ * start, duration (long ones too) and bytes, part by part in file order,
+ * and says where the sort moved them: for lines in order and shuffled,
+ * read whole and in chunks. */
 static void test_event_sink(void **state)
 {
 	enum { N = 6000 };
@@ -971,13 +982,21 @@ static void test_event_sink(void **state)
 	reserve_events(l0, N + 2);
 	reserve_events(l1, N + 2);
 	for (i = 0; i < N; i++) {
-		/* Marked every 7th, some starting together. */
-		tu_event *e = event_in_room(l0, i % 7 ? m : mark, (int64_t)(i / 2) * 1000, 10);
+		/* Marked every 7th, watched every 11th, some lasting more than
+		 * 4.3 ms; on the shuffled line, two by two starting together. */
+		size_t k = order[i];
+		tu_event *e = event_in_room(l0, i % 7 ? m : mark, (int64_t)i * 1000,
+					    i % 5 ? 10 + (int64_t)(i % 3) : 5000000000LL + (int64_t)i);
 
 		TU_SI(p, e, "i", (int64_t)i);
-		e = event_in_room(l1, order[i] % 7 ? m : mark, (int64_t)(order[i] / 2) * 1000, 10);
-		TU_SI(p, e, "i", (int64_t)order[i]);
-		want += !(i % 7);
+		if (i % 11 == 0)
+			TU_SI(p, e, "w", 1);
+		e = event_in_room(l1, k % 7 ? m : mark, (int64_t)(k / 2) * 1000,
+				  k % 5 ? 10 + (int64_t)(k % 3) : 5000000000LL + (int64_t)k);
+		TU_SI(p, e, "i", (int64_t)k);
+		if (k % 11 == 0)
+			TU_SI(p, e, "w", 1);
+		want += !(i % 7) || !(i % 11);
 	}
 	tu_event_agg(l0, mark, 3, 10);
 	tu_event_agg(l1, mark, 3, 10);
