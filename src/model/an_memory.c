@@ -149,6 +149,7 @@ static void mem_add(struct mem_part *mp, const struct mem_full *r, size_t i, int
 		return; /* more allocators on one line than anyone has */
 	if (r->peak_in_use > mp->keys[k].lifetime_peak)
 		mp->keys[k].lifetime_peak = r->peak_in_use;
+	mp->keys[k].n++;
 	if (mp->nrec == mp->caprec) {
 		mp->caprec = mp->caprec ? mp->caprec * 2 : 64;
 		mp->rec = xreallocarray(mp->rec, mp->caprec, sizeof(*mp->rec));
@@ -266,6 +267,7 @@ static void mem_join(struct mem_part *a, struct mem_part *b)
 		uint32_t j;
 
 		k.lifetime_peak = 0;
+		k.n = 0;
 		j = map[i] = mem_key_add(a, &k);
 		if (j != UINT32_MAX && b->keys[i].lifetime_peak > a->keys[j].lifetime_peak)
 			a->keys[j].lifetime_peak = b->keys[i].lifetime_peak;
@@ -276,6 +278,7 @@ static void mem_join(struct mem_part *a, struct mem_part *b)
 		if (map[m.key & MEM_KEY_MASK] == UINT32_MAX)
 			continue;
 		m.key = map[m.key & MEM_KEY_MASK] | (m.key & ~MEM_KEY_MASK);
+		a->keys[m.key & MEM_KEY_MASK].n++;
 		a->rec[a->nrec++] = m;
 	}
 	free(map);

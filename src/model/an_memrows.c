@@ -413,7 +413,7 @@ static void mem_set_add(struct mem_set *ms, struct xt_trace *t, size_t h, size_t
 			const struct xt_line *ln, const struct mem_part *mp)
 {
 	struct mem_line *ml;
-	size_t i, k;
+	size_t k;
 
 	ms->mls = xreallocarray(ms->mls, ms->nml + 1, sizeof(*ms->mls));
 	ml = &ms->mls[ms->nml++];
@@ -437,9 +437,8 @@ static void mem_set_add(struct mem_set *ms, struct xt_trace *t, size_t h, size_t
 		ml->group[k] = *v;
 		if (mp->keys[k].lifetime_peak > ms->groups[*v].lifetime_peak)
 			ms->groups[*v].lifetime_peak = mp->keys[k].lifetime_peak;
+		ms->groups[*v].n += mp->keys[k].n;
 	}
-	for (i = 0; i < mp->nrec; i++)
-		ms->groups[ml->group[mp->rec[i].key & MEM_KEY_MASK]].n++;
 }
 
 void memory_merge(struct xt_analysis *a, struct xt_trace *t)

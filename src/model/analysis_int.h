@@ -161,6 +161,7 @@ struct mem_key {
 	struct bytes_ref name;  /* allocator_name (p NULL: the key is idx) */
 	char idx[24];           /* the index as text, "" when none */
 	int64_t lifetime_peak;  /* max peak_bytes_in_use in its part (>= 0) */
+	size_t n;               /* its part's records of it */
 };
 
 /* Memory records of a stretch of one line, in its order, and the
