@@ -21,62 +21,6 @@
 #define XT_BIG_LINE ((uint64_t)8 << 20)
 #define XT_WINDOW ((uint64_t)16 << 20)
 
-/*
- * Depth by a stack of open ends, the prefix max end per block, and the
- * long durations' index (trace.h): l->long_ps holds them in event order,
- * except that the events from seg[s] on (every XT_BLOCK-th event or none,
- * ascending; NULL: none) start again at long_ps[seg[s]].
- */
-static void line_finish(struct xt_line *l, const size_t *seg, size_t nseg)
-{
-	int64_t stack[128];
-	unsigned sp = 0;
-	size_t i, nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK, cur = 0, s = 0;
-	int64_t maxend = INT64_MIN;
-
-	l->blk_maxend = nblk ? xmalloc(nblk * sizeof(int64_t)) : NULL;
-	if (l->nlong_dur) {
-		l->long_mask = xcalloc(nblk, sizeof(*l->long_mask));
-		l->long_first = xmalloc(nblk * sizeof(*l->long_first));
-	}
-	for (i = 0; i < l->nev; i++) {
-		struct xt_event *e = &l->ev[i];
-		int64_t end, dur = e->dur, off;
-
-		if (!(i % XT_BLOCK) && l->nlong_dur) {
-			while (s < nseg && seg[s] <= i)
-				cur = seg[s++];
-			l->long_first[i / XT_BLOCK] = (uint32_t)cur;
-		}
-		if (e->dur == XT_DUR_LONG) {
-			l->long_mask[i / XT_BLOCK] |= UINT64_C(1) << (i % XT_BLOCK);
-			dur = l->long_ps[cur++];
-		}
-		if (!xt_event_aggregated(e)) {
-			off = xt_event_off(l, i);
-			end = off + dur;
-			/* The parent is the innermost open event containing this
-			 * one (sorted by start, so only the ends matter): partial
-			 * overlaps are siblings, as for self time, and an instant
-			 * belongs inside [start, end) only, so one at a parent's
-			 * very end is drawn beside it. Instants parent nothing. */
-			while (sp && (stack[sp - 1] < end ||
-				      (dur == 0 && stack[sp - 1] == off)))
-				sp--;
-			e->meta |= (uint32_t)(sp < XT_EV_DEPTH_MAX ? sp : XT_EV_DEPTH_MAX)
-				   << XT_EV_META_BITS;
-			if (sp > l->max_depth)
-				l->max_depth = sp;
-			if (sp < 128 && dur > 0)
-				stack[sp++] = end;
-			if (end > maxend)
-				maxend = end;
-		}
-		if ((i + 1) % XT_BLOCK == 0 || i + 1 == l->nev)
-			l->blk_maxend[i / XT_BLOCK] = maxend;
-	}
-}
-
 static inline int watched(const struct xt_plane *p, uint64_t id)
 {
 	unsigned i;
@@ -259,6 +203,7 @@ struct dec_out {
 	int sorted;                   /* in ev_key order within the range */
 	struct ev_key first, last;    /* of its first and last event */
 	void *part;                   /* the sink's, for the range; NULL: none */
+	struct fin_out fo;            /* its depths and blocks, while in order */
 };
 
 /* The sink's part for a range of in->l, or NULL when it wants nothing. */
@@ -401,6 +346,27 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 			x->meta = mi |
 				  (d.agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
 				  (d.watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
+			if (o->fo.bmax) {
+				/* What line_finish would work out, while the event
+				 * is at hand (valid while the range is in order). */
+				size_t b = n / XT_BLOCK;
+
+				if (!(n % XT_BLOCK)) {
+					if (b >= o->fo.cap) {
+						fin_out_free(&o->fo);
+						goto fin_done;
+					}
+					o->fo.lfirst[b] = (uint32_t)(first + o->nlng);
+				}
+				if (d.dur >= XT_DUR_LONG)
+					o->fo.lmask[b] |= UINT64_C(1) << (n % XT_BLOCK);
+				if (!d.agg)
+					fin_set_depth(x, fin_step(&o->fo.f, (int64_t)d.off,
+								  (int64_t)d.dur));
+				if ((n + 1) % XT_BLOCK == 0)
+					o->fo.bmax[b] = o->fo.f.maxend;
+			}
+fin_done:
 			if (d.dur < XT_DUR_LONG) {
 				x->dur = (uint32_t)d.dur;
 			} else {
@@ -433,6 +399,8 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 	}
 	o->n = n;
 	o->last = prev;
+	if (o->fo.bmax && n % XT_BLOCK)
+		o->fo.bmax[n / XT_BLOCK] = o->fo.f.maxend;
 	return bad ? LINE_EBAD : 0;
 }
 
@@ -447,12 +415,16 @@ static void line_start(struct xt_line *l)
  * order (every offset kept), an offset per block when they are, then
  * depths and the long durations' index. lg holds nlng long durations,
  * laid out as line_finish() reads them (seg), within its first `used`;
- * sunk the sink's parts, and where the sort moved events when it did.
+ * sunk the sink's parts, and where the sort moved events when it did; fo
+ * what each range (from event fo_first[k] on) worked out while decoded.
  */
 static void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
 			  int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
-			  size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_sunk *sunk)
+			  size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_sunk *sunk,
+			  struct fin_out *const *fo, const size_t *fo_first, size_t nfo)
 {
+	int in_order = sorted || n <= 1;
+
 	size_t map;
 
 	l->ev = grow_done(ge, n, &map);
@@ -492,7 +464,8 @@ static void line_complete(const struct source *src, struct xt_line *l, struct gr
 	}
 	bk->v = NULL;
 	blk_give(blk, l);
-	line_finish(l, seg, nseg);
+	if (!in_order || line_finish_ranges(l, fo, fo_first, nfo) < 0)
+		line_finish(l, seg, nseg);
 }
 
 int line_decode(const struct line_in *in, struct xt_sunk *sunk)
@@ -515,12 +488,14 @@ int line_decode(const struct line_in *in, struct xt_sunk *sunk)
 	blk_init(&o.blk, most, big);
 	o.lng = &lg;
 	o.part = sink_part(in);
+	fin_out_init(&o.fo, most / XT_BLOCK + 1);
 	rc = dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
 	if (rc < 0) {
 		grow_free(&ge);
 		grow_free(&lg);
 		free(bk.v);
 		blk_free(&o.blk);
+		fin_out_free(&o.fo);
 		if (o.part)
 			in->sink->part_free(o.part);
 		return rc;
@@ -531,8 +506,14 @@ int line_decode(const struct line_in *in, struct xt_sunk *sunk)
 		sunk->parts[0] = o.part;
 		sunk->nparts = 1;
 	}
-	line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk, &o.blk,
-		      sunk);
+	{
+		struct fin_out *fo = &o.fo;
+		size_t zero = 0;
+
+		line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk,
+			      &o.blk, sunk, &fo, &zero, 1);
+	}
+	fin_out_free(&o.fo);
 	return 0;
 }
 
@@ -697,6 +678,7 @@ int line_split_chunk(struct line_split *s, size_t k)
 	c->lv = grow_view(&s->lng, c->first, c->n);
 	c->o.lng = &c->lv;
 	c->o.part = sink_part(&s->in);
+	fin_out_init(&c->o.fo, (c->n + XT_BLOCK - 1) / XT_BLOCK);
 	blk_view(&c->o.blk, &s->blk, c->first, c->n);
 	rc = dec_range(&s->in, c->from, c->to, 0, &fe, NULL, c->first, &c->o);
 	if (!rc && c->o.n != c->n)
@@ -724,6 +706,7 @@ int line_split_done(struct line_split *s)
 void line_split_finish(struct line_split *s, struct xt_sunk *sunk)
 {
 	size_t *seg = xmalloc((s->nch ? s->nch : 1) * sizeof(*seg));
+	struct fin_out **fo = xmalloc((s->nch ? s->nch : 1) * sizeof(*fo));
 	size_t k, nlng = 0, used = 0;
 	int sorted = 1;
 	const struct chunk *prev = NULL;
@@ -746,6 +729,7 @@ void line_split_finish(struct line_split *s, struct xt_sunk *sunk)
 		if (c->o.blk.n32)
 			s->blk.n32 = c->o.blk.base + c->o.blk.n32;
 		seg[k] = c->first;
+		fo[k] = &c->o.fo;
 		nlng += c->o.nlng;
 		if (c->o.nlng)
 			used = c->first + c->o.nlng;
@@ -763,7 +747,10 @@ void line_split_finish(struct line_split *s, struct xt_sunk *sunk)
 		s->lng.committed = s->lng.reserved;
 	}
 	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used, seg,
-		      s->nch, &s->bk, &s->blk, sunk);
+		      s->nch, &s->bk, &s->blk, sunk, fo, seg, s->nch);
+	for (k = 0; k < s->nch; k++)
+		fin_out_free(&s->ch[k].o.fo);
+	free(fo);
 	free(seg);
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
@@ -776,9 +763,11 @@ void line_split_free(struct line_split *s)
 
 	if (!s)
 		return;
-	for (k = 0; k < s->nch; k++)
+	for (k = 0; k < s->nch; k++) {
 		if (s->ch[k].o.part)
 			s->in.sink->part_free(s->ch[k].o.part);
+		fin_out_free(&s->ch[k].o.fo);
+	}
 	if (s->ge.p)
 		grow_free(&s->ge);
 	if (s->lng.p)

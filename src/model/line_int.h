@@ -169,4 +169,85 @@ struct long_pair *long_pairs(const struct xt_line *l, const int64_t *v, size_t n
 void line_sort(struct xt_line *l, uint32_t *raw, struct long_pair **lng, size_t *nlng,
 	       struct blk_build *b, uint32_t **moved);
 
+/* The depth pass's state (line_finish.c): the open events' ends (a
+ * stack), the max end so far, the deepest depth. */
+struct fin {
+	int64_t stack[128];
+	unsigned sp;
+	int64_t maxend;
+	uint32_t max_depth;
+};
+
+static inline void fin_init(struct fin *f)
+{
+	f->sp = 0;
+	f->maxend = INT64_MIN;
+	f->max_depth = 0;
+}
+
+/*
+ * The depth of an event (not aggregated) starting at off, lasting dur, the
+ * next of its line in order. Its parent is the innermost open event
+ * containing it (sorted by start, so only the ends matter): partial
+ * overlaps are siblings, as for self time, and an instant belongs inside
+ * [start, end) only, so one at a parent's very end is drawn beside it.
+ * Instants parent nothing.
+ */
+static inline unsigned fin_step(struct fin *f, int64_t off, int64_t dur)
+{
+	int64_t end = (int64_t)((uint64_t)off + (uint64_t)dur);
+	unsigned d;
+
+	while (f->sp && (f->stack[f->sp - 1] < end || (dur == 0 && f->stack[f->sp - 1] == off)))
+		f->sp--;
+	d = f->sp;
+	if (d > f->max_depth)
+		f->max_depth = d;
+	if (f->sp < 128 && dur > 0)
+		f->stack[f->sp++] = end;
+	if (end > f->maxend)
+		f->maxend = end;
+	return d;
+}
+
+static inline void fin_set_depth(struct xt_event *e, unsigned d)
+{
+	e->meta = (e->meta & ~(XT_EV_DEPTH_MAX << XT_EV_META_BITS)) |
+		  (uint32_t)(d < XT_EV_DEPTH_MAX ? d : XT_EV_DEPTH_MAX) << XT_EV_META_BITS;
+}
+
+/*
+ * What a range of a line (starting a block) works out while it is decoded,
+ * so that a line in order needs no pass over its events after: depths
+ * with a stack started empty (in the events), and per block of the range
+ * the max end within the range so far and the long durations' index
+ * (bit mask; where the block's long durations start in the line's list).
+ */
+struct fin_out {
+	struct fin f;
+	int64_t *bmax;
+	uint64_t *lmask;
+	uint32_t *lfirst;
+	size_t cap;             /* blocks there is room for */
+};
+/* Room for nblk blocks (0: the range keeps nothing, a line finished
+ * after). */
+void fin_out_init(struct fin_out *fo, size_t nblk);
+void fin_out_free(struct fin_out *fo);
+/*
+ * Finishes l (in order) from what its ranges worked out: fo[k] for the
+ * range from event first[k] on (first[0] 0, ascending, multiples of
+ * XT_BLOCK). Each range's depths are fixed up with the open events the
+ * ranges before it left. Returns -1 when that cannot be done (a depth at
+ * the cap, a range that kept nothing): then call line_finish().
+ */
+int line_finish_ranges(struct xt_line *l, struct fin_out *const *fo, const size_t *first, size_t n);
+
+/* Depths, the prefix max end per block and the long durations' index of
+ * a decoded line in its order (line_finish.c). l->long_ps holds the long
+ * durations in event order, except that the events from seg[s] on (every
+ * XT_BLOCK-th event or none, ascending; NULL: none) start again at
+ * long_ps[seg[s]]. */
+void line_finish(struct xt_line *l, const size_t *seg, size_t nseg);
+
 #endif

@@ -765,6 +765,163 @@ static void test_split_lines(void **state)
 	assert_null(split->hosts[0].planes[0].lines[0].raw);
 }
 
+/* Depths and the window index are worked out as each range of a line is
+ * decoded, each chunk of a big line starting with no open event and fixed
+ * up after: the same as the one pass over a line that had to be sorted
+ * (each line is written twice, in order and shuffled), read whole and in
+ * chunks, for random nesting with instants and long durations, for a root
+ * event open across the whole line (every chunk is fixed up to its end),
+ * and for nesting deeper than the depth's cap across a chunk boundary
+ * (done again as one pass). */
+static void test_finish_ranges(void **state)
+{
+	enum { N = 30000 };
+	struct gen_ev *g = tu_xcalloc(N, sizeof(*g)), *ev[3];
+	size_t nev[3];
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	int64_t m = tu_emeta(p, "k")->id, t = 0;
+	size_t n = 0, i, j, k, run;
+	uint64_t rs = 77;
+	struct xplane_load_opts o = { .threads = 2, .keep_resident = 0, .split_bytes = 65536 };
+	struct xt_trace *tr[2];
+	struct xt_error err = { "" };
+	const char *path;
+
+	(void)state;
+	gen_nested(&rs, g, &n, N, 0, INT64_MAX / 4, 0);
+	qsort(g, n, sizeof(*g), gen_cmp);
+	for (k = 0; k < 3; k++)
+		ev[k] = tu_xcalloc(N + 1, sizeof(*ev[k]));
+	/* Random nesting, some lasting more than 4.3 ms (long durations);
+	 * the same under a root event open across all of it. */
+	ev[1][0] = (struct gen_ev){ 0, (int64_t)1 << 60 };
+	for (i = 0; i < n; i++) {
+		int64_t d = g[i].dur > 3000 ? g[i].dur * 5000000 : g[i].dur;
+
+		ev[0][i] = (struct gen_ev){ g[i].off * 1000, d };
+		ev[1][i + 1] = (struct gen_ev){ g[i].off * 1000 + 1, d };
+	}
+	nev[0] = n;
+	nev[1] = n + 1;
+	/* Siblings, and 2600 events nested in each other across the middle
+	 * (past the stack's 128 entries). */
+	for (i = 0; i < N; i++) {
+		if (i >= N / 2 - 100 && i < N / 2 + 2500) {
+			j = i - (N / 2 - 100);
+			ev[2][i] = (struct gen_ev){ t + (int64_t)j, 100000000 - (int64_t)j * 10 };
+			if (i + 1 == N / 2 + 2500)
+				t += 100000000;
+		} else {
+			ev[2][i] = (struct gen_ev){ t, 500 };
+			t += 1000;
+		}
+	}
+	nev[2] = N;
+	for (k = 0; k < 3; k++) {
+		tu_line *in = tu_line_add(p, (int64_t)k + 1, "in order", 10 * (int64_t)k);
+		tu_line *sh = tu_line_add(p, (int64_t)k + 4, "shuffled", 10 * (int64_t)k);
+		size_t *order = tu_shuffled(nev[k], &rs);
+
+		reserve_events(in, nev[k]);
+		reserve_events(sh, nev[k]);
+		for (i = 0; i < nev[k]; i++) {
+			event_in_room(in, m, ev[k][i].off, ev[k][i].dur);
+			event_in_room(sh, m, ev[k][order[i]].off, ev[k][order[i]].dur);
+		}
+		free(order);
+	}
+	path = tu_write(s, 0);
+	tr[0] = tu_read(path);
+	tr[1] = trace_new();
+	TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ tr[1], NULL }));
+	assert_int_equal(xplane_load(tr[1], path, "host", &o, &err), 0);
+	tu_assert_same_trace(tr[0], tr[1]);
+	for (run = 0; run < 2; run++)
+		for (k = 0; k < 3; k++) {
+			/* Lines 2k and 2k + 1: in order and shuffled (sorted). */
+			const struct xt_line *x = &tr[run]->hosts[0].planes[0].lines[2 * k];
+			const struct xt_line *y = &tr[run]->hosts[0].planes[0].lines[2 * k + 1];
+
+			assert_true(x->raw_len > 4 * 65536);
+			assert_null(x->raw);
+			assert_non_null(y->raw);
+			assert_int_equal(x->nev, y->nev);
+			assert_int_equal(x->max_depth, y->max_depth);
+			for (i = 0; i < x->nev; i++) {
+				assert_int_equal(xt_event_off(x, i), xt_event_off(y, i));
+				assert_int_equal(xt_event_dur(x, &x->ev[i]), xt_event_dur(y, &y->ev[i]));
+				if (x->ev[i].meta != y->ev[i].meta)
+					fail_msg("run %zu line %zu event %zu: depth %u, want %u", run, k,
+						 i, xt_event_depth(&x->ev[i]), xt_event_depth(&y->ev[i]));
+			}
+			for (i = 0; i < (x->nev + XT_BLOCK - 1) / XT_BLOCK; i++)
+				assert_int_equal(x->blk_maxend[i], y->blk_maxend[i]);
+		}
+	assert_int_equal(tr[0]->hosts[0].planes[0].lines[4].max_depth, 128);
+	assert_true(tr[0]->hosts[0].planes[0].lines[2].max_depth >= 4);
+	for (k = 0; k < 3; k++)
+		free(ev[k]);
+	free(g);
+}
+
+/* A line of siblings with one nest of 100 events starting `at`. */
+static const char *deep_nest_file(size_t at)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *in = tu_line_add(p, 1, "in order", 5), *sh = tu_line_add(p, 2, "shuffled", 5);
+	int64_t m = tu_emeta(p, "k")->id;
+	struct gen_ev *v = tu_xcalloc(20000, sizeof(*v));
+	size_t i, *order;
+	uint64_t rs = 5;
+
+	for (i = 0; i < 20000; i++)
+		v[i] = i >= at && i < at + 100
+			       ? (struct gen_ev){ (int64_t)at * 1000 + (int64_t)(i - at),
+						  500000 - (int64_t)(i - at) }
+			       : (struct gen_ev){ (int64_t)i * 1000 + (i > at ? 500000 : 0), 500 };
+	order = tu_shuffled(20000, &rs);
+	reserve_events(in, 20000);
+	reserve_events(sh, 20000);
+	for (i = 0; i < 20000; i++) {
+		event_in_room(in, m, v[i].off, v[i].dur);
+		event_in_room(sh, m, v[order[i]].off, v[order[i]].dur);
+	}
+	free(order);
+	free(v);
+	return tu_write(s, 0);
+}
+
+/* The deepest events of a line open across a chunk boundary with more
+ * than the depth's cap of them after it: the line's max depth is still
+ * exact (its ranges are done again as one pass). */
+static void test_finish_deep_boundary(void **state)
+{
+	struct xplane_load_opts o = { .threads = 2, .keep_resident = 0, .split_bytes = 65536 };
+	struct xt_trace *probe = tu_read(deep_nest_file(19000)), *t = trace_new();
+	const struct xt_line *x, *y;
+	struct xt_error err = { "" };
+	size_t b = 0;
+
+	(void)state;
+	/* The first chunk boundary: the first block whose first event's tag
+	 * is a chunk's bytes (a third of split_bytes) into the line. */
+	x = &probe->hosts[0].planes[0].lines[0];
+	while (b < x->nev / XT_BLOCK && x->blk_raw[b] < 65536 / 3)
+		b++;
+	assert_true(b > 1 && b < x->nev / XT_BLOCK);
+	/* Ten of the nest before it, ninety after. */
+	TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ t, NULL }));
+	assert_int_equal(xplane_load(t, deep_nest_file(b * XT_BLOCK - 10), "host", &o, &err), 0);
+	x = &t->hosts[0].planes[0].lines[0];
+	y = &t->hosts[0].planes[0].lines[1];
+	assert_null(x->raw);
+	assert_non_null(y->raw);
+	assert_int_equal(y->max_depth, 99);
+	assert_int_equal(x->max_depth, 99);
+}
+
 /* Starts are 32 bits after a base per block of 64 events, with the
  * high bits kept beside a block whose events spread wider (two bytes each
  * up to 281 s from the base, else four, a block going from two to four
@@ -1424,6 +1581,8 @@ int main(void)
 		TU_TEST(test_split_lines),
 		TU_TEST(test_event_starts_wide),
 		TU_TEST(test_event_sink),
+		TU_TEST(test_finish_ranges),
+		TU_TEST(test_finish_deep_boundary),
 		TU_TEST(test_timestamp_after_events),
 		TU_TEST(test_space_strings),
 		TU_TEST(test_gzip_same_as_plain),

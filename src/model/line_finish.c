@@ -1,0 +1,193 @@
+/*
+ * line_finish: a decoded line's depths, the prefix max end per block and
+ * the long durations' index (trace.h). A line in order has them worked
+ * out by each range as it is decoded (struct fin_out), and is only fixed
+ * up where a range began inside events opened before it: the pass over
+ * every event after decoding read and wrote the whole event array again
+ * (bound by memory bandwidth: two threads each doing half of it took as
+ * long as one doing all). A sorted line, or one whose ranges cannot be
+ * fixed up, gets that pass (line_finish).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+#include "line_int.h"
+
+/*
+ * Events [from, to) (from a multiple of XT_BLOCK, and 0 or one of seg when
+ * there are long durations) with f's state. l->long_ps holds the long
+ * durations in event order, except that the events from seg[s] on (every
+ * XT_BLOCK-th event or none, ascending; NULL: none) start again at
+ * long_ps[seg[s]].
+ */
+static void fin_range(struct xt_line *l, size_t from, size_t to, const size_t *seg, size_t nseg,
+		      struct fin *f)
+{
+	size_t i, cur = 0, s = 0;
+
+	for (i = from; i < to; i++) {
+		struct xt_event *e = &l->ev[i];
+		int64_t dur = e->dur;
+
+		if (!(i % XT_BLOCK) && l->nlong_dur) {
+			while (s < nseg && seg[s] <= i)
+				cur = seg[s++];
+			l->long_first[i / XT_BLOCK] = (uint32_t)cur;
+		}
+		if (e->dur == XT_DUR_LONG) {
+			l->long_mask[i / XT_BLOCK] |= UINT64_C(1) << (i % XT_BLOCK);
+			dur = l->long_ps[cur++];
+		}
+		if (!xt_event_aggregated(e))
+			fin_set_depth(e, fin_step(f, xt_event_off(l, i), dur));
+		if ((i + 1) % XT_BLOCK == 0 || i + 1 == l->nev)
+			l->blk_maxend[i / XT_BLOCK] = f->maxend;
+	}
+}
+
+static void fin_alloc(struct xt_line *l, size_t nblk)
+{
+	l->blk_maxend = nblk ? xmalloc(nblk * sizeof(int64_t)) : NULL;
+	if (l->nlong_dur) {
+		l->long_mask = xcalloc(nblk, sizeof(*l->long_mask));
+		l->long_first = xmalloc(nblk * sizeof(*l->long_first));
+	}
+}
+
+void line_finish(struct xt_line *l, const size_t *seg, size_t nseg)
+{
+	struct fin f;
+
+	fin_alloc(l, (l->nev + XT_BLOCK - 1) / XT_BLOCK);
+	fin_init(&f);
+	fin_range(l, 0, l->nev, seg, nseg, &f);
+	l->max_depth = f.max_depth;
+}
+
+void fin_out_init(struct fin_out *fo, size_t nblk)
+{
+	memset(fo, 0, sizeof(*fo));
+	fin_init(&fo->f);
+	if (!nblk)
+		return;
+	fo->bmax = xmalloc(nblk * sizeof(*fo->bmax));
+	fo->lmask = xcalloc(nblk, sizeof(*fo->lmask));
+	fo->lfirst = xmalloc(nblk * sizeof(*fo->lfirst));
+	fo->cap = nblk;
+}
+
+void fin_out_free(struct fin_out *fo)
+{
+	free(fo->bmax);
+	free(fo->lmask);
+	free(fo->lfirst);
+	memset(fo, 0, sizeof(*fo));
+}
+
+/*
+ * Events [from, to) were given depths with an empty stack; s is the stack
+ * the events before them left. An event the range's own stack left empty
+ * pops s as it would have; until s is empty, every event is deeper by
+ * what s holds. Returns -1 when a depth reaches the cap (the stack's
+ * limit may have mattered: the line needs one pass).
+ */
+static int fin_fix(struct xt_line *l, size_t from, size_t to, struct fin *s)
+{
+	size_t i;
+
+	for (i = from; i < to && s->sp; i++) {
+		struct xt_event *e = &l->ev[i];
+		unsigned d = xt_event_depth(e);
+
+		if (xt_event_aggregated(e))
+			continue;
+		if (d == 0) {
+			int64_t off = xt_event_off(l, i), dur = xt_event_dur(l, e);
+			int64_t end = (int64_t)((uint64_t)off + (uint64_t)dur);
+
+			while (s->sp && (s->stack[s->sp - 1] < end ||
+					 (dur == 0 && s->stack[s->sp - 1] == off)))
+				s->sp--;
+		}
+		if (d + s->sp >= XT_EV_DEPTH_MAX)
+			return -1;
+		fin_set_depth(e, d + s->sp);
+		if (d + s->sp > s->max_depth)
+			s->max_depth = d + s->sp;
+	}
+	return 0;
+}
+
+int line_finish_ranges(struct xt_line *l, struct fin_out *const *fo, const size_t *first, size_t n)
+{
+	size_t nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK, k, b;
+	struct fin s; /* the open events at the start of range k */
+	int64_t carry = INT64_MIN;
+
+	for (k = 0; k < n; k++) {
+		size_t end = k + 1 < n ? first[k + 1] : l->nev;
+
+		if ((end > first[k] && !fo[k]->bmax) ||
+		    fo[k]->cap < (end - first[k] + XT_BLOCK - 1) / XT_BLOCK)
+			return -1;
+	}
+	if (n == 1 && nblk) {
+		/* One range: its arrays are the line's. */
+		l->blk_maxend = xreallocarray(fo[0]->bmax, nblk, sizeof(*l->blk_maxend));
+		fo[0]->bmax = NULL;
+		if (l->nlong_dur) {
+			l->long_mask = xreallocarray(fo[0]->lmask, nblk, sizeof(*l->long_mask));
+			l->long_first = xreallocarray(fo[0]->lfirst, nblk, sizeof(*l->long_first));
+			fo[0]->lmask = NULL;
+			fo[0]->lfirst = NULL;
+		}
+	} else {
+		fin_alloc(l, nblk);
+	}
+	/* The blocks' arrays, the max ends carried over the ranges before;
+	 * each range's own arrays are done with once copied. */
+	for (k = 0; k < n && !(n == 1 && nblk); k++) {
+		size_t end = k + 1 < n ? first[k + 1] : l->nev;
+		size_t b0 = first[k] / XT_BLOCK, nb = (end - first[k] + XT_BLOCK - 1) / XT_BLOCK;
+
+		for (b = 0; b < nb; b++)
+			l->blk_maxend[b0 + b] = fo[k]->bmax[b] > carry ? fo[k]->bmax[b] : carry;
+		if (l->nlong_dur && nb) {
+			memcpy(l->long_mask + b0, fo[k]->lmask, nb * sizeof(*l->long_mask));
+			memcpy(l->long_first + b0, fo[k]->lfirst, nb * sizeof(*l->long_first));
+		}
+		if (fo[k]->f.maxend > carry)
+			carry = fo[k]->f.maxend;
+		free(fo[k]->bmax);
+		free(fo[k]->lmask);
+		free(fo[k]->lfirst);
+		fo[k]->bmax = NULL;
+		fo[k]->lmask = NULL;
+		fo[k]->lfirst = NULL;
+	}
+	/* Depths: each range from the stack the ones before it left, which
+	 * is what survives of that stack under the range's own. */
+	fin_init(&s);
+	for (k = 0; k < n; k++) {
+		size_t end = k + 1 < n ? first[k + 1] : l->nev;
+		const struct fin *own = &fo[k]->f;
+
+		if (fin_fix(l, first[k], end, &s) < 0 || s.sp + own->sp > 128)
+			goto again;
+		memcpy(s.stack + s.sp, own->stack, own->sp * sizeof(own->stack[0]));
+		s.sp += own->sp;
+		if (own->max_depth > s.max_depth)
+			s.max_depth = own->max_depth;
+	}
+	l->max_depth = s.max_depth;
+	return 0;
+again:
+	free(l->blk_maxend);
+	free(l->long_mask);
+	free(l->long_first);
+	l->blk_maxend = NULL;
+	l->long_mask = NULL;
+	l->long_first = NULL;
+	return -1;
+}
