@@ -751,6 +751,37 @@ static void test_memory_halves(void **state)
 	assert_int_equal(tu_find_mem(a[1], NULL, "late_bfc")->allocator_lifetime_peak, 999999);
 }
 
+/* The analyses of path three ways: [0] walking the decoded lines
+ * (analysis_run, no sink), [1] with the sink on lines read whole, [2] on
+ * lines read in chunks of split / 3 bytes (the first line must be split). */
+static void analyses_three(const char *path, uint64_t split, struct xt_analysis *a[3])
+{
+	size_t run;
+
+	for (run = 0; run < 3; run++) {
+		struct xt_trace *t;
+		struct analysis_ctx *ac = analysis_new();
+		struct xplane_load_opts o = { .threads = 2, .split_bytes = run == 2 ? split : 0 };
+		struct xt_error err = { "" };
+
+		if (run) {
+			/* The analyses' hooks, and with them the sink. */
+			t = trace_new();
+			analysis_attach(ac, &o);
+			assert_int_equal(xplane_load(t, path, "host", &o, &err), 0);
+			a[run] = analysis_finish(ac, t);
+			TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ t, a[run] }));
+		} else {
+			t = tu_read(path); /* freed at teardown */
+			analysis_run(ac, t);
+			a[run] = analysis_finish(ac, t);
+			TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ NULL, a[run] }));
+		}
+		if (run == 2)
+			assert_true(t->hosts[0].planes[0].lines[0].raw_len > 8 * split / 3);
+	}
+}
+
 /* Memory events read by the sink while lines are decoded (whole, and in
  * chunks by both threads) give what reading them from the decoded lines
  * gives (analysis_run), on a line written out of order with events that
@@ -762,12 +793,11 @@ static void test_memory_sink(void **state)
 	tu_space *s = tu_space_new();
 	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
 	tu_line *py = tu_line_add(h, 1, "python", 0), *main_l = tu_line_add(h, 2, "main", 7);
-	size_t *order, i, j, run;
+	size_t *order, i, j;
 	int64_t used[3] = { 0, 0, 0 }, *bytes = tu_xcalloc(N, sizeof(int64_t));
 	int *al = tu_xcalloc(N, sizeof(int));
 	uint64_t rs = 21;
 	struct xt_analysis *a[3];
-	const char *path;
 
 	(void)state;
 	for (i = 0; i < N; i++) {
@@ -797,29 +827,7 @@ static void test_memory_sink(void **state)
 			mem_ev(h, main_l, 1, t, alloc[w], (int64_t)(0x900000 + k), 5, 0,
 			       (int64_t)k, 1000, -1, "main", NULL);
 	}
-	path = tu_write(s, 0);
-	for (run = 0; run < 3; run++) {
-		struct xt_trace *t;
-		struct analysis_ctx *ac = analysis_new();
-		struct xplane_load_opts o = { .threads = 2, .split_bytes = run == 2 ? 32768 : 0 };
-		struct xt_error err = { "" };
-
-		if (run) {
-			/* The analyses' hooks, and with them memory_sink. */
-			t = trace_new();
-			analysis_attach(ac, &o);
-			assert_int_equal(xplane_load(t, path, "host", &o, &err), 0);
-			a[run] = analysis_finish(ac, t);
-			TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ t, a[run] }));
-		} else {
-			t = tu_read(path); /* freed at teardown */
-			analysis_run(ac, t);
-			a[run] = analysis_finish(ac, t);
-			TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ NULL, a[run] }));
-		}
-		if (run == 2)
-			assert_true(t->hosts[0].planes[0].lines[0].raw_len > 8 * 32768 / 3);
-	}
+	analyses_three(tu_write(s, 0), 32768, a);
 	assert_int_equal(a[0]->nmemory, 3);
 	assert_true(a[0]->memory[0].events > N / 4);
 	assert_memory_same(a[0], a[1]);
@@ -886,7 +894,6 @@ static void test_host_sink_same(void **state)
 	size_t *order, i, run, k;
 	uint64_t rs = 41;
 	struct xt_analysis *a[3];
-	const char *path;
 
 	(void)state;
 	for (i = 0; i < 64; i++)
@@ -918,28 +925,7 @@ static void test_host_sink_same(void **state)
 				TU_SI(h, e, "step_num", x->step + 1000);
 		}
 	}
-	path = tu_write(s, 0);
-	for (run = 0; run < 3; run++) {
-		struct analysis_ctx *ac = analysis_new();
-		struct xplane_load_opts o = { .threads = 2, .split_bytes = run == 2 ? 8192 : 0 };
-		struct xt_error err = { "" };
-		struct xt_trace *t;
-
-		if (run) {
-			t = trace_new();
-			analysis_attach(ac, &o);
-			assert_int_equal(xplane_load(t, path, "host", &o, &err), 0);
-			a[run] = analysis_finish(ac, t);
-			TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ t, a[run] }));
-		} else {
-			t = tu_read(path); /* freed at teardown */
-			analysis_run(ac, t);
-			a[run] = analysis_finish(ac, t);
-			TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ NULL, a[run] }));
-		}
-		if (run == 2)
-			assert_true(t->hosts[0].planes[0].lines[0].raw_len > 4 * 8192 / 3);
-	}
+	analyses_three(tu_write(s, 0), 8192, a);
 	assert_true(a[0]->nsteps > N / 50);
 	assert_true(a[0]->overview.compiles >= N / 50);
 	for (run = 1; run < 3; run++) {
