@@ -95,7 +95,9 @@ $(O)/gen/%.pb-c.c $(O)/gen/%.pb-c.h: proto/%.proto | $(NEED_DEPS)
 # ---- tests ----
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
-TEST_LIBS := $(shell pkg-config --libs cmocka libprotobuf-c 2>/dev/null) $(LIBS)
+# Recursive (=) like LIBS: on a fresh machine cmocka arrives with deps-test.
+TEST_LIBS = $(shell pkg-config --libs cmocka libprotobuf-c 2>/dev/null || echo -lcmocka -lprotobuf-c) \
+            $(LIBS)
 
 $(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN) | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
