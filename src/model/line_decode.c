@@ -192,6 +192,31 @@ static inline int dec_event(const struct xt_plane *p, const uint8_t *q, const ui
 	return bad ? -1 : 0;
 }
 
+/* What line_finish would work out for event n of a range (x, decoded as
+ * d), while it is at hand: valid while the range is in order. The range's
+ * long durations before it start at index lfirst of the line's list.
+ * Inlined by force: it runs once per event, in the decoder's hot loop. */
+static inline __attribute__((always_inline)) void
+fin_event(struct fin_out *fo, struct xt_event *x, size_t n, size_t lfirst, uint64_t off, uint64_t dur,
+	  int agg)
+{
+	size_t b = n / XT_BLOCK;
+
+	if (!(n % XT_BLOCK)) {
+		if (b >= fo->cap) {
+			fin_out_free(fo); /* the range keeps nothing: one pass after */
+			return;
+		}
+		fo->lfirst[b] = (uint32_t)lfirst;
+	}
+	if (dur >= XT_DUR_LONG)
+		fo->lmask[b] |= UINT64_C(1) << (n % XT_BLOCK);
+	if (!agg)
+		fin_set_depth(x, fin_step(&fo->f, (int64_t)off, (int64_t)dur));
+	if ((n + 1) % XT_BLOCK == 0)
+		fo->bmax[b] = fo->f.maxend;
+}
+
 static _Atomic uint64_t line_gen;
 
 /* What decoding a range of a line yields. */
@@ -346,27 +371,8 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 			x->meta = mi |
 				  (d.agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
 				  (d.watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
-			if (o->fo.bmax) {
-				/* What line_finish would work out, while the event
-				 * is at hand (valid while the range is in order). */
-				size_t b = n / XT_BLOCK;
-
-				if (!(n % XT_BLOCK)) {
-					if (b >= o->fo.cap) {
-						fin_out_free(&o->fo);
-						goto fin_done;
-					}
-					o->fo.lfirst[b] = (uint32_t)(first + o->nlng);
-				}
-				if (d.dur >= XT_DUR_LONG)
-					o->fo.lmask[b] |= UINT64_C(1) << (n % XT_BLOCK);
-				if (!d.agg)
-					fin_set_depth(x, fin_step(&o->fo.f, (int64_t)d.off,
-								  (int64_t)d.dur));
-				if ((n + 1) % XT_BLOCK == 0)
-					o->fo.bmax[b] = o->fo.f.maxend;
-			}
-fin_done:
+			if (o->fo.bmax)
+				fin_event(&o->fo, x, n, first + o->nlng, d.off, d.dur, d.agg);
 			if (d.dur < XT_DUR_LONG) {
 				x->dur = (uint32_t)d.dur;
 			} else {
@@ -416,13 +422,15 @@ static void line_start(struct xt_line *l)
  * depths and the long durations' index. lg holds nlng long durations,
  * laid out as line_finish() reads them (seg), within its first `used`;
  * sunk the sink's parts, and where the sort moved events when it did; fo
- * what each range (from event fo_first[k] on) worked out while decoded.
+ * what each range (the line's chunks, from event seg[k] on; else the whole
+ * line) worked out while decoded.
  */
 static void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
 			  int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
 			  size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_sunk *sunk,
-			  struct fin_out *const *fo, const size_t *fo_first, size_t nfo)
+			  struct fin_out *const *fo, size_t nfo)
 {
+	static const size_t whole = 0; /* one range, the whole line, from event 0 */
 	int in_order = sorted || n <= 1;
 
 	size_t map;
@@ -464,7 +472,7 @@ static void line_complete(const struct source *src, struct xt_line *l, struct gr
 	}
 	bk->v = NULL;
 	blk_give(blk, l);
-	if (!in_order || line_finish_ranges(l, fo, fo_first, nfo) < 0)
+	if (!in_order || line_finish_ranges(l, fo, nseg ? seg : &whole, nfo) < 0)
 		line_finish(l, seg, nseg);
 }
 
@@ -508,10 +516,9 @@ int line_decode(const struct line_in *in, struct xt_sunk *sunk)
 	}
 	{
 		struct fin_out *fo = &o.fo;
-		size_t zero = 0;
 
 		line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk,
-			      &o.blk, sunk, &fo, &zero, 1);
+			      &o.blk, sunk, &fo, 1);
 	}
 	fin_out_free(&o.fo);
 	return 0;
@@ -747,7 +754,7 @@ void line_split_finish(struct line_split *s, struct xt_sunk *sunk)
 		s->lng.committed = s->lng.reserved;
 	}
 	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used, seg,
-		      s->nch, &s->bk, &s->blk, sunk, fo, seg, s->nch);
+		      s->nch, &s->bk, &s->blk, sunk, fo, s->nch);
 	for (k = 0; k < s->nch; k++)
 		fin_out_free(&s->ch[k].o.fo);
 	free(fo);

@@ -104,11 +104,8 @@ static int fin_fix(struct xt_line *l, size_t from, size_t to, struct fin *s)
 			continue;
 		if (d == 0) {
 			int64_t off = xt_event_off(l, i), dur = xt_event_dur(l, e);
-			int64_t end = (int64_t)((uint64_t)off + (uint64_t)dur);
 
-			while (s->sp && (s->stack[s->sp - 1] < end ||
-					 (dur == 0 && s->stack[s->sp - 1] == off)))
-				s->sp--;
+			fin_pop(s, off, dur, (int64_t)((uint64_t)off + (uint64_t)dur));
 		}
 		if (d + s->sp >= XT_EV_DEPTH_MAX)
 			return -1;
@@ -119,11 +116,39 @@ static int fin_fix(struct xt_line *l, size_t from, size_t to, struct fin *s)
 	return 0;
 }
 
+/* The ranges' block arrays into the line's, the max ends carried over
+ * the ranges before; each range's own arrays are done with once copied. */
+static void fin_join_blocks(struct xt_line *l, struct fin_out *const *fo, const size_t *first,
+			    size_t n)
+{
+	int64_t carry = INT64_MIN;
+	size_t k, b;
+
+	for (k = 0; k < n; k++) {
+		size_t end = k + 1 < n ? first[k + 1] : l->nev;
+		size_t b0 = first[k] / XT_BLOCK, nb = (end - first[k] + XT_BLOCK - 1) / XT_BLOCK;
+
+		for (b = 0; b < nb; b++)
+			l->blk_maxend[b0 + b] = fo[k]->bmax[b] > carry ? fo[k]->bmax[b] : carry;
+		if (l->nlong_dur && nb) {
+			memcpy(l->long_mask + b0, fo[k]->lmask, nb * sizeof(*l->long_mask));
+			memcpy(l->long_first + b0, fo[k]->lfirst, nb * sizeof(*l->long_first));
+		}
+		if (fo[k]->f.maxend > carry)
+			carry = fo[k]->f.maxend;
+		free(fo[k]->bmax);
+		free(fo[k]->lmask);
+		free(fo[k]->lfirst);
+		fo[k]->bmax = NULL;
+		fo[k]->lmask = NULL;
+		fo[k]->lfirst = NULL;
+	}
+}
+
 int line_finish_ranges(struct xt_line *l, struct fin_out *const *fo, const size_t *first, size_t n)
 {
-	size_t nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK, k, b;
+	size_t nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK, k;
 	struct fin s; /* the open events at the start of range k */
-	int64_t carry = INT64_MIN;
 
 	for (k = 0; k < n; k++) {
 		size_t end = k + 1 < n ? first[k + 1] : l->nev;
@@ -144,27 +169,7 @@ int line_finish_ranges(struct xt_line *l, struct fin_out *const *fo, const size_
 		}
 	} else {
 		fin_alloc(l, nblk);
-	}
-	/* The blocks' arrays, the max ends carried over the ranges before;
-	 * each range's own arrays are done with once copied. */
-	for (k = 0; k < n && !(n == 1 && nblk); k++) {
-		size_t end = k + 1 < n ? first[k + 1] : l->nev;
-		size_t b0 = first[k] / XT_BLOCK, nb = (end - first[k] + XT_BLOCK - 1) / XT_BLOCK;
-
-		for (b = 0; b < nb; b++)
-			l->blk_maxend[b0 + b] = fo[k]->bmax[b] > carry ? fo[k]->bmax[b] : carry;
-		if (l->nlong_dur && nb) {
-			memcpy(l->long_mask + b0, fo[k]->lmask, nb * sizeof(*l->long_mask));
-			memcpy(l->long_first + b0, fo[k]->lfirst, nb * sizeof(*l->long_first));
-		}
-		if (fo[k]->f.maxend > carry)
-			carry = fo[k]->f.maxend;
-		free(fo[k]->bmax);
-		free(fo[k]->lmask);
-		free(fo[k]->lfirst);
-		fo[k]->bmax = NULL;
-		fo[k]->lmask = NULL;
-		fo[k]->lfirst = NULL;
+		fin_join_blocks(l, fo, first, n);
 	}
 	/* Depths: each range from the stack the ones before it left, which
 	 * is what survives of that stack under the range's own. */

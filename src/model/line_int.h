@@ -193,13 +193,20 @@ static inline void fin_init(struct fin *f)
  * [start, end) only, so one at a parent's very end is drawn beside it.
  * Instants parent nothing.
  */
+/* Closes the open events that do not contain an event at off lasting dur
+ * ending at end; fin_step's rule, also for fixing a range's depths up. */
+static inline void fin_pop(struct fin *f, int64_t off, int64_t dur, int64_t end)
+{
+	while (f->sp && (f->stack[f->sp - 1] < end || (dur == 0 && f->stack[f->sp - 1] == off)))
+		f->sp--;
+}
+
 static inline unsigned fin_step(struct fin *f, int64_t off, int64_t dur)
 {
 	int64_t end = (int64_t)((uint64_t)off + (uint64_t)dur);
 	unsigned d;
 
-	while (f->sp && (f->stack[f->sp - 1] < end || (dur == 0 && f->stack[f->sp - 1] == off)))
-		f->sp--;
+	fin_pop(f, off, dur, end);
 	d = f->sp;
 	if (d > f->max_depth)
 		f->max_depth = d;

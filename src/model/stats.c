@@ -15,19 +15,19 @@ static void stat_iter_bytes(struct stat_iter *it, const struct xt_plane *p, cons
 	it->field = field;
 }
 
+void stat_iter_event_bytes(struct stat_iter *it, const struct xt_plane *p, const uint8_t *b,
+			   size_t n)
+{
+	stat_iter_bytes(it, p, b, n, 4);
+}
+
 void stat_iter_event(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
 		     const struct xt_line *l, const struct xt_event *ev)
 {
 	size_t n;
 	const uint8_t *b = trace_event_bytes(h, l, ev, &n);
 
-	stat_iter_bytes(it, p, b, n, 4);
-}
-
-void stat_iter_event_bytes(struct stat_iter *it, const struct xt_plane *p, const uint8_t *b,
-			   size_t n)
-{
-	stat_iter_bytes(it, p, b, n, 4);
+	stat_iter_event_bytes(it, p, b, n);
 }
 
 void stat_iter_meta(struct stat_iter *it, const struct xt_host *h, const struct xt_plane *p,
