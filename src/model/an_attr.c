@@ -191,8 +191,7 @@ static struct bytes_ref hlo_category(const struct hlo_inst *in)
 }
 
 void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_plane *p,
-	      const struct xt_line *l, const struct xt_event *ev,
-	      const struct xt_known_stats *ks)
+	      unsigned line_flags, const struct xt_event *ev, const struct xt_known_stats *ks)
 {
 	const struct xt_event_meta *m = xt_event_meta(p, ev);
 	const struct hlo_module *mod = NULL;
@@ -265,7 +264,7 @@ void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_pl
 		unsigned mf = pc && pc->info ? pc->info[xt_event_meta_index(ev)].name_flags
 					     : op_name_flags(bref_str(m->name));
 
-		(void)op_classify_flags(mf, 0, mf, op_name_flags(bref_str(l->name)), &memcpy_op);
+		(void)op_classify_flags(mf, 0, mf, line_flags, &memcpy_op);
 	}
 	if (!memcpy_op) {
 		const struct xt_stat *tf = stat_has(ks, XS_TF_OP) && ks->v[XS_TF_OP].n ? &ks->v[XS_TF_OP]

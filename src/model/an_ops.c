@@ -307,7 +307,8 @@ const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace 
 			     1ull << XS_HLO_OP | 1ull << XS_TF_OP | 1ull << XS_LEVEL0 |
 				     1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
 				     1ull << XS_HLO_CATEGORY);
-		attr_gpu(&ga, host < a->nhlo ? &a->hlo[host] : NULL, p, l, ev, &ks);
+		attr_gpu(&ga, host < a->nhlo ? &a->hlo[host] : NULL, p,
+			 op_name_flags(bref_str(l->name)), ev, &ks);
 		r = ga.name;
 	}
 	snprintf(buf, n, "%.*s", (int)r.n, r.p);
@@ -340,7 +341,7 @@ static const struct xt_known_stats *meta_stats(struct line_part *lp, const struc
 
 /* Op slot of a GPU event from its stats (event first, then metadata). */
 static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
-			    const struct xt_plane *p, const struct xt_line *l,
+			    const struct xt_plane *p, unsigned line_flags,
 			    const struct xt_event *ev, const struct xt_known_stats *ks,
 			    int *from_hlo, struct bytes_ref *name)
 {
@@ -348,7 +349,7 @@ static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
 	uint32_t slot;
 	struct op_acc *a;
 
-	attr_gpu(&ga, &pc->hc->hlo, p, l, ev, ks);
+	attr_gpu(&ga, &pc->hc->hlo, p, line_flags, ev, ks);
 	*name = ga.name;
 	*from_hlo = ga.attr >= XT_ATTR_HLO_OP && ga.attr <= XT_ATTR_KERNEL_NAME_UNCHECKED;
 	slot = op_slot_keyed(lp, ga.name, ga.category, ga.module, ga.has_program, ga.program_id,
@@ -513,7 +514,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 			from_hlo = last[mi].from_hlo;
 			name = lp->ops[slot].name;
 		} else {
-			slot = stream_slot(lp, pc, p, l, ev, &ks, &from_hlo, &name);
+			slot = stream_slot(lp, pc, p, line_flags, ev, &ks, &from_hlo, &name);
 			if (!(found & ident)) {
 				lp->slot_of_meta[mi] = slot + 1;
 			} else {

@@ -315,10 +315,10 @@ struct gpu_attr {
 				      * unknown) */
 };
 /* Decides the op of a GPU event from its stats ks (event, then metadata)
- * and its kernel name (docs/analyses.md, "Op profile"). */
+ * and its kernel name (docs/analyses.md, "Op profile"); line_flags is
+ * op_name_flags() of the line's name, worked out once per line. */
 void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_plane *p,
-	      const struct xt_line *l, const struct xt_event *ev,
-	      const struct xt_known_stats *ks);
+	      unsigned line_flags, const struct xt_event *ev, const struct xt_known_stats *ks);
 /* HBM bytes of a serialized MemoryAccessBreakdown; -1 when it has no entry. */
 double attr_hbm_bytes(const uint8_t *b, size_t n);
 
