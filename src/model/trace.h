@@ -340,7 +340,17 @@ static inline int xt_event_aggregated(const struct xt_event *ev)
 	return (ev->meta >> XT_EV_META_BITS) & XT_EV_AGGREGATED;
 }
 
-/* Duration of event ev of line l, ps. */
+/* Bits set in x. Written out because the portable x86-64 baseline has no
+ * popcnt instruction: __builtin_popcountll() there is a call into libgcc,
+ * on the path of every long duration read. */
+static inline unsigned xt_popcount64(uint64_t x)
+{
+	x -= (x >> 1) & UINT64_C(0x5555555555555555);
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
 /* The long duration of event i (ev[i].dur is XT_DUR_LONG): its rank among
  * its block's long events picks it, so any access order costs the same
  * (a few cache lines, no search). */
@@ -349,9 +359,10 @@ static inline int64_t xt_event_long_dur(const struct xt_line *l, size_t i)
 	size_t b = i / XT_BLOCK;
 	uint64_t below = l->long_mask[b] & ((UINT64_C(1) << (i % XT_BLOCK)) - 1);
 
-	return l->long_ps[l->long_first[b] + (size_t)__builtin_popcountll(below)];
+	return l->long_ps[l->long_first[b] + xt_popcount64(below)];
 }
 
+/* Duration of event ev of line l, ps. */
 static inline int64_t xt_event_dur(const struct xt_line *l, const struct xt_event *ev)
 {
 	return ev->dur != XT_DUR_LONG ? (int64_t)ev->dur : xt_event_long_dur(l, (size_t)(ev - l->ev));
