@@ -119,100 +119,97 @@ static void kernel_row_add(struct kern_acc *a, int64_t dur)
 		a->max_ps = dur;
 }
 
+/* A row's key: the launch parameters (occupancy is a property of the
+ * launch shape, not a key), then who: the kernel's metadata index on a
+ * line (one plane, so one index is one name: a short key to hash for
+ * every launch), its name across lines (at the merge, once per row); then
+ * the op. A key longer than buf goes to the heap: the caller frees it
+ * when it is not buf. */
+static char *kern_key(const struct kern_acc *k, const void *who, size_t nwho, char *buf,
+		      size_t nbuf, size_t *len)
+{
+	size_t need = sizeof(k->grid) + sizeof(k->block) + 16 + nwho + 1 + k->op.n, o = 0;
+	char *kb = need <= nbuf ? buf : xmalloc(need);
+
+	memcpy(kb + o, k->grid, sizeof(k->grid));
+	o += sizeof(k->grid);
+	memcpy(kb + o, k->block, sizeof(k->block));
+	o += sizeof(k->block);
+	memcpy(kb + o, &k->regs, 8);
+	o += 8;
+	memcpy(kb + o, &k->shared, 8);
+	o += 8;
+	memcpy(kb + o, who, nwho);
+	o += nwho;
+	kb[o++] = '\0';
+	if (k->op.n)
+		memcpy(kb + o, k->op.p, k->op.n);
+	*len = o + k->op.n;
+	return kb;
+}
+
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
 		   int64_t dur, struct bytes_ref op, const struct xt_stat *details)
 {
 	struct kern_acc k = { 0 };
-	const char *name = xt_event_meta(p, ev)->name;
-	char key[512];
-	size_t o = 0, nn;
+	uint32_t mi = xt_event_meta_index(ev);
+	struct kd_cache *c;
+	char key[256], *kb;
+	size_t len;
 	uint32_t *v;
 	int ins;
 
 	/* Launches of one kernel repeat the same details text: parse once per
 	 * kernel metadata unless the text changes. */
-	{
-		uint32_t mi = xt_event_meta_index(ev);
-		struct kd_cache *c;
+	if (!lp->kd)
+		lp->kd = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->kd));
+	c = &lp->kd[mi];
+	if (!(c->p && c->n == details->n &&
+	      (c->p == details->s || !memcmp(c->p, details->s, details->n)))) {
+		kernel_details_parse(details->s, details->n, c->grid, c->block, &c->regs,
+				     &c->shared, &c->occ);
+		c->p = details->s;
+		c->n = details->n;
+		c->row[0] = c->row[1] = 0;
+	} else {
+		/* Same kernel, same launch shape, same op: same row. Two are
+		 * remembered: one kernel often serves two ops in turn (an NCCL
+		 * kernel for two all-reduces). */
+		int w;
 
-		if (!lp->kd)
-			lp->kd = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->kd));
-		c = &lp->kd[mi];
-		if (!(c->p && c->n == details->n &&
-		      (c->p == details->s || !memcmp(c->p, details->s, details->n)))) {
-			kernel_details_parse(details->s, details->n, c->grid, c->block, &c->regs,
-					     &c->shared, &c->occ);
-			c->p = details->s;
-			c->n = details->n;
-			c->row[0] = c->row[1] = 0;
-		} else {
-			/* Same kernel, same launch shape, same op: same row. Two
-			 * are remembered: one kernel often serves two ops in turn
-			 * (an NCCL kernel for two all-reduces). */
-			int w;
-
-			for (w = 0; w < 2; w++)
-				if (c->row[w] && c->op_n[w] == op.n &&
-				    (c->op_p[w] == op.p || !memcmp(c->op_p[w], op.p, op.n))) {
-					kernel_row_add(&lp->kerns[c->row[w] - 1], dur);
-					return;
-				}
-		}
-		memcpy(k.grid, c->grid, sizeof(k.grid));
-		memcpy(k.block, c->block, sizeof(k.block));
-		k.regs = c->regs;
-		k.shared = c->shared;
-		k.occ = c->occ;
+		for (w = 0; w < 2; w++)
+			if (c->row[w] && c->op_n[w] == op.n &&
+			    (c->op_p[w] == op.p || !memcmp(c->op_p[w], op.p, op.n))) {
+				kernel_row_add(&lp->kerns[c->row[w] - 1], dur);
+				return;
+			}
 	}
-	nn = strlen(name);
-	k.name = bref(name, nn);
+	memcpy(k.grid, c->grid, sizeof(k.grid));
+	memcpy(k.block, c->block, sizeof(k.block));
+	k.regs = c->regs;
+	k.shared = c->shared;
+	k.occ = c->occ;
 	k.op = op;
-	/* Key: the numeric launch parameters, then the names. A long name
-	 * is hashed in full through a heap key. */
-	{
-		/* Occupancy is a property of the launch shape, not a key. */
-		size_t need = sizeof(k.grid) + sizeof(k.block) + 16 + nn + 1 + op.n;
-		char *kb = need <= sizeof(key) ? key : xmalloc(need);
-
-		memcpy(kb + o, k.grid, sizeof(k.grid));
-		o += sizeof(k.grid);
-		memcpy(kb + o, k.block, sizeof(k.block));
-		o += sizeof(k.block);
-		memcpy(kb + o, &k.regs, 8);
-		o += 8;
-		memcpy(kb + o, &k.shared, 8);
-		o += 8;
-		memcpy(kb + o, name, nn);
-		o += nn;
-		kb[o++] = '\0';
-		if (op.n)
-			memcpy(kb + o, op.p, op.n);
-		o += op.n;
-		v = hmap_get(&lp->kern_index, kb, o, (uint32_t)lp->nkerns, &ins);
-		if (kb != key)
-			free(kb);
-		/* The map's copy of the key outlives the line: merge reuses it. */
-		k.key = hmap_key_of(v, &k.keylen);
-	}
+	kb = kern_key(&k, &mi, sizeof(mi), key, sizeof(key), &len);
+	v = hmap_get(&lp->kern_index, kb, len, (uint32_t)lp->nkerns, &ins);
+	if (kb != key)
+		free(kb);
 	if (ins) {
 		if (lp->nkerns == lp->capkerns) {
 			lp->capkerns = lp->capkerns ? lp->capkerns * 2 : 16;
 			lp->kerns = xreallocarray(lp->kerns, lp->capkerns, sizeof(*lp->kerns));
 		}
+		k.name = bref_str(xt_event_meta(p, ev)->name);
 		k.min_ps = INT64_MAX;
 		lp->kerns[lp->nkerns++] = k;
 	}
 	kernel_row_add(&lp->kerns[*v], dur);
-	{
-		struct kd_cache *c = &lp->kd[xt_event_meta_index(ev)];
-
-		c->row[1] = c->row[0];
-		c->op_p[1] = c->op_p[0];
-		c->op_n[1] = c->op_n[0];
-		c->row[0] = *v + 1;
-		c->op_p[0] = op.p;
-		c->op_n[0] = op.n;
-	}
+	c->row[1] = c->row[0];
+	c->op_p[1] = c->op_p[0];
+	c->op_n[1] = c->op_n[0];
+	c->row[0] = *v + 1;
+	c->op_p[0] = op.p;
+	c->op_n[0] = op.n;
 }
 
 static int kernel_row_cmp(const void *x, const void *y)
@@ -252,8 +249,13 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 					uint32_t *v;
 					int ins;
 
-					v = hmap_get(&rows, k->key, k->keylen, (uint32_t)a->nkernels,
-						     &ins);
+					char key[512], *kb;
+					size_t len;
+
+					kb = kern_key(k, k->name.p, k->name.n, key, sizeof(key), &len);
+					v = hmap_get(&rows, kb, len, (uint32_t)a->nkernels, &ins);
+					if (kb != key)
+						free(kb);
 					if (ins) {
 						if (a->nkernels == cap) {
 							cap = cap ? cap * 2 : 32;

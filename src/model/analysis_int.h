@@ -176,8 +176,6 @@ struct mem_part {
 };
 
 struct kern_acc {
-	const char *key;        /* owned by the line's kern_index */
-	size_t keylen;
 	struct bytes_ref name, op;
 	uint32_t grid[3], block[3];
 	int64_t regs, shared;
