@@ -17,10 +17,16 @@
  * earlier event of its own line already covers (same or higher priority,
  * starting no later and ending no earlier) adds nothing to any H_c, so it
  * never enters the merge: nested host calls and kernels cost one compare.
+ *
+ * The sweep runs in two pieces of time at once, split at the median step
+ * bound: each piece clips what it merges to its range, starts its lines
+ * where their block max ends say the range begins, and measures F_c from
+ * its own start; the first piece's lengths then shift the second's.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/parfor.h"
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
@@ -38,7 +44,8 @@ static int cat_of_class(int cls)
 	}
 }
 
-/* One line's events in start order, as (start, end, category). */
+/* One line's events, or a host's activity, in start order as (start, end,
+ * category), clipped to [lo, hi). */
 struct bd_cursor {
 	const struct xt_line *l;
 	const struct line_part *lp;
@@ -47,25 +54,15 @@ struct bd_cursor {
 	int64_t maxend[XT_CAT_COUNT]; /* [c]: latest end of earlier events of priority <= c */
 	int64_t a, b;           /* the current event */
 	int cat;
-	struct span_rd work;    /* LROLE_HOST: the line's work union */
+	const struct span *work; /* a host's activity (host_acts_build): n spans */
+	int64_t lo, hi;
 };
 
-/* Moves c to its next event that adds to some H; returns 0 at the end. */
-static int bd_next(struct bd_cursor *c)
+/* The line's next event that adds to some H, unclipped; 0 at the end. */
+static int line_next(struct bd_cursor *c, int64_t *pa, int64_t *pb, int *pcat)
 {
 	const struct line_part *lp = c->lp;
 
-	if (lp->role == LROLE_HOST) {
-		/* The line's work, already one union (overview_line_host). */
-		struct span x;
-
-		if (!span_rd_next(&c->work, &x))
-			return 0;
-		c->a = x.s;
-		c->b = x.e;
-		c->cat = XT_CAT_HOST_COMPUTE;
-		return 1;
-	}
 	while (c->i < c->n) {
 		size_t i = c->i++;
 		const struct xt_event *ev = &c->l->ev[i];
@@ -84,12 +81,45 @@ static int bd_next(struct bd_cursor *c)
 		for (k = cat; k < XT_CAT_COUNT; k++)
 			if (b > c->maxend[k])
 				c->maxend[k] = b;
-		c->a = a;
-		c->b = b;
-		c->cat = cat;
+		*pa = a;
+		*pb = b;
+		*pcat = cat;
 		return 1;
 	}
 	return 0;
+}
+
+/* Moves c to its next event that adds to some H inside [lo, hi); returns 0
+ * at the end. */
+static int bd_next(struct bd_cursor *c)
+{
+	for (;;) {
+		int64_t a, b;
+		int cat;
+
+		if (c->work) {
+			/* The host's work, already one union. */
+			if (c->i >= c->n)
+				return 0;
+			a = c->work[c->i].s;
+			b = c->work[c->i++].e;
+			cat = XT_CAT_HOST_COMPUTE;
+		} else if (!line_next(c, &a, &b, &cat)) {
+			return 0;
+		}
+		if (a >= c->hi)
+			return 0; /* starts are in order: nothing more is inside */
+		if (a < c->lo)
+			a = c->lo;
+		if (b > c->hi)
+			b = c->hi;
+		if (b > a) {
+			c->a = a;
+			c->b = b;
+			c->cat = cat;
+			return 1;
+		}
+	}
 }
 
 /* A min-heap of cursors by current start. */
@@ -171,60 +201,104 @@ static void sweep_add(struct bd_sweep *sw, int64_t a, int64_t b, int cat)
 	}
 }
 
-void steps_breakdown(struct xt_analysis *a, struct xt_trace *t)
+/* A cursor for line ln or, with work, for a host's n spans, clipped to
+ * [lo, hi): it starts at the first span that ends after lo, or at the
+ * first block of events whose max end (a running max) is after lo. */
+static void cursor_add(struct bd_cursor *c, const struct xt_line *ln, const struct span *work,
+		       size_t nw, int64_t lo, int64_t hi)
 {
-	struct bd_cursor *cur = NULL, **heap = NULL;
-	struct bd_query *q;
+	size_t b = 0, e;
+	int k;
+
+	memset(c, 0, sizeof(*c));
+	c->lo = lo;
+	c->hi = hi;
+	if (work) {
+		c->work = work;
+		c->n = nw;
+		for (e = nw; b < e;) {
+			size_t m = b + (e - b) / 2;
+
+			if (work[m].e <= lo)
+				b = m + 1;
+			else
+				e = m;
+		}
+		c->i = b;
+	} else {
+		c->l = ln;
+		c->lp = ln->hook_data;
+		c->n = ln->nev;
+		c->base = ln->timestamp_ns * 1000;
+		if (ln->blk_maxend) {
+			for (e = (ln->nev + XT_BLOCK - 1) / XT_BLOCK; b < e;) {
+				size_t m = b + (e - b) / 2;
+
+				if (c->base + ln->blk_maxend[m] <= lo)
+					b = m + 1;
+				else
+					e = m;
+			}
+			c->i = b * XT_BLOCK < c->n ? b * XT_BLOCK : c->n;
+		}
+	}
+	for (k = 0; k < XT_CAT_COUNT; k++)
+		c->maxend[k] = INT64_MIN;
+}
+
+/* A piece of time [lo, hi) swept on its own: F_c at its queries, measured
+ * from lo, into the shared f (slots of its own), and |H_c n [lo, hi)|. */
+struct bd_piece {
+	const struct xt_trace *t;
+	const struct host_act *ha;
+	int64_t lo, hi;
+	const struct bd_query *q;
+	size_t nq;
+	int64_t *f;
+	int64_t len[XT_CAT_COUNT];
+};
+
+static void piece_run(void *arg, size_t k)
+{
+	struct bd_piece *pc = &((struct bd_piece *)arg)[k];
+	const struct xt_trace *t = pc->t;
+	struct bd_cursor *cur, **heap;
 	struct bd_sweep sw;
-	size_t h, p, l, i, n = 0, cap = 0, nh = 0;
+	size_t h, p, l, i, n = 0, nl = 0, nh = 0;
 	int c;
 
-	if (!a->nsteps)
-		return;
-	for (h = 0; h < t->nhosts; h++)
-		for (p = 0; p < t->hosts[h].nplanes; p++)
-			for (l = 0; l < t->hosts[h].planes[p].nlines; l++) {
-				const struct xt_line *ln = &t->hosts[h].planes[p].lines[l];
+	for (h = 0; h < t->nhosts; h++) {
+		const struct xt_host *ho = &t->hosts[h];
+
+		for (p = 0; p < ho->nplanes; p++)
+			nl += ho->planes[p].nlines;
+	}
+	cur = xcalloc(nl + t->nhosts + 1, sizeof(*cur));
+	for (h = 0; h < t->nhosts; h++) {
+		const struct xt_host *ho = &t->hosts[h];
+
+		if (pc->ha[h].n)
+			cursor_add(&cur[n++], NULL, pc->ha[h].v, pc->ha[h].n, pc->lo, pc->hi);
+		for (p = 0; p < ho->nplanes; p++)
+			for (l = 0; l < ho->planes[p].nlines; l++) {
+				const struct xt_line *ln = &ho->planes[p].lines[l];
 				const struct line_part *lp = ln->hook_data;
 
-				if (!lp || !ln->nev ||
-				    (lp->role != LROLE_XLA_OPS && lp->role != LROLE_STREAM &&
-				     lp->role != LROLE_HOST))
-					continue;
-				if (n == cap) {
-					cap = cap ? 2 * cap : 64;
-					cur = xreallocarray(cur, cap, sizeof(*cur));
-				}
-				memset(&cur[n], 0, sizeof(cur[n]));
-				cur[n].l = ln;
-				cur[n].lp = lp;
-				cur[n].n = ln->nev;
-				cur[n].base = ln->timestamp_ns * 1000;
-				span_rd_init(&cur[n].work, &lp->work);
-				for (c = 0; c < XT_CAT_COUNT; c++)
-					cur[n].maxend[c] = INT64_MIN;
-				n++;
+				if (lp && ln->nev &&
+				    (lp->role == LROLE_XLA_OPS || lp->role == LROLE_STREAM))
+					cursor_add(&cur[n++], ln, NULL, 0, pc->lo, pc->hi);
 			}
+	}
 	heap = xcalloc(n ? n : 1, sizeof(*heap));
 	for (i = 0; i < n; i++)
 		if (bd_next(&cur[i]))
 			heap[nh++] = &cur[i];
 	for (i = nh; i-- > 0;)
 		heap_down(heap, nh, i);
-
-	/* Two queries per step; slot 2k is its start, 2k + 1 its end. */
-	q = xmalloc(2 * a->nsteps * sizeof(*q));
-	for (i = 0; i < a->nsteps; i++) {
-		q[2 * i] = (struct bd_query){ a->steps[i].start_ps, 2 * i };
-		q[2 * i + 1] = (struct bd_query){ a->steps[i].start_ps + a->steps[i].duration_ps,
-						  2 * i + 1 };
-	}
-	qsort(q, 2 * a->nsteps, sizeof(*q), query_cmp);
 	memset(&sw, 0, sizeof(sw));
-	sw.q = q;
-	sw.nq = 2 * a->nsteps;
-	sw.f = xcalloc(2 * a->nsteps * XT_CAT_COUNT, sizeof(int64_t));
-
+	sw.q = pc->q;
+	sw.nq = pc->nq;
+	sw.f = pc->f;
 	while (nh) {
 		struct bd_cursor *x = heap[0];
 
@@ -239,10 +313,43 @@ void steps_breakdown(struct xt_analysis *a, struct xt_trace *t)
 			run_close(&sw, c);
 		for (i = sw.h[c].next; i < sw.nq; i++)
 			sw.f[sw.q[i].slot * XT_CAT_COUNT + c] = sw.h[c].done;
+		pc->len[c] = sw.h[c].done;
 	}
+	free(heap);
+	free(cur);
+}
+
+void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha)
+{
+	struct bd_piece pc[2];
+	struct bd_query *q;
+	int64_t *f;
+	size_t i, nq = 2 * a->nsteps, half;
+	int c;
+
+	if (!a->nsteps)
+		return;
+	/* Two queries per step; slot 2k is its start, 2k + 1 its end. */
+	q = xmalloc(nq * sizeof(*q));
+	for (i = 0; i < a->nsteps; i++) {
+		q[2 * i] = (struct bd_query){ a->steps[i].start_ps, 2 * i };
+		q[2 * i + 1] = (struct bd_query){ a->steps[i].start_ps + a->steps[i].duration_ps,
+						  2 * i + 1 };
+	}
+	qsort(q, nq, sizeof(*q), query_cmp);
+	f = xcalloc(nq * XT_CAT_COUNT, sizeof(int64_t));
+	/* The split: the first query at the median bound's time. */
+	for (half = nq / 2; half > 0 && q[half - 1].t == q[half].t; half--)
+		;
+	pc[0] = (struct bd_piece){ t, ha, INT64_MIN, q[half].t, q, half, f, { 0 } };
+	pc[1] = (struct bd_piece){ t, ha, q[half].t, INT64_MAX, q + half, nq - half, f, { 0 } };
+	par_for(2, 2, piece_run, pc);
+	for (i = half; i < nq; i++)
+		for (c = 0; c < XT_CAT_COUNT; c++)
+			f[q[i].slot * XT_CAT_COUNT + c] += pc[0].len[c];
 	for (i = 0; i < a->nsteps; i++) {
 		struct xt_step_row *st = &a->steps[i];
-		const int64_t *f0 = &sw.f[2 * i * XT_CAT_COUNT], *f1 = f0 + XT_CAT_COUNT;
+		const int64_t *f0 = &f[2 * i * XT_CAT_COUNT], *f1 = f0 + XT_CAT_COUNT;
 		int64_t prev = 0;
 
 		memset(st->cat_ps, 0, sizeof(st->cat_ps));
@@ -258,8 +365,6 @@ void steps_breakdown(struct xt_analysis *a, struct xt_trace *t)
 		}
 		st->idle_ps = st->duration_ps - prev;
 	}
-	free(sw.f);
+	free(f);
 	free(q);
-	free(heap);
-	free(cur);
 }

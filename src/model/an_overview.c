@@ -9,8 +9,9 @@
  * Each host line's work and compilations are unions built while the line
  * loads (overview_line_host, on its decoding thread). At the end, in
  * analysis_finish(), while the line roles and per-event classes of the op
- * pass are still there: overview_devices() merges a host's line unions into
- * one (a heap of lines) and walks each device's busy spans in start order
+ * pass are still there: host_acts_build() merges a host's line unions into
+ * one (a heap of lines, in two halves at once), which the step breakdown
+ * reads too; overview_devices() walks each device's busy spans in start order
  * across its lines (a k-way merge, as for GPU busy time, so nothing
  * proportional to its events is allocated), intersecting its gaps with the
  * host's activity, beside the steps merge; overview_build() then adds the
@@ -32,15 +33,6 @@
 
 #define SMALL_KERNEL_PS 10000000ll /* 10 us */
 #define GAP_COUNT_PS 1000000000ll  /* 1 ms */
-
-/* Per host: its activity (the step breakdown's host_compute events). */
-struct host_act {
-	const struct xt_host *h;
-	struct span *v;
-	size_t n;
-	int64_t compile_ps;
-	uint64_t compiles;
-};
 
 struct dev_job {
 	struct xt_device_row *d;
@@ -157,13 +149,28 @@ void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt
 	lp->comp = spans_take(&comp, &lp->ncomp);
 }
 
-/* A host's activity and compilations: the union over its lines' unions. */
-static void host_activity(struct host_act *ha, const struct xt_host *h)
+/* Half of a host's work lists, unioned by one thread of host_acts_build. */
+struct act_half {
+	const struct span_pack **lists;
+	size_t nl, spans;
+	struct span *v;
+	size_t n;
+};
+
+static void act_half_run(void *arg, size_t i)
+{
+	struct act_half *hf = &((struct act_half *)arg)[i];
+
+	hf->n = spans_union_packs(hf->lists, hf->nl, &hf->v);
+}
+
+/* A host's compilations, and its work lists dealt into two halves of about
+ * as many spans each. */
+static void host_lists(struct host_act *ha, const struct xt_host *h, struct act_half *half)
 {
 	struct spans comp;
 	struct span *tmp = NULL;
-	const struct span_pack **lists = NULL;
-	size_t tmpcap = 0, p, l, k, line_no = 0, nl = 0;
+	size_t tmpcap = 0, p, l, k, line_no = 0;
 
 	memset(&comp, 0, sizeof(comp));
 	ha->h = h;
@@ -175,14 +182,17 @@ static void host_activity(struct host_act *ha, const struct xt_host *h)
 			continue;
 		for (l = 0; l < pl->nlines; l++, line_no++) {
 			const struct line_part *lp = pl->lines[l].hook_data;
+			struct act_half *hf;
 
 			if (!lp || (lp->role != LROLE_HOST && lp->role != LROLE_HOST_PY))
 				continue;
 			ha->compiles += lp->compiles;
 			for (k = 0; k < lp->ncomp; k++)
 				spans_add(&comp, line_no, lp->comp[k].s, lp->comp[k].e);
-			lists = xreallocarray(lists, nl + 1, sizeof(*lists));
-			lists[nl++] = &lp->work;
+			hf = &half[half[1].spans < half[0].spans];
+			hf->lists = xreallocarray(hf->lists, hf->nl + 1, sizeof(*hf->lists));
+			hf->lists[hf->nl++] = &lp->work;
+			hf->spans += lp->work.n;
 		}
 	}
 	spans_union(&comp, &tmp, &tmpcap);
@@ -190,8 +200,38 @@ static void host_activity(struct host_act *ha, const struct xt_host *h)
 	free(comp.v);
 	free(comp.run);
 	free(tmp);
-	ha->n = spans_union_packs(lists, nl, &ha->v);
-	free(lists);
+}
+
+struct host_act *host_acts_build(const struct xt_trace *t)
+{
+	size_t nh = t->nhosts, h;
+	struct host_act *ha = xcalloc(nh ? nh : 1, sizeof(*ha));
+	struct act_half *half = xcalloc(2 * (nh ? nh : 1), sizeof(*half));
+
+	for (h = 0; h < nh; h++)
+		host_lists(&ha[h], &t->hosts[h], &half[2 * h]);
+	par_for(2 * nh, 2, act_half_run, half);
+	for (h = 0; h < nh; h++) {
+		struct act_half *a = &half[2 * h], *b = a + 1;
+
+		ha[h].v = xmalloc((a->n + b->n ? a->n + b->n : 1) * sizeof(struct span));
+		ha[h].n = spans_union2(a->v, a->n, b->v, b->n, ha[h].v);
+		free(a->v);
+		free(b->v);
+		free(a->lists);
+		free(b->lists);
+	}
+	free(half);
+	return ha;
+}
+
+void host_acts_free(struct host_act *ha, size_t n)
+{
+	size_t h;
+
+	for (h = 0; h < n; h++)
+		free(ha[h].v);
+	free(ha);
 }
 
 /* Host activity inside [s, e): *cur walks the sorted spans forward. */
@@ -578,15 +618,13 @@ static void (*const finders[])(struct fctx *) = {
 
 /* The device walks (gaps, host-bound time, small kernels): they need the
  * device rows but not the steps, so they run while the steps are merged. */
-void overview_devices(struct xt_analysis *a, struct xt_trace *t)
+void overview_devices(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha)
 {
 	struct xt_overview *o = &a->overview;
-	struct host_act *ha = xcalloc(t->nhosts ? t->nhosts : 1, sizeof(*ha));
 	struct dev_job *jobs = xcalloc(a->ndevices ? a->ndevices : 1, sizeof(*jobs));
 	size_t h, p, di = 0, njobs = 0;
 
 	for (h = 0; h < t->nhosts; h++) {
-		host_activity(&ha[h], &t->hosts[h]);
 		o->compile_ps += ha[h].compile_ps;
 		o->compiles += ha[h].compiles;
 	}
@@ -607,9 +645,6 @@ void overview_devices(struct xt_analysis *a, struct xt_trace *t)
 		}
 	par_for(njobs, 2, dev_job_run, jobs);
 	free(jobs);
-	for (h = 0; h < t->nhosts; h++)
-		free(ha[h].v);
-	free(ha);
 }
 
 void overview_build(struct xt_analysis *a)

@@ -397,7 +397,7 @@ static int step_cmp(const void *x, const void *y)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
-void steps_merge(struct xt_analysis *a, struct xt_trace *t)
+void steps_merge(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha)
 {
 	struct hmap ids;
 	size_t h, p, l, i, cap = 0;
@@ -466,5 +466,5 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t)
 		;
 	if (i < a->nsteps)
 		qsort(a->steps, a->nsteps, sizeof(*a->steps), step_cmp);
-	steps_breakdown(a, t);
+	steps_breakdown(a, t, ha);
 }

@@ -642,13 +642,14 @@ static void hlo_keep(struct xt_analysis *a, struct analysis_ctx *c, const struct
 struct steps_job {
 	struct xt_analysis *a;
 	struct xt_trace *t;
+	const struct host_act *ha;
 };
 
 static void *steps_thread(void *arg)
 {
 	struct steps_job *j = arg;
 
-	steps_merge(j->a, j->t);
+	steps_merge(j->a, j->t, j->ha);
 	return NULL;
 }
 
@@ -667,7 +668,8 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	int timing = getenv("XTOP_TIMING") != NULL;
 	double t0 = timing ? now_s() : 0, t1, t2, t3, t4;
 
-	struct steps_job sj = { a, t };
+	struct host_act *ha;
+	struct steps_job sj = { a, t, NULL };
 	struct gpu_busy_set gs;
 	pthread_t tid;
 	int threaded;
@@ -675,13 +677,15 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	arena_init(&a->arena);
 	a->origin_ps = t->origin_ps;
 	hlo_keep(a, ctx, t);
-	/* GPU busy unions first (two planes at a time), then the step
-	 * breakdown, which reads only the trace and writes only a->steps,
-	 * runs beside the other merges (which share a->arena). */
+	/* GPU busy unions and host activity first (two at a time), then the
+	 * step breakdown, which reads only them and the trace and writes only
+	 * a->steps, runs beside the other merges (which share a->arena). */
 	gpu_busy_all(&gs, t);
+	ha = host_acts_build(t);
+	sj.ha = ha;
 	threaded = pthread_create(&tid, NULL, steps_thread, &sj) == 0;
 	if (!threaded)
-		steps_merge(a, t);
+		steps_merge(a, t, sj.ha);
 	devices_build(a, t, &gs);
 	gpu_busy_free(&gs);
 	t1 = timing ? now_s() : 0;
@@ -689,10 +693,11 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	t2 = timing ? now_s() : 0;
 	memory_merge(a, t);
 	kernels_merge(a, t);
-	overview_devices(a, t);
+	overview_devices(a, t, sj.ha);
 	t3 = timing ? now_s() : 0;
 	if (threaded)
 		pthread_join(tid, NULL);
+	host_acts_free(ha, t->nhosts);
 	t4 = timing ? now_s() : 0;
 	overview_build(a);
 	if (timing)

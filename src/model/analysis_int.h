@@ -355,14 +355,16 @@ void steps_line_modules(struct line_part *lp, const struct xt_host *h, const str
 			const struct xt_line *l);
 void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t program, uint32_t slot,
 		   int restarts, int64_t s, int64_t e);
-void steps_merge(struct xt_analysis *a, struct xt_trace *t);
+struct host_act; /* an_overview.c, below */
+void steps_merge(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha);
 /* A host event the sink hands over that may be a step marker (its
  * metadata's keys say so, or it carries a watched stat), into hp. */
 void steps_marker_event(struct host_part *hp, const struct xt_sink_ev *e);
 /* The markers of the sink's parts become the line's. */
 void steps_take_markers(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk);
-/* an_breakdown.c: fills every step's cat_ps and idle_ps. */
-void steps_breakdown(struct xt_analysis *a, struct xt_trace *t);
+/* an_breakdown.c: fills every step's cat_ps and idle_ps; ha from
+ * host_acts_build (its hosts' work is host compute). */
+void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha);
 /* an_memory.c */
 /* Everything a memory event says (decoded in full only where needed). */
 struct mem_full {
@@ -400,7 +402,20 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 			 int64_t *regs, int64_t *shared, double *occ);
 
 /* an_overview.c: the overview's facts and findings (after the other merges) */
-void overview_devices(struct xt_analysis *a, struct xt_trace *t); /* before overview_build */
+/* Per host: its activity, the union of its lines' work (the overview's
+ * host-bound time, the step breakdown's host compute), and compilations. */
+struct host_act {
+	const struct xt_host *h;
+	struct span *v;
+	size_t n;
+	int64_t compile_ps;
+	uint64_t compiles;
+};
+/* One per host of t, from the lines' unions (after the load). */
+struct host_act *host_acts_build(const struct xt_trace *t);
+void host_acts_free(struct host_act *ha, size_t n);
+/* Before overview_build; ha from host_acts_build. */
+void overview_devices(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha);
 void overview_build(struct xt_analysis *a);
 /* While loading, after steps_line_markers: a host line's work and
  * compilation unions (read by overview_build and steps_breakdown). */

@@ -233,6 +233,59 @@ static void test_xla_partial_overlap_breakdown(void **state)
 	assert_step(&a->steps[0], 1, 0, 200, 100, 0, 50, 0, 0, 50);
 }
 
+/* The breakdown sweeps two pieces of time at once, split at the median step
+ * bound (here 200): what crosses it is cut in two, each piece starts its
+ * lines where their block max ends say, and the second piece's lengths are
+ * shifted by the first's. */
+static void test_breakdown_split(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *th = tu_line_add(h, 1, "worker", 0);
+	tu_plane *d0 = tu_plane_add(s, 2, "/device:TPU:0");
+	tu_line *ops0 = tu_line_add(d0, 1, "XLA Ops", 0);
+	tu_line *st = tu_line_add(d0, 2, "Steps", 0);
+	tu_plane *d1 = tu_plane_add(s, 3, "/device:TPU:1");
+	tu_line *ops1 = tu_line_add(d1, 1, "XLA Ops", 0);
+	struct xt_analysis *a;
+	tu_event *e;
+	int i;
+
+	(void)state;
+	xla_op(d0, 1, "fusion.1", NULL, 1, NULL);
+	xla_op(d0, 2, "all-reduce.2", NULL, 1, "all-reduce");
+	xla_op(d1, 1, "fusion.1", NULL, 1, NULL);
+	/* TPU:0: fusion.1 [50,250) across the split, all-reduce.2 [260,280). */
+	tu_event_add(ops0, 1, 50, 200);
+	tu_event_add(ops0, 2, 260, 20);
+	/* TPU:1: 130 ops of 1 ps over [0,130) (three blocks, all before the
+	 * split: the second piece skips them), then one at [282,286). */
+	for (i = 0; i < 130; i++)
+		tu_event_add(ops1, 1, i, 1);
+	tu_event_add(ops1, 1, 282, 4);
+	/* Host work [10,30) and [150,290), across the split. */
+	tu_ev(h, th, "a", 10, 20);
+	tu_ev(h, th, "b", 150, 140);
+	/* Steps [0,100), [100,200), [200,300): bounds 0 100 100 200 200 300. */
+	for (i = 0; i < 3; i++) {
+		char id[8];
+
+		snprintf(id, sizeof(id), "%d", i + 1);
+		e = tu_ev(d0, st, id, 100 * i, 100);
+		TU_SI(d0, e, "group_id", i + 1);
+	}
+	a = tu_load_space(s, NULL);
+	assert_int_equal(a->nsteps, 3);
+	/* [0,100): TPU:1 computes throughout (host [10,30) under it). */
+	assert_step(&a->steps[0], 1, 0, 100, 100, 0, 0, 0, 0, 0);
+	/* [100,200): TPU:1 to 130, fusion.1 throughout. */
+	assert_step(&a->steps[1], 2, 100, 100, 100, 0, 0, 0, 0, 0);
+	/* [200,300): compute [200,250) + [282,286) = 54, collectives
+	 * [260,280) = 20, host [250,260) + [280,282) + [286,290) = 16, idle
+	 * [290,300) = 10. */
+	assert_step(&a->steps[2], 3, 200, 100, 54, 0, 20, 0, 16, 10);
+}
+
 /* ---- GPU devices ---- */
 
 #define KD_CUDA                                                                  \
@@ -1057,6 +1110,7 @@ int main(void)
 		TU_TEST(test_xla_ops_busy_steps),
 		TU_TEST(test_xla_program_and_category_fallbacks),
 		TU_TEST(test_xla_partial_overlap_breakdown),
+		TU_TEST(test_breakdown_split),
 		TU_TEST(test_gpu_streams),
 		TU_TEST(test_gpu_tf_ops_and_plain_kernels),
 		TU_TEST(test_gpu_merged_occurrence_flops),
