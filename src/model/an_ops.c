@@ -422,6 +422,46 @@ static void ident_keep(struct ident *c, const struct xt_known_stats *ks, uint64_
 			c->v[j] = ks->v[ident_stats[j]];
 }
 
+/* A key for kernel metadata mi launched with the event-level ident stats
+ * mask of ks: their kinds and values (a reference by its id, a string by
+ * its bytes). Returns its length, 0 when it does not fit in n bytes. */
+static size_t ident_key(uint8_t *kb, size_t n, uint32_t mi, const struct xt_known_stats *ks,
+			uint64_t mask)
+{
+	size_t j, o = sizeof(mi);
+
+	memcpy(kb, &mi, sizeof(mi));
+	for (j = 0; j < NIDENT; j++) {
+		const struct xt_stat *s = &ks->v[ident_stats[j]];
+
+		if (!((mask >> ident_stats[j]) & 1))
+			continue;
+		if (o + 2 + 8 > n)
+			return 0;
+		kb[o++] = (uint8_t)j;
+		kb[o++] = (uint8_t)s->kind;
+		switch (s->kind) {
+		case XT_STAT_STR:
+		case XT_STAT_BYTES:
+		case XT_STAT_COMPRESSED:
+			if (s->n > n - o - 4)
+				return 0;
+			memcpy(kb + o, &(uint32_t){ (uint32_t)s->n }, 4);
+			memcpy(kb + o + 4, s->s, s->n);
+			o += 4 + s->n;
+			break;
+		case XT_STAT_DOUBLE:
+			memcpy(kb + o, &s->d, 8);
+			o += 8;
+			break;
+		default:
+			memcpy(kb + o, &s->u, 8);
+			o += 8;
+		}
+	}
+	return o;
+}
+
 /* Counts a launch of kernel metadata mi for op slot (kernels per op). */
 static void op_kernel_add(struct line_part *lp, uint32_t *last, uint32_t slot, uint32_t mi,
 			  int64_t dur)
@@ -465,8 +505,13 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	int64_t prev_group = 0;
 	struct stat_want sw;
 	struct ident *last;
+	/* Every (kernel, event-level ident) seen -> its slot | from_hlo << 31:
+	 * one kernel often runs for a dozen ops in turn (one per module in a
+	 * JAX program), which the one-entry last[] misses every time. */
+	struct hmap seen;
 	size_t i;
 
+	hmap_init(&seen);
 	stat_want_init(&sw, p, want);
 	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
 	lp->meta_ks = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->meta_ks));
@@ -514,7 +559,22 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 			from_hlo = last[mi].from_hlo;
 			name = lp->ops[slot].name;
 		} else {
-			slot = stream_slot(lp, pc, p, line_flags, ev, &ks, &from_hlo, &name);
+			uint8_t kb[256];
+			size_t kn = (found & ident) ? ident_key(kb, sizeof(kb), mi, &ks, found & ident) : 0;
+			uint32_t *v = NULL;
+			int ins = 1;
+
+			if (kn)
+				v = hmap_get(&seen, kb, kn, 0, &ins);
+			if (!ins) {
+				slot = *v & 0x7fffffffu;
+				from_hlo = (int)(*v >> 31);
+				name = lp->ops[slot].name;
+			} else {
+				slot = stream_slot(lp, pc, p, line_flags, ev, &ks, &from_hlo, &name);
+				if (v)
+					*v = slot | (uint32_t)(from_hlo ? 1u << 31 : 0);
+			}
 			if (!(found & ident)) {
 				lp->slot_of_meta[mi] = slot + 1;
 			} else {
@@ -584,6 +644,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		if (dur > 0 && stat_has(&ks, XS_KERNEL_DETAILS))
 			kernels_event(lp, p, ev, dur, name, &ks.v[XS_KERNEL_DETAILS]);
 	}
+	hmap_fini(&seen);
 	free(meta_flags);
 	free(last);
 	free(last_k);

@@ -308,6 +308,42 @@ static tu_event *kernel(tu_plane *p, tu_line *l, const char *name, int64_t off, 
 	return e;
 }
 
+/* One kernel launched for three ops in turn (as JAX runs one fusion kernel
+ * in a dozen modules): each launch's op comes from its own stats, however
+ * often the same (kernel, op) came before. Launch n: [100n, 100n + d) with
+ * d = 10, 20, 30 by op, each in its own group. */
+static void test_gpu_kernel_many_ops(void **state)
+{
+	static const char *const op[3] = { "convert.1", "convert.1", "convert.2" };
+	static const char *const mod[3] = { "jit_a", "jit_b", "jit_a" };
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *k = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
+	struct xt_analysis *a;
+	const struct xt_op_row *r;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 12; i++) {
+		tu_event *e = tu_ev(g, k, "convert_kernel", 100 * i, 10 * (i % 3 + 1));
+
+		TU_SREF(g, e, "hlo_op", op[i % 3]);
+		TU_SREF(g, e, "hlo_module", mod[i % 3]);
+		TU_SI(g, e, "group_id", i);
+	}
+	a = tu_load_space(s, NULL);
+	assert_int_equal(a->nops, 3);
+	r = tu_find_op(a, "convert.1", "jit_a");
+	assert_int_equal(r->occurrences, 4);
+	assert_int_equal(r->self_ps, 40);
+	r = tu_find_op(a, "convert.1", "jit_b");
+	assert_int_equal(r->occurrences, 4);
+	assert_int_equal(r->self_ps, 80);
+	r = tu_find_op(a, "convert.2", "jit_a");
+	assert_int_equal(r->occurrences, 4);
+	assert_int_equal(r->self_ps, 120);
+}
+
 static void test_gpu_streams(void **state)
 {
 	tu_space *s = tu_space_new();
@@ -1111,6 +1147,7 @@ int main(void)
 		TU_TEST(test_xla_program_and_category_fallbacks),
 		TU_TEST(test_xla_partial_overlap_breakdown),
 		TU_TEST(test_breakdown_split),
+		TU_TEST(test_gpu_kernel_many_ops),
 		TU_TEST(test_gpu_streams),
 		TU_TEST(test_gpu_tf_ops_and_plain_kernels),
 		TU_TEST(test_gpu_merged_occurrence_flops),
