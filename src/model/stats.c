@@ -267,18 +267,30 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 	*found = 0;
 	wire_init(&w, b, n);
 	while (wire_more(&w)) {
-		uint32_t f;
-		unsigned t = wire_tag(&w, &f);
 		const uint8_t *sb;
 		size_t sn;
 		int64_t id;
 		int k;
 
-		if (f != 4 || t != WIRE_LEN) {
-			wire_skip(&w, t);
-			continue;
+		if (w.end - w.p >= 2 && w.p[0] == 0x22 && w.p[1] < 0x80) {
+			/* Upstream's shape: the stat's tag, a one-byte length. */
+			sn = w.p[1];
+			sb = w.p + 2;
+			if (sn > (size_t)(w.end - sb))
+				break;
+			w.p = sb + sn;
+		} else {
+			uint32_t f;
+			unsigned t = wire_tag(&w, &f);
+
+			if (f != 4 || t != WIRE_LEN) {
+				wire_skip(&w, t);
+				continue;
+			}
+			sb = wire_bytes(&w, &sn);
+			if (w.bad)
+				break;
 		}
-		sb = wire_bytes(&w, &sn);
 		/* Upstream writes metadata_id first: peek at it and decode only
 		 * the stats asked for. */
 		if (sn < 2 || sb[0] != 0x08) {
@@ -292,7 +304,9 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 			}
 			continue;
 		}
-		{
+		if (sb[1] < 0x80) {
+			id = sb[1];
+		} else {
 			struct wire iw;
 
 			wire_init(&iw, sb + 1, sn - 1);
