@@ -387,6 +387,91 @@ static void test_stat_collect_event_first(void **state)
 	assert_memory_equal(ks.v[XS_HLO_OP].s, "meta_op", 7);
 }
 
+/* The scan that collects an event's wanted stats reads upstream's usual
+ * shapes in place: what it finds must be what the general decoder reads
+ * from the same bytes, for every kind, long varints and strings, an id over
+ * 127, a double, an empty string and a dangling reference. */
+static void test_stat_scan_matches_decode(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *l = tu_line_add(p, 1, "Stream #1(Kernel)", 0);
+	tu_emeta_t *m = tu_emeta(p, "k");
+	tu_event *e;
+	struct xt_trace *t;
+	const struct xt_host *h;
+	const struct xt_plane *xp;
+	const struct xt_line *xl;
+	struct stat_want sw;
+	struct stat_iter it;
+	struct xt_known_stats ks;
+	struct xt_stat st;
+	char long_op[301];
+	uint64_t found, seen = 0, mask = 0;
+	unsigned k;
+
+	(void)state;
+	memset(long_op, 'x', 300);
+	long_op[300] = '\0';
+	tu_smeta_id(p, 1, "group_id");
+	tu_smeta_id(p, 2, "hlo_op");
+	tu_smeta_id(p, 3, "tf_op");
+	tu_smeta_id(p, 4, "kernel_details");
+	tu_smeta_id(p, 5, "program_id");
+	tu_smeta_id(p, 200, "hlo_module");
+	tu_smeta_id(p, 6, "flops");
+	tu_smeta_id(p, 7, "bytes_accessed");
+	tu_smeta_id(p, 8, "fusion.9");
+	tu_smeta_id(p, 9, "hlo_category");
+	e = tu_event_add(l, m->id, 0, 10);
+	tu_stat_int(&e->n_stats, &e->stats, 1, -5);
+	tu_stat_ref(&e->n_stats, &e->stats, 2, 8);
+	tu_stat_str(&e->n_stats, &e->stats, 3, long_op);
+	tu_stat_str(&e->n_stats, &e->stats, 4, "grid:1,1,1 block:32,1,1");
+	tu_stat_uint(&e->n_stats, &e->stats, 5, UINT64_MAX);
+	tu_stat_str(&e->n_stats, &e->stats, 200, "jit_x");
+	tu_stat_double(&e->n_stats, &e->stats, 6, 1.5);
+	tu_stat_ref(&e->n_stats, &e->stats, 7, 4242);
+	tu_stat_str(&e->n_stats, &e->stats, 9, "");
+	tu_stat_int(&e->n_stats, &e->stats, 1, 77); /* a second group_id: the first wins */
+	t = tu_read(tu_write(s, 0));
+	h = &t->hosts[0];
+	xp = &h->planes[0];
+	xl = &xp->lines[0];
+
+	mask = 1ull << XS_GROUP_ID | 1ull << XS_HLO_OP | 1ull << XS_TF_OP |
+	       1ull << XS_KERNEL_DETAILS | 1ull << XS_PROGRAM_ID | 1ull << XS_HLO_MODULE |
+	       1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED | 1ull << XS_HLO_CATEGORY;
+	stat_want_init(&sw, xp, mask);
+	assert_int_equal(stat_scan_event(h, xp, xl, &xl->ev[0], &sw, ks.v, &found), 9);
+	stat_iter_event(&it, h, xp, xl, &xl->ev[0]);
+	while (stat_next(&it, &st)) {
+		const struct xt_stat *o;
+
+		k = stat_known(&st);
+		if (!((mask >> k) & 1) || ((seen >> k) & 1))
+			continue;
+		seen |= 1ull << k;
+		assert_true((found >> k) & 1);
+		o = &ks.v[k];
+		assert_int_equal(o->kind, st.kind);
+		assert_ptr_equal(o->meta, st.meta);
+		assert_int_equal(o->meta_id, st.meta_id);
+		assert_true(o->u == st.u);
+		assert_int_equal(o->i, st.i);
+		assert_memory_equal(&o->d, &st.d, sizeof(st.d));
+		assert_int_equal(o->n, st.n);
+		if (st.n)
+			assert_memory_equal(o->s, st.s, st.n);
+	}
+	assert_true(seen == found);
+	assert_int_equal(ks.v[XS_GROUP_ID].i, -5);
+	assert_int_equal(ks.v[XS_TF_OP].n, 300);
+	assert_memory_equal(ks.v[XS_HLO_OP].s, "fusion.9", 8);
+	assert_int_equal(ks.v[XS_BYTES_ACCESSED].n, 0);
+	assert_memory_equal(ks.v[XS_HLO_MODULE].s, "jit_x", 5);
+}
+
 /* ---- ids, metadata, aggregated events, XSpace strings ---- */
 
 static void test_line_ids_extreme(void **state)
@@ -1572,6 +1657,7 @@ int main(void)
 		TU_TEST(test_window_brute_force),
 		TU_TEST(test_stats_kinds_ref_unknown),
 		TU_TEST(test_stat_collect_event_first),
+		TU_TEST(test_stat_scan_matches_decode),
 		TU_TEST(test_line_ids_extreme),
 		TU_TEST(test_unknown_event_metadata),
 		TU_TEST(test_aggregated_events),
