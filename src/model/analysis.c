@@ -685,7 +685,7 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	sj.ha = ha;
 	threaded = pthread_create(&tid, NULL, steps_thread, &sj) == 0;
 	if (!threaded)
-		steps_merge(a, t, sj.ha);
+		steps_merge(a, t, ha);
 	devices_build(a, t, &gs);
 	gpu_busy_free(&gs);
 	t1 = timing ? now_s() : 0;
@@ -693,7 +693,7 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	t2 = timing ? now_s() : 0;
 	memory_merge(a, t);
 	kernels_merge(a, t);
-	overview_devices(a, t, sj.ha);
+	overview_devices(a, t, ha);
 	t3 = timing ? now_s() : 0;
 	if (threaded)
 		pthread_join(tid, NULL);
