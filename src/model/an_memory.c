@@ -68,30 +68,6 @@ static void mem_take(struct mem_full *r, const struct xt_stat *s, unsigned k, ui
 	*have |= 1ull << k;
 }
 
-/* One XStat [b, b + n) of upstream's usual shape for a number (metadata id
- * under 128, then one uint64 or int64 varint, nothing after) into s; 0 for
- * anything else, which stat_decode_one() then reads. Eight of a memory
- * event's eleven stats are numbers, and it has millions of events. */
-static inline int stat_int_fast(const struct xt_plane *p, const uint8_t *b, size_t n,
-				struct xt_stat *s)
-{
-	struct wire w;
-	uint64_t v;
-
-	if (n < 3 || b[0] != 0x08 || b[1] >= 0x80 || (b[2] != 0x18 && b[2] != 0x20))
-		return 0;
-	wire_init(&w, b + 3, n - 3);
-	v = wire_varint(&w);
-	if (w.bad || w.p != w.end)
-		return 0;
-	*s = (struct xt_stat){ .meta_id = b[1],
-			       .meta = trace_smeta_lookup(p, b[1]),
-			       .kind = b[2] == 0x18 ? XT_STAT_UINT : XT_STAT_INT,
-			       .u = v,
-			       .i = (int64_t)v };
-	return 1;
-}
-
 /* Decodes a memory event of metadata index meta, its stats from it, in
  * full; returns 0 when it names no allocator (nothing to attribute it to). */
 static int mem_decode_from(const struct xt_host *h, const struct xt_plane *p, uint32_t meta,
@@ -102,7 +78,7 @@ static int mem_decode_from(const struct xt_host *h, const struct xt_plane *p, ui
 
 	memset(r, 0, sizeof(*r));
 	/* The event's stats (the iterator's field 4), read here rather than
-	 * through stat_next() for the numbers' sake. */
+	 * through stat_next() for stat_decode_usual() inlined: eleven each. */
 	while (wire_more(&it->w)) {
 		uint32_t f;
 		unsigned t = wire_tag(&it->w, &f);
@@ -116,7 +92,7 @@ static int mem_decode_from(const struct xt_host *h, const struct xt_plane *p, ui
 		sb = wire_bytes(&it->w, &sn);
 		if (it->w.bad)
 			break;
-		if (stat_int_fast(p, sb, sn, &s) || stat_decode_one(p, sb, sn, &s))
+		if (stat_decode_usual(p, sb, sn, &s) || stat_decode_one(p, sb, sn, &s))
 			mem_take(r, &s, stat_known(&s), &have, 0);
 	}
 	stat_iter_meta(it, h, p, &p->emeta[meta]);

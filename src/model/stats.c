@@ -255,54 +255,6 @@ void stat_collect(struct xt_known_stats *ks, const struct xt_host *h, const stru
 	collect_from(ks, &it, want);
 }
 
-/* Stat [b, b + n) with metadata id `id` (< 128, at b[1]) in upstream's
- * usual shape, one value right after the id: into *out as stat_decode_one()
- * would decode it; 0 (out untouched) for any other shape. */
-static int stat_decode_usual(const struct xt_plane *plane, const uint8_t *b, size_t n, int64_t id,
-			     struct xt_stat *out)
-{
-	const uint8_t *v = b + 3, *e = b + n;
-	struct xt_stat s = { .meta_id = id };
-
-	if (n < 4)
-		return 0;
-	switch (b[2]) {
-	case 0x18: /* uint64 */
-	case 0x20: /* int64 */
-	case 0x38: { /* ref */
-		struct wire w;
-
-		wire_init(&w, v, (size_t)(e - v));
-		s.u = wire_varint(&w);
-		if (w.bad || w.p != w.end)
-			return 0;
-		s.i = (int64_t)s.u;
-		s.kind = b[2] == 0x18 ? XT_STAT_UINT : b[2] == 0x20 ? XT_STAT_INT : XT_STAT_REF;
-		break;
-	}
-	case 0x2a: /* str */
-	case 0x32: /* bytes */
-	case 0x42: /* compressed str */
-		if (v[0] >= 0x80 || (size_t)v[0] != n - 4)
-			return 0;
-		s.s = (const char *)v + 1;
-		s.n = v[0];
-		s.kind = b[2] == 0x2a ? XT_STAT_STR : b[2] == 0x32 ? XT_STAT_BYTES : XT_STAT_COMPRESSED;
-		break;
-	default:
-		return 0;
-	}
-	s.meta = trace_smeta_lookup(plane, id);
-	if (s.kind == XT_STAT_REF) {
-		const struct xt_stat_meta *r = trace_smeta_lookup(plane, (int64_t)s.u);
-
-		s.s = r ? r->name : "";
-		s.n = r ? r->name_len : 0;
-	}
-	*out = s;
-	return 1;
-}
-
 int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
 		    const struct xt_event *ev, const struct stat_want *want, struct xt_stat *out,
 		    uint64_t *found)
@@ -375,7 +327,7 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 
 				if ((*found >> want->known[k]) & 1)
 					break;
-				ok = sb[1] < 0x80 && stat_decode_usual(p, sb, sn, id, o);
+				ok = stat_decode_usual(p, sb, sn, o);
 				if (!ok && stat_decode_one(p, sb, sn, &s)) {
 					*o = s;
 					ok = 1;

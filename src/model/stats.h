@@ -62,6 +62,57 @@ int stat_next(struct stat_iter *it, struct xt_stat *out);
 /* Decodes one encoded XStat of plane p into *out; returns 0 if malformed. */
 int stat_decode_one(const struct xt_plane *p, const uint8_t *b, size_t n, struct xt_stat *out);
 
+/* Stat [b, b + n) in upstream's usual shape for a loop that reads millions
+ * (the event scan, the memory reader): a metadata id under 128, then one
+ * varint, or a string under 128 bytes, nothing after. Into *out as
+ * stat_decode_one() would decode it, with no call; 0 (out untouched) for
+ * any other shape, which stat_decode_one() then reads. */
+static inline __attribute__((always_inline)) int
+stat_decode_usual(const struct xt_plane *plane, const uint8_t *b, size_t n, struct xt_stat *out)
+{
+	const uint8_t *v = b + 3, *e = b + n;
+	struct xt_stat s = { 0 };
+
+	if (n < 4 || b[0] != 0x08 || b[1] >= 0x80)
+		return 0;
+	s.meta_id = b[1];
+	switch (b[2]) {
+	case 0x18: /* uint64 */
+	case 0x20: /* int64 */
+	case 0x38: { /* ref */
+		struct wire w;
+
+		wire_init(&w, v, (size_t)(e - v));
+		s.u = wire_varint(&w);
+		if (w.bad || w.p != w.end)
+			return 0;
+		s.i = (int64_t)s.u;
+		s.kind = b[2] == 0x18 ? XT_STAT_UINT : b[2] == 0x20 ? XT_STAT_INT : XT_STAT_REF;
+		break;
+	}
+	case 0x2a: /* str */
+	case 0x32: /* bytes */
+	case 0x42: /* compressed str */
+		if (v[0] >= 0x80 || (size_t)v[0] != n - 4)
+			return 0;
+		s.s = (const char *)v + 1;
+		s.n = v[0];
+		s.kind = b[2] == 0x2a ? XT_STAT_STR : b[2] == 0x32 ? XT_STAT_BYTES : XT_STAT_COMPRESSED;
+		break;
+	default:
+		return 0;
+	}
+	s.meta = trace_smeta_lookup(plane, s.meta_id);
+	if (s.kind == XT_STAT_REF) {
+		const struct xt_stat_meta *r = trace_smeta_lookup(plane, (int64_t)s.u);
+
+		s.s = r ? r->name : "";
+		s.n = r ? r->name_len : 0;
+	}
+	*out = s;
+	return 1;
+}
+
 /* A set of well-known stats to look for, resolved to the plane's ids once,
  * so that scanning an event compares integers instead of decoding every
  * stat (the hot path of the analyses). */
