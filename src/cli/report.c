@@ -120,7 +120,8 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top, int width)
 {
 	struct tt_col cols[TT_MAX_COLS];
-	size_t i, c, n = top && top < a->nops ? top : a->nops, nc = 0, by_kernel = 0, unres = 0;
+	size_t i, c, n = top && top < a->nops ? top : a->nops, nc = 0, by_kernel = 0, by_order = 0,
+	       unres = 0;
 	size_t nodash = 0;
 	char cell[TT_MAX_COLS][512], parents[256] = "";
 	const char *cells[TT_MAX_COLS];
@@ -160,8 +161,11 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 	for (i = 0; i < a->nops; i++) {
 		const struct xt_op_row *r = &a->ops[i];
 
-		if (r->attr == XT_ATTR_KERNEL_NAME || r->attr == XT_ATTR_KERNEL_NAME_UNCHECKED)
+		if (r->attr == XT_ATTR_KERNEL_NAME || r->attr == XT_ATTR_KERNEL_NAME_UNCHECKED ||
+		    r->attr == XT_ATTR_KERNEL_ORDER)
 			by_kernel++;
+		if (r->attr == XT_ATTR_KERNEL_ORDER)
+			by_order++;
 		if (r->attr == XT_ATTR_UNRESOLVED)
 			unres++;
 		if (*r->parent && !strstr(parents, r->parent) &&
@@ -174,6 +178,9 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 	if (by_kernel)
 		put_line(o, width, "  %zu op%s in command buffers (%s): named from the kernel names",
 			 by_kernel, by_kernel == 1 ? "" : "s", parents[0] ? parents : "-");
+	if (by_order)
+		put_line(o, width, "    %zu of them by the kernel's place in the program's schedule",
+			 by_order);
 	if (unres)
 		put_line(o, width, "  %zu kernel%s whose op is not in the program's HLO: listed by "
 				   "kernel name", unres, unres == 1 ? "" : "s");

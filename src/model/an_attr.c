@@ -156,8 +156,7 @@ static int looks_like_command_buffer(struct bytes_ref op)
 	return base.n == 14 && !memcmp(base.p, "command_buffer", 14);
 }
 
-/* A kernel name without ROCm's ".kd". */
-static struct bytes_ref kernel_name(const struct xt_event_meta *m)
+struct bytes_ref attr_kernel_name(const struct xt_event_meta *m)
 {
 	size_t n = strlen(m->name);
 
@@ -166,7 +165,7 @@ static struct bytes_ref kernel_name(const struct xt_event_meta *m)
 	return bref(m->name, n);
 }
 
-static struct bytes_ref hlo_category(const struct hlo_inst *in)
+struct bytes_ref attr_hlo_category(const struct hlo_inst *in)
 {
 	static const struct {
 		const char *kind, *cat;
@@ -188,6 +187,31 @@ static struct bytes_ref hlo_category(const struct hlo_inst *in)
 		return bref_str("custom-call");
 	}
 	return bref_str(in->opcode);
+}
+
+/* Where a command buffer's kernels come from: the computation that the
+ * command buffer instruction in calls, else (XLA converts thunks, not HLO,
+ * into command buffers, so the hlo_op names no instruction) the entry. */
+static void cb_where(struct gpu_attr *ga, const struct hlo_module *mod, const struct hlo_inst *in)
+{
+	uint32_t c = UINT32_MAX, i;
+	size_t n;
+
+	if (in) {
+		for (i = 0; i < in->called.n && c == UINT32_MAX; i++) {
+			const uint32_t *v = hmap_find(&mod->comp_by_id, &mod->ints[in->called.at + i],
+						      sizeof(int64_t));
+
+			if (v)
+				c = *v;
+		}
+	} else {
+		c = hlo_entry_comp(mod);
+	}
+	if (c != UINT32_MAX && (hlo_launch_seq(mod, c, &n), n)) {
+		ga->cb_mod = mod;
+		ga->cb_comp = c;
+	}
 }
 
 void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_plane *p,
@@ -222,10 +246,11 @@ void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_pl
 				ga->name = op;
 				ga->inst = in;
 			} else {
-				struct bytes_ref kn = kernel_name(m);
+				struct bytes_ref kn = attr_kernel_name(m);
 				const struct hlo_inst *k = hlo_find_kernel(mod, kn.p, kn.n);
 
 				ga->parent = op;
+				cb_where(ga, mod, in);
 				if (k && !hlo_is_command_buffer(mod, k)) {
 					ga->attr = XT_ATTR_KERNEL_NAME;
 					ga->name = bref_str(k->name);
@@ -237,7 +262,7 @@ void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_pl
 			}
 		} else if (looks_like_command_buffer(op)) {
 			ga->attr = XT_ATTR_KERNEL_NAME_UNCHECKED;
-			ga->name = kernel_name(m);
+			ga->name = attr_kernel_name(m);
 			ga->parent = op;
 		} else {
 			ga->attr = XT_ATTR_HLO_OP_UNCHECKED;
@@ -248,7 +273,7 @@ void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_pl
 		if (stat_has(ks, XS_HLO_CATEGORY) && ks->v[XS_HLO_CATEGORY].n)
 			ga->category = bref(ks->v[XS_HLO_CATEGORY].s, ks->v[XS_HLO_CATEGORY].n);
 		else if (ga->inst)
-			ga->category = hlo_category(ga->inst);
+			ga->category = attr_hlo_category(ga->inst);
 		else
 			ga->category = category_from_name(ga->name);
 		/* GPUs name the program by hlo_module first (one module may

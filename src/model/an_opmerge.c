@@ -200,10 +200,17 @@ static void merge_line(struct merge *m, const struct line_part *lp, const struct
 
 	for (i = 0; i < lp->nops; i++) {
 		const struct op_acc *o = &lp->ops[i];
-		uint32_t row = row_for(m, progs[i], o);
-		struct xt_op_row *r = &a->ops[row];
-		struct row_acc *ra = &m->acc[row];
+		uint32_t row;
+		struct xt_op_row *r;
+		struct row_acc *ra;
 
+		/* A command buffer's kernels can all move to the ops their
+		 * places name (an_cmdbuf.c): the name rule's op is then empty. */
+		if (!o->occurrences)
+			continue;
+		row = row_for(m, progs[i], o);
+		r = &a->ops[row];
+		ra = &m->acc[row];
 		row_of[i] = row;
 		r->occurrences += o->occurrences;
 		r->self_ps += o->self_ps;

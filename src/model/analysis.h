@@ -35,6 +35,7 @@ enum xt_op_attr {
 	XT_ATTR_HLO_OP_UNCHECKED,    /* GPU: the kernel's hlo_op; the profile has no HLO */
 	XT_ATTR_KERNEL_NAME,         /* GPU, in a command buffer: by kernel name, found in the HLO */
 	XT_ATTR_KERNEL_NAME_UNCHECKED, /* likewise, with no HLO to check it against */
+	XT_ATTR_KERNEL_ORDER,        /* GPU, in a command buffer: by the kernel's place in the run */
 	XT_ATTR_UNRESOLVED,          /* GPU: hlo_op names no instruction; listed by kernel name */
 	XT_ATTR_TF_OP,               /* a TensorFlow op (stat tf_op or "level 0") */
 	XT_ATTR_EVENT_NAME,          /* no op stats: the kernel or copy name itself */

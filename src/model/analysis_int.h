@@ -110,6 +110,11 @@ struct op_acc {
 	/* The HLO instruction's cost (GPU), per occurrence; < 0 unknown. */
 	double hlo_flops, hlo_bytes;
 	uint8_t in_entry;       /* GPU: its instruction is in the entry computation */
+	uint8_t key_has;        /* GPU: the program id is part of its key */
+	/* GPU: a command buffer's kernels, resolved by their order in runs
+	 * of this module's launch sequence cb_comp (an_cmdbuf.c); else NULL */
+	const struct hlo_module *cb_mod;
+	uint32_t cb_comp;
 };
 
 /* A kernel launched for an op of one line (GPU). */
@@ -311,12 +316,26 @@ struct gpu_attr {
 	const struct hlo_inst *inst; /* the HLO instruction, when resolved */
 	int in_entry;                /* inst runs once per program run, not in a loop (1 when
 				      * unknown) */
+	/* A command buffer's kernel whose module has a launch sequence for
+	 * cb_comp: its run can be resolved by order (an_cmdbuf.c). */
+	const struct hlo_module *cb_mod;
+	uint32_t cb_comp;
 };
 /* Decides the op of a GPU event from its stats ks (event, then metadata)
  * and its kernel name (docs/analyses.md, "Op profile"); line_flags is
  * op_name_flags() of the line's name, worked out once per line. */
 void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_plane *p,
 	      unsigned line_flags, const struct xt_event *ev, const struct xt_known_stats *ks);
+/* The kernel name of metadata m (without ROCm's ".kd"). */
+struct bytes_ref attr_kernel_name(const struct xt_event_meta *m);
+/* The op category of an HLO instruction (fusion kind, gemm, ...). */
+struct bytes_ref attr_hlo_category(const struct hlo_inst *in);
+/* an_cmdbuf.c: the kernels of one command buffer run, kn[0..n) in start
+ * order, matched with the launch sequence of computation comp of m: out[i]
+ * gets kernel i's instruction index (UINT32_MAX: keep the name rule) and
+ * by_order[i] 1 when that differs from what its name alone says. */
+void cmdbuf_resolve(const struct hlo_module *m, uint32_t comp, const struct bytes_ref *kn,
+		    size_t n, uint32_t *out, uint8_t *by_order);
 /* HBM bytes of a serialized MemoryAccessBreakdown; -1 when it has no entry. */
 double attr_hbm_bytes(const uint8_t *b, size_t n);
 
@@ -341,13 +360,20 @@ void rate_add(struct rate_acc *ra, const struct op_acc *o, const struct xt_devic
 void op_rates(struct xt_op_row *r, const struct rate_acc *ra);
 
 /* an_ops.c */
+/* The op accumulator of one line for a key: name, category, module, and
+ * the program id (part of the key when key_has, even where the row is
+ * named by module). Returns its index in lp->ops. */
+uint32_t op_slot_keyed(struct line_part *lp, struct bytes_ref name, struct bytes_ref cat,
+		       struct bytes_ref module, int has_prog, int64_t prog, int key_has,
+		       int64_t key_prog);
 void ops_line_async(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		    const struct xt_line *l);
 void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		  const struct xt_line *l);
+void ops_merge(struct xt_analysis *a, struct xt_trace *t);
+/* an_stream.c */
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		     const struct xt_line *l);
-void ops_merge(struct xt_analysis *a, struct xt_trace *t);
 /* an_steps.c */
 void steps_line_markers(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			const struct xt_line *l);

@@ -36,6 +36,8 @@ static void module_free(struct hlo_module *m)
 	free(m->shapes);
 	free(m->ints);
 	free(m->win);
+	free(m->seq);
+	free(m->raw_seq);
 	hmap_fini(&m->by_name);
 	hmap_fini(&m->by_kernel);
 	hmap_fini(&m->by_cid);
@@ -458,7 +460,10 @@ static int inst_read(struct hlo_module *m, uint32_t comp, const uint8_t *b, size
 static int comp_read(struct hlo_module *m, const uint8_t *b, size_t n)
 {
 	struct wire w;
-	struct hlo_comp c = { "", 0, 0, 0, 0, 0 };
+	struct hlo_comp c;
+
+	memset(&c, 0, sizeof(c));
+	c.name = "";
 
 	c.first = (uint32_t)m->ninst;
 	wire_init(&w, b, n);
@@ -494,6 +499,67 @@ static int comp_read(struct hlo_module *m, const uint8_t *b, size_t n)
 	return 0;
 }
 
+/* HloScheduleProto { map<int64, InstructionSequence> sequences = 1; } with
+ * InstructionSequence { repeated int64 instruction_ids = 1; }: kept raw
+ * until the computations are indexed (module_sequences). */
+static int schedule_read(struct hlo_module *m, const uint8_t *b, size_t n)
+{
+	struct wire w;
+
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		struct hlo_raw_seq rs = { 0, { 0, 0 } };
+		struct wire e;
+		size_t en;
+		const uint8_t *ep;
+
+		if (f != 1 || t != WIRE_LEN) {
+			wire_skip(&w, t);
+			continue;
+		}
+		ep = wire_bytes(&w, &en);
+		if (w.bad)
+			break;
+		wire_init(&e, ep, en);
+		while (wire_more(&e)) {
+			uint32_t ef;
+			unsigned et = wire_tag(&e, &ef);
+
+			if (ef == 1 && et == WIRE_VARINT) {
+				rs.comp_id = (int64_t)wire_varint(&e);
+			} else if (ef == 2 && et == WIRE_LEN) {
+				size_t sn;
+				const uint8_t *sp = wire_bytes(&e, &sn);
+				struct wire q;
+
+				if (e.bad)
+					break;
+				wire_init(&q, sp, sn);
+				while (wire_more(&q)) {
+					uint32_t qf;
+					unsigned qt = wire_tag(&q, &qf);
+
+					if (qf == 1)
+						ints_take(m, &rs.ids, &q, qt);
+					else
+						wire_skip(&q, qt);
+				}
+				if (q.bad)
+					e.bad = 1;
+			} else {
+				wire_skip(&e, et);
+			}
+		}
+		if (e.bad)
+			return -1;
+		GROW(m->raw_seq, m->nraw_seq, m->capraw_seq);
+		m->raw_seq[m->nraw_seq++] = rs;
+	}
+	return w.bad ? -1 : 0;
+}
+
 static int module_read(struct hlo_module *m, const uint8_t *b, size_t n)
 {
 	struct wire w;
@@ -517,6 +583,14 @@ static int module_read(struct hlo_module *m, const uint8_t *b, size_t n)
 				return -1;
 		} else if (f == 6 && t == WIRE_VARINT) {
 			m->entry_id = (int64_t)wire_varint(&w);
+		} else if (f == 7 && t == WIRE_LEN) {
+			size_t sn;
+			const uint8_t *s = wire_bytes(&w, &sn);
+
+			/* A schedule that does not decode only costs the
+			 * order-based attribution (an_cmdbuf.c). */
+			if (!w.bad && schedule_read(m, s, sn) < 0)
+				m->nraw_seq = 0;
 		} else {
 			wire_skip(&w, t);
 		}
@@ -613,6 +687,62 @@ static void module_index(struct hlo_module *m)
 	}
 }
 
+/* Instructions that launch nothing on the device: values, tuples and
+ * aliases that XLA's thunk emitter turns into no work. */
+static int launches_nothing(const char *op)
+{
+	static const char *const none[] = { "parameter", "constant", "get-tuple-element", "tuple",
+					    "bitcast", "after-all", "add-dependency", "opt-barrier",
+					    "domain" };
+	size_t i;
+
+	for (i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (!strcmp(op, none[i]))
+			return 1;
+	return 0;
+}
+
+/* Turns the raw schedule into each computation's launch sequence. */
+static void module_sequences(struct hlo_module *m)
+{
+	size_t r, i, cap = 0;
+
+	for (i = 0; i < m->ninst; i++)
+		m->inst[i].seq_pos = UINT32_MAX;
+	for (r = 0; r < m->nraw_seq; r++) {
+		const struct hlo_raw_seq *rs = &m->raw_seq[r];
+		const uint32_t *c = hmap_find(&m->comp_by_id, &rs->comp_id, sizeof(int64_t));
+		struct hlo_comp *hc;
+
+		if (!c || m->comp[*c].seq_n)
+			continue;
+		hc = &m->comp[*c];
+		hc->seq_first = (uint32_t)m->nseq;
+		for (i = 0; i < rs->ids.n; i++) {
+			int64_t key[2] = { (int64_t)*c, m->ints[rs->ids.at + i] };
+			const uint32_t *v = hmap_find(&m->by_cid, key, sizeof(key));
+
+			if (!v || launches_nothing(m->inst[*v].opcode) ||
+			    m->inst[*v].seq_pos != UINT32_MAX)
+				continue;
+			GROW(m->seq, m->nseq, cap);
+			m->inst[*v].seq_pos = (uint32_t)(m->nseq - hc->seq_first);
+			m->seq[m->nseq++] = *v;
+		}
+		hc->seq_n = (uint32_t)(m->nseq - hc->seq_first);
+	}
+	free(m->raw_seq);
+	m->raw_seq = NULL;
+	m->nraw_seq = m->capraw_seq = 0;
+}
+
+uint32_t hlo_entry_comp(const struct hlo_module *m)
+{
+	const uint32_t *v = hmap_find(&m->comp_by_id, &m->entry_id, sizeof(int64_t));
+
+	return v ? *v : UINT32_MAX;
+}
+
 int hlo_set_add(struct hlo_set *s, uint64_t program_id, const uint8_t *b, size_t n)
 {
 	struct hlo_module *m = xcalloc(1, sizeof(*m));
@@ -641,6 +771,7 @@ int hlo_set_add(struct hlo_set *s, uint64_t program_id, const uint8_t *b, size_t
 		return -1;
 	}
 	module_index(m);
+	module_sequences(m);
 	module_loops(m);
 	hlo_cost_module(m);
 	(void)hmap_get(&s->by_program, &program_id, sizeof(program_id), (uint32_t)s->n, &ins);

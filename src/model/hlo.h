@@ -76,6 +76,7 @@ struct hlo_inst {
 	 * no answer (an opaque custom call), bytes likewise. */
 	double flops, bytes;
 	uint8_t cost_done;
+	uint32_t seq_pos;     /* place in its computation's launch sequence, UINT32_MAX if none */
 };
 
 struct hlo_comp {
@@ -83,6 +84,7 @@ struct hlo_comp {
 	int64_t id, root_id;
 	uint32_t first, n;    /* instructions [first, first + n) of module->inst */
 	uint8_t in_loop;      /* called (at any depth) by a while loop */
+	uint32_t seq_first, seq_n; /* its launch sequence: module->seq[seq_first ..] */
 };
 
 struct hlo_module {
@@ -99,6 +101,14 @@ struct hlo_module {
 	size_t nints, capints;
 	struct hlo_window_dim *win;
 	size_t nwin, capwin;
+	/* Launch sequences: per computation with a schedule, the instructions
+	 * that do work on the device (HloScheduleProto order, without
+	 * parameters, constants, tuples, bitcasts and the like), as indexes
+	 * into inst. */
+	uint32_t *seq;
+	size_t nseq;
+	struct hlo_raw_seq { int64_t comp_id; struct hlo_ints ids; } *raw_seq; /* while parsing */
+	size_t nraw_seq, capraw_seq;
 	struct hmap by_name;   /* instruction name -> index */
 	struct hmap by_kernel; /* kernel-style name (see hlo_find_kernel) -> index */
 	struct hmap by_cid;    /* (computation index, instruction id) -> index */
@@ -137,6 +147,16 @@ const struct hlo_inst *hlo_find(const struct hlo_module *m, const char *name, si
  * appends ".kd". NULL when no instruction (or more than one) matches.
  */
 const struct hlo_inst *hlo_find_kernel(const struct hlo_module *m, const char *kernel, size_t n);
+
+/* The launch sequence of computation index comp (*n = 0 when the module
+ * has no schedule for it). */
+static inline const uint32_t *hlo_launch_seq(const struct hlo_module *m, uint32_t comp, size_t *n)
+{
+	*n = m->comp[comp].seq_n;
+	return m->seq + m->comp[comp].seq_first;
+}
+/* The computation index of the module's entry, or UINT32_MAX. */
+uint32_t hlo_entry_comp(const struct hlo_module *m);
 
 /* 1 when inst runs a command buffer (a CUDA graph): its name or the
  * computation it calls is named command_buffer... */

@@ -254,6 +254,7 @@ static const char *attr_mark(const struct xt_op_row *o)
 	switch (o->attr) {
 	case XT_ATTR_KERNEL_NAME:
 	case XT_ATTR_KERNEL_NAME_UNCHECKED:
+	case XT_ATTR_KERNEL_ORDER:
 		return term.ascii ? "~" : "\xe2\x89\x88"; /* named from its kernel */
 	case XT_ATTR_UNRESOLVED:
 		return "?";
@@ -290,6 +291,10 @@ static void describe(const struct app *a, const struct row *r, char *buf, size_t
 	case XT_ATTR_KERNEL_NAME_UNCHECKED:
 		snprintf(buf, n, " in %s, named from its kernel (no HLO to check): %s", o->parent,
 			 o->name);
+		break;
+	case XT_ATTR_KERNEL_ORDER:
+		snprintf(buf, n, " in %s, named by its kernel's place in the program's schedule: %s",
+			 o->parent, o->name);
 		break;
 	case XT_ATTR_UNRESOLVED:
 		snprintf(buf, n, " op %s is not in the HLO; listed by kernel name: %s", o->parent,

@@ -4,7 +4,8 @@
 # timed start to done, memory that adds up, one time base, inferred steps.
 # Profiles: JAX-on-H100-shaped ones written by tests/fixtures/jax_gpu_profile.py
 # (with and without command buffers and HLO, and a raw-clock one as a PJRT
-# plugin returns it), and the real fixtures in ../shared when present. Every
+# plugin returns it), real JAX profiles recorded on an H100
+# (tests/fixtures/h100), and the real fixtures in ../shared when present. Every
 # number is also checked against the independent oracle (tests/oracle).
 . tests/e2e/lib.sh
 
@@ -128,6 +129,89 @@ if $XTOP report "$P" | grep -q "6083479"; then
 	fail "raw clock: the text report shows no absolute clock" "$($XTOP report "$P" | grep 6083479 | head -2)"
 else
 	ok "raw clock: the text report shows no absolute clock"
+fi
+
+# ---- real JAX profiles from an H100 (tests/fixtures/h100/README.md) ----
+H=tests/fixtures/h100
+# Kernels on the GPU plane's lines, counted from the file itself.
+gpu_kernels() {
+	$PY -c "
+import sys
+sys.path.insert(0, 'tests/fixtures')
+import xspace_io
+sp = xspace_io.read('$1', sys.exit)
+print(sum(len(l.events) for p in sp.planes if p.name.startswith('/device:GPU:') for l in p.lines))
+"
+}
+for n in mlp-cb mlp-nocb tfm-cb tfm-nocb; do
+	report "$H/jax-h100-$n.xplane.pb.gz" "$TMP/h-$n.json"
+	oracle_match "H100 $n: every number matches the oracle" "$H/jax-h100-$n.xplane.pb.gz" "$TMP/h-$n.json"
+done
+# A -cb file and its -nocb twin ran the same program: the same ops, once a step.
+jcheck "H100 MLP, command buffers: the same 21 ops and counts as without them, times within 10%" \
+	"$TMP/h-mlp-cb.json" \
+	"[(o['name'], o['occurrences']) for o in sorted(d['ops'], key=lambda o: o['name'])] ==
+	 [(o['name'], o['occurrences']) for o in sorted(json.load(open('$TMP/h-mlp-nocb.json'))['ops'],
+	                                                 key=lambda o: o['name'])] and
+	 len(d['ops']) == 21 and
+	 all(abs(o['self_ps'] / n['self_ps'] - 1) < 0.1 for o in d['ops']
+	     for n in json.load(open('$TMP/h-mlp-nocb.json'))['ops'] if n['name'] == o['name'])"
+jcheck "H100 MLP: a reused kernel and a cuBLAS call named by their places in the run" \
+	"$TMP/h-mlp-cb.json" \
+	"ops['loop_convert_multiply_fusion.1']['attribution'] == 'kernel_order' and
+	 ops['loop_convert_multiply_fusion.1']['kernels'][0]['name'] == 'loop_convert_multiply_fusion' and
+	 ops['loop_convert_multiply_fusion']['occurrences'] == 12 and
+	 ops['custom-call.1']['category'] == 'gemm' and ops['custom-call.1']['occurrences'] == 12 and
+	 ops['custom-call.1']['kernels'][0]['name'].startswith('nvjet_sm90') and
+	 ops['custom-call.1']['parent'] == 'command_buffer_1' and
+	 0 < ops['custom-call.1']['flops_utilization'] < 1"
+jcheck "H100 transformer, command buffers: 94 ops, each once a step, none unresolved, as without" \
+	"$TMP/h-tfm-cb.json" \
+	"len(d['ops']) == 94 == len(json.load(open('$TMP/h-tfm-nocb.json'))['ops']) and
+	 all(o['occurrences'] == 12 for o in d['ops']) and
+	 not any(o['attribution'] == 'unresolved' for o in d['ops'])"
+jcheck "H100 transformer: fusion.148 and fusion.153 share one kernel, each counted once a step" \
+	"$TMP/h-tfm-cb.json" \
+	"[k['name'] for k in ops['fusion.148']['kernels']] == ['fusion_153'] ==
+	 [k['name'] for k in ops['fusion.153']['kernels']] and
+	 ops['fusion.148']['attribution'] == 'kernel_order' and
+	 ops['fusion.153']['attribution'] == 'kernel_name' and
+	 ops['fusion.148']['occurrences'] == ops['fusion.153']['occurrences'] == 12"
+jcheck "H100 transformer: the 14 cuBLAS calls are gemms with their nvjet kernels (and memsets)" \
+	"$TMP/h-tfm-cb.json" \
+	"sorted(o['name'] for o in d['ops'] if o['category'] == 'gemm') ==
+	 sorted('custom-call.%d' % i for i in range(14)) and
+	 all(k['name'].startswith(('nvjet_sm90', 'Memset'))
+	     for o in d['ops'] if o['category'] == 'gemm' for k in o['kernels'])"
+for n in tfm-cb tfm-nocb mlp-cb; do
+	k=$(gpu_kernels "$H/jax-h100-$n.xplane.pb.gz")
+	jcheck "H100 $n: the op rows account for all $k kernels of the file" "$TMP/h-$n.json" \
+		"sum(k['occurrences'] for o in d['ops'] for k in o['kernels']) == $k"
+done
+jcheck "H100: peaks from the plane (4096 FLOP/SM/cycle x 132 SMs x 1.98 GHz, 3.35 TB/s)" \
+	"$TMP/h-tfm-cb.json" \
+	"d['devices'][0]['model'] == 'NVIDIA H100 80GB HBM3' and
+	 abs(d['devices'][0]['peak_flops_per_s'] - 4096 * 132 * 1.98e9) < 1 and
+	 d['devices'][0]['peak_hbm_bytes_per_s'] == 3352320000000 and
+	 all(o['flops_per_s'] is None or o['flops_per_s'] <= 4096 * 132 * 1.98e9 for o in d['ops']) and
+	 all(o['hbm_bytes_per_s'] is None or o['hbm_bytes_per_s'] <= 3352320000000 for o in d['ops'])"
+jcheck "H100 MLP: 12 steps from the host markers, times from the profile start" "$TMP/h-mlp-cb.json" \
+	"d['steps_source'] == 'host' and len(d['steps']) == 12 and
+	 0 < d['steps'][0]['start_ps'] < 10**12 and d['time_base'] == 'profile_start'"
+jcheck "H100 transformer: 12 steps inferred from jit_train_step's runs" "$TMP/h-tfm-cb.json" \
+	"d['steps_source'] == 'inferred' and d['steps_module'] == 'jit_train_step' and
+	 len(d['steps']) == 12"
+jcheck "H100: the GPU allocator's memory adds up to its peak" "$TMP/h-tfm-nocb.json" \
+	"mem and mem[0]['name'] == 'GPU:0 HBM' and
+	 all(sum(x['bytes'] for x in m['live_at_peak']) + m['live_other_bytes']
+	     + m['unattributed_bytes'] == m['peak_bytes'] for m in mem)"
+$XTOP report "$H/jax-h100-tfm-cb.xplane.pb.gz" >"$TMP/h-tfm-cb.txt" 2>&1
+if grep -q "94 ops in command buffers (command_buffer_1): named from the kernel names" "$TMP/h-tfm-cb.txt" &&
+	grep -q "49 of them by the kernel's place in the program's schedule" "$TMP/h-tfm-cb.txt"; then
+	ok "H100 transformer: the report says how the names were found"
+else
+	fail "H100 transformer: the report says how the names were found" \
+		"$(grep -A2 'ops in command' "$TMP/h-tfm-cb.txt")"
 fi
 
 # ---- real profiles ----

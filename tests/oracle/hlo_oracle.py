@@ -26,6 +26,8 @@ ELEMENTWISE = {'add', 'subtract', 'multiply', 'divide', 'remainder', 'maximum', 
                'shift-left', 'shift-right-arithmetic', 'shift-right-logical', 'convert',
                'is-finite', 'real', 'imag', 'complex', 'popcnt', 'count-leading-zeros',
                'reduce-precision', 'stochastic-convert'}
+LAUNCH_NOTHING = {'parameter', 'constant', 'get-tuple-element', 'tuple', 'bitcast', 'after-all',
+                  'add-dependency', 'opt-barrier', 'domain'}
 NO_DATA = {'parameter', 'constant', 'get-tuple-element', 'bitcast', 'after-all',
            'add-dependency', 'domain', 'opt-barrier', 'partition-id', 'replica-id'}
 NO_MODEL = {'triangular-solve', 'cholesky', 'batch-norm-training', 'batch-norm-inference',
@@ -130,6 +132,24 @@ class Program:
             k = re.sub(r'[^A-Za-z0-9_]', '_', i.name)
             kernel.setdefault(k, []).append(i)
         self.by_kernel = {k: v[0] for k, v in kernel.items() if len(v) == 1}
+        # Launch sequences (docs "Op profile", command buffers): each
+        # scheduled computation's instructions in schedule order, without
+        # those that launch nothing.
+        self.seq = {}
+        for i in self.insts:
+            i.seq_pos = None
+        for cid, s in m.schedule.sequences.items():
+            if cid not in self.comps:
+                continue
+            by_id = {x.id: x for x in self.comps[cid][2]}
+            lst = []
+            for iid in s.instruction_ids:
+                x = by_id.get(iid)
+                if x is None or x.opcode in LAUNCH_NOTHING or x.seq_pos is not None:
+                    continue
+                x.seq_pos = len(lst)
+                lst.append(x)
+            self.seq[cid] = lst
         # Computations called, at any depth, by a while loop.
         self.loop_comps = set()
         todo = [c for i in self.insts if i.opcode == 'while' for c in i.called]

@@ -188,6 +188,15 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       the ns, halves away from 0) when the method is collectives, there are
       >= 8 offsets, 4 spread <= |skew|, 500 ps <= |skew| <= 1 hour, and
       neither the host nor the reference is "none".
+  C32 Command buffer runs (docs "Op profile"): consecutive events of a
+      stream line (C5's order) attributed kernel_name or unresolved, with
+      the program's HLO and a launch sequence for the command buffer's
+      computation, the same program, computation and correlation_id (none
+      equals none). The anchors are the chain patience sorting keeps
+      (bisect_left on the chain ends' places; a kernel whose place equals
+      the end found is skipped, else it replaces that end and its
+      predecessor is the end before its slot). Category of an op found by order: the
+      instruction's kind, never the event's hlo_category.
 """
 
 import gzip
@@ -894,6 +903,143 @@ def gpu_attr(h, ev, line):
     return (name, cat, 'event_name', '', program_of(h, ev, False), None, None, False, True)
 
 
+CB_EDGE_MAX = 256
+
+
+def cb_computation(prog, op):
+    """CHOICE C32: the computation whose launch sequence a command buffer's
+    kernels replay: the one its instruction calls, else (XLA converts
+    thunks, not HLO, so the op names no instruction) the entry."""
+    i = prog.by_name.get(op)
+    if i is not None:
+        return next((c for c in i.called if c in prog.comps), None)
+    return prog.entry_id if prog.entry_id in prog.comps else None
+
+
+def cb_resolve(prog, comp, kernels):
+    """Docs "Op profile", command buffers: each kernel of one run (names
+    without .kd, in start order) -> the instruction its place in the launch
+    sequence gives, where that differs from its name's; else None."""
+    seq = prog.seq.get(comp) or []
+    n = len(kernels)
+    own = [prog.find_kernel(k) for k in kernels]
+    fusion_like = [o is not None for o in own]
+    place = [o.seq_pos if o is not None and o.comp == comp else None for o in own]
+    memset = [k.startswith('Memset') for k in kernels]
+    out = [None] * n
+    if not seq or not n:
+        return out
+    # Anchors: the longest chain of strictly rising places (patience sort).
+    ends, back = [], [None] * n
+    for k in range(n):
+        if place[k] is None:
+            continue
+        j = bisect.bisect_left([place[e] for e in ends], place[k])
+        if j < len(ends) and place[ends[j]] == place[k]:
+            continue  # a reused kernel: the earliest launch keeps the place
+        back[k] = ends[j - 1] if j else None
+        if j == len(ends):
+            ends.append(k)
+        else:
+            ends[j] = k
+    anchors = []
+    k = ends[-1] if ends else None
+    while k is not None:
+        anchors.append(k)
+        k = back[k]
+    anchors.reverse()
+    for k in anchors:
+        out[k] = seq[place[k]]
+
+    def parse(a, b, c, d):
+        got, ki, ii = {}, a, c
+        while ii < d:
+            if seq[ii].opcode == 'fusion':
+                if ki >= b or not fusion_like[ki]:
+                    return None
+                got[ki] = seq[ii]
+                ki, ii = ki + 1, ii + 1
+                continue
+            jj = ii
+            while jj < d and seq[jj].opcode != 'fusion':
+                jj += 1
+            kj = ki
+            while kj < b and not fusion_like[kj]:
+                kj += 1
+            calls = sum(1 for x in range(ki, kj) if not memset[x])
+            if kj > ki and jj - ii > 1 and calls != jj - ii:
+                return None
+            t = ii
+            for x in range(ki, kj):
+                got[x] = seq[t]
+                if not memset[x] and t + 1 < jj:
+                    t += 1
+            ii, ki = jj, kj
+        return got if ki == b else None
+
+    def take(got):
+        for x, inst in got.items():
+            out[x] = inst
+
+    for k1, k2 in zip(anchors, anchors[1:]):
+        if k1 + 1 < k2:
+            got = parse(k1 + 1, k2, place[k1] + 1, place[k2])
+            if got:
+                take(got)
+    if anchors and 0 < anchors[0] <= CB_EDGE_MAX:
+        b, d = anchors[0], place[anchors[0]]
+        for c in range(d - 1, -1, -1):
+            if d - c > 2 * b + 2:
+                break
+            got = parse(0, b, c, d)
+            if got:
+                take(got)
+                break
+    if anchors and 0 < n - anchors[-1] - 1 <= CB_EDGE_MAX:
+        a, c = anchors[-1] + 1, place[anchors[-1]] + 1
+        for d in range(c + 1, len(seq) + 1):
+            if d - c > 2 * (n - a) + 2:
+                break
+            got = parse(a, n, c, d)
+            if got:
+                take(got)
+                break
+    return [o if o is not None and o is not own[x] else None for x, o in enumerate(out)]
+
+
+def cb_attrs(attrs, evs):
+    """Rewrites the attributions of command buffer runs (consecutive
+    kernels of one graph launch: same program, computation and
+    correlation_id) whose places name other instructions."""
+    run, key = [], None
+
+    def flush():
+        if not run:
+            return
+        prog, comp = key[0], key[1]
+        names = [evs[x].name[:-3] if evs[x].name.endswith('.kd') else evs[x].name for x in run]
+        for x, inst in zip(run, cb_resolve(prog, comp, names)):
+            if inst is None:
+                continue
+            a = attrs[x]
+            attrs[x] = (inst.name, prog.category(inst), 'kernel_order', a[3], a[4], prog, inst,
+                        True, prog.in_entry(inst))
+        run.clear()
+
+    for x, a in enumerate(attrs):
+        k = None
+        if a[2] in ('kernel_name', 'unresolved') and a[5] is not None:
+            comp = cb_computation(a[5], a[3])
+            if comp is not None and a[5].seq.get(comp):
+                k = (a[5], comp, as_int(evs[x].stat('correlation_id')))
+        if k is None or (run and (k[0] is not key[0] or k[1:] != key[1:])):
+            flush()
+        if k is not None:
+            key = k
+            run.append(x)
+    flush()
+
+
 def hbm_of_breakdown(data):
     """HBM bytes of a MemoryAccessBreakdown (memory space 1); None: no entry."""
     if isinstance(data, str):
@@ -1181,13 +1327,15 @@ def analyse(hosts, origin):
                         continue
                     # Line order: start, longer first, file order.
                     evs = sorted(line.events, key=lambda e: (e.start, -e.dur, e.idx))
+                    attrs = [gpu_attr(h, ev, line) for ev in evs]
+                    cb_attrs(attrs, evs)
                     prev = None
                     first_kernel = None
                     lruns = []
-                    for ev in evs:
+                    for ev, at in zip(evs, attrs):
                         spans.append((ev.start, ev.end))
                         (name, cat, attr, parent, prog, pobj, inst, from_hlo,
-                         in_entry) = gpu_attr(h, ev, line)
+                         in_entry) = at
                         gid = as_int(ev.stat('group_id'))
                         a = op_of(prog, name, cat, attr, parent, None)
                         # CHOICE C10: a fusion's consecutive kernels are one occurrence

@@ -430,6 +430,129 @@ static void test_command_buffer_attribution(void **state)
 	assert_int_equal(an->steps[1].start_ps, 1000);
 }
 
+/* The entry's schedule: the instructions of c in the order given. */
+static void hb_schedule(struct hb *b, const XlaSubset__HloComputationProto *c,
+			XlaSubset__HloInstructionProto *const *order, size_t n)
+{
+	XlaSubset__HloScheduleProto *sch = hb_new(sizeof(*sch));
+	XlaSubset__HloScheduleProto__SequencesEntry *e = hb_new(sizeof(*e));
+	XlaSubset__HloScheduleProto__InstructionSequence *q = hb_new(sizeof(*q));
+	size_t k;
+
+	xla_subset__hlo_schedule_proto__init(sch);
+	xla_subset__hlo_schedule_proto__sequences_entry__init(e);
+	xla_subset__hlo_schedule_proto__instruction_sequence__init(q);
+	q->instruction_ids = hb_new(n * sizeof(int64_t));
+	for (k = 0; k < n; k++)
+		q->instruction_ids[k] = order[k]->id;
+	q->n_instruction_ids = n;
+	e->key = c->id;
+	e->value = q;
+	sch->sequences = hb_new(sizeof(*sch->sequences));
+	sch->sequences[0] = e;
+	sch->n_sequences = 1;
+	b->mod.schedule = sch;
+}
+
+/* A kernel of the graph launch with correlation id corr. */
+static void cb_kernel(tu_plane *g, tu_line *l, const char *name, int64_t t, int64_t corr)
+{
+	tu_event *e = kernel(g, l, name, t, 10, "command_buffer_1");
+
+	TU_SI(g, e, "correlation_id", corr);
+}
+
+/*
+ * Command buffer runs read against the schedule (docs/analyses.md, "Op
+ * profile"): XLA launches fusion.1's kernel for the identical fusion.2,
+ * and cuBLAS calls run kernels (some after a memset) that name nothing.
+ */
+static void test_command_buffer_order(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 0, "/device:GPU:0");
+	tu_plane *meta = tu_plane_add(s, 0, "/host:metadata");
+	tu_line *l = tu_line_add(g, 1, "Stream #1(Compute)", 0);
+	tu_emeta_t *md = tu_emeta_id(meta, 9, "jit_step(9)", "");
+	XlaSubset__HloInstructionProto *p, *f1, *c1, *f2, *c2, *c3, *f3, *t;
+	XlaSubset__HloComputationProto *main_c;
+	static const char *const run[] = { "fusion_1", "Memset 0", "nvjet_a", "fusion_1",
+					   "Memset 0", "nvjet_b", "nvjet_c", "fusion_3" };
+	struct xt_analysis *an;
+	const struct xt_op_row *op;
+	struct hb b;
+	uint8_t *buf;
+	size_t n, k;
+	int r;
+
+	(void)state;
+	hb_init(&b, "jit_step");
+	main_c = hb_comp(&b, "main");
+	p = hb_inst(&b, main_c, "p", "parameter", F32, 1, D(1000), NOOPS);
+	f1 = hb_inst(&b, main_c, "fusion.1", "fusion", F32, 1, D(1000), OPS(p));
+	c1 = hb_inst(&b, main_c, "custom-call.1", "custom-call", F32, 1, D(1000), OPS(f1));
+	f2 = hb_inst(&b, main_c, "fusion.2", "fusion", F32, 1, D(1000), OPS(c1));
+	t = hb_inst(&b, main_c, "gte", "get-tuple-element", F32, 1, D(1000), OPS(f2));
+	c2 = hb_inst(&b, main_c, "custom-call.2", "custom-call", F32, 1, D(1000), OPS(t));
+	c3 = hb_inst(&b, main_c, "custom-call.3", "custom-call", F32, 1, D(1000), OPS(c2));
+	f3 = hb_inst(&b, main_c, "fusion.3", "fusion", F32, 1, D(1000), OPS(c3));
+	c1->custom_call_target = c2->custom_call_target = c3->custom_call_target =
+		"__cublas$lt$matmul";
+	b.mod.entry_computation_id = main_c->id;
+	hb_schedule(&b, main_c, OPS(p, f1, c1, f2, t, c2, c3, f3));
+	buf = hb_pack(&b, &n);
+	{
+		int64_t sid = tu_smeta(meta, "Hlo Proto");
+		tu_stat *st = tu_stat_push(&md->n_stats, &md->stats, sid);
+
+		st->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
+		st->bytes_value.data = malloc(n); /* the space frees it */
+		assert_non_null(st->bytes_value.data);
+		memcpy(st->bytes_value.data, buf, n);
+		st->bytes_value.len = n;
+	}
+	/* Two runs of the graph, then one whose middle does not parse: two
+	 * library kernels where a call, a fusion and two calls are due. */
+	for (r = 0; r < 2; r++)
+		for (k = 0; k < sizeof(run) / sizeof(run[0]); k++)
+			cb_kernel(g, l, run[k], r * 1000 + (int64_t)k * 20, 100 + r);
+	cb_kernel(g, l, "fusion_1", 5000, 200);
+	cb_kernel(g, l, "nvjet_x", 5020, 200);
+	cb_kernel(g, l, "nvjet_y", 5040, 200);
+	cb_kernel(g, l, "fusion_3", 5060, 200);
+	an = tu_load_space(s, NULL);
+	op = tu_find_op(an, "fusion.1", "jit_step");
+	assert_int_equal(op->attr, XT_ATTR_KERNEL_NAME);
+	assert_int_equal(op->occurrences, 3);
+	op = tu_find_op(an, "fusion.2", "jit_step");
+	assert_int_equal(op->attr, XT_ATTR_KERNEL_ORDER);
+	assert_string_equal(op->parent, "command_buffer_1");
+	assert_string_equal(op->category, "fusion");
+	assert_int_equal(op->occurrences, 2);
+	assert_int_equal(op->nkernels, 1);
+	assert_string_equal(op->kernels[0].name, "fusion_1");
+	/* A memset goes with the call after it; two calls split the run. */
+	op = tu_find_op(an, "custom-call.1", "jit_step");
+	assert_int_equal(op->attr, XT_ATTR_KERNEL_ORDER);
+	assert_string_equal(op->category, "gemm");
+	assert_int_equal(op->occurrences, 2);
+	assert_int_equal(op->nkernels, 2);
+	op = tu_find_op(an, "custom-call.2", "jit_step");
+	assert_int_equal(op->occurrences, 2);
+	assert_int_equal(op->nkernels, 2);
+	op = tu_find_op(an, "custom-call.3", "jit_step");
+	assert_int_equal(op->occurrences, 2);
+	assert_int_equal(op->nkernels, 1);
+	assert_string_equal(op->kernels[0].name, "nvjet_c");
+	op = tu_find_op(an, "fusion.3", "jit_step");
+	assert_int_equal(op->occurrences, 3);
+	/* The third run keeps the name rule where it does not parse. */
+	op = tu_find_op(an, "nvjet_x", "jit_step");
+	assert_int_equal(op->attr, XT_ATTR_UNRESOLVED);
+	assert_int_equal(op->occurrences, 1);
+	assert_int_equal(an->nops, 8);
+}
+
 /* ---- async ops, impossible rates and peaks on an XLA device ---- */
 
 /* The event metadata (name, display), added with the next free id if new. */
@@ -632,6 +755,7 @@ int main(void)
 		TU_TEST(test_hlo_cost_model),
 		TU_TEST(test_hlo_malformed),
 		TU_TEST(test_command_buffer_attribution),
+		TU_TEST(test_command_buffer_order),
 		TU_TEST(test_async_and_impossible_rates),
 		TU_TEST(test_gpu_peaks_tables),
 		TU_TEST(test_time_base),

@@ -1,0 +1,570 @@
+/*
+ * an_stream: the op profile of GPU stream lines (docs/analyses.md, "Op
+ * profile", GPU devices). One pass per line decides each kernel's op
+ * (an_attr.c), counts its occurrences, FLOPs and bytes, the kernels each
+ * op launched, the program runs behind inferred steps and the kernel
+ * table; a command buffer's kernels are held until their run ends and
+ * named by their places in it (an_cmdbuf.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+
+const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace *t, size_t host,
+			     const struct xt_plane *p, const struct xt_line *l,
+			     const struct xt_event *ev, char *buf, size_t n)
+{
+	struct bytes_ref r = bref_str(trace_event_display_name(p, ev));
+
+	/* The same rules as ops_line_stream(); XLA ops carry a tf_op too,
+	 * but the profile names them by their display name. */
+	if (!strncmp(p->name, "/device:GPU:", 12) && host < t->nhosts) {
+		struct xt_known_stats ks;
+		struct gpu_attr ga;
+		const struct xt_host *h = &t->hosts[host];
+
+		stat_collect(&ks, h, p, l, ev,
+			     1ull << XS_HLO_OP | 1ull << XS_TF_OP | 1ull << XS_LEVEL0 |
+				     1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
+				     1ull << XS_HLO_CATEGORY);
+		attr_gpu(&ga, host < a->nhlo ? &a->hlo[host] : NULL, p,
+			 op_name_flags(bref_str(l->name)), ev, &ks);
+		r = ga.name;
+	}
+	snprintf(buf, n, "%.*s", (int)r.n, r.p);
+	return buf;
+}
+
+/* The well-known stats of an event metadata, decoded once per line. */
+static const struct xt_known_stats *meta_stats(struct line_part *lp, const struct xt_host *h,
+					       const struct xt_plane *p, uint32_t mi, uint64_t want)
+{
+	struct xt_known_stats *ks = lp->meta_ks[mi];
+	struct stat_iter it;
+	struct xt_stat s;
+
+	if (ks)
+		return ks;
+	ks = lp->meta_ks[mi] = xmalloc(sizeof(*ks));
+	ks->have = 0;
+	stat_iter_meta(&it, h, p, &p->emeta[mi]);
+	while (stat_next(&it, &s)) {
+		unsigned k = stat_known(&s);
+
+		if (k && ((want >> k) & 1) && !((ks->have >> k) & 1)) {
+			ks->v[k] = s;
+			ks->have |= 1ull << k;
+		}
+	}
+	return ks;
+}
+
+/* Op slot of a GPU event from its stats (event first, then metadata). */
+static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
+			    const struct xt_plane *p, unsigned line_flags,
+			    const struct xt_event *ev, const struct xt_known_stats *ks,
+			    int *from_hlo, struct bytes_ref *name)
+{
+	struct gpu_attr ga;
+	uint32_t slot;
+	struct op_acc *a;
+
+	attr_gpu(&ga, &pc->hc->hlo, p, line_flags, ev, ks);
+	*name = ga.name;
+	*from_hlo = ga.attr >= XT_ATTR_HLO_OP && ga.attr <= XT_ATTR_KERNEL_ORDER;
+	slot = op_slot_keyed(lp, ga.name, ga.category, ga.module, ga.has_program, ga.program_id,
+			     ga.has_program_key, ga.program_id);
+	a = &lp->ops[slot];
+	if (a->occurrences == 0 && !a->attr) {
+		a->attr = (uint8_t)ga.attr;
+		a->parent = ga.parent;
+		a->in_entry = (uint8_t)ga.in_entry;
+		if (ga.attr == XT_ATTR_TF_OP || ga.attr == XT_ATTR_EVENT_NAME)
+			a->in_entry = 0; /* not an XLA op: it never opens a run */
+		if (ga.inst) {
+			a->hlo_flops = ga.inst->flops;
+			a->hlo_bytes = ga.inst->bytes;
+		}
+		a->key_has = (uint8_t)ga.has_program_key;
+		if (ga.cb_mod) {
+			a->cb_mod = ga.cb_mod;
+			a->cb_comp = ga.cb_comp;
+		}
+	}
+	return slot;
+}
+
+/* The event-level stats that decide a GPU event's op, remembered per kernel
+ * metadata: consecutive launches of one kernel nearly always name the same
+ * op, so comparing a few short values replaces hashing and classifying. */
+static const unsigned ident_stats[] = { XS_HLO_OP, XS_HLO_MODULE, XS_PROGRAM_ID, XS_TF_OP,
+					XS_HLO_CATEGORY, XS_LEVEL0 };
+#define NIDENT (sizeof(ident_stats) / sizeof(ident_stats[0]))
+
+struct ident {
+	uint64_t mask;  /* which ident stats the event carried (0: none kept) */
+	struct xt_stat v[NIDENT];
+	uint32_t slot;
+	uint8_t from_hlo;
+};
+
+static int stat_same(const struct xt_stat *a, const struct xt_stat *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	switch (a->kind) {
+	case XT_STAT_STR:
+	case XT_STAT_BYTES:
+	case XT_STAT_REF:
+	case XT_STAT_COMPRESSED:
+		return a->n == b->n && (a->s == b->s || !memcmp(a->s, b->s, a->n));
+	case XT_STAT_DOUBLE:
+		return a->d == b->d;
+	default:
+		return a->u == b->u;
+	}
+}
+
+static int ident_same(const struct ident *c, const struct xt_known_stats *ks, uint64_t mask)
+{
+	size_t j;
+
+	if (!c->mask || c->mask != mask)
+		return 0;
+	for (j = 0; j < NIDENT; j++)
+		if (((mask >> ident_stats[j]) & 1) && !stat_same(&c->v[j], &ks->v[ident_stats[j]]))
+			return 0;
+	return 1;
+}
+
+static void ident_keep(struct ident *c, const struct xt_known_stats *ks, uint64_t mask)
+{
+	size_t j;
+
+	c->mask = mask;
+	for (j = 0; j < NIDENT; j++)
+		if ((mask >> ident_stats[j]) & 1)
+			c->v[j] = ks->v[ident_stats[j]];
+}
+
+/* A key for kernel metadata mi launched with the event-level ident stats
+ * mask of ks: their kinds and values (a reference by its id, a string by
+ * its bytes). Returns its length, 0 when it does not fit in n bytes. */
+static size_t ident_key(uint8_t *kb, size_t n, uint32_t mi, const struct xt_known_stats *ks,
+			uint64_t mask)
+{
+	size_t j, o = sizeof(mi);
+
+	memcpy(kb, &mi, sizeof(mi));
+	for (j = 0; j < NIDENT; j++) {
+		const struct xt_stat *s = &ks->v[ident_stats[j]];
+
+		if (!((mask >> ident_stats[j]) & 1))
+			continue;
+		if (o + 2 + 8 > n)
+			return 0;
+		kb[o++] = (uint8_t)j;
+		kb[o++] = (uint8_t)s->kind;
+		switch (s->kind) {
+		case XT_STAT_STR:
+		case XT_STAT_BYTES:
+		case XT_STAT_COMPRESSED:
+			if (s->n > n - o - 4)
+				return 0;
+			memcpy(kb + o, &(uint32_t){ (uint32_t)s->n }, 4);
+			memcpy(kb + o + 4, s->s, s->n);
+			o += 4 + s->n;
+			break;
+		case XT_STAT_DOUBLE:
+			memcpy(kb + o, &s->d, 8);
+			o += 8;
+			break;
+		default:
+			memcpy(kb + o, &s->u, 8);
+			o += 8;
+		}
+	}
+	return o;
+}
+
+/* Counts a launch of kernel metadata mi for op slot (kernels per op). */
+static void op_kernel_add(struct line_part *lp, uint32_t *last, uint32_t slot, uint32_t mi,
+			  int64_t dur)
+{
+	struct op_kernel *k;
+
+	/* last[mi]: the entry of this kernel's previous launch (+1). */
+	if (last[mi] && lp->opk[last[mi] - 1].slot == slot) {
+		k = &lp->opk[last[mi] - 1];
+	} else {
+		uint32_t key[2] = { slot, mi };
+		int ins;
+		uint32_t *v = hmap_get(&lp->kern_op_index, key, sizeof(key), (uint32_t)lp->nopk, &ins);
+
+		if (ins) {
+			if (lp->nopk == lp->capopk) {
+				lp->capopk = lp->capopk ? lp->capopk * 2 : 32;
+				lp->opk = xreallocarray(lp->opk, lp->capopk, sizeof(*lp->opk));
+			}
+			lp->opk[lp->nopk++] = (struct op_kernel){ slot, mi, 0, 0 };
+		}
+		last[mi] = *v + 1;
+		k = &lp->opk[*v];
+	}
+	k->occurrences++;
+	k->total_ps += dur;
+}
+
+/* One pass over a stream line (ops_line_stream): what every event's
+ * accounting shares. */
+struct stream_pass {
+	struct line_part *lp;
+	const struct xt_plane *p;
+	const struct xt_line *l;
+	unsigned line_flags;
+	uint8_t *meta_flags;    /* op_name_flags() of each kernel name, 0x80 = known */
+	uint32_t *last_k;       /* op_kernel_add()'s per-kernel memory */
+	uint32_t prev_slot, occ_first;
+	int64_t prev_group;
+};
+
+/* What accounting needs of an event's stats, kept while its command
+ * buffer run is resolved. */
+struct acct_stats {
+	uint64_t have; /* XS_GROUP_ID, XS_FLOPS, XS_BYTES_ACCESSED, XS_KERNEL_DETAILS bits */
+	struct xt_stat group, flops, bytes, kd;
+};
+
+static void acct_keep(struct acct_stats *as, const struct xt_known_stats *ks)
+{
+	as->have = ks->have & (1ull << XS_GROUP_ID | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED |
+			       1ull << XS_KERNEL_DETAILS);
+	as->group = ks->v[XS_GROUP_ID];
+	as->flops = ks->v[XS_FLOPS];
+	as->bytes = ks->v[XS_BYTES_ACCESSED];
+	as->kd = ks->v[XS_KERNEL_DETAILS];
+}
+
+/* Counts event i of the line for op slot. */
+static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int from_hlo,
+			   const struct acct_stats *as)
+{
+	struct line_part *lp = sp->lp;
+	const struct xt_plane *p = sp->p;
+	const struct xt_line *l = sp->l;
+	const struct xt_event *ev = &l->ev[i];
+	uint32_t mi = xt_event_meta_index(ev);
+	int64_t group = INT64_MIN, dur;
+	struct op_acc *a;
+	int cont, memcpy_op;
+
+	if (!sp->meta_flags[mi])
+		sp->meta_flags[mi] = (uint8_t)(0x80 | op_name_flags(bref_str(p->emeta[mi].name)));
+	lp->cls[i] = (uint8_t)op_classify_flags(lp->ops[slot].name_flags, lp->ops[slot].cat_flags,
+						sp->meta_flags[mi] & 0x7f, sp->line_flags,
+						&memcpy_op);
+	if ((as->have >> XS_GROUP_ID) & 1)
+		group = stat_as_int(&as->group);
+	a = &lp->ops[slot];
+	/* Consecutive kernels of one XLA op in one step are one
+	 * occurrence (a fusion launched as several kernels), unless the
+	 * op's first kernel comes again (the op ran again); TF ops and
+	 * plain kernels count every launch, as XProf does. */
+	cont = from_hlo && slot == sp->prev_slot && group == sp->prev_group &&
+	       strcmp(p->emeta[mi].name, p->emeta[sp->occ_first].name);
+	if (!cont)
+		sp->occ_first = mi;
+	sp->prev_slot = from_hlo ? slot : UINT32_MAX;
+	sp->prev_group = group;
+	dur = xt_event_dur(l, ev);
+	a->total_ps += dur;
+	a->self_ps += dur;
+	/* FLOPs and bytes are per occurrence: a fusion's later kernels
+	 * repeat its first kernel's numbers. The event's own stats win
+	 * over the cost model. */
+	if (!cont) {
+		a->occurrences++;
+		if ((as->have >> XS_FLOPS) & 1) {
+			a->flops += stat_as_double(&as->flops);
+			a->n_flops++;
+			a->cost_src |= XT_COST_PROFILE;
+		} else if (a->hlo_flops >= 0) {
+			a->flops += a->hlo_flops;
+			a->n_flops++;
+			a->cost_src |= XT_COST_HLO;
+		}
+		if ((as->have >> XS_BYTES_ACCESSED) & 1) {
+			double b = stat_as_double(&as->bytes);
+
+			a->bytes += b;
+			a->hbm_bytes += b;
+			a->n_bytes++;
+			a->n_hbm++;
+			a->cost_src |= XT_COST_PROFILE;
+		} else if (a->hlo_bytes >= 0) {
+			a->bytes += a->hlo_bytes;
+			a->hbm_bytes += a->hlo_bytes;
+			a->n_bytes++;
+			a->n_hbm++;
+			a->cost_src |= XT_COST_HLO;
+		}
+	}
+	op_kernel_add(lp, sp->last_k, slot, mi, dur);
+	if (a->module.n || a->has_program)
+		steps_run_add(lp, a->module, a->has_program ? a->program_id : 0, slot, a->in_entry,
+			      xt_event_start(l, ev), xt_event_end(l, ev));
+	lp->op_events++;
+	if (dur > 0 && ((as->have >> XS_KERNEL_DETAILS) & 1))
+		kernels_event(lp, p, ev, dur, a->name, &as->kd);
+}
+
+/*
+ * The kernels of one command buffer run (consecutive kernels of one graph
+ * launch), held until the run ends so that an_cmdbuf.c can name each by
+ * its place in the program's schedule. Runs of the same kernels resolve
+ * the same way: the answer is kept by kernel sequence.
+ */
+struct cb_run {
+	const struct hlo_module *mod;
+	uint32_t comp;
+	int64_t corr;           /* the graph launch's correlation id */
+	struct cb_ev {
+		uint32_t i, slot;
+		uint8_t from_hlo;
+		struct acct_stats as;
+	} *ev;
+	size_t n, cap;
+	struct hmap cache;      /* (module, computation, kernel metadata...) -> first in res */
+	uint32_t *res;          /* per kernel: its instruction when order changed it, else UINT32_MAX */
+	size_t nres, capres;
+	const struct hlo_module *slot_mod;
+	uint32_t *inst_slot;    /* per instruction of slot_mod: its op slot + 1 */
+};
+
+/* The op slot of instruction ix, found by its place in run r of the op in
+ * slot from (same program, same command buffer). */
+static uint32_t cb_inst_slot(struct line_part *lp, struct cb_run *r, uint32_t ix, uint32_t from)
+{
+	const struct hlo_inst *in = &r->mod->inst[ix];
+	struct op_acc *a, *f;
+	uint32_t slot;
+
+	if (r->slot_mod != r->mod) {
+		free(r->inst_slot);
+		r->inst_slot = xcalloc(r->mod->ninst ? r->mod->ninst : 1, sizeof(uint32_t));
+		r->slot_mod = r->mod;
+	}
+	if (r->inst_slot[ix])
+		return r->inst_slot[ix] - 1;
+	f = &lp->ops[from];
+	slot = op_slot_keyed(lp, bref_str(in->name), attr_hlo_category(in), f->module,
+			     f->has_program, f->program_id, f->key_has, f->program_id);
+	f = &lp->ops[from]; /* ops may have moved */
+	a = &lp->ops[slot];
+	if (a->occurrences == 0 && !a->attr) {
+		a->attr = XT_ATTR_KERNEL_ORDER;
+		a->parent = f->parent;
+		a->in_entry = (uint8_t)!hlo_in_loop(r->mod, in);
+		a->hlo_flops = in->flops;
+		a->hlo_bytes = in->bytes;
+		a->cb_mod = r->mod;
+		a->cb_comp = r->comp;
+		a->key_has = f->key_has;
+	}
+	r->inst_slot[ix] = slot + 1;
+	return slot;
+}
+
+/* Resolves and counts the held run. */
+static void cb_flush(struct stream_pass *sp, struct cb_run *r)
+{
+	const struct xt_plane *p = sp->p;
+	size_t kn = 8 + 4 + 4 * r->n, k;
+	uint8_t *key = xmalloc(kn);
+	uint32_t *v;
+	int ins;
+
+	memcpy(key, &r->mod, 8 < sizeof(r->mod) ? 8 : sizeof(r->mod));
+	memcpy(key + 8, &r->comp, 4);
+	for (k = 0; k < r->n; k++) {
+		uint32_t mi = xt_event_meta_index(&sp->l->ev[r->ev[k].i]);
+
+		memcpy(key + 12 + 4 * k, &mi, 4);
+	}
+	v = hmap_get(&r->cache, key, kn, (uint32_t)r->nres, &ins);
+	free(key);
+	if (ins) {
+		struct bytes_ref *names = xmalloc(r->n * sizeof(*names));
+		uint32_t *out = xmalloc(r->n * sizeof(*out));
+		uint8_t *by_order = xmalloc(r->n);
+
+		for (k = 0; k < r->n; k++)
+			names[k] = attr_kernel_name(&p->emeta[xt_event_meta_index(
+				&sp->l->ev[r->ev[k].i])]);
+		cmdbuf_resolve(r->mod, r->comp, names, r->n, out, by_order);
+		while (r->nres + r->n > r->capres) {
+			r->capres = r->capres ? r->capres * 2 : 256;
+			r->res = xreallocarray(r->res, r->capres, sizeof(*r->res));
+		}
+		for (k = 0; k < r->n; k++)
+			r->res[r->nres + k] = by_order[k] ? out[k] : UINT32_MAX;
+		r->nres += r->n;
+		free(names);
+		free(out);
+		free(by_order);
+	}
+	for (k = 0; k < r->n; k++) {
+		const struct cb_ev *e = &r->ev[k];
+		uint32_t ix = r->res[*v + k];
+
+		if (ix == UINT32_MAX)
+			stream_account(sp, e->i, e->slot, e->from_hlo, &e->as);
+		else
+			stream_account(sp, e->i, cb_inst_slot(sp->lp, r, ix, e->slot), 1, &e->as);
+	}
+	r->n = 0;
+}
+
+void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		     const struct xt_line *l)
+{
+	uint64_t released = 0; /* source bytes given back (trace_release_before) */
+	const struct plane_ctx *pc = p->hook_data;
+	const uint64_t ident = 1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
+			       1ull << XS_TF_OP | 1ull << XS_HLO_CATEGORY | 1ull << XS_LEVEL0;
+	const uint64_t want = ident | 1ull << XS_GROUP_ID | 1ull << XS_FLOPS |
+			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS;
+	struct stream_pass sp = { 0 };
+	struct stat_want sw;
+	struct ident *last;
+	struct cb_run run = { 0 };
+	/* Every (kernel, event-level ident) seen -> its slot | from_hlo << 31:
+	 * one kernel often runs for a dozen ops in turn (one per module in a
+	 * JAX program), which the one-entry last[] misses every time. */
+	struct hmap seen;
+	size_t i;
+
+	hmap_init(&seen);
+	hmap_init(&run.cache);
+	stat_want_init(&sw, p, want);
+	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
+	lp->meta_ks = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->meta_ks));
+	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
+	sp.lp = lp;
+	sp.p = p;
+	sp.l = l;
+	sp.line_flags = op_name_flags(bref_str(l->name));
+	sp.prev_slot = UINT32_MAX;
+	/* The class depends on the op, the kernel name and the line name:
+	 * each name is searched once (op_name_flags, 0x80 = known). */
+	sp.meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
+	last = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*last));
+	sp.last_k = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
+	lp->nmeta_ks = p->nemeta;
+	for (i = 0; i < l->nev; i++) {
+		const struct xt_event *ev = &l->ev[i];
+		uint32_t mi = xt_event_meta_index(ev);
+		const struct xt_known_stats *mks = meta_stats(lp, h, p, mi, want);
+		struct xt_known_stats ks;
+		struct acct_stats as;
+		uint64_t found = 0;
+		struct bytes_ref name;
+		int from_hlo;
+		uint32_t slot;
+		unsigned k;
+
+		if (!(i & 4095))
+			trace_release_before(h, l, run.n ? run.ev[0].i : i, &released);
+		if (xt_event_aggregated(ev))
+			continue;
+		if (sw.n)
+			stat_scan_event(h, p, l, ev, &sw, ks.v, &found);
+		ks.have = found;
+		for (k = 1; k < XS_COUNT; k++)
+			if (((mks->have & ~found) >> k) & 1) {
+				ks.v[k] = mks->v[k];
+				ks.have |= 1ull << k;
+			}
+		if (!(found & ident) && lp->slot_of_meta[mi]) {
+			/* The op is fixed by the metadata alone: reuse its slot. */
+			slot = lp->slot_of_meta[mi] - 1;
+			from_hlo = lp->ops[slot].attr >= XT_ATTR_HLO_OP &&
+				   lp->ops[slot].attr <= XT_ATTR_KERNEL_ORDER;
+			name = lp->ops[slot].name;
+		} else if ((found & ident) && ident_same(&last[mi], &ks, found & ident)) {
+			/* Same event-level identity as this kernel's last launch. */
+			slot = last[mi].slot;
+			from_hlo = last[mi].from_hlo;
+			name = lp->ops[slot].name;
+		} else {
+			uint8_t kb[256];
+			size_t kn = (found & ident) ? ident_key(kb, sizeof(kb), mi, &ks, found & ident) : 0;
+			uint32_t *v = NULL;
+			int ins = 1;
+
+			if (kn)
+				v = hmap_get(&seen, kb, kn, 0, &ins);
+			if (!ins) {
+				slot = *v & 0x7fffffffu;
+				from_hlo = (int)(*v >> 31);
+				name = lp->ops[slot].name;
+			} else {
+				slot = stream_slot(lp, pc, p, sp.line_flags, ev, &ks, &from_hlo, &name);
+				if (v)
+					*v = slot | (uint32_t)(from_hlo ? 1u << 31 : 0);
+			}
+			if (!(found & ident)) {
+				lp->slot_of_meta[mi] = slot + 1;
+			} else {
+				ident_keep(&last[mi], &ks, found & ident);
+				last[mi].slot = slot;
+				last[mi].from_hlo = (uint8_t)from_hlo;
+			}
+		}
+		(void)name;
+		acct_keep(&as, &ks);
+		if (lp->ops[slot].cb_mod) {
+			/* A command buffer's kernel: held until its run ends. */
+			const struct hlo_module *mod = lp->ops[slot].cb_mod;
+			uint32_t comp = lp->ops[slot].cb_comp;
+			int64_t corr = INT64_MIN;
+
+			if (!((sw.mask >> XS_CORRELATION_ID) & 1)) {
+				uint64_t f2 = 0;
+
+				stat_want_init(&sw, p, want | 1ull << XS_CORRELATION_ID);
+				stat_scan_event(h, p, l, ev, &sw, ks.v, &f2);
+				ks.have |= f2;
+			}
+			if (stat_has(&ks, XS_CORRELATION_ID))
+				corr = stat_as_int(&ks.v[XS_CORRELATION_ID]);
+			if (run.n && (run.mod != mod || run.comp != comp || run.corr != corr))
+				cb_flush(&sp, &run); /* may move lp->ops */
+			run.mod = mod;
+			run.comp = comp;
+			run.corr = corr;
+			if (run.n == run.cap) {
+				run.cap = run.cap ? run.cap * 2 : 64;
+				run.ev = xreallocarray(run.ev, run.cap, sizeof(*run.ev));
+			}
+			run.ev[run.n++] = (struct cb_ev){ (uint32_t)i, slot, (uint8_t)from_hlo, as };
+			continue;
+		}
+		if (run.n)
+			cb_flush(&sp, &run);
+		stream_account(&sp, i, slot, from_hlo, &as);
+	}
+	if (run.n)
+		cb_flush(&sp, &run);
+	hmap_fini(&seen);
+	hmap_fini(&run.cache);
+	free(run.ev);
+	free(run.res);
+	free(run.inst_slot);
+	free(sp.meta_flags);
+	free(last);
+	free(sp.last_k);
+}
