@@ -60,8 +60,19 @@ static int find_pid(pid_t pid, struct capture_targets *tg, struct xt_error *err)
 	struct capture_target t;
 	size_t b;
 
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return xt_error_set(err, XT_ENOENT, "no process with PID %d", (int)pid);
+	{
+		/* A workload that has ended (a zombie, or one xtop run saw
+		 * end) is said to be so: its agent's socket may still be
+		 * there, and "runs no profiler server" would mislead. */
+		char how[128];
+		int crashed, gone = kill(pid, 0) < 0 && errno == ESRCH;
+
+		if (workload_ended(pid, 0, NULL, how, sizeof(how), &crashed) && strcmp(how, "exited"))
+			return xt_error_set(err, XT_ENOENT, "process %d has ended (%s): nothing to capture",
+					    (int)pid, how);
+		if (gone)
+			return xt_error_set(err, XT_ENOENT, "no process with PID %d", (int)pid);
+	}
 	for (b = 0; b < NBACKENDS; b++) {
 		struct xt_error e = { "" };
 		int rc;

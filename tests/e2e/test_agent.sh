@@ -276,6 +276,17 @@ for sig in KILL SEGV; do
 	fi
 	[ "$rrc" -eq "$want" ] && ok "xtop run ends as its workload did (status $rrc)" ||
 		fail "xtop run status" "$rrc, want $want"
+	if [ $sig = KILL ]; then
+		# Capturing it again: it has ended, not "runs no profiler server".
+		$XTOP capture --duration 300 --logdir "$TMP/logK2" "$WP" >/dev/null 2>"$TMP/err2"
+		rc=$?
+		if [ $rc -ne 0 ] && [ "$(wc -l <"$TMP/err2")" -eq 1 ] &&
+			grep -q "process $WP has ended (killed by signal 9 (SIGKILL)): nothing to capture" "$TMP/err2"; then
+			ok "capturing a workload that has ended says how it ended"
+		else
+			fail "capture after the end" "rc=$rc $(cat "$TMP/err2")"
+		fi
+	fi
 	run_w "$W" --plugin "$FAKE,$FX" || fail "restart" "no socket"
 done
 
