@@ -377,8 +377,9 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 	put_line(o, w, "%zu host%s, %zu planes, %zu lines, %s events; device busy %s", t->nhosts,
 		 t->nhosts == 1 ? "" : "s", planes, lines, fmt_count(b1, sizeof(b1), t->nev),
 		 fmt_ps(b2, sizeof(b2), a->busy_ps));
-	put_line(o, w, "times are from the %sprofile start%s",
-		 t->nhosts > 1 ? "earliest host's " : "", a->hlo_programs ? "; FLOPs from the programs' HLO where the profile has none" : "");
+	put_line(o, w, "times are from the %sprofile start", t->nhosts > 1 ? "earliest host's " : "");
+	if (a->hlo_programs)
+		put_line(o, w, "FLOPs and bytes from the programs' HLO where the profile has none");
 	for (h = 0; h < t->nhosts; h++) {
 		const struct xt_host *host = &t->hosts[h];
 

@@ -213,6 +213,11 @@ else
 	fail "H100 transformer: the report says how the names were found" \
 		"$(grep -A2 'ops in command' "$TMP/h-tfm-cb.txt")"
 fi
+if sed -n 3,4p "$TMP/h-tfm-cb.txt" | grep -q '\.\.'; then
+	fail "report: the time-base and FLOPs lines are whole at 80 columns" "$(sed -n 3,4p "$TMP/h-tfm-cb.txt")"
+else
+	ok "report: the time-base and FLOPs lines are whole at 80 columns"
+fi
 
 # ---- real profiles ----
 if have_fixtures; then
