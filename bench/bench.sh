@@ -2,8 +2,10 @@
 # make bench: every figure of docs/performance.md, measured in one run.
 #
 # Inputs (made once under $O/bench/, never committed):
-#   - the real fixtures in ../shared/fixtures scaled to about 1 GB with
-#     `xtop-gen --scale` (every line's events repeated, shifted in time);
+#   - the real fixtures in ../shared/fixtures, and the JAX-on-H100
+#     transformer of tests/fixtures/h100 (with command buffers), scaled to
+#     about 1 GB with `xtop-gen --scale` (every line's events repeated,
+#     shifted in time);
 #   - generated profiles: xtop-gen --kind tpu|gpu --size 1G --seed 42;
 #   - with BENCH_BIG=1 (the default), a generated profile over 4 GiB.
 # Per file: `xtop report --json FILE` (wall, CPU = user + sys, peak RSS,
@@ -30,7 +32,7 @@ DIR=${BENCH_DIR:-$O/bench}
 RUNS=${BENCH_RUNS:-3}
 TARGET=${BENCH_TARGET:-1000000000}
 FIX=../shared/fixtures
-LABELS="tpu-v6e tf-v100 rocm-gemm rocm-elementwise rocm-attention rocm-conv gen-tpu gen-gpu"
+LABELS="tpu-v6e tf-v100 rocm-gemm rocm-elementwise rocm-attention rocm-conv h100-tfm gen-tpu gen-gpu"
 FILES=${BENCH_FILES:-$LABELS}
 mkdir -p "$DIR"
 
@@ -42,6 +44,7 @@ source_of() {
 	rocm-elementwise) echo "$FIX/jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb" ;;
 	rocm-attention) echo "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" ;;
 	rocm-conv) ls "$FIX"/jax-rocm-mi300x-conv-legacy/*.xplane.pb ;;
+	h100-tfm) echo "tests/fixtures/h100/jax-h100-tfm-cb.xplane.pb.gz" ;;
 	esac
 }
 
@@ -59,7 +62,9 @@ prepare() {
 			src=$(source_of "$1")
 			[ -s "$src" ] || return 1
 			$GEN --scale "$src" 10 -o "$DIR/probe.pb" >/dev/null
-			s1=$(stat -L -c %s "$src")
+			$GEN --scale "$src" 1 -o "$DIR/probe1.pb" >/dev/null # gzip in, plain out
+			s1=$(stat -L -c %s "$DIR/probe1.pb")
+			rm -f "$DIR/probe1.pb"
 			s10=$(stat -L -c %s "$DIR/probe.pb")
 			rm -f "$DIR/probe.pb"
 			k=$(( (TARGET - s1 + (s10 - s1) / 9 - 1) / ((s10 - s1) / 9) ))

@@ -190,15 +190,23 @@ static size_t ident_key(uint8_t *kb, size_t n, uint32_t mi, const struct xt_know
 	return o;
 }
 
+/* op_kernel_add()'s memory of recent (op, kernel) pairs, direct-mapped:
+ * a kernel launched for several ops in turn (a fusion kernel XLA reuses,
+ * a cuBLAS kernel of many calls) finds its entry without hashing. */
+#define KC_SIZE 1024
+struct kc_ent {
+	uint32_t slot, mi, idx; /* idx: entry in lp->opk + 1 (0 = empty) */
+};
+
 /* Counts a launch of kernel metadata mi for op slot (kernels per op). */
-static void op_kernel_add(struct line_part *lp, uint32_t *last, uint32_t slot, uint32_t mi,
+static void op_kernel_add(struct line_part *lp, struct kc_ent *kc, uint32_t slot, uint32_t mi,
 			  int64_t dur)
 {
+	struct kc_ent *c = &kc[(slot * 0x9E3779B1u ^ mi) & (KC_SIZE - 1)];
 	struct op_kernel *k;
 
-	/* last[mi]: the entry of this kernel's previous launch (+1). */
-	if (last[mi] && lp->opk[last[mi] - 1].slot == slot) {
-		k = &lp->opk[last[mi] - 1];
+	if (c->idx && c->slot == slot && c->mi == mi) {
+		k = &lp->opk[c->idx - 1];
 	} else {
 		uint32_t key[2] = { slot, mi };
 		int ins;
@@ -211,7 +219,7 @@ static void op_kernel_add(struct line_part *lp, uint32_t *last, uint32_t slot, u
 			}
 			lp->opk[lp->nopk++] = (struct op_kernel){ slot, mi, 0, 0 };
 		}
-		last[mi] = *v + 1;
+		*c = (struct kc_ent){ slot, mi, *v + 1 };
 		k = &lp->opk[*v];
 	}
 	k->occurrences++;
@@ -226,7 +234,7 @@ struct stream_pass {
 	const struct xt_line *l;
 	unsigned line_flags;
 	uint8_t *meta_flags;    /* op_name_flags() of each kernel name, 0x80 = known */
-	uint32_t *last_k;       /* op_kernel_add()'s per-kernel memory */
+	struct kc_ent *kc;      /* op_kernel_add()'s memory */
 	uint32_t prev_slot, occ_first;
 	int64_t prev_group;
 };
@@ -312,7 +320,7 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 			a->cost_src |= XT_COST_HLO;
 		}
 	}
-	op_kernel_add(lp, sp->last_k, slot, mi, dur);
+	op_kernel_add(lp, sp->kc, slot, mi, dur);
 	if (a->module.n || a->has_program)
 		steps_run_add(lp, a->module, a->has_program ? a->program_id : 0, slot, a->in_entry,
 			      xt_event_start(l, ev), xt_event_end(l, ev));
@@ -342,6 +350,9 @@ struct cb_run {
 	size_t nres, capres;
 	const struct hlo_module *slot_mod;
 	uint32_t *inst_slot;    /* per instruction of slot_mod: its op slot + 1 */
+	uint8_t *last_key;      /* the last run's key and where its answer is */
+	size_t last_n;
+	uint32_t last_at;
 };
 
 /* The op slot of instruction ix, found by its place in run r of the op in
@@ -394,8 +405,18 @@ static void cb_flush(struct stream_pass *sp, struct cb_run *r)
 
 		memcpy(key + 12 + 4 * k, &mi, 4);
 	}
-	v = hmap_get(&r->cache, key, kn, (uint32_t)r->nres, &ins);
-	free(key);
+	/* A graph mostly runs the same kernels as last time. */
+	if (r->last_key && r->last_n == kn && !memcmp(r->last_key, key, kn)) {
+		free(key);
+		v = &r->last_at;
+		ins = 0;
+	} else {
+		v = hmap_get(&r->cache, key, kn, (uint32_t)r->nres, &ins);
+		free(r->last_key);
+		r->last_key = key;
+		r->last_n = kn;
+		r->last_at = *v;
+	}
 	if (ins) {
 		struct bytes_ref *names = xmalloc(r->n * sizeof(*names));
 		uint32_t *out = xmalloc(r->n * sizeof(*out));
@@ -462,7 +483,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	 * each name is searched once (op_name_flags, 0x80 = known). */
 	sp.meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
 	last = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*last));
-	sp.last_k = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
+	sp.kc = xcalloc(KC_SIZE, sizeof(*sp.kc));
 	lp->nmeta_ks = p->nemeta;
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
@@ -470,7 +491,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		const struct xt_known_stats *mks = meta_stats(lp, h, p, mi, want);
 		struct xt_known_stats ks;
 		struct acct_stats as;
-		uint64_t found = 0;
+		uint64_t found = 0, mb;
 		struct bytes_ref name;
 		int from_hlo;
 		uint32_t slot;
@@ -483,11 +504,13 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		if (sw.n)
 			stat_scan_event(h, p, l, ev, &sw, ks.v, &found);
 		ks.have = found;
-		for (k = 1; k < XS_COUNT; k++)
-			if (((mks->have & ~found) >> k) & 1) {
-				ks.v[k] = mks->v[k];
-				ks.have |= 1ull << k;
-			}
+		/* The metadata's stats where the event has none (most kernels
+		 * carry theirs on the event: usually nothing to do). */
+		for (mb = mks->have & ~found; mb; mb &= mb - 1) {
+			k = (unsigned)__builtin_ctzll(mb);
+			ks.v[k] = mks->v[k];
+			ks.have |= 1ull << k;
+		}
 		if (!(found & ident) && lp->slot_of_meta[mi]) {
 			/* The op is fixed by the metadata alone: reuse its slot. */
 			slot = lp->slot_of_meta[mi] - 1;
@@ -564,7 +587,8 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	free(run.ev);
 	free(run.res);
 	free(run.inst_slot);
+	free(run.last_key);
 	free(sp.meta_flags);
 	free(last);
-	free(sp.last_k);
+	free(sp.kc);
 }
