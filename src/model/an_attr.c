@@ -137,8 +137,7 @@ double attr_hbm_bytes(const uint8_t *b, size_t n)
 	return w.bad || !entries ? -1 : hbm;
 }
 
-/* Last element of a "::"-separated annotation stack. */
-static struct bytes_ref last_scope(struct bytes_ref r)
+struct bytes_ref attr_last_scope(struct bytes_ref r)
 {
 	size_t i;
 
@@ -231,7 +230,7 @@ void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_pl
 		ga->program_id = stat_as_int(&ks->v[XS_PROGRAM_ID]);
 	}
 	if (stat_has(ks, XS_HLO_OP) && ks->v[XS_HLO_OP].n) {
-		struct bytes_ref op = last_scope(bref(ks->v[XS_HLO_OP].s, ks->v[XS_HLO_OP].n));
+		struct bytes_ref op = attr_last_scope(bref(ks->v[XS_HLO_OP].s, ks->v[XS_HLO_OP].n));
 
 		if (hlo && hlo->n) {
 			mod = ga->has_program ? hlo_set_find(hlo, (uint64_t)ga->program_id) : NULL;

@@ -9,10 +9,12 @@
  * and fusion.148), and library calls (cuBLAS's `nvjet_...`, a `Memset`
  * before it) name no instruction. The run's order settles both: a command
  * buffer replays a contiguous stretch of the program's schedule, one
- * instruction after another. So the kernels whose names fit the schedule
- * in order (the longest such chain) are anchors, and each stretch of
- * kernels between two anchors is matched with the instructions between
- * them: a fusion takes one fusion kernel, a group of other instructions
+ * instruction after another (of the entry, or of a while loop's body:
+ * the computation that holds most of the run's kernels by name). So the
+ * kernels whose names fit that schedule in order (the longest such chain)
+ * are anchors, and each stretch of kernels between two anchors is matched
+ * with the instructions between them: a fusion takes one fusion kernel or
+ * a copy (a dynamic slice runs as one), a group of other instructions
  * (library calls) the run of non-fusion kernels, one each after any
  * memsets when there are several. A stretch that does not parse exactly
  * keeps the name rule. Reads only the module: no analysis state.
@@ -31,6 +33,7 @@ struct cb_ctx {
 	size_t ns;
 	const uint8_t *fusion_like; /* the kernel's name is some instruction's kernel */
 	const uint8_t *memset;      /* a memset node (a library call's prelude) */
+	const uint8_t *memcpy;      /* a copy node (a fusion run as a copy) */
 };
 
 static int is_fusion(const struct cb_ctx *x, size_t ii)
@@ -52,7 +55,7 @@ static int cb_parse(const struct cb_ctx *x, size_t a, size_t b, size_t c, size_t
 		size_t jj = ii, kj = ki, k, nm = 0, t;
 
 		if (is_fusion(x, ii)) {
-			if (ki >= b || !x->fusion_like[ki])
+			if (ki >= b || !(x->fusion_like[ki] || x->memcpy[ki]))
 				return 0;
 			tmp[ki++ - a] = x->seq[ii++];
 			continue;
@@ -124,38 +127,81 @@ static size_t cb_anchors(const uint32_t *pos, size_t n, size_t *anchors)
 	return len;
 }
 
+/* The computation whose launch sequence a run replays: the one that holds
+ * the places of most of its kernels found by name; on a tie the hint (the
+ * command buffer's own computation, or the entry), else the first met. */
+static uint32_t cb_comp(uint32_t hint, const struct hlo_inst **own, size_t n)
+{
+	uint32_t *comp = xmalloc((n ? n : 1) * sizeof(*comp)), best = hint;
+	size_t *cnt = xmalloc((n ? n : 1) * sizeof(*cnt)), nc = 0, bestn = 0, i, j;
+
+	for (i = 0; i < n; i++) {
+		uint32_t c = own[i] ? own[i]->seq_comp : UINT32_MAX;
+
+		if (c == UINT32_MAX)
+			continue;
+		for (j = 0; j < nc && comp[j] != c; j++)
+			;
+		if (j == nc) {
+			comp[nc] = c;
+			cnt[nc++] = 0;
+		}
+		cnt[j]++;
+	}
+	for (j = 0; j < nc; j++)
+		if (cnt[j] > bestn || (cnt[j] == bestn && comp[j] == hint)) {
+			best = comp[j];
+			bestn = cnt[j];
+		}
+	free(comp);
+	free(cnt);
+	return best;
+}
+
 void cmdbuf_resolve(const struct hlo_module *m, uint32_t comp, const struct bytes_ref *kn,
 		    size_t n, uint32_t *out, uint8_t *by_order)
 {
 	struct cb_ctx x;
+	const struct hlo_inst **own;
 	uint32_t *pos, *name_rule, *tmp;
-	uint8_t *fl, *ms;
+	uint8_t *fl, *ms, *mc;
 	size_t *anc, na, i, j;
 
 	for (i = 0; i < n; i++) {
 		out[i] = UINT32_MAX;
 		by_order[i] = 0;
 	}
+	if (!n)
+		return;
+	own = xmalloc(n * sizeof(*own));
+	for (i = 0; i < n; i++)
+		own[i] = hlo_find_kernel(m, kn[i].p, kn[i].n);
+	comp = cb_comp(comp, own, n);
 	x.m = m;
 	x.seq = comp < m->ncomp ? hlo_launch_seq(m, comp, &x.ns) : NULL;
-	if (!x.seq || !x.ns || !n)
+	if (!x.seq || !x.ns) {
+		free(own);
 		return;
+	}
 	pos = xmalloc(n * sizeof(*pos));
 	name_rule = xmalloc(n * sizeof(*name_rule));
 	tmp = xmalloc(n * sizeof(*tmp));
 	fl = xmalloc(n);
 	ms = xmalloc(n);
+	mc = xmalloc(n);
 	anc = xmalloc(n * sizeof(*anc));
 	for (i = 0; i < n; i++) {
-		const struct hlo_inst *in = hlo_find_kernel(m, kn[i].p, kn[i].n);
+		const struct hlo_inst *in = own[i];
 
 		fl[i] = in != NULL;
 		name_rule[i] = in ? (uint32_t)(in - m->inst) : UINT32_MAX;
-		pos[i] = in && in->comp == comp ? in->seq_pos : UINT32_MAX;
+		pos[i] = in && in->seq_comp == comp ? in->seq_pos : UINT32_MAX;
 		ms[i] = kn[i].n >= 6 && !memcmp(kn[i].p, "Memset", 6);
+		mc[i] = kn[i].n >= 6 && (!memcmp(kn[i].p, "memcpy", 6) || !memcmp(kn[i].p, "Memcpy", 6));
 	}
 	x.fusion_like = fl;
 	x.memset = ms;
+	x.memcpy = mc;
 	na = cb_anchors(pos, n, anc);
 	for (j = 0; j < na; j++)
 		out[anc[j]] = x.seq[pos[anc[j]]];
@@ -187,10 +233,12 @@ void cmdbuf_resolve(const struct hlo_module *m, uint32_t comp, const struct byte
 			}
 	}
 	/* Outside a parsed stretch: the name rule (out stays UINT32_MAX). */
+	free(own);
 	free(pos);
 	free(name_rule);
 	free(tmp);
 	free(fl);
 	free(ms);
+	free(mc);
 	free(anc);
 }

@@ -181,13 +181,14 @@ void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t progra
 			r->end_ps = e;
 		if (slot != r->first_slot)
 			r->seen_other = 1;
+		r->entry |= (uint8_t)!!restarts;
 		return;
 	}
 	if (lp->nruns == lp->capruns) {
 		lp->capruns = lp->capruns ? lp->capruns * 2 : 16;
 		lp->runs = xreallocarray(lp->runs, lp->capruns, sizeof(*lp->runs));
 	}
-	lp->runs[lp->nruns++] = (struct mod_run){ module, program, s, e, slot, 0 };
+	lp->runs[lp->nruns++] = (struct mod_run){ module, program, s, e, slot, 0, (uint8_t)!!restarts };
 }
 
 void steps_line_modules(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
@@ -208,7 +209,7 @@ void steps_line_modules(struct line_part *lp, const struct xt_host *h, const str
 		/* Every event is one run, even of the same module back to back. */
 		lp->runs[lp->nruns++] = (struct mod_run){ module_of(xt_event_meta(p, ev)->name), 0,
 							  xt_event_start(l, ev), xt_event_end(l, ev),
-							  0, 0 };
+							  0, 0, 1 };
 	}
 }
 
@@ -224,6 +225,59 @@ static int run_cmp(const void *x, const void *y)
 static int same_module(struct bytes_ref a, struct bytes_ref b)
 {
 	return a.n == b.n && (a.p == b.p || !memcmp(a.p, b.p, a.n));
+}
+
+/* Index of run r's program in *pr (added when new); *last is the answer
+ * before, tried first (runs come in long stretches of one program). */
+struct run_prog {
+	struct bytes_ref module;
+	int64_t program_id;
+	uint8_t entry;
+};
+
+static size_t run_prog_of(struct run_prog **pr, size_t *npr, size_t *last, const struct mod_run *r)
+{
+	size_t j;
+
+	if (*last < *npr && (*pr)[*last].program_id == r->program_id &&
+	    same_module((*pr)[*last].module, r->module))
+		return *last;
+	for (j = 0; j < *npr; j++)
+		if ((*pr)[j].program_id == r->program_id && same_module((*pr)[j].module, r->module))
+			break;
+	if (j == *npr) {
+		*pr = xreallocarray(*pr, *npr + 1, sizeof(**pr));
+		(*pr)[(*npr)++] = (struct run_prog){ r->module, r->program_id, 0 };
+	}
+	*last = j;
+	return j;
+}
+
+/*
+ * A stretch made only of ops inside while loops (a loop's dynamic slices
+ * copied on side streams, seen on an H100) lies within a run of its
+ * program on the main stream, and would join all of them into one: it
+ * stands for runs only of a program that has no stretch with an op of its
+ * entry computation. Returns the runs kept, in place.
+ */
+static size_t drop_loop_stretches(struct mod_run *v, size_t n)
+{
+	struct run_prog *pr = NULL;
+	size_t npr = 0, last = SIZE_MAX, i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t j = run_prog_of(&pr, &npr, &last, &v[i]);
+
+		pr[j].entry |= v[i].entry;
+	}
+	for (i = 0; i < n; i++) {
+		size_t j = run_prog_of(&pr, &npr, &last, &v[i]);
+
+		if (v[i].entry || !pr[j].entry)
+			v[k++] = v[i];
+	}
+	free(pr);
+	return k;
 }
 
 /* The program runs of one device, in start order: XLA Modules events as
@@ -253,6 +307,8 @@ static size_t device_runs(const struct xt_plane *pl, struct mod_run **out)
 		memcpy(v + n, lp->runs, lp->nruns * sizeof(*v));
 		n += lp->nruns;
 	}
+	if (pc->kind == XT_DEV_GPU)
+		n = drop_loop_stretches(v, n);
 	/* One XLA Modules line is in start order already: check, not sort. */
 	for (i = 1; i < n && v[i - 1].start_ps <= v[i].start_ps; i++)
 		;

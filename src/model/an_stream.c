@@ -339,6 +339,7 @@ struct cb_run {
 	const struct hlo_module *mod;
 	uint32_t comp;
 	int64_t corr;           /* the graph launch's correlation id */
+	struct bytes_ref parent; /* its hlo_op: the command buffer */
 	struct cb_ev {
 		uint32_t i, slot;
 		uint8_t from_hlo;
@@ -377,7 +378,7 @@ static uint32_t cb_inst_slot(struct line_part *lp, struct cb_run *r, uint32_t ix
 	a = &lp->ops[slot];
 	if (a->occurrences == 0 && !a->attr) {
 		a->attr = XT_ATTR_KERNEL_ORDER;
-		a->parent = f->parent;
+		a->parent = r->parent.n ? r->parent : f->parent;
 		a->in_entry = (uint8_t)!hlo_in_loop(r->mod, in);
 		a->hlo_flops = in->flops;
 		a->hlo_bytes = in->bytes;
@@ -562,10 +563,18 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 				stat_scan_event(h, p, l, ev, &sw, ks.v, &f2);
 				ks.have |= f2;
 			}
+			struct bytes_ref parent =
+				stat_has(&ks, XS_HLO_OP)
+					? attr_last_scope(bref(ks.v[XS_HLO_OP].s, ks.v[XS_HLO_OP].n))
+					: bref("", 0);
+
 			if (stat_has(&ks, XS_CORRELATION_ID))
 				corr = stat_as_int(&ks.v[XS_CORRELATION_ID]);
-			if (run.n && (run.mod != mod || run.comp != comp || run.corr != corr))
+			if (run.n && (run.mod != mod || run.comp != comp || run.corr != corr ||
+				      run.parent.n != parent.n ||
+				      memcmp(run.parent.p, parent.p, parent.n)))
 				cb_flush(&sp, &run); /* may move lp->ops */
+			run.parent = parent;
 			run.mod = mod;
 			run.comp = comp;
 			run.corr = corr;

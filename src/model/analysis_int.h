@@ -132,6 +132,7 @@ struct mod_run {
 	int64_t start_ps, end_ps;
 	uint32_t first_slot;    /* GPU: the op that opened the run */
 	uint8_t seen_other;     /* GPU: another op ran since */
+	uint8_t entry;          /* GPU: one of its ops is in the entry computation */
 };
 
 /* Start-to-done spans of one async op on one device (Async XLA Ops). */
@@ -326,6 +327,8 @@ struct gpu_attr {
  * op_name_flags() of the line's name, worked out once per line. */
 void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_plane *p,
 	      unsigned line_flags, const struct xt_event *ev, const struct xt_known_stats *ks);
+/* The last element of a "::"-separated annotation stack (an hlo_op). */
+struct bytes_ref attr_last_scope(struct bytes_ref r);
 /* The kernel name of metadata m (without ROCm's ".kd"). */
 struct bytes_ref attr_kernel_name(const struct xt_event_meta *m);
 /* The op category of an HLO instruction (fusion kind, gemm, ...). */

@@ -13,7 +13,8 @@
 /* Tuples nest; deeper shapes than this are treated as malformed. */
 #define HLO_SHAPE_DEPTH 32
 
-void hlo_cost_module(struct hlo_module *m); /* hlo_cost.c */
+void hlo_cost_module(struct hlo_module *m);      /* hlo_cost.c */
+void hlo_module_sequences(struct hlo_module *m); /* hlo_seq.c */
 
 #define GROW(arr, n, cap)                                                         \
 	do {                                                                      \
@@ -687,62 +688,6 @@ static void module_index(struct hlo_module *m)
 	}
 }
 
-/* Instructions that launch nothing on the device: values, tuples and
- * aliases that XLA's thunk emitter turns into no work. */
-static int launches_nothing(const char *op)
-{
-	static const char *const none[] = { "parameter", "constant", "get-tuple-element", "tuple",
-					    "bitcast", "after-all", "add-dependency", "opt-barrier",
-					    "domain" };
-	size_t i;
-
-	for (i = 0; i < sizeof(none) / sizeof(none[0]); i++)
-		if (!strcmp(op, none[i]))
-			return 1;
-	return 0;
-}
-
-/* Turns the raw schedule into each computation's launch sequence. */
-static void module_sequences(struct hlo_module *m)
-{
-	size_t r, i, cap = 0;
-
-	for (i = 0; i < m->ninst; i++)
-		m->inst[i].seq_pos = UINT32_MAX;
-	for (r = 0; r < m->nraw_seq; r++) {
-		const struct hlo_raw_seq *rs = &m->raw_seq[r];
-		const uint32_t *c = hmap_find(&m->comp_by_id, &rs->comp_id, sizeof(int64_t));
-		struct hlo_comp *hc;
-
-		if (!c || m->comp[*c].seq_n)
-			continue;
-		hc = &m->comp[*c];
-		hc->seq_first = (uint32_t)m->nseq;
-		for (i = 0; i < rs->ids.n; i++) {
-			int64_t key[2] = { (int64_t)*c, m->ints[rs->ids.at + i] };
-			const uint32_t *v = hmap_find(&m->by_cid, key, sizeof(key));
-
-			if (!v || launches_nothing(m->inst[*v].opcode) ||
-			    m->inst[*v].seq_pos != UINT32_MAX)
-				continue;
-			GROW(m->seq, m->nseq, cap);
-			m->inst[*v].seq_pos = (uint32_t)(m->nseq - hc->seq_first);
-			m->seq[m->nseq++] = *v;
-		}
-		hc->seq_n = (uint32_t)(m->nseq - hc->seq_first);
-	}
-	free(m->raw_seq);
-	m->raw_seq = NULL;
-	m->nraw_seq = m->capraw_seq = 0;
-}
-
-uint32_t hlo_entry_comp(const struct hlo_module *m)
-{
-	const uint32_t *v = hmap_find(&m->comp_by_id, &m->entry_id, sizeof(int64_t));
-
-	return v ? *v : UINT32_MAX;
-}
-
 int hlo_set_add(struct hlo_set *s, uint64_t program_id, const uint8_t *b, size_t n)
 {
 	struct hlo_module *m = xcalloc(1, sizeof(*m));
@@ -771,7 +716,7 @@ int hlo_set_add(struct hlo_set *s, uint64_t program_id, const uint8_t *b, size_t
 		return -1;
 	}
 	module_index(m);
-	module_sequences(m);
+	hlo_module_sequences(m);
 	module_loops(m);
 	hlo_cost_module(m);
 	(void)hmap_get(&s->by_program, &program_id, sizeof(program_id), (uint32_t)s->n, &ins);

@@ -76,7 +76,9 @@ struct hlo_inst {
 	 * no answer (an opaque custom call), bytes likewise. */
 	double flops, bytes;
 	uint8_t cost_done;
-	uint32_t seq_pos;     /* place in its computation's launch sequence, UINT32_MAX if none */
+	uint32_t seq_pos;     /* place in a launch sequence, UINT32_MAX if none */
+	uint32_t seq_comp;    /* the computation of that sequence (an async op's wrapped
+			       * instruction sits in its caller's) */
 };
 
 struct hlo_comp {
@@ -103,8 +105,9 @@ struct hlo_module {
 	size_t nwin, capwin;
 	/* Launch sequences: per computation with a schedule, the instructions
 	 * that do work on the device (HloScheduleProto order, without
-	 * parameters, constants, tuples, bitcasts and the like), as indexes
-	 * into inst. */
+	 * parameters, constants, tuples, bitcasts, async dones and the like;
+	 * an async-start stands for the instruction it wraps), as indexes into
+	 * inst. */
 	uint32_t *seq;
 	size_t nseq;
 	struct hlo_raw_seq { int64_t comp_id; struct hlo_ints ids; } *raw_seq; /* while parsing */

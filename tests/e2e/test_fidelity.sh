@@ -143,7 +143,7 @@ sp = xspace_io.read('$1', sys.exit)
 print(sum(len(l.events) for p in sp.planes if p.name.startswith('/device:GPU:') for l in p.lines))
 "
 }
-for n in mlp-cb mlp-nocb tfm-cb tfm-nocb; do
+for n in mlp-cb mlp-nocb tfm-cb tfm-nocb scan-cb scan-nocb; do
 	report "$H/jax-h100-$n.xplane.pb.gz" "$TMP/h-$n.json"
 	oracle_match "H100 $n: every number matches the oracle" "$H/jax-h100-$n.xplane.pb.gz" "$TMP/h-$n.json"
 done
@@ -183,7 +183,26 @@ jcheck "H100 transformer: the 14 cuBLAS calls are gemms with their nvjet kernels
 	 sorted('custom-call.%d' % i for i in range(14)) and
 	 all(k['name'].startswith(('nvjet_sm90', 'Memset'))
 	     for o in d['ops'] if o['category'] == 'gemm' for k in o['kernels'])"
-for n in tfm-cb tfm-nocb mlp-cb; do
+jcheck "H100 scan, command buffers: the ops and counts of its twin (but the GEMM it tuned to Triton)" \
+	"$TMP/h-scan-cb.json" \
+	"{(o['name'], o['occurrences']) for o in d['ops']} ^
+	 {(o['name'], o['occurrences']) for o in json.load(open('$TMP/h-scan-nocb.json'))['ops']} ==
+	 {('gemm_fusion_dot.2', 96), ('custom-call.1', 96)} and
+	 not any(o['attribution'] == 'unresolved' for o in d['ops'])"
+jcheck "H100 scan: the loop's dynamic slices, run as copies in the graphs, are their fusions" \
+	"$TMP/h-scan-cb.json" \
+	"all(ops[n]['attribution'] == 'kernel_order' and ops[n]['occurrences'] == 96 and
+	     ops[n]['kernels'][0]['name'].startswith('memcpy')
+	     for n in ('loop_dynamic_slice_fusion.3', 'loop_dynamic_slice_fusion.4',
+	               'loop_dynamic_slice_fusion.5', 'loop_dynamic_update_slice_fusion.7',
+	               'loop_dynamic_update_slice_fusion.8')) and
+	 ops['loop_dynamic_slice_fusion.4']['parent'] == 'command_buffer_29' and
+	 ops['loop_add_fusion.2']['kernels'][0]['name'] == 'loop_add_fusion'"
+jcheck "H100 scan, no command buffers: 12 steps, the loop's side-stream copies join no two" \
+	"$TMP/h-scan-nocb.json" \
+	"d['steps_source'] == 'inferred' and len(d['steps']) == 12 and
+	 all(s['duration_ps'] < 10**10 for s in d['steps'])"
+for n in tfm-cb tfm-nocb mlp-cb scan-cb scan-nocb; do
 	k=$(gpu_kernels "$H/jax-h100-$n.xplane.pb.gz")
 	jcheck "H100 $n: the op rows account for all $k kernels of the file" "$TMP/h-$n.json" \
 		"sum(k['occurrences'] for o in d['ops'] for k in o['kernels']) == $k"

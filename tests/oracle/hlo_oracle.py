@@ -134,20 +134,28 @@ class Program:
         self.by_kernel = {k: v[0] for k, v in kernel.items() if len(v) == 1}
         # Launch sequences (docs "Op profile", command buffers): each
         # scheduled computation's instructions in schedule order, without
-        # those that launch nothing.
+        # those that launch nothing (and async dones); an async-start
+        # stands for the root of the computation it wraps.
         self.seq = {}
         for i in self.insts:
-            i.seq_pos = None
+            i.seq_pos = i.seq_comp = None
+        wrapped = {i.called[0] for i in self.insts if i.opcode == 'async-start' and i.called}
         for cid, s in m.schedule.sequences.items():
-            if cid not in self.comps:
+            if cid not in self.comps or cid in self.seq or cid in wrapped:
                 continue
             by_id = {x.id: x for x in self.comps[cid][2]}
             lst = []
             for iid in s.instruction_ids:
                 x = by_id.get(iid)
-                if x is None or x.opcode in LAUNCH_NOTHING or x.seq_pos is not None:
+                if x is None or x.opcode in LAUNCH_NOTHING or x.opcode.endswith('-done') and \
+                        len(x.opcode) > 5:
                     continue
-                x.seq_pos = len(lst)
+                if x.opcode == 'async-start' and x.called and x.called[0] in self.comps:
+                    _, root, body = self.comps[x.called[0]]
+                    x = next((y for y in body if y.id == root), x)
+                if x.seq_pos is not None:
+                    continue
+                x.seq_pos, x.seq_comp = len(lst), cid
                 lst.append(x)
             self.seq[cid] = lst
         # Computations called, at any depth, by a while loop.

@@ -191,12 +191,17 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
   C32 Command buffer runs (docs "Op profile"): consecutive events of a
       stream line (C5's order) attributed kernel_name or unresolved, with
       the program's HLO and a launch sequence for the command buffer's
-      computation, the same program, computation and correlation_id (none
-      equals none). The anchors are the chain patience sorting keeps
+      computation, the same program, computation, correlation_id (none
+      equals none) and hlo_op (its last scope). The anchors are the chain patience sorting keeps
       (bisect_left on the chain ends' places; a kernel whose place equals
       the end found is skipped, else it replaces that end and its
       predecessor is the end before its slot). Category of an op found by order: the
       instruction's kind, never the event's hlo_category.
+  C33 GPU program runs: a stretch counts as holding an entry op when one of
+      its events restarts-capable (an XLA op, not in a loop) was added to
+      it, the opening event included; stretches without one are dropped,
+      before the cross-stream merge, when the same (module, program id) has
+      a stretch with one on that device.
 """
 
 import gzip
@@ -920,12 +925,24 @@ def cb_resolve(prog, comp, kernels):
     """Docs "Op profile", command buffers: each kernel of one run (names
     without .kd, in start order) -> the instruction its place in the launch
     sequence gives, where that differs from its name's; else None."""
-    seq = prog.seq.get(comp) or []
     n = len(kernels)
     own = [prog.find_kernel(k) for k in kernels]
+    # The computation holding most of the kernels' places (tie: the hint,
+    # else the first met).
+    votes = {}
+    for o in own:
+        if o is not None and o.seq_comp is not None:
+            votes[o.seq_comp] = votes.get(o.seq_comp, 0) + 1
+    best, bestn = comp, 0
+    for c, v in votes.items():
+        if v > bestn or (v == bestn and c == comp):
+            best, bestn = c, v
+    comp = best
+    seq = prog.seq.get(comp) or []
     fusion_like = [o is not None for o in own]
-    place = [o.seq_pos if o is not None and o.comp == comp else None for o in own]
+    place = [o.seq_pos if o is not None and o.seq_comp == comp else None for o in own]
     memset = [k.startswith('Memset') for k in kernels]
+    copy = [k.startswith(('memcpy', 'Memcpy')) for k in kernels]
     out = [None] * n
     if not seq or not n:
         return out
@@ -955,7 +972,7 @@ def cb_resolve(prog, comp, kernels):
         got, ki, ii = {}, a, c
         while ii < d:
             if seq[ii].opcode == 'fusion':
-                if ki >= b or not fusion_like[ki]:
+                if ki >= b or not (fusion_like[ki] or copy[ki]):
                     return None
                 got[ki] = seq[ii]
                 ki, ii = ki + 1, ii + 1
@@ -1031,7 +1048,7 @@ def cb_attrs(attrs, evs):
         if a[2] in ('kernel_name', 'unresolved') and a[5] is not None:
             comp = cb_computation(a[5], a[3])
             if comp is not None and a[5].seq.get(comp):
-                k = (a[5], comp, as_int(evs[x].stat('correlation_id')))
+                k = (a[5], comp, as_int(evs[x].stat('correlation_id')), a[3])
         if k is None or (run and (k[0] is not key[0] or k[1:] != key[1:])):
             flush()
         if k is not None:
@@ -1380,8 +1397,9 @@ def analyse(hosts, origin):
                                 r[2] = max(r[2], ev.end)
                                 if slot != r[3]:
                                     r[4] = True
+                                r[5] = r[5] or restarts
                             else:
-                                lruns.append([ident, ev.start, ev.end, slot, False])
+                                lruns.append([ident, ev.start, ev.end, slot, False, restarts])
                         if ev.dur > 0:
                             activity.append((ev.start, ev.end,
                                              device_category(name, cat, ev.name, line.name)))
@@ -1394,11 +1412,15 @@ def analyse(hosts, origin):
                             kd = as_str(ev.stat('kernel_details'))
                             if kd is not None:
                                 add_kernel(kernels, ev, name, kd)
-                    runs.extend((r[0][0], r[0][1], r[1], r[2]) for r in lruns)
+                    runs.extend((r[0][0], r[0][1], r[1], r[2], r[5]) for r in lruns)
                 if spans:
                     span = max(e for s, e in spans) - min(s for s, e in spans)
                     first = min(s for s, e in spans)
                     busy = union_length(spans)
+                # CHOICE C33: a stretch made only of in-loop ops counts only for a
+                # program with no stretch holding an entry op.
+                with_entry = {(r[0], r[1]) for r in runs if r[4]}
+                runs = [r[:4] for r in runs if r[4] or (r[0], r[1]) not in with_entry]
                 # Overlapping stretches of one program on several streams: one run.
                 runs.sort(key=lambda r: r[2])
                 merged = []

@@ -553,6 +553,62 @@ static void test_command_buffer_order(void **state)
 	assert_int_equal(an->nops, 8);
 }
 
+/* Steps inferred from a program with a while loop whose copies run on a
+ * side stream (seen on an H100: lax.scan's dynamic slices): that stream's
+ * kernels are all in the loop, never restart a run, and must not join the
+ * main stream's runs into one. */
+static void test_loop_side_stream_steps(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 0, "/device:GPU:0");
+	tu_plane *meta = tu_plane_add(s, 0, "/host:metadata");
+	tu_line *main_l = tu_line_add(g, 1, "Stream #1(Compute)", 0);
+	tu_line *side = tu_line_add(g, 2, "Stream #2(MemcpyD2D)", 0);
+	tu_emeta_t *md = tu_emeta_id(meta, 9, "jit_step(9)", "");
+	XlaSubset__HloComputationProto *body, *main_c;
+	XlaSubset__HloInstructionProto *p, *w;
+	struct xt_analysis *an;
+	struct hb b;
+	uint8_t *buf;
+	size_t n;
+	int k;
+
+	(void)state;
+	hb_init(&b, "jit_step");
+	body = hb_comp(&b, "body");
+	hb_inst(&b, body, "fusion.b", "fusion", F32, 1, D(1000), NOOPS);
+	main_c = hb_comp(&b, "main");
+	p = hb_inst(&b, main_c, "p", "parameter", F32, 1, D(1000), NOOPS);
+	hb_inst(&b, main_c, "fusion.a", "fusion", F32, 1, D(1000), OPS(p));
+	w = hb_inst(&b, main_c, "while.1", "while", F32, 1, D(1000), OPS(p));
+	hb_calls(w, body);
+	b.mod.entry_computation_id = main_c->id;
+	buf = hb_pack(&b, &n);
+	{
+		int64_t sid = tu_smeta(meta, "Hlo Proto");
+		tu_stat *st = tu_stat_push(&md->n_stats, &md->stats, sid);
+
+		st->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
+		st->bytes_value.data = malloc(n); /* the space frees it */
+		assert_non_null(st->bytes_value.data);
+		memcpy(st->bytes_value.data, buf, n);
+		st->bytes_value.len = n;
+	}
+	for (k = 0; k < 3; k++) {
+		int64_t t = k * 1000;
+
+		kernel(g, main_l, "fusion_a", t, 100, "fusion.a");
+		kernel(g, main_l, "fusion_b", t + 200, 100, "fusion.b");
+		kernel(g, main_l, "fusion_b", t + 500, 100, "fusion.b");
+		kernel(g, side, "MemcpyD2D", t + 350, 50, "fusion.b");
+	}
+	an = tu_load_space(s, NULL);
+	assert_int_equal(an->steps_source, XT_STEPS_INFERRED);
+	assert_int_equal(an->nsteps, 3);
+	assert_int_equal(an->steps[1].start_ps, 1000);
+	assert_int_equal(an->steps[1].duration_ps, 600);
+}
+
 /* ---- async ops, impossible rates and peaks on an XLA device ---- */
 
 /* The event metadata (name, display), added with the next free id if new. */
@@ -756,6 +812,7 @@ int main(void)
 		TU_TEST(test_hlo_malformed),
 		TU_TEST(test_command_buffer_attribution),
 		TU_TEST(test_command_buffer_order),
+		TU_TEST(test_loop_side_stream_steps),
 		TU_TEST(test_async_and_impossible_rates),
 		TU_TEST(test_gpu_peaks_tables),
 		TU_TEST(test_time_base),
