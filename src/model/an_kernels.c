@@ -148,6 +148,40 @@ static char *kern_key(const struct kern_acc *k, const void *who, size_t nwho, ch
 	return kb;
 }
 
+void kernels_join(struct line_part *lp, const struct line_part *src)
+{
+	size_t r;
+
+	for (r = 0; r < src->nkerns; r++) {
+		const struct kern_acc *k = &src->kerns[r];
+		char key[256], *kb;
+		size_t len;
+		uint32_t *v;
+		int ins;
+
+		kb = kern_key(k, &k->meta, sizeof(k->meta), key, sizeof(key), &len);
+		v = hmap_get(&lp->kern_index, kb, len, (uint32_t)lp->nkerns, &ins);
+		if (kb != key)
+			free(kb);
+		if (ins) {
+			if (lp->nkerns == lp->capkerns) {
+				lp->capkerns = lp->capkerns ? lp->capkerns * 2 : 16;
+				lp->kerns = xreallocarray(lp->kerns, lp->capkerns, sizeof(*lp->kerns));
+			}
+			lp->kerns[lp->nkerns++] = *k;
+		} else {
+			struct kern_acc *a = &lp->kerns[*v];
+
+			a->occurrences += k->occurrences;
+			a->total_ps += k->total_ps;
+			if (k->min_ps < a->min_ps)
+				a->min_ps = k->min_ps;
+			if (k->max_ps > a->max_ps)
+				a->max_ps = k->max_ps;
+		}
+	}
+}
+
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
 		   int64_t dur, struct bytes_ref op, const struct xt_stat *details)
 {
@@ -200,6 +234,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 			lp->kerns = xreallocarray(lp->kerns, lp->capkerns, sizeof(*lp->kerns));
 		}
 		k.name = bref_str(xt_event_meta(p, ev)->name);
+		k.meta = mi;
 		k.min_ps = INT64_MAX;
 		lp->kerns[lp->nkerns++] = k;
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/parfor.h"
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
@@ -226,17 +227,20 @@ static void op_kernel_add(struct line_part *lp, struct kc_ent *kc, uint32_t slot
 	k->total_ps += dur;
 }
 
-/* One pass over a stream line (ops_line_stream): what every event's
- * accounting shares. */
+/* One piece of a stream line's pass (ops_line_stream): events [first,
+ * end), its own op tables in lp. */
 struct stream_pass {
 	struct line_part *lp;
+	const struct xt_host *h;
 	const struct xt_plane *p;
 	const struct xt_line *l;
+	size_t first, end;
 	unsigned line_flags;
 	uint8_t *meta_flags;    /* op_name_flags() of each kernel name, 0x80 = known */
 	struct kc_ent *kc;      /* op_kernel_add()'s memory */
-	uint32_t prev_slot, occ_first;
-	int64_t prev_group;
+	uint32_t *rec;          /* the line's: per event its slot | from_hlo << 31 */
+	struct stream_extra *ex; /* events with a group id, FLOPs or bytes, in order */
+	size_t nex, capex;
 };
 
 /* What accounting needs of an event's stats, kept while its command
@@ -256,7 +260,12 @@ static void acct_keep(struct acct_stats *as, const struct xt_known_stats *ks)
 	as->kd = ks->v[XS_KERNEL_DETAILS];
 }
 
-/* Counts event i of the line for op slot. */
+/*
+ * Counts event i for op slot, what does not depend on the events before
+ * it: its class, time, kernel and kernel-table row. What does (the op's
+ * occurrences and their FLOPs, the program runs) is counted in line order
+ * by stream_ordered() from rec and the extras.
+ */
 static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int from_hlo,
 			   const struct acct_stats *as)
 {
@@ -265,68 +274,40 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	const struct xt_line *l = sp->l;
 	const struct xt_event *ev = &l->ev[i];
 	uint32_t mi = xt_event_meta_index(ev);
-	int64_t group = INT64_MIN, dur;
+	int64_t dur;
 	struct op_acc *a;
-	int cont, memcpy_op;
+	int memcpy_op;
 
 	if (!sp->meta_flags[mi])
 		sp->meta_flags[mi] = (uint8_t)(0x80 | op_name_flags(bref_str(p->emeta[mi].name)));
 	lp->cls[i] = (uint8_t)op_classify_flags(lp->ops[slot].name_flags, lp->ops[slot].cat_flags,
 						sp->meta_flags[mi] & 0x7f, sp->line_flags,
 						&memcpy_op);
-	if ((as->have >> XS_GROUP_ID) & 1)
-		group = stat_as_int(&as->group);
 	a = &lp->ops[slot];
-	/* Consecutive kernels of one XLA op in one step are one
-	 * occurrence (a fusion launched as several kernels), unless the
-	 * op's first kernel comes again (the op ran again); TF ops and
-	 * plain kernels count every launch, as XProf does. */
-	cont = from_hlo && slot == sp->prev_slot && group == sp->prev_group &&
-	       strcmp(p->emeta[mi].name, p->emeta[sp->occ_first].name);
-	if (!cont)
-		sp->occ_first = mi;
-	sp->prev_slot = from_hlo ? slot : UINT32_MAX;
-	sp->prev_group = group;
 	dur = xt_event_dur(l, ev);
 	a->total_ps += dur;
 	a->self_ps += dur;
-	/* FLOPs and bytes are per occurrence: a fusion's later kernels
-	 * repeat its first kernel's numbers. The event's own stats win
-	 * over the cost model. */
-	if (!cont) {
-		a->occurrences++;
-		if ((as->have >> XS_FLOPS) & 1) {
-			a->flops += stat_as_double(&as->flops);
-			a->n_flops++;
-			a->cost_src |= XT_COST_PROFILE;
-		} else if (a->hlo_flops >= 0) {
-			a->flops += a->hlo_flops;
-			a->n_flops++;
-			a->cost_src |= XT_COST_HLO;
-		}
-		if ((as->have >> XS_BYTES_ACCESSED) & 1) {
-			double b = stat_as_double(&as->bytes);
-
-			a->bytes += b;
-			a->hbm_bytes += b;
-			a->n_bytes++;
-			a->n_hbm++;
-			a->cost_src |= XT_COST_PROFILE;
-		} else if (a->hlo_bytes >= 0) {
-			a->bytes += a->hlo_bytes;
-			a->hbm_bytes += a->hlo_bytes;
-			a->n_bytes++;
-			a->n_hbm++;
-			a->cost_src |= XT_COST_HLO;
-		}
-	}
 	op_kernel_add(lp, sp->kc, slot, mi, dur);
-	if (a->module.n || a->has_program)
-		steps_run_add(lp, a->module, a->has_program ? a->program_id : 0, slot, a->in_entry,
-			      xt_event_start(l, ev), xt_event_end(l, ev));
 	lp->op_events++;
 	if (dur > 0 && ((as->have >> XS_KERNEL_DETAILS) & 1))
 		kernels_event(lp, p, ev, dur, a->name, &as->kd);
+	sp->rec[i] = slot | (from_hlo ? 1u << 31 : 0);
+	if (as->have & (1ull << XS_GROUP_ID | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED)) {
+		struct stream_extra *x;
+
+		if (sp->nex == sp->capex) {
+			sp->capex = sp->capex ? sp->capex * 2 : 64;
+			sp->ex = xreallocarray(sp->ex, sp->capex, sizeof(*sp->ex));
+		}
+		x = &sp->ex[sp->nex++];
+		x->i = i;
+		x->has_group = (as->have >> XS_GROUP_ID) & 1;
+		x->has_flops = (as->have >> XS_FLOPS) & 1;
+		x->has_bytes = (as->have >> XS_BYTES_ACCESSED) & 1;
+		x->group = x->has_group ? stat_as_int(&as->group) : 0;
+		x->flops = x->has_flops ? stat_as_double(&as->flops) : 0;
+		x->bytes = x->has_bytes ? stat_as_double(&as->bytes) : 0;
+	}
 }
 
 /*
@@ -340,6 +321,7 @@ struct cb_run {
 	uint32_t comp;
 	int64_t corr;           /* the graph launch's correlation id */
 	struct bytes_ref parent; /* its hlo_op: the command buffer */
+	struct bytes_ref raw_op; /* that stat as the last kernel had it */
 	struct cb_ev {
 		uint32_t i, slot;
 		uint8_t from_hlo;
@@ -450,16 +432,22 @@ static void cb_flush(struct stream_pass *sp, struct cb_run *r)
 	r->n = 0;
 }
 
-void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
-		     const struct xt_line *l)
+/* The pass over one piece of the line: sp->lp gets its ops. */
+static void stream_piece(struct stream_pass *sp)
 {
-	uint64_t released = 0; /* source bytes given back (trace_release_before) */
+	struct line_part *lp = sp->lp;
+	const struct xt_host *h = sp->h;
+	const struct xt_plane *p = sp->p;
+	const struct xt_line *l = sp->l;
+	/* Source bytes given back (trace_release_before): the piece's own,
+	 * from the first whole page that is its alone. */
+	uint64_t released = sp->first ? (trace_event_raw(h, l, sp->first) + 4095) & ~(uint64_t)4095
+				      : 0;
 	const struct plane_ctx *pc = p->hook_data;
 	const uint64_t ident = 1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
 			       1ull << XS_TF_OP | 1ull << XS_HLO_CATEGORY | 1ull << XS_LEVEL0;
 	const uint64_t want = ident | 1ull << XS_GROUP_ID | 1ull << XS_FLOPS |
 			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS;
-	struct stream_pass sp = { 0 };
 	struct stat_want sw;
 	struct ident *last;
 	struct cb_run run = { 0 };
@@ -472,21 +460,15 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	hmap_init(&seen);
 	hmap_init(&run.cache);
 	stat_want_init(&sw, p, want);
-	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
 	lp->meta_ks = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->meta_ks));
 	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
-	sp.lp = lp;
-	sp.p = p;
-	sp.l = l;
-	sp.line_flags = op_name_flags(bref_str(l->name));
-	sp.prev_slot = UINT32_MAX;
 	/* The class depends on the op, the kernel name and the line name:
 	 * each name is searched once (op_name_flags, 0x80 = known). */
-	sp.meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
+	sp->meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
 	last = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*last));
-	sp.kc = xcalloc(KC_SIZE, sizeof(*sp.kc));
+	sp->kc = xcalloc(KC_SIZE, sizeof(*sp->kc));
 	lp->nmeta_ks = p->nemeta;
-	for (i = 0; i < l->nev; i++) {
+	for (i = sp->first; i < sp->end; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		uint32_t mi = xt_event_meta_index(ev);
 		const struct xt_known_stats *mks = meta_stats(lp, h, p, mi, want);
@@ -536,7 +518,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 				from_hlo = (int)(*v >> 31);
 				name = lp->ops[slot].name;
 			} else {
-				slot = stream_slot(lp, pc, p, sp.line_flags, ev, &ks, &from_hlo, &name);
+				slot = stream_slot(lp, pc, p, sp->line_flags, ev, &ks, &from_hlo, &name);
 				if (v)
 					*v = slot | (uint32_t)(from_hlo ? 1u << 31 : 0);
 			}
@@ -563,18 +545,26 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 				stat_scan_event(h, p, l, ev, &sw, ks.v, &f2);
 				ks.have |= f2;
 			}
+			struct bytes_ref raw = stat_has(&ks, XS_HLO_OP)
+						       ? bref(ks.v[XS_HLO_OP].s, ks.v[XS_HLO_OP].n)
+						       : bref("", 0);
+			/* The same annotation as the run's (most often the very
+			 * same bytes): the same command buffer. */
 			struct bytes_ref parent =
-				stat_has(&ks, XS_HLO_OP)
-					? attr_last_scope(bref(ks.v[XS_HLO_OP].s, ks.v[XS_HLO_OP].n))
-					: bref("", 0);
+				run.n && raw.n == run.raw_op.n &&
+						(raw.p == run.raw_op.p ||
+						 !memcmp(raw.p, run.raw_op.p, raw.n))
+					? run.parent
+					: attr_last_scope(raw);
 
 			if (stat_has(&ks, XS_CORRELATION_ID))
 				corr = stat_as_int(&ks.v[XS_CORRELATION_ID]);
 			if (run.n && (run.mod != mod || run.comp != comp || run.corr != corr ||
 				      run.parent.n != parent.n ||
 				      memcmp(run.parent.p, parent.p, parent.n)))
-				cb_flush(&sp, &run); /* may move lp->ops */
+				cb_flush(sp, &run); /* may move lp->ops */
 			run.parent = parent;
+			run.raw_op = raw;
 			run.mod = mod;
 			run.comp = comp;
 			run.corr = corr;
@@ -586,18 +576,93 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 			continue;
 		}
 		if (run.n)
-			cb_flush(&sp, &run);
-		stream_account(&sp, i, slot, from_hlo, &as);
+			cb_flush(sp, &run);
+		stream_account(sp, i, slot, from_hlo, &as);
 	}
 	if (run.n)
-		cb_flush(&sp, &run);
+		cb_flush(sp, &run);
 	hmap_fini(&seen);
 	hmap_fini(&run.cache);
 	free(run.ev);
 	free(run.res);
 	free(run.inst_slot);
 	free(run.last_key);
-	free(sp.meta_flags);
+	free(sp->meta_flags);
 	free(last);
-	free(sp.kc);
+	free(sp->kc);
+}
+
+/* Below this many events a line is one piece; above, two run at once
+ * (a variable so that the unit tests can cut small lines). */
+size_t stream_split_min = 400000;
+#define SPLIT_SEARCH 65536
+
+/* Where to cut the line in two: near its middle, between two events of
+ * different graph launches (a command buffer run must not be cut), or 0. */
+static size_t stream_cut(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l)
+{
+	struct xt_known_stats ks;
+	int64_t prev = 0;
+	size_t i;
+	int have_prev = 0;
+
+	if (l->nev < stream_split_min || l->nev < 2)
+		return 0;
+	for (i = l->nev / 2; i < l->nev / 2 + SPLIT_SEARCH && i < l->nev; i++) {
+		int64_t corr;
+
+		stat_collect(&ks, h, p, l, &l->ev[i], 1ull << XS_CORRELATION_ID);
+		if (!stat_has(&ks, XS_CORRELATION_ID))
+			return 0; /* no launches to tell apart: one piece */
+		corr = stat_as_int(&ks.v[XS_CORRELATION_ID]);
+		if (have_prev && corr != prev)
+			return i;
+		prev = corr;
+		have_prev = 1;
+	}
+	return 0;
+}
+
+static void piece_job(void *arg, size_t i)
+{
+	stream_piece(&((struct stream_pass *)arg)[i]);
+}
+
+void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		     const struct xt_line *l)
+{
+	size_t cut = stream_cut(h, p, l), np = cut ? 2 : 1, k;
+	struct stream_pass sp[2];
+	uint32_t *rec = xmalloc((l->nev ? l->nev : 1) * sizeof(*rec));
+	uint32_t *map = NULL;
+
+	/* Aggregated events get no record. */
+	memset(rec, 0xff, (l->nev ? l->nev : 1) * sizeof(*rec));
+	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
+	memset(sp, 0, sizeof(sp));
+	for (k = 0; k < np; k++) {
+		sp[k].lp = k ? line_part_alone(LROLE_STREAM) : lp;
+		sp[k].h = h;
+		sp[k].p = p;
+		sp[k].l = l;
+		sp[k].first = k ? cut : 0;
+		sp[k].end = np == 2 && !k ? cut : l->nev;
+		sp[k].line_flags = op_name_flags(bref_str(l->name));
+		sp[k].rec = rec;
+		sp[k].lp->cls = lp->cls;
+	}
+	if (np == 2)
+		par_for(2, 2, piece_job, sp);
+	else
+		stream_piece(&sp[0]);
+	if (np == 2) {
+		map = stream_join(lp, sp[1].lp);
+		sp[1].lp->cls = NULL;
+		line_part_free(sp[1].lp);
+	}
+	stream_ordered(lp, p, l, rec, cut, map, sp[0].ex, sp[0].nex, sp[1].ex, sp[1].nex);
+	free(map);
+	free(rec);
+	free(sp[0].ex);
+	free(sp[1].ex);
 }

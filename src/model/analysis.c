@@ -141,7 +141,7 @@ void *actx_own(struct analysis_ctx *c, void *p)
 	return p;
 }
 
-struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role)
+struct line_part *line_part_alone(enum line_role role)
 {
 	struct line_part *lp = xcalloc(1, sizeof(*lp));
 
@@ -150,6 +150,13 @@ struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role)
 	hmap_init(&lp->kern_index);
 	hmap_init(&lp->kern_op_index);
 	hmap_init(&lp->async_index);
+	return lp;
+}
+
+struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role)
+{
+	struct line_part *lp = line_part_alone(role);
+
 	pthread_mutex_lock(&c->lock);
 	if (c->nparts == c->capparts) {
 		c->capparts = c->capparts ? c->capparts * 2 : 64;
@@ -160,7 +167,7 @@ struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role)
 	return lp;
 }
 
-static void line_part_free(struct line_part *lp)
+void line_part_free(struct line_part *lp)
 {
 	size_t i;
 

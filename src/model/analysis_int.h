@@ -183,6 +183,7 @@ struct mem_part {
 
 struct kern_acc {
 	struct bytes_ref name, op;
+	uint32_t meta;          /* the kernel's metadata index on its plane */
 	uint32_t grid[3], block[3];
 	int64_t regs, shared;
 	double occ;
@@ -287,6 +288,9 @@ struct analysis_ctx {
 
 void *actx_own(struct analysis_ctx *c, void *p);
 struct line_part *line_part_new(struct analysis_ctx *c, enum line_role role);
+/* A part owned by its caller (not the context's): freed with line_part_free. */
+struct line_part *line_part_alone(enum line_role role);
+void line_part_free(struct line_part *lp);
 
 /* GPU busy time (a union over streams) is the costly part of the device
  * rows: it is computed for all GPU planes up front, two planes at a time,
@@ -374,9 +378,30 @@ void ops_line_async(struct line_part *lp, const struct xt_host *h, const struct 
 void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		  const struct xt_line *l);
 void ops_merge(struct xt_analysis *a, struct xt_trace *t);
-/* an_stream.c */
+/* an_stream.c: the op profile of a stream line, in two pieces at once
+ * when it is long (an_streamjoin.c joins them) */
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		     const struct xt_line *l);
+extern size_t stream_split_min; /* events from which a line is cut in two */
+/* An event with a group id, FLOPs or bytes of its own (most have none). */
+struct stream_extra {
+	size_t i;
+	uint8_t has_group, has_flops, has_bytes;
+	int64_t group;
+	double flops, bytes;
+};
+/* an_streamjoin.c: merges the ops, kernels and kernel rows of the second
+ * piece's part into lp, in its order; returns each of its slots' slot in
+ * lp (the caller frees it). */
+uint32_t *stream_join(struct line_part *lp, const struct line_part *second);
+/* Counts, in line order, what depends on the events before: occurrences
+ * (and their FLOPs and bytes) and the program runs. rec: per event its
+ * slot | from_hlo << 31 (UINT32_MAX: none); from event cut on, slots of
+ * the second piece, mapped by map. ex1/ex2: each piece's extras. */
+void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
+		    const uint32_t *rec, size_t cut, const uint32_t *map,
+		    const struct stream_extra *ex1, size_t n1, const struct stream_extra *ex2,
+		    size_t n2);
 /* an_steps.c */
 void steps_line_markers(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			const struct xt_line *l);
@@ -424,6 +449,8 @@ void memory_free(struct line_part *lp);
  * halves at once (a variable so that tests can lower it). */
 extern size_t memory_split_events;
 /* an_kernels.c (kernel_details parsing also used by tests) */
+/* Adds the kernel rows of src (another piece of the same line) to lp's. */
+void kernels_join(struct line_part *lp, const struct line_part *src);
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
 		   int64_t dur, struct bytes_ref op, const struct xt_stat *details);
 void kernels_merge(struct xt_analysis *a, struct xt_trace *t);

@@ -156,7 +156,7 @@ const struct hlo_inst *hlo_find_kernel(const struct hlo_module *m, const char *k
 static inline const uint32_t *hlo_launch_seq(const struct hlo_module *m, uint32_t comp, size_t *n)
 {
 	*n = m->comp[comp].seq_n;
-	return m->seq + m->comp[comp].seq_first;
+	return m->seq ? m->seq + m->comp[comp].seq_first : NULL;
 }
 /* The computation index of the module's entry, or UINT32_MAX. */
 uint32_t hlo_entry_comp(const struct hlo_module *m);

@@ -1,0 +1,137 @@
+/*
+ * an_streamjoin: the two halves of a long stream line's op pass
+ * (an_stream.c) made one, with the same result as one pass in line order.
+ *
+ * A piece counts what does not depend on the events before it (times,
+ * kernels, kernel rows) in its own tables; stream_join() merges the second
+ * piece's into the line's in the order it met them, which is the order one
+ * pass would have added them in. stream_ordered() then walks the line once
+ * more, reading only each event's slot and times, for what does depend on
+ * order: an op's occurrences (consecutive kernels of one op are one, and
+ * only an occurrence's first kernel adds FLOPs and bytes) and the runs of
+ * programs behind inferred steps.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+
+uint32_t *stream_join(struct line_part *lp, const struct line_part *second)
+{
+	uint32_t *map = xmalloc((second->nops ? second->nops : 1) * sizeof(*map));
+	size_t s, k;
+
+	for (s = 0; s < second->nops; s++) {
+		const struct op_acc *o = &second->ops[s];
+		size_t before = lp->nops;
+		uint32_t slot = op_slot_keyed(lp, o->name, o->category, o->module, o->has_program,
+					      o->program_id, o->key_has, o->program_id);
+		struct op_acc *a = &lp->ops[slot];
+
+		if (lp->nops > before) {
+			/* New to the line: as the piece first set it up. */
+			*a = *o;
+			a->occurrences = a->n_flops = a->n_bytes = a->n_hbm = 0;
+			a->flops = a->bytes = a->hbm_bytes = 0;
+			a->total_ps = a->self_ps = 0;
+		}
+		a->total_ps += o->total_ps;
+		a->self_ps += o->self_ps;
+		map[s] = slot;
+	}
+	for (k = 0; k < second->nopk; k++) {
+		const struct op_kernel *ok = &second->opk[k];
+		uint32_t key[2] = { map[ok->slot], ok->meta };
+		int ins;
+		uint32_t *v = hmap_get(&lp->kern_op_index, key, sizeof(key), (uint32_t)lp->nopk, &ins);
+
+		if (ins) {
+			if (lp->nopk == lp->capopk) {
+				lp->capopk = lp->capopk ? lp->capopk * 2 : 32;
+				lp->opk = xreallocarray(lp->opk, lp->capopk, sizeof(*lp->opk));
+			}
+			lp->opk[lp->nopk++] = (struct op_kernel){ map[ok->slot], ok->meta, 0, 0 };
+		}
+		lp->opk[*v].occurrences += ok->occurrences;
+		lp->opk[*v].total_ps += ok->total_ps;
+	}
+	kernels_join(lp, second);
+	lp->op_events += second->op_events;
+	return map;
+}
+
+void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
+		    const uint32_t *rec, size_t cut, const uint32_t *map,
+		    const struct stream_extra *ex1, size_t n1, const struct stream_extra *ex2,
+		    size_t n2)
+{
+	uint32_t prev_slot = UINT32_MAX, occ_first = 0;
+	int64_t prev_group = 0;
+	size_t i, e1 = 0, e2 = 0;
+
+	for (i = 0; i < l->nev; i++) {
+		const struct xt_event *ev = &l->ev[i];
+		const struct stream_extra *x = NULL;
+		uint32_t slot, mi;
+		int64_t group = INT64_MIN;
+		int from_hlo, cont;
+		struct op_acc *a;
+
+		if (rec[i] == UINT32_MAX)
+			continue;
+		slot = rec[i] & 0x7fffffffu;
+		from_hlo = (int)(rec[i] >> 31);
+		if (map && i >= cut)
+			slot = map[slot];
+		if (e1 < n1 && ex1[e1].i == i)
+			x = &ex1[e1++];
+		else if (e2 < n2 && ex2[e2].i == i)
+			x = &ex2[e2++];
+		if (x && x->has_group)
+			group = x->group;
+		mi = xt_event_meta_index(ev);
+		a = &lp->ops[slot];
+		/* Consecutive kernels of one XLA op in one step are one
+		 * occurrence (a fusion launched as several kernels), unless the
+		 * op's first kernel comes again (the op ran again); TF ops and
+		 * plain kernels count every launch, as XProf does. */
+		cont = from_hlo && slot == prev_slot && group == prev_group &&
+		       strcmp(p->emeta[mi].name, p->emeta[occ_first].name);
+		if (!cont)
+			occ_first = mi;
+		prev_slot = from_hlo ? slot : UINT32_MAX;
+		prev_group = group;
+		/* FLOPs and bytes are per occurrence: a fusion's later kernels
+		 * repeat its first kernel's numbers. The event's own stats win
+		 * over the cost model. */
+		if (!cont) {
+			a->occurrences++;
+			if (x && x->has_flops) {
+				a->flops += x->flops;
+				a->n_flops++;
+				a->cost_src |= XT_COST_PROFILE;
+			} else if (a->hlo_flops >= 0) {
+				a->flops += a->hlo_flops;
+				a->n_flops++;
+				a->cost_src |= XT_COST_HLO;
+			}
+			if (x && x->has_bytes) {
+				a->bytes += x->bytes;
+				a->hbm_bytes += x->bytes;
+				a->n_bytes++;
+				a->n_hbm++;
+				a->cost_src |= XT_COST_PROFILE;
+			} else if (a->hlo_bytes >= 0) {
+				a->bytes += a->hlo_bytes;
+				a->hbm_bytes += a->hlo_bytes;
+				a->n_bytes++;
+				a->n_hbm++;
+				a->cost_src |= XT_COST_HLO;
+			}
+		}
+		if (a->module.n || a->has_program)
+			steps_run_add(lp, a->module, a->has_program ? a->program_id : 0, slot, a->in_entry,
+				      xt_event_start(l, ev), xt_event_end(l, ev));
+	}
+}
