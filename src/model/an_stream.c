@@ -238,7 +238,8 @@ struct stream_pass {
 	unsigned line_flags;
 	uint8_t *meta_flags;    /* op_name_flags() of each kernel name, 0x80 = known */
 	struct kc_ent *kc;      /* op_kernel_add()'s memory */
-	uint32_t *rec;          /* the line's: per event its slot | from_hlo << 31 */
+	uint32_t *rec;          /* two pieces: the line's per event slot | from_hlo << 31 */
+	struct stream_order ord; /* one piece: what the order-dependent count carries */
 	struct stream_extra *ex; /* events with a group id, FLOPs or bytes, in order */
 	size_t nex, capex;
 };
@@ -261,10 +262,11 @@ static void acct_keep(struct acct_stats *as, const struct xt_known_stats *ks)
 }
 
 /*
- * Counts event i for op slot, what does not depend on the events before
- * it: its class, time, kernel and kernel-table row. What does (the op's
- * occurrences and their FLOPs, the program runs) is counted in line order
- * by stream_ordered() from rec and the extras.
+ * Counts event i for op slot: its class, time, kernel and kernel-table row,
+ * which do not depend on the events before it; then what does (the op's
+ * occurrences and their FLOPs, the program runs): at once when the line is
+ * one piece, else later in line order (stream_ordered(), from rec and the
+ * extras).
  */
 static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int from_hlo,
 			   const struct acct_stats *as)
@@ -276,6 +278,7 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	uint32_t mi = xt_event_meta_index(ev);
 	int64_t dur;
 	struct op_acc *a;
+	struct stream_extra one, *x = NULL;
 	int memcpy_op;
 
 	if (!sp->meta_flags[mi])
@@ -291,15 +294,15 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	lp->op_events++;
 	if (dur > 0 && ((as->have >> XS_KERNEL_DETAILS) & 1))
 		kernels_event(lp, p, ev, dur, a->name, &as->kd);
-	sp->rec[i] = slot | (from_hlo ? 1u << 31 : 0);
 	if (as->have & (1ull << XS_GROUP_ID | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED)) {
-		struct stream_extra *x;
-
-		if (sp->nex == sp->capex) {
-			sp->capex = sp->capex ? sp->capex * 2 : 64;
-			sp->ex = xreallocarray(sp->ex, sp->capex, sizeof(*sp->ex));
+		x = &one;
+		if (sp->rec) {
+			if (sp->nex == sp->capex) {
+				sp->capex = sp->capex ? sp->capex * 2 : 64;
+				sp->ex = xreallocarray(sp->ex, sp->capex, sizeof(*sp->ex));
+			}
+			x = &sp->ex[sp->nex++];
 		}
-		x = &sp->ex[sp->nex++];
 		x->i = i;
 		x->has_group = (as->have >> XS_GROUP_ID) & 1;
 		x->has_flops = (as->have >> XS_FLOPS) & 1;
@@ -308,6 +311,10 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 		x->flops = x->has_flops ? stat_as_double(&as->flops) : 0;
 		x->bytes = x->has_bytes ? stat_as_double(&as->bytes) : 0;
 	}
+	if (sp->rec)
+		sp->rec[i] = slot | (from_hlo ? 1u << 31 : 0);
+	else
+		stream_order_event(&sp->ord, lp, p, l, i, slot, from_hlo, x);
 }
 
 /*
@@ -633,11 +640,13 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 {
 	size_t cut = stream_cut(h, p, l), np = cut ? 2 : 1, k;
 	struct stream_pass sp[2];
-	uint32_t *rec = xmalloc((l->nev ? l->nev : 1) * sizeof(*rec));
-	uint32_t *map = NULL;
+	uint32_t *rec = NULL, *map = NULL;
 
-	/* Aggregated events get no record. */
-	memset(rec, 0xff, (l->nev ? l->nev : 1) * sizeof(*rec));
+	if (np == 2) {
+		/* Aggregated events get no record. */
+		rec = xmalloc(l->nev * sizeof(*rec));
+		memset(rec, 0xff, l->nev * sizeof(*rec));
+	}
 	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
 	memset(sp, 0, sizeof(sp));
 	for (k = 0; k < np; k++) {
@@ -649,6 +658,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		sp[k].end = np == 2 && !k ? cut : l->nev;
 		sp[k].line_flags = op_name_flags(bref_str(l->name));
 		sp[k].rec = rec;
+		sp[k].ord = (struct stream_order){ UINT32_MAX, 0, 0 };
 		sp[k].lp->cls = lp->cls;
 	}
 	if (np == 2)
@@ -659,8 +669,8 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		map = stream_join(lp, sp[1].lp);
 		sp[1].lp->cls = NULL;
 		line_part_free(sp[1].lp);
+		stream_ordered(lp, p, l, rec, cut, map, sp[0].ex, sp[0].nex, sp[1].ex, sp[1].nex);
 	}
-	stream_ordered(lp, p, l, rec, cut, map, sp[0].ex, sp[0].nex, sp[1].ex, sp[1].nex);
 	free(map);
 	free(rec);
 	free(sp[0].ex);

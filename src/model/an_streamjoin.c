@@ -7,9 +7,10 @@
  * piece's into the line's in the order it met them, which is the order one
  * pass would have added them in. stream_ordered() then walks the line once
  * more, reading only each event's slot and times, for what does depend on
- * order: an op's occurrences (consecutive kernels of one op are one, and
- * only an occurrence's first kernel adds FLOPs and bytes) and the runs of
- * programs behind inferred steps.
+ * order (stream_order_event(): an op's occurrences, where consecutive
+ * kernels of one op are one and only an occurrence's first kernel adds
+ * FLOPs and bytes, and the runs of programs behind inferred steps). A line
+ * of one piece calls stream_order_event() as it goes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,77 +62,80 @@ uint32_t *stream_join(struct line_part *lp, const struct line_part *second)
 	return map;
 }
 
+void stream_order_event(struct stream_order *st, struct line_part *lp, const struct xt_plane *p,
+			const struct xt_line *l, size_t i, uint32_t slot, int from_hlo,
+			const struct stream_extra *x)
+{
+	const struct xt_event *ev = &l->ev[i];
+	uint32_t mi = xt_event_meta_index(ev);
+	int64_t group = x && x->has_group ? x->group : INT64_MIN;
+	struct op_acc *a = &lp->ops[slot];
+	int cont;
+
+	/* Consecutive kernels of one XLA op in one step are one
+	 * occurrence (a fusion launched as several kernels), unless the
+	 * op's first kernel comes again (the op ran again); TF ops and
+	 * plain kernels count every launch, as XProf does. */
+	cont = from_hlo && slot == st->prev_slot && group == st->prev_group &&
+	       strcmp(p->emeta[mi].name, p->emeta[st->occ_first].name);
+	if (!cont)
+		st->occ_first = mi;
+	st->prev_slot = from_hlo ? slot : UINT32_MAX;
+	st->prev_group = group;
+	/* FLOPs and bytes are per occurrence: a fusion's later kernels
+	 * repeat its first kernel's numbers. The event's own stats win
+	 * over the cost model. */
+	if (!cont) {
+		a->occurrences++;
+		if (x && x->has_flops) {
+			a->flops += x->flops;
+			a->n_flops++;
+			a->cost_src |= XT_COST_PROFILE;
+		} else if (a->hlo_flops >= 0) {
+			a->flops += a->hlo_flops;
+			a->n_flops++;
+			a->cost_src |= XT_COST_HLO;
+		}
+		if (x && x->has_bytes) {
+			a->bytes += x->bytes;
+			a->hbm_bytes += x->bytes;
+			a->n_bytes++;
+			a->n_hbm++;
+			a->cost_src |= XT_COST_PROFILE;
+		} else if (a->hlo_bytes >= 0) {
+			a->bytes += a->hlo_bytes;
+			a->hbm_bytes += a->hlo_bytes;
+			a->n_bytes++;
+			a->n_hbm++;
+			a->cost_src |= XT_COST_HLO;
+		}
+	}
+	if (a->module.n || a->has_program)
+		steps_run_add(lp, a->module, a->has_program ? a->program_id : 0, slot, a->in_entry,
+			      xt_event_start(l, ev), xt_event_end(l, ev));
+}
+
 void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
 		    const uint32_t *rec, size_t cut, const uint32_t *map,
 		    const struct stream_extra *ex1, size_t n1, const struct stream_extra *ex2,
 		    size_t n2)
 {
-	uint32_t prev_slot = UINT32_MAX, occ_first = 0;
-	int64_t prev_group = 0;
+	struct stream_order st = { UINT32_MAX, 0, 0 };
 	size_t i, e1 = 0, e2 = 0;
 
 	for (i = 0; i < l->nev; i++) {
-		const struct xt_event *ev = &l->ev[i];
 		const struct stream_extra *x = NULL;
-		uint32_t slot, mi;
-		int64_t group = INT64_MIN;
-		int from_hlo, cont;
-		struct op_acc *a;
+		uint32_t slot;
 
 		if (rec[i] == UINT32_MAX)
 			continue;
 		slot = rec[i] & 0x7fffffffu;
-		from_hlo = (int)(rec[i] >> 31);
 		if (map && i >= cut)
 			slot = map[slot];
 		if (e1 < n1 && ex1[e1].i == i)
 			x = &ex1[e1++];
 		else if (e2 < n2 && ex2[e2].i == i)
 			x = &ex2[e2++];
-		if (x && x->has_group)
-			group = x->group;
-		mi = xt_event_meta_index(ev);
-		a = &lp->ops[slot];
-		/* Consecutive kernels of one XLA op in one step are one
-		 * occurrence (a fusion launched as several kernels), unless the
-		 * op's first kernel comes again (the op ran again); TF ops and
-		 * plain kernels count every launch, as XProf does. */
-		cont = from_hlo && slot == prev_slot && group == prev_group &&
-		       strcmp(p->emeta[mi].name, p->emeta[occ_first].name);
-		if (!cont)
-			occ_first = mi;
-		prev_slot = from_hlo ? slot : UINT32_MAX;
-		prev_group = group;
-		/* FLOPs and bytes are per occurrence: a fusion's later kernels
-		 * repeat its first kernel's numbers. The event's own stats win
-		 * over the cost model. */
-		if (!cont) {
-			a->occurrences++;
-			if (x && x->has_flops) {
-				a->flops += x->flops;
-				a->n_flops++;
-				a->cost_src |= XT_COST_PROFILE;
-			} else if (a->hlo_flops >= 0) {
-				a->flops += a->hlo_flops;
-				a->n_flops++;
-				a->cost_src |= XT_COST_HLO;
-			}
-			if (x && x->has_bytes) {
-				a->bytes += x->bytes;
-				a->hbm_bytes += x->bytes;
-				a->n_bytes++;
-				a->n_hbm++;
-				a->cost_src |= XT_COST_PROFILE;
-			} else if (a->hlo_bytes >= 0) {
-				a->bytes += a->hlo_bytes;
-				a->hbm_bytes += a->hlo_bytes;
-				a->n_bytes++;
-				a->n_hbm++;
-				a->cost_src |= XT_COST_HLO;
-			}
-		}
-		if (a->module.n || a->has_program)
-			steps_run_add(lp, a->module, a->has_program ? a->program_id : 0, slot, a->in_entry,
-				      xt_event_start(l, ev), xt_event_end(l, ev));
+		stream_order_event(&st, lp, p, l, i, slot, (int)(rec[i] >> 31), x);
 	}
 }

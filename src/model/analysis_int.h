@@ -394,6 +394,15 @@ struct stream_extra {
  * piece's part into lp, in its order; returns each of its slots' slot in
  * lp (the caller frees it). */
 uint32_t *stream_join(struct line_part *lp, const struct line_part *second);
+/* The order-dependent count of event i, for op slot (st starts as
+ * { UINT32_MAX, 0, 0 }); x: its extra, or NULL. */
+struct stream_order {
+	uint32_t prev_slot, occ_first;
+	int64_t prev_group;
+};
+void stream_order_event(struct stream_order *st, struct line_part *lp, const struct xt_plane *p,
+			const struct xt_line *l, size_t i, uint32_t slot, int from_hlo,
+			const struct stream_extra *x);
 /* Counts, in line order, what depends on the events before: occurrences
  * (and their FLOPs and bytes) and the program runs. rec: per event its
  * slot | from_hlo << 31 (UINT32_MAX: none); from event cut on, slots of
