@@ -148,27 +148,40 @@ static char *kern_key(const struct kern_acc *k, const void *who, size_t nwho, ch
 	return kb;
 }
 
+/* The row of k's key (launch, metadata index, op) on the line, added (to
+ * be filled by the caller) when *ins. */
+static uint32_t *kern_row_find(struct line_part *lp, const struct kern_acc *k, int *ins)
+{
+	char key[256], *kb;
+	size_t len;
+	uint32_t *v;
+
+	kb = kern_key(k, &k->meta, sizeof(k->meta), key, sizeof(key), &len);
+	v = hmap_get(&lp->kern_index, kb, len, (uint32_t)lp->nkerns, ins);
+	if (kb != key)
+		free(kb);
+	if (*ins) {
+		if (lp->nkerns == lp->capkerns) {
+			lp->capkerns = lp->capkerns ? lp->capkerns * 2 : 16;
+			lp->kerns = xreallocarray(lp->kerns, lp->capkerns, sizeof(*lp->kerns));
+		}
+		lp->nkerns++;
+	}
+	return v;
+}
+
 void kernels_join(struct line_part *lp, const struct line_part *src)
 {
 	size_t r;
 
 	for (r = 0; r < src->nkerns; r++) {
 		const struct kern_acc *k = &src->kerns[r];
-		char key[256], *kb;
-		size_t len;
 		uint32_t *v;
 		int ins;
 
-		kb = kern_key(k, &k->meta, sizeof(k->meta), key, sizeof(key), &len);
-		v = hmap_get(&lp->kern_index, kb, len, (uint32_t)lp->nkerns, &ins);
-		if (kb != key)
-			free(kb);
+		v = kern_row_find(lp, k, &ins);
 		if (ins) {
-			if (lp->nkerns == lp->capkerns) {
-				lp->capkerns = lp->capkerns ? lp->capkerns * 2 : 16;
-				lp->kerns = xreallocarray(lp->kerns, lp->capkerns, sizeof(*lp->kerns));
-			}
-			lp->kerns[lp->nkerns++] = *k;
+			lp->kerns[*v] = *k;
 		} else {
 			struct kern_acc *a = &lp->kerns[*v];
 
@@ -188,8 +201,6 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	struct kern_acc k = { 0 };
 	uint32_t mi = xt_event_meta_index(ev);
 	struct kd_cache *c;
-	char key[256], *kb;
-	size_t len;
 	uint32_t *v;
 	int ins;
 
@@ -224,19 +235,12 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	k.shared = c->shared;
 	k.occ = c->occ;
 	k.op = op;
-	kb = kern_key(&k, &mi, sizeof(mi), key, sizeof(key), &len);
-	v = hmap_get(&lp->kern_index, kb, len, (uint32_t)lp->nkerns, &ins);
-	if (kb != key)
-		free(kb);
+	k.meta = mi;
+	v = kern_row_find(lp, &k, &ins);
 	if (ins) {
-		if (lp->nkerns == lp->capkerns) {
-			lp->capkerns = lp->capkerns ? lp->capkerns * 2 : 16;
-			lp->kerns = xreallocarray(lp->kerns, lp->capkerns, sizeof(*lp->kerns));
-		}
 		k.name = bref_str(xt_event_meta(p, ev)->name);
-		k.meta = mi;
 		k.min_ps = INT64_MAX;
-		lp->kerns[lp->nkerns++] = k;
+		lp->kerns[*v] = k;
 	}
 	kernel_row_add(&lp->kerns[*v], dur);
 	c->row[1] = c->row[0];

@@ -209,19 +209,10 @@ static void op_kernel_add(struct line_part *lp, struct kc_ent *kc, uint32_t slot
 	if (c->idx && c->slot == slot && c->mi == mi) {
 		k = &lp->opk[c->idx - 1];
 	} else {
-		uint32_t key[2] = { slot, mi };
-		int ins;
-		uint32_t *v = hmap_get(&lp->kern_op_index, key, sizeof(key), (uint32_t)lp->nopk, &ins);
+		uint32_t e = op_kernel_entry(lp, slot, mi);
 
-		if (ins) {
-			if (lp->nopk == lp->capopk) {
-				lp->capopk = lp->capopk ? lp->capopk * 2 : 32;
-				lp->opk = xreallocarray(lp->opk, lp->capopk, sizeof(*lp->opk));
-			}
-			lp->opk[lp->nopk++] = (struct op_kernel){ slot, mi, 0, 0 };
-		}
-		*c = (struct kc_ent){ slot, mi, *v + 1 };
-		k = &lp->opk[*v];
+		*c = (struct kc_ent){ slot, mi, e + 1 };
+		k = &lp->opk[e];
 	}
 	k->occurrences++;
 	k->total_ps += dur;

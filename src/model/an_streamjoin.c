@@ -18,6 +18,22 @@
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
+uint32_t op_kernel_entry(struct line_part *lp, uint32_t slot, uint32_t mi)
+{
+	uint32_t key[2] = { slot, mi };
+	int ins;
+	uint32_t *v = hmap_get(&lp->kern_op_index, key, sizeof(key), (uint32_t)lp->nopk, &ins);
+
+	if (ins) {
+		if (lp->nopk == lp->capopk) {
+			lp->capopk = lp->capopk ? lp->capopk * 2 : 32;
+			lp->opk = xreallocarray(lp->opk, lp->capopk, sizeof(*lp->opk));
+		}
+		lp->opk[lp->nopk++] = (struct op_kernel){ slot, mi, 0, 0 };
+	}
+	return *v;
+}
+
 uint32_t *stream_join(struct line_part *lp, const struct line_part *second)
 {
 	uint32_t *map = xmalloc((second->nops ? second->nops : 1) * sizeof(*map));
@@ -43,19 +59,10 @@ uint32_t *stream_join(struct line_part *lp, const struct line_part *second)
 	}
 	for (k = 0; k < second->nopk; k++) {
 		const struct op_kernel *ok = &second->opk[k];
-		uint32_t key[2] = { map[ok->slot], ok->meta };
-		int ins;
-		uint32_t *v = hmap_get(&lp->kern_op_index, key, sizeof(key), (uint32_t)lp->nopk, &ins);
+		struct op_kernel *to = &lp->opk[op_kernel_entry(lp, map[ok->slot], ok->meta)];
 
-		if (ins) {
-			if (lp->nopk == lp->capopk) {
-				lp->capopk = lp->capopk ? lp->capopk * 2 : 32;
-				lp->opk = xreallocarray(lp->opk, lp->capopk, sizeof(*lp->opk));
-			}
-			lp->opk[lp->nopk++] = (struct op_kernel){ map[ok->slot], ok->meta, 0, 0 };
-		}
-		lp->opk[*v].occurrences += ok->occurrences;
-		lp->opk[*v].total_ps += ok->total_ps;
+		to->occurrences += ok->occurrences;
+		to->total_ps += ok->total_ps;
 	}
 	kernels_join(lp, second);
 	lp->op_events += second->op_events;

@@ -390,7 +390,10 @@ struct stream_extra {
 	int64_t group;
 	double flops, bytes;
 };
-/* an_streamjoin.c: merges the ops, kernels and kernel rows of the second
+/* an_streamjoin.c: the entry of (op slot, kernel metadata mi) in lp->opk,
+ * added when new. */
+uint32_t op_kernel_entry(struct line_part *lp, uint32_t slot, uint32_t mi);
+/* Merges the ops, kernels and kernel rows of the second
  * piece's part into lp, in its order; returns each of its slots' slot in
  * lp (the caller frees it). */
 uint32_t *stream_join(struct line_part *lp, const struct line_part *second);

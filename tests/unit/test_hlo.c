@@ -136,6 +136,20 @@ static uint8_t *hb_pack(struct hb *b, size_t *n)
 	return buf;
 }
 
+/* The module of b as the bytes stat "Hlo Proto" of program metadata md. */
+static void hb_attach(struct hb *b, tu_plane *meta, tu_emeta_t *md)
+{
+	size_t n;
+	uint8_t *buf = hb_pack(b, &n);
+	tu_stat *st = tu_stat_push(&md->n_stats, &md->stats, tu_smeta(meta, "Hlo Proto"));
+
+	st->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
+	st->bytes_value.data = malloc(n); /* the space frees it */
+	assert_non_null(st->bytes_value.data);
+	memcpy(st->bytes_value.data, buf, n);
+	st->bytes_value.len = n;
+}
+
 static const struct hlo_inst *inst(const struct hlo_module *m, const char *name)
 {
 	const struct hlo_inst *i = hlo_find(m, name, strlen(name));
@@ -360,8 +374,6 @@ static void test_command_buffer_attribution(void **state)
 	XlaSubset__HloInstructionProto *a, *bb, *call;
 	struct xt_analysis *an;
 	const struct xt_op_row *op;
-	uint8_t *buf;
-	size_t n;
 	int run;
 
 	(void)state;
@@ -374,19 +386,9 @@ static void test_command_buffer_attribution(void **state)
 	call = hb_inst(&b, main_c, "call.4", "call", F32, 1, D(1000), NOOPS);
 	hb_calls(call, body);
 	b.mod.entry_computation_id = main_c->id;
-	buf = hb_pack(&b, &n);
 	meta = tu_plane_add(s, 0, "/host:metadata");
 	md = tu_emeta_id(meta, 9, "jit_step(9)", "");
-	{
-		int64_t sid = tu_smeta(meta, "Hlo Proto");
-		tu_stat *st = tu_stat_push(&md->n_stats, &md->stats, sid);
-
-		st->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
-		st->bytes_value.data = malloc(n); /* the space frees it */
-		assert_non_null(st->bytes_value.data);
-		memcpy(st->bytes_value.data, buf, n);
-		st->bytes_value.len = n;
-	}
+	hb_attach(&b, meta, md);
 	/* Two runs of a graph: its kernels all carry the graph launch's
 	 * hlo_op; one is an instruction by its kernel name, one (cuBLAS's) is
 	 * not. A kernel whose hlo_op is no instruction at all is listed by
@@ -508,8 +510,7 @@ static void test_command_buffer_order(void **state)
 	struct xt_analysis *an;
 	const struct xt_op_row *op;
 	struct hb b;
-	uint8_t *buf;
-	size_t n, k;
+	size_t k;
 	int r;
 
 	(void)state;
@@ -527,17 +528,7 @@ static void test_command_buffer_order(void **state)
 		"__cublas$lt$matmul";
 	b.mod.entry_computation_id = main_c->id;
 	hb_schedule(&b, main_c, OPS(p, f1, c1, f2, t, c2, c3, f3));
-	buf = hb_pack(&b, &n);
-	{
-		int64_t sid = tu_smeta(meta, "Hlo Proto");
-		tu_stat *st = tu_stat_push(&md->n_stats, &md->stats, sid);
-
-		st->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
-		st->bytes_value.data = malloc(n); /* the space frees it */
-		assert_non_null(st->bytes_value.data);
-		memcpy(st->bytes_value.data, buf, n);
-		st->bytes_value.len = n;
-	}
+	hb_attach(&b, meta, md);
 	/* Two runs of the graph, then one whose middle does not parse: two
 	 * library kernels where a call, a fusion and two calls are due. */
 	for (r = 0; r < 2; r++)
@@ -601,8 +592,6 @@ static void test_loop_side_stream_steps(void **state)
 	XlaSubset__HloInstructionProto *p, *w;
 	struct xt_analysis *an;
 	struct hb b;
-	uint8_t *buf;
-	size_t n;
 	int k;
 
 	(void)state;
@@ -615,17 +604,7 @@ static void test_loop_side_stream_steps(void **state)
 	w = hb_inst(&b, main_c, "while.1", "while", F32, 1, D(1000), OPS(p));
 	hb_calls(w, body);
 	b.mod.entry_computation_id = main_c->id;
-	buf = hb_pack(&b, &n);
-	{
-		int64_t sid = tu_smeta(meta, "Hlo Proto");
-		tu_stat *st = tu_stat_push(&md->n_stats, &md->stats, sid);
-
-		st->value_case = TENSORFLOW__PROFILER__XSTAT__VALUE_BYTES_VALUE;
-		st->bytes_value.data = malloc(n); /* the space frees it */
-		assert_non_null(st->bytes_value.data);
-		memcpy(st->bytes_value.data, buf, n);
-		st->bytes_value.len = n;
-	}
+	hb_attach(&b, meta, md);
 	for (k = 0; k < 3; k++) {
 		int64_t t = k * 1000;
 
