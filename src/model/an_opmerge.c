@@ -79,7 +79,10 @@ static int op_row_cmp(const void *x, const void *y)
 	if (a->total_ps != b->total_ps)
 		return a->total_ps > b->total_ps ? -1 : 1;
 	c = strcmp(a->name, b->name);
-	return c ? c : strcmp(a->program, b->program);
+	if (!c)
+		c = strcmp(a->program, b->program);
+	/* A total order: the rows' order never depends on the lines'. */
+	return c ? c : strcmp(a->category, b->category);
 }
 
 static int op_kernel_cmp(const void *x, const void *y)

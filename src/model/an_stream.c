@@ -329,12 +329,29 @@ struct cb_run {
 	struct hmap cache;      /* (module, computation, kernel metadata...) -> first in res */
 	uint32_t *res;          /* per kernel: its instruction when order changed it, else UINT32_MAX */
 	size_t nres, capres;
-	const struct hlo_module *slot_mod;
-	uint32_t *inst_slot;    /* per instruction of slot_mod: its op slot + 1 */
+	/* Per program key (module, its name, program id: two program ids can
+	 * share a module found by name) the op slot + 1 of each instruction;
+	 * last: the one used last. */
+	struct inst_slots {
+		const struct hlo_module *mod;
+		struct bytes_ref module;
+		int64_t prog;
+		uint8_t key_has;
+		uint32_t *slot;
+	} *is;
+	size_t nis, last_is;
 	uint8_t *last_key;      /* the last run's key and where its answer is */
 	size_t last_n;
 	uint32_t last_at;
 };
+
+static int is_match(const struct inst_slots *c, const struct hlo_module *mod,
+		    const struct op_acc *f)
+{
+	return c->mod == mod && c->prog == f->program_id && c->key_has == f->key_has &&
+	       c->module.n == f->module.n &&
+	       (c->module.p == f->module.p || !memcmp(c->module.p, f->module.p, f->module.n));
+}
 
 /* The op slot of instruction ix, found by its place in run r of the op in
  * slot from (same program, same command buffer). */
@@ -344,14 +361,27 @@ static uint32_t cb_inst_slot(struct line_part *lp, struct cb_run *r, uint32_t ix
 	struct op_acc *a, *f;
 	uint32_t slot;
 
-	if (r->slot_mod != r->mod) {
-		free(r->inst_slot);
-		r->inst_slot = xcalloc(r->mod->ninst ? r->mod->ninst : 1, sizeof(uint32_t));
-		r->slot_mod = r->mod;
-	}
-	if (r->inst_slot[ix])
-		return r->inst_slot[ix] - 1;
+	struct inst_slots *c;
+	size_t k;
+
 	f = &lp->ops[from];
+	if (r->nis && is_match(&r->is[r->last_is], r->mod, f)) {
+		k = r->last_is;
+	} else {
+		for (k = 0; k < r->nis && !is_match(&r->is[k], r->mod, f); k++)
+			;
+		if (k == r->nis) {
+			r->is = xreallocarray(r->is, r->nis + 1, sizeof(*r->is));
+			r->is[r->nis++] = (struct inst_slots){
+				r->mod, f->module, f->program_id, f->key_has,
+				xcalloc(r->mod->ninst ? r->mod->ninst : 1, sizeof(uint32_t))
+			};
+		}
+		r->last_is = k;
+	}
+	c = &r->is[k];
+	if (c->slot[ix])
+		return c->slot[ix] - 1;
 	slot = op_slot_keyed(lp, bref_str(in->name), attr_hlo_category(in), f->module,
 			     f->has_program, f->program_id, f->key_has, f->program_id);
 	f = &lp->ops[from]; /* ops may have moved */
@@ -366,7 +396,7 @@ static uint32_t cb_inst_slot(struct line_part *lp, struct cb_run *r, uint32_t ix
 		a->cb_comp = r->comp;
 		a->key_has = f->key_has;
 	}
-	r->inst_slot[ix] = slot + 1;
+	c->slot[ix] = slot + 1;
 	return slot;
 }
 
@@ -583,7 +613,9 @@ static void stream_piece(struct stream_pass *sp)
 	hmap_fini(&run.cache);
 	free(run.ev);
 	free(run.res);
-	free(run.inst_slot);
+	for (i = 0; i < run.nis; i++)
+		free(run.is[i].slot);
+	free(run.is);
 	free(run.last_key);
 	free(sp->meta_flags);
 	free(last);
@@ -608,6 +640,9 @@ static size_t stream_cut(const struct xt_host *h, const struct xt_plane *p, cons
 		return 0;
 	for (i = l->nev / 2; i < l->nev / 2 + SPLIT_SEARCH && i < l->nev; i++) {
 		int64_t corr;
+
+		if (xt_event_aggregated(&l->ev[i]))
+			continue; /* the pass skips them: they end no run */
 
 		stat_collect(&ks, h, p, l, &l->ev[i], 1ull << XS_CORRELATION_ID);
 		if (!stat_has(&ks, XS_CORRELATION_ID))

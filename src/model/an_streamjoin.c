@@ -59,10 +59,10 @@ uint32_t *stream_join(struct line_part *lp, const struct line_part *second)
 	}
 	for (k = 0; k < second->nopk; k++) {
 		const struct op_kernel *ok = &second->opk[k];
-		struct op_kernel *to = &lp->opk[op_kernel_entry(lp, map[ok->slot], ok->meta)];
+		uint32_t e = op_kernel_entry(lp, map[ok->slot], ok->meta); /* may move lp->opk */
 
-		to->occurrences += ok->occurrences;
-		to->total_ps += ok->total_ps;
+		lp->opk[e].occurrences += ok->occurrences;
+		lp->opk[e].total_ps += ok->total_ps;
 	}
 	kernels_join(lp, second);
 	lp->op_events += second->op_events;
