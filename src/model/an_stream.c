@@ -625,6 +625,7 @@ static void stream_piece(struct stream_pass *sp)
 /* Below this many events a line is one piece; above, two run at once
  * (a variable so that the unit tests can cut small lines). */
 size_t stream_split_min = 400000;
+unsigned stream_cut_percent = 50; /* where the search for the cut starts, % of the line */
 #define SPLIT_SEARCH 65536
 
 /* Where to cut the line in two: near its middle, between two events of
@@ -638,7 +639,9 @@ static size_t stream_cut(const struct xt_host *h, const struct xt_plane *p, cons
 
 	if (l->nev < stream_split_min || l->nev < 2)
 		return 0;
-	for (i = l->nev / 2; i < l->nev / 2 + SPLIT_SEARCH && i < l->nev; i++) {
+	size_t from = (size_t)((double)l->nev * stream_cut_percent / 100);
+
+	for (i = from ? from : 1; i < from + SPLIT_SEARCH && i < l->nev; i++) {
 		int64_t corr;
 
 		if (xt_event_aggregated(&l->ev[i]))

@@ -382,7 +382,8 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t);
  * when it is long (an_streamjoin.c joins them) */
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		     const struct xt_line *l);
-extern size_t stream_split_min; /* events from which a line is cut in two */
+extern size_t stream_split_min;    /* events from which a line is cut in two */
+extern unsigned stream_cut_percent; /* where the cut is looked for (the tests move it) */
 /* An event with a group id, FLOPs or bytes of its own (most have none). */
 struct stream_extra {
 	size_t i;

@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <unistd.h>
 
 #include "hlo_subset.pb-c.h"
 #include "model/analysis_int.h"
@@ -476,6 +477,13 @@ static void same_analysis(const struct xt_analysis *a, const struct xt_analysis 
 			assert_int_equal(x->kernels[k].occurrences, y->kernels[k].occurrences);
 		}
 	}
+	assert_int_equal(a->nkernels, b->nkernels);
+	for (i = 0; i < a->nkernels; i++) {
+		assert_string_equal(a->kernels[i].name, b->kernels[i].name);
+		assert_string_equal(a->kernels[i].op, b->kernels[i].op);
+		assert_int_equal(a->kernels[i].occurrences, b->kernels[i].occurrences);
+		assert_int_equal(a->kernels[i].total_ps, b->kernels[i].total_ps);
+	}
 	assert_int_equal(a->nsteps, b->nsteps);
 	for (i = 0; i < a->nsteps; i++) {
 		assert_int_equal(a->steps[i].start_ps, b->steps[i].start_ps);
@@ -618,6 +626,36 @@ static void test_loop_side_stream_steps(void **state)
 	assert_int_equal(an->nsteps, 3);
 	assert_int_equal(an->steps[1].start_ps, 1000);
 	assert_int_equal(an->steps[1].duration_ps, 600);
+}
+
+/* The real H100 profiles (tests/fixtures/h100), each line with graph
+ * launches cut in two: the same analysis as in one pass. */
+static void test_real_profiles_cut(void **state)
+{
+	static const char *const f[] = { "mlp-cb", "mlp-nocb", "tfm-cb", "tfm-nocb", "scan-cb",
+					 "scan-nocb" };
+	char path[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		struct xt_analysis *whole;
+		unsigned pc;
+
+		snprintf(path, sizeof(path), "tests/fixtures/h100/jax-h100-%s.xplane.pb.gz", f[i]);
+		if (access(path, R_OK) != 0)
+			skip(); /* run from the repository root */
+		whole = tu_load(path, NULL);
+		/* Cuts all along the line: the join must not depend on where
+		 * the first piece's tables happen to be full. */
+		stream_split_min = 2;
+		for (pc = 2; pc < 100; pc += 7) {
+			stream_cut_percent = pc;
+			same_analysis(whole, tu_load(path, NULL));
+		}
+		stream_split_min = 400000;
+		stream_cut_percent = 50;
+	}
 }
 
 /* ---- async ops, impossible rates and peaks on an XLA device ---- */
@@ -824,6 +862,7 @@ int main(void)
 		TU_TEST(test_command_buffer_attribution),
 		TU_TEST(test_command_buffer_order),
 		TU_TEST(test_loop_side_stream_steps),
+		TU_TEST(test_real_profiles_cut),
 		TU_TEST(test_async_and_impossible_rates),
 		TU_TEST(test_gpu_peaks_tables),
 		TU_TEST(test_time_base),
