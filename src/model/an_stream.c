@@ -67,14 +67,13 @@ static const struct xt_known_stats *meta_stats(struct line_part *lp, const struc
 static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
 			    const struct xt_plane *p, unsigned line_flags,
 			    const struct xt_event *ev, const struct xt_known_stats *ks,
-			    int *from_hlo, struct bytes_ref *name)
+			    int *from_hlo)
 {
 	struct gpu_attr ga;
 	uint32_t slot;
 	struct op_acc *a;
 
 	attr_gpu(&ga, &pc->hc->hlo, p, line_flags, ev, ks);
-	*name = ga.name;
 	*from_hlo = ga.attr >= XT_ATTR_HLO_OP && ga.attr <= XT_ATTR_KERNEL_ORDER;
 	slot = op_slot_keyed(lp, ga.name, ga.category, ga.module, ga.has_program, ga.program_id,
 			     ga.has_program_key, ga.program_id);
@@ -359,9 +358,8 @@ static uint32_t cb_inst_slot(struct line_part *lp, struct cb_run *r, uint32_t ix
 {
 	const struct hlo_inst *in = &r->mod->inst[ix];
 	struct op_acc *a, *f;
-	uint32_t slot;
-
 	struct inst_slots *c;
+	uint32_t slot;
 	size_t k;
 
 	f = &lp->ops[from];
@@ -503,7 +501,6 @@ static void stream_piece(struct stream_pass *sp)
 		struct xt_known_stats ks;
 		struct acct_stats as;
 		uint64_t found = 0, mb;
-		struct bytes_ref name;
 		int from_hlo;
 		uint32_t slot;
 		unsigned k;
@@ -527,12 +524,10 @@ static void stream_piece(struct stream_pass *sp)
 			slot = lp->slot_of_meta[mi] - 1;
 			from_hlo = lp->ops[slot].attr >= XT_ATTR_HLO_OP &&
 				   lp->ops[slot].attr <= XT_ATTR_KERNEL_ORDER;
-			name = lp->ops[slot].name;
 		} else if ((found & ident) && ident_same(&last[mi], &ks, found & ident)) {
 			/* Same event-level identity as this kernel's last launch. */
 			slot = last[mi].slot;
 			from_hlo = last[mi].from_hlo;
-			name = lp->ops[slot].name;
 		} else {
 			uint8_t kb[256];
 			size_t kn = (found & ident) ? ident_key(kb, sizeof(kb), mi, &ks, found & ident) : 0;
@@ -544,9 +539,8 @@ static void stream_piece(struct stream_pass *sp)
 			if (!ins) {
 				slot = *v & 0x7fffffffu;
 				from_hlo = (int)(*v >> 31);
-				name = lp->ops[slot].name;
 			} else {
-				slot = stream_slot(lp, pc, p, sp->line_flags, ev, &ks, &from_hlo, &name);
+				slot = stream_slot(lp, pc, p, sp->line_flags, ev, &ks, &from_hlo);
 				if (v)
 					*v = slot | (uint32_t)(from_hlo ? 1u << 31 : 0);
 			}
@@ -558,7 +552,6 @@ static void stream_piece(struct stream_pass *sp)
 				last[mi].from_hlo = (uint8_t)from_hlo;
 			}
 		}
-		(void)name;
 		acct_keep(&as, &ks);
 		if (lp->ops[slot].cb_mod) {
 			/* A command buffer's kernel: held until its run ends. */
@@ -634,19 +627,17 @@ static size_t stream_cut(const struct xt_host *h, const struct xt_plane *p, cons
 {
 	struct xt_known_stats ks;
 	int64_t prev = 0;
-	size_t i;
+	size_t i, from;
 	int have_prev = 0;
 
 	if (l->nev < stream_split_min || l->nev < 2)
 		return 0;
-	size_t from = (size_t)((double)l->nev * stream_cut_percent / 100);
-
+	from = (size_t)((double)l->nev * stream_cut_percent / 100);
 	for (i = from ? from : 1; i < from + SPLIT_SEARCH && i < l->nev; i++) {
 		int64_t corr;
 
 		if (xt_event_aggregated(&l->ev[i]))
 			continue; /* the pass skips them: they end no run */
-
 		stat_collect(&ks, h, p, l, &l->ev[i], 1ull << XS_CORRELATION_ID);
 		if (!stat_has(&ks, XS_CORRELATION_ID))
 			return 0; /* no launches to tell apart: one piece */
@@ -690,11 +681,10 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		sp[k].ord = (struct stream_order){ UINT32_MAX, 0, 0 };
 		sp[k].lp->cls = lp->cls;
 	}
-	if (np == 2)
-		par_for(2, 2, piece_job, sp);
-	else
+	if (np == 1) {
 		stream_piece(&sp[0]);
-	if (np == 2) {
+	} else {
+		par_for(2, 2, piece_job, sp);
 		map = stream_join(lp, sp[1].lp);
 		sp[1].lp->cls = NULL;
 		line_part_free(sp[1].lp);
