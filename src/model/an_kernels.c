@@ -196,7 +196,7 @@ void kernels_join(struct line_part *lp, const struct line_part *src)
 }
 
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
-		   int64_t dur, struct bytes_ref op, const struct xt_stat *details)
+		   int64_t dur, struct bytes_ref op, struct bytes_ref details)
 {
 	struct kern_acc k = { 0 };
 	uint32_t mi = xt_event_meta_index(ev);
@@ -209,12 +209,12 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	if (!lp->kd)
 		lp->kd = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->kd));
 	c = &lp->kd[mi];
-	if (!(c->p && c->n == details->n &&
-	      (c->p == details->s || !memcmp(c->p, details->s, details->n)))) {
-		kernel_details_parse(details->s, details->n, c->grid, c->block, &c->regs,
+	if (!(c->p && c->n == details.n &&
+	      (c->p == details.p || !memcmp(c->p, details.p, details.n)))) {
+		kernel_details_parse(details.p, details.n, c->grid, c->block, &c->regs,
 				     &c->shared, &c->occ);
-		c->p = details->s;
-		c->n = details->n;
+		c->p = details.p;
+		c->n = details.n;
 		c->row[0] = c->row[1] = 0;
 	} else {
 		/* Same kernel, same launch shape, same op: same row. Two are

@@ -103,6 +103,9 @@ static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
 static const unsigned ident_stats[] = { XS_HLO_OP, XS_HLO_MODULE, XS_PROGRAM_ID, XS_TF_OP,
 					XS_HLO_CATEGORY, XS_LEVEL0 };
 #define NIDENT (sizeof(ident_stats) / sizeof(ident_stats[0]))
+#define IDENT_MASK                                                                         \
+	(1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID | 1ull << XS_TF_OP | \
+	 1ull << XS_HLO_CATEGORY | 1ull << XS_LEVEL0)
 
 struct ident {
 	uint64_t mask;  /* which ident stats the event carried (0: none kept) */
@@ -228,34 +231,56 @@ struct stream_pass {
 	unsigned line_flags;
 	uint8_t *meta_flags;    /* op_name_flags() of each kernel name, 0x80 = known */
 	struct kc_ent *kc;      /* op_kernel_add()'s memory */
-	uint32_t *rec;          /* two pieces: the line's per event slot | from_hlo << 31 */
-	struct stream_order ord; /* one piece: what the order-dependent count carries */
+	uint32_t *rec;          /* a second piece: per event its slot | from_hlo << 31 */
+	struct stream_order ord; /* no rec: what the order-dependent count carries */
 	struct stream_extra *ex; /* events with a group id, FLOPs or bytes, in order */
 	size_t nex, capex;
 };
 
-/* What accounting needs of an event's stats, kept while its command
- * buffer run is resolved. */
+/* What stream_account() needs of an event's stats, converted once: a
+ * command buffer's kernels are held in a run with theirs, so it is kept
+ * small. */
 struct acct_stats {
 	uint64_t have; /* XS_GROUP_ID, XS_FLOPS, XS_BYTES_ACCESSED, XS_KERNEL_DETAILS bits */
-	struct xt_stat group, flops, bytes, kd;
+	int64_t group;
+	double flops, bytes;
+	struct bytes_ref kd; /* the kernel_details text */
 };
 
 static void acct_keep(struct acct_stats *as, const struct xt_known_stats *ks)
 {
 	as->have = ks->have & (1ull << XS_GROUP_ID | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED |
 			       1ull << XS_KERNEL_DETAILS);
-	as->group = ks->v[XS_GROUP_ID];
-	as->flops = ks->v[XS_FLOPS];
-	as->bytes = ks->v[XS_BYTES_ACCESSED];
-	as->kd = ks->v[XS_KERNEL_DETAILS];
+	as->group = (as->have >> XS_GROUP_ID) & 1 ? stat_as_int(&ks->v[XS_GROUP_ID]) : 0;
+	as->flops = (as->have >> XS_FLOPS) & 1 ? stat_as_double(&ks->v[XS_FLOPS]) : 0;
+	as->bytes = (as->have >> XS_BYTES_ACCESSED) & 1 ? stat_as_double(&ks->v[XS_BYTES_ACCESSED])
+							: 0;
+	as->kd = (as->have >> XS_KERNEL_DETAILS) & 1
+			 ? bref(ks->v[XS_KERNEL_DETAILS].s, ks->v[XS_KERNEL_DETAILS].n)
+			 : bref("", 0);
 }
+
+/*
+ * What the pass made of a kernel's last launch, by the raw bytes of the
+ * stats it reads (stat_scan_raw()): the op, and every stat it then needs,
+ * are a function of the kernel metadata and those bytes, so a launch with
+ * the same bytes as the last one decodes nothing. Launches differ mostly
+ * in their correlation, which is read apart.
+ */
+#define MEMO_KEY 64
+struct memo {
+	uint8_t n, valid, from_hlo;
+	uint32_t slot;
+	struct acct_stats as;
+	struct bytes_ref op; /* the hlo_op stat's text */
+	uint8_t key[MEMO_KEY];
+};
 
 /*
  * Counts event i for op slot: its class, time, kernel and kernel-table row,
  * which do not depend on the events before it; then what does (the op's
- * occurrences and their FLOPs, the program runs): at once when the line is
- * one piece, else later in line order (stream_ordered(), from rec and the
+ * occurrences and their FLOPs, the program runs): at once in a line's one
+ * or first piece, later in a second (stream_ordered(), from rec and the
  * extras).
  */
 static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int from_hlo,
@@ -283,7 +308,7 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	op_kernel_add(lp, sp->kc, slot, mi, dur);
 	lp->op_events++;
 	if (dur > 0 && ((as->have >> XS_KERNEL_DETAILS) & 1))
-		kernels_event(lp, p, ev, dur, a->name, &as->kd);
+		kernels_event(lp, p, ev, dur, a->name, as->kd);
 	if (as->have & (1ull << XS_GROUP_ID | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED)) {
 		x = &one;
 		if (sp->rec) {
@@ -297,9 +322,9 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 		x->has_group = (as->have >> XS_GROUP_ID) & 1;
 		x->has_flops = (as->have >> XS_FLOPS) & 1;
 		x->has_bytes = (as->have >> XS_BYTES_ACCESSED) & 1;
-		x->group = x->has_group ? stat_as_int(&as->group) : 0;
-		x->flops = x->has_flops ? stat_as_double(&as->flops) : 0;
-		x->bytes = x->has_bytes ? stat_as_double(&as->bytes) : 0;
+		x->group = as->group;
+		x->flops = as->flops;
+		x->bytes = as->bytes;
 	}
 	if (sp->rec)
 		sp->rec[i] = slot | (from_hlo ? 1u << 31 : 0);
@@ -458,6 +483,69 @@ static void cb_flush(struct stream_pass *sp, struct cb_run *r)
 	r->n = 0;
 }
 
+/* The op slot of event ev of kernel metadata mi, whose stats are ks (found:
+ * those on the event itself), through the pass's caches: the metadata's
+ * slot when the event names no op, the kernel's last launch, then every
+ * (kernel, ident) seen. */
+static uint32_t stream_ident_slot(struct stream_pass *sp, const struct plane_ctx *pc,
+				  struct ident *last, struct hmap *seen, uint32_t mi,
+				  const struct xt_event *ev, const struct xt_known_stats *ks,
+				  uint64_t found, int *from_hlo)
+{
+	struct line_part *lp = sp->lp;
+	uint64_t id = found & IDENT_MASK;
+	uint8_t kb[256];
+	size_t kn;
+	uint32_t *v = NULL, slot;
+	int ins = 1;
+
+	if (!id && lp->slot_of_meta[mi]) {
+		/* The op is fixed by the metadata alone: reuse its slot. */
+		slot = lp->slot_of_meta[mi] - 1;
+		*from_hlo = lp->ops[slot].attr >= XT_ATTR_HLO_OP &&
+			    lp->ops[slot].attr <= XT_ATTR_KERNEL_ORDER;
+		return slot;
+	}
+	if (id && ident_same(&last[mi], ks, id)) {
+		/* Same event-level identity as this kernel's last launch. */
+		*from_hlo = last[mi].from_hlo;
+		return last[mi].slot;
+	}
+	kn = id ? ident_key(kb, sizeof(kb), mi, ks, id) : 0;
+	if (kn)
+		v = hmap_get(seen, kb, kn, 0, &ins);
+	if (!ins) {
+		slot = *v & 0x7fffffffu;
+		*from_hlo = (int)(*v >> 31);
+	} else {
+		slot = stream_slot(lp, pc, sp->p, sp->line_flags, ev, ks, from_hlo);
+		if (v)
+			*v = slot | (uint32_t)(*from_hlo ? 1u << 31 : 0);
+	}
+	if (!id) {
+		lp->slot_of_meta[mi] = slot + 1;
+	} else {
+		ident_keep(&last[mi], ks, id);
+		last[mi].slot = slot;
+		last[mi].from_hlo = (uint8_t)*from_hlo;
+	}
+	return slot;
+}
+
+/* The correlation id of an event as decoded (INT64_MIN: none). */
+static int64_t stream_corr(const struct xt_host *h, const struct xt_plane *p,
+			   const struct xt_line *l, const struct xt_event *ev)
+{
+	struct stat_want sw;
+	struct xt_stat v[XS_COUNT];
+	uint64_t found = 0;
+
+	stat_want_init(&sw, p, 1ull << XS_CORRELATION_ID);
+	if (sw.n)
+		stat_scan_event(h, p, l, ev, &sw, v, &found);
+	return found ? stat_as_int(&v[XS_CORRELATION_ID]) : INT64_MIN;
+}
+
 /* The pass over one piece of the line: sp->lp gets its ops. */
 static void stream_piece(struct stream_pass *sp)
 {
@@ -470,12 +558,13 @@ static void stream_piece(struct stream_pass *sp)
 	uint64_t released = sp->first ? (trace_event_raw(h, l, sp->first) + 4095) & ~(uint64_t)4095
 				      : 0;
 	const struct plane_ctx *pc = p->hook_data;
-	const uint64_t ident = 1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
-			       1ull << XS_TF_OP | 1ull << XS_HLO_CATEGORY | 1ull << XS_LEVEL0;
-	const uint64_t want = ident | 1ull << XS_GROUP_ID | 1ull << XS_FLOPS |
+	const uint64_t want = IDENT_MASK | 1ull << XS_GROUP_ID | 1ull << XS_FLOPS |
 			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS;
 	struct stat_want sw;
 	struct ident *last;
+	struct memo *memo;
+	const int64_t corr_id =
+		p->has_known[XS_CORRELATION_ID] ? p->known_id[XS_CORRELATION_ID] : -1;
 	struct cb_run run = { 0 };
 	/* Every (kernel, event-level ident) seen -> its slot | from_hlo << 31:
 	 * one kernel often runs for a dozen ops in turn (one per module in a
@@ -486,6 +575,7 @@ static void stream_piece(struct stream_pass *sp)
 	hmap_init(&seen);
 	hmap_init(&run.cache);
 	stat_want_init(&sw, p, want);
+	memo = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*memo));
 	lp->meta_ks = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->meta_ks));
 	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
 	/* The class depends on the op, the kernel name and the line name:
@@ -497,78 +587,65 @@ static void stream_piece(struct stream_pass *sp)
 	for (i = sp->first; i < sp->end; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		uint32_t mi = xt_event_meta_index(ev);
-		const struct xt_known_stats *mks = meta_stats(lp, h, p, mi, want);
-		struct xt_known_stats ks;
+		struct memo *m = &memo[mi];
+		uint8_t key[MEMO_KEY];
+		int kn;
+		int64_t corr;
 		struct acct_stats as;
-		uint64_t found = 0, mb;
-		int from_hlo;
+		struct bytes_ref raw;
+		int from_hlo, corr_known = 1;
 		uint32_t slot;
-		unsigned k;
 
 		if (!(i & 4095))
 			trace_release_before(h, l, run.n ? run.ev[0].i : i, &released);
 		if (xt_event_aggregated(ev))
 			continue;
-		if (sw.n)
-			stat_scan_event(h, p, l, ev, &sw, ks.v, &found);
-		ks.have = found;
-		/* The metadata's stats where the event has none (most kernels
-		 * carry theirs on the event: usually nothing to do). */
-		for (mb = mks->have & ~found; mb; mb &= mb - 1) {
-			k = (unsigned)__builtin_ctzll(mb);
-			ks.v[k] = mks->v[k];
-			ks.have |= 1ull << k;
-		}
-		if (!(found & ident) && lp->slot_of_meta[mi]) {
-			/* The op is fixed by the metadata alone: reuse its slot. */
-			slot = lp->slot_of_meta[mi] - 1;
-			from_hlo = lp->ops[slot].attr >= XT_ATTR_HLO_OP &&
-				   lp->ops[slot].attr <= XT_ATTR_KERNEL_ORDER;
-		} else if ((found & ident) && ident_same(&last[mi], &ks, found & ident)) {
-			/* Same event-level identity as this kernel's last launch. */
-			slot = last[mi].slot;
-			from_hlo = last[mi].from_hlo;
+		kn = stat_scan_raw(h, l, ev, &sw, corr_id, key, sizeof(key), &corr);
+		if (kn >= 0 && m->valid && m->n == kn && !memcmp(m->key, key, (size_t)kn)) {
+			slot = m->slot;
+			from_hlo = m->from_hlo;
+			as = m->as;
+			raw = m->op;
 		} else {
-			uint8_t kb[256];
-			size_t kn = (found & ident) ? ident_key(kb, sizeof(kb), mi, &ks, found & ident) : 0;
-			uint32_t *v = NULL;
-			int ins = 1;
+			const struct xt_known_stats *mks = meta_stats(lp, h, p, mi, want);
+			struct xt_known_stats ks;
+			uint64_t found = 0, mb;
+			unsigned k;
 
-			if (kn)
-				v = hmap_get(&seen, kb, kn, 0, &ins);
-			if (!ins) {
-				slot = *v & 0x7fffffffu;
-				from_hlo = (int)(*v >> 31);
-			} else {
-				slot = stream_slot(lp, pc, p, sp->line_flags, ev, &ks, &from_hlo);
-				if (v)
-					*v = slot | (uint32_t)(from_hlo ? 1u << 31 : 0);
+			if (sw.n)
+				stat_scan_event(h, p, l, ev, &sw, ks.v, &found);
+			ks.have = found;
+			/* The metadata's stats where the event has none (most kernels
+			 * carry theirs on the event: usually nothing to do). */
+			for (mb = mks->have & ~found; mb; mb &= mb - 1) {
+				k = (unsigned)__builtin_ctzll(mb);
+				ks.v[k] = mks->v[k];
+				ks.have |= 1ull << k;
 			}
-			if (!(found & ident)) {
-				lp->slot_of_meta[mi] = slot + 1;
+			slot = stream_ident_slot(sp, pc, last, &seen, mi, ev, &ks, found, &from_hlo);
+			acct_keep(&as, &ks);
+			raw = stat_has(&ks, XS_HLO_OP) ? bref(ks.v[XS_HLO_OP].s, ks.v[XS_HLO_OP].n)
+						       : bref("", 0);
+			if (kn < 0) {
+				/* Framed otherwise: decoded again if a run needs it. */
+				corr_known = 0;
 			} else {
-				ident_keep(&last[mi], &ks, found & ident);
-				last[mi].slot = slot;
-				last[mi].from_hlo = (uint8_t)from_hlo;
+				m->n = (uint8_t)kn;
+				memcpy(m->key, key, (size_t)kn);
+				m->valid = 1;
+				m->slot = slot;
+				m->from_hlo = (uint8_t)from_hlo;
+				m->as = as;
+				m->op = raw;
 			}
 		}
-		acct_keep(&as, &ks);
 		if (lp->ops[slot].cb_mod) {
 			/* A command buffer's kernel: held until its run ends. */
 			const struct hlo_module *mod = lp->ops[slot].cb_mod;
 			uint32_t comp = lp->ops[slot].cb_comp;
-			int64_t corr = INT64_MIN;
 
-			if (!((sw.mask >> XS_CORRELATION_ID) & 1)) {
-				uint64_t f2 = 0;
-
-				stat_want_init(&sw, p, want | 1ull << XS_CORRELATION_ID);
-				stat_scan_event(h, p, l, ev, &sw, ks.v, &f2);
-				ks.have |= f2;
-			}
-			struct bytes_ref raw = stat_has(&ks, XS_HLO_OP)
-						       ? bref(ks.v[XS_HLO_OP].s, ks.v[XS_HLO_OP].n)
-						       : bref("", 0);
+			if (!corr_known)
+				corr = stream_corr(h, p, l, ev);
 			/* The same annotation as the run's (most often the very
 			 * same bytes): the same command buffer. */
 			struct bytes_ref parent =
@@ -578,8 +655,6 @@ static void stream_piece(struct stream_pass *sp)
 					? run.parent
 					: attr_last_scope(raw);
 
-			if (stat_has(&ks, XS_CORRELATION_ID))
-				corr = stat_as_int(&ks.v[XS_CORRELATION_ID]);
 			if (run.n && (run.mod != mod || run.comp != comp || run.corr != corr ||
 				      run.parent.n != parent.n ||
 				      memcmp(run.parent.p, parent.p, parent.n)))
@@ -612,6 +687,7 @@ static void stream_piece(struct stream_pass *sp)
 	free(run.last_key);
 	free(sp->meta_flags);
 	free(last);
+	free(memo);
 	free(sp->kc);
 }
 
@@ -663,9 +739,10 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	uint32_t *rec = NULL, *map = NULL;
 
 	if (np == 2) {
-		/* Aggregated events get no record. */
+		/* The second piece's events, from the cut on (aggregated ones
+		 * get no record): the first counts in order as it goes. */
 		rec = xmalloc(l->nev * sizeof(*rec));
-		memset(rec, 0xff, l->nev * sizeof(*rec));
+		memset(rec + cut, 0xff, (l->nev - cut) * sizeof(*rec));
 	}
 	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
 	memset(sp, 0, sizeof(sp));
@@ -677,7 +754,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		sp[k].first = k ? cut : 0;
 		sp[k].end = np == 2 && !k ? cut : l->nev;
 		sp[k].line_flags = op_name_flags(bref_str(l->name));
-		sp[k].rec = rec;
+		sp[k].rec = k ? rec : NULL;
 		sp[k].ord = (struct stream_order){ UINT32_MAX, 0, 0 };
 		sp[k].lp->cls = lp->cls;
 	}
@@ -688,7 +765,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		map = stream_join(lp, sp[1].lp);
 		sp[1].lp->cls = NULL;
 		line_part_free(sp[1].lp);
-		stream_ordered(lp, p, l, rec, cut, map, sp[0].ex, sp[0].nex, sp[1].ex, sp[1].nex);
+		stream_ordered(lp, p, l, &sp[0].ord, rec, cut, map, sp[1].ex, sp[1].nex);
 	}
 	free(map);
 	free(rec);

@@ -5,12 +5,13 @@
  * A piece counts what does not depend on the events before it (times,
  * kernels, kernel rows) in its own tables; stream_join() merges the second
  * piece's into the line's in the order it met them, which is the order one
- * pass would have added them in. stream_ordered() then walks the line once
- * more, reading only each event's slot and times, for what does depend on
- * order (stream_order_event(): an op's occurrences, where consecutive
- * kernels of one op are one and only an occurrence's first kernel adds
- * FLOPs and bytes, and the runs of programs behind inferred steps). A line
- * of one piece calls stream_order_event() as it goes.
+ * pass would have added them in. What does depend on order
+ * (stream_order_event(): an op's occurrences, where consecutive kernels of
+ * one op are one and only an occurrence's first kernel adds FLOPs and
+ * bytes, and the runs of programs behind inferred steps) the first piece,
+ * like a line of one piece, counts as it goes; stream_ordered() then walks
+ * the second piece's events once more, reading only each one's slot and
+ * times, from where the first left off.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,26 +124,19 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
 }
 
 void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
-		    const uint32_t *rec, size_t cut, const uint32_t *map,
-		    const struct stream_extra *ex1, size_t n1, const struct stream_extra *ex2,
-		    size_t n2)
+		    struct stream_order *st, const uint32_t *rec, size_t cut, const uint32_t *map,
+		    const struct stream_extra *ex, size_t nex)
 {
-	struct stream_order st = { UINT32_MAX, 0, 0 };
-	size_t i, e1 = 0, e2 = 0;
+	size_t i, e = 0;
 
-	for (i = 0; i < l->nev; i++) {
+	for (i = cut; i < l->nev; i++) {
 		const struct stream_extra *x = NULL;
-		uint32_t slot;
 
 		if (rec[i] == UINT32_MAX)
 			continue;
-		slot = rec[i] & 0x7fffffffu;
-		if (map && i >= cut)
-			slot = map[slot];
-		if (e1 < n1 && ex1[e1].i == i)
-			x = &ex1[e1++];
-		else if (e2 < n2 && ex2[e2].i == i)
-			x = &ex2[e2++];
-		stream_order_event(&st, lp, p, l, i, slot, (int)(rec[i] >> 31), x);
+		if (e < nex && ex[e].i == i)
+			x = &ex[e++];
+		stream_order_event(st, lp, p, l, i, map[rec[i] & 0x7fffffffu], (int)(rec[i] >> 31),
+				   x);
 	}
 }

@@ -408,13 +408,14 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
 			const struct xt_line *l, size_t i, uint32_t slot, int from_hlo,
 			const struct stream_extra *x);
 /* Counts, in line order, what depends on the events before: occurrences
- * (and their FLOPs and bytes) and the program runs. rec: per event its
- * slot | from_hlo << 31 (UINT32_MAX: none); from event cut on, slots of
- * the second piece, mapped by map. ex1/ex2: each piece's extras. */
+ * (and their FLOPs and bytes) and the program runs, for the second piece
+ * of a line cut at event cut, the first having counted its own as it went
+ * and left st. rec: per event from cut on its slot in the second piece |
+ * from_hlo << 31 (UINT32_MAX: none), mapped to the line's by map; ex: the
+ * second piece's extras. */
 void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
-		    const uint32_t *rec, size_t cut, const uint32_t *map,
-		    const struct stream_extra *ex1, size_t n1, const struct stream_extra *ex2,
-		    size_t n2);
+		    struct stream_order *st, const uint32_t *rec, size_t cut, const uint32_t *map,
+		    const struct stream_extra *ex, size_t nex);
 /* an_steps.c */
 void steps_line_markers(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			const struct xt_line *l);
@@ -465,7 +466,7 @@ extern size_t memory_split_events;
 /* Adds the kernel rows of src (another piece of the same line) to lp's. */
 void kernels_join(struct line_part *lp, const struct line_part *src);
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
-		   int64_t dur, struct bytes_ref op, const struct xt_stat *details);
+		   int64_t dur, struct bytes_ref op, struct bytes_ref details);
 void kernels_merge(struct xt_analysis *a, struct xt_trace *t);
 int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
 			 int64_t *regs, int64_t *shared, double *occ);

@@ -343,6 +343,58 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 	return hits;
 }
 
+int stat_scan_raw(const struct xt_host *h, const struct xt_line *l, const struct xt_event *ev,
+		  const struct stat_want *want, int64_t corr_id, uint8_t *key, size_t cap,
+		  int64_t *corr)
+{
+	size_t n, kn = 0;
+	const uint8_t *b = trace_event_bytes(h, l, ev, &n), *e = b + n;
+
+	*corr = INT64_MIN;
+	while (b < e) {
+		size_t sn;
+
+		if (*b == 0x08 || *b == 0x10 || *b == 0x18 || *b == 0x28) {
+			/* The event's own integers: id, offset, duration, occurrences. */
+			for (b++; b < e && (*b & 0x80); b++)
+				;
+			if (b++ >= e)
+				return -1;
+			continue;
+		}
+		/* Upstream's framing only: the stat's tag, a one-byte length,
+		 * metadata_id < 128 first; anything else is decoded. */
+		if (e - b < 4 || b[0] != 0x22 || b[1] >= 0x80 || b[1] < 2 || b[2] != 0x08 ||
+		    b[3] >= 0x80)
+			return -1;
+		sn = b[1];
+		if (sn > (size_t)(e - b - 2))
+			return -1;
+		if (b[3] == corr_id) {
+			if (*corr == INT64_MIN) {
+				struct wire w;
+				uint64_t v;
+
+				/* As stat_decode_usual() reads an integer. */
+				if (sn < 4 || (b[4] != 0x18 && b[4] != 0x20))
+					return -1;
+				wire_init(&w, b + 5, sn - 3);
+				v = wire_varint(&w);
+				if (w.bad || w.p != w.end)
+					return -1;
+				*corr = (int64_t)v;
+			}
+		} else if (want->of_id[b[3]]) {
+			if (kn + 1 + sn > cap)
+				return -1;
+			memcpy(key + kn, b + 1, 1 + sn);
+			kn += 1 + sn;
+		}
+		b += 2 + sn;
+	}
+	return (int)kn;
+}
+
 void stat_want_init(struct stat_want *sw, const struct xt_plane *p, uint64_t mask)
 {
 	unsigned k;

@@ -131,6 +131,16 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 		    const struct xt_event *ev, const struct stat_want *want, struct xt_stat *out,
 		    uint64_t *found);
 
+/* The stats of an event that want asks for, as raw bytes, for a caller that
+ * keeps what it decoded from the same bytes before: each such stat's length
+ * byte and bytes, in event order, go to key (at most cap bytes); the first
+ * stat with id corr_id is read as an integer into *corr (INT64_MIN: none).
+ * Returns the key's length, or -1 when a stat is framed otherwise than
+ * upstream writes (tag, one-byte length, metadata_id < 128 first), the
+ * correlation is not an integer, or the key does not fit: decode then. */
+int stat_scan_raw(const struct xt_host *h, const struct xt_line *l, const struct xt_event *ev,
+		  const struct stat_want *want, int64_t corr_id, uint8_t *key, size_t cap,
+		  int64_t *corr);
 /* Value as an integer (int, uint, double truncated, decimal string); 0 if none. */
 int64_t stat_as_int(const struct xt_stat *s);
 /* Value as a double (doubles kept exact, integers converted); 0 if none. */
