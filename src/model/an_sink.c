@@ -1,9 +1,10 @@
 /*
- * an_sink: the analyses' event sink (ev_sink.h). While a host line is
- * decoded, the events its plane marks (analysis.c, plane_hook_outer) go
- * to the part of the range being decoded (struct host_part): memory
+ * an_sink: the analyses' event sink (ev_sink.h). While a line is decoded,
+ * the events its plane marks (analysis.c, plane_hook_outer) go to the part
+ * of the range being decoded (struct host_part): on a host plane memory
  * events to an_memory.c, possible step markers to an_steps.c, and
- * compilations straight into the part. A big line's chunks are decoded
+ * compilations straight into the part; on a GPU plane kernel launches to
+ * an_streamsink.c. A big line's chunks are decoded
  * by every thread, so this work is shared out too, and no pass over the
  * line's tens of millions of events is left for after its last chunk.
  */
@@ -14,12 +15,16 @@
 
 static void *host_part_new(void *ctx, const struct xt_host *h, const struct xt_plane *p)
 {
+	const struct plane_ctx *pc = p->hook_data;
 	struct host_part *hp = xcalloc(1, sizeof(*hp));
 
 	(void)ctx;
 	hp->h = h;
 	hp->p = p;
-	hp->mem = memory_part_new(h, p);
+	if (pc && pc->role == ROLE_DEVICE)
+		hp->kern = kern_part_new(h, p);
+	else
+		hp->mem = memory_part_new(h, p);
 	return hp;
 }
 
@@ -28,6 +33,7 @@ static void host_part_free(void *part)
 	struct host_part *hp = part;
 
 	memory_part_free(hp->mem);
+	kern_part_free(hp->kern);
 	free(hp->markers);
 	free(hp->comp);
 	free(hp);
@@ -38,6 +44,10 @@ static void host_part_event(void *part, const struct xt_sink_ev *e)
 	struct host_part *hp = part;
 	uint8_t on = hp->p->sink_meta[e->meta];
 
+	if (on & SINK_KERNEL) {
+		kern_part_event(hp->kern, e);
+		return;
+	}
 	if (on & SINK_MEM)
 		memory_event(hp->mem, e);
 	if ((on & SINK_MARKER) || e->watched)

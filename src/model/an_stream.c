@@ -231,20 +231,11 @@ struct stream_pass {
 	unsigned line_flags;
 	uint8_t *meta_flags;    /* op_name_flags() of each kernel name, 0x80 = known */
 	struct kc_ent *kc;      /* op_kernel_add()'s memory */
+	const struct xt_sunk *sunk; /* the sink's parts of the line, or NULL */
 	uint32_t *rec;          /* a second piece: per event its slot | from_hlo << 31 */
 	struct stream_order ord; /* no rec: what the order-dependent count carries */
 	struct stream_extra *ex; /* events with a group id, FLOPs or bytes, in order */
 	size_t nex, capex;
-};
-
-/* What stream_account() needs of an event's stats, converted once: a
- * command buffer's kernels are held in a run with theirs, so it is kept
- * small. */
-struct acct_stats {
-	uint64_t have; /* XS_GROUP_ID, XS_FLOPS, XS_BYTES_ACCESSED, XS_KERNEL_DETAILS bits */
-	int64_t group;
-	double flops, bytes;
-	struct bytes_ref kd; /* the kernel_details text */
 };
 
 static void acct_keep(struct acct_stats *as, const struct xt_known_stats *ks)
@@ -259,22 +250,6 @@ static void acct_keep(struct acct_stats *as, const struct xt_known_stats *ks)
 			 ? bref(ks->v[XS_KERNEL_DETAILS].s, ks->v[XS_KERNEL_DETAILS].n)
 			 : bref("", 0);
 }
-
-/*
- * What the pass made of a kernel's last launch, by the raw bytes of the
- * stats it reads (stat_scan_raw()): the op, and every stat it then needs,
- * are a function of the kernel metadata and those bytes, so a launch with
- * the same bytes as the last one decodes nothing. Launches differ mostly
- * in their correlation, which is read apart.
- */
-#define MEMO_KEY 64
-struct memo {
-	uint8_t n, valid, from_hlo;
-	uint32_t slot;
-	struct acct_stats as;
-	struct bytes_ref op; /* the hlo_op stat's text */
-	uint8_t key[MEMO_KEY];
-};
 
 /*
  * Counts event i for op slot: its class, time, kernel and kernel-table row,
@@ -562,9 +537,7 @@ static void stream_piece(struct stream_pass *sp)
 			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS;
 	struct stat_want sw;
 	struct ident *last;
-	struct memo *memo;
-	const int64_t corr_id =
-		p->has_known[XS_CORRELATION_ID] ? p->known_id[XS_CORRELATION_ID] : -1;
+	struct launch_keys lk;
 	struct cb_run run = { 0 };
 	/* Every (kernel, event-level ident) seen -> its slot | from_hlo << 31:
 	 * one kernel often runs for a dozen ops in turn (one per module in a
@@ -575,7 +548,7 @@ static void stream_piece(struct stream_pass *sp)
 	hmap_init(&seen);
 	hmap_init(&run.cache);
 	stat_want_init(&sw, p, want);
-	memo = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*memo));
+	launch_keys_init(&lk, h, p, l, &sw, sp->sunk);
 	lp->meta_ks = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->meta_ks));
 	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
 	/* The class depends on the op, the kernel name and the line name:
@@ -587,21 +560,19 @@ static void stream_piece(struct stream_pass *sp)
 	for (i = sp->first; i < sp->end; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		uint32_t mi = xt_event_meta_index(ev);
-		struct memo *m = &memo[mi];
-		uint8_t key[MEMO_KEY];
-		int kn;
+		struct memo *m;
 		int64_t corr;
 		struct acct_stats as;
 		struct bytes_ref raw;
-		int from_hlo, corr_known = 1;
+		int from_hlo, corr_known;
 		uint32_t slot;
 
 		if (!(i & 4095))
 			trace_release_before(h, l, run.n ? run.ev[0].i : i, &released);
 		if (xt_event_aggregated(ev))
 			continue;
-		kn = stat_scan_raw(h, l, ev, &sw, corr_id, key, sizeof(key), &corr);
-		if (kn >= 0 && m->valid && m->n == kn && !memcmp(m->key, key, (size_t)kn)) {
+		m = launch_memo(&lk, i, &corr, &corr_known);
+		if (m && m->valid) {
 			slot = m->slot;
 			from_hlo = m->from_hlo;
 			as = m->as;
@@ -626,12 +597,7 @@ static void stream_piece(struct stream_pass *sp)
 			acct_keep(&as, &ks);
 			raw = stat_has(&ks, XS_HLO_OP) ? bref(ks.v[XS_HLO_OP].s, ks.v[XS_HLO_OP].n)
 						       : bref("", 0);
-			if (kn < 0) {
-				/* Framed otherwise: decoded again if a run needs it. */
-				corr_known = 0;
-			} else {
-				m->n = (uint8_t)kn;
-				memcpy(m->key, key, (size_t)kn);
+			if (m) {
 				m->valid = 1;
 				m->slot = slot;
 				m->from_hlo = (uint8_t)from_hlo;
@@ -687,7 +653,7 @@ static void stream_piece(struct stream_pass *sp)
 	free(run.last_key);
 	free(sp->meta_flags);
 	free(last);
-	free(memo);
+	launch_keys_fini(&lk);
 	free(sp->kc);
 }
 
@@ -732,7 +698,7 @@ static void piece_job(void *arg, size_t i)
 }
 
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
-		     const struct xt_line *l)
+		     const struct xt_line *l, const struct xt_sunk *sunk)
 {
 	size_t cut = stream_cut(h, p, l), np = cut ? 2 : 1, k;
 	struct stream_pass sp[2];
@@ -755,6 +721,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		sp[k].end = np == 2 && !k ? cut : l->nev;
 		sp[k].line_flags = op_name_flags(bref_str(l->name));
 		sp[k].rec = k ? rec : NULL;
+		sp[k].sunk = sunk;
 		sp[k].ord = (struct stream_order){ UINT32_MAX, 0, 0 };
 		sp[k].lp->cls = lp->cls;
 	}

@@ -451,6 +451,18 @@ static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 	}
 	if (pc->role == ROLE_HOST && c->loading)
 		plane_watch(p, host, sizeof(host) / sizeof(host[0]));
+	if (pc->role == ROLE_DEVICE && pc->kind == XT_DEV_GPU && c->loading) {
+		/* Every kernel launch's key is read as it is decoded
+		 * (an_streamsink.c). */
+		uint8_t *on = actx_own(c, xmalloc(p->nemeta ? p->nemeta : 1));
+
+		uint8_t *ids = actx_own(c, xmalloc(128));
+
+		memset(on, SINK_KERNEL, p->nemeta ? p->nemeta : 1);
+		p->sink_meta = on;
+		kern_key_ids(ids, p);
+		p->key_ids = ids;
+	}
 	if (pc->role == ROLE_HOST && c->loading) {
 		/* Memory events, step markers and compilations are read as they
 		 * are decoded (an_sink.c). Markers only where the reader flags
@@ -490,7 +502,7 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 		ops_line_xla(lp, h, p, l);
 		break;
 	case LROLE_STREAM:
-		ops_line_stream(lp, h, p, l);
+		ops_line_stream(lp, h, p, l, sunk);
 		break;
 	case LROLE_STEPS:
 		steps_line_markers(lp, h, p, l);
@@ -603,6 +615,7 @@ static void ctx_free(struct analysis_ctx *c, struct xt_trace *t)
 
 				pl->hook_data = NULL;
 				pl->sink_meta = NULL;
+				pl->key_ids = NULL;
 				for (l = 0; l < pl->nlines; l++)
 					pl->lines[l].hook_data = NULL;
 			}

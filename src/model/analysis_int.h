@@ -256,11 +256,12 @@ struct comp_ev {
 };
 
 /*
- * What the sink (an_sink.c) reads of a decoded range of a host line while
- * it is decoded: its memory events, its step markers and its
- * compilations, in file order, times as offsets from the line's start.
- * The line's hook takes them (memory_line, steps_take_markers,
- * overview_take_comp).
+ * What the sink (an_sink.c) reads of a decoded range of a line while it is
+ * decoded: of a host line its memory events, its step markers and its
+ * compilations, in file order, times as offsets from the line's start; of
+ * a GPU plane's line its kernel launches' keys (kern). The line's hook
+ * takes them (memory_line, steps_take_markers, overview_take_comp,
+ * ops_line_stream).
  */
 struct host_part {
 	const struct xt_host *h;
@@ -270,9 +271,12 @@ struct host_part {
 	size_t nmarkers, capmarkers;
 	struct comp_ev *comp;
 	size_t ncomp, capcomp;
+	struct kern_part *kern; /* a GPU plane's line: its launches' keys */
 };
-/* What a host plane's sink_meta marks of an event metadata. */
-enum { SINK_MEM = 1, SINK_MARKER = 2, SINK_COMPILE = 4 };
+/* What a plane's sink_meta marks of an event metadata: on a host plane
+ * memory events, step markers and compilations, on a GPU plane every
+ * kernel launch. */
+enum { SINK_MEM = 1, SINK_MARKER = 2, SINK_COMPILE = 4, SINK_KERNEL = 8 };
 extern const struct xt_sink analysis_sink;
 
 struct analysis_ctx {
@@ -381,7 +385,7 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t);
 /* an_stream.c: the op profile of a stream line, in two pieces at once
  * when it is long (an_streamjoin.c joins them) */
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
-		     const struct xt_line *l);
+		     const struct xt_line *l, const struct xt_sunk *sunk);
 extern size_t stream_split_min;    /* events from which a line is cut in two */
 extern unsigned stream_cut_percent; /* where the cut is looked for (the tests move it) */
 /* An event with a group id, FLOPs or bytes of its own (most have none). */
@@ -391,6 +395,73 @@ struct stream_extra {
 	int64_t group;
 	double flops, bytes;
 };
+/* What stream_account() needs of an event's stats, converted once: a
+ * command buffer's kernels are held in a run with theirs, so it is kept
+ * small. */
+struct acct_stats {
+	uint64_t have; /* XS_GROUP_ID, XS_FLOPS, XS_BYTES_ACCESSED, XS_KERNEL_DETAILS bits */
+	int64_t group;
+	double flops, bytes;
+	struct bytes_ref kd; /* the kernel_details text */
+};
+
+/* The mask of stats the stream pass reads of a launch (the ones that
+ * decide its op, and its accounting's). */
+#define STREAM_IDENT                                                                       \
+	(1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID | 1ull << XS_TF_OP | \
+	 1ull << XS_HLO_CATEGORY | 1ull << XS_LEVEL0)
+#define STREAM_WANT                                                                       \
+	(STREAM_IDENT | 1ull << XS_GROUP_ID | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED | \
+	 1ull << XS_KERNEL_DETAILS)
+/*
+ * an_streamsink.c: the launches of a stream line keyed by the bytes of the
+ * stats the pass reads. What the pass makes of a launch (its op slot, the
+ * accounting stats, the hlo_op text) is a function of its kernel metadata
+ * and those bytes, so it is kept per key (struct memo) and a launch with a
+ * known key decodes nothing. Launches differ mostly in their correlation,
+ * which is read apart. While the line is decoded, the sink reads each
+ * launch's key and correlation into its range's part (struct kern_part)
+ * with the bytes in cache; without it the pass reads them from the event's
+ * bytes, keeping one key per kernel metadata.
+ */
+#define MEMO_KEY XT_KEY_MAX
+struct memo {
+	uint8_t n, valid, from_hlo;
+	uint32_t slot;
+	struct acct_stats as;
+	struct bytes_ref op; /* the hlo_op stat's text */
+	uint8_t key[MEMO_KEY]; /* without the sink: the key (n bytes) */
+};
+struct kern_part;
+struct kern_part *kern_part_new(const struct xt_host *h, const struct xt_plane *p);
+void kern_part_event(struct kern_part *kp, const struct xt_sink_ev *e);
+void kern_part_free(struct kern_part *kp);
+/* The plane's key_ids (128 bytes) for the reader to read launch keys. */
+void kern_key_ids(uint8_t *ids, const struct xt_plane *p);
+/* A piece's view of the keys: the sink's parts of the line (when it was
+ * not reordered) or the per-metadata keys. */
+struct launch_keys {
+	const struct xt_host *h;
+	const struct xt_plane *p;
+	const struct xt_line *l;
+	const struct stat_want *want;
+	int64_t corr_id;
+	struct kern_part **parts;
+	size_t nparts, at;
+	struct memo **pmemo;    /* per part, per key id */
+	struct memo *memo;      /* per kernel metadata, without the sink */
+};
+void launch_keys_init(struct launch_keys *lk, const struct xt_host *h, const struct xt_plane *p,
+		      const struct xt_line *l, const struct stat_want *want,
+		      const struct xt_sunk *sunk);
+void launch_keys_fini(struct launch_keys *lk);
+/* The memo for event i (not aggregated), ready to use when ->valid, else
+ * for the caller to fill and mark valid; NULL when the event's key cannot
+ * be read (stats framed otherwise than upstream writes them). *corr gets
+ * its correlation id (INT64_MIN: none); *corr_known is 0 when it must be
+ * decoded from the event instead. */
+struct memo *launch_memo(struct launch_keys *lk, size_t i, int64_t *corr, int *corr_known);
+
 /* an_streamjoin.c: the entry of (op slot, kernel metadata mi) in lp->opk,
  * added when new. */
 uint32_t op_kernel_entry(struct line_part *lp, uint32_t slot, uint32_t mi);

@@ -13,6 +13,7 @@
 
 #include "../util/bigmem.h"
 #include "../util/xalloc.h"
+#include "line_event.h"
 #include "line_int.h"
 #include "wire.h"
 
@@ -20,177 +21,6 @@
  * pages are made resident and given back window by window. */
 #define XT_BIG_LINE ((uint64_t)8 << 20)
 #define XT_WINDOW ((uint64_t)16 << 20)
-
-static inline int watched(const struct xt_plane *p, uint64_t id)
-{
-	unsigned i;
-
-	if (id < 64)
-		return (p->watch_lo >> id) & 1;
-	for (i = 0; i < p->nwatch_ids; i++)
-		if ((uint64_t)p->watch_ids[i] == id)
-			return 1;
-	return 0;
-}
-
-/* A varint of [*pp, end), *bad set when malformed: the decoder's own, as
- * every event has four or five, and offsets in ps take 6 to 9 bytes. With
- * 8 readable bytes (up to `safe`, the end of the line, which may lie past
- * `end`) it decodes them at once: find the first byte without the
- * continuation bit, then squeeze out the 7-bit groups. */
-static inline uint64_t rd_varint(const uint8_t **pp, const uint8_t *end, const uint8_t *safe,
-				 int *bad)
-{
-	const uint8_t *p = *pp;
-	uint64_t v = 0;
-	unsigned sh;
-
-	if (p < end && *p < 0x80) {
-		*pp = p + 1;
-		return *p;
-	}
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (safe - p >= 8) {
-		uint64_t x, stop;
-
-		memcpy(&x, p, 8);
-		stop = ~x & 0x8080808080808080ull;
-		if (stop) {
-			unsigned len = (unsigned)__builtin_ctzll(stop) / 8 + 1;
-
-			if (len > (size_t)(end - p))
-				goto bad;
-			if (len < 8)
-				x &= (1ull << (8 * len)) - 1;
-			x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-			x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-			x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
-			*pp = p + len;
-			return x;
-		}
-	}
-#else
-	(void)safe;
-#endif
-	for (sh = 0; sh < 64 && p < end; sh += 7) {
-		uint64_t b = *p++;
-
-		v |= (b & 0x7f) << sh;
-		if (b < 0x80) {
-			*pp = p;
-			return v;
-		}
-	}
-bad:
-	*bad = 1;
-	*pp = end;
-	return 0;
-}
-
-/* The watch test of one event stat, its bytes [sb, sb + sn). */
-static inline int stat_watched(const struct xt_plane *p, const uint8_t *sb, uint64_t sn)
-{
-	/* metadata_id comes first in upstream's encoding; anything else is
-	 * flagged, to be safe. */
-	if (sn >= 2 && sb[0] == 0x08) {
-		uint64_t id = sb[1];
-
-		if (id & 0x80) {
-			struct wire iw;
-
-			wire_init(&iw, sb + 1, sn - 1);
-			id = wire_varint(&iw);
-		}
-		return watched(p, id);
-	}
-	return sn != 0;
-}
-
-/* One XEvent's fields (its bytes [q, e)). Upstream writes one-byte tags
- * in order (metadata_id, offset_ps, duration_ps, stats), which the switch
- * takes directly; anything else goes through the general tag reader. */
-struct dec_ev {
-	uint64_t mid, off, dur;
-	int agg, watched;
-};
-
-static inline int dec_event(const struct xt_plane *p, const uint8_t *q, const uint8_t *e,
-			    const uint8_t *safe, struct dec_ev *d)
-{
-	int bad = 0;
-
-	d->mid = d->off = d->dur = 0;
-	d->agg = d->watched = 0;
-	while (q < e && !bad) {
-		uint32_t f;
-		unsigned t;
-
-		switch (*q) {
-		case 0x08:
-			q++;
-			d->mid = rd_varint(&q, e, safe, &bad);
-			continue;
-		case 0x10:
-			q++;
-			d->off = rd_varint(&q, e, safe, &bad);
-			d->agg = 0;
-			continue;
-		case 0x18:
-			q++;
-			d->dur = rd_varint(&q, e, safe, &bad);
-			continue;
-		case 0x28:
-			q++;
-			d->off = rd_varint(&q, e, safe, &bad);
-			d->agg = 1;
-			continue;
-		case 0x22: {
-			uint64_t sn;
-
-			q++;
-			sn = rd_varint(&q, e, safe, &bad);
-			if (sn > (uint64_t)(e - q)) {
-				bad = 1;
-			} else {
-				if (p->watch_on && !d->watched)
-					d->watched = stat_watched(p, q, sn);
-				q += sn;
-			}
-			continue;
-		}
-		default:
-			break;
-		}
-		{
-			struct wire w = { q, e, 0 };
-
-			t = wire_tag(&w, &f);
-			if (f == 4 && t == WIRE_LEN) {
-				size_t sn;
-				const uint8_t *sb = wire_bytes(&w, &sn);
-
-				if (p->watch_on && !w.bad && !d->watched)
-					d->watched = stat_watched(p, sb, sn);
-			} else if (t == WIRE_VARINT && f <= 5 && f != 4) {
-				uint64_t v = wire_varint(&w);
-
-				if (f == 1)
-					d->mid = v;
-				else if (f == 2)
-					d->off = v, d->agg = 0;
-				else if (f == 3)
-					d->dur = v;
-				else if (f == 5)
-					d->off = v, d->agg = 1;
-			} else {
-				wire_skip(&w, t);
-			}
-			q = w.p;
-			bad |= w.bad;
-		}
-	}
-	return bad ? -1 : 0;
-}
 
 /* What line_finish would work out for event n of a range (x, decoded as
  * d), while it is at hand: valid while the range is in order. The range's
@@ -347,7 +177,8 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 			size_t j;
 			uint32_t mi;
 
-			if (dec_event(p, eb, eb + en, le, &d) < 0) {
+			if ((p->key_ids ? dec_event(p, eb, eb + en, le, &d, 1)
+					: dec_event(p, eb, eb + en, le, &d, 0)) < 0) {
 				bad = 1;
 				break;
 			}
@@ -363,8 +194,9 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 			x->off = blk_put(&o->blk, j, (int64_t)d.off);
 			mi = trace_emeta_lookup(p, (int64_t)d.mid);
 			if (o->part && (p->sink_meta[mi] || d.watched) && !d.agg) {
-				struct xt_sink_ev se = { first + n, mi, d.watched, (int64_t)d.off,
-							 (int64_t)d.dur, eb, en };
+				struct xt_sink_ev se = { first + n,	  mi,	  d.watched, (int64_t)d.off,
+							 (int64_t)d.dur, eb,	  en,	     d.key,
+							 d.kn,		 d.corr };
 
 				in->sink->event(o->part, &se);
 			}

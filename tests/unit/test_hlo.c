@@ -658,6 +658,69 @@ static void test_real_profiles_cut(void **state)
 	}
 }
 
+/* The real H100 profiles read three ways give one analysis: [0] walking
+ * the decoded lines (analysis_run: each launch's stats read from its
+ * bytes), [1] with the sink reading the launches' keys as lines are
+ * decoded whole, [2] as they are decoded in 2 KiB chunks by both threads,
+ * each stream line then also cut in two pieces (the pieces start and end
+ * inside chunks). */
+static void test_real_profiles_sink(void **state)
+{
+	static const char *const f[] = { "mlp-cb", "mlp-nocb", "tfm-cb", "tfm-nocb", "scan-cb",
+					 "scan-nocb" };
+	char path[256];
+	size_t i, run;
+
+	(void)state;
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		struct xt_analysis *a[3];
+		struct xt_trace *t = NULL;
+
+		snprintf(path, sizeof(path), "tests/fixtures/h100/jax-h100-%s.xplane.pb.gz", f[i]);
+		if (access(path, R_OK) != 0)
+			skip(); /* run from the repository root */
+		for (run = 0; run < 3; run++) {
+			struct analysis_ctx *ac = analysis_new();
+			struct xplane_load_opts o = { .threads = 2,
+						      .split_bytes = run == 2 ? 3 * 2048 : 0 };
+			struct xt_error err = { "" };
+
+			if (run) {
+				t = trace_new();
+				analysis_attach(ac, &o);
+				stream_split_min = run == 2 ? 2 : 400000;
+				assert_int_equal(xplane_load(t, path, "host", &o, &err), 0);
+				stream_split_min = 400000;
+				a[run] = analysis_finish(ac, t);
+				TU_PUSH(tu_reg.loaded, tu_reg.nloaded,
+					((struct tu_loaded){ t, a[run] }));
+			} else {
+				t = tu_read(path); /* freed at teardown */
+				analysis_run(ac, t);
+				a[run] = analysis_finish(ac, t);
+				TU_PUSH(tu_reg.loaded, tu_reg.nloaded,
+					((struct tu_loaded){ NULL, a[run] }));
+			}
+		}
+		/* The GPU's busiest line was read in several chunks. */
+		{
+			const struct xt_plane *g = NULL;
+			size_t p, l, most = 0;
+
+			for (p = 0; p < t->hosts[0].nplanes; p++)
+				if (!strncmp(t->hosts[0].planes[p].name, "/device:GPU:", 12))
+					g = &t->hosts[0].planes[p];
+			assert_non_null(g);
+			for (l = 0; l < g->nlines; l++)
+				if (g->lines[l].raw_len > most)
+					most = g->lines[l].raw_len;
+			assert_true(most > 8 * 2048);
+		}
+		same_analysis(a[0], a[1]);
+		same_analysis(a[0], a[2]);
+	}
+}
+
 /* ---- async ops, impossible rates and peaks on an XLA device ---- */
 
 /* The event metadata (name, display), added with the next free id if new. */
@@ -863,6 +926,7 @@ int main(void)
 		TU_TEST(test_command_buffer_order),
 		TU_TEST(test_loop_side_stream_steps),
 		TU_TEST(test_real_profiles_cut),
+		TU_TEST(test_real_profiles_sink),
 		TU_TEST(test_async_and_impossible_rates),
 		TU_TEST(test_gpu_peaks_tables),
 		TU_TEST(test_time_base),

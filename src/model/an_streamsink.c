@@ -1,0 +1,218 @@
+/*
+ * an_streamsink: the keys of a stream line's kernel launches (see
+ * analysis_int.h, "an_streamsink.c"). The stream pass reads of each launch
+ * a few stats that decide its op, and its correlation id; on a JAX GPU
+ * profile that is a third of the file's bytes, walked stat by stat again
+ * after the reader has given their pages back. The reader copies them out
+ * as it skips the stats (the plane's key_ids), and the sink keeps 8 bytes
+ * a launch: the id of its key within the decoded range and its
+ * correlation id.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/hmap.h"
+#include "../util/xalloc.h"
+#include "analysis_int.h"
+
+#define KP_NONE UINT32_MAX       /* no key: aggregated, or framed otherwise */
+#define KP_CORR_NONE UINT32_MAX  /* the launch has no correlation id */
+#define KP_CORR_OTHER (UINT32_MAX - 1) /* one that does not fit: decode it */
+#define KP_CACHE 256
+
+struct kern_part {
+	size_t first, n, cap;    /* records of events first .. first + n - 1 (file order) */
+	uint32_t *id, *corr;
+	struct hmap keys;        /* kernel metadata + key bytes -> id */
+	size_t nids;
+	const char **kb;         /* per id: its key as the map stores it */
+	uint8_t *kn;
+	/* The last id of a kernel metadata (by its index mod KP_CACHE): a
+	 * kernel's launches mostly repeat their key. */
+	struct {
+		uint32_t mi, id;
+	} last[KP_CACHE];
+};
+
+struct kern_part *kern_part_new(const struct xt_host *h, const struct xt_plane *p)
+{
+	struct kern_part *kp = xcalloc(1, sizeof(*kp));
+
+	(void)h;
+	(void)p;
+	hmap_init(&kp->keys);
+	memset(kp->last, 0xff, sizeof(kp->last));
+	return kp;
+}
+
+void kern_part_free(struct kern_part *kp)
+{
+	if (!kp)
+		return;
+	free(kp->id);
+	free(kp->corr);
+	free(kp->kb);
+	free(kp->kn);
+	hmap_fini(&kp->keys);
+	free(kp);
+}
+
+static uint32_t kern_key_id(struct kern_part *kp, uint32_t mi, const uint8_t *key, size_t n)
+{
+	uint32_t *v;
+	int ins;
+	uint32_t c = kp->last[mi % KP_CACHE].id;
+
+	if (kp->last[mi % KP_CACHE].mi == mi && kp->kn[c] == n && !memcmp(kp->kb[c], key, n))
+		return c;
+	v = hmap_get(&kp->keys, key, n, (uint32_t)kp->nids, &ins);
+	if (ins) {
+		size_t len;
+
+		if ((kp->nids & (kp->nids - 1)) == 0 || !kp->nids) {
+			size_t cap = kp->nids ? kp->nids * 2 : 16;
+
+			kp->kb = xreallocarray(kp->kb, cap, sizeof(*kp->kb));
+			kp->kn = xreallocarray(kp->kn, cap, 1);
+		}
+		kp->kb[kp->nids] = hmap_key_of(v, &len);
+		kp->kn[kp->nids] = (uint8_t)len;
+		kp->nids++;
+	}
+	kp->last[mi % KP_CACHE].mi = mi;
+	kp->last[mi % KP_CACHE].id = *v;
+	return *v;
+}
+
+void kern_part_event(struct kern_part *kp, const struct xt_sink_ev *e)
+{
+	uint8_t key[4 + XT_KEY_MAX];
+	size_t j;
+
+	if (!kp->n)
+		kp->first = e->i;
+	if (e->i < kp->first)
+		return; /* not in file order: cannot be */
+	j = e->i - kp->first;
+	if (j >= kp->cap) {
+		size_t cap = kp->cap ? kp->cap * 2 : 4096;
+
+		while (cap <= j)
+			cap *= 2;
+		kp->id = xreallocarray(kp->id, cap, sizeof(*kp->id));
+		kp->corr = xreallocarray(kp->corr, cap, sizeof(*kp->corr));
+		kp->cap = cap;
+	}
+	/* Events the sink is not given (aggregated ones) have no key. */
+	for (; kp->n < j; kp->n++)
+		kp->id[kp->n] = KP_NONE;
+	if (e->kn < 0) {
+		kp->id[j] = KP_NONE;
+	} else {
+		memcpy(key, &e->meta, 4);
+		memcpy(key + 4, e->key, (size_t)e->kn);
+		kp->id[j] = kern_key_id(kp, e->meta, key, 4 + (size_t)e->kn);
+	}
+	kp->corr[j] = e->corr == INT64_MIN				? KP_CORR_NONE
+		      : e->corr >= 0 && e->corr < (int64_t)KP_CORR_OTHER ? (uint32_t)e->corr
+									 : KP_CORR_OTHER;
+	kp->n = j + 1;
+}
+
+void kern_key_ids(uint8_t *ids, const struct xt_plane *p)
+{
+	unsigned k;
+
+	memset(ids, 0, 128);
+	for (k = 1; k < XS_COUNT; k++)
+		if (((STREAM_WANT >> k) & 1) && p->has_known[k] && p->known_id[k] >= 0 &&
+		    p->known_id[k] < 128)
+			ids[p->known_id[k]] = XT_KEY_STAT;
+	if (p->has_known[XS_CORRELATION_ID] && p->known_id[XS_CORRELATION_ID] >= 0 &&
+	    p->known_id[XS_CORRELATION_ID] < 128)
+		ids[p->known_id[XS_CORRELATION_ID]] = XT_KEY_CORR;
+}
+
+/* ---- the pass's side ---- */
+
+void launch_keys_init(struct launch_keys *lk, const struct xt_host *h, const struct xt_plane *p,
+		      const struct xt_line *l, const struct stat_want *want,
+		      const struct xt_sunk *sunk)
+{
+	size_t k;
+
+	memset(lk, 0, sizeof(*lk));
+	lk->h = h;
+	lk->p = p;
+	lk->l = l;
+	lk->want = want;
+	lk->corr_id = p->has_known[XS_CORRELATION_ID] ? p->known_id[XS_CORRELATION_ID] : -1;
+	/* A line the reader sorted numbers its events otherwise than the
+	 * sink saw them: it reads the bytes. */
+	if (sunk && sunk->nparts && !sunk->moved) {
+		lk->parts = xcalloc(sunk->nparts, sizeof(*lk->parts));
+		for (k = 0; k < sunk->nparts; k++) {
+			const struct host_part *hp = sunk->parts[k];
+
+			if (hp && hp->kern && hp->kern->n)
+				lk->parts[lk->nparts++] = hp->kern;
+		}
+		lk->pmemo = xcalloc(lk->nparts ? lk->nparts : 1, sizeof(*lk->pmemo));
+	}
+	lk->memo = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lk->memo));
+}
+
+void launch_keys_fini(struct launch_keys *lk)
+{
+	size_t k;
+
+	for (k = 0; k < lk->nparts; k++)
+		free(lk->pmemo[k]);
+	free(lk->pmemo);
+	free(lk->parts);
+	free(lk->memo);
+}
+
+struct memo *launch_memo(struct launch_keys *lk, size_t i, int64_t *corr, int *corr_known)
+{
+	const struct xt_event *ev = &lk->l->ev[i];
+	uint32_t mi = xt_event_meta_index(ev);
+	uint8_t key[MEMO_KEY];
+	struct memo *m;
+	int kn;
+
+	*corr_known = 1;
+	if (lk->nparts) {
+		struct kern_part *kp;
+
+		/* A piece walks forward: the part holding i is at or after the
+		 * last one's. */
+		if (lk->at && i < lk->parts[lk->at - 1]->first)
+			lk->at = 0;
+		while (lk->at < lk->nparts &&
+		       i >= lk->parts[lk->at]->first + lk->parts[lk->at]->n)
+			lk->at++;
+		kp = lk->at < lk->nparts ? lk->parts[lk->at] : NULL;
+		if (kp && i >= kp->first && kp->id[i - kp->first] != KP_NONE) {
+			uint32_t c = kp->corr[i - kp->first];
+
+			if (!lk->pmemo[lk->at])
+				lk->pmemo[lk->at] = xcalloc(kp->nids, sizeof(struct memo));
+			*corr = c == KP_CORR_NONE ? INT64_MIN : (int64_t)c;
+			*corr_known = c != KP_CORR_OTHER;
+			return &lk->pmemo[lk->at][kp->id[i - kp->first]];
+		}
+	}
+	kn = stat_scan_raw(lk->h, lk->l, ev, lk->want, lk->corr_id, key, sizeof(key), corr);
+	if (kn < 0) {
+		*corr_known = 0;
+		return NULL;
+	}
+	m = &lk->memo[mi];
+	if (m->valid && m->n == kn && !memcmp(m->key, key, (size_t)kn))
+		return m;
+	m->valid = 0;
+	m->n = (uint8_t)kn;
+	memcpy(m->key, key, (size_t)kn);
+	return m;
+}

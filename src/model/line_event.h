@@ -1,0 +1,241 @@
+/*
+ * line_event: the reading of one XEvent, inlined into the decoder's loop
+ * (line_decode.c includes it; nothing else does): its metadata id, times
+ * and aggregation, whether it carries a stat the plane watches, and for a
+ * plane with key_ids the key and correlation the sink reads (ev_sink.h).
+ * Its stats are skipped, not decoded: their bytes stay in the file.
+ */
+#ifndef XT_LINE_EVENT_H
+#define XT_LINE_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "trace.h"
+#include "wire.h"
+
+static inline int watched(const struct xt_plane *p, uint64_t id)
+{
+	unsigned i;
+
+	if (id < 64)
+		return (p->watch_lo >> id) & 1;
+	for (i = 0; i < p->nwatch_ids; i++)
+		if ((uint64_t)p->watch_ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* A varint of [*pp, end), *bad set when malformed: the decoder's own, as
+ * every event has four or five, and offsets in ps take 6 to 9 bytes. With
+ * 8 readable bytes (up to `safe`, the end of the line, which may lie past
+ * `end`) it decodes them at once: find the first byte without the
+ * continuation bit, then squeeze out the 7-bit groups. */
+static inline uint64_t rd_varint(const uint8_t **pp, const uint8_t *end, const uint8_t *safe,
+				 int *bad)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	unsigned sh;
+
+	if (p < end && *p < 0x80) {
+		*pp = p + 1;
+		return *p;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (safe - p >= 8) {
+		uint64_t x, stop;
+
+		memcpy(&x, p, 8);
+		stop = ~x & 0x8080808080808080ull;
+		if (stop) {
+			unsigned len = (unsigned)__builtin_ctzll(stop) / 8 + 1;
+
+			if (len > (size_t)(end - p))
+				goto bad;
+			if (len < 8)
+				x &= (1ull << (8 * len)) - 1;
+			x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+			x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+			x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+			*pp = p + len;
+			return x;
+		}
+	}
+#else
+	(void)safe;
+#endif
+	for (sh = 0; sh < 64 && p < end; sh += 7) {
+		uint64_t b = *p++;
+
+		v |= (b & 0x7f) << sh;
+		if (b < 0x80) {
+			*pp = p;
+			return v;
+		}
+	}
+bad:
+	*bad = 1;
+	*pp = end;
+	return 0;
+}
+
+/* The watch test of one event stat, its bytes [sb, sb + sn). */
+static inline int stat_watched(const struct xt_plane *p, const uint8_t *sb, uint64_t sn)
+{
+	/* metadata_id comes first in upstream's encoding; anything else is
+	 * flagged, to be safe. */
+	if (sn >= 2 && sb[0] == 0x08) {
+		uint64_t id = sb[1];
+
+		if (id & 0x80) {
+			struct wire iw;
+
+			wire_init(&iw, sb + 1, sn - 1);
+			id = wire_varint(&iw);
+		}
+		return watched(p, id);
+	}
+	return sn != 0;
+}
+
+/* One XEvent's fields (its bytes [q, e)). Upstream writes one-byte tags
+ * in order (metadata_id, offset_ps, duration_ps, stats), which the switch
+ * takes directly; anything else goes through the general tag reader. */
+struct dec_ev {
+	uint64_t mid, off, dur;
+	int agg, watched;
+	int kn;          /* the key's length; < 0: none (xt_sink_ev) */
+	int64_t corr;
+	uint8_t key[XT_KEY_MAX];
+};
+
+/* Stat sb (sn bytes, sn its one-byte length) into the event's key (the
+ * plane's key_ids): read beside the skip, off the decoder's path. */
+static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t sn,
+			   struct dec_ev *d)
+{
+	unsigned k;
+
+	if (d->kn < 0)
+		return;
+	if (sn < 2 || sn >= 0x80 || sb[0] != 0x08 || sb[1] >= 0x80) {
+		d->kn = -1; /* framed otherwise: the sink decodes it */
+		return;
+	}
+	k = p->key_ids[sb[1]];
+	if (k == XT_KEY_STAT) {
+		if ((size_t)d->kn + 1 + sn > sizeof(d->key)) {
+			d->kn = -1;
+			return;
+		}
+		d->key[d->kn] = (uint8_t)sn;
+		memcpy(d->key + d->kn + 1, sb, sn);
+		d->kn += 1 + (int)sn;
+	} else if (k == XT_KEY_CORR && d->corr == INT64_MIN) {
+		struct wire w;
+		uint64_t v;
+
+		/* As stat_decode_usual() reads an integer. */
+		if (sn < 4 || (sb[2] != 0x18 && sb[2] != 0x20)) {
+			d->kn = -1;
+			return;
+		}
+		wire_init(&w, sb + 3, sn - 3);
+		v = wire_varint(&w);
+		if (w.bad || w.p != w.end)
+			d->kn = -1;
+		else
+			d->corr = (int64_t)v;
+	}
+}
+
+/* keys: the plane has key_ids (a constant where it is inlined, so that a
+ * plane without them pays nothing per stat). */
+static inline __attribute__((always_inline)) int dec_event(const struct xt_plane *p,
+							   const uint8_t *q, const uint8_t *e,
+							   const uint8_t *safe, struct dec_ev *d,
+							   const int keys)
+{
+	int bad = 0;
+
+	d->mid = d->off = d->dur = 0;
+	d->agg = d->watched = 0;
+	d->kn = keys ? 0 : -1;
+	d->corr = INT64_MIN;
+	while (q < e && !bad) {
+		uint32_t f;
+		unsigned t;
+
+		switch (*q) {
+		case 0x08:
+			q++;
+			d->mid = rd_varint(&q, e, safe, &bad);
+			continue;
+		case 0x10:
+			q++;
+			d->off = rd_varint(&q, e, safe, &bad);
+			d->agg = 0;
+			continue;
+		case 0x18:
+			q++;
+			d->dur = rd_varint(&q, e, safe, &bad);
+			continue;
+		case 0x28:
+			q++;
+			d->off = rd_varint(&q, e, safe, &bad);
+			d->agg = 1;
+			continue;
+		case 0x22: {
+			uint64_t sn;
+
+			q++;
+			sn = rd_varint(&q, e, safe, &bad);
+			if (sn > (uint64_t)(e - q)) {
+				bad = 1;
+			} else {
+				if (p->watch_on && !d->watched)
+					d->watched = stat_watched(p, q, sn);
+				if (keys)
+					dec_key(p, q, sn, d);
+				q += sn;
+			}
+			continue;
+		}
+		default:
+			break;
+		}
+		{
+			struct wire w = { q, e, 0 };
+
+			t = wire_tag(&w, &f);
+			if (f == 4 && t == WIRE_LEN) {
+				size_t sn;
+				const uint8_t *sb = wire_bytes(&w, &sn);
+
+				if (p->watch_on && !w.bad && !d->watched)
+					d->watched = stat_watched(p, sb, sn);
+				d->kn = -1; /* a stat framed otherwise */
+			} else if (t == WIRE_VARINT && f <= 5 && f != 4) {
+				uint64_t v = wire_varint(&w);
+
+				if (f == 1)
+					d->mid = v;
+				else if (f == 2)
+					d->off = v, d->agg = 0;
+				else if (f == 3)
+					d->dur = v;
+				else if (f == 5)
+					d->off = v, d->agg = 1;
+			} else {
+				wire_skip(&w, t);
+			}
+			q = w.p;
+			bad |= w.bad;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+#endif
