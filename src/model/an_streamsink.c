@@ -18,7 +18,7 @@
 #define KP_NONE UINT32_MAX       /* no key: aggregated, or framed otherwise */
 #define KP_CORR_NONE UINT32_MAX  /* the launch has no correlation id */
 #define KP_CORR_OTHER (UINT32_MAX - 1) /* one that does not fit: decode it */
-#define KP_CACHE 256
+#define KP_CACHE 4096
 
 struct kern_part {
 	size_t first, n, cap;    /* records of events first .. first + n - 1 (file order) */
@@ -123,13 +123,13 @@ void kern_key_ids(uint8_t *ids, const struct xt_plane *p)
 {
 	unsigned k;
 
-	memset(ids, 0, 128);
+	memset(ids, 0, XT_KEY_IDS);
 	for (k = 1; k < XS_COUNT; k++)
 		if (((STREAM_WANT >> k) & 1) && p->has_known[k] && p->known_id[k] >= 0 &&
-		    p->known_id[k] < 128)
+		    p->known_id[k] < XT_KEY_IDS)
 			ids[p->known_id[k]] = XT_KEY_STAT;
 	if (p->has_known[XS_CORRELATION_ID] && p->known_id[XS_CORRELATION_ID] >= 0 &&
-	    p->known_id[XS_CORRELATION_ID] < 128)
+	    p->known_id[XS_CORRELATION_ID] < XT_KEY_IDS)
 		ids[p->known_id[XS_CORRELATION_ID]] = XT_KEY_CORR;
 }
 

@@ -456,7 +456,7 @@ static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 		 * (an_streamsink.c). */
 		uint8_t *on = actx_own(c, xmalloc(p->nemeta ? p->nemeta : 1));
 
-		uint8_t *ids = actx_own(c, xmalloc(128));
+		uint8_t *ids = actx_own(c, xmalloc(XT_KEY_IDS));
 
 		memset(on, SINK_KERNEL, p->nemeta ? p->nemeta : 1);
 		p->sink_meta = on;

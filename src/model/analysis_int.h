@@ -436,7 +436,7 @@ struct kern_part;
 struct kern_part *kern_part_new(const struct xt_host *h, const struct xt_plane *p);
 void kern_part_event(struct kern_part *kp, const struct xt_sink_ev *e);
 void kern_part_free(struct kern_part *kp);
-/* The plane's key_ids (128 bytes) for the reader to read launch keys. */
+/* The plane's key_ids (XT_KEY_IDS bytes) for the reader to read launch keys. */
 void kern_key_ids(uint8_t *ids, const struct xt_plane *p);
 /* A piece's view of the keys: the sink's parts of the line (when it was
  * not reordered) or the per-metadata keys. */

@@ -116,15 +116,28 @@ struct dec_ev {
 static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t sn,
 			   struct dec_ev *d)
 {
-	unsigned k;
+	const uint8_t *v;
+	unsigned k, id;
 
 	if (d->kn < 0)
 		return;
-	if (sn < 2 || sn >= 0x80 || sb[0] != 0x08 || sb[1] >= 0x80) {
+	/* metadata_id first, in one or two bytes (TF planes number their
+	 * stats past 127). */
+	if (sn < 2 || sn >= 0x80 || sb[0] != 0x08) {
 		d->kn = -1; /* framed otherwise: the sink decodes it */
 		return;
 	}
-	k = p->key_ids[sb[1]];
+	if (sb[1] < 0x80) {
+		id = sb[1];
+		v = sb + 2;
+	} else if (sn >= 3 && sb[2] < 0x80) {
+		id = (sb[1] & 0x7fu) | (unsigned)sb[2] << 7;
+		v = sb + 3;
+	} else {
+		d->kn = -1;
+		return;
+	}
+	k = p->key_ids[id];
 	if (k == XT_KEY_STAT) {
 		if ((size_t)d->kn + 1 + sn > sizeof(d->key)) {
 			d->kn = -1;
@@ -135,19 +148,19 @@ static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t
 		d->kn += 1 + (int)sn;
 	} else if (k == XT_KEY_CORR && d->corr == INT64_MIN) {
 		struct wire w;
-		uint64_t v;
+		uint64_t x;
 
-		/* As stat_decode_usual() reads an integer. */
-		if (sn < 4 || (sb[2] != 0x18 && sb[2] != 0x20)) {
+		/* An integer, as stat_decode_usual() reads one. */
+		if (v + 2 > sb + sn || (v[0] != 0x18 && v[0] != 0x20)) {
 			d->kn = -1;
 			return;
 		}
-		wire_init(&w, sb + 3, sn - 3);
-		v = wire_varint(&w);
+		wire_init(&w, v + 1, (size_t)(sb + sn - v - 1));
+		x = wire_varint(&w);
 		if (w.bad || w.p != w.end)
 			d->kn = -1;
 		else
-			d->corr = (int64_t)v;
+			d->corr = (int64_t)x;
 	}
 }
 

@@ -343,12 +343,23 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 	return hits;
 }
 
+static int stat_want_has(const struct stat_want *want, int64_t id)
+{
+	int k;
+
+	for (k = 0; k < want->n; k++)
+		if (want->id[k] == id)
+			return 1;
+	return 0;
+}
+
 int stat_scan_raw(const struct xt_host *h, const struct xt_line *l, const struct xt_event *ev,
 		  const struct stat_want *want, int64_t corr_id, uint8_t *key, size_t cap,
 		  int64_t *corr)
 {
 	size_t n, kn = 0;
-	const uint8_t *b = trace_event_bytes(h, l, ev, &n), *e = b + n;
+	const uint8_t *b = trace_event_bytes(h, l, ev, &n), *e = b + n, *v;
+	unsigned id;
 
 	*corr = INT64_MIN;
 	while (b < e) {
@@ -363,28 +374,37 @@ int stat_scan_raw(const struct xt_host *h, const struct xt_line *l, const struct
 			continue;
 		}
 		/* Upstream's framing only: the stat's tag, a one-byte length,
-		 * metadata_id < 128 first; anything else is decoded. */
-		if (e - b < 4 || b[0] != 0x22 || b[1] >= 0x80 || b[1] < 2 || b[2] != 0x08 ||
-		    b[3] >= 0x80)
+		 * metadata_id first in one or two bytes; anything else is
+		 * decoded. */
+		if (e - b < 4 || b[0] != 0x22 || b[1] >= 0x80 || b[1] < 2 || b[2] != 0x08)
 			return -1;
 		sn = b[1];
 		if (sn > (size_t)(e - b - 2))
 			return -1;
-		if (b[3] == corr_id) {
+		if (b[3] < 0x80) {
+			id = b[3];
+			v = b + 4;
+		} else if (sn >= 3 && b[4] < 0x80) {
+			id = (b[3] & 0x7fu) | (unsigned)b[4] << 7;
+			v = b + 5;
+		} else {
+			return -1;
+		}
+		if (id == corr_id) {
 			if (*corr == INT64_MIN) {
 				struct wire w;
-				uint64_t v;
+				uint64_t x;
 
 				/* As stat_decode_usual() reads an integer. */
-				if (sn < 4 || (b[4] != 0x18 && b[4] != 0x20))
+				if (v + 2 > b + 2 + sn || (v[0] != 0x18 && v[0] != 0x20))
 					return -1;
-				wire_init(&w, b + 5, sn - 3);
-				v = wire_varint(&w);
+				wire_init(&w, v + 1, (size_t)(b + 2 + sn - v - 1));
+				x = wire_varint(&w);
 				if (w.bad || w.p != w.end)
 					return -1;
-				*corr = (int64_t)v;
+				*corr = (int64_t)x;
 			}
-		} else if (want->of_id[b[3]]) {
+		} else if (id < 256 ? want->of_id[id] != 0 : stat_want_has(want, id)) {
 			if (kn + 1 + sn > cap)
 				return -1;
 			memcpy(key + kn, b + 1, 1 + sn);

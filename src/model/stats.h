@@ -136,8 +136,9 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
  * byte and bytes, in event order, go to key (at most cap bytes); the first
  * stat with id corr_id is read as an integer into *corr (INT64_MIN: none).
  * Returns the key's length, or -1 when a stat is framed otherwise than
- * upstream writes (tag, one-byte length, metadata_id < 128 first), the
- * correlation is not an integer, or the key does not fit: decode then. */
+ * upstream writes (tag, one-byte length, metadata_id first in one or two
+ * bytes), the correlation is not an integer, or the key does not fit:
+ * decode then. */
 int stat_scan_raw(const struct xt_host *h, const struct xt_line *l, const struct xt_event *ev,
 		  const struct stat_want *want, int64_t corr_id, uint8_t *key, size_t cap,
 		  int64_t *corr);

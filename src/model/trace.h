@@ -207,14 +207,15 @@ struct xt_plane {
 	 * events (and those carrying a watched stat) as they are decoded. Set
 	 * and owned by a plane hook; NULL: none. */
 	const uint8_t *sink_meta;
-	/* [stat metadata id < 128] XT_KEY_STAT: the reader copies the stat
+	/* [stat metadata id < XT_KEY_IDS] XT_KEY_STAT: the reader copies the stat
 	 * into the event's key for the sink (xt_sink_ev.key), XT_KEY_CORR: it
 	 * reads it as the event's correlation. Set and owned by a plane hook;
 	 * NULL: no keys. */
 	const uint8_t *key_ids;
 };
 enum { XT_KEY_STAT = 1, XT_KEY_CORR = 2 };
-#define XT_KEY_MAX 64 /* bytes of a key, at most */
+#define XT_KEY_MAX 64    /* bytes of a key, at most */
+#define XT_KEY_IDS 16384 /* ids in one or two varint bytes */
 
 struct xt_host {
 	const char *name;   /* host label: file name minus .xplane.pb(.gz) */
