@@ -123,18 +123,8 @@ static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t
 		return;
 	/* metadata_id first, in one or two bytes (TF planes number their
 	 * stats past 127). */
-	if (sn < 2 || sn >= 0x80 || sb[0] != 0x08) {
+	if (sn >= 0x80 || wire_stat_head(sb, sn, &id, &v) < 0) {
 		d->kn = -1; /* framed otherwise: the sink decodes it */
-		return;
-	}
-	if (sb[1] < 0x80) {
-		id = sb[1];
-		v = sb + 2;
-	} else if (sn >= 3 && sb[2] < 0x80) {
-		id = (sb[1] & 0x7fu) | (unsigned)sb[2] << 7;
-		v = sb + 3;
-	} else {
-		d->kn = -1;
 		return;
 	}
 	k = p->key_ids[id];
@@ -146,21 +136,9 @@ static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t
 		d->key[d->kn] = (uint8_t)sn;
 		memcpy(d->key + d->kn + 1, sb, sn);
 		d->kn += 1 + (int)sn;
-	} else if (k == XT_KEY_CORR && d->corr == INT64_MIN) {
-		struct wire w;
-		uint64_t x;
-
-		/* An integer, as stat_decode_usual() reads one. */
-		if (v + 2 > sb + sn || (v[0] != 0x18 && v[0] != 0x20)) {
-			d->kn = -1;
-			return;
-		}
-		wire_init(&w, v + 1, (size_t)(sb + sn - v - 1));
-		x = wire_varint(&w);
-		if (w.bad || w.p != w.end)
-			d->kn = -1;
-		else
-			d->corr = (int64_t)x;
+	} else if (k == XT_KEY_CORR && d->corr == INT64_MIN &&
+		   wire_stat_int(v, sb + sn, &d->corr) < 0) {
+		d->kn = -1; /* not an integer, as stat_decode_usual() reads one */
 	}
 }
 

@@ -376,34 +376,17 @@ int stat_scan_raw(const struct xt_host *h, const struct xt_line *l, const struct
 		/* Upstream's framing only: the stat's tag, a one-byte length,
 		 * metadata_id first in one or two bytes; anything else is
 		 * decoded. */
-		if (e - b < 4 || b[0] != 0x22 || b[1] >= 0x80 || b[1] < 2 || b[2] != 0x08)
+		if (e - b < 2 || b[0] != 0x22 || b[1] >= 0x80)
 			return -1;
 		sn = b[1];
 		if (sn > (size_t)(e - b - 2))
 			return -1;
-		if (b[3] < 0x80) {
-			id = b[3];
-			v = b + 4;
-		} else if (sn >= 3 && b[4] < 0x80) {
-			id = (b[3] & 0x7fu) | (unsigned)b[4] << 7;
-			v = b + 5;
-		} else {
+		if (wire_stat_head(b + 2, sn, &id, &v) < 0)
 			return -1;
-		}
 		if (id == corr_id) {
-			if (*corr == INT64_MIN) {
-				struct wire w;
-				uint64_t x;
-
-				/* As stat_decode_usual() reads an integer. */
-				if (v + 2 > b + 2 + sn || (v[0] != 0x18 && v[0] != 0x20))
-					return -1;
-				wire_init(&w, v + 1, (size_t)(b + 2 + sn - v - 1));
-				x = wire_varint(&w);
-				if (w.bad || w.p != w.end)
-					return -1;
-				*corr = (int64_t)x;
-			}
+			/* The first, as stat_decode_usual() reads an integer. */
+			if (*corr == INT64_MIN && wire_stat_int(v, b + 2 + sn, corr) < 0)
+				return -1;
 		} else if (id < 256 ? want->of_id[id] != 0 : stat_want_has(want, id)) {
 			if (kn + 1 + sn > cap)
 				return -1;

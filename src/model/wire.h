@@ -174,4 +174,43 @@ static inline unsigned wire_tag(struct wire *w, uint32_t *field)
 	return (unsigned)(t & 7);
 }
 
+/*
+ * An XStat as upstream writes it (sb: its n bytes, after its tag and length):
+ * metadata_id first, in one or two varint bytes (ids below 16384), then the
+ * value. Sets *id and *v (the value's tag); returns -1 for any other shape.
+ */
+static inline int wire_stat_head(const uint8_t *sb, size_t n, unsigned *id, const uint8_t **v)
+{
+	if (n < 2 || sb[0] != 0x08)
+		return -1;
+	if (sb[1] < 0x80) {
+		*id = sb[1];
+		*v = sb + 2;
+		return 0;
+	}
+	if (n >= 3 && sb[2] < 0x80) {
+		*id = (sb[1] & 0x7fu) | (unsigned)sb[2] << 7;
+		*v = sb + 3;
+		return 0;
+	}
+	return -1;
+}
+
+/* The integer value (int64 or uint64, the varint filling the rest) at v, up
+ * to end, as an int64; -1 when the value is anything else. */
+static inline int wire_stat_int(const uint8_t *v, const uint8_t *end, int64_t *out)
+{
+	struct wire w;
+	uint64_t x;
+
+	if (end - v < 2 || (v[0] != 0x18 && v[0] != 0x20))
+		return -1;
+	wire_init(&w, v + 1, (size_t)(end - v - 1));
+	x = wire_varint(&w);
+	if (w.bad || w.p != w.end)
+		return -1;
+	*out = (int64_t)x;
+	return 0;
+}
+
 #endif
