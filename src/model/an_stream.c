@@ -574,7 +574,12 @@ static void stream_piece(struct stream_pass *sp)
 		m = launch_memo(&lk, i, &corr, &corr_known);
 		if (m && m->valid) {
 			slot = m->slot;
-			from_hlo = m->from_hlo;
+			/* A launch that names no op takes its kernel's slot, and
+			 * whether it counts as an XLA op from that slot's
+			 * attribution, which a later launch may have set. */
+			from_hlo = m->by_meta ? lp->ops[slot].attr >= XT_ATTR_HLO_OP &&
+							lp->ops[slot].attr <= XT_ATTR_KERNEL_ORDER
+					      : m->from_hlo;
 			as = m->as;
 			raw = m->op;
 		} else {
@@ -599,6 +604,7 @@ static void stream_piece(struct stream_pass *sp)
 						       : bref("", 0);
 			if (m) {
 				m->valid = 1;
+				m->by_meta = !(found & IDENT_MASK);
 				m->slot = slot;
 				m->from_hlo = (uint8_t)from_hlo;
 				m->as = as;

@@ -119,18 +119,23 @@ void kern_part_event(struct kern_part *kp, const struct xt_sink_ev *e)
 	kp->n = j + 1;
 }
 
-void kern_key_ids(uint8_t *ids, const struct xt_plane *p)
+int kern_key_ids(uint8_t *ids, const struct xt_plane *p)
 {
+	int64_t corr = p->has_known[XS_CORRELATION_ID] ? p->known_id[XS_CORRELATION_ID] : -1;
 	unsigned k;
 
 	memset(ids, 0, XT_KEY_IDS);
-	for (k = 1; k < XS_COUNT; k++)
-		if (((STREAM_WANT >> k) & 1) && p->has_known[k] && p->known_id[k] >= 0 &&
-		    p->known_id[k] < XT_KEY_IDS)
+	for (k = 1; k < XS_COUNT; k++) {
+		if (!((STREAM_WANT >> k) & 1) || !p->has_known[k])
+			continue;
+		if (p->known_id[k] == corr)
+			return -1;
+		if (p->known_id[k] >= 0 && p->known_id[k] < XT_KEY_IDS)
 			ids[p->known_id[k]] = XT_KEY_STAT;
-	if (p->has_known[XS_CORRELATION_ID] && p->known_id[XS_CORRELATION_ID] >= 0 &&
-	    p->known_id[XS_CORRELATION_ID] < XT_KEY_IDS)
-		ids[p->known_id[XS_CORRELATION_ID]] = XT_KEY_CORR;
+	}
+	if (corr >= 0 && corr < XT_KEY_IDS)
+		ids[corr] = XT_KEY_CORR;
+	return 0;
 }
 
 /* ---- the pass's side ---- */
@@ -147,6 +152,9 @@ void launch_keys_init(struct launch_keys *lk, const struct xt_host *h, const str
 	lk->l = l;
 	lk->want = want;
 	lk->corr_id = p->has_known[XS_CORRELATION_ID] ? p->known_id[XS_CORRELATION_ID] : -1;
+	for (k = 0; k < (size_t)want->n; k++)
+		if (want->id[k] == lk->corr_id)
+			lk->none = 1; /* two names for one id: decode every launch */
 	/* A line the reader sorted numbers its events otherwise than the
 	 * sink saw them: it reads the bytes. */
 	if (sunk && sunk->nparts && !sunk->moved) {
@@ -182,6 +190,10 @@ struct memo *launch_memo(struct launch_keys *lk, size_t i, int64_t *corr, int *c
 	int kn;
 
 	*corr_known = 1;
+	if (lk->none) {
+		*corr_known = 0;
+		return NULL;
+	}
 	if (lk->nparts) {
 		struct kern_part *kp;
 

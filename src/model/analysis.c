@@ -460,8 +460,8 @@ static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 
 		memset(on, SINK_KERNEL, p->nemeta ? p->nemeta : 1);
 		p->sink_meta = on;
-		kern_key_ids(ids, p);
-		p->key_ids = ids;
+		if (kern_key_ids(ids, p) == 0)
+			p->key_ids = ids;
 	}
 	if (pc->role == ROLE_HOST && c->loading) {
 		/* Memory events, step markers and compilations are read as they

@@ -427,6 +427,7 @@ struct acct_stats {
 #define MEMO_KEY XT_KEY_MAX
 struct memo {
 	uint8_t n, valid, from_hlo;
+	uint8_t by_meta;     /* the launch named no op: its kernel's slot */
 	uint32_t slot;
 	struct acct_stats as;
 	struct bytes_ref op; /* the hlo_op stat's text */
@@ -436,8 +437,10 @@ struct kern_part;
 struct kern_part *kern_part_new(const struct xt_host *h, const struct xt_plane *p);
 void kern_part_event(struct kern_part *kp, const struct xt_sink_ev *e);
 void kern_part_free(struct kern_part *kp);
-/* The plane's key_ids (XT_KEY_IDS bytes) for the reader to read launch keys. */
-void kern_key_ids(uint8_t *ids, const struct xt_plane *p);
+/* The plane's key_ids (XT_KEY_IDS bytes) for the reader to read launch
+ * keys; -1 when the plane cannot have them (its correlation id is also the
+ * id of a stat the pass reads: two names for one id). */
+int kern_key_ids(uint8_t *ids, const struct xt_plane *p);
 /* A piece's view of the keys: the sink's parts of the line (when it was
  * not reordered) or the per-metadata keys. */
 struct launch_keys {
@@ -449,6 +452,7 @@ struct launch_keys {
 	struct kern_part **parts;
 	size_t nparts, at;
 	struct memo **pmemo;    /* per part, per key id */
+	int none;               /* no keys on this plane (kern_key_ids()) */
 	struct memo *memo;      /* per kernel metadata, without the sink */
 };
 void launch_keys_init(struct launch_keys *lk, const struct xt_host *h, const struct xt_plane *p,

@@ -108,6 +108,7 @@ struct dec_ev {
 	int agg, watched;
 	int kn;          /* the key's length; < 0: none (xt_sink_ev) */
 	int64_t corr;
+	int corr_seen;
 	uint8_t key[XT_KEY_MAX];
 };
 
@@ -136,9 +137,11 @@ static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t
 		d->key[d->kn] = (uint8_t)sn;
 		memcpy(d->key + d->kn + 1, sb, sn);
 		d->kn += 1 + (int)sn;
-	} else if (k == XT_KEY_CORR && d->corr == INT64_MIN &&
-		   wire_stat_int(v, sb + sn, &d->corr) < 0) {
-		d->kn = -1; /* not an integer, as stat_decode_usual() reads one */
+	} else if (k == XT_KEY_CORR && !d->corr_seen) {
+		/* The first wins, as an integer stat_decode_usual() reads. */
+		d->corr_seen = 1;
+		if (wire_stat_int(v, sb + sn, &d->corr) < 0)
+			d->kn = -1;
 	}
 }
 
@@ -155,6 +158,7 @@ static inline __attribute__((always_inline)) int dec_event(const struct xt_plane
 	d->agg = d->watched = 0;
 	d->kn = keys ? 0 : -1;
 	d->corr = INT64_MIN;
+	d->corr_seen = 0;
 	while (q < e && !bad) {
 		uint32_t f;
 		unsigned t;

@@ -360,6 +360,7 @@ int stat_scan_raw(const struct xt_host *h, const struct xt_line *l, const struct
 	size_t n, kn = 0;
 	const uint8_t *b = trace_event_bytes(h, l, ev, &n), *e = b + n, *v;
 	unsigned id;
+	int have_corr = 0;
 
 	*corr = INT64_MIN;
 	while (b < e) {
@@ -385,8 +386,9 @@ int stat_scan_raw(const struct xt_host *h, const struct xt_line *l, const struct
 			return -1;
 		if (id == corr_id) {
 			/* The first, as stat_decode_usual() reads an integer. */
-			if (*corr == INT64_MIN && wire_stat_int(v, b + 2 + sn, corr) < 0)
+			if (!have_corr && wire_stat_int(v, b + 2 + sn, corr) < 0)
 				return -1;
+			have_corr = 1;
 		} else if (id < 256 ? want->of_id[id] != 0 : stat_want_has(want, id)) {
 			if (kn + 1 + sn > cap)
 				return -1;

@@ -721,6 +721,69 @@ static void test_real_profiles_sink(void **state)
 	}
 }
 
+/* The analysis of path read with the sink (launch keys from the reader)
+ * and without it (keys from each launch's bytes). */
+static void sink_and_bytes(const char *path, struct xt_analysis *a[2])
+{
+	struct analysis_ctx *ac = analysis_new();
+	struct xt_trace *t = tu_read(path); /* freed at teardown */
+
+	a[0] = tu_load(path, NULL);
+	analysis_run(ac, t);
+	a[1] = analysis_finish(ac, t);
+	TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ NULL, a[1] }));
+}
+
+/* What the stream pass keeps of a launch by its stats' bytes is what
+ * decoding each launch gives: (1) a kernel that names no op takes its
+ * slot's attribution as it stands at each launch, not as its first launch
+ * found it; (2) a plane whose correlation id is also the id of a stat the
+ * pass reads (two names for one id) is read launch by launch. */
+static void test_launch_keys_exact(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 0, "/device:GPU:0");
+	tu_line *l = tu_line_add(g, 1, "Stream #1(Compute)", 0);
+	static const char seq[] = "ABBC";
+	struct xt_analysis *a[2];
+	size_t i, k;
+
+	(void)state;
+	/* kA and kC name op foo; kernel foo names none: the op foo by its
+	 * name, an XLA op once kA made it one. */
+	for (i = 0; seq[i]; i++) {
+		const char *name = seq[i] == 'A' ? "kA" : seq[i] == 'B' ? "foo" : "kC";
+		tu_event *e = tu_ev(g, l, name, (int64_t)i * 2000, 1000);
+
+		if (seq[i] != 'B')
+			TU_SS(g, e, "hlo_op", "foo");
+		TU_SU(g, e, "correlation_id", 100 + i);
+	}
+	sink_and_bytes(tu_write(s, 0), a);
+	for (k = 0; k < 2; k++)
+		assert_int_equal(tu_find_op(a[k], "foo", "")->occurrences, 3);
+
+	/* Stat id 5 is both program_id and correlation_id. */
+	s = tu_space_new();
+	g = tu_plane_add(s, 0, "/device:GPU:0");
+	l = tu_line_add(g, 1, "Stream #1(Compute)", 0);
+	tu_smeta_id(g, 5, "program_id");
+	tu_smeta_id(g, 5, "correlation_id");
+	for (i = 0; i < 5; i++) {
+		static const uint64_t prog[5] = { 1, 2, 1, 2, 3 };
+		tu_event *e = tu_ev(g, l, "k1", (int64_t)i * 2000, 1000);
+
+		tu_stat_uint(&e->n_stats, &e->stats, 5, prog[i]);
+		TU_SS(g, e, "hlo_op", "op");
+	}
+	sink_and_bytes(tu_write(s, 0), a);
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(a[k]->nops, 3);
+		assert_int_equal(tu_find_op(a[k], "op", "1")->occurrences, 2);
+		assert_int_equal(tu_find_op(a[k], "op", "3")->occurrences, 1);
+	}
+}
+
 /* ---- async ops, impossible rates and peaks on an XLA device ---- */
 
 /* The event metadata (name, display), added with the next free id if new. */
@@ -927,6 +990,7 @@ int main(void)
 		TU_TEST(test_loop_side_stream_steps),
 		TU_TEST(test_real_profiles_cut),
 		TU_TEST(test_real_profiles_sink),
+		TU_TEST(test_launch_keys_exact),
 		TU_TEST(test_async_and_impossible_rates),
 		TU_TEST(test_gpu_peaks_tables),
 		TU_TEST(test_time_base),
