@@ -34,10 +34,11 @@ struct xt_sink_ev {
 	int64_t off_ps, dur_ps; /* as written (before the line's timestamp is rebased) */
 	const uint8_t *b;       /* its XEvent encoding, n bytes */
 	size_t n;
-	/* Where the plane has key_ids: the event's XT_KEY_STAT stats, each as
-	 * its length byte and bytes, in order (kn bytes; kn < 0: a stat is
-	 * framed otherwise than upstream writes them, or they do not fit),
-	 * and its first XT_KEY_CORR stat's integer (INT64_MIN: none). */
+	/* Where the plane has key_ids: its metadata index (4 bytes) then the
+	 * event's XT_KEY_STAT stats, each as its length byte and bytes, in
+	 * order (kn bytes in all; kn < 0: a stat is framed otherwise than
+	 * upstream writes them, or they do not fit), and its first
+	 * XT_KEY_CORR stat's integer (INT64_MIN: none). */
 	const uint8_t *key;
 	int kn;
 	int64_t corr;

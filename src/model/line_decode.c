@@ -196,8 +196,9 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 			if (o->part && (p->sink_meta[mi] || d.watched) && !d.agg) {
 				struct xt_sink_ev se = { first + n,	  mi,	  d.watched, (int64_t)d.off,
 							 (int64_t)d.dur, eb,	  en,	     d.key,
-							 d.kn,		 d.corr };
+							 d.kn < 0 ? -1 : 4 + d.kn, d.corr };
 
+				memcpy(d.key, &mi, 4);
 				in->sink->event(o->part, &se);
 			}
 			x->meta = mi |

@@ -109,7 +109,7 @@ struct dec_ev {
 	int kn;          /* the key's length; < 0: none (xt_sink_ev) */
 	int64_t corr;
 	int corr_seen;
-	uint8_t key[XT_KEY_MAX];
+	uint8_t key[4 + XT_KEY_MAX]; /* the metadata index (dec_range's), then kn bytes */
 };
 
 /* Stat sb (sn bytes, sn its one-byte length) into the event's key (the
@@ -130,12 +130,20 @@ static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t
 	}
 	k = p->key_ids[id];
 	if (k == XT_KEY_STAT) {
-		if ((size_t)d->kn + 1 + sn > sizeof(d->key)) {
+		uint8_t *o = d->key + 4 + d->kn;
+
+		if ((size_t)d->kn + 1 + sn > XT_KEY_MAX) {
 			d->kn = -1;
 			return;
 		}
-		d->key[d->kn] = (uint8_t)sn;
-		memcpy(d->key + d->kn + 1, sb, sn);
+		*o++ = (uint8_t)sn;
+		if (sn <= 16) {
+			/* Most are a few bytes: no call. */
+			for (k = 0; k < sn; k++)
+				o[k] = sb[k];
+		} else {
+			memcpy(o, sb, sn);
+		}
 		d->kn += 1 + (int)sn;
 	} else if (k == XT_KEY_CORR && !d->corr_seen) {
 		/* The first wins, as an integer stat_decode_usual() reads. */
