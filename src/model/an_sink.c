@@ -22,7 +22,7 @@ static void *host_part_new(void *ctx, const struct xt_host *h, const struct xt_p
 	hp->h = h;
 	hp->p = p;
 	if (pc && pc->role == ROLE_DEVICE)
-		hp->kern = kern_part_new(h, p);
+		hp->kern = kern_part_new();
 	else
 		hp->mem = memory_part_new(h, p);
 	return hp;

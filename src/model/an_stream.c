@@ -103,9 +103,6 @@ static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
 static const unsigned ident_stats[] = { XS_HLO_OP, XS_HLO_MODULE, XS_PROGRAM_ID, XS_TF_OP,
 					XS_HLO_CATEGORY, XS_LEVEL0 };
 #define NIDENT (sizeof(ident_stats) / sizeof(ident_stats[0]))
-#define IDENT_MASK                                                                         \
-	(1ull << XS_HLO_OP | 1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID | 1ull << XS_TF_OP | \
-	 1ull << XS_HLO_CATEGORY | 1ull << XS_LEVEL0)
 
 struct ident {
 	uint64_t mask;  /* which ident stats the event carried (0: none kept) */
@@ -232,7 +229,7 @@ struct stream_pass {
 	uint8_t *meta_flags;    /* op_name_flags() of each kernel name, 0x80 = known */
 	struct kc_ent *kc;      /* op_kernel_add()'s memory */
 	const struct xt_sunk *sunk; /* the sink's parts of the line, or NULL */
-	uint32_t *rec;          /* a second piece: per event its slot | from_hlo << 31 */
+	uint32_t *rec;          /* a second piece: per event from first its slot | from_hlo << 31 */
 	struct stream_order ord; /* no rec: what the order-dependent count carries */
 	struct stream_extra *ex; /* events with a group id, FLOPs or bytes, in order */
 	size_t nex, capex;
@@ -302,7 +299,7 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 		x->bytes = as->bytes;
 	}
 	if (sp->rec)
-		sp->rec[i] = slot | (from_hlo ? 1u << 31 : 0);
+		sp->rec[i - sp->first] = slot | (from_hlo ? 1u << 31 : 0);
 	else
 		stream_order_event(&sp->ord, lp, p, l, i, slot, from_hlo, x);
 }
@@ -468,7 +465,7 @@ static uint32_t stream_ident_slot(struct stream_pass *sp, const struct plane_ctx
 				  uint64_t found, int *from_hlo)
 {
 	struct line_part *lp = sp->lp;
-	uint64_t id = found & IDENT_MASK;
+	uint64_t id = found & STREAM_IDENT;
 	uint8_t kb[256];
 	size_t kn;
 	uint32_t *v = NULL, slot;
@@ -533,8 +530,8 @@ static void stream_piece(struct stream_pass *sp)
 	uint64_t released = sp->first ? (trace_event_raw(h, l, sp->first) + 4095) & ~(uint64_t)4095
 				      : 0;
 	const struct plane_ctx *pc = p->hook_data;
-	const uint64_t want = IDENT_MASK | 1ull << XS_GROUP_ID | 1ull << XS_FLOPS |
-			      1ull << XS_BYTES_ACCESSED | 1ull << XS_KERNEL_DETAILS;
+	/* The stats the reader's launch keys hold (kern_key_ids()). */
+	const uint64_t want = STREAM_WANT;
 	struct stat_want sw;
 	struct ident *last;
 	struct launch_keys lk;
@@ -604,7 +601,7 @@ static void stream_piece(struct stream_pass *sp)
 						       : bref("", 0);
 			if (m) {
 				m->valid = 1;
-				m->by_meta = !(found & IDENT_MASK);
+				m->by_meta = !(found & STREAM_IDENT);
 				m->slot = slot;
 				m->from_hlo = (uint8_t)from_hlo;
 				m->as = as;
@@ -713,8 +710,8 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	if (np == 2) {
 		/* The second piece's events, from the cut on (aggregated ones
 		 * get no record): the first counts in order as it goes. */
-		rec = xmalloc(l->nev * sizeof(*rec));
-		memset(rec + cut, 0xff, (l->nev - cut) * sizeof(*rec));
+		rec = xmalloc((l->nev - cut) * sizeof(*rec));
+		memset(rec, 0xff, (l->nev - cut) * sizeof(*rec));
 	}
 	lp->cls = xcalloc(l->nev ? l->nev : 1, 1);
 	memset(sp, 0, sizeof(sp));

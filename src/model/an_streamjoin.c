@@ -132,11 +132,12 @@ void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct
 	for (i = cut; i < l->nev; i++) {
 		const struct stream_extra *x = NULL;
 
-		if (rec[i] == UINT32_MAX)
+		if (rec[i - cut] == UINT32_MAX)
 			continue;
 		if (e < nex && ex[e].i == i)
 			x = &ex[e++];
-		stream_order_event(st, lp, p, l, i, map[rec[i] & 0x7fffffffu], (int)(rec[i] >> 31),
+		stream_order_event(st, lp, p, l, i, map[rec[i - cut] & 0x7fffffffu],
+				   (int)(rec[i - cut] >> 31),
 				   x);
 	}
 }

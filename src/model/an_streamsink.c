@@ -34,12 +34,10 @@ struct kern_part {
 	} last[KP_CACHE];
 };
 
-struct kern_part *kern_part_new(const struct xt_host *h, const struct xt_plane *p)
+struct kern_part *kern_part_new(void)
 {
 	struct kern_part *kp = xcalloc(1, sizeof(*kp));
 
-	(void)h;
-	(void)p;
 	hmap_init(&kp->keys);
 	memset(kp->last, 0xff, sizeof(kp->last));
 	return kp;
@@ -164,9 +162,8 @@ void launch_keys_init(struct launch_keys *lk, const struct xt_host *h, const str
 	lk->l = l;
 	lk->want = want;
 	lk->corr_id = p->has_known[XS_CORRELATION_ID] ? p->known_id[XS_CORRELATION_ID] : -1;
-	for (k = 0; k < (size_t)want->n; k++)
-		if (want->id[k] == lk->corr_id)
-			lk->none = 1; /* two names for one id: decode every launch */
+	/* Two names for one id: every launch is decoded. */
+	lk->none = lk->corr_id >= 0 && stat_want_has(want, lk->corr_id);
 	/* A line the reader sorted numbers its events otherwise than the
 	 * sink saw them: it reads the bytes. */
 	if (sunk && sunk->nparts && !sunk->moved) {

@@ -434,7 +434,7 @@ struct memo {
 	uint8_t key[MEMO_KEY]; /* without the sink: the key (n bytes) */
 };
 struct kern_part;
-struct kern_part *kern_part_new(const struct xt_host *h, const struct xt_plane *p);
+struct kern_part *kern_part_new(void);
 void kern_part_event(struct kern_part *kp, const struct xt_sink_ev *e);
 void kern_part_free(struct kern_part *kp);
 /* The plane's key_ids (XT_KEY_IDS bytes) for the reader to read launch
@@ -485,8 +485,9 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
 /* Counts, in line order, what depends on the events before: occurrences
  * (and their FLOPs and bytes) and the program runs, for the second piece
  * of a line cut at event cut, the first having counted its own as it went
- * and left st. rec: per event from cut on its slot in the second piece |
- * from_hlo << 31 (UINT32_MAX: none), mapped to the line's by map; ex: the
+ * and left st. rec: per event from cut on (rec[0] is event cut's) its slot
+ * in the second piece | from_hlo << 31 (UINT32_MAX: none), mapped to the
+ * line's by map; ex: the
  * second piece's extras. */
 void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
 		    struct stream_order *st, const uint32_t *rec, size_t cut, const uint32_t *map,

@@ -343,7 +343,7 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 	return hits;
 }
 
-static int stat_want_has(const struct stat_want *want, int64_t id)
+int stat_want_has(const struct stat_want *want, int64_t id)
 {
 	int k;
 

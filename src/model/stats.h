@@ -125,6 +125,8 @@ struct stat_want {
 	uint8_t of_id[256]; /* for ids < 256: index into id[] + 1, 0 = not wanted */
 };
 void stat_want_init(struct stat_want *sw, const struct xt_plane *p, uint64_t mask);
+/* Whether stat metadata id is one that sw asks for. */
+int stat_want_has(const struct stat_want *sw, int64_t id);
 /* Fills out[k] for each wanted stat k found among the event's own stats
  * (the first occurrence wins); *found gets their bits. Returns the count. */
 int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
