@@ -7,9 +7,10 @@
  * microseconds (measured: 3.5 s to touch 1 GiB page by page, 0.5 s when the
  * kernel fills it in large batches; docs/performance.md). A bigmem array
  * reserves address space for its largest possible size once (so it never
- * moves or copies while it grows), asks for transparent huge pages, and is
- * made resident in batches (MADV_POPULATE_WRITE) as the writer reaches
- * them. bigmem_trim() then gives back everything past what was used.
+ * moves or copies while it grows), asks for transparent huge pages while
+ * they prove fast (see bigmem.c), and is made resident in batches
+ * (MADV_POPULATE_WRITE) as the writer reaches them. bigmem_trim() then
+ * gives back everything past what was used.
  *
  * Ownership: the caller keeps the pointer and the mapped size that
  * bigmem_trim() returned, and releases both with bigmem_free().
@@ -30,7 +31,10 @@ void *bigmem_reserve(size_t n);
  * where a huge page would make a part's untouched neighbours resident. */
 void *bigmem_reserve_sparse(size_t n);
 /* Makes the pages of [off, off + n) resident at once (a hint: pages not
- * made resident simply fault in when written). Thread-safe; can't fail. */
+ * made resident simply fault in when written). Thread-safe; can't fail.
+ * A commit of 4 MiB or more is timed: when huge pages fill slowly, later
+ * reservations and big commits (this one's reservation's too) use ordinary
+ * pages. */
 void bigmem_commit(void *p, size_t off, size_t n);
 /* Releases what lies past the first `used` bytes of a reservation of
  * `reserved` bytes; returns the bytes still mapped (0 when used is 0: the
