@@ -21,6 +21,9 @@
 #   BENCH_TARGET=1000000000  bytes each scaled fixture aims at
 #   BENCH_BIG=1           also open a > 4 GiB profile (0 skips it)
 #   BENCH_DIR=$O/bench    where the inputs are made and kept
+#   BENCH_IDLE=5          seconds of quiet before each of RUNS more xtop runs
+#                         per file (IDLE_S: a run that follows no other
+#                         program's, as when a user opens a file; 0 skips)
 # Timings are with the file in the page cache (the usual case right after a
 # capture or a copy). Wall-clock figures need a quiet machine.
 set -eu
@@ -30,6 +33,7 @@ GEN=$O/xtop-gen
 PB=$O/bench/pb_parse
 DIR=${BENCH_DIR:-$O/bench}
 RUNS=${BENCH_RUNS:-3}
+IDLE=${BENCH_IDLE:-5}
 TARGET=${BENCH_TARGET:-1000000000}
 FIX=../shared/fixtures
 LABELS="tpu-v6e tf-v100 rocm-gemm rocm-elementwise rocm-attention rocm-conv h100-tfm gen-tpu gen-gpu"
@@ -85,8 +89,8 @@ if [ -x "$O/bench_trace" ]; then
 fi
 echo "xtop: $XTOP report --json FILE >/dev/null; libprotobuf: $PB FILE (parse only); median of $RUNS paired runs, warm page cache"
 echo
-printf '%-17s %7s %8s %6s %6s %5s %6s %6s %6s %8s %7s %7s %6s %8s %7s\n' \
-	FILE SIZE_MB EVENTS_M WALL_S CPU_S USR_S SYS_S RSS/SZ GB/S FAULTS_K WALL/GB CPU/GB PB_S PB_RSS_G SPEEDUP
+printf '%-17s %7s %8s %6s %6s %5s %6s %6s %6s %8s %7s %7s %6s %8s %7s %6s\n' \
+	FILE SIZE_MB EVENTS_M WALL_S CPU_S USR_S SYS_S RSS/SZ GB/S FAULTS_K WALL/GB CPU/GB PB_S PB_RSS_G SPEEDUP IDLE_S
 
 measure() {
 	label=$1 f=$2
@@ -95,6 +99,7 @@ measure() {
 	events=$($XTOP report --json "$f" | sed -n 's/^{"events":\([0-9]*\),.*/\1/p')
 	: >"$DIR/x.times"
 	: >"$DIR/p.times"
+	: >"$DIR/i.times"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		/usr/bin/time -f "%e %U %S %M %R" -o "$DIR/t1" "$XTOP" report --json "$f" >/dev/null
@@ -103,6 +108,13 @@ measure() {
 			/usr/bin/time -f "%M" -o "$DIR/t2" "$PB" "$f" >"$DIR/p.out"
 			echo "$(sed -n 's/.*parse_s \([0-9.]*\).*/\1/p' "$DIR/p.out") $(cat "$DIR/t2")" >>"$DIR/p.times"
 		fi
+		i=$((i + 1))
+	done
+	i=0
+	while [ "$IDLE" -gt 0 ] && [ $i -lt "$RUNS" ]; do
+		sleep "$IDLE"
+		/usr/bin/time -f "%e" -o "$DIR/t1" "$XTOP" report --json "$f" >/dev/null
+		cat "$DIR/t1" >>"$DIR/i.times"
 		i=$((i + 1))
 	done
 	awk -v size="$size" -v name="$label" -v ev="$events" -v n="$RUNS" '
@@ -114,6 +126,7 @@ measure() {
 		FILENAME ~ /x.times$/ { nx++; w[nx] = $1; u[nx] = $2; s[nx] = $3; c[nx] = $2 + $3
 			if ($4 > rss) rss = $4; f[nx] = $5 }
 		FILENAME ~ /p.times$/ { np++; pw[np] = $1; if ($2 > prss) prss = $2 }
+		FILENAME ~ /i.times$/ { ni++; iw[ni] = $1 }
 		END {
 			gb = size / 1e9
 			wall = median(w, nx); cpu = median(c, nx)
@@ -122,9 +135,10 @@ measure() {
 			       rss * 1024 / size, (wall > 0 ? gb / wall : 0), median(f, nx) / 1e3,
 			       wall / gb, cpu / gb
 			if (np) { pws = median(pw, np)
-				printf " %6.2f %8.2f %6.1fx\n", pws, prss / 1048576, (wall > 0 ? pws / wall : 0) }
-			else printf " %6s %8s %7s\n", "-", "-", "-"
-		}' "$DIR/x.times" "$DIR/p.times"
+				printf " %6.2f %8.2f %6.1fx", pws, prss / 1048576, (wall > 0 ? pws / wall : 0) }
+			else printf " %6s %8s %7s", "-", "-", "-"
+			if (ni) printf " %6.3f\n", median(iw, ni); else printf " %6s\n", "-"
+		}' "$DIR/x.times" "$DIR/p.times" "$DIR/i.times"
 }
 
 for label in $FILES; do
