@@ -512,7 +512,7 @@ int line_split_chunk(struct line_split *s, size_t k)
 
 	if (s->early && c->n) {
 		bigmem_commit(s->ge.p, c->first * sizeof(struct xt_event),
-			      c->n * sizeof(struct xt_event));
+			      c->n * sizeof(struct xt_event), s->ge.huge);
 	}
 	/* Without a reservation the line's list was sized after the walk. */
 	c->lv = grow_view(&s->lng, c->first, c->n);

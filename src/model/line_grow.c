@@ -20,6 +20,7 @@ static int grow_reserve(struct grow *g, size_t esz, size_t most, int big, int hu
 		return 0;
 	g->reserved = most * esz;
 	g->p = huge ? bigmem_reserve(g->reserved) : bigmem_reserve_sparse(g->reserved);
+	g->huge = huge;
 	if (g->p)
 		return 1;
 	g->reserved = 0;
@@ -55,7 +56,7 @@ void grow_more(struct grow *g)
 
 		if (!step)
 			fatal("internal error: a line holds more events than its bytes allow");
-		bigmem_commit(g->p, g->committed, step);
+		bigmem_commit(g->p, g->committed, step, g->huge);
 		g->committed += step;
 		g->cap = g->committed / g->esz;
 	} else if (g->view || g->fixed) {

@@ -47,6 +47,7 @@ struct grow {
 	size_t esz, cap;        /* element size; elements that fit now */
 	size_t reserved, committed; /* bigmem bytes (reserved 0: malloc) */
 	size_t step;            /* bytes made resident at a time */
+	int huge;               /* reserved with bigmem_reserve(), not _sparse() */
 	int fixed;              /* a chunk's part of a split line's array: never grows */
 	int view;               /* a chunk's part of a line's reservation: not its own */
 };

@@ -7,9 +7,10 @@
  * kernel hands free memory back to the hypervisor, a fresh huge page costs
  * the host a fault per page (measured: 0.5-0.7 GB/s, against 3.4 GB/s for
  * ordinary pages made resident in one call, which the guest takes from the
- * small free blocks it never handed back). So each commit of a huge
- * reservation is timed, and the first one slower than HUGE_SLOW_MBS turns
- * huge pages off for the rest of the process: docs/performance.md.
+ * small free blocks it never handed back). So the commits of huge
+ * reservations are timed in windows of HUGE_JUDGE bytes, and after a
+ * window that filled slower than HUGE_SLOW, huge pages are off for the
+ * rest of the process: docs/performance.md.
  */
 #include "bigmem.h"
 
@@ -32,13 +33,17 @@
 #endif
 
 #define HUGE_SZ ((size_t)2 << 20)
-/* Commits at least this big are timed (the chunk commits of event arrays,
- * never the small steps of sparse arrays). */
-#define HUGE_TIMED ((size_t)4 << 20)
-/* Below this rate (MB/s) huge pages lose to ordinary ones. */
-#define HUGE_SLOW_MBS 2000.0
+/* Huge commits are judged by windows of this many bytes (a commit smaller
+ * than a huge page may fill one whole, or find it filled: only a sum says
+ * what a byte costs). */
+#define HUGE_JUDGE ((uint64_t)8 << 20)
+/* Below this rate, in bytes per nanosecond (GB/s), huge pages lose to
+ * ordinary ones. */
+#define HUGE_SLOW 2
 
-/* Set once a huge commit ran slower than HUGE_SLOW_MBS; never cleared. */
+/* The huge commits timed in this window, and whether huge pages are off
+ * (set once, never cleared). */
+static atomic_uint_fast64_t huge_bytes, huge_ns;
 static atomic_int huge_off;
 
 static size_t round_up(size_t n)
@@ -83,38 +88,59 @@ void *bigmem_reserve_sparse(size_t n)
 	return reserve(n, 0);
 }
 
-static double now_s(void)
+/* The calling thread's CPU time: a commit is judged by what it cost, not
+ * by how long the thread waited for a core meanwhile. */
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void bigmem_commit(void *p, size_t off, size_t n)
+void bigmem_commit(void *p, size_t off, size_t n, int huge)
 {
 	uintptr_t a = ((uintptr_t)p + off) & ~(uintptr_t)4095;
 	uintptr_t b = (uintptr_t)p + off + n;
-	double t0;
+	uint64_t t0, dt, sum_b, sum_ns;
 
 	if (!n)
 		return;
-	if (b - a < HUGE_TIMED) {
+	if (!huge) {
 		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
 		return;
 	}
 	if (atomic_load_explicit(&huge_off, memory_order_relaxed)) {
-		/* A reservation made before the switch still asks for huge
-		 * pages; its later commits are contiguous ranges, so their
-		 * mappings merge again. */
+		/* The reservation asked for huge pages before they were
+		 * turned off; its later commits are contiguous ranges, so
+		 * their mappings merge again. */
 		madvise((void *)a, b - a, MADV_NOHUGEPAGE);
 		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
 		return;
 	}
-	t0 = now_s();
+	t0 = now_ns();
 	madvise((void *)a, b - a, MADV_POPULATE_WRITE);
-	if ((double)(b - a) / 1e6 < HUGE_SLOW_MBS * (now_s() - t0))
+	dt = now_ns() - t0;
+	sum_b = atomic_fetch_add_explicit(&huge_bytes, b - a, memory_order_relaxed) + (b - a);
+	sum_ns = atomic_fetch_add_explicit(&huge_ns, dt, memory_order_relaxed) + dt;
+	if (sum_b < HUGE_JUDGE)
+		return;
+	if (sum_b < HUGE_SLOW * sum_ns) {
 		atomic_store_explicit(&huge_off, 1, memory_order_relaxed);
+	} else {
+		/* A new window: a machine whose fresh memory turns slow
+		 * later in the load is caught too. (Two threads may both
+		 * reset it; a few timings lost are harmless.) */
+		atomic_store_explicit(&huge_bytes, 0, memory_order_relaxed);
+		atomic_store_explicit(&huge_ns, 0, memory_order_relaxed);
+	}
+}
+
+void bigmem_set_huge(int on)
+{
+	atomic_store_explicit(&huge_bytes, 0, memory_order_relaxed);
+	atomic_store_explicit(&huge_ns, 0, memory_order_relaxed);
+	atomic_store_explicit(&huge_off, !on, memory_order_relaxed);
 }
 
 size_t bigmem_trim(void *p, size_t reserved, size_t used)

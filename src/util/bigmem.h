@@ -32,10 +32,13 @@ void *bigmem_reserve(size_t n);
 void *bigmem_reserve_sparse(size_t n);
 /* Makes the pages of [off, off + n) resident at once (a hint: pages not
  * made resident simply fault in when written). Thread-safe; can't fail.
- * A commit of 4 MiB or more is timed: when huge pages fill slowly, later
- * reservations and big commits (this one's reservation's too) use ordinary
- * pages. */
-void bigmem_commit(void *p, size_t off, size_t n);
+ * huge: p came from bigmem_reserve(); these commits are timed, and when
+ * huge pages fill slowly, later reservations and huge commits (this
+ * reservation's too) use ordinary pages. */
+void bigmem_commit(void *p, size_t off, size_t n, int huge);
+/* Turns huge pages on (a fresh judgement) or off, for the process: for
+ * tests, which must cover both. */
+void bigmem_set_huge(int on);
 /* Releases what lies past the first `used` bytes of a reservation of
  * `reserved` bytes; returns the bytes still mapped (0 when used is 0: the
  * whole reservation is gone). */
