@@ -237,8 +237,11 @@ int loading_turn(struct app *a)
 	load_job_lock(ld->job);
 	ld->locked = 1;
 	t = load_job_trace(ld->job, &v);
-	/* New lines join the timeline four times a second at most. */
-	if (t != ld->t || (v != ld->version && now_s() - ld->rebuilt >= 0.25)) {
+	/* New lines join the timeline four times a second at most, but
+	 * until the first events are on screen each new line joins at
+	 * once (else the first ones waited up to a quarter second more). */
+	if (t != ld->t || (v != ld->version &&
+			   (!ld->events_shown || now_s() - ld->rebuilt >= 0.25))) {
 		retimeline(a, ld, t);
 		ld->t = t;
 		ld->version = v;
@@ -308,6 +311,11 @@ void loading_unlock(struct app *a)
 		a->load->locked = 0;
 		load_job_unlock(a->load->job);
 	}
+}
+
+int loading_before_events(const struct app *a)
+{
+	return a->load && !a->load->events_shown;
 }
 
 void loading_status(const struct app *a, char *buf, size_t n)
