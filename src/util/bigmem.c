@@ -42,7 +42,7 @@
 #define HUGE_SLOW 2
 
 /* The huge commits timed in this window, and whether huge pages are off
- * (set once, never cleared). */
+ * (set once; only bigmem_set_huge() clears it). */
 static atomic_uint_fast64_t huge_bytes, huge_ns;
 static atomic_int huge_off;
 
