@@ -576,10 +576,10 @@ static unsigned app_capture_key(struct app *a, enum action act)
 /* ---- the loop's handlers ---- */
 
 /* The progress timer's period for the state now: while loading, 100 ms to
- * show what has arrived (20 ms until the first events are on screen);
- * while capturing, 250 ms for the elapsed time; with a launched workload
- * alive, a second to notice when it ends; else none (an idle viewer wakes
- * only for keys). */
+ * show what has arrived (20 ms until the first events are in, for a
+ * second at most); while capturing, 250 ms for the elapsed time; with a
+ * launched workload alive, a second to notice when it ends; else none (an
+ * idle viewer wakes only for keys). */
 static void app_arm_tick(struct app *a)
 {
 	int ms = a->load ? (loading_before_events(a) ? 20 : 100)

@@ -27,6 +27,7 @@ struct loading {
 	double t0;              /* CLOCK_MONOTONIC at the start */
 	double age0;            /* the process's age then, s */
 	int frames, events_shown, decoded;
+	int has_events;         /* the timeline made last holds events */
 	double rebuilt;         /* when the timeline was last made anew */
 	int touched;            /* a key was handled: the view is the user's */
 	FILE *log;
@@ -106,6 +107,23 @@ void loading_start(struct app *a, const char *path, const char *run)
 
 /* A new timeline for profile ld->prof over t; the view keeps its place
  * and selection when the trace is the same one, grown. */
+static int tl_has_events(const struct timeline *tl)
+{
+	size_t i;
+
+	for (i = 0; tl && i < tl->ntracks; i++)
+		if (tl->tracks[i].l->nev)
+			return 1;
+	return 0;
+}
+
+/* Whether new lines should join the timeline at once: until it holds
+ * events, in the first second (then four times a second at most). */
+static int loading_eager(const struct loading *ld)
+{
+	return !ld->has_events && now_s() - ld->t0 < 1.0;
+}
+
 static void retimeline(struct app *a, struct loading *ld, struct xt_trace *t)
 {
 	struct prof *p = &a->profs[ld->prof];
@@ -128,6 +146,7 @@ static void retimeline(struct app *a, struct loading *ld, struct xt_trace *t)
 			timeline_adopt(p->tl, old); /* indexes already built stay */
 		timeline_free(old);
 	}
+	ld->has_events = tl_has_events(p->tl);
 	free(p->folded);
 	p->t = t;
 	p->folded = xcalloc(p->tl && p->tl->ntracks ? p->tl->ntracks : 1, 1);
@@ -237,11 +256,10 @@ int loading_turn(struct app *a)
 	load_job_lock(ld->job);
 	ld->locked = 1;
 	t = load_job_trace(ld->job, &v);
-	/* New lines join the timeline four times a second at most, but
-	 * until the first events are on screen each new line joins at
-	 * once (else the first ones waited up to a quarter second more). */
+	/* New lines join the timeline four times a second at most, but the
+	 * first ones at once (else they waited up to a quarter second more). */
 	if (t != ld->t || (v != ld->version &&
-			   (!ld->events_shown || now_s() - ld->rebuilt >= 0.25))) {
+			   (loading_eager(ld) || now_s() - ld->rebuilt >= 0.25))) {
 		retimeline(a, ld, t);
 		ld->t = t;
 		ld->version = v;
@@ -278,19 +296,14 @@ void loading_stop(struct app *a)
 void loading_drawn(struct app *a)
 {
 	struct loading *ld = a->load;
-	size_t i;
 
 	if (!ld)
 		return;
 	if (!ld->frames++)
 		note(ld, "first_frame");
-	if (!ld->events_shown && a->cur == ld->prof && a->tl) {
-		for (i = 0; i < a->tl->ntracks; i++)
-			if (a->tl->tracks[i].l->nev) {
-				ld->events_shown = 1;
-				note(ld, "first_events");
-				break;
-			}
+	if (!ld->events_shown && a->cur == ld->prof && tl_has_events(a->tl)) {
+		ld->events_shown = 1;
+		note(ld, "first_events");
 	}
 	loading_unlock(a);
 }
@@ -315,7 +328,7 @@ void loading_unlock(struct app *a)
 
 int loading_before_events(const struct app *a)
 {
-	return a->load && !a->load->events_shown;
+	return a->load && loading_eager(a->load);
 }
 
 void loading_status(const struct app *a, char *buf, size_t n)

@@ -35,8 +35,9 @@ void loading_unlock(struct app *a);
 void loading_stop(struct app *a);
 /* The status line while loading: file, progress bar, events, time. */
 void loading_status(const struct app *a, char *buf, size_t n);
-/* Whether the timeline has shown no events yet (the progress tick then
- * looks more often, so the first lines show as soon as they are in). */
+/* Whether the timeline holds no events yet, in the load's first second
+ * (the progress tick then looks more often, so that the first lines show
+ * as soon as they are in). */
 int loading_before_events(const struct app *a);
 
 #endif
