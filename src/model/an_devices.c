@@ -1,8 +1,8 @@
 /*
  * an_devices: device rows (docs/analyses.md, "Device busy time and idle").
  * XLA devices sum their ops' self times (computed while lines loaded); GPU
- * devices take the union of their stream lines' events, two planes at a
- * time.
+ * devices take the union of their stream lines' busy lists (also built
+ * while lines loaded), two planes at a time.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,63 +14,36 @@
 #include "analysis_int.h"
 
 
-/* Union of the spans of every event on the given lines, by a k-way walk in
- * start order (each line is sorted); no allocation proportional to events. */
+/* Length of the union of the busy lists of the given lines (built as they
+ * loaded: overview_line_device), and the first start and latest end of
+ * their events. */
 static int64_t union_busy(const struct xt_plane *p, const uint8_t *use, int64_t *first,
 			  int64_t *last)
 {
-	size_t *cur = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
-	size_t *lines = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	const struct span_pack **packs = xcalloc(p->nlines ? p->nlines : 1, sizeof(*packs));
+	struct span_merge m;
+	struct span x;
 	size_t nl = 0, j;
-	int64_t busy = 0, run_s = 0, run_e = 0;
-	int have = 0;
-
-	for (j = 0; j < p->nlines; j++)
-		if (use[j] && p->lines[j].nev)
-			lines[nl++] = j;
+	int64_t busy = 0;
 
 	*first = INT64_MAX;
 	*last = INT64_MIN;
-	for (;;) {
-		size_t best = SIZE_MAX, i;
-		int64_t bs = 0, be;
-		const struct xt_line *l;
-		const struct xt_event *e;
+	for (j = 0; j < p->nlines; j++) {
+		const struct line_part *lp = p->lines[j].hook_data;
 
-		for (j = 0; j < nl; j++) {
-			i = lines[j];
-			l = &p->lines[i];
-			if (cur[i] >= l->nev || xt_event_aggregated(&l->ev[cur[i]]))
-				continue;
-			if (best == SIZE_MAX || xt_event_start(l, &l->ev[cur[i]]) < bs) {
-				best = i;
-				bs = xt_event_start(l, &l->ev[cur[i]]);
-			}
-		}
-		if (best == SIZE_MAX)
-			break;
-		l = &p->lines[best];
-		e = &l->ev[cur[best]++];
-		be = bs + xt_event_dur(l, e);
-		if (bs < *first)
-			*first = bs;
-		if (be > *last)
-			*last = be;
-		if (have && bs <= run_e) {
-			if (be > run_e)
-				run_e = be;
-		} else {
-			if (have)
-				busy += run_e - run_s;
-			run_s = bs;
-			run_e = be;
-			have = 1;
-		}
+		if (!use[j] || !p->lines[j].nev || !lp || lp->role != LROLE_STREAM)
+			continue;
+		packs[nl++] = &lp->busy;
+		if (lp->dev_first < *first)
+			*first = lp->dev_first;
+		if (lp->dev_last > *last)
+			*last = lp->dev_last;
 	}
-	if (have)
-		busy += run_e - run_s;
-	free(cur);
-	free(lines);
+	span_merge_init(&m, packs, nl);
+	while (span_merge_next(&m, &x))
+		busy += x.e - x.s;
+	span_merge_fini(&m);
+	free(packs);
 	return busy;
 }
 

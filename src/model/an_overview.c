@@ -11,11 +11,11 @@
  * analysis_finish(), while the line roles and per-event classes of the op
  * pass are still there: host_acts_build() merges a host's line unions into
  * one (a heap of lines, in two halves at once), which the step breakdown
- * reads too; overview_devices() walks each device's busy spans in start order
- * across its lines (a k-way merge, as for GPU busy time, so nothing
- * proportional to its events is allocated), intersecting its gaps with the
- * host's activity, beside the steps merge; overview_build() then adds the
- * step statistics and the findings.
+ * reads too; overview_devices() walks the union of each device's lines'
+ * busy lists (overview_line_device, also built while the lines load, and
+ * shared with the GPU busy time), intersecting its gaps with the host's
+ * activity, beside the steps merge; overview_build() then adds the step
+ * statistics and the findings.
  */
 #include <math.h>
 #include <pthread.h>
@@ -149,6 +149,52 @@ void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt
 	lp->comp = spans_take(&comp, &lp->ncomp);
 }
 
+/*
+ * A device line's busy time as the packed union of the events that count
+ * (not aggregated, lasting; on an XLA Ops line the top-level ops only), and
+ * on a stream line the kernels among them: computed on the decoding thread
+ * beside the line's other passes, so that the walks at the end (GPU busy
+ * time, gaps and host-bound time) merge a few packed lists, not every
+ * event of every line.
+ */
+void overview_line_device(struct line_part *lp, const struct xt_line *l)
+{
+	int64_t base = l->timestamp_ns * 1000, first = INT64_MAX, last = INT64_MIN;
+	int xla = lp->role == LROLE_XLA_OPS;
+	size_t i;
+
+	for (i = 0; i < l->nev; i++) {
+		const struct xt_event *ev = &l->ev[i];
+		int64_t s, d;
+
+		if (xt_event_aggregated(ev))
+			continue;
+		d = xt_event_dur(l, ev);
+		s = base + xt_event_off(l, i);
+		if (s < first)
+			first = s;
+		if (s + d > last)
+			last = s + d;
+		if (d <= 0 || (xla && xt_event_depth(ev) != 0))
+			continue;
+		if (!xla) {
+			int cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
+
+			if (cls == EVC_COMPUTE || cls == EVC_COLLECTIVE) {
+				lp->kernels++;
+				if (d < SMALL_KERNEL_PS) {
+					lp->small_kernels++;
+					lp->small_kernel_ps += d;
+				}
+			}
+		}
+		span_pack_add(&lp->busy, s, s + d);
+	}
+	span_pack_done(&lp->busy);
+	lp->dev_first = first;
+	lp->dev_last = last;
+}
+
 /* Half of a host's work lists, unioned by one thread of host_acts_build. */
 struct act_half {
 	const struct span_pack **lists;
@@ -266,89 +312,48 @@ static void gap(struct xt_device_row *d, const struct host_act *ha, size_t *hcur
 		d->host_bound_ps += host_in(ha, hcur, s, e);
 }
 
-/* Whether event i of line l counts as device activity (and is a kernel). */
-static int busy_event(const struct xt_device_row *d, const struct xt_line *l, size_t i)
-{
-	const struct xt_event *ev = &l->ev[i];
-
-	if (xt_event_aggregated(ev) || xt_event_dur(l, ev) <= 0)
-		return 0;
-	return d->kind != XT_DEV_XLA || xt_event_depth(ev) == 0;
-}
-
+/* A device's gaps between busy spans inside its span, from the union of
+ * its lines' busy lists (overview_line_device), and its kernel counts. */
 static void device_walk(struct dev_job *j)
 {
 	struct xt_device_row *d = j->d;
 	const struct xt_plane *p = j->p;
-	size_t *cur = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
-	size_t *lines = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	const struct span_pack **packs = xcalloc(p->nlines ? p->nlines : 1, sizeof(*packs));
+	struct span_merge m;
+	struct span x;
 	size_t nl = 0, k, hcur = 0;
-	int64_t span_s = d->first_ps, span_e = d->first_ps + d->span_ps, run_s = 0, run_e = 0;
-	int have = 0;
+	int64_t span_s = d->first_ps, span_e = d->first_ps + d->span_ps, run_e = span_s;
 	enum line_role want = d->kind == XT_DEV_XLA ? LROLE_XLA_OPS : LROLE_STREAM;
 
 	for (k = 0; k < p->nlines; k++) {
 		const struct line_part *lp = p->lines[k].hook_data;
 
-		if (lp && lp->role == want && p->lines[k].nev)
-			lines[nl++] = k;
-	}
-	for (;;) {
-		size_t best = SIZE_MAX, i;
-		int64_t bs = 0, be;
-		const struct xt_line *l;
-		const struct line_part *lp;
-
-		for (k = 0; k < nl; k++) {
-			i = lines[k];
-			l = &p->lines[i];
-			while (cur[i] < l->nev && !busy_event(d, l, cur[i]))
-				cur[i]++;
-			if (cur[i] >= l->nev)
-				continue;
-			if (best == SIZE_MAX || xt_event_start(l, &l->ev[cur[i]]) < bs) {
-				best = i;
-				bs = xt_event_start(l, &l->ev[cur[i]]);
-			}
-		}
-		if (best == SIZE_MAX)
-			break;
-		l = &p->lines[best];
-		lp = l->hook_data;
-		i = cur[best]++;
-		be = bs + xt_event_dur(l, &l->ev[i]);
+		if (!lp || lp->role != want || !p->lines[k].nev)
+			continue;
+		packs[nl++] = &lp->busy;
 		if (d->kind == XT_DEV_GPU) {
-			int cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
-
-			if (cls == EVC_COMPUTE || cls == EVC_COLLECTIVE) {
-				d->kernels++;
-				if (be - bs < SMALL_KERNEL_PS) {
-					d->small_kernels++;
-					d->small_kernel_ps += be - bs;
-				}
-			}
+			d->kernels += lp->kernels;
+			d->small_kernels += lp->small_kernels;
+			d->small_kernel_ps += lp->small_kernel_ps;
 		}
-		/* Clip to the device span (busy spans lie inside it). */
-		if (bs < span_s)
-			bs = span_s;
-		if (be > span_e)
-			be = span_e;
-		if (be <= bs)
-			continue;
-		if (have && bs <= run_e) {
-			if (be > run_e)
-				run_e = be;
-			continue;
-		}
-		gap(d, j->ha, &hcur, have ? run_e : span_s, bs);
-		run_s = bs;
-		run_e = be;
-		have = 1;
 	}
-	(void)run_s;
-	gap(d, j->ha, &hcur, have ? run_e : span_s, span_e);
-	free(cur);
-	free(lines);
+	span_merge_init(&m, packs, nl);
+	while (span_merge_next(&m, &x)) {
+		/* Clip to the device span (busy spans lie inside it). */
+		if (x.s < span_s)
+			x.s = span_s;
+		if (x.e > span_e)
+			x.e = span_e;
+		if (x.e <= x.s)
+			continue;
+		if (x.s > run_e)
+			gap(d, j->ha, &hcur, run_e, x.s);
+		if (x.e > run_e)
+			run_e = x.e;
+	}
+	gap(d, j->ha, &hcur, run_e, span_e);
+	span_merge_fini(&m);
+	free(packs);
 }
 
 static void dev_job_run(void *arg, size_t i)

@@ -187,6 +187,7 @@ void line_part_free(struct line_part *lp)
 	free(lp->slot_of_meta);
 	free(lp->markers);
 	span_pack_free(&lp->work);
+	span_pack_free(&lp->busy);
 	free(lp->comp);
 	memory_free(lp);
 	free(lp->kerns);
@@ -500,9 +501,11 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 	switch (role) {
 	case LROLE_XLA_OPS:
 		ops_line_xla(lp, h, p, l);
+		overview_line_device(lp, l);
 		break;
 	case LROLE_STREAM:
 		ops_line_stream(lp, h, p, l, sunk);
+		overview_line_device(lp, l);
 		break;
 	case LROLE_STEPS:
 		steps_line_markers(lp, h, p, l);

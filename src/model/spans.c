@@ -180,7 +180,7 @@ int span_rd_next(struct span_rd *r, struct span *out)
 	return 1;
 }
 
-/* A list's place in spans_union_packs' heap (keyed by its current start). */
+/* A list's place in a span_merge's heap (keyed by its current start). */
 struct span_cur {
 	struct span_rd rd;
 	struct span x;
@@ -205,38 +205,81 @@ static void span_cur_down(struct span_cur *hp, size_t n, size_t i)
 	hp[i] = x;
 }
 
+void span_merge_init(struct span_merge *m, const struct span_pack *const *packs, size_t k)
+{
+	size_t i;
+
+	m->hp = xcalloc(k ? k : 1, sizeof(*m->hp));
+	m->nh = 0;
+	for (i = 0; i < k; i++) {
+		span_rd_init(&m->hp[m->nh].rd, packs[i]);
+		if (span_rd_next(&m->hp[m->nh].rd, &m->hp[m->nh].x))
+			m->nh++;
+	}
+	for (i = m->nh; i-- > 0;)
+		span_cur_down(m->hp, m->nh, i);
+}
+
+int span_merge_next(struct span_merge *m, struct span *out)
+{
+	struct span_cur *hp = m->hp;
+	struct span x;
+
+	if (!m->nh)
+		return 0;
+	x = hp[0].x;
+	for (;;) {
+		/* The top list's spans that start before every other list's
+		 * next one come without touching the heap. */
+		while (span_rd_next(&hp[0].rd, &hp[0].x)) {
+			if (m->nh > 1 && (hp[1].x.s < hp[0].x.s ||
+					  (m->nh > 2 && hp[2].x.s < hp[0].x.s))) {
+				span_cur_down(hp, m->nh, 0);
+				goto next;
+			}
+			if (hp[0].x.s > x.e) {
+				*out = x;
+				return 1;
+			}
+			if (hp[0].x.e > x.e)
+				x.e = hp[0].x.e;
+		}
+		hp[0] = hp[--m->nh];
+		if (!m->nh)
+			break;
+		span_cur_down(hp, m->nh, 0);
+next:
+		if (hp[0].x.s > x.e)
+			break;
+		if (hp[0].x.e > x.e)
+			x.e = hp[0].x.e;
+	}
+	*out = x;
+	return 1;
+}
+
+void span_merge_fini(struct span_merge *m)
+{
+	free(m->hp);
+	m->hp = NULL;
+	m->nh = 0;
+}
+
 size_t spans_union_packs(const struct span_pack *const *packs, size_t k, struct span **out)
 {
-	struct span_cur *hp = xcalloc(k ? k : 1, sizeof(*hp));
-	struct span *v = NULL;
-	size_t i, nh = 0, nv = 0, cap = 0;
+	struct span_merge m;
+	struct span *v = NULL, x;
+	size_t nv = 0, cap = 0;
 
-	for (i = 0; i < k; i++) {
-		span_rd_init(&hp[nh].rd, packs[i]);
-		if (span_rd_next(&hp[nh].rd, &hp[nh].x))
-			nh++;
-	}
-	for (i = nh; i-- > 0;)
-		span_cur_down(hp, nh, i);
-	while (nh) {
-		struct span x = hp[0].x;
-
-		if (nv && x.s <= v[nv - 1].e) {
-			if (x.e > v[nv - 1].e)
-				v[nv - 1].e = x.e;
-		} else {
-			if (nv == cap) {
-				cap = cap ? 2 * cap : 256;
-				v = xreallocarray(v, cap, sizeof(*v));
-			}
-			v[nv++] = x;
+	span_merge_init(&m, packs, k);
+	while (span_merge_next(&m, &x)) {
+		if (nv == cap) {
+			cap = cap ? 2 * cap : 256;
+			v = xreallocarray(v, cap, sizeof(*v));
 		}
-		if (!span_rd_next(&hp[0].rd, &hp[0].x))
-			hp[0] = hp[--nh];
-		if (nh)
-			span_cur_down(hp, nh, 0);
+		v[nv++] = x;
 	}
-	free(hp);
+	span_merge_fini(&m);
 	*out = v;
 	return nv;
 }

@@ -70,6 +70,20 @@ void span_rd_init(struct span_rd *r, const struct span_pack *sp);
 /* The next span into *out; returns 0 at the end. */
 int span_rd_next(struct span_rd *r, struct span *out);
 
+/* The union of k packed lists, span by span in start order: a heap of the
+ * lists, which the top list leaves only when another's next span starts
+ * before its own (a busy line's spans come in long stretches). */
+struct span_cur;
+struct span_merge {
+	struct span_cur *hp;
+	size_t nh;
+};
+void span_merge_init(struct span_merge *m, const struct span_pack *const *packs, size_t k);
+/* The union's next span (disjoint from and after the last, not touching
+ * it) into *out; returns 0 at the end. */
+int span_merge_next(struct span_merge *m, struct span *out);
+void span_merge_fini(struct span_merge *m);
+
 /* The union of k packed lists into *out (the caller frees it); returns
  * its length. The lists are merged in start order through a heap, so
  * nothing as long as all of them together is allocated: the union of many

@@ -315,6 +315,76 @@ static void test_spans_union_packs(void **state)
 	free(tmp);
 }
 
+/* span_merge, whose top list goes on without the heap while its spans
+ * start first: lists that take turns in long stretches, touching and
+ * overlapping each other at the turns and equal at some, against the
+ * runs merged pairwise. */
+static void test_span_merge_stretches(void **state)
+{
+	enum { K = 4, N = 3000 };
+	uint64_t rs = 5;
+	struct span_pack packs[K];
+	const struct span_pack *cp[K];
+	struct span_merge m;
+	struct span *tmp = NULL, x;
+	struct spans all;
+	size_t k, i, n = 0, tmpcap = 0;
+	int64_t t[K];
+
+	(void)state;
+	memset(&all, 0, sizeof(all));
+	memset(packs, 0, sizeof(packs));
+	for (k = 0; k < K; k++)
+		t[k] = 0;
+	for (i = 0; i < N; i++) {
+		/* Stretches of 1 to 60 spans from one list, then another's. */
+		size_t run = (size_t)tu_rand_range(&rs, 1, 60), j;
+		int64_t from = 0;
+
+		k = (size_t)tu_rand_range(&rs, 0, K - 1);
+		for (j = 0; j < K; j++)
+			if (t[j] > from)
+				from = t[j];
+		/* Start at, before or after the latest end so far. */
+		from += tu_rand_range(&rs, -20, 20);
+		if (from < t[k])
+			from = t[k];
+		for (j = 0; j < run; j++) {
+			int64_t s = from + tu_rand_range(&rs, 0, 3), e = s + tu_rand_range(&rs, 0, 9);
+
+			spans_add(&all, k, s, e);
+			span_pack_add(&packs[k], s, e);
+			from = e;
+		}
+		t[k] = from;
+	}
+	for (k = 0; k < K; k++) {
+		span_pack_done(&packs[k]);
+		cp[k] = &packs[k];
+	}
+	spans_union(&all, &tmp, &tmpcap);
+	span_merge_init(&m, cp, K);
+	while (span_merge_next(&m, &x)) {
+		assert_true(n < all.n);
+		assert_int_equal(x.s, all.v[n].s);
+		assert_int_equal(x.e, all.v[n].e);
+		n++;
+	}
+	assert_int_equal(n, all.n);
+	assert_false(span_merge_next(&m, &x)); /* stays at the end */
+	span_merge_fini(&m);
+	span_merge_init(&m, cp, 1); /* one list: itself */
+	for (n = 0; span_merge_next(&m, &x); n++)
+		;
+	assert_int_equal(n, packs[0].n);
+	span_merge_fini(&m);
+	for (k = 0; k < K; k++)
+		span_pack_free(&packs[k]);
+	free(all.v);
+	free(all.run);
+	free(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +393,7 @@ int main(void)
 		TU_TEST(test_quiet_profile),
 		TU_TEST(test_exact_thresholds),
 		TU_TEST(test_spans_union_packs),
+		TU_TEST(test_span_merge_stretches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
