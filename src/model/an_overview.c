@@ -11,11 +11,12 @@
  * analysis_finish(), while the line roles and per-event classes of the op
  * pass are still there: host_acts_build() merges a host's line unions into
  * one (a heap of lines, in two halves at once), which the step breakdown
- * reads too; overview_devices() walks the union of each device's lines'
- * busy lists (overview_line_device, also built while the lines load, and
- * shared with the GPU busy time), intersecting its gaps with the host's
- * activity, beside the steps merge; overview_build() then adds the step
- * statistics and the findings.
+ * reads too; overview_devices() walks each device's busy spans in start
+ * order (on a GPU the union of its streams' busy lists, built while the
+ * lines load and shared with the GPU busy time; on an XLA device its top
+ * level ops), intersecting its gaps with the host's activity, beside the
+ * steps merge; overview_build() then adds the step statistics and the
+ * findings.
  */
 #include <math.h>
 #include <pthread.h>
@@ -150,22 +151,23 @@ void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt
 }
 
 /*
- * A device line's busy time as the packed union of the events that count
- * (not aggregated, lasting; on an XLA Ops line the top-level ops only), and
- * on a stream line the kernels among them: computed on the decoding thread
- * beside the line's other passes, so that the walks at the end (GPU busy
- * time, gaps and host-bound time) merge a few packed lists, not every
- * event of every line.
+ * A stream line's busy time as the packed union of the events that count
+ * (not aggregated, lasting), and the kernels among them: computed on the
+ * decoding thread beside the line's other passes, so that the walks at the
+ * end (GPU busy time, then gaps and host-bound time) merge a few packed
+ * lists, not every event of every stream in a k-way scan, twice. (An XLA
+ * Ops line is one per device and its top-level ops seldom touch: packing
+ * them would cost more than the walk at the end saves.)
  */
 void overview_line_device(struct line_part *lp, const struct xt_line *l)
 {
 	int64_t base = l->timestamp_ns * 1000, first = INT64_MAX, last = INT64_MIN;
-	int xla = lp->role == LROLE_XLA_OPS;
 	size_t i;
 
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		int64_t s, d;
+		int cls;
 
 		if (xt_event_aggregated(ev))
 			continue;
@@ -175,17 +177,14 @@ void overview_line_device(struct line_part *lp, const struct xt_line *l)
 			first = s;
 		if (s + d > last)
 			last = s + d;
-		if (d <= 0 || (xla && xt_event_depth(ev) != 0))
+		if (d <= 0)
 			continue;
-		if (!xla) {
-			int cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
-
-			if (cls == EVC_COMPUTE || cls == EVC_COLLECTIVE) {
-				lp->kernels++;
-				if (d < SMALL_KERNEL_PS) {
-					lp->small_kernels++;
-					lp->small_kernel_ps += d;
-				}
+		cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
+		if (cls == EVC_COMPUTE || cls == EVC_COLLECTIVE) {
+			lp->kernels++;
+			if (d < SMALL_KERNEL_PS) {
+				lp->small_kernels++;
+				lp->small_kernel_ps += d;
 			}
 		}
 		span_pack_add(&lp->busy, s, s + d);
@@ -312,48 +311,123 @@ static void gap(struct xt_device_row *d, const struct host_act *ha, size_t *hcur
 		d->host_bound_ps += host_in(ha, hcur, s, e);
 }
 
-/* A device's gaps between busy spans inside its span, from the union of
- * its lines' busy lists (overview_line_device), and its kernel counts. */
-static void device_walk(struct dev_job *j)
+/* Whether event i of an XLA Ops line is device activity: a top-level op,
+ * lasting, not aggregated. */
+static int xla_busy(const struct xt_line *l, size_t i)
 {
-	struct xt_device_row *d = j->d;
-	const struct xt_plane *p = j->p;
+	const struct xt_event *ev = &l->ev[i];
+
+	return !xt_event_aggregated(ev) && xt_event_depth(ev) == 0 && xt_event_dur(l, ev) > 0;
+}
+
+/* A device's walk over its busy spans in start order: clipped to the
+ * device span, runs of them coalesced, each gap before a run measured. */
+struct busy_walk {
+	struct xt_device_row *d;
+	const struct host_act *ha;
+	size_t hcur;
+	int64_t span_s, span_e, run_e;
+};
+
+static void walk_busy(struct busy_walk *w, int64_t s, int64_t e)
+{
+	/* Clip to the device span (busy spans lie inside it). */
+	if (s < w->span_s)
+		s = w->span_s;
+	if (e > w->span_e)
+		e = w->span_e;
+	if (e <= s)
+		return;
+	if (s > w->run_e)
+		gap(w->d, w->ha, &w->hcur, w->run_e, s);
+	if (e > w->run_e)
+		w->run_e = e;
+}
+
+/* A GPU's busy spans: the union of its streams' busy lists. */
+static void walk_gpu(struct busy_walk *w, const struct xt_plane *p)
+{
 	const struct span_pack **packs = xcalloc(p->nlines ? p->nlines : 1, sizeof(*packs));
 	struct span_merge m;
 	struct span x;
-	size_t nl = 0, k, hcur = 0;
-	int64_t span_s = d->first_ps, span_e = d->first_ps + d->span_ps, run_e = span_s;
-	enum line_role want = d->kind == XT_DEV_XLA ? LROLE_XLA_OPS : LROLE_STREAM;
+	size_t nl = 0, k;
 
 	for (k = 0; k < p->nlines; k++) {
 		const struct line_part *lp = p->lines[k].hook_data;
 
-		if (!lp || lp->role != want || !p->lines[k].nev)
+		if (!lp || lp->role != LROLE_STREAM || !p->lines[k].nev)
 			continue;
 		packs[nl++] = &lp->busy;
-		if (d->kind == XT_DEV_GPU) {
-			d->kernels += lp->kernels;
-			d->small_kernels += lp->small_kernels;
-			d->small_kernel_ps += lp->small_kernel_ps;
-		}
+		w->d->kernels += lp->kernels;
+		w->d->small_kernels += lp->small_kernels;
+		w->d->small_kernel_ps += lp->small_kernel_ps;
 	}
 	span_merge_init(&m, packs, nl);
-	while (span_merge_next(&m, &x)) {
-		/* Clip to the device span (busy spans lie inside it). */
-		if (x.s < span_s)
-			x.s = span_s;
-		if (x.e > span_e)
-			x.e = span_e;
-		if (x.e <= x.s)
-			continue;
-		if (x.s > run_e)
-			gap(d, j->ha, &hcur, run_e, x.s);
-		if (x.e > run_e)
-			run_e = x.e;
-	}
-	gap(d, j->ha, &hcur, run_e, span_e);
+	while (span_merge_next(&m, &x))
+		walk_busy(w, x.s, x.e);
 	span_merge_fini(&m);
 	free(packs);
+}
+
+/* An XLA device's busy spans: the top-level ops of its XLA Ops lines (most
+ * often one), lasting and not aggregated, in start order across them. */
+static void walk_xla(struct busy_walk *w, const struct xt_plane *p)
+{
+	size_t *cur = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	int64_t *head = xcalloc(p->nlines ? p->nlines : 1, sizeof(int64_t));
+	size_t *lines = xcalloc(p->nlines ? p->nlines : 1, sizeof(size_t));
+	size_t nl = 0, k;
+
+	for (k = 0; k < p->nlines; k++) {
+		const struct line_part *lp = p->lines[k].hook_data;
+
+		if (lp && lp->role == LROLE_XLA_OPS && p->lines[k].nev)
+			lines[nl++] = k;
+	}
+	/* Each line's next op and its start, INT64_MAX at its end. */
+	for (k = 0; k < nl; k++) {
+		const struct xt_line *l = &p->lines[lines[k]];
+		size_t i = 0;
+
+		while (i < l->nev && !xla_busy(l, i))
+			i++;
+		cur[k] = i;
+		head[k] = i < l->nev ? xt_event_start(l, &l->ev[i]) : INT64_MAX;
+	}
+	for (;;) {
+		size_t best = 0, i;
+		const struct xt_line *l;
+		int64_t s;
+
+		for (k = 1; k < nl; k++)
+			if (head[k] < head[best])
+				best = k;
+		if (!nl || head[best] == INT64_MAX)
+			break;
+		l = &p->lines[lines[best]];
+		i = cur[best];
+		s = head[best];
+		walk_busy(w, s, s + xt_event_dur(l, &l->ev[i]));
+		for (i++; i < l->nev && !xla_busy(l, i); i++)
+			;
+		cur[best] = i;
+		head[best] = i < l->nev ? xt_event_start(l, &l->ev[i]) : INT64_MAX;
+	}
+	free(cur);
+	free(head);
+	free(lines);
+}
+
+static void device_walk(struct dev_job *j)
+{
+	struct xt_device_row *d = j->d;
+	struct busy_walk w = { d, j->ha, 0, d->first_ps, d->first_ps + d->span_ps, d->first_ps };
+
+	if (d->kind == XT_DEV_GPU)
+		walk_gpu(&w, j->p);
+	else
+		walk_xla(&w, j->p);
+	gap(d, w.ha, &w.hcur, w.run_e, w.span_e);
 }
 
 static void dev_job_run(void *arg, size_t i)

@@ -501,7 +501,6 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 	switch (role) {
 	case LROLE_XLA_OPS:
 		ops_line_xla(lp, h, p, l);
-		overview_line_device(lp, l);
 		break;
 	case LROLE_STREAM:
 		ops_line_stream(lp, h, p, l, sunk);

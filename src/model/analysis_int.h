@@ -225,11 +225,10 @@ struct line_part {
 	struct span *comp;
 	size_t ncomp;
 	uint64_t compiles;          /* compilations not inside another of the line */
-	/* device busy (LROLE_XLA_OPS: depth 0; LROLE_STREAM: every event),
-	 * the union of the line's events that last, packed, and on stream
-	 * lines the kernels among them (overview_line_device); dev_first,
-	 * dev_last: the first start and latest end of any event not
-	 * aggregated, INT64_MAX / INT64_MIN when none */
+	/* device busy (LROLE_STREAM): the union of the line's events that
+	 * last, packed, and the kernels among them (overview_line_device);
+	 * dev_first, dev_last: the first start and latest end of any event
+	 * not aggregated, INT64_MAX / INT64_MIN when none */
 	struct span_pack busy;
 	int64_t dev_first, dev_last;
 	uint64_t kernels, small_kernels;
@@ -575,7 +574,7 @@ void overview_build(struct xt_analysis *a);
 /* While loading, after steps_line_markers: a host line's work and
  * compilation unions (read by overview_build and steps_breakdown). */
 void overview_line_host(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l);
-/* A device line's busy union and kernel counts (after its ops pass, which
+/* A stream line's busy union and kernel counts (after its ops pass, which
  * classes its events), on its decoding thread. */
 void overview_line_device(struct line_part *lp, const struct xt_line *l);
 /* The same for the Python tracer's line (compilations only), from the
