@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../util/parfor.h"
+#include "../util/sort64.h"
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
@@ -142,22 +143,10 @@ static void heap_down(struct bd_cursor **h, size_t n, size_t i)
 	h[i] = x;
 }
 
-/* A step bound: the time, and where its F values go. */
-struct bd_query {
-	int64_t t;
-	size_t slot;
-};
-
-static int query_cmp(const void *x, const void *y)
-{
-	const struct bd_query *a = x, *b = y;
-
-	return (a->t > b->t) - (a->t < b->t);
-}
 
 /* The H_c runs being built, and F_c read at the sorted query times. */
 struct bd_sweep {
-	const struct bd_query *q;
+	const struct sort_kv *q; /* the step bounds: times (k), slots (v) */
 	size_t nq;
 	int64_t *f;             /* [slot * XT_CAT_COUNT + c] = F_c(t) */
 	struct {
@@ -174,10 +163,10 @@ static void run_close(struct bd_sweep *sw, int c)
 	int64_t s = sw->h[c].s, e = sw->h[c].e;
 	size_t j = sw->h[c].next;
 
-	for (; j < sw->nq && sw->q[j].t <= e; j++) {
-		int64_t in = sw->q[j].t - s;
+	for (; j < sw->nq && sw->q[j].k <= e; j++) {
+		int64_t in = sw->q[j].k - s;
 
-		sw->f[sw->q[j].slot * XT_CAT_COUNT + c] = sw->h[c].done + (in > 0 ? in : 0);
+		sw->f[sw->q[j].v * XT_CAT_COUNT + c] = sw->h[c].done + (in > 0 ? in : 0);
 	}
 	sw->h[c].next = j;
 	sw->h[c].done += e - s;
@@ -252,7 +241,7 @@ struct bd_piece {
 	const struct xt_trace *t;
 	const struct host_act *ha;
 	int64_t lo, hi;
-	const struct bd_query *q;
+	const struct sort_kv *q;
 	size_t nq;
 	int64_t *f;
 	int64_t len[XT_CAT_COUNT];
@@ -312,7 +301,7 @@ static void piece_run(void *arg, size_t k)
 		if (sw.h[c].open)
 			run_close(&sw, c);
 		for (i = sw.h[c].next; i < sw.nq; i++)
-			sw.f[sw.q[i].slot * XT_CAT_COUNT + c] = sw.h[c].done;
+			sw.f[sw.q[i].v * XT_CAT_COUNT + c] = sw.h[c].done;
 		pc->len[c] = sw.h[c].done;
 	}
 	free(heap);
@@ -322,7 +311,7 @@ static void piece_run(void *arg, size_t k)
 void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha)
 {
 	struct bd_piece pc[2];
-	struct bd_query *q;
+	struct sort_kv *q;
 	int64_t *f;
 	size_t i, nq = 2 * a->nsteps, half;
 	int c;
@@ -332,21 +321,21 @@ void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct hos
 	/* Two queries per step; slot 2k is its start, 2k + 1 its end. */
 	q = xmalloc(nq * sizeof(*q));
 	for (i = 0; i < a->nsteps; i++) {
-		q[2 * i] = (struct bd_query){ a->steps[i].start_ps, 2 * i };
-		q[2 * i + 1] = (struct bd_query){ a->steps[i].start_ps + a->steps[i].duration_ps,
+		q[2 * i] = (struct sort_kv){ a->steps[i].start_ps, 2 * i };
+		q[2 * i + 1] = (struct sort_kv){ a->steps[i].start_ps + a->steps[i].duration_ps,
 						  2 * i + 1 };
 	}
-	qsort(q, nq, sizeof(*q), query_cmp);
+	sort_kv(q, nq);
 	f = xcalloc(nq * XT_CAT_COUNT, sizeof(int64_t));
 	/* The split: the first query at the median bound's time. */
-	for (half = nq / 2; half > 0 && q[half - 1].t == q[half].t; half--)
+	for (half = nq / 2; half > 0 && q[half - 1].k == q[half].k; half--)
 		;
-	pc[0] = (struct bd_piece){ t, ha, INT64_MIN, q[half].t, q, half, f, { 0 } };
-	pc[1] = (struct bd_piece){ t, ha, q[half].t, INT64_MAX, q + half, nq - half, f, { 0 } };
+	pc[0] = (struct bd_piece){ t, ha, INT64_MIN, q[half].k, q, half, f, { 0 } };
+	pc[1] = (struct bd_piece){ t, ha, q[half].k, INT64_MAX, q + half, nq - half, f, { 0 } };
 	par_for(2, 2, piece_run, pc);
 	for (i = half; i < nq; i++)
 		for (c = 0; c < XT_CAT_COUNT; c++)
-			f[q[i].slot * XT_CAT_COUNT + c] += pc[0].len[c];
+			f[q[i].v * XT_CAT_COUNT + c] += pc[0].len[c];
 	for (i = 0; i < a->nsteps; i++) {
 		struct xt_step_row *st = &a->steps[i];
 		const int64_t *f0 = &f[2 * i * XT_CAT_COUNT], *f1 = f0 + XT_CAT_COUNT;

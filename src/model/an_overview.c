@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../util/parfor.h"
+#include "../util/sort64.h"
 #include "../util/timefmt.h"
 #include "../util/xalloc.h"
 #include "analysis_int.h"
@@ -437,13 +438,6 @@ static void dev_job_run(void *arg, size_t i)
 
 /* ---- step statistics, shares ---- */
 
-static int i64cmp(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* Nearest rank in sorted v: the smallest value with at least p % of them at
  * or below it. */
 static int64_t rank(const int64_t *v, size_t n, double p)
@@ -464,7 +458,7 @@ int64_t analysis_step_percentile(const struct xt_analysis *a, double p)
 	d = xmalloc(a->nsteps * sizeof(*d));
 	for (i = 0; i < a->nsteps; i++)
 		d[i] = a->steps[i].duration_ps;
-	qsort(d, a->nsteps, sizeof(*d), i64cmp);
+	sort_i64(d, a->nsteps);
 	v = rank(d, a->nsteps, p);
 	free(d);
 	return v;
@@ -484,7 +478,7 @@ static void step_stats(struct xt_overview *o, const struct xt_analysis *a)
 		sum += (double)d[i];
 		o->h2d_in_steps_ps += a->steps[i].cat_ps[XT_CAT_HOST_TO_DEVICE];
 	}
-	qsort(d, a->nsteps, sizeof(*d), i64cmp);
+	sort_i64(d, a->nsteps);
 	o->has_steps = 1;
 	o->step_mean_ps = sum / (double)a->nsteps;
 	o->step_p50_ps = rank(d, a->nsteps, 50);
