@@ -27,13 +27,11 @@
 # Timings are with the file in the page cache (the usual case right after a
 # capture or a copy), in a state made the same way every time: the file is
 # dropped from the cache (dd iflag=nocache) and read back by one xtop run,
-# which leaves it in small page-cache folios. How the cache was filled
-# matters: mapping a file cached in 2 MiB folios (as a plain sequential
-# read or one large write leaves it, on kernels with large folios) takes
-# one page-table entry per 2 MiB instead of 512, and unmapping it likewise.
-# BIGF_S is the median wall of RUNS more runs after the file is dropped
-# again and read back by cat (0.0x s: mapping it is free). Wall-clock
-# figures need a quiet machine.
+# which leaves it in small page-cache folios. (How the cache was filled
+# changes what mapping the file costs: a file that a plain sequential read
+# or one large write left in 2 MiB folios maps and unmaps in a millisecond,
+# against 0.12 CPU-s per GB in small folios; docs/performance.md.)
+# Wall-clock figures need a quiet machine.
 set -eu
 O=${O:-build}
 XTOP=$O/xtop
@@ -97,8 +95,8 @@ if [ -x "$O/bench_trace" ]; then
 fi
 echo "xtop: $XTOP report --json FILE >/dev/null; libprotobuf: $PB FILE (parse only); median of $RUNS paired runs, warm page cache (as xtop reads it)"
 echo
-printf '%-17s %7s %8s %6s %6s %5s %6s %6s %6s %8s %7s %7s %6s %8s %7s %6s %6s\n' \
-	FILE SIZE_MB EVENTS_M WALL_S CPU_S USR_S SYS_S RSS/SZ GB/S FAULTS_K WALL/GB CPU/GB PB_S PB_RSS_G SPEEDUP IDLE_S BIGF_S
+printf '%-17s %7s %8s %6s %6s %5s %6s %6s %6s %8s %7s %7s %6s %8s %7s %6s\n' \
+	FILE SIZE_MB EVENTS_M WALL_S CPU_S USR_S SYS_S RSS/SZ GB/S FAULTS_K WALL/GB CPU/GB PB_S PB_RSS_G SPEEDUP IDLE_S
 
 measure() {
 	label=$1 f=$2
@@ -109,7 +107,6 @@ measure() {
 	: >"$DIR/x.times"
 	: >"$DIR/p.times"
 	: >"$DIR/i.times"
-	: >"$DIR/b.times"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		/usr/bin/time -f "%e %U %S %M %R" -o "$DIR/t1" "$XTOP" report --json "$f" >/dev/null
@@ -127,17 +124,6 @@ measure() {
 		cat "$DIR/t1" >>"$DIR/i.times"
 		i=$((i + 1))
 	done
-	dd if="$f" iflag=nocache count=0 status=none
-	cat "$f" >/dev/null
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		/usr/bin/time -f "%e" -o "$DIR/t1" "$XTOP" report --json "$f" >/dev/null
-		cat "$DIR/t1" >>"$DIR/b.times"
-		i=$((i + 1))
-	done
-	# Back as xtop leaves it, for what follows (the viewer's figures).
-	dd if="$f" iflag=nocache count=0 status=none
-	$XTOP report --json "$f" >/dev/null
 	awk -v size="$size" -v name="$label" -v ev="$events" -v n="$RUNS" '
 		function median(a, k,   i, j, t) {
 			for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
@@ -148,7 +134,6 @@ measure() {
 			if ($4 > rss) rss = $4; f[nx] = $5 }
 		FILENAME ~ /p.times$/ { np++; pw[np] = $1; if ($2 > prss) prss = $2 }
 		FILENAME ~ /i.times$/ { ni++; iw[ni] = $1 }
-		FILENAME ~ /b.times$/ { nb++; bw[nb] = $1 }
 		END {
 			gb = size / 1e9
 			wall = median(w, nx); cpu = median(c, nx)
@@ -159,9 +144,8 @@ measure() {
 			if (np) { pws = median(pw, np)
 				printf " %6.2f %8.2f %6.1fx", pws, prss / 1048576, (wall > 0 ? pws / wall : 0) }
 			else printf " %6s %8s %7s", "-", "-", "-"
-			if (ni) printf " %6.3f", median(iw, ni); else printf " %6s", "-"
-			printf " %6.3f\n", median(bw, nb)
-		}' "$DIR/x.times" "$DIR/p.times" "$DIR/i.times" "$DIR/b.times"
+			if (ni) printf " %6.3f\n", median(iw, ni); else printf " %6s\n", "-"
+		}' "$DIR/x.times" "$DIR/p.times" "$DIR/i.times"
 }
 
 for label in $FILES; do
