@@ -255,18 +255,23 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 	hmap_fini(&idx);
 }
 
-/* Slice of t in [first, first + span] (span up to 2^64 - 1 where times
- * wrap in a hostile file: 128-bit arithmetic throughout). */
-static size_t series_slot(int64_t t, int64_t first, uint64_t span)
+/*
+ * One pass over a group's n items in time order: the peak (the last item
+ * at the highest use) and the use over time, XT_MEM_SERIES equal slices of
+ * [first, last] each holding the highest use of its events, or, without
+ * any, the level the slice before ended at (memory stays in use between
+ * events). An item's slice is floor((t - first) (S - 1) / span); times
+ * only grow, so each slice's start is worked out once (in 128 bits: the
+ * span is up to 2^64 - 1 where times wrap in a hostile file) and the items
+ * are compared with it, with no division per item.
+ */
+static void mem_scan(struct xt_memory_row *row, const struct mem_line *mls,
+		     const struct mem_item *it, size_t n, int64_t *peak, size_t *peak_i)
 {
-	return span ? (size_t)(((__int128)t - first) * (XT_MEM_SERIES - 1) / (__int128)span) : 0;
-}
-
-static void mem_series(struct xt_memory_row *row, const struct mem_line *mls,
-		       const struct mem_item *it, size_t n)
-{
+	int64_t end_use[XT_MEM_SERIES], last = -1;
+	unsigned __int128 next = 0; /* where slice b + 1 starts, from first */
 	uint64_t span;
-	size_t k;
+	size_t k, b = 0;
 
 	row->series = xmalloc(XT_MEM_SERIES * sizeof(int64_t));
 	for (k = 0; k < XT_MEM_SERIES; k++)
@@ -274,31 +279,32 @@ static void mem_series(struct xt_memory_row *row, const struct mem_line *mls,
 	row->first_ps = item_time(mls, &it[0]);
 	row->last_ps = item_time(mls, &it[n - 1]);
 	span = (uint64_t)row->last_ps - (uint64_t)row->first_ps; /* last >= first */
+	if (span)
+		next = ((unsigned __int128)span + (XT_MEM_SERIES - 2)) / (XT_MEM_SERIES - 1);
+	*peak = INT64_MIN;
+	*peak_i = 0;
 	for (k = 0; k < n; k++) {
-		size_t b = series_slot(item_time(mls, &it[k]), row->first_ps, span);
-		int64_t use = item_rec(mls, &it[k])->use;
+		const struct mem_rec *r = item_rec(mls, &it[k]);
+		uint64_t off = (uint64_t)rec_time(&mls[it[k].ml], r) - (uint64_t)row->first_ps;
 
-		if (use > row->series[b])
-			row->series[b] = use;
-	}
-	/* Memory stays in use between events: a slice without events holds
-	 * the level the previous one ended at. */
-	{
-		int64_t last = -1;
-		size_t j = 0;
-
-		for (k = 0; k < XT_MEM_SERIES; k++) {
-			if (row->series[k] >= 0) {
-				/* The level at the end of this slice: its last event. */
-				while (j < n &&
-				       series_slot(item_time(mls, &it[j]), row->first_ps, span) <= k) {
-					last = item_rec(mls, &it[j])->use;
-					j++;
-				}
-			} else {
-				row->series[k] = last;
-			}
+		if (r->use >= *peak) {
+			*peak = r->use;
+			*peak_i = k;
 		}
+		while (span && b + 1 < XT_MEM_SERIES && off >= next) {
+			b++;
+			next = ((unsigned __int128)(b + 1) * span + (XT_MEM_SERIES - 2)) /
+			       (XT_MEM_SERIES - 1);
+		}
+		if (r->use > row->series[b])
+			row->series[b] = r->use;
+		end_use[b] = r->use;
+	}
+	for (k = 0; k < XT_MEM_SERIES; k++) {
+		if (row->series[k] >= 0)
+			last = end_use[k]; /* the level at the end of this slice */
+		else
+			row->series[k] = last;
 	}
 }
 
@@ -368,22 +374,15 @@ static void memory_row(struct xt_analysis *a, struct xt_trace *t, const struct m
 {
 	struct xt_memory_row *row;
 	struct mem_full pk;
-	size_t i, peak_i = 0;
-	int64_t peak = INT64_MIN;
+	size_t peak_i;
+	int64_t peak;
 
 	group_items(mls, nml, gi, items, g->n);
-	for (i = 0; i < g->n; i++) {
-		const struct mem_rec *r = item_rec(mls, &items[i]);
-
-		if (r->use >= peak) {
-			peak = r->use;
-			peak_i = i;
-		}
-	}
-	item_full(mls, &items[peak_i], &pk);
 	a->memory = xreallocarray(a->memory, a->nmemory + 1, sizeof(*a->memory));
 	row = &a->memory[a->nmemory++];
 	memset(row, 0, sizeof(*row));
+	mem_scan(row, mls, items, g->n, &peak, &peak_i);
+	item_full(mls, &items[peak_i], &pk);
 	row->host = arena_strndup(&a->arena, t->hosts[g->host].name, strlen(t->hosts[g->host].name));
 	row->allocator = arena_strndup(&a->arena, g->key.p, g->key.n);
 	row->peak_bytes = peak;
@@ -397,7 +396,6 @@ static void memory_row(struct xt_analysis *a, struct xt_trace *t, const struct m
 	row->lifetime_peak_bytes = g->lifetime_peak > peak ? g->lifetime_peak : peak;
 	row->events = g->n;
 	live_at_peak(a, row, mls, items, peak_i);
-	mem_series(row, mls, items, g->n);
 }
 
 /* The parts of every line, their keys grouped by (host, allocator). */

@@ -929,6 +929,77 @@ static void test_memory_sink(void **state)
 /* A memory row's events are replayed in time order even when a line's
  * times wrap past INT64_MAX (a hostile file): that line's records are not
  * in time order, so they are sorted rather than merged as runs. */
+/* A memory row's use over time against the rule worked out directly: n
+ * events in replay order, slice floor((t - first) (S - 1) / span) in 128
+ * bits, each slice its events' highest use (from -1), an empty one the use
+ * of the last event before it. */
+static void assert_series(const struct xt_memory_row *m, const int64_t *t, const int64_t *use,
+			  size_t n)
+{
+	int64_t want[XT_MEM_SERIES], end[XT_MEM_SERIES], last = -1;
+	uint64_t span = (uint64_t)t[n - 1] - (uint64_t)t[0];
+	size_t i, k;
+
+	for (k = 0; k < XT_MEM_SERIES; k++)
+		want[k] = -1;
+	for (i = 0; i < n; i++) {
+		k = span ? (size_t)(((__int128)t[i] - t[0]) * (XT_MEM_SERIES - 1) / (__int128)span)
+			 : 0;
+		if (use[i] > want[k])
+			want[k] = use[i];
+		end[k] = use[i];
+	}
+	for (k = 0; k < XT_MEM_SERIES; k++) {
+		if (want[k] >= 0)
+			last = end[k];
+		else
+			want[k] = last;
+		assert_int_equal(m->series[k], want[k]);
+	}
+}
+
+/* The use over time on a line with bursts and quiet stretches (empty
+ * slices), events right at slice bounds, and uses below zero (a
+ * reservation stat gone negative in a broken profile). */
+static void test_memory_series(void **state)
+{
+	enum { N = 1400, SPAN = 1788 };
+	tu_space *s = tu_space_new();
+	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(h, 1, "tf_Compute", 0);
+	int64_t t[N], use[N], at = 0;
+	const struct xt_memory_row *m;
+	struct xt_analysis *a;
+	uint64_t rs = 77;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		int64_t reserved = tu_rand_range(&rs, 0, 9) ? 0 : -5000, allocated;
+
+		/* An event every picosecond, so that every slice bound is hit
+		 * (slices of 1788 / 255 = 7.01 ps, about seven events each,
+		 * so one in the wrong slice changes its highest use), with a
+		 * quiet stretch of three slices every 150 events and none
+		 * after about 1550 ps; the last event sets the span. */
+		at += i % 150 == 149 ? 20 : 1;
+		if (i == N - 1) {
+			assert_true(at < SPAN);
+			at = SPAN;
+		}
+		allocated = tu_rand_range(&rs, 0, 4000);
+		t[i] = at;
+		use[i] = reserved + allocated;
+		mem_ev(h, l, (int)(i & 1), at, "GPU_0_bfc", 0x100 + (int64_t)i, 8, reserved,
+		       allocated, 0, -1, NULL, NULL);
+	}
+	a = tu_load_space(s, NULL);
+	m = tu_find_mem(a, NULL, "GPU_0_bfc");
+	assert_non_null(m);
+	assert_int_equal(m->events, N);
+	assert_series(m, t, use, N);
+}
+
 static void test_memory_time_wrap(void **state)
 {
 	enum { N = 10 };
@@ -960,6 +1031,29 @@ static void test_memory_time_wrap(void **state)
 	assert_int_equal(m->last_ps, hi);
 	assert_int_equal(m->peak_bytes, N * 100);
 	assert_int_equal(m->peak_time_ps, t[N - 1]);
+	{
+		/* In replay order: the wrapped starts first, then the early
+		 * line's event, then the rest; slices over a span past 2^63. */
+		int64_t rt[N + 1], ru[N + 1];
+		size_t n = 0, j;
+
+		for (i = 0; i < N; i++)
+			if (t[i] < 0) {
+				rt[n] = t[i];
+				ru[n++] = (int64_t)(i + 1) * 100;
+			}
+		rt[n] = 5;
+		ru[n++] = 1;
+		for (i = 0; i < N; i++)
+			if (t[i] >= 0) {
+				rt[n] = t[i];
+				ru[n++] = (int64_t)(i + 1) * 100;
+			}
+		for (j = 1; j < n; j++)
+			assert_true(rt[j] > rt[j - 1]);
+		assert_true((uint64_t)rt[n - 1] - (uint64_t)rt[0] > (uint64_t)INT64_MAX);
+		assert_series(m, rt, ru, n);
+	}
 }
 
 /* Host step markers and compilations found by the sink while lines are
@@ -1159,6 +1253,7 @@ int main(void)
 		TU_TEST(test_memory_halves),
 		TU_TEST(test_memory_sink),
 		TU_TEST(test_memory_time_wrap),
+		TU_TEST(test_memory_series),
 		TU_TEST(test_host_sink_same),
 		TU_TEST(test_run_same_as_load),
 		TU_TEST(test_host_step_markers),
