@@ -177,17 +177,90 @@ static int live_cmp(const void *x, const void *y)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
+/* Addresses to their entries in the replay's list: open addressing on the
+ * 8-byte address (an hmap would copy and compare each key as bytes, and
+ * the replay looks up every event up to the peak). */
+struct addr_map {
+	int64_t *key;
+	uint32_t *val; /* UINT32_MAX: empty */
+	size_t mask, n;
+};
+
+static void addr_map_init(struct addr_map *m, size_t cap)
+{
+	m->key = xmalloc(cap * sizeof(*m->key));
+	m->val = xmalloc(cap * sizeof(*m->val));
+	memset(m->val, 0xff, cap * sizeof(*m->val));
+	m->mask = cap - 1;
+	m->n = 0;
+}
+
+static size_t addr_slot(const struct addr_map *m, int64_t k)
+{
+	/* A full mix (splitmix64's finaliser): addresses that differ only in
+	 * their high bits, as a hostile file may write, still spread. */
+	uint64_t x = (uint64_t)k;
+	size_t i;
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	i = (size_t)(x ^ (x >> 31)) & m->mask;
+
+	while (m->val[i] != UINT32_MAX && m->key[i] != k)
+		i = (i + 1) & m->mask;
+	return i;
+}
+
+/* The entry of k, made with value v when there is none (*ins set). */
+static uint32_t *addr_map_get(struct addr_map *m, int64_t k, uint32_t v, int *ins)
+{
+	size_t i = addr_slot(m, k);
+
+	*ins = m->val[i] == UINT32_MAX;
+	if (*ins) {
+		if (2 * (m->n + 1) > m->mask + 1) {
+			struct addr_map g;
+			size_t j;
+
+			addr_map_init(&g, 2 * (m->mask + 1));
+			for (j = 0; j <= m->mask; j++)
+				if (m->val[j] != UINT32_MAX) {
+					size_t s = addr_slot(&g, m->key[j]);
+
+					g.key[s] = m->key[j];
+					g.val[s] = m->val[j];
+				}
+			g.n = m->n;
+			free(m->key);
+			free(m->val);
+			*m = g;
+			i = addr_slot(m, k);
+		}
+		m->key[i] = k;
+		m->val[i] = v;
+		m->n++;
+	}
+	return &m->val[i];
+}
+
+static const uint32_t *addr_map_find(const struct addr_map *m, int64_t k)
+{
+	size_t i = addr_slot(m, k);
+
+	return m->val[i] == UINT32_MAX ? NULL : &m->val[i];
+}
+
 /* Replays items [0, upto] and fills row->live with the largest survivors,
  * and the split of the peak (docs/analyses.md, "Memory"). */
 static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 			 const struct mem_line *mls, const struct mem_item *it, size_t upto)
 {
 	int64_t attributed = 0, listed = 0;
-	struct hmap idx;
+	struct addr_map idx;
 	struct live *lv = NULL;
 	size_t n = 0, cap = 0, i, k = 0;
 
-	hmap_init(&idx);
+	addr_map_init(&idx, 1024);
 	for (i = 0; i <= upto; i++) {
 		const struct mem_rec *r = item_rec(mls, &it[i]);
 		uint32_t *v;
@@ -196,7 +269,7 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 		if (!(r->key & MEM_ADDR))
 			continue;
 		if (r->key & MEM_ALLOC) {
-			v = hmap_get(&idx, &r->addr, sizeof(r->addr), (uint32_t)n, &ins);
+			v = addr_map_get(&idx, r->addr, (uint32_t)n, &ins);
 			if (ins) {
 				if (n == cap) {
 					cap = cap ? cap * 2 : 64;
@@ -206,7 +279,7 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 			}
 			lv[*v] = (struct live){ r->addr, r->bytes, item_time(mls, &it[i]), i, 1 };
 		} else {
-			const uint32_t *f = hmap_find(&idx, &r->addr, sizeof(r->addr));
+			const uint32_t *f = addr_map_find(&idx, r->addr);
 
 			if (f)
 				lv[*f].used = 0;
@@ -252,7 +325,8 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 		row->live[i].time_ps = lv[i].time;
 	}
 	free(lv);
-	hmap_fini(&idx);
+	free(idx.key);
+	free(idx.val);
 }
 
 /*

@@ -990,14 +990,35 @@ static void test_memory_series(void **state)
 		allocated = tu_rand_range(&rs, 0, 4000);
 		t[i] = at;
 		use[i] = reserved + allocated;
-		mem_ev(h, l, (int)(i & 1), at, "GPU_0_bfc", 0x100 + (int64_t)i, 8, reserved,
-		       allocated, 0, -1, NULL, NULL);
+		/* Odd events allocate; every fourth frees the allocation
+		 * 201 events before it (made before the replay's map last
+		 * grew, often), the others free what was never seen. */
+		mem_ev(h, l, (int)(i & 1), at, "GPU_0_bfc",
+		       i & 1			   ? 0x100 + (int64_t)i
+		       : i % 4 == 0 && i >= 201 ? 0x100 + (int64_t)i - 201
+						: 0x100000 + (int64_t)i,
+		       8, reserved, allocated, 0, -1, NULL, NULL);
 	}
 	a = tu_load_space(s, NULL);
 	m = tu_find_mem(a, NULL, "GPU_0_bfc");
 	assert_non_null(m);
 	assert_int_equal(m->events, N);
 	assert_series(m, t, use, N);
+	{
+		/* What is live at the peak (the last event at the highest use):
+		 * hundreds of addresses through the replay's map as it grows. */
+		size_t peak = 0, live = 0;
+
+		for (i = 0; i < N; i++)
+			if (use[i] >= use[peak])
+				peak = i;
+		for (i = 1; i <= peak; i += 2)
+			if (!((i + 201) % 4 == 0 && i + 201 <= peak))
+				live++;
+		assert_true(live > 300);
+		assert_int_equal(m->peak_time_ps, t[peak]);
+		assert_int_equal(m->nlive_total, live);
+	}
 }
 
 static void test_memory_time_wrap(void **state)
