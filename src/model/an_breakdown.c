@@ -79,9 +79,11 @@ static int line_next(struct bd_cursor *c, int64_t *pa, int64_t *pb, int *pcat)
 		b = a + dur;
 		if (c->maxend[cat] >= b)
 			continue; /* inside an earlier event of this line */
-		for (k = cat; k < XT_CAT_COUNT; k++)
-			if (b > c->maxend[k])
-				c->maxend[k] = b;
+		/* maxend grows with c (each class's events are its
+		 * successors' too): the first that reaches b, and every one
+		 * after it, stay. */
+		for (k = cat; k < XT_CAT_COUNT && b > c->maxend[k]; k++)
+			c->maxend[k] = b;
 		*pa = a;
 		*pb = b;
 		*pcat = cat;
@@ -172,14 +174,18 @@ static void run_close(struct bd_sweep *sw, int c)
 	sw->h[c].done += e - s;
 }
 
+/* Each H_c holds its predecessors, so while H_c is open its successors
+ * are, and end no earlier: an event inside H_c's open run changes none of
+ * them. */
 static void sweep_add(struct bd_sweep *sw, int64_t a, int64_t b, int cat)
 {
 	int c;
 
 	for (c = cat; c < XT_CAT_COUNT; c++) {
 		if (sw->h[c].open && a <= sw->h[c].e) {
-			if (b > sw->h[c].e)
-				sw->h[c].e = b;
+			if (b <= sw->h[c].e)
+				break;
+			sw->h[c].e = b;
 			continue;
 		}
 		if (sw->h[c].open)
