@@ -14,31 +14,40 @@
 #include "analysis_int.h"
 
 
-/* Length of the union of the busy lists of the given lines (built as they
- * loaded: overview_line_device), and the first start and latest end of
- * their events. */
-static int64_t union_busy(const struct xt_plane *p, const uint8_t *use, int64_t *first,
-			  int64_t *last)
+const struct span_pack **gpu_busy_lists(const struct xt_plane *p, size_t *n, int64_t *first,
+					int64_t *last)
 {
 	const struct span_pack **packs = xcalloc(p->nlines ? p->nlines : 1, sizeof(*packs));
+	size_t j;
+
+	*n = 0;
+	for (j = 0; j < p->nlines; j++) {
+		const struct line_part *lp = p->lines[j].hook_data;
+
+		if (!p->lines[j].nev || !lp || lp->role != LROLE_STREAM)
+			continue;
+		packs[(*n)++] = &lp->busy;
+		if (first && lp->dev_first < *first)
+			*first = lp->dev_first;
+		if (last && lp->dev_last > *last)
+			*last = lp->dev_last;
+	}
+	return packs;
+}
+
+/* Length of the union of a GPU plane's busy lists, and the first start and
+ * latest end of their lines' events. */
+static int64_t union_busy(const struct xt_plane *p, int64_t *first, int64_t *last)
+{
+	const struct span_pack **packs;
 	struct span_merge m;
 	struct span x;
-	size_t nl = 0, j;
+	size_t nl;
 	int64_t busy = 0;
 
 	*first = INT64_MAX;
 	*last = INT64_MIN;
-	for (j = 0; j < p->nlines; j++) {
-		const struct line_part *lp = p->lines[j].hook_data;
-
-		if (!use[j] || !p->lines[j].nev || !lp || lp->role != LROLE_STREAM)
-			continue;
-		packs[nl++] = &lp->busy;
-		if (lp->dev_first < *first)
-			*first = lp->dev_first;
-		if (lp->dev_last > *last)
-			*last = lp->dev_last;
-	}
+	packs = gpu_busy_lists(p, &nl, first, last);
 	span_merge_init(&m, packs, nl);
 	while (span_merge_next(&m, &x))
 		busy += x.e - x.s;
@@ -65,13 +74,12 @@ static void gpu_busy_job(void *arg, size_t i)
 {
 	struct gpu_busy_set *gs = arg;
 
-	gs->jobs[i].busy = union_busy(gs->jobs[i].p, gs->jobs[i].use, &gs->jobs[i].first,
-				      &gs->jobs[i].last);
+	gs->jobs[i].busy = union_busy(gs->jobs[i].p, &gs->jobs[i].first, &gs->jobs[i].last);
 }
 
 void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t)
 {
-	size_t h, p, l;
+	size_t h, p;
 
 	gs->jobs = NULL;
 	gs->n = 0;
@@ -86,18 +94,12 @@ void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t)
 			gs->jobs = xreallocarray(gs->jobs, gs->n + 1, sizeof(*gs->jobs));
 			g = &gs->jobs[gs->n++];
 			g->p = pl;
-			g->use = xcalloc(pl->nlines ? pl->nlines : 1, 1);
-			for (l = 0; l < pl->nlines; l++) {
-				const struct line_part *lp = pl->lines[l].hook_data;
-
-				g->use[l] = lp && lp->role == LROLE_STREAM;
-			}
 		}
 	par_for(gs->n, 2, gpu_busy_job, gs);
 }
 
 static int64_t gpu_busy_take(const struct gpu_busy_set *gs, const struct xt_plane *p,
-			     const uint8_t *use, int64_t *first, int64_t *last)
+			     int64_t *first, int64_t *last)
 {
 	size_t i;
 
@@ -107,15 +109,11 @@ static int64_t gpu_busy_take(const struct gpu_busy_set *gs, const struct xt_plan
 			*last = gs->jobs[i].last;
 			return gs->jobs[i].busy;
 		}
-	return union_busy(p, use, first, last);
+	return union_busy(p, first, last);
 }
 
 void gpu_busy_free(struct gpu_busy_set *gs)
 {
-	size_t i;
-
-	for (i = 0; i < gs->n; i++)
-		free(gs->jobs[i].use);
 	free(gs->jobs);
 }
 
@@ -158,10 +156,17 @@ void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_b
 				} else if (lp->role == LROLE_STREAM) {
 					d->op_events += lp->op_events;
 					use[l] = 1;
+					if (d->kind == XT_DEV_GPU) {
+						/* Counted as the line loaded
+						 * (overview_line_device). */
+						d->kernels += lp->kernels;
+						d->small_kernels += lp->small_kernels;
+						d->small_kernel_ps += lp->small_kernel_ps;
+					}
 				}
 			}
 			if (d->kind == XT_DEV_GPU) {
-				d->busy_ps = gpu_busy_take(gs, pl, use, &first, &last);
+				d->busy_ps = gpu_busy_take(gs, pl, &first, &last);
 			} else if (d->kind == XT_DEV_XLA) {
 				/* Busy is the sum of self times; the span needs only
 				 * each line's extent. */

@@ -348,21 +348,11 @@ static void walk_busy(struct busy_walk *w, int64_t s, int64_t e)
 /* A GPU's busy spans: the union of its streams' busy lists. */
 static void walk_gpu(struct busy_walk *w, const struct xt_plane *p)
 {
-	const struct span_pack **packs = xcalloc(p->nlines ? p->nlines : 1, sizeof(*packs));
 	struct span_merge m;
 	struct span x;
-	size_t nl = 0, k;
+	size_t nl;
+	const struct span_pack **packs = gpu_busy_lists(p, &nl, NULL, NULL);
 
-	for (k = 0; k < p->nlines; k++) {
-		const struct line_part *lp = p->lines[k].hook_data;
-
-		if (!lp || lp->role != LROLE_STREAM || !p->lines[k].nev)
-			continue;
-		packs[nl++] = &lp->busy;
-		w->d->kernels += lp->kernels;
-		w->d->small_kernels += lp->small_kernels;
-		w->d->small_kernel_ps += lp->small_kernel_ps;
-	}
 	span_merge_init(&m, packs, nl);
 	while (span_merge_next(&m, &x))
 		walk_busy(w, x.s, x.e);

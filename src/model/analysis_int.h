@@ -309,7 +309,6 @@ void line_part_free(struct line_part *lp);
  * and devices_build() then takes the results in order. */
 struct gpu_busy {
 	const struct xt_plane *p;
-	uint8_t *use;
 	int64_t busy, first, last;
 };
 
@@ -321,6 +320,11 @@ struct gpu_busy_set {
 /* an_devices.c */
 void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t);
 void gpu_busy_free(struct gpu_busy_set *gs);
+/* A GPU plane's stream lines' busy lists (overview_line_device), n of
+ * them, in an array the caller frees; *first and *last (when not NULL)
+ * widened by those lines' first start and latest end. */
+const struct span_pack **gpu_busy_lists(const struct xt_plane *p, size_t *n, int64_t *first,
+					int64_t *last);
 void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_busy_set *gs);
 /* an_attr.c: GPU op attribution and the hosts' HLO programs */
 struct host_ctx *host_ctx_for(struct analysis_ctx *c, const struct xt_host *h);
