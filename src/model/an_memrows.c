@@ -197,14 +197,9 @@ static void addr_map_init(struct addr_map *m, size_t cap)
 
 static size_t addr_slot(const struct addr_map *m, int64_t k)
 {
-	/* A full mix (splitmix64's finaliser): addresses that differ only in
-	 * their high bits, as a hostile file may write, still spread. */
-	uint64_t x = (uint64_t)k;
-	size_t i;
-
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	i = (size_t)(x ^ (x >> 31)) & m->mask;
+	/* Mixed in full: addresses that differ only in their high bits, as a
+	 * hostile file may write, still spread. */
+	size_t i = trace_hash_id(k) & m->mask;
 
 	while (m->val[i] != UINT32_MAX && m->key[i] != k)
 		i = (i + 1) & m->mask;

@@ -419,12 +419,19 @@ static inline const struct xt_event_meta *xt_event_meta(const struct xt_plane *p
 const char *trace_event_display_name(const struct xt_plane *p, const struct xt_event *ev);
 
 /* The hash of metadata ids in the plane's tables (shared by the reader
- * that builds them and the lookups). */
+ * that builds them and the lookups), and of any 64-bit key a file writes
+ * (the memory replay's addresses). */
 static inline size_t trace_hash_id(int64_t id)
 {
-	uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+	/* A full mix (splitmix64's finaliser), so that its low bits, which
+	 * index the tables, depend on every bit of the id: ids a hostile file
+	 * spaces by a power of two (i << 48) would otherwise fall on a few
+	 * slots, and the tables fill in quadratic time. */
+	uint64_t x = (uint64_t)id;
 
-	return (size_t)(x ^ (x >> 29));
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return (size_t)(x ^ (x >> 31));
 }
 
 /* Returns the index into plane->emeta for metadata id, or 0 when unknown. */
