@@ -219,7 +219,7 @@ if wait_grep "refresh 2 " "$TMP/live.txt" 60; then
 		wait $XP
 		rc=$?
 		# The average counts the captures that worked, not the failures.
-		avg=$(grep '^device busy' "$TMP/live.txt" | tail -n 1 | sed 's/.*average of \([0-9]*\) capture.*/\1/')
+		avg=$(grep '^average of' "$TMP/live.txt" | tail -n 1 | sed 's/^average of \([0-9]*\) capture.*/\1/')
 		ok_n=$(grep -c '^xtop top .*, took ' "$TMP/live.txt")
 		if [ $rc -eq 1 ] && [ "$nfail" -ge 1 ] && [ "$avg" -eq "$ok_n" ]; then
 			ok "server back on the same port: top captures again ($nfail failed, $ok_n good, averaged over $avg), exit 1"
