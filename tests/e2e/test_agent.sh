@@ -21,12 +21,14 @@ done
 export XDG_RUNTIME_DIR="$TMP/rt"
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 SD="$XDG_RUNTIME_DIR/xtop"
-# What the fake plugins serve: a recorded real profile (JAX on MI300X)
-# when the fixtures are there, and a generated TPU profile.
+# What the fake plugins serve: a recorded real profile (JAX on MI300X
+# from ../shared, else the project's own JAX-on-H100 scan, which has no
+# step markers or device step lines either, so that the C API's markers
+# are what makes the steps), and a generated TPU profile.
 if have_fixtures; then
 	FX="$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb"
 else
-	$GEN --kind gpu --events 3000 --seed 5 -o "$TMP/gpu.xplane.pb" >/dev/null 2>&1
+	gzip -dc tests/fixtures/h100/jax-h100-scan-nocb.xplane.pb.gz >"$TMP/gpu.xplane.pb"
 	FX="$TMP/gpu.xplane.pb"
 fi
 $GEN --kind tpu --events 2000 --seed 3 -o "$TMP/tpu.xplane.pb" >/dev/null 2>&1

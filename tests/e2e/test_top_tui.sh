@@ -19,8 +19,11 @@ if have_fixtures; then
 	cp "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" "$TMP/a.xplane.pb"
 	cp "$FIX/jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb" "$TMP/b.xplane.pb"
 else
-	$GEN --kind gpu --events 20000 --seed 9 -o "$TMP/a.xplane.pb" >/dev/null 2>&1
-	$GEN --kind tpu --events 20000 --seed 4 -o "$TMP/b.xplane.pb" >/dev/null 2>&1
+	# The project's own JAX-on-H100 profiles: two programs whose ops
+	# differ (two generated profiles share their op names, and no row
+	# would move).
+	gzip -dc tests/fixtures/h100/jax-h100-tfm-nocb.xplane.pb.gz >"$TMP/a.xplane.pb"
+	gzip -dc tests/fixtures/h100/jax-h100-scan-nocb.xplane.pb.gz >"$TMP/b.xplane.pb"
 fi
 # sel: the selected table row (reverse video with NO_COLOR), without
 # escapes; sel_at: its row on the screen.
