@@ -415,7 +415,7 @@ static const struct xt_option diff_options[] = {
 
 static int load(const char *path, struct xt_trace **t, struct xt_analysis **a)
 {
-	struct load_opts lo = { 0 };
+	struct load_opts lo = { .analyses_only = 1 };
 	struct xt_error err;
 
 	if (load_profile(path, &lo, t, a, &err) < 0) {

@@ -549,6 +549,7 @@ int report_main(int argc, char **argv)
 	ro.width = tt_output_width(wide);
 	if (list)
 		return report_list(ro.path);
+	lo.analyses_only = 1;
 	if (load_profile(ro.path, &lo, &t, &a, &err) < 0) {
 		fprintf(stderr, "xtop: %s\n", err.msg);
 		return 2;
@@ -557,6 +558,7 @@ int report_main(int argc, char **argv)
 		struct load_opts blo = { 0 };
 
 		blo.threads = lo.threads; /* --run names a run of PATH, not of BASE */
+		blo.analyses_only = 1;
 		if (load_profile(ro.baseline, &blo, &bt, &ba, &err) < 0) {
 			fprintf(stderr, "xtop: baseline: %s\n", err.msg);
 			analysis_free(a);

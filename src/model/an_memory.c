@@ -12,6 +12,7 @@
 
 #include "../util/xalloc.h"
 #include "analysis_int.h"
+#include "wire.h"
 
 static void mem_take(struct mem_full *r, const struct xt_stat *s, unsigned k, uint64_t *have,
 		     int from_meta)
@@ -113,6 +114,39 @@ int memory_decode(const struct xt_host *h, const struct xt_plane *p, const struc
 
 	stat_iter_event(&it, h, p, l, ev);
 	return mem_decode_from(h, p, xt_event_meta_index(ev), &it, r);
+}
+
+int memory_decode_at(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
+		     size_t i, struct mem_full *r)
+{
+	struct stat_iter it;
+	struct wire w;
+	const uint8_t *b;
+	size_t n;
+	uint64_t off, mid = 0;
+
+	if (l->ev)
+		return memory_decode(h, p, l, &l->ev[i], r);
+	/* A line that kept no events (xt_line.kept_none): its metadata id
+	 * from the event's bytes, as the reader took it (the last one). */
+	off = l->raw_base + trace_event_raw(h, l, i);
+	wire_init(&w, h->src.data + off, h->src.size - off);
+	(void)wire_varint(&w); /* the tag */
+	b = wire_bytes(&w, &n);
+	if (w.bad)
+		return 0;
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+
+		if (f == 1 && t == WIRE_VARINT)
+			mid = wire_varint(&w);
+		else
+			wire_skip(&w, t);
+	}
+	stat_iter_event_bytes(&it, p, b, n);
+	return mem_decode_from(h, p, trace_emeta_lookup(p, (int64_t)mid), &it, r);
 }
 
 struct bytes_ref memory_key_bytes(const struct mem_key *k)

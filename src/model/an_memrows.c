@@ -154,7 +154,7 @@ static void item_full(const struct mem_line *mls, const struct mem_item *it, str
 {
 	const struct mem_line *ml = &mls[it->ml];
 
-	memory_decode(ml->h, ml->p, ml->l, &ml->l->ev[ml->mp->rec[it->rec].ev], r);
+	memory_decode_at(ml->h, ml->p, ml->l, ml->mp->rec[it->rec].ev, r);
 }
 
 static const struct mem_rec *item_rec(const struct mem_line *mls, const struct mem_item *it)

@@ -151,6 +151,16 @@ void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt
 	lp->comp = spans_take(&comp, &lp->ncomp);
 }
 
+void overview_take_work(struct line_part *lp, const struct xt_line *l, const struct xt_sunk *sunk)
+{
+	int64_t base = (int64_t)((uint64_t)l->timestamp_ns * 1000);
+	size_t k;
+
+	for (k = 0; k < sunk->nparts; k++)
+		span_pack_cat(&lp->work, &((const struct host_part *)sunk->parts[k])->work, base);
+	span_pack_done(&lp->work);
+}
+
 /*
  * A stream line's busy time as the packed union of the events that count
  * (not aggregated, lasting), and the kernels among them: computed on the

@@ -36,7 +36,25 @@ static void host_part_free(void *part)
 	kern_part_free(hp->kern);
 	free(hp->markers);
 	free(hp->comp);
+	span_pack_free(&hp->work);
 	free(hp);
+}
+
+/* A host line that keeps no events: the timed events of the part's range
+ * into its work (not a step marker's: see overview_line_host). */
+static void host_part_range(void *part, const struct xt_sink_rev *v, size_t n)
+{
+	struct host_part *hp = part;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		while (hp->work_mk < hp->nmarkers && hp->markers[hp->work_mk].ev < v[k].i)
+			hp->work_mk++;
+		if (hp->work_mk < hp->nmarkers && hp->markers[hp->work_mk].ev == v[k].i)
+			continue;
+		span_pack_add(&hp->work, v[k].off_ps,
+			      (int64_t)((uint64_t)v[k].off_ps + (uint64_t)v[k].dur_ps));
+	}
 }
 
 static void host_part_event(void *part, const struct xt_sink_ev *e)
@@ -63,4 +81,5 @@ static void host_part_event(void *part, const struct xt_sink_ev *e)
 	}
 }
 
-const struct xt_sink analysis_sink = { host_part_new, host_part_event, host_part_free, NULL };
+const struct xt_sink analysis_sink = { host_part_new, host_part_event, host_part_free,
+					host_part_range, NULL };

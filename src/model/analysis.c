@@ -524,10 +524,17 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 			steps_take_markers(lp, l, sunk);
 		else
 			steps_line_markers(lp, h, p, l);
-		if (role == LROLE_HOST_PY && sunk && sunk->nparts)
+		if (l->kept_none) {
+			/* What the sink made of its ranges, as it was decoded
+			 * (analysis_keep_none: with sink_markers). */
 			overview_take_comp(lp, l, sunk);
-		else
+			if (role == LROLE_HOST)
+				overview_take_work(lp, l, sunk);
+		} else if (role == LROLE_HOST_PY && sunk && sunk->nparts) {
+			overview_take_comp(lp, l, sunk);
+		} else {
 			overview_line_host(lp, p, l);
+		}
 		memory_line(lp, h, p, l, sunk);
 		break;
 	case LROLE_NONE:
@@ -542,6 +549,29 @@ struct analysis_ctx *analysis_new(void)
 
 	pthread_mutex_init(&c->lock, NULL);
 	return c;
+}
+
+/* xplane_load_opts.line_keep: a host thread's line keeps no events when
+ * its analyses need them only while it is decoded: its markers, memory
+ * events and compilations go to the sink, and its work (not on the
+ * Python tracer's line) is made of each range as it is decoded. */
+static int line_keep(void *vctx, const struct xt_host *h, const struct xt_plane *p,
+		     const char *name, size_t n)
+{
+	const struct plane_ctx *pc = p->hook_data;
+
+	(void)vctx;
+	(void)h;
+	if (!pc || pc->role != ROLE_HOST || !pc->sink_markers || !p->sink_meta)
+		return XT_KEEP_ALL;
+	/* line_role_of's test, on the name the line gives first */
+	return n == 6 && !memcmp(name, "python", 6) ? XT_KEEP_NONE : XT_KEEP_NONE_RANGES;
+}
+
+void analysis_keep_none(struct analysis_ctx *ctx, struct xplane_load_opts *opts)
+{
+	(void)ctx;
+	opts->line_keep = line_keep;
 }
 
 void analysis_attach(struct analysis_ctx *ctx, struct xplane_load_opts *opts)
@@ -598,9 +628,13 @@ void analysis_run(struct analysis_ctx *ctx, struct xt_trace *t)
 	n = 0;
 	for (h = 0; h < t->nhosts; h++)
 		for (p = 0; p < t->hosts[h].nplanes; p++)
-			for (l = 0; l < t->hosts[h].planes[p].nlines; l++)
+			for (l = 0; l < t->hosts[h].planes[p].nlines; l++) {
+				if (t->hosts[h].planes[p].lines[l].kept_none)
+					fatal("internal error: analyses run again on a trace that "
+					      "kept no host events");
 				rp.v[n++] = (struct run_line){ &t->hosts[h], &t->hosts[h].planes[p],
 							       &t->hosts[h].planes[p].lines[l] };
+			}
 	qsort(rp.v, n, sizeof(*rp.v), run_line_cmp);
 	par_for(n, 0, run_job, &rp);
 	free(rp.v);

@@ -264,6 +264,12 @@ int64_t analysis_step_percentile(const struct xt_analysis *a, double p);
 struct analysis_ctx *analysis_new(void);
 /* Fills opts' hooks so that xplane_load() feeds ctx while loading. */
 void analysis_attach(struct analysis_ctx *ctx, struct xplane_load_opts *opts);
+/* After analysis_attach(), for a caller that reads the analyses and the
+ * trace's hosts, planes and lines (counts, depths), never a host line's
+ * events (a report): host thread lines then keep none (xt_line.kept_none),
+ * so that loading does not make them resident. Such a trace cannot be
+ * given to analysis_run(). */
+void analysis_keep_none(struct analysis_ctx *ctx, struct xplane_load_opts *opts);
 /* Feeds every plane and line of an already-loaded trace to ctx. */
 void analysis_run(struct analysis_ctx *ctx, struct xt_trace *t);
 /* Merges what ctx saw into a new analysis and frees ctx. The trace must be

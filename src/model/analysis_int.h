@@ -280,6 +280,12 @@ struct host_part {
 	struct comp_ev *comp;
 	size_t ncomp, capcomp;
 	struct kern_part *kern; /* a GPU plane's line: its launches' keys */
+	/* A host line that keeps no events (XT_KEEP_NONE_RANGES): its
+	 * range's work, as overview_line_host makes it of the whole line
+	 * (times offsets from the line's start), and the next of its markers
+	 * to leave out. */
+	struct span_pack work;
+	size_t work_mk;
 };
 /* What a plane's sink_meta marks of an event metadata: on a host plane
  * memory events, step markers and compilations, on a GPU plane every
@@ -535,6 +541,9 @@ struct mem_full {
  * allocator (nothing to attribute it to). */
 int memory_decode(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
 		  const struct xt_event *ev, struct mem_full *r);
+/* The same for event i of l, which may have kept no events. */
+int memory_decode_at(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
+		     size_t i, struct mem_full *r);
 /* The allocator a key names: its name, else the index as text. */
 struct bytes_ref memory_key_bytes(const struct mem_key *k);
 /* A host line's memory events into lp: from the parts memory_sink filled
@@ -584,6 +593,9 @@ void overview_line_device(struct line_part *lp, const struct xt_line *l);
 /* The same for the Python tracer's line (compilations only), from the
  * compilations the sink found. */
 void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk);
+/* A host line that kept no events: its work from what the sink made of
+ * each range (host_part.work), as overview_line_host would of the line. */
+void overview_take_work(struct line_part *lp, const struct xt_line *l, const struct xt_sunk *sunk);
 int overview_is_compile(const char *s);
 
 /* helpers (analysis.c) */

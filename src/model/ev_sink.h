@@ -44,10 +44,30 @@ struct xt_sink_ev {
 	int64_t corr;
 };
 
+/* What a line keeps of its events (xplane_load_opts.line_keep). */
+enum {
+	XT_KEEP_ALL = 0,
+	XT_KEEP_NONE = 1,        /* none: counts, depths and offsets only */
+	XT_KEEP_NONE_RANGES = 3, /* none, and the sink's range() sees them */
+};
+#define XT_KEEP_RANGES_BIT 2
+
+/* A timed event of a range (not aggregated, lasting), for range(). */
+struct xt_sink_rev {
+	size_t i;               /* event i of the line */
+	uint32_t meta;          /* its metadata index */
+	int64_t off_ps, dur_ps; /* as written (before the line's timestamp is rebased) */
+};
+
 struct xt_sink {
 	void *(*part_new)(void *ctx, const struct xt_host *h, const struct xt_plane *p);
 	void (*event)(void *part, const struct xt_sink_ev *e);
 	void (*part_free)(void *part);
+	/* For a line whose events are not kept (xplane_load_opts.line_keep
+	 * says XT_KEEP_NONE_RANGES): the timed events of the part's range, in
+	 * order, n at a time, after the range is decoded and before its
+	 * events are dropped. May be NULL otherwise. */
+	void (*range)(void *part, const struct xt_sink_rev *v, size_t n);
 	void *ctx;
 };
 

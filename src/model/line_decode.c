@@ -17,6 +17,13 @@
 #include "line_int.h"
 #include "wire.h"
 
+/* Internal: a line decoded without keeping its events must be decoded
+ * again keeping them (line_in.keep). */
+#define LINE_EKEEP (-4)
+
+/* What line_field has seen of a line's own fields. */
+enum { SEEN_TS = 1, SEEN_RENAMED = 2 };
+
 /* Lines at least this long get their arrays from bigmem, and their file
  * pages are made resident and given back window by window. */
 #define XT_BIG_LINE ((uint64_t)8 << 20)
@@ -59,6 +66,7 @@ struct dec_out {
 	struct ev_key first, last;    /* of its first and last event */
 	void *part;                   /* the sink's, for the range; NULL: none */
 	struct fin_out fo;            /* its depths and blocks, while in order */
+	int renamed;                  /* with headers: a name after an event (line_in.keep) */
 };
 
 /* The sink's part for a range of in->l, or NULL when it wants nothing. */
@@ -85,7 +93,7 @@ void line_sunk_free(const struct xt_sink *sink, struct xt_sunk *k)
  * for a timestamp that comes after events when the time base assumed none
  * (line_peek), else 0. */
 static int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
-		      size_t events_before, int *ts_seen)
+		      size_t events_before, unsigned *seen)
 {
 	struct xt_line *l = in->l;
 
@@ -94,19 +102,23 @@ static int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsi
 					  : f == 9 ? &l->duration_ps : &l->display_id;
 		int64_t v = (int64_t)wire_varint(w);
 
-		if (f == 3 && !*ts_seen && events_before && v && !in->exact_peek)
+		if (f == 3 && !(*seen & SEEN_TS) && events_before && v && !in->exact_peek)
 			return LINE_ERETRY;
 		if (f == 3)
-			*ts_seen = 1;
+			*seen |= SEEN_TS;
 		*dst = v;
 	} else if (t == WIRE_LEN && (f == 2 || f == 11)) {
 		size_t sn;
 		const uint8_t *sb = wire_bytes(w, &sn);
 		const char *c = arena_strndup(in->a, (const char *)sb, sn);
 
-		if (f == 2)
+		if (f == 2) {
+			/* Whether the line keeps its events was decided by the
+			 * name it gave before its first one. */
+			if (events_before && in->keep)
+				*seen |= SEEN_RENAMED;
 			l->name = c;
-		else
+		} else
 			l->display_name = c;
 	} else {
 		wire_skip(w, t);
@@ -129,7 +141,8 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 	const struct xt_plane *p = in->p;
 	const uint8_t *lb = src->data + l->raw_off, *le = lb + l->raw_len, *q = from;
 	uint64_t len = (uint64_t)(to - from), mark = XT_WINDOW, released = 0;
-	int bad = 0, ts_seen = 0, windows = len >= XT_BIG_LINE;
+	int bad = 0, windows = len >= XT_BIG_LINE;
+	unsigned seen = 0;
 	size_t n = 0;
 	struct ev_key prev = { 0, 0, 0, 0 };
 
@@ -160,7 +173,7 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 				eb = wire_bytes(&w, &sn);
 				en = sn;
 			} else if (headers) {
-				if (line_field(in, &w, f, t, n, &ts_seen) < 0)
+				if (line_field(in, &w, f, t, n, &seen) < 0)
 					return LINE_ERETRY;
 			} else {
 				wire_skip(&w, t);
@@ -238,6 +251,7 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 	}
 	o->n = n;
 	o->last = prev;
+	o->renamed = !!(seen & SEEN_RENAMED);
 	if (o->fo.bmax && n % XT_BLOCK)
 		o->fo.bmax[n / XT_BLOCK] = o->fo.f.maxend;
 	return bad ? LINE_EBAD : 0;
@@ -309,7 +323,7 @@ static void line_complete(const struct source *src, struct xt_line *l, struct gr
 		line_finish(l, seg, nseg);
 }
 
-int line_decode(const struct line_in *in, struct xt_sunk *sunk)
+static int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk)
 {
 	struct xt_line *l = in->l;
 	const uint8_t *lb = in->src->data + l->raw_off;
@@ -357,6 +371,141 @@ int line_decode(const struct line_in *in, struct xt_sunk *sunk)
 	return 0;
 }
 
+void ev_scratch_free(struct ev_scratch *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Room for n events in sc (its old contents need not survive). */
+static void scratch_need(struct ev_scratch *sc, size_t n)
+{
+	if (sc->cap >= n)
+		return;
+	free(sc->v);
+	sc->cap = n + n / 4 + 64;
+	sc->v = xmalloc(sc->cap * sizeof(*sc->v));
+}
+
+/* What a range that keeps no events must leave of them, while they are at
+ * hand (ev, its o->n events, the first being event `first` of the line):
+ * its tops, for the line's depths (line_finish_tops), and with
+ * XT_KEEP_NONE_RANGES its timed events handed to the sink's range(). */
+static void range_leave(const struct line_in *in, struct dec_out *o, const struct xt_event *ev,
+			size_t first)
+{
+	const int64_t *lng = o->lng->p;
+	struct xt_sink_rev v[256];
+	size_t k, nv = 0, nl = 0;
+
+	if (o->fo.bmax || !o->n) {
+		o->fo.tops = xmalloc(sizeof(*o->fo.tops));
+		fin_tops_build(o->fo.tops, ev, o->n, &o->blk, lng);
+	}
+	if (!(in->keep & XT_KEEP_RANGES_BIT) || !o->part || !in->sink->range)
+		return;
+	for (k = 0; k < o->n; k++) {
+		const struct xt_event *e = &ev[k];
+		int64_t dur = e->dur == XT_DUR_LONG ? lng[nl++] : (int64_t)e->dur;
+
+		if (xt_event_aggregated(e) || dur <= 0)
+			continue;
+		v[nv++] = (struct xt_sink_rev){ first + k, xt_event_meta_index(e),
+						blk_range_start(&o->blk, ev, k), dur };
+		if (nv == sizeof(v) / sizeof(v[0])) {
+			in->sink->range(o->part, v, nv);
+			nv = 0;
+		}
+	}
+	if (nv)
+		in->sink->range(o->part, v, nv);
+}
+
+/* The line's, once its ranges were decoded without keeping events: its
+ * count, depth and offsets; bk's offsets go to it. */
+static void line_keep_none(struct xt_line *l, size_t n, struct blkv *bk)
+{
+	l->ev = NULL;
+	l->ev_map = 0;
+	l->nev = n;
+	l->nlong_dur = 0;
+	l->kept_none = 1;
+	if (n)
+		l->blk_raw = xreallocarray(bk->v, bk->n ? bk->n : 1, sizeof(uint32_t));
+	else
+		free(bk->v);
+	bk->v = NULL;
+}
+
+/* line_decode for in->keep: returns LINE_EKEEP when the line must be
+ * decoded keeping its events (nothing of this attempt is left). */
+static int line_decode_none(const struct line_in *in, struct xt_sunk *sunk)
+{
+	struct xt_line *l = in->l;
+	const uint8_t *lb = in->src->data + l->raw_off;
+	size_t most = l->raw_len / 2 + 1;
+	int big = l->raw_len >= XT_BIG_LINE, rc;
+	struct grow ge, lg;
+	struct blkv bk = { NULL, 0, 0 };
+	struct dec_out o;
+	struct fin_out *fo;
+
+	if (l->raw_len > UINT32_MAX)
+		return LINE_EBIG;
+	line_start(l);
+	ge = (struct grow){ .p = in->scratch->v, .esz = sizeof(struct xt_event),
+			    .cap = in->scratch->cap };
+	grow_init_sparse(&lg, sizeof(int64_t), most, big);
+	memset(&o, 0, sizeof(o));
+	blk_init(&o.blk, most, big);
+	o.lng = &lg;
+	o.part = sink_part(in);
+	fin_out_init(&o.fo, most / XT_BLOCK + 1);
+	rc = dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
+	if (!rc) {
+		if (o.renamed || !(o.sorted || o.n <= 1))
+			rc = LINE_EKEEP;
+		else
+			range_leave(in, &o, ge.p, 0);
+	}
+	in->scratch->v = ge.p; /* grown, maybe: the thread's from now on */
+	in->scratch->cap = ge.cap;
+	fo = &o.fo;
+	if (!rc && line_finish_tops(l, &fo, 1) < 0)
+		rc = LINE_EKEEP;
+	grow_free(&lg);
+	blk_free(&o.blk);
+	fin_out_free(&o.fo);
+	if (rc < 0) {
+		free(bk.v);
+		if (o.part)
+			in->sink->part_free(o.part);
+		return rc;
+	}
+	line_keep_none(l, o.n, &bk);
+	memset(sunk, 0, sizeof(*sunk));
+	if (o.part) {
+		sunk->parts = xmalloc(sizeof(*sunk->parts));
+		sunk->parts[0] = o.part;
+		sunk->nparts = 1;
+	}
+	return 0;
+}
+
+int line_decode(const struct line_in *in, struct xt_sunk *sunk)
+{
+	struct line_in k = *in;
+	int rc;
+
+	if (in->keep && in->scratch && in->sink) {
+		rc = line_decode_none(in, sunk);
+		if (rc != LINE_EKEEP)
+			return rc;
+	}
+	k.keep = XT_KEEP_ALL;
+	return line_decode_keep(&k, sunk);
+}
+
 /* ---- big lines, in chunks ---- */
 
 /* A chunk starts at an event whose index is a multiple of XT_BLOCK, so
@@ -384,6 +533,7 @@ struct line_split {
 	pthread_mutex_t lock;
 	size_t parts_done;
 	int walked;
+	int renamed;            /* the walk met a name after an event (in.keep) */
 };
 
 struct line_split *line_split_new(const struct line_in *in)
@@ -392,11 +542,16 @@ struct line_split *line_split_new(const struct line_in *in)
 	size_t most = in->l->raw_len / 2 + 1;
 
 	s->in = *in;
+	if (!in->sink)
+		s->in.keep = XT_KEEP_ALL;
 	line_start(in->l);
-	grow_init(&s->ge, sizeof(struct xt_event), most, 1, 0);
+	/* A line that keeps no events decodes each chunk into the scratch
+	 * of the thread that takes it. */
+	if (!s->in.keep)
+		grow_init(&s->ge, sizeof(struct xt_event), most, 1, 0);
 	grow_init_sparse(&s->lng, sizeof(int64_t), most, 1);
 	blk_init(&s->blk, most, 1);
-	s->early = s->ge.reserved && s->lng.reserved && blk_reserved(&s->blk);
+	s->early = (s->ge.reserved || s->in.keep) && s->lng.reserved && blk_reserved(&s->blk);
 	if (!s->early) {
 		grow_free(&s->ge);
 		grow_free(&s->lng);
@@ -424,7 +579,8 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 	const uint8_t *lb = src->data + l->raw_off, *le = lb + l->raw_len, *q = lb, *cs = lb;
 	uint64_t chunk = in->chunk ? in->chunk : LINE_CHUNK, cut = chunk;
 	size_t count = 0, cfirst = 0, k;
-	int bad = 0, ts_seen = 0, rc = 0;
+	int bad = 0, rc = 0;
+	unsigned seen = 0;
 
 	if (l->raw_len > UINT32_MAX)
 		return LINE_EBIG;
@@ -458,7 +614,7 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 					blk_push(&s->bk, (uint32_t)(q - lb));
 				(void)wire_bytes(&w, &sn);
 				count++;
-			} else if ((rc = line_field(in, &w, f, t, count, &ts_seen)) < 0) {
+			} else if ((rc = line_field(in, &w, f, t, count, &seen)) < 0) {
 				break;
 			}
 			q = w.p;
@@ -489,7 +645,8 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 		s->total = count;
 		if (!s->early) {
 			/* Sanitizer builds: exact arrays, then the chunks. */
-			grow_init(&s->ge, sizeof(struct xt_event), count, 0, count);
+			if (!s->in.keep)
+				grow_init(&s->ge, sizeof(struct xt_event), count, 0, count);
 			grow_init(&s->lng, sizeof(int64_t), count, 0, count);
 			blk_init_exact(&s->blk, count);
 			for (k = 0; k < s->nch; k++)
@@ -498,19 +655,27 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 	}
 	pthread_mutex_lock(&s->lock);
 	s->walked = 1;
+	s->renamed = !!(seen & SEEN_RENAMED);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
-int line_split_chunk(struct line_split *s, size_t k)
+int line_split_chunk(struct line_split *s, size_t k, struct ev_scratch *sc)
 {
 	struct chunk *c = &s->ch[k];
 	const struct source *src = s->in.src;
-	struct grow fe = { .p = (struct xt_event *)s->ge.p + c->first,
-			   .esz = sizeof(struct xt_event), .cap = c->n, .fixed = 1 };
+	struct grow fe = { .p = NULL, .esz = sizeof(struct xt_event), .cap = c->n, .fixed = 1 };
 	int rc;
 
-	if (s->early && c->n) {
+	if (s->in.keep) {
+		if (!sc)
+			fatal("internal error: a chunk that keeps no events needs a scratch");
+		scratch_need(sc, c->n);
+		fe.p = sc->v;
+	} else {
+		fe.p = (struct xt_event *)s->ge.p + c->first;
+	}
+	if (s->early && c->n && !s->in.keep) {
 		bigmem_commit(s->ge.p, c->first * sizeof(struct xt_event),
 			      c->n * sizeof(struct xt_event), s->ge.huge);
 	}
@@ -523,6 +688,8 @@ int line_split_chunk(struct line_split *s, size_t k)
 	rc = dec_range(&s->in, c->from, c->to, 0, &fe, NULL, c->first, &c->o);
 	if (!rc && c->o.n != c->n)
 		rc = LINE_EBAD;
+	if (!rc && s->in.keep)
+		range_leave(&s->in, &c->o, fe.p, c->first);
 	source_release(src, (uint64_t)(c->from - src->data), (uint64_t)(c->to - c->from));
 	return rc;
 }
@@ -543,12 +710,30 @@ int line_split_done(struct line_split *s)
 	return last;
 }
 
-void line_split_finish(struct line_split *s, struct xt_sunk *sunk)
+/* The end of a split line that keeps no events (sorted: in order within
+ * and across its chunks); returns LINE_EKEEP when it must be decoded
+ * again keeping them. */
+static int split_finish_none(struct line_split *s, int sorted, struct fin_out *const *fo)
+{
+	struct xt_line *l = s->in.l;
+
+	if (!sorted || s->renamed)
+		return LINE_EKEEP;
+	l->nev = s->total;
+	if (line_finish_tops(l, fo, s->nch) < 0)
+		return LINE_EKEEP;
+	line_keep_none(l, s->total, &s->bk);
+	grow_free(&s->lng);
+	blk_free(&s->blk);
+	return 0;
+}
+
+int line_split_finish(struct line_split *s, struct xt_sunk *sunk)
 {
 	size_t *seg = xmalloc((s->nch ? s->nch : 1) * sizeof(*seg));
 	struct fin_out **fo = xmalloc((s->nch ? s->nch : 1) * sizeof(*fo));
 	size_t k, nlng = 0, used = 0;
-	int sorted = 1;
+	int sorted = 1, rc = 0;
 	const struct chunk *prev = NULL;
 
 	memset(sunk, 0, sizeof(*sunk));
@@ -581,13 +766,29 @@ void line_split_finish(struct line_split *s, struct xt_sunk *sunk)
 		prev = c;
 	}
 	s->blk.nblk = (s->total + XT_BLOCK - 1) / XT_BLOCK;
-	if (s->early) {
-		/* All chunks made their parts resident: what grow_done trims. */
-		s->ge.committed = s->ge.reserved;
-		s->lng.committed = s->lng.reserved;
+	if (s->in.keep) {
+		rc = split_finish_none(s, sorted, fo);
+		if (rc == LINE_EKEEP) {
+			/* Once more, whole, keeping the events. */
+			struct line_in in = s->in;
+
+			line_sunk_free(s->in.sink, sunk);
+			grow_free(&s->lng);
+			blk_free(&s->blk);
+			free(s->bk.v);
+			s->bk.v = NULL;
+			in.keep = XT_KEEP_ALL;
+			rc = line_decode_keep(&in, sunk);
+		}
+	} else {
+		if (s->early) {
+			/* All chunks made their parts resident: what grow_done trims. */
+			s->ge.committed = s->ge.reserved;
+			s->lng.committed = s->lng.reserved;
+		}
+		line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used,
+			      seg, s->nch, &s->bk, &s->blk, sunk, fo, s->nch);
 	}
-	line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used, seg,
-		      s->nch, &s->bk, &s->blk, sunk, fo, s->nch);
 	for (k = 0; k < s->nch; k++)
 		fin_out_free(&s->ch[k].o.fo);
 	free(fo);
@@ -595,6 +796,7 @@ void line_split_finish(struct line_split *s, struct xt_sunk *sunk)
 	pthread_mutex_destroy(&s->lock);
 	free(s->ch);
 	free(s);
+	return rc;
 }
 
 void line_split_free(struct line_split *s)

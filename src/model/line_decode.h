@@ -11,6 +11,11 @@
  * any thread decodes a chunk (line_split_chunk); whoever completes the last
  * part (line_split_done) finishes the line (line_split_finish).
  *
+ * A line that keeps no events (line_in.keep: a report's host lines) is
+ * decoded range by range into the decoding thread's scratch, each range
+ * leaving what the line needs of it (its tops, for the depth) and handing
+ * its timed events to the sink before the scratch is reused.
+ *
  * Both release the line's source pages as they go (source_release), and
  * neither rebases the line's timestamp: the reader does that. Bad input
  * never aborts: every read is bounded, and a malformed line returns -1.
@@ -37,7 +42,23 @@ struct line_in {
 	int exact_peek;         /* xplane_load_opts.exact_peek */
 	uint64_t chunk;         /* split lines: bytes per chunk (0: LINE_CHUNK) */
 	const struct xt_sink *sink; /* for the events p->sink_meta marks; NULL: none */
+	/* XT_KEEP_ALL, or (with a sink) XT_KEEP_NONE[_RANGES]: the line keeps
+	 * no events (xt_line.kept_none), each range decoded into the
+	 * decoding thread's scratch; its name was read before its first
+	 * event (a line that names itself again after it is decoded once
+	 * more, keeping them, as is one found out of order). */
+	int keep;
+	struct ev_scratch *scratch; /* line_decode's (the calling thread's) */
 };
+
+/* A thread's buffer for the events of ranges that are not kept: grown as
+ * needed, reused range after range (so that a report's load does not
+ * make fresh memory resident for events it reads once). */
+struct ev_scratch {
+	struct xt_event *v;
+	size_t cap;
+};
+void ev_scratch_free(struct ev_scratch *s);
 
 /* What the sink collected from a complete line (no parts when the plane
  * marks nothing), handed to its line hook; line_sunk_free() after. */
@@ -69,16 +90,19 @@ struct line_split *line_split_new(const struct line_in *in);
  */
 int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_split *s, size_t k),
 		    void *arg);
-/* Decodes chunk k; returns 0 or LINE_EBAD. Then line_split_done(). */
-int line_split_chunk(struct line_split *s, size_t k);
+/* Decodes chunk k (a line that keeps no events: into sc, the calling
+ * thread's scratch); returns 0 or LINE_EBAD. Then line_split_done(). */
+int line_split_chunk(struct line_split *s, size_t k, struct ev_scratch *sc);
 /* The bytes of the line that chunk k covers. */
 uint64_t line_split_chunk_bytes(const struct line_split *s, size_t k);
 /* Counts one part (the walk or a chunk) done; returns 1 for the caller
  * that completed the last part. Thread-safe. */
 int line_split_done(struct line_split *s);
 /* Completes the line (arrays, order, depths), the sink's parts into
- * *sunk, and frees s. */
-void line_split_finish(struct line_split *s, struct xt_sunk *sunk);
+ * *sunk, and frees s. A line that keeps no events but cannot do without
+ * them (out of order, depths at the cap, named again) is decoded once
+ * more, whole, keeping them: returns 0, or what line_decode() does then. */
+int line_split_finish(struct line_split *s, struct xt_sunk *sunk);
 /* Frees s and everything it allocated, after a failure. */
 void line_split_free(struct line_split *s);
 /* The line a split is for. */

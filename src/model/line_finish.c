@@ -6,7 +6,10 @@
  * every event after decoding read and wrote the whole event array again
  * (bound by memory bandwidth: two threads each doing half of it took as
  * long as one doing all). A sorted line, or one whose ranges cannot be
- * fixed up, gets that pass (line_finish).
+ * fixed up, gets that pass (line_finish). A line that keeps no events
+ * (xt_line.kept_none) needs only its deepest depth: each range leaves its
+ * tops (struct fin_tops) while its events are at hand, and the fix-up
+ * reads those (line_finish_tops).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +85,114 @@ void fin_out_free(struct fin_out *fo)
 	free(fo->bmax);
 	free(fo->lmask);
 	free(fo->lfirst);
+	free(fo->tops);
 	memset(fo, 0, sizeof(*fo));
+}
+
+static int step_max_lt(const struct fin_step_max *a, const struct fin_step_max *b)
+{
+	if (a->x_inf || b->x_inf)
+		return !a->x_inf && b->x_inf;
+	return a->x < b->x;
+}
+
+/* A run of the range's events under running max x, the deepest at d. */
+static void tops_push(struct fin_tops *t, struct fin_step_max x, unsigned d)
+{
+	x.d = d;
+	if (t->n && d <= t->st[t->n - 1].d)
+		return; /* an earlier run is as deep with as many entries left */
+	if (t->n && !step_max_lt(&t->st[t->n - 1], &x))
+		t->st[t->n - 1] = x; /* the same x, deeper */
+	else if (t->n < sizeof(t->st) / sizeof(t->st[0]))
+		t->st[t->n++] = x;
+}
+
+void fin_tops_build(struct fin_tops *t, const struct xt_event *ev, size_t n,
+		    const struct blk_build *b, const int64_t *lng)
+{
+	struct fin_step_max x = { INT64_MIN, 0, 0 };
+	size_t k, nl = 0;
+	unsigned gmax = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (k = 0; k < n; k++) {
+		const struct xt_event *e = &ev[k];
+		int64_t dur = e->dur == XT_DUR_LONG ? lng[nl++] : (int64_t)e->dur;
+		unsigned d;
+
+		if (xt_event_aggregated(e))
+			continue;
+		d = xt_event_depth(e);
+		if (d == 0) {
+			int64_t off = blk_range_start(b, ev, k);
+			struct fin_step_max m = { 0, 0, 0 };
+
+			if (t->any)
+				tops_push(t, x, gmax);
+			if (dur == 0) {
+				m.x_inf = off == INT64_MAX;
+				m.x = m.x_inf ? 0 : off + 1;
+			} else {
+				m.x = (int64_t)((uint64_t)off + (uint64_t)dur);
+			}
+			if (!t->any || step_max_lt(&x, &m))
+				x = m;
+			t->any = 1;
+			gmax = 0;
+		} else if (d > gmax) {
+			gmax = d;
+		}
+	}
+	if (t->any)
+		tops_push(t, x, gmax);
+	t->last = x;
+}
+
+/* How many entries of s survive x (a prefix from the bottom). */
+static unsigned fin_survivors(const struct fin *s, const struct fin_step_max *x)
+{
+	unsigned sp = s->sp;
+
+	while (sp && (x->x_inf || s->stack[sp - 1] < x->x))
+		sp--;
+	return sp;
+}
+
+int line_finish_tops(struct xt_line *l, struct fin_out *const *fo, size_t n)
+{
+	struct fin s;
+	size_t k, j;
+
+	fin_init(&s);
+	for (k = 0; k < n; k++) {
+		const struct fin *own = &fo[k]->f;
+		const struct fin_tops *t = fo[k]->tops;
+
+		if (!t)
+			return -1;
+		for (j = 0; j < t->n && s.sp; j++) {
+			unsigned c = fin_survivors(&s, &t->st[j]), d;
+
+			if (!c)
+				break;
+			d = t->st[j].d + c;
+			if (d >= XT_EV_DEPTH_MAX)
+				return -1;
+			if (d > s.max_depth)
+				s.max_depth = d;
+		}
+		if (t->any)
+			s.sp = fin_survivors(&s, &t->last);
+		if (s.sp + own->sp > 128)
+			return -1;
+		memcpy(s.stack + s.sp, own->stack, own->sp * sizeof(own->stack[0]));
+		s.sp += own->sp;
+		if (own->max_depth > s.max_depth)
+			s.max_depth = own->max_depth;
+	}
+	l->max_depth = s.max_depth;
+	return 0;
 }
 
 /*

@@ -147,6 +147,24 @@ static inline int64_t blk_start(const struct blk_build *b, const struct xt_event
 			      ev[i].off, i % XT_BLOCK);
 }
 
+/* Start of event k of a range whose blocks b holds from the range's first
+ * on (b a view: its wide parts numbered on the line, as blk_set_hi). */
+static inline int64_t blk_range_start(const struct blk_build *b, const struct xt_event *ev,
+				      size_t k)
+{
+	const struct xt_block *bl = (const struct xt_block *)b->blk.p + k / XT_BLOCK;
+	uint64_t v = (uint64_t)bl->base + ev[k].off;
+
+	if (bl->wide) {
+		size_t at = ((bl->wide & ~XT_WIDE32) - 1 - b->base) * XT_BLOCK + k % XT_BLOCK;
+
+		v += (uint64_t)(bl->wide & XT_WIDE32 ? ((const uint32_t *)b->w32.p)[at]
+						      : ((const uint16_t *)b->w16.p)[at])
+		     << 32;
+	}
+	return (int64_t)v;
+}
+
 void blk_free(struct blk_build *b);
 /* Gives b's first n16 / n32 wide parts and its blocks to l. */
 void blk_give(struct blk_build *b, struct xt_line *l);
@@ -237,6 +255,33 @@ struct fin_out {
 	uint64_t *lmask;
 	uint32_t *lfirst;
 	size_t cap;             /* blocks there is room for */
+	struct fin_tops *tops;  /* a range that keeps no events: its tops (else NULL) */
+};
+
+/*
+ * What fixing up a range's depths needs of its events, for a range that
+ * keeps none (xt_line.ev NULL): its tops, the events its own stack left at
+ * depth 0, with what each does to the stack the ranges before it left (s,
+ * whose ends only fall from bottom to top). A top starting at off, lasting
+ * dur, pops the open events ending before its end (an instant: at or
+ * before its start): an entry of s survives it when its end is at least
+ * m, its end (an instant: off + 1). So after a run of tops an entry
+ * survives when its end is at least the largest m so far (a running max,
+ * x), and an event of the range at depth d lies at d + that many. Per
+ * value of x only the deepest event counts, and only when deeper than
+ * every event before it, so a range is summed up by at most
+ * XT_EV_DEPTH_MAX + 1 steps (x ascending, d ascending).
+ */
+struct fin_step_max {
+	int64_t x;              /* an entry survives when its end >= x */
+	int x_inf;              /* none survives (an instant at INT64_MAX) */
+	unsigned d;             /* the deepest depth of the range's own under it */
+};
+struct fin_tops {
+	struct fin_step_max st[XT_EV_DEPTH_MAX + 2];
+	size_t n;
+	struct fin_step_max last; /* x after the range's last top */
+	int any;                /* the range has a top */
 };
 /* Room for nblk blocks (0: the range keeps nothing, a line finished
  * after). */
@@ -250,6 +295,15 @@ void fin_out_free(struct fin_out *fo);
  * the cap, a range that kept nothing): then call line_finish().
  */
 int line_finish_ranges(struct xt_line *l, struct fin_out *const *fo, const size_t *first, size_t n);
+/* The tops of a range's n events ev (depths worked out with an empty
+ * stack, starts from b, the range's blocks, and its long durations lng in
+ * order) into t. */
+void fin_tops_build(struct fin_tops *t, const struct xt_event *ev, size_t n,
+		    const struct blk_build *b, const int64_t *lng);
+/* l->max_depth of a line in order that keeps no events, from its ranges'
+ * own stacks and tops (fo[k]->tops); -1 when a depth reaches the cap,
+ * as line_finish_ranges() says: the line must be decoded keeping them. */
+int line_finish_tops(struct xt_line *l, struct fin_out *const *fo, size_t n);
 
 /* Depths, the prefix max end per block and the long durations' index of
  * a decoded line in its order (line_finish.c). l->long_ps holds the long

@@ -67,6 +67,10 @@ again:
 	t = trace_new();
 	ac = analysis_new();
 	analysis_attach(ac, &lo);
+	/* One host: no clock to settle, so no analyses run again on the
+	 * decoded lines (clock_settle). */
+	if (o && o->analyses_only && run->nfiles == 1 && !job)
+		analysis_keep_none(ac, &lo);
 	lo.threads = o ? o->threads : 0;
 	lo.keep_resident = o ? o->keep_resident : 0;
 	if (o) {

@@ -17,6 +17,10 @@ struct load_opts {
 	const char *run;   /* run name in a logdir; NULL = newest */
 	int threads;       /* 0 = online CPUs */
 	int keep_resident; /* do not drop parsed pages */
+	/* The caller reads the analyses and the trace's hosts, planes and
+	 * lines, never a host line's events (a report): a profile of one
+	 * host file keeps none of them (analysis_keep_none). */
+	int analyses_only;
 	/* Optional progress, readable from another thread while loading:
 	 * bytes_total is set first, then bytes_done and events grow. */
 	_Atomic uint64_t *bytes_total, *bytes_done, *events;

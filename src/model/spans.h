@@ -60,6 +60,11 @@ struct span_pack {
 void span_pack_add(struct span_pack *sp, int64_t s, int64_t e);
 /* Packs the last span and trims the bytes: ready to read. */
 void span_pack_done(struct span_pack *sp);
+/* Appends src's spans (not done; shifted by `shift`) as span_pack_add()
+ * would add the intervals they were made of, shifted, one by one (when no
+ * value wraps past 2^63): src starts no earlier than the spans of dst.
+ * Most of src is copied as it is. */
+void span_pack_cat(struct span_pack *dst, const struct span_pack *src, int64_t shift);
 void span_pack_free(struct span_pack *sp);
 
 struct span_rd {

@@ -137,7 +137,11 @@ struct xt_line {
 	uint64_t raw_base;        /* source offset that event offsets are relative to */
 	uint64_t raw_off;         /* encoded XLine in the source */
 	uint64_t raw_len;
-	struct xt_event *ev;      /* nev events sorted by start; owned by the trace */
+	/* nev events sorted by start; owned by the trace. NULL with nev > 0
+	 * when the load kept none (kept_none: a report's host lines, whose
+	 * analyses read them while loading): then only nev, max_depth and
+	 * blk_raw (raw when sorted) are set. */
+	struct xt_event *ev;
 	size_t nev;
 	size_t ev_map;            /* bytes of ev mapped by bigmem (0: ev is malloc'd) */
 	/* Durations ev[].dur cannot hold, in event order, found without a
@@ -162,6 +166,7 @@ struct xt_line {
 	int64_t *blk_maxend;      /* [i] = max end offset over events [0, (i+1)*XT_BLOCK) */
 	uint32_t max_depth;
 	uint8_t loading;          /* 1 while a live load decodes it: nothing above is ready */
+	uint8_t kept_none;        /* its events were decoded but not kept (ev) */
 	void *hook_data;          /* per-line slot for a load hook's partial results */
 };
 

@@ -450,11 +450,11 @@ static void line_done(struct pool *pl, struct line_job *j, struct xt_sunk *sunk)
 	}
 }
 
-static void run_chunk(struct pool *pl, struct chunk_task t)
+static void run_chunk(struct pool *pl, struct chunk_task t, struct ev_scratch *sc)
 {
 	struct line_split *s = t.job->split;
 	uint64_t bytes = line_split_chunk_bytes(s, t.k);
-	int rc = line_split_chunk(s, t.k);
+	int rc = line_split_chunk(s, t.k, sc);
 
 	if (rc < 0) {
 		pool_fail(pl, rc, t.job);
@@ -466,14 +466,18 @@ static void run_chunk(struct pool *pl, struct chunk_task t)
 		struct xt_sunk sunk;
 
 		t.job->split = NULL;
-		line_split_finish(s, &sunk);
-		line_done(pl, t.job, &sunk);
+		rc = line_split_finish(s, &sunk);
+		if (rc < 0)
+			pool_fail(pl, rc, t.job);
+		else
+			line_done(pl, t.job, &sunk);
 	}
 }
 
 struct walk_ctx {
 	struct pool *pl;
 	struct line_job *job;
+	struct ev_scratch *sc;
 };
 
 /* line_split_walk's callback: queues chunk k, and decodes an older one
@@ -499,15 +503,54 @@ static void chunk_ready(void *arg, struct line_split *s, size_t k)
 	pthread_cond_signal(&pl->cond);
 	pthread_mutex_unlock(&pl->lock);
 	if (run)
-		run_chunk(pl, t);
+		run_chunk(pl, t, w->sc);
 }
 
-static void run_line(struct pool *pl, struct line_job *j, struct arena *a)
+/* The line's name when it gives one before its first event, as upstream
+ * writes it (n bytes at *name); else 0. */
+static int line_peek_name(const struct xt_host *h, const struct xt_line *l, const char **name,
+			  size_t *n)
+{
+	struct wire w;
+	int found = 0;
+
+	wire_init(&w, h->src.data + l->raw_off, l->raw_len);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+
+		if (f == 4 && t == WIRE_LEN)
+			break;
+		if (f == 2 && t == WIRE_LEN) {
+			*name = (const char *)wire_bytes(&w, n);
+			found = !w.bad;
+		} else {
+			wire_skip(&w, t);
+		}
+	}
+	return found && !w.bad;
+}
+
+/* What line j keeps of its events (xplane_load_opts.line_keep). */
+static int line_keeps(const struct reader *r, const struct line_job *j)
+{
+	const struct xplane_load_opts *o = r->opts;
+	const char *name;
+	size_t n;
+
+	if (!o || !o->line_keep || !o->sink || o->live ||
+	    !line_peek_name(r->h, j->line, &name, &n))
+		return XT_KEEP_ALL;
+	return o->line_keep(o->ctx, r->h, j->plane, name, n);
+}
+
+static void run_line(struct pool *pl, struct line_job *j, struct arena *a, struct ev_scratch *sc)
 {
 	struct reader *r = pl->r;
 	struct line_in in = { .h = r->h, .src = &r->h->src, .p = j->plane, .l = j->line, .a = a,
 			      .exact_peek = r->opts && r->opts->exact_peek,
-			      .chunk = pl->split / 3, .sink = r->opts ? r->opts->sink : NULL };
+			      .chunk = pl->split / 3, .sink = r->opts ? r->opts->sink : NULL,
+			      .keep = line_keeps(r, j), .scratch = sc };
 	struct xt_sunk sunk;
 	int rc;
 
@@ -520,7 +563,7 @@ static void run_line(struct pool *pl, struct line_job *j, struct arena *a)
 		return;
 	}
 	{
-		struct walk_ctx w = { pl, j };
+		struct walk_ctx w = { pl, j, sc };
 
 		j->split = line_split_new(&in);
 		rc = line_split_walk(j->split, chunk_ready, &w);
@@ -536,8 +579,11 @@ static void run_line(struct pool *pl, struct line_job *j, struct arena *a)
 			struct line_split *s = j->split;
 
 			j->split = NULL;
-			line_split_finish(s, &sunk);
-			line_done(pl, j, &sunk);
+			rc = line_split_finish(s, &sunk);
+			if (rc < 0)
+				pool_fail(pl, rc, j);
+			else
+				line_done(pl, j, &sunk);
 		}
 	}
 }
@@ -545,6 +591,7 @@ static void run_line(struct pool *pl, struct line_job *j, struct arena *a)
 struct worker_arg {
 	struct pool *pool;
 	struct arena *arena;
+	struct ev_scratch scratch; /* for the lines that keep no events */
 };
 
 static void *worker(void *arg)
@@ -569,7 +616,7 @@ static void *worker(void *arg)
 		if (pl->head < pl->nready) {
 			t = pl->ready[pl->head++];
 			pthread_mutex_unlock(&pl->lock);
-			run_chunk(pl, t);
+			run_chunk(pl, t, &wa->scratch);
 			continue;
 		}
 		if (pl->next < pl->njobs) {
@@ -580,7 +627,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&pl->lock);
 		if (!j)
 			break;
-		run_line(pl, j, wa->arena);
+		run_line(pl, j, wa->arena, &wa->scratch);
 	}
 	return NULL;
 }
@@ -631,7 +678,7 @@ static int read_lines(struct reader *r, struct xt_error *err)
 	pthread_cond_init(&pl.cond, NULL);
 	for (i = 0; i < (size_t)nthreads; i++) {
 		arena_init(&arenas[i]);
-		wa[i] = (struct worker_arg){ &pl, &arenas[i] };
+		wa[i] = (struct worker_arg){ &pl, &arenas[i], { NULL, 0 } };
 	}
 	/* The calling thread is worker 0. */
 	for (i = 1; i < (size_t)nthreads; i++)
@@ -640,8 +687,10 @@ static int read_lines(struct reader *r, struct xt_error *err)
 	worker(&wa[0]);
 	for (i = 1; i < (size_t)nthreads; i++)
 		pthread_join(tid[i], NULL);
-	for (i = 0; i < (size_t)nthreads; i++)
+	for (i = 0; i < (size_t)nthreads; i++) {
 		arena_adopt(&r->t->arena, &arenas[i]);
+		ev_scratch_free(&wa[i].scratch);
+	}
 	for (i = 0; i < pl.njobs; i++)
 		line_split_free(pl.jobs[i].split); /* a failed load's pieces */
 	pthread_cond_destroy(&pl.cond);

@@ -38,6 +38,16 @@ struct xplane_load_opts {
 	/* Sees the events of the metadata a plane hook marks in
 	 * plane->sink_meta as they are decoded (ev_sink.h). May be NULL. */
 	const struct xt_sink *sink;
+	/* For a caller that reads nothing of a line's events once its hook
+	 * has run (a report): what the line keeps of them, XT_KEEP_ALL or
+	 * XT_KEEP_NONE[_RANGES] (ev_sink.h), asked before it is decoded,
+	 * with the name it gives before its first event (n bytes; a line
+	 * that gives none keeps them all). A line that keeps none is decoded
+	 * range by range into a buffer each thread reuses, and keeps its
+	 * count, depth and offsets (xt_line.kept_none). Needs the sink; not
+	 * with live. May be NULL: every line keeps its events. */
+	int (*line_keep)(void *ctx, const struct xt_host *h, const struct xt_plane *p,
+			 const char *name, size_t n);
 	int threads;        /* worker threads; 0 = number of online CPUs (max 8) */
 	/* Optional progress counters, updated as lines are decoded (another
 	 * thread may read them at any time). */

@@ -660,30 +660,6 @@ static void test_kernel_details_parse(void **state)
 /* ---- memory ---- */
 
 /* A memory event with the allocator stats (NULL/negative: left out). */
-static tu_event *mem_ev(tu_plane *p, tu_line *l, int alloc, int64_t t, const char *allocator,
-			int64_t addr, int64_t bytes, int64_t reserved, int64_t allocated,
-			int64_t available, int64_t peak, const char *op, const char *shape)
-{
-	tu_event *e = tu_ev(p, l, alloc ? "MemoryAllocation" : "MemoryDeallocation", t, 0);
-
-	if (allocator)
-		TU_SS(p, e, "allocator_name", allocator);
-	if (addr >= 0)
-		TU_SU(p, e, "addr", (uint64_t)addr);
-	if (bytes >= 0)
-		TU_SI(p, e, "allocation_bytes", bytes);
-	TU_SI(p, e, "bytes_reserved", reserved);
-	TU_SU(p, e, "bytes_allocated", (uint64_t)allocated);
-	TU_SI(p, e, "bytes_available", available);
-	if (peak >= 0)
-		TU_SI(p, e, "peak_bytes_in_use", peak);
-	if (op)
-		TU_SS(p, e, "tf_op", op);
-	if (shape)
-		TU_SS(p, e, "shape", shape);
-	return e;
-}
-
 static void test_memory(void **state)
 {
 	tu_space *s = tu_space_new();
@@ -705,27 +681,27 @@ static void test_memory(void **state)
 	 * peak 4500 at 1000 + 40; capacity 500 + 4000 + 5500 = 10000; lifetime 7777;
 	 * live at the peak: 0x200 (3000, op/B) and 0x300 (1000, op/C), 0x100 freed.
 	 * Written out of time order. */
-	mem_ev(h, l, 0, 50, "GPU_0_bfc", 0x200, -1, 500, 1000, 8000, 7777, NULL, NULL);
-	mem_ev(h, l, 1, 10, "GPU_0_bfc", 0x100, 1000, 500, 1000, 9000, 1500, "op/A", "[10]");
-	mem_ev(h, l, 1, 20, "GPU_0_bfc", 0x200, 3000, 500, 4000, 6000, 4500, "op/B", "[30]");
-	mem_ev(h, l, 0, 30, "GPU_0_bfc", 0x100, 1000, 500, 3000, 7000, 4500, NULL, NULL);
+	tu_mem_ev(h, l, 0, 50, "GPU_0_bfc", 0x200, -1, 500, 1000, 8000, 7777, NULL, NULL);
+	tu_mem_ev(h, l, 1, 10, "GPU_0_bfc", 0x100, 1000, 500, 1000, 9000, 1500, "op/A", "[10]");
+	tu_mem_ev(h, l, 1, 20, "GPU_0_bfc", 0x200, 3000, 500, 4000, 6000, 4500, "op/B", "[30]");
+	tu_mem_ev(h, l, 0, 30, "GPU_0_bfc", 0x100, 1000, 500, 3000, 7000, 4500, NULL, NULL);
 	/* requested_bytes stands in for a missing allocation_bytes. */
-	e = mem_ev(h, l, 1, 40, "GPU_0_bfc", 0x300, -1, 500, 4000, 5500, 4500, "op/C", "[10,10]");
+	e = tu_mem_ev(h, l, 1, 40, "GPU_0_bfc", 0x300, -1, 500, 4000, 5500, 4500, "op/C", "[10,10]");
 	TU_SI(h, e, "requested_bytes", 1000);
 	/* Allocator "1" from index_on_host / device_ordinal (the last one on
 	 * the event wins):
 	 *   t=5 alloc 0x10 64 B: in use 64 (peak), avail 0 -> capacity 64
 	 *   t=6 free  0x10:      in use 0, no peak_bytes_in_use -> lifetime 0 */
-	e = mem_ev(h, l2, 1, 5, NULL, 0x10, 64, 0, 64, 0, -1, "op/x", "[16]");
+	e = tu_mem_ev(h, l2, 1, 5, NULL, 0x10, 64, 0, 64, 0, -1, "op/x", "[16]");
 	TU_SI(h, e, "index_on_host", 1);
-	e = mem_ev(h, l2, 0, 6, NULL, 0x10, 64, 0, 0, 0, -1, NULL, NULL);
+	e = tu_mem_ev(h, l2, 0, 6, NULL, 0x10, 64, 0, 0, 0, -1, NULL, NULL);
 	TU_SI(h, e, "index_on_host", 3);
 	TU_SI(h, e, "device_ordinal", 1);
 	/* No allocator at all: skipped. */
-	mem_ev(h, l2, 1, 7, NULL, 0x20, 1 << 30, 0, 1 << 30, 0, -1, NULL, NULL);
+	tu_mem_ev(h, l2, 1, 7, NULL, 0x20, 1 << 30, 0, 1 << 30, 0, -1, NULL, NULL);
 	/* Memory events off /host:CPU are not memory events. */
 	other = tu_plane_add(s, 2, "/host:other");
-	mem_ev(other, tu_line_add(other, 1, "t", 0), 1, 60, "GPU_0_bfc", 0x400, 1 << 30, 0,
+	tu_mem_ev(other, tu_line_add(other, 1, "t", 0), 1, 60, "GPU_0_bfc", 0x400, 1 << 30, 0,
 	       1 << 30, 0, -1, NULL, NULL);
 
 	a = tu_load_space(s, NULL);
@@ -827,7 +803,7 @@ static void test_memory_halves(void **state)
 
 			tu_ev(h, l, "work", (int64_t)i * 100, 50);
 			used[w] += al ? b : -b;
-			mem_ev(h, l, al, (int64_t)i * 100 + 60, alloc[w], (int64_t)(0x1000 + i), b, 10,
+			tu_mem_ev(h, l, al, (int64_t)i * 100 + 60, alloc[w], (int64_t)(0x1000 + i), b, 10,
 			       used[w], 100000, i == 2900 ? 999999 : -1, al ? "op" : NULL, NULL);
 		}
 		memory_split_events = run ? 1000 : SIZE_MAX;
@@ -907,13 +883,13 @@ static void test_memory_sink(void **state)
 		tu_event *e;
 
 		tu_ev(h, py, "work", t, 90);
-		e = mem_ev(h, py, al[k], t + 10, alloc[w], (int64_t)(0x1000 + k), bytes[k] % 1000, 10,
+		e = tu_mem_ev(h, py, al[k], t + 10, alloc[w], (int64_t)(0x1000 + k), bytes[k] % 1000, 10,
 			   use, 100000, k == N - 7 ? 999999 : -1, al[k] ? "op" : NULL,
 			   k % 5 ? "[2]" : NULL);
 		/* At one start the longer sorts first, whatever the file's order. */
 		e->duration_ps = k % 2 ? 5 : 0;
 		if (k % 9 == 0)
-			mem_ev(h, main_l, 1, t, alloc[w], (int64_t)(0x900000 + k), 5, 0,
+			tu_mem_ev(h, main_l, 1, t, alloc[w], (int64_t)(0x900000 + k), 5, 0,
 			       (int64_t)k, 1000, -1, "main", NULL);
 	}
 	analyses_three(tu_write(s, 0), 32768, a);
@@ -993,7 +969,7 @@ static void test_memory_series(void **state)
 		/* Odd events allocate; every fourth frees the allocation
 		 * 201 events before it (made before the replay's map last
 		 * grew, often), the others free what was never seen. */
-		mem_ev(h, l, (int)(i & 1), at, "GPU_0_bfc",
+		tu_mem_ev(h, l, (int)(i & 1), at, "GPU_0_bfc",
 		       i & 1			   ? 0x100 + (int64_t)i
 		       : i % 4 == 0 && i >= 201 ? 0x100 + (int64_t)i - 201
 						: 0x100000 + (int64_t)i,
@@ -1034,11 +1010,11 @@ static void test_memory_time_wrap(void **state)
 	size_t i;
 
 	(void)state;
-	mem_ev(h, a0, 1, 5, "GPU_0_bfc", 0x10, 1, 0, 1, 0, -1, NULL, NULL);
+	tu_mem_ev(h, a0, 1, 5, "GPU_0_bfc", 0x10, 1, 0, 1, 0, -1, NULL, NULL);
 	for (i = 0; i < N; i++) {
 		/* From the fourth on, the start wraps below zero. */
 		t[i] = (int64_t)(UINT64_C(9000000000000000000) + (uint64_t)i * 100000000000000000ULL);
-		mem_ev(h, b, 1, (int64_t)i * 100000000000000000LL, "GPU_0_bfc",
+		tu_mem_ev(h, b, 1, (int64_t)i * 100000000000000000LL, "GPU_0_bfc",
 		       (int64_t)(0x100 + i), 1, 0, (int64_t)(i + 1) * 100, 0, -1, NULL, NULL);
 		lo = t[i] < lo ? t[i] : lo;
 		hi = t[i] > hi ? t[i] : hi;

@@ -1257,7 +1257,7 @@ static void sink_line_hook(void *ctx, struct xt_host *h, struct xt_plane *p, str
 static void test_event_sink(void **state)
 {
 	enum { N = 6000 };
-	static const struct xt_sink sink = { sink_part_new, sink_event, sink_part_free, NULL };
+	static const struct xt_sink sink = { sink_part_new, sink_event, sink_part_free, NULL, NULL };
 	tu_space *s = tu_space_new();
 	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
 	tu_line *l0 = tu_line_add(p, 1, "in order", 100), *l1 = tu_line_add(p, 2, "shuffled", 200);

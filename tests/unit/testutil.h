@@ -372,6 +372,33 @@ TU_FN void tu_stat_ref(size_t *n, tu_stat ***arr, int64_t mid, uint64_t ref)
 	tu_stat_ref(&(obj)->n_stats, &(obj)->stats, tu_smeta(p, name),         \
 		    (uint64_t)tu_smeta(p, target))
 
+/* A MemoryAllocation (alloc) or MemoryDeallocation instant at t with the
+ * stats the memory analysis reads (addr, bytes, peak < 0: left out;
+ * allocator, op, shape NULL: left out). */
+TU_FN tu_event *tu_mem_ev(tu_plane *p, tu_line *l, int alloc, int64_t t, const char *allocator,
+			  int64_t addr, int64_t bytes, int64_t reserved, int64_t allocated,
+			  int64_t available, int64_t peak, const char *op, const char *shape)
+{
+	tu_event *e = tu_ev(p, l, alloc ? "MemoryAllocation" : "MemoryDeallocation", t, 0);
+
+	if (allocator)
+		TU_SS(p, e, "allocator_name", allocator);
+	if (addr >= 0)
+		TU_SU(p, e, "addr", (uint64_t)addr);
+	if (bytes >= 0)
+		TU_SI(p, e, "allocation_bytes", bytes);
+	TU_SI(p, e, "bytes_reserved", reserved);
+	TU_SU(p, e, "bytes_allocated", (uint64_t)allocated);
+	TU_SI(p, e, "bytes_available", available);
+	if (peak >= 0)
+		TU_SI(p, e, "peak_bytes_in_use", peak);
+	if (op)
+		TU_SS(p, e, "tf_op", op);
+	if (shape)
+		TU_SS(p, e, "shape", shape);
+	return e;
+}
+
 /* A sample profile: a GPU plane with three stream lines of 400 kernels with
  * stats (str, int, double), and /host:CPU with 300 memory events (uint and
  * ref_value stats); 1500 events. */
