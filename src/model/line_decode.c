@@ -17,17 +17,6 @@
 #include "line_int.h"
 #include "wire.h"
 
-/* Internal: a line decoded without keeping its events must be decoded
- * again keeping them (line_in.keep). */
-#define LINE_EKEEP (-4)
-
-/* What line_field has seen of a line's own fields. */
-enum { SEEN_TS = 1, SEEN_RENAMED = 2 };
-
-/* Lines at least this long get their arrays from bigmem, and their file
- * pages are made resident and given back window by window. */
-#define XT_BIG_LINE ((uint64_t)8 << 20)
-#define XT_WINDOW ((uint64_t)16 << 20)
 
 /* What line_finish would work out for event n of a range (x, decoded as
  * d), while it is at hand: valid while the range is in order. The range's
@@ -56,21 +45,9 @@ fin_event(struct fin_out *fo, struct xt_event *x, size_t n, size_t lfirst, uint6
 
 static _Atomic uint64_t line_gen;
 
-/* What decoding a range of a line yields. */
-struct dec_out {
-	size_t n;                     /* events */
-	struct blk_build blk;         /* their starts' bases */
-	struct grow *lng;             /* where its long durations go, in order */
-	size_t nlng;
-	int sorted;                   /* in ev_key order within the range */
-	struct ev_key first, last;    /* of its first and last event */
-	void *part;                   /* the sink's, for the range; NULL: none */
-	struct fin_out fo;            /* its depths and blocks, while in order */
-	int renamed;                  /* with headers: a name after an event (line_in.keep) */
-};
 
 /* The sink's part for a range of in->l, or NULL when it wants nothing. */
-static void *sink_part(const struct line_in *in)
+void *line_sink_part(const struct line_in *in)
 {
 	if (!in->sink || !in->p->sink_meta)
 		return NULL;
@@ -92,8 +69,8 @@ void line_sunk_free(const struct xt_sink *sink, struct xt_sunk *k)
 /* One of the line's own fields (not an event) at w; returns LINE_ERETRY
  * for a timestamp that comes after events when the time base assumed none
  * (line_peek), else 0. */
-static int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
-		      size_t events_before, unsigned *seen)
+int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
+	       size_t events_before, unsigned *seen)
 {
 	struct xt_line *l = in->l;
 
@@ -133,8 +110,8 @@ static int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsi
  * and is first + k on the line; with bk, every XT_BLOCK-th event's offset
  * is appended to it (else the walk records them).
  */
-static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int headers,
-		     struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o)
+int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int headers,
+		   struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o)
 {
 	const struct source *src = in->src;
 	const struct xt_line *l = in->l;
@@ -257,7 +234,7 @@ static int dec_range(const struct line_in *in, const uint8_t *from, const uint8_
 	return bad ? LINE_EBAD : 0;
 }
 
-static void line_start(struct xt_line *l)
+void line_start(struct xt_line *l)
 {
 	l->raw_base = l->raw_off;
 	l->gen = atomic_fetch_add(&line_gen, 1) + 1;
@@ -272,8 +249,8 @@ static void line_start(struct xt_line *l)
  * what each range (the line's chunks, from event seg[k] on; else the whole
  * line) worked out while decoded.
  */
-static void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
-			  int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
+void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
+		   int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
 			  size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_sunk *sunk,
 			  struct fin_out *const *fo, size_t nfo)
 {
@@ -323,7 +300,7 @@ static void line_complete(const struct source *src, struct xt_line *l, struct gr
 		line_finish(l, seg, nseg);
 }
 
-static int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk)
+int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk)
 {
 	struct xt_line *l = in->l;
 	const uint8_t *lb = in->src->data + l->raw_off;
@@ -342,9 +319,9 @@ static int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk)
 	memset(&o, 0, sizeof(o));
 	blk_init(&o.blk, most, big);
 	o.lng = &lg;
-	o.part = sink_part(in);
+	o.part = line_sink_part(in);
 	fin_out_init(&o.fo, most / XT_BLOCK + 1);
-	rc = dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
+	rc = line_dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
 	if (rc < 0) {
 		grow_free(&ge);
 		grow_free(&lg);
@@ -378,7 +355,7 @@ void ev_scratch_free(struct ev_scratch *s)
 }
 
 /* Room for n events in sc (its old contents need not survive). */
-static void scratch_need(struct ev_scratch *sc, size_t n)
+void ev_scratch_need(struct ev_scratch *sc, size_t n)
 {
 	if (sc->cap >= n)
 		return;
@@ -391,8 +368,8 @@ static void scratch_need(struct ev_scratch *sc, size_t n)
  * hand (ev, its o->n events, the first being event `first` of the line):
  * its tops, for the line's depths (line_finish_tops), and with
  * XT_KEEP_NONE_RANGES its timed events handed to the sink's range(). */
-static void range_leave(const struct line_in *in, struct dec_out *o, const struct xt_event *ev,
-			size_t first)
+void line_range_leave(const struct line_in *in, struct dec_out *o, const struct xt_event *ev,
+		      size_t first)
 {
 	const int64_t *lng = o->lng->p;
 	struct xt_sink_rev v[256];
@@ -423,7 +400,7 @@ static void range_leave(const struct line_in *in, struct dec_out *o, const struc
 
 /* The line's, once its ranges were decoded without keeping events: its
  * count, depth and offsets; bk's offsets go to it. */
-static void line_keep_none(struct xt_line *l, size_t n, struct blkv *bk)
+void line_keep_none(struct xt_line *l, size_t n, struct blkv *bk)
 {
 	l->ev = NULL;
 	l->ev_map = 0;
@@ -459,14 +436,14 @@ static int line_decode_none(const struct line_in *in, struct xt_sunk *sunk)
 	memset(&o, 0, sizeof(o));
 	blk_init(&o.blk, most, big);
 	o.lng = &lg;
-	o.part = sink_part(in);
+	o.part = line_sink_part(in);
 	fin_out_init(&o.fo, most / XT_BLOCK + 1);
-	rc = dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
+	rc = line_dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
 	if (!rc) {
 		if (o.renamed || !(o.sorted || o.n <= 1))
 			rc = LINE_EKEEP;
 		else
-			range_leave(in, &o, ge.p, 0);
+			line_range_leave(in, &o, ge.p, 0);
 	}
 	in->scratch->v = ge.p; /* grown, maybe: the thread's from now on */
 	in->scratch->cap = ge.cap;
@@ -504,319 +481,4 @@ int line_decode(const struct line_in *in, struct xt_sunk *sunk)
 	}
 	k.keep = XT_KEEP_ALL;
 	return line_decode_keep(&k, sunk);
-}
-
-/* ---- big lines, in chunks ---- */
-
-/* A chunk starts at an event whose index is a multiple of XT_BLOCK, so
- * that no block of the long durations' index spans two chunks: a chunk
- * writes its long durations at its first event's index in the line's
- * list (it has no more than it has events), and line_finish() reads them
- * from there. */
-struct chunk {
-	const uint8_t *from, *to;
-	size_t first, n;        /* its events: first index on the line, count */
-	struct grow lv;         /* its part of the line's long durations */
-	struct dec_out o;
-};
-
-struct line_split {
-	struct line_in in;
-	struct grow ge;         /* early: reserved whole by bigmem; else exact, after the walk */
-	struct grow lng;        /* long durations, the same way (sparse) */
-	struct blk_build blk;   /* start bases, the same way (sparse) */
-	int early;
-	struct blkv bk;         /* filled by the walk */
-	struct chunk *ch;
-	size_t nch, capch;
-	size_t total;           /* events, once walked */
-	pthread_mutex_t lock;
-	size_t parts_done;
-	int walked;
-	int renamed;            /* the walk met a name after an event (in.keep) */
-};
-
-struct line_split *line_split_new(const struct line_in *in)
-{
-	struct line_split *s = xcalloc(1, sizeof(*s));
-	size_t most = in->l->raw_len / 2 + 1;
-
-	s->in = *in;
-	if (!in->sink)
-		s->in.keep = XT_KEEP_ALL;
-	line_start(in->l);
-	/* A line that keeps no events decodes each chunk into the scratch
-	 * of the thread that takes it. */
-	if (!s->in.keep)
-		grow_init(&s->ge, sizeof(struct xt_event), most, 1, 0);
-	grow_init_sparse(&s->lng, sizeof(int64_t), most, 1);
-	blk_init(&s->blk, most, 1);
-	s->early = (s->ge.reserved || s->in.keep) && s->lng.reserved && blk_reserved(&s->blk);
-	if (!s->early) {
-		grow_free(&s->ge);
-		grow_free(&s->lng);
-		blk_free(&s->blk);
-		memset(&s->ge, 0, sizeof(s->ge));
-		memset(&s->lng, 0, sizeof(s->lng));
-	}
-	s->capch = in->l->raw_len / (in->chunk ? in->chunk : LINE_CHUNK) + 2;
-	s->ch = xcalloc(s->capch, sizeof(*s->ch));
-	pthread_mutex_init(&s->lock, NULL);
-	return s;
-}
-
-struct xt_line *line_split_line(const struct line_split *s)
-{
-	return s->in.l;
-}
-
-int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_split *s, size_t k),
-		    void *arg)
-{
-	const struct line_in *in = &s->in;
-	const struct source *src = in->src;
-	struct xt_line *l = in->l;
-	const uint8_t *lb = src->data + l->raw_off, *le = lb + l->raw_len, *q = lb, *cs = lb;
-	uint64_t chunk = in->chunk ? in->chunk : LINE_CHUNK, cut = chunk;
-	size_t count = 0, cfirst = 0, k;
-	int bad = 0, rc = 0;
-	unsigned seen = 0;
-
-	if (l->raw_len > UINT32_MAX)
-		return LINE_EBIG;
-	source_prefetch(src, l->raw_off, XT_WINDOW);
-	while (q < le && !bad) {
-		/* Pointer chasing through the page cache: each field's place
-		 * depends on the last one's length, so fetch ahead. */
-		__builtin_prefetch(q + 512);
-		if (*q == 0x22) {
-			uint64_t en;
-
-			if (!(count & (XT_BLOCK - 1)))
-				blk_push(&s->bk, (uint32_t)(q - lb));
-			q++;
-			en = rd_varint(&q, le, le, &bad);
-			if (bad || en > (uint64_t)(le - q)) {
-				bad = 1;
-				break;
-			}
-			q += en;
-			count++;
-		} else {
-			struct wire w = { q, le, 0 };
-			uint32_t f;
-			unsigned t = wire_tag(&w, &f);
-
-			if (f == 4 && t == WIRE_LEN) {
-				size_t sn;
-
-				if (!(count & (XT_BLOCK - 1)))
-					blk_push(&s->bk, (uint32_t)(q - lb));
-				(void)wire_bytes(&w, &sn);
-				count++;
-			} else if ((rc = line_field(in, &w, f, t, count, &seen)) < 0) {
-				break;
-			}
-			q = w.p;
-			bad |= w.bad;
-		}
-		if ((uint64_t)(q - lb) >= cut && q < le && !(count & (XT_BLOCK - 1))) {
-			/* A chunk ends at a field boundary before an event whose
-			 * index is a multiple of XT_BLOCK; the next window in. */
-			s->ch[s->nch] = (struct chunk){ .from = cs, .to = q, .first = cfirst,
-							.n = count - cfirst };
-			if (s->early)
-				ready(arg, s, s->nch);
-			s->nch++;
-			cs = q;
-			cfirst = count;
-			source_prefetch(src, (uint64_t)(q - src->data),
-					(uint64_t)(le - q) < XT_WINDOW ? (uint64_t)(le - q) : XT_WINDOW);
-			cut = (uint64_t)(q - lb) + chunk;
-		}
-	}
-	if (!rc && bad)
-		rc = LINE_EBAD;
-	if (!rc) {
-		s->ch[s->nch++] = (struct chunk){ .from = cs, .to = le, .first = cfirst,
-						  .n = count - cfirst };
-		if (s->early)
-			ready(arg, s, s->nch - 1);
-		s->total = count;
-		if (!s->early) {
-			/* Sanitizer builds: exact arrays, then the chunks. */
-			if (!s->in.keep)
-				grow_init(&s->ge, sizeof(struct xt_event), count, 0, count);
-			grow_init(&s->lng, sizeof(int64_t), count, 0, count);
-			blk_init_exact(&s->blk, count);
-			for (k = 0; k < s->nch; k++)
-				ready(arg, s, k);
-		}
-	}
-	pthread_mutex_lock(&s->lock);
-	s->walked = 1;
-	s->renamed = !!(seen & SEEN_RENAMED);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
-int line_split_chunk(struct line_split *s, size_t k, struct ev_scratch *sc)
-{
-	struct chunk *c = &s->ch[k];
-	const struct source *src = s->in.src;
-	struct grow fe = { .p = NULL, .esz = sizeof(struct xt_event), .cap = c->n, .fixed = 1 };
-	int rc;
-
-	if (s->in.keep) {
-		if (!sc)
-			fatal("internal error: a chunk that keeps no events needs a scratch");
-		scratch_need(sc, c->n);
-		fe.p = sc->v;
-	} else {
-		fe.p = (struct xt_event *)s->ge.p + c->first;
-	}
-	if (s->early && c->n && !s->in.keep) {
-		bigmem_commit(s->ge.p, c->first * sizeof(struct xt_event),
-			      c->n * sizeof(struct xt_event), s->ge.huge);
-	}
-	/* Without a reservation the line's list was sized after the walk. */
-	c->lv = grow_view(&s->lng, c->first, c->n);
-	c->o.lng = &c->lv;
-	c->o.part = sink_part(&s->in);
-	fin_out_init(&c->o.fo, (c->n + XT_BLOCK - 1) / XT_BLOCK);
-	blk_view(&c->o.blk, &s->blk, c->first, c->n);
-	rc = dec_range(&s->in, c->from, c->to, 0, &fe, NULL, c->first, &c->o);
-	if (!rc && c->o.n != c->n)
-		rc = LINE_EBAD;
-	if (!rc && s->in.keep)
-		range_leave(&s->in, &c->o, fe.p, c->first);
-	source_release(src, (uint64_t)(c->from - src->data), (uint64_t)(c->to - c->from));
-	return rc;
-}
-
-uint64_t line_split_chunk_bytes(const struct line_split *s, size_t k)
-{
-	return (uint64_t)(s->ch[k].to - s->ch[k].from);
-}
-
-int line_split_done(struct line_split *s)
-{
-	int last;
-
-	pthread_mutex_lock(&s->lock);
-	s->parts_done++;
-	last = s->walked && s->parts_done == s->nch + 1;
-	pthread_mutex_unlock(&s->lock);
-	return last;
-}
-
-/* The end of a split line that keeps no events (sorted: in order within
- * and across its chunks); returns LINE_EKEEP when it must be decoded
- * again keeping them. */
-static int split_finish_none(struct line_split *s, int sorted, struct fin_out *const *fo)
-{
-	struct xt_line *l = s->in.l;
-
-	if (!sorted || s->renamed)
-		return LINE_EKEEP;
-	l->nev = s->total;
-	if (line_finish_tops(l, fo, s->nch) < 0)
-		return LINE_EKEEP;
-	line_keep_none(l, s->total, &s->bk);
-	grow_free(&s->lng);
-	blk_free(&s->blk);
-	return 0;
-}
-
-int line_split_finish(struct line_split *s, struct xt_sunk *sunk)
-{
-	size_t *seg = xmalloc((s->nch ? s->nch : 1) * sizeof(*seg));
-	struct fin_out **fo = xmalloc((s->nch ? s->nch : 1) * sizeof(*fo));
-	size_t k, nlng = 0, used = 0;
-	int sorted = 1, rc = 0;
-	const struct chunk *prev = NULL;
-
-	memset(sunk, 0, sizeof(*sunk));
-	if (s->nch && s->ch[0].o.part) {
-		sunk->parts = xmalloc(s->nch * sizeof(*sunk->parts));
-		for (k = 0; k < s->nch; k++) {
-			sunk->parts[k] = s->ch[k].o.part;
-			s->ch[k].o.part = NULL;
-		}
-		sunk->nparts = s->nch;
-	}
-
-	for (k = 0; k < s->nch; k++) {
-		struct chunk *c = &s->ch[k];
-
-		if (c->o.blk.n16)
-			s->blk.n16 = c->o.blk.base + c->o.blk.n16;
-		if (c->o.blk.n32)
-			s->blk.n32 = c->o.blk.base + c->o.blk.n32;
-		seg[k] = c->first;
-		fo[k] = &c->o.fo;
-		nlng += c->o.nlng;
-		if (c->o.nlng)
-			used = c->first + c->o.nlng;
-		if (!c->n)
-			continue;
-		sorted &= c->o.sorted;
-		if (prev && ev_key_cmp(&c->o.first, &prev->o.last) < 0)
-			sorted = 0;
-		prev = c;
-	}
-	s->blk.nblk = (s->total + XT_BLOCK - 1) / XT_BLOCK;
-	if (s->in.keep) {
-		rc = split_finish_none(s, sorted, fo);
-		if (rc == LINE_EKEEP) {
-			/* Once more, whole, keeping the events. */
-			struct line_in in = s->in;
-
-			line_sunk_free(s->in.sink, sunk);
-			grow_free(&s->lng);
-			blk_free(&s->blk);
-			free(s->bk.v);
-			s->bk.v = NULL;
-			in.keep = XT_KEEP_ALL;
-			rc = line_decode_keep(&in, sunk);
-		}
-	} else {
-		if (s->early) {
-			/* All chunks made their parts resident: what grow_done trims. */
-			s->ge.committed = s->ge.reserved;
-			s->lng.committed = s->lng.reserved;
-		}
-		line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used,
-			      seg, s->nch, &s->bk, &s->blk, sunk, fo, s->nch);
-	}
-	for (k = 0; k < s->nch; k++)
-		fin_out_free(&s->ch[k].o.fo);
-	free(fo);
-	free(seg);
-	pthread_mutex_destroy(&s->lock);
-	free(s->ch);
-	free(s);
-	return rc;
-}
-
-void line_split_free(struct line_split *s)
-{
-	size_t k;
-
-	if (!s)
-		return;
-	for (k = 0; k < s->nch; k++) {
-		if (s->ch[k].o.part)
-			s->in.sink->part_free(s->ch[k].o.part);
-		fin_out_free(&s->ch[k].o.fo);
-	}
-	if (s->ge.p)
-		grow_free(&s->ge);
-	if (s->lng.p)
-		grow_free(&s->lng);
-	free(s->bk.v);
-	blk_free(&s->blk);
-	pthread_mutex_destroy(&s->lock);
-	free(s->ch);
-	free(s);
 }

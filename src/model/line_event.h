@@ -1,6 +1,6 @@
 /*
  * line_event: the reading of one XEvent, inlined into the decoder's loop
- * (line_decode.c includes it; nothing else does): its metadata id, times
+ * (line_decode.c and line_split.c include it): its metadata id, times
  * and aggregation, whether it carries a stat the plane watches, and for a
  * plane with key_ids the key and correlation the sink reads (ev_sink.h).
  * Its stats are skipped, not decoded: their bytes stay in the file.

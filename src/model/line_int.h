@@ -1,5 +1,6 @@
 /*
- * line_int: what line_decode.c, line_grow.c and line_order.c share, and
+ * line_int: what line_decode.c, line_split.c, line_finish.c, line_grow.c
+ * and line_order.c share, and
  * nothing else includes: the arrays a line is decoded into (struct grow),
  * the per-block start bases (trace.h, struct xt_block) built while events
  * are decoded, and the order of events on a line.
@@ -311,5 +312,66 @@ int line_finish_tops(struct xt_line *l, struct fin_out *const *fo, size_t n);
  * XT_BLOCK-th event or none, ascending; NULL: none) start again at
  * long_ps[seg[s]]. */
 void line_finish(struct xt_line *l, const size_t *seg, size_t nseg);
+
+/* ---- shared by line_decode.c and line_split.c ---- */
+
+/* Internal: a line decoded without keeping its events must be decoded
+ * again keeping them (line_in.keep). */
+#define LINE_EKEEP (-4)
+
+/* What line_field has seen of a line's own fields. */
+enum { SEEN_TS = 1, SEEN_RENAMED = 2 };
+
+/* Lines at least this long get their arrays from bigmem, and their file
+ * pages are made resident and given back window by window. */
+#define XT_BIG_LINE ((uint64_t)8 << 20)
+#define XT_WINDOW ((uint64_t)16 << 20)
+
+struct line_in;
+struct wire;
+struct xt_sunk;
+struct ev_scratch;
+
+/* What decoding a range of a line yields. */
+struct dec_out {
+	size_t n;                     /* events */
+	struct blk_build blk;         /* their starts' bases */
+	struct grow *lng;             /* where its long durations go, in order */
+	size_t nlng;
+	int sorted;                   /* in ev_key order within the range */
+	struct ev_key first, last;    /* of its first and last event */
+	void *part;                   /* the sink's, for the range; NULL: none */
+	struct fin_out fo;            /* its depths and blocks, while in order */
+	int renamed;                  /* with headers: a name after an event (line_in.keep) */
+};
+
+/* The sink's part for a range of in->l, or NULL when it wants nothing. */
+void *line_sink_part(const struct line_in *in);
+/* One of the line's own fields (not an event) at w; returns LINE_ERETRY
+ * for a timestamp that comes after events when the time base assumed none
+ * (line_peek), else 0. */
+int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
+	       size_t events_before, unsigned *seen);
+/* Decodes the events of [from, to) (line_decode.c says how). */
+int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int headers,
+		   struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o);
+/* A new line's place among the loaded ones. */
+void line_start(struct xt_line *l);
+/* Hands the decoded arrays to the line (line_decode.c says how). */
+void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
+		   int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
+		   size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_sunk *sunk,
+		   struct fin_out *const *fo, size_t nfo);
+/* line_decode() keeping the line's events. */
+int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk);
+/* Room for n events in sc (its old contents need not survive). */
+void ev_scratch_need(struct ev_scratch *sc, size_t n);
+/* What a range that keeps no events must leave of them while they are at
+ * hand (line_decode.c). */
+void line_range_leave(const struct line_in *in, struct dec_out *o, const struct xt_event *ev,
+		      size_t first);
+/* The line's, once its ranges were decoded without keeping events: its
+ * count, depth and offsets; bk's offsets go to it. */
+void line_keep_none(struct xt_line *l, size_t n, struct blkv *bk);
 
 #endif

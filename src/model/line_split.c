@@ -1,0 +1,329 @@
+/*
+ * line_split: big lines in chunks (line_decode.h): the walk that finds
+ * where each chunk starts, the chunks decoded by any thread into the
+ * line's arrays (or, for a line that keeps no events, into the decoding
+ * thread's scratch), and the line finished from its chunks.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/bigmem.h"
+#include "../util/xalloc.h"
+#include "line_decode.h"
+#include "line_event.h"
+#include "line_int.h"
+#include "wire.h"
+
+/* A chunk starts at an event whose index is a multiple of XT_BLOCK, so
+ * that no block of the long durations' index spans two chunks: a chunk
+ * writes its long durations at its first event's index in the line's
+ * list (it has no more than it has events), and line_finish() reads them
+ * from there. */
+struct chunk {
+	const uint8_t *from, *to;
+	size_t first, n;        /* its events: first index on the line, count */
+	struct grow lv;         /* its part of the line's long durations */
+	struct dec_out o;
+};
+
+struct line_split {
+	struct line_in in;
+	struct grow ge;         /* early: reserved whole by bigmem; else exact, after the walk */
+	struct grow lng;        /* long durations, the same way (sparse) */
+	struct blk_build blk;   /* start bases, the same way (sparse) */
+	int early;
+	struct blkv bk;         /* filled by the walk */
+	struct chunk *ch;
+	size_t nch, capch;
+	size_t total;           /* events, once walked */
+	pthread_mutex_t lock;
+	size_t parts_done;
+	int walked;
+	int renamed;            /* the walk met a name after an event (in.keep) */
+};
+
+struct line_split *line_split_new(const struct line_in *in)
+{
+	struct line_split *s = xcalloc(1, sizeof(*s));
+	size_t most = in->l->raw_len / 2 + 1;
+
+	s->in = *in;
+	if (!in->sink)
+		s->in.keep = XT_KEEP_ALL;
+	line_start(in->l);
+	/* A line that keeps no events decodes each chunk into the scratch
+	 * of the thread that takes it. */
+	if (!s->in.keep)
+		grow_init(&s->ge, sizeof(struct xt_event), most, 1, 0);
+	grow_init_sparse(&s->lng, sizeof(int64_t), most, 1);
+	blk_init(&s->blk, most, 1);
+	s->early = (s->ge.reserved || s->in.keep) && s->lng.reserved && blk_reserved(&s->blk);
+	if (!s->early) {
+		grow_free(&s->ge);
+		grow_free(&s->lng);
+		blk_free(&s->blk);
+		memset(&s->ge, 0, sizeof(s->ge));
+		memset(&s->lng, 0, sizeof(s->lng));
+	}
+	s->capch = in->l->raw_len / (in->chunk ? in->chunk : LINE_CHUNK) + 2;
+	s->ch = xcalloc(s->capch, sizeof(*s->ch));
+	pthread_mutex_init(&s->lock, NULL);
+	return s;
+}
+
+struct xt_line *line_split_line(const struct line_split *s)
+{
+	return s->in.l;
+}
+
+int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_split *s, size_t k),
+		    void *arg)
+{
+	const struct line_in *in = &s->in;
+	const struct source *src = in->src;
+	struct xt_line *l = in->l;
+	const uint8_t *lb = src->data + l->raw_off, *le = lb + l->raw_len, *q = lb, *cs = lb;
+	uint64_t chunk = in->chunk ? in->chunk : LINE_CHUNK, cut = chunk;
+	size_t count = 0, cfirst = 0, k;
+	int bad = 0, rc = 0;
+	unsigned seen = 0;
+
+	if (l->raw_len > UINT32_MAX)
+		return LINE_EBIG;
+	source_prefetch(src, l->raw_off, XT_WINDOW);
+	while (q < le && !bad) {
+		/* Pointer chasing through the page cache: each field's place
+		 * depends on the last one's length, so fetch ahead. */
+		__builtin_prefetch(q + 512);
+		if (*q == 0x22) {
+			uint64_t en;
+
+			if (!(count & (XT_BLOCK - 1)))
+				blk_push(&s->bk, (uint32_t)(q - lb));
+			q++;
+			en = rd_varint(&q, le, le, &bad);
+			if (bad || en > (uint64_t)(le - q)) {
+				bad = 1;
+				break;
+			}
+			q += en;
+			count++;
+		} else {
+			struct wire w = { q, le, 0 };
+			uint32_t f;
+			unsigned t = wire_tag(&w, &f);
+
+			if (f == 4 && t == WIRE_LEN) {
+				size_t sn;
+
+				if (!(count & (XT_BLOCK - 1)))
+					blk_push(&s->bk, (uint32_t)(q - lb));
+				(void)wire_bytes(&w, &sn);
+				count++;
+			} else if ((rc = line_field(in, &w, f, t, count, &seen)) < 0) {
+				break;
+			}
+			q = w.p;
+			bad |= w.bad;
+		}
+		if ((uint64_t)(q - lb) >= cut && q < le && !(count & (XT_BLOCK - 1))) {
+			/* A chunk ends at a field boundary before an event whose
+			 * index is a multiple of XT_BLOCK; the next window in. */
+			s->ch[s->nch] = (struct chunk){ .from = cs, .to = q, .first = cfirst,
+							.n = count - cfirst };
+			if (s->early)
+				ready(arg, s, s->nch);
+			s->nch++;
+			cs = q;
+			cfirst = count;
+			source_prefetch(src, (uint64_t)(q - src->data),
+					(uint64_t)(le - q) < XT_WINDOW ? (uint64_t)(le - q) : XT_WINDOW);
+			cut = (uint64_t)(q - lb) + chunk;
+		}
+	}
+	if (!rc && bad)
+		rc = LINE_EBAD;
+	if (!rc) {
+		s->ch[s->nch++] = (struct chunk){ .from = cs, .to = le, .first = cfirst,
+						  .n = count - cfirst };
+		if (s->early)
+			ready(arg, s, s->nch - 1);
+		s->total = count;
+		if (!s->early) {
+			/* Sanitizer builds: exact arrays, then the chunks. */
+			if (!s->in.keep)
+				grow_init(&s->ge, sizeof(struct xt_event), count, 0, count);
+			grow_init(&s->lng, sizeof(int64_t), count, 0, count);
+			blk_init_exact(&s->blk, count);
+			for (k = 0; k < s->nch; k++)
+				ready(arg, s, k);
+		}
+	}
+	pthread_mutex_lock(&s->lock);
+	s->walked = 1;
+	s->renamed = !!(seen & SEEN_RENAMED);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int line_split_chunk(struct line_split *s, size_t k, struct ev_scratch *sc)
+{
+	struct chunk *c = &s->ch[k];
+	const struct source *src = s->in.src;
+	struct grow fe = { .p = NULL, .esz = sizeof(struct xt_event), .cap = c->n, .fixed = 1 };
+	int rc;
+
+	if (s->in.keep) {
+		if (!sc)
+			fatal("internal error: a chunk that keeps no events needs a scratch");
+		ev_scratch_need(sc, c->n);
+		fe.p = sc->v;
+	} else {
+		fe.p = (struct xt_event *)s->ge.p + c->first;
+	}
+	if (s->early && c->n && !s->in.keep) {
+		bigmem_commit(s->ge.p, c->first * sizeof(struct xt_event),
+			      c->n * sizeof(struct xt_event), s->ge.huge);
+	}
+	/* Without a reservation the line's list was sized after the walk. */
+	c->lv = grow_view(&s->lng, c->first, c->n);
+	c->o.lng = &c->lv;
+	c->o.part = line_sink_part(&s->in);
+	fin_out_init(&c->o.fo, (c->n + XT_BLOCK - 1) / XT_BLOCK);
+	blk_view(&c->o.blk, &s->blk, c->first, c->n);
+	rc = line_dec_range(&s->in, c->from, c->to, 0, &fe, NULL, c->first, &c->o);
+	if (!rc && c->o.n != c->n)
+		rc = LINE_EBAD;
+	if (!rc && s->in.keep)
+		line_range_leave(&s->in, &c->o, fe.p, c->first);
+	source_release(src, (uint64_t)(c->from - src->data), (uint64_t)(c->to - c->from));
+	return rc;
+}
+
+uint64_t line_split_chunk_bytes(const struct line_split *s, size_t k)
+{
+	return (uint64_t)(s->ch[k].to - s->ch[k].from);
+}
+
+int line_split_done(struct line_split *s)
+{
+	int last;
+
+	pthread_mutex_lock(&s->lock);
+	s->parts_done++;
+	last = s->walked && s->parts_done == s->nch + 1;
+	pthread_mutex_unlock(&s->lock);
+	return last;
+}
+
+/* The end of a split line that keeps no events (sorted: in order within
+ * and across its chunks); returns LINE_EKEEP when it must be decoded
+ * again keeping them. */
+static int split_finish_none(struct line_split *s, int sorted, struct fin_out *const *fo)
+{
+	struct xt_line *l = s->in.l;
+
+	if (!sorted || s->renamed)
+		return LINE_EKEEP;
+	l->nev = s->total;
+	if (line_finish_tops(l, fo, s->nch) < 0)
+		return LINE_EKEEP;
+	line_keep_none(l, s->total, &s->bk);
+	grow_free(&s->lng);
+	blk_free(&s->blk);
+	return 0;
+}
+
+int line_split_finish(struct line_split *s, struct xt_sunk *sunk)
+{
+	size_t *seg = xmalloc((s->nch ? s->nch : 1) * sizeof(*seg));
+	struct fin_out **fo = xmalloc((s->nch ? s->nch : 1) * sizeof(*fo));
+	size_t k, nlng = 0, used = 0;
+	int sorted = 1, rc = 0;
+	const struct chunk *prev = NULL;
+
+	memset(sunk, 0, sizeof(*sunk));
+	if (s->nch && s->ch[0].o.part) {
+		sunk->parts = xmalloc(s->nch * sizeof(*sunk->parts));
+		for (k = 0; k < s->nch; k++) {
+			sunk->parts[k] = s->ch[k].o.part;
+			s->ch[k].o.part = NULL;
+		}
+		sunk->nparts = s->nch;
+	}
+
+	for (k = 0; k < s->nch; k++) {
+		struct chunk *c = &s->ch[k];
+
+		if (c->o.blk.n16)
+			s->blk.n16 = c->o.blk.base + c->o.blk.n16;
+		if (c->o.blk.n32)
+			s->blk.n32 = c->o.blk.base + c->o.blk.n32;
+		seg[k] = c->first;
+		fo[k] = &c->o.fo;
+		nlng += c->o.nlng;
+		if (c->o.nlng)
+			used = c->first + c->o.nlng;
+		if (!c->n)
+			continue;
+		sorted &= c->o.sorted;
+		if (prev && ev_key_cmp(&c->o.first, &prev->o.last) < 0)
+			sorted = 0;
+		prev = c;
+	}
+	s->blk.nblk = (s->total + XT_BLOCK - 1) / XT_BLOCK;
+	if (s->in.keep) {
+		rc = split_finish_none(s, sorted, fo);
+		if (rc == LINE_EKEEP) {
+			/* Once more, whole, keeping the events. */
+			struct line_in in = s->in;
+
+			line_sunk_free(s->in.sink, sunk);
+			grow_free(&s->lng);
+			blk_free(&s->blk);
+			free(s->bk.v);
+			s->bk.v = NULL;
+			in.keep = XT_KEEP_ALL;
+			rc = line_decode_keep(&in, sunk);
+		}
+	} else {
+		if (s->early) {
+			/* All chunks made their parts resident: what grow_done trims. */
+			s->ge.committed = s->ge.reserved;
+			s->lng.committed = s->lng.reserved;
+		}
+		line_complete(s->in.src, s->in.l, &s->ge, s->total, sorted, &s->lng, nlng, used,
+			      seg, s->nch, &s->bk, &s->blk, sunk, fo, s->nch);
+	}
+	for (k = 0; k < s->nch; k++)
+		fin_out_free(&s->ch[k].o.fo);
+	free(fo);
+	free(seg);
+	pthread_mutex_destroy(&s->lock);
+	free(s->ch);
+	free(s);
+	return rc;
+}
+
+void line_split_free(struct line_split *s)
+{
+	size_t k;
+
+	if (!s)
+		return;
+	for (k = 0; k < s->nch; k++) {
+		if (s->ch[k].o.part)
+			s->in.sink->part_free(s->ch[k].o.part);
+		fin_out_free(&s->ch[k].o.fo);
+	}
+	if (s->ge.p)
+		grow_free(&s->ge);
+	if (s->lng.p)
+		grow_free(&s->lng);
+	free(s->bk.v);
+	blk_free(&s->blk);
+	pthread_mutex_destroy(&s->lock);
+	free(s->ch);
+	free(s);
+}
