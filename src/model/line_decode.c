@@ -300,27 +300,39 @@ void line_complete(const struct source *src, struct xt_line *l, struct grow *ge,
 		line_finish(l, seg, nseg);
 }
 
+/* A whole line's decoding begun: o with its long durations in lg, room
+ * for `most` events (every event takes at least 2 bytes). */
+static size_t whole_begin(const struct line_in *in, struct dec_out *o, struct grow *lg)
+{
+	struct xt_line *l = in->l;
+	size_t most = l->raw_len / 2 + 1;
+	int big = l->raw_len >= XT_BIG_LINE;
+
+	line_start(l);
+	grow_init_sparse(lg, sizeof(int64_t), most, big);
+	memset(o, 0, sizeof(*o));
+	blk_init(&o->blk, most, big);
+	o->lng = lg;
+	o->part = line_sink_part(in);
+	fin_out_init(&o->fo, most / XT_BLOCK + 1);
+	return most;
+}
+
 int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk)
 {
 	struct xt_line *l = in->l;
 	const uint8_t *lb = in->src->data + l->raw_off;
-	size_t most = l->raw_len / 2 + 1;
-	int big = l->raw_len >= XT_BIG_LINE, rc;
+	size_t most;
+	int rc;
 	struct grow ge, lg;
 	struct blkv bk = { NULL, 0, 0 };
 	struct dec_out o;
 
 	if (l->raw_len > UINT32_MAX)
 		return LINE_EBIG;
-	line_start(l);
-	/* Every event takes at least 2 bytes: `most` bounds the arrays. */
-	grow_init(&ge, sizeof(struct xt_event), most, big, l->raw_len / 16 + 16);
-	grow_init_sparse(&lg, sizeof(int64_t), most, big);
-	memset(&o, 0, sizeof(o));
-	blk_init(&o.blk, most, big);
-	o.lng = &lg;
-	o.part = line_sink_part(in);
-	fin_out_init(&o.fo, most / XT_BLOCK + 1);
+	most = whole_begin(in, &o, &lg);
+	grow_init(&ge, sizeof(struct xt_event), most, l->raw_len >= XT_BIG_LINE,
+		  l->raw_len / 16 + 16);
 	rc = line_dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
 	if (rc < 0) {
 		grow_free(&ge);
@@ -420,8 +432,7 @@ static int line_decode_none(const struct line_in *in, struct xt_sunk *sunk)
 {
 	struct xt_line *l = in->l;
 	const uint8_t *lb = in->src->data + l->raw_off;
-	size_t most = l->raw_len / 2 + 1;
-	int big = l->raw_len >= XT_BIG_LINE, rc;
+	int rc;
 	struct grow ge, lg;
 	struct blkv bk = { NULL, 0, 0 };
 	struct dec_out o;
@@ -429,15 +440,9 @@ static int line_decode_none(const struct line_in *in, struct xt_sunk *sunk)
 
 	if (l->raw_len > UINT32_MAX)
 		return LINE_EBIG;
-	line_start(l);
+	(void)whole_begin(in, &o, &lg);
 	ge = (struct grow){ .p = in->scratch->v, .esz = sizeof(struct xt_event),
 			    .cap = in->scratch->cap };
-	grow_init_sparse(&lg, sizeof(int64_t), most, big);
-	memset(&o, 0, sizeof(o));
-	blk_init(&o.blk, most, big);
-	o.lng = &lg;
-	o.part = line_sink_part(in);
-	fin_out_init(&o.fo, most / XT_BLOCK + 1);
 	rc = line_dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
 	if (!rc) {
 		if (o.renamed || !(o.sorted || o.n <= 1))

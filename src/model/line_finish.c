@@ -149,6 +149,19 @@ void fin_tops_build(struct fin_tops *t, const struct xt_event *ev, size_t n,
 	t->last = x;
 }
 
+/* The stack after a range: what survived of s under the range's own
+ * open events (own), which go on top; -1 when they do not fit. */
+static int fin_carry(struct fin *s, const struct fin *own)
+{
+	if (s->sp + own->sp > 128)
+		return -1;
+	memcpy(s->stack + s->sp, own->stack, own->sp * sizeof(own->stack[0]));
+	s->sp += own->sp;
+	if (own->max_depth > s->max_depth)
+		s->max_depth = own->max_depth;
+	return 0;
+}
+
 /* How many entries of s survive x (a prefix from the bottom). */
 static unsigned fin_survivors(const struct fin *s, const struct fin_step_max *x)
 {
@@ -184,12 +197,8 @@ int line_finish_tops(struct xt_line *l, struct fin_out *const *fo, size_t n)
 		}
 		if (t->any)
 			s.sp = fin_survivors(&s, &t->last);
-		if (s.sp + own->sp > 128)
+		if (fin_carry(&s, own) < 0)
 			return -1;
-		memcpy(s.stack + s.sp, own->stack, own->sp * sizeof(own->stack[0]));
-		s.sp += own->sp;
-		if (own->max_depth > s.max_depth)
-			s.max_depth = own->max_depth;
 	}
 	l->max_depth = s.max_depth;
 	return 0;
@@ -288,12 +297,8 @@ int line_finish_ranges(struct xt_line *l, struct fin_out *const *fo, const size_
 		size_t end = k + 1 < n ? first[k + 1] : l->nev;
 		const struct fin *own = &fo[k]->f;
 
-		if (fin_fix(l, first[k], end, &s) < 0 || s.sp + own->sp > 128)
+		if (fin_fix(l, first[k], end, &s) < 0 || fin_carry(&s, own) < 0)
 			goto again;
-		memcpy(s.stack + s.sp, own->stack, own->sp * sizeof(own->stack[0]));
-		s.sp += own->sp;
-		if (own->max_depth > s.max_depth)
-			s.max_depth = own->max_depth;
 	}
 	l->max_depth = s.max_depth;
 	return 0;
