@@ -11,7 +11,6 @@
 
 #include "../util/xalloc.h"
 #include "line_decode.h"
-#include "wire.h"
 #include "xplane_int.h"
 
 /*
@@ -193,41 +192,19 @@ static void chunk_ready(void *arg, struct line_split *s, size_t k)
 		run_chunk(pl, t, w->sc);
 }
 
-/* The line's name when it gives one before its first event, as upstream
- * writes it (n bytes at *name); else 0. */
-static int line_peek_name(const struct xt_host *h, const struct xt_line *l, const char **name,
-			  size_t *n)
-{
-	struct wire w;
-	int found = 0;
-
-	wire_init(&w, h->src.data + l->raw_off, l->raw_len);
-	while (wire_more(&w)) {
-		uint32_t f;
-		unsigned t = wire_tag(&w, &f);
-
-		if (f == 4 && t == WIRE_LEN)
-			break;
-		if (f == 2 && t == WIRE_LEN) {
-			*name = (const char *)wire_bytes(&w, n);
-			found = !w.bad;
-		} else {
-			wire_skip(&w, t);
-		}
-	}
-	return found && !w.bad;
-}
-
 /* What line j keeps of its events (xplane_load_opts.line_keep). */
 static int line_keeps(const struct reader *r, const struct line_job *j)
 {
 	const struct xplane_load_opts *o = r->opts;
 	const char *name;
-	size_t n;
+	size_t n = 0;
+	int64_t ts;
 
-	if (!o || !o->line_keep || !o->sink || o->live ||
-	    !line_peek_name(r->h, j->line, &name, &n))
+	if (!o || !o->line_keep || !o->sink || o->live)
 		return XT_KEEP_ALL;
+	(void)xplane_line_peek(r->h, j->line, 0, &ts, &name, &n);
+	if (!name)
+		return XT_KEEP_ALL; /* named after its events, or not at all */
 	return o->line_keep(o->ctx, r->h, j->plane, name, n);
 }
 

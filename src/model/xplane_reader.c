@@ -320,15 +320,15 @@ static int read_plane(struct reader *r, struct xt_plane *p, const uint8_t *b, si
 	return 0;
 }
 
-/* The line's timestamp_ns as written, without decoding its events;
- * returns 1 when the line has at least one event. Upstream writes the
- * timestamp before the events, so this usually stops at the first event. */
-static int line_peek(const struct xt_host *h, const struct xt_line *l, int exact, int64_t *ts)
+int xplane_line_peek(const struct xt_host *h, const struct xt_line *l, int exact, int64_t *ts,
+		     const char **name, size_t *nname)
 {
 	struct wire w;
 	int has_ts = 0, has_ev = 0;
 
 	*ts = 0;
+	if (name)
+		*name = NULL;
 	wire_init(&w, h->src.data + l->raw_off, l->raw_len);
 	/* Not exact: a line without a timestamp before its first event has
 	 * none (read_line checks that no other one follows). */
@@ -339,12 +339,16 @@ static int line_peek(const struct xt_host *h, const struct xt_line *l, int exact
 		if (f == 3 && t == WIRE_VARINT) {
 			*ts = (int64_t)wire_varint(&w);
 			has_ts = 1;
+		} else if (f == 2 && t == WIRE_LEN && name && !has_ev) {
+			*name = (const char *)wire_bytes(&w, nname);
 		} else {
 			if (f == 4 && t == WIRE_LEN)
 				has_ev = 1;
 			wire_skip(&w, t);
 		}
 	}
+	if (name && w.bad)
+		*name = NULL;
 	return has_ev;
 }
 
@@ -381,8 +385,8 @@ static void host_time_base(struct reader *r)
 
 	for (p = 0; p < h->nplanes; p++)
 		for (l = 0; l < h->planes[p].nlines; l++)
-			if (line_peek(h, &h->planes[p].lines[l], r->opts && r->opts->exact_peek,
-				      &ts)) {
+			if (xplane_line_peek(h, &h->planes[p].lines[l],
+					     r->opts && r->opts->exact_peek, &ts, NULL, NULL)) {
 				lo = ts < lo ? ts : lo;
 				hi = ts > hi ? ts : hi;
 			}
