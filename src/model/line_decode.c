@@ -17,7 +17,6 @@
 #include "line_int.h"
 #include "wire.h"
 
-
 /* What line_finish would work out for event n of a range (x, decoded as
  * d), while it is at hand: valid while the range is in order. The range's
  * long durations before it start at index lfirst of the line's list.
@@ -45,7 +44,6 @@ fin_event(struct fin_out *fo, struct xt_event *x, size_t n, size_t lfirst, uint6
 
 static _Atomic uint64_t line_gen;
 
-
 /* The sink's part for a range of in->l, or NULL when it wants nothing. */
 void *line_sink_part(const struct line_in *in)
 {
@@ -68,7 +66,7 @@ void line_sunk_free(const struct xt_sink *sink, struct xt_sunk *k)
 
 /* One of the line's own fields (not an event) at w; returns LINE_ERETRY
  * for a timestamp that comes after events when the time base assumed none
- * (line_peek), else 0. */
+ * (xplane_line_peek), else 0. */
 int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
 	       size_t events_before, unsigned *seen)
 {
@@ -240,6 +238,28 @@ void line_start(struct xt_line *l)
 	l->gen = atomic_fetch_add(&line_gen, 1) + 1;
 }
 
+/* The offset of every XT_BLOCK-th event of a line in order (of its n)
+ * from bk to l->blk_raw; bk is emptied. */
+static void line_take_offsets(struct xt_line *l, size_t n, struct blkv *bk)
+{
+	if (n)
+		l->blk_raw = xreallocarray(bk->v, bk->n ? bk->n : 1, sizeof(uint32_t));
+	else
+		free(bk->v);
+	bk->v = NULL;
+}
+
+/* A whole line's sunk: its one part (none when the sink wants nothing). */
+static void sunk_whole(struct xt_sunk *sunk, void *part)
+{
+	memset(sunk, 0, sizeof(*sunk));
+	if (part) {
+		sunk->parts = xmalloc(sizeof(*sunk->parts));
+		sunk->parts[0] = part;
+		sunk->nparts = 1;
+	}
+}
+
 /*
  * Hands the decoded arrays to the line: sorted when they are not in
  * order (every offset kept), an offset per block when they are, then
@@ -251,8 +271,8 @@ void line_start(struct xt_line *l)
  */
 void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
 		   int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
-			  size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_sunk *sunk,
-			  struct fin_out *const *fo, size_t nfo)
+		   size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_sunk *sunk,
+		   struct fin_out *const *fo, size_t nfo)
 {
 	static const size_t whole = 0; /* one range, the whole line, from event 0 */
 	int in_order = sorted || n <= 1;
@@ -283,10 +303,7 @@ void line_complete(const struct source *src, struct xt_line *l, struct grow *ge,
 		seg = NULL;
 		nseg = 0;
 	} else {
-		if (n)
-			l->blk_raw = xreallocarray(bk->v, bk->n ? bk->n : 1, sizeof(uint32_t));
-		else
-			free(bk->v);
+		line_take_offsets(l, n, bk);
 		if (nlng) {
 			l->long_ps = grow_done(lg, used, &map);
 			l->long_map = map;
@@ -344,12 +361,7 @@ int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk)
 			in->sink->part_free(o.part);
 		return rc;
 	}
-	memset(sunk, 0, sizeof(*sunk));
-	if (o.part) {
-		sunk->parts = xmalloc(sizeof(*sunk->parts));
-		sunk->parts[0] = o.part;
-		sunk->nparts = 1;
-	}
+	sunk_whole(sunk, o.part);
 	{
 		struct fin_out *fo = &o.fo;
 
@@ -419,11 +431,7 @@ void line_keep_none(struct xt_line *l, size_t n, struct blkv *bk)
 	l->nev = n;
 	l->nlong_dur = 0;
 	l->kept_none = 1;
-	if (n)
-		l->blk_raw = xreallocarray(bk->v, bk->n ? bk->n : 1, sizeof(uint32_t));
-	else
-		free(bk->v);
-	bk->v = NULL;
+	line_take_offsets(l, n, bk);
 }
 
 /* line_decode for in->keep: returns LINE_EKEEP when the line must be
@@ -465,12 +473,7 @@ static int line_decode_none(const struct line_in *in, struct xt_sunk *sunk)
 		return rc;
 	}
 	line_keep_none(l, o.n, &bk);
-	memset(sunk, 0, sizeof(*sunk));
-	if (o.part) {
-		sunk->parts = xmalloc(sizeof(*sunk->parts));
-		sunk->parts[0] = o.part;
-		sunk->nparts = 1;
-	}
+	sunk_whole(sunk, o.part);
 	return 0;
 }
 

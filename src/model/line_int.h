@@ -349,7 +349,7 @@ struct dec_out {
 void *line_sink_part(const struct line_in *in);
 /* One of the line's own fields (not an event) at w; returns LINE_ERETRY
  * for a timestamp that comes after events when the time base assumed none
- * (line_peek), else 0. */
+ * (xplane_line_peek), else 0. */
 int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
 	       size_t events_before, unsigned *seen);
 /* Decodes the events of [from, to) (line_decode.c says how). */

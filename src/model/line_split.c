@@ -224,14 +224,9 @@ static int split_finish_none(struct line_split *s, int sorted, struct fin_out *c
 {
 	struct xt_line *l = s->in.l;
 
-	if (!sorted || s->renamed)
-		return LINE_EKEEP;
-	l->nev = s->total;
-	if (line_finish_tops(l, fo, s->nch) < 0)
+	if (!sorted || s->renamed || line_finish_tops(l, fo, s->nch) < 0)
 		return LINE_EKEEP;
 	line_keep_none(l, s->total, &s->bk);
-	grow_free(&s->lng);
-	blk_free(&s->blk);
 	return 0;
 }
 
@@ -275,13 +270,13 @@ int line_split_finish(struct line_split *s, struct xt_sunk *sunk)
 	s->blk.nblk = (s->total + XT_BLOCK - 1) / XT_BLOCK;
 	if (s->in.keep) {
 		rc = split_finish_none(s, sorted, fo);
+		grow_free(&s->lng);
+		blk_free(&s->blk);
 		if (rc == LINE_EKEEP) {
 			/* Once more, whole, keeping the events. */
 			struct line_in in = s->in;
 
 			line_sunk_free(s->in.sink, sunk);
-			grow_free(&s->lng);
-			blk_free(&s->blk);
 			free(s->bk.v);
 			s->bk.v = NULL;
 			in.keep = XT_KEEP_ALL;

@@ -167,57 +167,6 @@ static uint64_t pack_get(struct span_rd *r)
 	return v;
 }
 
-void span_pack_cat(struct span_pack *dst, const struct span_pack *src, int64_t shift)
-{
-	const uint8_t *p = src->b, *end = src->b ? src->b + src->nb : NULL;
-	uint64_t last = 0;              /* src's last end read, unshifted */
-	size_t left = src->n, rest;
-
-	/* Spans that coalesce with dst's open one, until one does not: it
-	 * and everything after it are apart from dst (src is disjoint). */
-	while (left) {
-		uint64_t gap, len;
-		int64_t s, e;
-		struct span_rd r = { p, end, 0 };
-
-		gap = pack_get(&r);
-		len = pack_get(&r);
-		s = (int64_t)(last + gap + (uint64_t)shift);
-		e = (int64_t)((uint64_t)s + len);
-		if (!(dst->has_open && s <= dst->open.e)) {
-			/* The first span apart: packed again from dst's end, the
-			 * rest copied (each is relative to the one before). */
-			pack_flush(dst);
-			dst->open = (struct span){ s, e };
-			dst->has_open = 1;
-			pack_flush(dst);
-			p = r.p;
-			left--;
-			rest = (size_t)(end - p);
-			if (rest) {
-				if (dst->cap - dst->nb < rest) {
-					dst->cap = dst->nb + rest + 256;
-					dst->b = xrealloc(dst->b, dst->cap);
-				}
-				memcpy(dst->b + dst->nb, p, rest);
-				dst->nb += rest;
-				dst->n += left;
-				dst->last_e = (int64_t)((uint64_t)src->last_e + (uint64_t)shift);
-			}
-			left = 0;
-			break;
-		}
-		if (e > dst->open.e)
-			dst->open.e = e;
-		last += gap + len;
-		p = r.p;
-		left--;
-	}
-	if (src->has_open)
-		span_pack_add(dst, (int64_t)((uint64_t)src->open.s + (uint64_t)shift),
-			      (int64_t)((uint64_t)src->open.e + (uint64_t)shift));
-}
-
 int span_rd_next(struct span_rd *r, struct span *out)
 {
 	uint64_t s;
@@ -229,6 +178,49 @@ int span_rd_next(struct span_rd *r, struct span *out)
 	out->e = (int64_t)(s + pack_get(r));
 	r->last_e = out->e;
 	return 1;
+}
+
+void span_pack_cat(struct span_pack *dst, const struct span_pack *src, int64_t shift)
+{
+	struct span_rd r;
+	struct span x;
+	size_t used = 0, rest;
+
+	/* Spans that coalesce with dst's open one, until one does not: it
+	 * and everything after it are apart from dst (src is disjoint). */
+	span_rd_init(&r, src);
+	while (span_rd_next(&r, &x)) {
+		int64_t s = (int64_t)((uint64_t)x.s + (uint64_t)shift);
+		int64_t e = (int64_t)((uint64_t)x.e + (uint64_t)shift);
+
+		used++;
+		if (dst->has_open && s <= dst->open.e) {
+			if (e > dst->open.e)
+				dst->open.e = e;
+			continue;
+		}
+		/* The first span apart: packed again from dst's end, the rest
+		 * copied (each is relative to the one before). */
+		pack_flush(dst);
+		dst->open = (struct span){ s, e };
+		dst->has_open = 1;
+		pack_flush(dst);
+		rest = (size_t)(r.end - r.p);
+		if (rest) {
+			if (dst->cap - dst->nb < rest) {
+				dst->cap = dst->nb + rest + 256;
+				dst->b = xrealloc(dst->b, dst->cap);
+			}
+			memcpy(dst->b + dst->nb, r.p, rest);
+			dst->nb += rest;
+			dst->n += src->n - used;
+			dst->last_e = (int64_t)((uint64_t)src->last_e + (uint64_t)shift);
+		}
+		break;
+	}
+	if (src->has_open)
+		span_pack_add(dst, (int64_t)((uint64_t)src->open.s + (uint64_t)shift),
+			      (int64_t)((uint64_t)src->open.e + (uint64_t)shift));
 }
 
 /* A list's place in a span_merge's heap (keyed by its current start). */
