@@ -123,18 +123,13 @@ int memory_decode_at(const struct xt_host *h, const struct xt_plane *p, const st
 	struct wire w;
 	const uint8_t *b;
 	size_t n;
-	uint64_t off, mid = 0;
+	uint64_t mid = 0;
 
 	if (l->ev)
 		return memory_decode(h, p, l, &l->ev[i], r);
 	/* A line that kept no events (xt_line.kept_none): its metadata id
 	 * from the event's bytes, as the reader took it (the last one). */
-	off = l->raw_base + trace_event_raw(h, l, i);
-	wire_init(&w, h->src.data + off, h->src.size - off);
-	(void)wire_varint(&w); /* the tag */
-	b = wire_bytes(&w, &n);
-	if (w.bad)
-		return 0;
+	b = trace_event_bytes_at(h, l, i, &n);
 	wire_init(&w, b, n);
 	while (wire_more(&w)) {
 		uint32_t f;

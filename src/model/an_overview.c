@@ -93,9 +93,7 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 		}
 		if (!want_work)
 			continue;
-		while (mk < lp->nmarkers && lp->markers[mk].ev < i)
-			mk++;
-		if (mk < lp->nmarkers && lp->markers[mk].ev == i)
+		if (marker_at(lp->markers, lp->nmarkers, &mk, i))
 			continue;
 		span_pack_add(&lp->work, s, e);
 	}

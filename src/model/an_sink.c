@@ -48,9 +48,7 @@ static void host_part_range(void *part, const struct xt_sink_rev *v, size_t n)
 	size_t k;
 
 	for (k = 0; k < n; k++) {
-		while (hp->work_mk < hp->nmarkers && hp->markers[hp->work_mk].ev < v[k].i)
-			hp->work_mk++;
-		if (hp->work_mk < hp->nmarkers && hp->markers[hp->work_mk].ev == v[k].i)
+		if (marker_at(hp->markers, hp->nmarkers, &hp->work_mk, v[k].i))
 			continue;
 		span_pack_add(&hp->work, v[k].off_ps,
 			      (int64_t)((uint64_t)v[k].off_ps + (uint64_t)v[k].dur_ps));

@@ -213,10 +213,17 @@ static int is_derived_line(const struct xt_line *l)
 		l->id <= (int64_t)(int32_t)0xdeadbeefu + 289);
 }
 
+/* A host line's role by its name (n bytes): the Python tracer's line, or
+ * a thread's. */
+static enum line_role host_line_role(const char *name, size_t n)
+{
+	return n == 6 && !memcmp(name, "python", 6) ? LROLE_HOST_PY : LROLE_HOST;
+}
+
 static enum line_role line_role_of(const struct plane_ctx *pc, const struct xt_line *l)
 {
 	if (pc->role == ROLE_HOST)
-		return !strcmp(l->name, "python") ? LROLE_HOST_PY : LROLE_HOST;
+		return host_line_role(l->name, strlen(l->name));
 	if (pc->role != ROLE_DEVICE)
 		return LROLE_NONE;
 	if (!strcmp(l->name, "Steps"))
@@ -564,8 +571,8 @@ static int line_keep(void *vctx, const struct xt_host *h, const struct xt_plane 
 	(void)h;
 	if (!pc || pc->role != ROLE_HOST || !pc->sink_markers || !p->sink_meta)
 		return XT_KEEP_ALL;
-	/* line_role_of's test, on the name the line gives first */
-	return n == 6 && !memcmp(name, "python", 6) ? XT_KEEP_NONE : XT_KEEP_NONE_RANGES;
+	/* by the name the line gives first (line_role_of: the one it ends with) */
+	return host_line_role(name, n) == LROLE_HOST_PY ? XT_KEEP_NONE : XT_KEEP_NONE_RANGES;
 }
 
 void analysis_keep_none(struct analysis_ctx *ctx, struct xplane_load_opts *opts)

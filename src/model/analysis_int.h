@@ -147,6 +147,15 @@ struct marker {
 	size_t ev;              /* index on its line */
 };
 
+/* Whether event i is one of the markers m[0..n) (in event order), asked
+ * for events in order: *at is where the last question left off. */
+static inline int marker_at(const struct marker *m, size_t n, size_t *at, size_t i)
+{
+	while (*at < n && m[*at].ev < i)
+		(*at)++;
+	return *at < n && m[*at].ev == i;
+}
+
 /* One memory event, as little as the merge needs of every one (a big host
  * line has millions); the rest (reserved and available bytes, op, shape)
  * is decoded again from the event for the few that need it. */

@@ -223,13 +223,19 @@ void trace_release_before(const struct xt_host *h, const struct xt_line *l, size
 	*done = off & ~(uint64_t)4095;
 }
 
-const uint8_t *trace_event_bytes(const struct xt_host *h, const struct xt_line *l,
-				 const struct xt_event *ev, size_t *n)
+const uint8_t *trace_event_bytes_at(const struct xt_host *h, const struct xt_line *l, size_t i,
+				    size_t *n)
 {
 	struct wire w;
-	uint64_t off = l->raw_base + trace_event_raw(h, l, (size_t)(ev - l->ev));
+	uint64_t off = l->raw_base + trace_event_raw(h, l, i);
 
 	wire_init(&w, h->src.data + off, h->src.size - off);
 	(void)wire_varint(&w); /* the tag */
 	return wire_bytes(&w, n);
+}
+
+const uint8_t *trace_event_bytes(const struct xt_host *h, const struct xt_line *l,
+				 const struct xt_event *ev, size_t *n)
+{
+	return trace_event_bytes_at(h, l, (size_t)(ev - l->ev), n);
 }

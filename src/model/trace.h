@@ -480,5 +480,8 @@ void trace_release_before(const struct xt_host *h, const struct xt_line *l, size
 /* Source bytes of the encoded XEvent ev on line l (tag excluded). */
 const uint8_t *trace_event_bytes(const struct xt_host *h, const struct xt_line *l,
 				 const struct xt_event *ev, size_t *n);
+/* The same for event i, also of a line that kept no events (kept_none). */
+const uint8_t *trace_event_bytes_at(const struct xt_host *h, const struct xt_line *l, size_t i,
+				    size_t *n);
 
 #endif
