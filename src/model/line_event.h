@@ -153,6 +153,25 @@ static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t
 	}
 }
 
+/* One stat of an event, its length prefix at q (past the tag); returns
+ * where the next field starts. */
+static inline __attribute__((always_inline)) const uint8_t *
+dec_stat(const struct xt_plane *p, const uint8_t *q, const uint8_t *e, const uint8_t *safe,
+	 struct dec_ev *d, int *bad, const int keys)
+{
+	uint64_t sn = rd_varint(&q, e, safe, bad);
+
+	if (sn > (uint64_t)(e - q)) {
+		*bad = 1;
+		return e;
+	}
+	if (p->watch_on && !d->watched)
+		d->watched = stat_watched(p, q, sn);
+	if (keys)
+		dec_key(p, q, sn, d);
+	return q + sn;
+}
+
 /* keys: the plane has key_ids (a constant where it is inlined, so that a
  * plane without them pays nothing per stat). */
 static inline __attribute__((always_inline)) int dec_event(const struct xt_plane *p,
@@ -167,6 +186,23 @@ static inline __attribute__((always_inline)) int dec_event(const struct xt_plane
 	d->kn = keys ? 0 : -1;
 	d->corr = INT64_MIN;
 	d->corr_seen = 0;
+	/* Upstream's order straight through, without a dispatch per field;
+	 * whatever follows (or comes otherwise) goes through the loop. */
+	if (q < e && *q == 0x08) {
+		q++;
+		d->mid = rd_varint(&q, e, safe, &bad);
+	}
+	if (q < e && (*q == 0x10 || *q == 0x28)) {
+		d->agg = *q == 0x28;
+		q++;
+		d->off = rd_varint(&q, e, safe, &bad);
+	}
+	if (q < e && *q == 0x18) {
+		q++;
+		d->dur = rd_varint(&q, e, safe, &bad);
+	}
+	while (q < e && *q == 0x22 && !bad)
+		q = dec_stat(p, q + 1, e, safe, d, &bad, keys);
 	while (q < e && !bad) {
 		uint32_t f;
 		unsigned t;
@@ -190,22 +226,9 @@ static inline __attribute__((always_inline)) int dec_event(const struct xt_plane
 			d->off = rd_varint(&q, e, safe, &bad);
 			d->agg = 1;
 			continue;
-		case 0x22: {
-			uint64_t sn;
-
-			q++;
-			sn = rd_varint(&q, e, safe, &bad);
-			if (sn > (uint64_t)(e - q)) {
-				bad = 1;
-			} else {
-				if (p->watch_on && !d->watched)
-					d->watched = stat_watched(p, q, sn);
-				if (keys)
-					dec_key(p, q, sn, d);
-				q += sn;
-			}
+		case 0x22:
+			q = dec_stat(p, q + 1, e, safe, d, &bad, keys);
 			continue;
-		}
 		default:
 			break;
 		}
