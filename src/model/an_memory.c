@@ -14,6 +14,14 @@
 #include "analysis_int.h"
 #include "wire.h"
 
+/* The stats mem_take() reads. */
+#define MEM_KNOWN                                                                              \
+	((1ull << XS_ALLOCATOR_NAME) | (1ull << XS_INDEX_ON_HOST) | (1ull << XS_DEVICE_ORDINAL) | \
+	 (1ull << XS_BYTES_RESERVED) | (1ull << XS_BYTES_ALLOCATED) |                            \
+	 (1ull << XS_BYTES_AVAILABLE) | (1ull << XS_PEAK_BYTES_IN_USE) |                         \
+	 (1ull << XS_ALLOCATION_BYTES) | (1ull << XS_REQUESTED_BYTES) | (1ull << XS_ADDR) |      \
+	 (1ull << XS_TF_OP) | (1ull << XS_SHAPE))
+
 static void mem_take(struct mem_full *r, const struct xt_stat *s, unsigned k, uint64_t *have,
 		     int from_meta)
 {
@@ -81,18 +89,36 @@ static int mem_decode_from(const struct xt_host *h, const struct xt_plane *p, ui
 	/* The event's stats (the iterator's field 4), read here rather than
 	 * through stat_next() for stat_decode_usual() inlined: eleven each. */
 	while (wire_more(&it->w)) {
-		uint32_t f;
-		unsigned t = wire_tag(&it->w, &f);
 		const uint8_t *sb;
 		size_t sn;
 
-		if (f != 4 || t != WIRE_LEN) {
-			wire_skip(&it->w, t);
-			continue;
+		if (it->w.end - it->w.p >= 2 && it->w.p[0] == 0x22 && it->w.p[1] < 0x80) {
+			/* Upstream's shape: the stat's tag, a one-byte length. */
+			sn = it->w.p[1];
+			sb = it->w.p + 2;
+			if (sn > (size_t)(it->w.end - sb))
+				break;
+			it->w.p = sb + sn;
+		} else {
+			uint32_t f;
+			unsigned t = wire_tag(&it->w, &f);
+
+			if (f != 4 || t != WIRE_LEN) {
+				wire_skip(&it->w, t);
+				continue;
+			}
+			sb = wire_bytes(&it->w, &sn);
+			if (it->w.bad)
+				break;
 		}
-		sb = wire_bytes(&it->w, &sn);
-		if (it->w.bad)
-			break;
+		/* metadata_id first, as upstream writes it (stat_want_scan peeks
+		 * the same way): a stat no record reads is not decoded. */
+		if (sn >= 2 && sb[0] == 0x08 && sb[1] < 0x80) {
+			const struct xt_stat_meta *m = trace_smeta_lookup(p, sb[1]);
+
+			if (!m || !((MEM_KNOWN >> m->known) & 1))
+				continue;
+		}
 		if (stat_decode_usual(p, sb, sn, &s) || stat_decode_one(p, sb, sn, &s))
 			mem_take(r, &s, stat_known(&s), &have, 0);
 	}
