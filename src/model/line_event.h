@@ -115,7 +115,7 @@ struct dec_ev {
 /* Stat sb (sn bytes, sn its one-byte length) into the event's key (the
  * plane's key_ids): read beside the skip, off the decoder's path. */
 static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t sn,
-			   struct dec_ev *d)
+			   const uint8_t *safe, struct dec_ev *d)
 {
 	const uint8_t *v;
 	unsigned k, id;
@@ -137,8 +137,11 @@ static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t
 			return;
 		}
 		*o++ = (uint8_t)sn;
-		if (sn <= 16) {
-			/* Most are a few bytes: no call. */
+		if (sn <= 16 && (size_t)d->kn + 1 + 16 <= XT_KEY_MAX && safe - sb >= 16) {
+			/* Most are a few bytes: sixteen copied at once (what lies
+			 * past the stat is overwritten or beyond kn), no loop. */
+			memcpy(o, sb, 16);
+		} else if (sn <= 16) {
 			for (k = 0; k < sn; k++)
 				o[k] = sb[k];
 		} else {
@@ -168,7 +171,7 @@ dec_stat(const struct xt_plane *p, const uint8_t *q, const uint8_t *e, const uin
 	if (p->watch_on && !d->watched)
 		d->watched = stat_watched(p, q, sn);
 	if (keys)
-		dec_key(p, q, sn, d);
+		dec_key(p, q, sn, safe, d);
 	return q + sn;
 }
 
