@@ -32,8 +32,8 @@ static inline int watched(const struct xt_plane *p, uint64_t id)
  * 8 readable bytes (up to `safe`, the end of the line, which may lie past
  * `end`) it decodes them at once: find the first byte without the
  * continuation bit, then squeeze out the 7-bit groups. */
-static inline uint64_t rd_varint(const uint8_t **pp, const uint8_t *end, const uint8_t *safe,
-				 int *bad)
+static inline __attribute__((always_inline)) uint64_t
+rd_varint(const uint8_t **pp, const uint8_t *end, const uint8_t *safe, int *bad)
 {
 	const uint8_t *p = *pp;
 	uint64_t v = 0;
