@@ -110,7 +110,10 @@ void overlay_find(struct app *a, const char *text, int dir)
 {
 	struct panel *p = textview_panel(&a->ov.tv);
 
-	snprintf(a->ov.find, sizeof(a->ov.find), "%s", text);
+	/* n and N search again for the text kept here: copying it onto
+	 * itself would be undefined. */
+	if (text != a->ov.find)
+		snprintf(a->ov.find, sizeof(a->ov.find), "%s", text);
 	if (!text[0])
 		return;
 	if (panel_find(p, text, dir) < 0)
