@@ -15,9 +15,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static char path[64];
+
+/* The input's file goes when the run ends (libFuzzer exits through exit()
+ * at -max_total_time and -runs). */
+static void path_remove(void)
+{
+	unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
 	static int fd = -1;
 	struct xt_trace *t;
 	struct analysis_ctx *ac;
@@ -27,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/tmp/xtop-fuzz-%d.xplane.pb", (int)getpid());
 		fd = 1;
+		atexit(path_remove);
 	}
 	{
 		FILE *f = fopen(path, "wb");
