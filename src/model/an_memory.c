@@ -84,33 +84,13 @@ static int mem_decode_from(const struct xt_host *h, const struct xt_plane *p, ui
 {
 	struct xt_stat s;
 	uint64_t have = 0;
+	const uint8_t *sb;
+	size_t sn;
 
 	memset(r, 0, sizeof(*r));
 	/* The event's stats (the iterator's field 4), read here rather than
 	 * through stat_next() for stat_decode_usual() inlined: eleven each. */
-	while (wire_more(&it->w)) {
-		const uint8_t *sb;
-		size_t sn;
-
-		if (it->w.end - it->w.p >= 2 && it->w.p[0] == 0x22 && it->w.p[1] < 0x80) {
-			/* Upstream's shape: the stat's tag, a one-byte length. */
-			sn = it->w.p[1];
-			sb = it->w.p + 2;
-			if (sn > (size_t)(it->w.end - sb))
-				break;
-			it->w.p = sb + sn;
-		} else {
-			uint32_t f;
-			unsigned t = wire_tag(&it->w, &f);
-
-			if (f != 4 || t != WIRE_LEN) {
-				wire_skip(&it->w, t);
-				continue;
-			}
-			sb = wire_bytes(&it->w, &sn);
-			if (it->w.bad)
-				break;
-		}
+	while (wire_next_stat(&it->w, &sb, &sn)) {
 		/* metadata_id first, as upstream writes it (stat_want_scan peeks
 		 * the same way): a stat no record reads is not decoded. */
 		if (sn >= 2 && sb[0] == 0x08 && sb[1] < 0x80) {

@@ -101,8 +101,9 @@ static inline int stat_watched(const struct xt_plane *p, const uint8_t *sb, uint
 }
 
 /* One XEvent's fields (its bytes [q, e)). Upstream writes one-byte tags
- * in order (metadata_id, offset_ps, duration_ps, stats), which the switch
- * takes directly; anything else goes through the general tag reader. */
+ * in order (metadata_id, offset_ps, duration_ps, stats), which dec_event
+ * reads straight through; then a switch takes one-byte tags in any order,
+ * and anything else goes through the general tag reader. */
 struct dec_ev {
 	uint64_t mid, off, dur;
 	int agg, watched;

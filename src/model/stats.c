@@ -263,34 +263,15 @@ int stat_scan_event(const struct xt_host *h, const struct xt_plane *p, const str
 	const uint8_t *b = trace_event_bytes(h, l, ev, &n);
 	struct wire w;
 	int hits = 0;
+	const uint8_t *sb;
+	size_t sn;
 
 	*found = 0;
 	wire_init(&w, b, n);
-	while (wire_more(&w)) {
-		const uint8_t *sb;
-		size_t sn;
+	while (wire_next_stat(&w, &sb, &sn)) {
 		int64_t id;
 		int k;
 
-		if (w.end - w.p >= 2 && w.p[0] == 0x22 && w.p[1] < 0x80) {
-			/* Upstream's shape: the stat's tag, a one-byte length. */
-			sn = w.p[1];
-			sb = w.p + 2;
-			if (sn > (size_t)(w.end - sb))
-				break;
-			w.p = sb + sn;
-		} else {
-			uint32_t f;
-			unsigned t = wire_tag(&w, &f);
-
-			if (f != 4 || t != WIRE_LEN) {
-				wire_skip(&w, t);
-				continue;
-			}
-			sb = wire_bytes(&w, &sn);
-			if (w.bad)
-				break;
-		}
 		/* Upstream writes metadata_id first: peek at it and decode only
 		 * the stats asked for. */
 		if (sn < 2 || sb[0] != 0x08) {

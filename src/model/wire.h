@@ -174,6 +174,38 @@ static inline unsigned wire_tag(struct wire *w, uint32_t *field)
 	return (unsigned)(t & 7);
 }
 
+/* The next stat of a message whose stats are its field 4, other fields
+ * skipped: 1 with its bytes in *sb, *sn; 0 at the end, or when the rest is
+ * malformed. Upstream's shape, a one-byte tag and length, is read without
+ * the general tag reader. */
+static inline int wire_next_stat(struct wire *w, const uint8_t **sb, size_t *sn)
+{
+	while (wire_more(w)) {
+		uint32_t f;
+		unsigned t;
+
+		if (w->end - w->p >= 2 && w->p[0] == 0x22 && w->p[1] < 0x80) {
+			*sn = w->p[1];
+			*sb = w->p + 2;
+			if (*sn > (size_t)(w->end - *sb)) {
+				w->bad = 1;
+				w->p = w->end;
+				return 0;
+			}
+			w->p = *sb + *sn;
+			return 1;
+		}
+		t = wire_tag(w, &f);
+		if (f != 4 || t != WIRE_LEN) {
+			wire_skip(w, t);
+			continue;
+		}
+		*sb = wire_bytes(w, sn);
+		return !w->bad;
+	}
+	return 0;
+}
+
 /*
  * An XStat as upstream writes it (sb: its n bytes, after its tag and length):
  * metadata_id first, in one or two varint bytes (ids below 16384), then the
