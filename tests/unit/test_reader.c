@@ -765,23 +765,11 @@ static void test_big_line(void **state)
 }
 
 /* Hand-made wire bytes (the generated writer always puts fields in order). */
-static size_t put_varint(uint8_t *b, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		b[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b[n++] = (uint8_t)v;
-	return n;
-}
-
 static size_t put_len(uint8_t *b, unsigned field, const uint8_t *body, size_t n)
 {
-	size_t k = put_varint(b, field << 3 | 2);
+	size_t k = tu_put_varint(b, field << 3 | 2);
 
-	k += put_varint(b + k, n);
+	k += tu_put_varint(b + k, n);
 	memcpy(b + k, body, n);
 	return k + n;
 }
@@ -806,27 +794,27 @@ static void test_timestamp_after_events(void **state)
 		for (e = 0; e < 2; e++) { /* metadata_id 1, offset, duration */
 			ne[e] = 0;
 			ev[e][ne[e]++] = 0x08;
-			ne[e] += put_varint(ev[e] + ne[e], 1);
+			ne[e] += tu_put_varint(ev[e] + ne[e], 1);
 			ev[e][ne[e]++] = 0x10;
-			ne[e] += put_varint(ev[e] + ne[e], 100 + 1000 * e);
+			ne[e] += tu_put_varint(ev[e] + ne[e], 100 + 1000 * e);
 			ev[e][ne[e]++] = 0x18;
-			ne[e] += put_varint(ev[e] + ne[e], 500);
+			ne[e] += tu_put_varint(ev[e] + ne[e], 500);
 		}
-		nl += put_varint(line + nl, 1 << 3);
-		nl += put_varint(line + nl, 7);
+		nl += tu_put_varint(line + nl, 1 << 3);
+		nl += tu_put_varint(line + nl, 7);
 		nl += put_len(line + nl, 2, (const uint8_t *)"late", 4);
 		for (e = 0; e < 2; e++)
 			nl += put_len(line + nl, 4, ev[e], ne[e]);
-		nl += put_varint(line + nl, 3 << 3);
-		nl += put_varint(line + nl, (uint64_t)late[c]);
+		nl += tu_put_varint(line + nl, 3 << 3);
+		nl += tu_put_varint(line + nl, (uint64_t)late[c]);
 		/* event_metadata {1: {id 1, name "op"}} */
 		nm = 0;
 		md[nm++] = 0x08;
-		nm += put_varint(md + nm, 1);
+		nm += tu_put_varint(md + nm, 1);
 		nm += put_len(md + nm, 2, (const uint8_t *)"op", 2);
 		nme = 0;
 		mde[nme++] = 0x08;
-		nme += put_varint(mde + nme, 1);
+		nme += tu_put_varint(mde + nme, 1);
 		nme += put_len(mde + nme, 2, md, nm);
 		np += put_len(plane + np, 2, (const uint8_t *)"/host:CPU", 9);
 		np += put_len(plane + np, 3, line, nl);

@@ -14,24 +14,11 @@
 /* A plane that watches no stat and keys no event. */
 static const struct xt_plane plane0;
 
-/* v as a varint at o; returns its length. */
-static size_t put_varint(uint8_t *o, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		o[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	o[n++] = (uint8_t)v;
-	return n;
-}
-
 /* Tag byte t, then varint v, at b + *n. */
 static void put_field(uint8_t *b, size_t *n, uint8_t t, uint64_t v)
 {
 	b[(*n)++] = t;
-	*n += put_varint(b + *n, v);
+	*n += tu_put_varint(b + *n, v);
 }
 
 static void test_varint_every_length(void **state)
@@ -53,7 +40,7 @@ static void test_varint_every_length(void **state)
 			int bad = 0;
 
 			memset(buf, 0xff, sizeof(buf));
-			n = put_varint(buf, vals[k]);
+			n = tu_put_varint(buf, vals[k]);
 			assert_int_equal(n, len);
 			/* Only the varint readable. */
 			p = buf;

@@ -140,6 +140,20 @@ TU_FN int64_t tu_rand_range(uint64_t *s, int64_t lo, int64_t hi)
 	return lo + (int64_t)(tu_rand(s) % (uint64_t)(hi - lo + 1));
 }
 
+/* v as a protobuf varint at b, for hand-made wire bytes (the generated
+ * writer always puts fields in order); returns its length. */
+TU_FN size_t tu_put_varint(uint8_t *b, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	return n;
+}
+
 /* 0 .. n-1 in a random order (Fisher-Yates); the caller frees it. */
 TU_FN size_t *tu_shuffled(size_t n, uint64_t *rs)
 {
