@@ -192,18 +192,14 @@ void span_pack_cat(struct span_pack *dst, const struct span_pack *src, int64_t s
 	while (span_rd_next(&r, &x)) {
 		int64_t s = (int64_t)((uint64_t)x.s + (uint64_t)shift);
 		int64_t e = (int64_t)((uint64_t)x.e + (uint64_t)shift);
+		int apart = !dst->has_open || s > dst->open.e;
 
 		used++;
-		if (dst->has_open && s <= dst->open.e) {
-			if (e > dst->open.e)
-				dst->open.e = e;
+		span_pack_add(dst, s, e);
+		if (!apart)
 			continue;
-		}
 		/* The first span apart: packed again from dst's end, the rest
 		 * copied (each is relative to the one before). */
-		pack_flush(dst);
-		dst->open = (struct span){ s, e };
-		dst->has_open = 1;
 		pack_flush(dst);
 		rest = (size_t)(r.end - r.p);
 		if (rest) {
