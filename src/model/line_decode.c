@@ -127,37 +127,16 @@ int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t 
 		__builtin_prefetch(q + 512);
 		const uint8_t *tagp = q, *eb = NULL;
 		uint64_t en = 0;
+		int rc = line_next_field(in, &q, to, le, headers, n, &seen, &eb, &en);
 
-		if (*q == 0x22) {
-			q++;
-			en = rd_varint(&q, to, le, &bad);
-			if (bad || en > (uint64_t)(to - q)) {
-				bad = 1;
-				break;
-			}
-			eb = q;
-			q += en;
-		} else {
-			struct wire w = { q, to, 0 };
-			uint32_t f;
-			unsigned t = wire_tag(&w, &f);
-
-			if (f == 4 && t == WIRE_LEN) {
-				size_t sn;
-
-				eb = wire_bytes(&w, &sn);
-				en = sn;
-			} else if (headers) {
-				if (line_field(in, &w, f, t, n, &seen) < 0)
-					return LINE_ERETRY;
-			} else {
-				wire_skip(&w, t);
-			}
-			q = w.p;
-			bad |= w.bad;
-			if (!eb || bad)
-				continue;
+		if (rc == LINE_ERETRY)
+			return LINE_ERETRY;
+		if (rc < 0) {
+			bad = 1;
+			break;
 		}
+		if (!rc)
+			continue;
 		{
 			struct dec_ev d;
 			struct ev_key cur;

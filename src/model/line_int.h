@@ -16,8 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "line_decode.h"
+#include "line_event.h"
 #include "source.h"
 #include "trace.h"
+#include "wire.h"
 
 /* The order of events on a line: timed ones by start, the longer
  * (enclosing) first at equal starts, then file order; aggregated ones last
@@ -352,6 +355,51 @@ void *line_sink_part(const struct line_in *in);
  * (xplane_line_peek), else 0. */
 int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
 	       size_t events_before, unsigned *seen);
+/* The line's next field at *qp, before `to` (`safe`: the line's end, for
+ * the varint reader): 1 for an event, its bytes in *eb, *en; 0 for one of
+ * the line's own fields, read with line_field() (nev events before it)
+ * when headers, else skipped; LINE_EBAD when malformed, or line_field()'s
+ * LINE_ERETRY. *qp moves past the field. Inlined by force: the decoder's
+ * loop and the walk that cuts big lines run it once per event. */
+static inline __attribute__((always_inline)) int
+line_next_field(const struct line_in *in, const uint8_t **qp, const uint8_t *to,
+		const uint8_t *safe, int headers, size_t nev, unsigned *seen, const uint8_t **eb,
+		uint64_t *en)
+{
+	const uint8_t *q = *qp;
+	struct wire w;
+	uint32_t f;
+	unsigned t;
+	int bad = 0, rc = 0;
+
+	if (*q == 0x22) {
+		/* An event with a one-byte tag, as upstream writes them. */
+		q++;
+		*en = rd_varint(&q, to, safe, &bad);
+		if (bad || *en > (uint64_t)(to - q))
+			return LINE_EBAD;
+		*eb = q;
+		*qp = q + *en;
+		return 1;
+	}
+	w = (struct wire){ q, to, 0 };
+	t = wire_tag(&w, &f);
+	if (f == 4 && t == WIRE_LEN) {
+		size_t sn;
+
+		*eb = wire_bytes(&w, &sn);
+		*en = sn;
+		rc = 1;
+	} else if (headers) {
+		rc = line_field(in, &w, f, t, nev, seen);
+	} else {
+		wire_skip(&w, t);
+	}
+	*qp = w.p;
+	if (rc < 0)
+		return rc;
+	return w.bad ? LINE_EBAD : rc;
+}
 /* Decodes the events of [from, to) (line_decode.c says how). */
 int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int headers,
 		   struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o);

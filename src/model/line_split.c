@@ -96,36 +96,24 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 		/* Pointer chasing through the page cache: each field's place
 		 * depends on the last one's length, so fetch ahead. */
 		__builtin_prefetch(q + 512);
-		if (*q == 0x22) {
+		{
+			const uint8_t *tagp = q, *eb;
 			uint64_t en;
+			int r = line_next_field(in, &q, le, le, 1, count, &seen, &eb, &en);
 
-			if (!(count & (XT_BLOCK - 1)))
-				blk_push(&s->bk, (uint32_t)(q - lb));
-			q++;
-			en = rd_varint(&q, le, le, &bad);
-			if (bad || en > (uint64_t)(le - q)) {
+			if (r == LINE_ERETRY) {
+				rc = r;
+				break;
+			}
+			if (r < 0) {
 				bad = 1;
 				break;
 			}
-			q += en;
-			count++;
-		} else {
-			struct wire w = { q, le, 0 };
-			uint32_t f;
-			unsigned t = wire_tag(&w, &f);
-
-			if (f == 4 && t == WIRE_LEN) {
-				size_t sn;
-
+			if (r) {
 				if (!(count & (XT_BLOCK - 1)))
-					blk_push(&s->bk, (uint32_t)(q - lb));
-				(void)wire_bytes(&w, &sn);
+					blk_push(&s->bk, (uint32_t)(tagp - lb));
 				count++;
-			} else if ((rc = line_field(in, &w, f, t, count, &seen)) < 0) {
-				break;
 			}
-			q = w.p;
-			bad |= w.bad;
 		}
 		if ((uint64_t)(q - lb) >= cut && q < le && !(count & (XT_BLOCK - 1))) {
 			/* A chunk ends at a field boundary before an event whose
