@@ -313,28 +313,37 @@ static void steps_json(struct strbuf *o, const struct xt_analysis *a, int64_t or
 		jstr(o, a->steps_module);
 	else
 		strbuf_puts(o, "null");
-	/* A profile can hold a hundred thousand steps: numbers without printf. */
-	strbuf_puts(o, ",\"steps\":[");
+	/* A profile can hold a hundred thousand steps: numbers without printf,
+	 * keys without measuring them. */
+	char ckey[XT_CAT_COUNT][40];
+	size_t cn[XT_CAT_COUNT];
+
+	for (k = 0; k < XT_CAT_COUNT; k++) {
+		int w = snprintf(ckey[k], sizeof(ckey[k]), ",\"%s_ps\":", xt_step_cat_names[k]);
+
+		cn[k] = w > 0 && (size_t)w < sizeof(ckey[k]) ? (size_t)w : 0;
+	}
+	strbuf_lit(o, ",\"steps\":[");
 	for (i = 0; i < a->nsteps; i++) {
 		const struct xt_step_row *s = &a->steps[i];
 
-		strbuf_puts(o, i ? ",{\"id\":" : "{\"id\":");
+		if (i)
+			strbuf_lit(o, ",");
+		strbuf_lit(o, "{\"id\":");
 		strbuf_add_i64(o, s->id);
-		strbuf_puts(o, ",\"start_ps\":");
+		strbuf_lit(o, ",\"start_ps\":");
 		strbuf_add_i64(o, s->start_ps - origin);
-		strbuf_puts(o, ",\"duration_ps\":");
+		strbuf_lit(o, ",\"duration_ps\":");
 		strbuf_add_i64(o, s->duration_ps);
 		for (k = 0; k < XT_CAT_COUNT; k++) {
-			strbuf_puts(o, ",\"");
-			strbuf_puts(o, xt_step_cat_names[k]);
-			strbuf_puts(o, "_ps\":");
+			strbuf_add(o, ckey[k], cn[k]);
 			strbuf_add_i64(o, s->cat_ps[k]);
 		}
-		strbuf_puts(o, ",\"idle_ps\":");
+		strbuf_lit(o, ",\"idle_ps\":");
 		strbuf_add_i64(o, s->idle_ps);
-		strbuf_puts(o, "}");
+		strbuf_lit(o, "}");
 	}
-	strbuf_puts(o, "]");
+	strbuf_lit(o, "]");
 }
 
 static void memory_json(struct strbuf *o, const struct xt_analysis *a, int64_t origin)

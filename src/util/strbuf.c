@@ -49,10 +49,8 @@ void strbuf_reset(struct strbuf *sb)
 	sb->buf[0] = '\0';
 }
 
-static void strbuf_grow(struct strbuf *sb, size_t extra)
+void strbuf_grow_slow(struct strbuf *sb, size_t extra)
 {
-	if (sb->len + extra + 1 <= sb->cap)
-		return;
 	if (sb->sink) {
 		strbuf_flush(sb);
 		if (extra + 1 <= sb->cap)
@@ -63,31 +61,38 @@ static void strbuf_grow(struct strbuf *sb, size_t extra)
 	sb->buf = xrealloc(sb->buf, sb->cap);
 }
 
-void strbuf_add(struct strbuf *sb, const char *s, size_t n)
+static void strbuf_grow(struct strbuf *sb, size_t extra)
 {
-	strbuf_grow(sb, n);
-	memcpy(sb->buf + sb->len, s, n);
-	sb->len += n;
-	sb->buf[sb->len] = '\0';
+	if (sb->len + extra + 1 > sb->cap)
+		strbuf_grow_slow(sb, extra);
 }
+
+/* Two digits at a time: half the divisions of one at a time. */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+				  "25262728293031323334353637383940414243444546474849"
+				  "50515253545556575859606162636465666768697071727374"
+				  "75767778798081828384858687888990919293949596979899";
 
 void strbuf_add_i64(struct strbuf *sb, int64_t v)
 {
-	char tmp[20];
-	size_t n = 0;
+	char tmp[24], *end = tmp + sizeof(tmp), *p = end;
 	/* The magnitude as unsigned, so INT64_MIN negates without overflow. */
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	strbuf_grow(sb, n + 1);
+	while (u >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * u, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
 	if (v < 0)
-		sb->buf[sb->len++] = '-';
-	while (n)
-		sb->buf[sb->len++] = tmp[--n];
-	sb->buf[sb->len] = '\0';
+		*--p = '-';
+	strbuf_add(sb, p, (size_t)(end - p));
 }
 
 void strbuf_puts(struct strbuf *sb, const char *s)

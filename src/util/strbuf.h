@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 struct strbuf {
 	char *buf;  /* always NUL-terminated once initialised */
@@ -26,7 +27,21 @@ void strbuf_set_sink(struct strbuf *sb, FILE *f);
 void strbuf_flush(struct strbuf *sb);
 void strbuf_fini(struct strbuf *sb);
 void strbuf_reset(struct strbuf *sb);
-void strbuf_add(struct strbuf *sb, const char *s, size_t n);
+/* Makes room for extra more bytes and the NUL (strbuf_add's slow path). */
+void strbuf_grow_slow(struct strbuf *sb, size_t extra);
+
+/* Inline: the JSON report appends tens of millions of short pieces. */
+static inline void strbuf_add(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap)
+		strbuf_grow_slow(sb, n);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+/* Appends a string literal without measuring it. */
+#define strbuf_lit(sb, lit) strbuf_add((sb), "" lit, sizeof(lit) - 1)
 void strbuf_puts(struct strbuf *sb, const char *s);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends v in decimal: what "%" PRId64 prints, without printf (the JSON

@@ -150,6 +150,27 @@ static void test_strbuf_i64(void **state)
 		assert_int_equal(sb.len, strlen(want));
 		strbuf_fini(&sb);
 	}
+	/* Digits go two at a time: every length, each side of every power
+	 * of ten, both signs, and a literal key before each. */
+	{
+		uint64_t p10 = 1;
+		int d, k;
+
+		strbuf_init(&sb);
+		for (d = 0; d < 19; d++, p10 *= 10)
+			for (k = -1; k <= 1; k++) {
+				int64_t x = (int64_t)(p10 + (uint64_t)k);
+
+				strbuf_reset(&sb);
+				strbuf_lit(&sb, ",\"k\":");
+				strbuf_add_i64(&sb, x);
+				strbuf_add_i64(&sb, -x);
+				snprintf(want, sizeof(want), ",\"k\":%" PRId64 "%" PRId64, x, -x);
+				assert_string_equal(sb.buf, want);
+				assert_int_equal(sb.len, strlen(want));
+			}
+		strbuf_fini(&sb);
+	}
 }
 
 /* Through a sink, the text comes out whole and in order however it was
