@@ -30,8 +30,7 @@ static inline int watched(const struct xt_plane *p, uint64_t id)
 /* A varint of [*pp, end), *bad set when malformed: the decoder's own, as
  * every event has four or five, and offsets in ps take 6 to 9 bytes. With
  * 8 readable bytes (up to `safe`, the end of the line, which may lie past
- * `end`) it decodes them at once: find the first byte without the
- * continuation bit, then squeeze out the 7-bit groups. */
+ * `end`) it decodes them at once (wire_varint8). */
 static inline __attribute__((always_inline)) uint64_t
 rd_varint(const uint8_t **pp, const uint8_t *end, const uint8_t *safe, int *bad)
 {
@@ -45,20 +44,14 @@ rd_varint(const uint8_t **pp, const uint8_t *end, const uint8_t *safe, int *bad)
 	}
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (safe - p >= 8) {
-		uint64_t x, stop;
+		uint64_t x;
+		unsigned len;
 
 		memcpy(&x, p, 8);
-		stop = ~x & 0x8080808080808080ull;
-		if (stop) {
-			unsigned len = (unsigned)__builtin_ctzll(stop) / 8 + 1;
-
+		x = wire_varint8(x, &len);
+		if (len) {
 			if (len > (size_t)(end - p))
 				goto bad;
-			if (len < 8)
-				x &= (1ull << (8 * len)) - 1;
-			x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-			x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-			x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
 			*pp = p + len;
 			return x;
 		}

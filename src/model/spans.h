@@ -79,8 +79,10 @@ int span_rd_next(struct span_rd *r, struct span *out);
  * lists, which the top list leaves only when another's next span starts
  * before its own (a busy line's spans come in long stretches). */
 struct span_cur;
+struct span_hk;
 struct span_merge {
-	struct span_cur *hp;
+	struct span_cur *cur; /* one per list */
+	struct span_hk *hp;   /* the lists not at their end, by current start */
 	size_t nh;
 };
 void span_merge_init(struct span_merge *m, const struct span_pack *const *packs, size_t k);

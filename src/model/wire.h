@@ -93,6 +93,26 @@ static inline uint64_t wire_varint(struct wire *w)
 	return wire_varint_slow(w);
 }
 
+/* The varint that starts x (8 bytes read little-endian from the buffer):
+ * its value, with its length in *len; 0 in *len when it runs past the 8
+ * bytes. Finds the first byte without the continuation bit, then squeezes
+ * out the 7-bit groups without a loop. */
+static inline __attribute__((always_inline)) uint64_t wire_varint8(uint64_t x, unsigned *len)
+{
+	uint64_t stop = ~x & 0x8080808080808080ull;
+
+	if (!stop) {
+		*len = 0;
+		return 0;
+	}
+	*len = (unsigned)__builtin_ctzll(stop) / 8 + 1;
+	if (*len < 8)
+		x &= (1ull << (8 * *len)) - 1;
+	x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+	x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+	return (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+}
+
 static inline uint64_t wire_fixed64(struct wire *w)
 {
 	uint64_t v = 0;
