@@ -22,6 +22,10 @@
  * bound: each piece clips what it merges to its range, starts its lines
  * where their block max ends say the range begins, and measures F_c from
  * its own start; the first piece's lengths then shift the second's.
+ *
+ * Only the classes that occur are swept (levels): with no event of class c,
+ * H_c is H_{c-1}, and keeping its runs would only repeat them. On TPU and
+ * most GPU profiles that is two levels (device compute, host) of five.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +49,24 @@ static int cat_of_class(int cls)
 	}
 }
 
+/* The classes that occur, in priority order: lv[c] is category c's level,
+ * -1 when no event has it; n levels. */
+struct bd_levels {
+	int lv[XT_CAT_COUNT];
+	int n;
+};
+
 /* One line's events, or a host's activity, in start order as (start, end,
- * category), clipped to [lo, hi). */
+ * level), clipped to [lo, hi). */
 struct bd_cursor {
 	const struct xt_line *l;
 	const struct line_part *lp;
+	const struct bd_levels *lv;
 	size_t i, n;            /* next event, events to visit */
 	int64_t base;           /* the line's start, ps */
-	int64_t maxend[XT_CAT_COUNT]; /* [c]: latest end of earlier events of priority <= c */
+	int64_t maxend[XT_CAT_COUNT]; /* [k]: latest end of earlier events of level <= k */
 	int64_t a, b;           /* the current event */
-	int cat;
+	int cat;                /* its level */
 	const struct span *work; /* a host's activity (host_acts_build): n spans */
 	int64_t lo, hi;
 };
@@ -74,15 +86,15 @@ static int line_next(struct bd_cursor *c, int64_t *pa, int64_t *pb, int *pcat)
 			continue;
 		if (lp->role == LROLE_XLA_OPS && xt_event_depth(ev) != 0)
 			continue;
-		cat = cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE);
+		cat = c->lv->lv[cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE)];
 		a = c->base + xt_event_off(c->l, i);
 		b = a + dur;
 		if (c->maxend[cat] >= b)
 			continue; /* inside an earlier event of this line */
-		/* maxend grows with c (each class's events are its
+		/* maxend grows with the level (each level's events are its
 		 * successors' too): the first that reaches b, and every one
 		 * after it, stay. */
-		for (k = cat; k < XT_CAT_COUNT && b > c->maxend[k]; k++)
+		for (k = cat; k < c->lv->n && b > c->maxend[k]; k++)
 			c->maxend[k] = b;
 		*pa = a;
 		*pb = b;
@@ -106,7 +118,7 @@ static int bd_next(struct bd_cursor *c)
 				return 0;
 			a = c->work[c->i].s;
 			b = c->work[c->i++].e;
-			cat = XT_CAT_HOST_COMPUTE;
+			cat = c->lv->lv[XT_CAT_HOST_COMPUTE];
 		} else if (!line_next(c, &a, &b, &cat)) {
 			return 0;
 		}
@@ -146,11 +158,13 @@ static void heap_down(struct bd_cursor **h, size_t n, size_t i)
 }
 
 
-/* The H_c runs being built, and F_c read at the sorted query times. */
+/* The H runs being built, one per level, and F read at the sorted query
+ * times. */
 struct bd_sweep {
 	const struct sort_kv *q; /* the step bounds: times (k), slots (v) */
 	size_t nq;
-	int64_t *f;             /* [slot * XT_CAT_COUNT + c] = F_c(t) */
+	int nlv;
+	int64_t *f;             /* [slot * XT_CAT_COUNT + level] = F(t) */
 	struct {
 		int64_t s, e;   /* the open run */
 		int open;
@@ -181,7 +195,7 @@ static void sweep_add(struct bd_sweep *sw, int64_t a, int64_t b, int cat)
 {
 	int c;
 
-	for (c = cat; c < XT_CAT_COUNT; c++) {
+	for (c = cat; c < sw->nlv; c++) {
 		if (sw->h[c].open && a <= sw->h[c].e) {
 			if (b <= sw->h[c].e)
 				break;
@@ -199,13 +213,14 @@ static void sweep_add(struct bd_sweep *sw, int64_t a, int64_t b, int cat)
 /* A cursor for line ln or, with work, for a host's n spans, clipped to
  * [lo, hi): it starts at the first span that ends after lo, or at the
  * first block of events whose max end (a running max) is after lo. */
-static void cursor_add(struct bd_cursor *c, const struct xt_line *ln, const struct span *work,
-		       size_t nw, int64_t lo, int64_t hi)
+static void cursor_add(struct bd_cursor *c, const struct bd_levels *lv, const struct xt_line *ln,
+		       const struct span *work, size_t nw, int64_t lo, int64_t hi)
 {
 	size_t b = 0, e;
 	int k;
 
 	memset(c, 0, sizeof(*c));
+	c->lv = lv;
 	c->lo = lo;
 	c->hi = hi;
 	if (work) {
@@ -246,6 +261,7 @@ static void cursor_add(struct bd_cursor *c, const struct xt_line *ln, const stru
 struct bd_piece {
 	const struct xt_trace *t;
 	const struct host_act *ha;
+	const struct bd_levels *lv;
 	int64_t lo, hi;
 	const struct sort_kv *q;
 	size_t nq;
@@ -273,7 +289,7 @@ static void piece_run(void *arg, size_t k)
 		const struct xt_host *ho = &t->hosts[h];
 
 		if (pc->ha[h].n)
-			cursor_add(&cur[n++], NULL, pc->ha[h].v, pc->ha[h].n, pc->lo, pc->hi);
+			cursor_add(&cur[n++], pc->lv, NULL, pc->ha[h].v, pc->ha[h].n, pc->lo, pc->hi);
 		for (p = 0; p < ho->nplanes; p++)
 			for (l = 0; l < ho->planes[p].nlines; l++) {
 				const struct xt_line *ln = &ho->planes[p].lines[l];
@@ -281,7 +297,7 @@ static void piece_run(void *arg, size_t k)
 
 				if (lp && ln->nev &&
 				    (lp->role == LROLE_XLA_OPS || lp->role == LROLE_STREAM))
-					cursor_add(&cur[n++], ln, NULL, 0, pc->lo, pc->hi);
+					cursor_add(&cur[n++], pc->lv, ln, NULL, 0, pc->lo, pc->hi);
 			}
 	}
 	heap = xcalloc(n ? n : 1, sizeof(*heap));
@@ -293,6 +309,7 @@ static void piece_run(void *arg, size_t k)
 	memset(&sw, 0, sizeof(sw));
 	sw.q = pc->q;
 	sw.nq = pc->nq;
+	sw.nlv = pc->lv->n;
 	sw.f = pc->f;
 	while (nh) {
 		struct bd_cursor *x = heap[0];
@@ -303,7 +320,7 @@ static void piece_run(void *arg, size_t k)
 		if (nh)
 			heap_down(heap, nh, 0);
 	}
-	for (c = 0; c < XT_CAT_COUNT; c++) {
+	for (c = 0; c < sw.nlv; c++) {
 		if (sw.h[c].open)
 			run_close(&sw, c);
 		for (i = sw.h[c].next; i < sw.nq; i++)
@@ -314,13 +331,64 @@ static void piece_run(void *arg, size_t k)
 	free(cur);
 }
 
+/* Whether a line's classes are all device compute, else which of
+ * categories occur (any event of the line, a superset of what it sweeps:
+ * a level too many costs time, never a number). */
+static unsigned line_cats(const struct line_part *lp, size_t n)
+{
+	uint8_t any = 0, seen[256] = { 0 };
+	unsigned m = 0;
+	size_t i;
+	int v;
+
+	if (!lp->cls)
+		return 1u << XT_CAT_DEVICE_COMPUTE;
+	for (i = 0; i < n; i++) /* EVC_COMPUTE is 0: vectorised */
+		any |= lp->cls[i];
+	if (!any)
+		return 1u << XT_CAT_DEVICE_COMPUTE;
+	for (i = 0; i < n; i++)
+		seen[lp->cls[i]] = 1;
+	for (v = 0; v < 256; v++)
+		if (seen[v])
+			m |= 1u << cat_of_class(v);
+	return m;
+}
+
+static void levels_find(struct bd_levels *lv, const struct xt_trace *t, const struct host_act *ha)
+{
+	unsigned m = 0;
+	size_t h, p, l;
+	int c;
+
+	for (h = 0; h < t->nhosts; h++) {
+		const struct xt_host *ho = &t->hosts[h];
+
+		if (ha[h].n)
+			m |= 1u << XT_CAT_HOST_COMPUTE;
+		for (p = 0; p < ho->nplanes; p++)
+			for (l = 0; l < ho->planes[p].nlines; l++) {
+				const struct xt_line *ln = &ho->planes[p].lines[l];
+				const struct line_part *lp = ln->hook_data;
+
+				if (lp && ln->nev &&
+				    (lp->role == LROLE_XLA_OPS || lp->role == LROLE_STREAM))
+					m |= line_cats(lp, ln->nev);
+			}
+	}
+	lv->n = 0;
+	for (c = 0; c < XT_CAT_COUNT; c++)
+		lv->lv[c] = (m >> c) & 1 ? lv->n++ : -1;
+}
+
 void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha)
 {
+	struct bd_levels lv;
 	struct bd_piece pc[2];
 	struct sort_kv *q;
 	int64_t *f;
 	size_t i, nq = 2 * a->nsteps, half;
-	int c;
+	int c, k;
 
 	if (!a->nsteps)
 		return;
@@ -336,11 +404,12 @@ void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct hos
 	/* The split: the first query at the median bound's time. */
 	for (half = nq / 2; half > 0 && q[half - 1].k == q[half].k; half--)
 		;
-	pc[0] = (struct bd_piece){ t, ha, INT64_MIN, q[half].k, q, half, f, { 0 } };
-	pc[1] = (struct bd_piece){ t, ha, q[half].k, INT64_MAX, q + half, nq - half, f, { 0 } };
+	levels_find(&lv, t, ha);
+	pc[0] = (struct bd_piece){ t, ha, &lv, INT64_MIN, q[half].k, q, half, f, { 0 } };
+	pc[1] = (struct bd_piece){ t, ha, &lv, q[half].k, INT64_MAX, q + half, nq - half, f, { 0 } };
 	par_for(2, 2, piece_run, pc);
 	for (i = half; i < nq; i++)
-		for (c = 0; c < XT_CAT_COUNT; c++)
+		for (c = 0; c < lv.n; c++)
 			f[q[i].v * XT_CAT_COUNT + c] += pc[0].len[c];
 	for (i = 0; i < a->nsteps; i++) {
 		struct xt_step_row *st = &a->steps[i];
@@ -352,9 +421,14 @@ void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct hos
 			st->idle_ps = st->duration_ps;
 			continue;
 		}
-		for (c = 0; c < XT_CAT_COUNT; c++) {
-			int64_t in = f1[c] - f0[c];
+		for (c = 0, k = -1; c < XT_CAT_COUNT; c++) {
+			/* A class that never occurs adds nothing to the union
+			 * of the ones before it. */
+			int64_t in;
 
+			if (lv.lv[c] >= 0)
+				k = lv.lv[c];
+			in = k >= 0 ? f1[k] - f0[k] : 0;
 			st->cat_ps[c] = in - prev;
 			prev = in;
 		}

@@ -286,6 +286,45 @@ static void test_breakdown_split(void **state)
 	assert_step(&a->steps[2], 3, 200, 100, 54, 0, 20, 0, 16, 10);
 }
 
+/* Only the classes that occur are swept: here collectives and host work,
+ * no device compute, so the first class has no level of its own and the
+ * ones between share the collectives' union. */
+static void test_breakdown_levels(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *th = tu_line_add(h, 1, "worker", 0);
+	tu_plane *d0 = tu_plane_add(s, 2, "/device:TPU:0");
+	tu_line *ops0 = tu_line_add(d0, 1, "XLA Ops", 0);
+	tu_line *st = tu_line_add(d0, 2, "Steps", 0);
+	struct xt_analysis *a;
+	tu_event *e;
+	int i;
+
+	(void)state;
+	xla_op(d0, 2, "all-reduce.2", NULL, 1, "all-reduce");
+	/* all-reduce.2 [0,40) and [150,160); host work [20,70) and [155,170). */
+	tu_event_add(ops0, 2, 0, 40);
+	tu_event_add(ops0, 2, 150, 10);
+	tu_ev(h, th, "a", 20, 50);
+	tu_ev(h, th, "b", 155, 15);
+	for (i = 0; i < 3; i++) {
+		char id[8];
+
+		snprintf(id, sizeof(id), "%d", i + 1);
+		e = tu_ev(d0, st, id, 100 * i, 100);
+		TU_SI(d0, e, "group_id", i + 1);
+	}
+	a = tu_load_space(s, NULL);
+	assert_int_equal(a->nsteps, 3);
+	/* [0,100): collectives 40, host [40,70) = 30, idle 30. */
+	assert_step(&a->steps[0], 1, 0, 100, 0, 0, 40, 0, 30, 30);
+	/* [100,200): collectives 10, host [160,170) = 10, idle 80. */
+	assert_step(&a->steps[1], 2, 100, 100, 0, 0, 10, 0, 10, 80);
+	/* [200,300): nothing. */
+	assert_step(&a->steps[2], 3, 200, 100, 0, 0, 0, 0, 0, 100);
+}
+
 /* ---- GPU devices ---- */
 
 #define KD_CUDA                                                                  \
@@ -1238,6 +1277,7 @@ int main(void)
 		TU_TEST(test_xla_program_and_category_fallbacks),
 		TU_TEST(test_xla_partial_overlap_breakdown),
 		TU_TEST(test_breakdown_split),
+		TU_TEST(test_breakdown_levels),
 		TU_TEST(test_gpu_kernel_many_ops),
 		TU_TEST(test_gpu_streams),
 		TU_TEST(test_gpu_tf_ops_and_plain_kernels),
