@@ -368,23 +368,37 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 		}
 	hmap_init(&idx);
 	for (d = 0; d < ndev; d++) {
+		/* Modules seen lately, by where their name is, tried first: a
+		 * device runs a few modules in turn, and a run's name points
+		 * into its metadata, the same bytes each time (no hashing). */
+		struct {
+			const char *p;
+			size_t n, k;
+		} seen[16] = { { NULL, 0, 0 } };
+
 		for (i = 0; i < nruns[d]; i++) {
 			struct bytes_ref m = runs[d][i].module;
+			size_t c = ((uintptr_t)m.p >> 3 ^ (uintptr_t)m.p >> 7) & 15;
 			struct mod_stat *x;
 			uint32_t *v;
 			int ins;
 
 			if (!m.n)
 				continue;
-			v = hmap_get(&idx, m.p, m.n, (uint32_t)nmod, &ins);
-			if (ins) {
-				if (nmod == capmod) {
-					capmod = capmod ? 2 * capmod : 16;
-					ms = xreallocarray(ms, capmod, sizeof(*ms));
+			if (m.p != seen[c].p || m.n != seen[c].n) {
+				v = hmap_get(&idx, m.p, m.n, (uint32_t)nmod, &ins);
+				if (ins) {
+					if (nmod == capmod) {
+						capmod = capmod ? 2 * capmod : 16;
+						ms = xreallocarray(ms, capmod, sizeof(*ms));
+					}
+					ms[nmod++] = (struct mod_stat){ 0, 0, 0, d, m };
 				}
-				ms[nmod++] = (struct mod_stat){ 0, 0, 0, d, m };
+				seen[c].p = m.p;
+				seen[c].n = m.n;
+				seen[c].k = *v;
 			}
-			x = &ms[*v];
+			x = &ms[seen[c].k];
 			if (x->dev != d) {
 				x->dev = d;
 				x->count = 0;
