@@ -106,23 +106,10 @@ struct dec_ev {
 	uint8_t key[4 + XT_KEY_MAX]; /* the metadata index (dec_range's), then kn bytes */
 };
 
-/* Stat sb (sn bytes, sn its one-byte length) into the event's key (the
- * plane's key_ids): read beside the skip, off the decoder's path. */
-static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t sn,
-			   const uint8_t *safe, struct dec_ev *d)
+/* A key stat (k, from the plane's key_ids) into the event's key. */
+static void dec_key_take(const uint8_t *sb, uint64_t sn, const uint8_t *safe, struct dec_ev *d,
+			 unsigned k, const uint8_t *v)
 {
-	const uint8_t *v;
-	unsigned k, id;
-
-	if (d->kn < 0)
-		return;
-	/* metadata_id first, in one or two bytes (TF planes number their
-	 * stats past 127). */
-	if (sn >= 0x80 || wire_stat_head(sb, sn, &id, &v) < 0) {
-		d->kn = -1; /* framed otherwise: the sink decodes it */
-		return;
-	}
-	k = p->key_ids[id];
 	if (k == XT_KEY_STAT) {
 		uint8_t *o = d->key + 4 + d->kn;
 
@@ -148,6 +135,30 @@ static inline void dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t
 		if (wire_stat_int(v, sb + sn, &d->corr) < 0)
 			d->kn = -1;
 	}
+}
+
+/* Stat sb (sn bytes, sn its one-byte length) into the event's key (the
+ * plane's key_ids): read beside the skip, off the decoder's path. Inlined
+ * by force up to the table lookup: a GPU kernel carries a dozen stats, of
+ * which a few are keys. */
+static inline __attribute__((always_inline)) void
+dec_key(const struct xt_plane *p, const uint8_t *sb, uint64_t sn, const uint8_t *safe,
+	struct dec_ev *d)
+{
+	const uint8_t *v;
+	unsigned k, id;
+
+	if (d->kn < 0)
+		return;
+	/* metadata_id first, in one or two bytes (TF planes number their
+	 * stats past 127). */
+	if (sn >= 0x80 || wire_stat_head(sb, sn, &id, &v) < 0) {
+		d->kn = -1; /* framed otherwise: the sink decodes it */
+		return;
+	}
+	k = p->key_ids[id];
+	if (k)
+		dec_key_take(sb, sn, safe, d, k, v);
 }
 
 /* One stat of an event, its length prefix at q (past the tag); returns
