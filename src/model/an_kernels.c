@@ -195,40 +195,101 @@ void kernels_join(struct line_part *lp, const struct line_part *src)
 	}
 }
 
+/* The memo slot of (gen, op): its entry, or the empty slot where it goes
+ * (linear probing; the table is at most half full). */
+static struct kern_memo *kmemo_slot(const struct line_part *lp, uint32_t gen, struct bytes_ref op)
+{
+	uint64_t h = ((uint64_t)gen << 40 ^ (uint64_t)(uintptr_t)op.p ^ (uint64_t)op.n << 20) *
+		     UINT64_C(0x9e3779b97f4a7c15);
+	size_t i = (size_t)(h >> 32) & lp->kmemo_mask;
+
+	for (;; i = (i + 1) & lp->kmemo_mask) {
+		struct kern_memo *m = &lp->kmemo[i];
+
+		if (!m->gen || (m->gen == gen && m->op_p == op.p && m->op_n == op.n))
+			return m;
+	}
+}
+
+static void kmemo_grow(struct line_part *lp)
+{
+	struct kern_memo *old = lp->kmemo;
+	size_t n = lp->kmemo_mask + 1, i;
+
+	lp->kmemo_mask = 2 * n - 1;
+	lp->kmemo = xcalloc(2 * n, sizeof(*lp->kmemo));
+	for (i = 0; i < n; i++)
+		if (old[i].gen)
+			*kmemo_slot(lp, old[i].gen, bref(old[i].op_p, old[i].op_n)) = old[i];
+	free(old);
+}
+
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
 		   int64_t dur, struct bytes_ref op, struct bytes_ref details)
 {
-	struct kern_acc k = { 0 };
+	struct kern_acc k;
 	uint32_t mi = xt_event_meta_index(ev);
-	struct kd_cache *c;
+	struct kd_cache *set, *c;
+	struct kern_memo *memo;
+	int w;
 	uint32_t *v;
 	int ins;
 
-	/* Launches of one kernel repeat the same details text: parse once per
-	 * kernel metadata unless the text changes. */
-	if (!lp->kd)
-		lp->kd = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->kd));
-	c = &lp->kd[mi];
-	if (!(c->p && c->n == details.n &&
-	      (c->p == details.p || !memcmp(c->p, details.p, details.n)))) {
+	/* Launches of one kernel repeat a few details texts (one per launch
+	 * shape): each is parsed once while it recurs. */
+	if (!lp->kd) {
+		lp->kd = xcalloc((p->nemeta ? p->nemeta : 1) * (size_t)KD_WAYS, sizeof(*lp->kd));
+		lp->kmemo_mask = 255;
+		lp->kmemo_n = 0;
+		lp->kmemo = xcalloc(lp->kmemo_mask + 1, sizeof(*lp->kmemo));
+	}
+	set = &lp->kd[(size_t)mi * KD_WAYS];
+	for (w = 0, c = NULL; w < KD_WAYS && set[w].p; w++)
+		if (set[w].n == details.n &&
+		    (set[w].p == details.p || !memcmp(set[w].p, details.p, details.n))) {
+			if (w) {
+				/* To the front: the next launch likely has it
+				 * too (memos follow its gen, not its way). */
+				struct kd_cache x = set[w];
+
+				memmove(set + 1, set, (size_t)w * sizeof(*set));
+				set[0] = x;
+			}
+			c = &set[0];
+			break;
+		}
+	if (!c) {
+		if (lp->kd_gen == UINT32_MAX) {
+			/* Parse numbers run out: every memo and parse is
+			 * forgotten, so none may claim a number again. */
+			memset(lp->kd, 0,
+			       (p->nemeta ? p->nemeta : 1) * (size_t)KD_WAYS * sizeof(*lp->kd));
+			memset(lp->kmemo, 0, (lp->kmemo_mask + 1) * sizeof(*lp->kmemo));
+			lp->kmemo_n = 0;
+			lp->kd_gen = 0;
+		}
+		/* A free way, else the oldest parse. */
+		for (w = 0, c = &set[0]; w < KD_WAYS; w++) {
+			if (!set[w].p) {
+				c = &set[w];
+				break;
+			}
+			if (set[w].gen < c->gen)
+				c = &set[w];
+		}
 		kernel_details_parse(details.p, details.n, c->grid, c->block, &c->regs,
 				     &c->shared, &c->occ);
 		c->p = details.p;
 		c->n = details.n;
-		c->row[0] = c->row[1] = 0;
-	} else {
-		/* Same kernel, same launch shape, same op: same row. Two are
-		 * remembered: one kernel often serves two ops in turn (an NCCL
-		 * kernel for two all-reduces). */
-		int w;
-
-		for (w = 0; w < 2; w++)
-			if (c->row[w] && c->op_n[w] == op.n &&
-			    (c->op_p[w] == op.p || !memcmp(c->op_p[w], op.p, op.n))) {
-				kernel_row_add(&lp->kerns[c->row[w] - 1], dur);
-				return;
-			}
+		c->gen = ++lp->kd_gen;
 	}
+	/* Same parse (kernel and launch shape), same op: same row. */
+	memo = kmemo_slot(lp, c->gen, op);
+	if (memo->gen) {
+		kernel_row_add(&lp->kerns[memo->row], dur);
+		return;
+	}
+	memset(&k, 0, sizeof(k));
 	memcpy(k.grid, c->grid, sizeof(k.grid));
 	memcpy(k.block, c->block, sizeof(k.block));
 	k.regs = c->regs;
@@ -243,12 +304,9 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 		lp->kerns[*v] = k;
 	}
 	kernel_row_add(&lp->kerns[*v], dur);
-	c->row[1] = c->row[0];
-	c->op_p[1] = c->op_p[0];
-	c->op_n[1] = c->op_n[0];
-	c->row[0] = *v + 1;
-	c->op_p[0] = op.p;
-	c->op_n[0] = op.n;
+	*memo = (struct kern_memo){ c->gen, *v, op.p, op.n };
+	if (++lp->kmemo_n * 2 > lp->kmemo_mask)
+		kmemo_grow(lp);
 }
 
 static int kernel_row_cmp(const void *x, const void *y)

@@ -182,6 +182,7 @@ void line_part_free(struct line_part *lp)
 		free(lp->meta_ks[i]);
 	free(lp->meta_ks);
 	free(lp->kd);
+	free(lp->kmemo);
 	free(lp->cls);
 	free(lp->ops);
 	free(lp->slot_of_meta);

@@ -200,15 +200,24 @@ struct kern_acc {
 	int64_t total_ps, min_ps, max_ps;
 };
 
+#define KD_WAYS 4 /* texts remembered per kernel: launch shapes in turn */
 struct kd_cache {
 	const char *p;          /* the text parsed (NULL: none yet) */
 	size_t n;
 	uint32_t grid[3], block[3];
 	int64_t regs, shared;
 	double occ;
-	uint32_t row[2];        /* kerns index + 1 of the last two rows (0: none) */
-	const char *op_p[2];    /* their op names */
-	size_t op_n[2];
+	uint32_t gen;           /* which parse of the line's (kern_memo) */
+};
+
+/* A launch's kernel row by where its op's name is (the op row's, fixed
+ * for the line) and its kd_cache parse: a kernel may serve dozens of ops
+ * in turn (TF's Eigen kernels), each a long key to hash. */
+struct kern_memo {
+	uint32_t gen;           /* the kd_cache parse it belongs to; 0: empty */
+	uint32_t row;           /* kerns index */
+	const char *op_p;
+	size_t op_n;
 };
 
 struct line_part {
@@ -221,7 +230,10 @@ struct line_part {
 	uint8_t *cls;           /* per event: enum ev_class (op lines) */
 	struct xt_known_stats **meta_ks; /* stream lines: metadata stats, lazily */
 	size_t nmeta_ks;
-	struct kd_cache *kd;    /* kernels: parsed kernel_details per metadata */
+	struct kd_cache *kd;    /* kernels: parsed kernel_details, KD_WAYS per metadata */
+	struct kern_memo *kmemo; /* open addressing, kmemo_mask + 1 slots, made with kd */
+	size_t kmemo_mask, kmemo_n;
+	uint32_t kd_gen;        /* kd_cache parses so far */
 	uint64_t op_events;
 	int64_t self_sum_ps;    /* XLA: sum of self times (device busy) */
 	/* steps */

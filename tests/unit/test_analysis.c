@@ -604,6 +604,44 @@ static void test_kernel_rows_grouping_key(void **state)
 	assert_int_equal(a->kernels[1].grid[0], 4);
 }
 
+/* One kernel serving seven ops in turn, with three launch shapes in turn,
+ * then three others (more than the parses a line keeps per kernel), then
+ * the first three again: every (shape, op) pair is its own row with all
+ * its launches, as a fresh lookup of each launch would give. */
+static void test_kernel_rows_rotation(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *l = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
+	struct xt_analysis *a;
+	char op[16], kd[96];
+	int i, n[6][7] = { { 0 } }, rows = 0, r;
+	int64_t t[6][7] = { { 0 } };
+
+	(void)state;
+	for (i = 0; i < 420; i++) {
+		int sh = (i / 7) % 3 + (i >= 140 && i < 280 ? 3 : 0), o = i % 7;
+		int64_t dur = 1 + i % 11;
+
+		snprintf(op, sizeof(op), "fusion.%d", o);
+		snprintf(kd, sizeof(kd), "regs:8 grid:%d,1,1 block:64,1,1 occ_pct:50", sh + 1);
+		kernel(g, l, "k", 20 * i, dur, op, i, kd);
+		rows += !n[sh][o]++;
+		t[sh][o] += dur;
+	}
+	a = tu_load_space(s, NULL);
+	assert_int_equal(rows, 42);
+	assert_int_equal(a->nkernels, 42);
+	for (r = 0; r < (int)a->nkernels; r++) {
+		const struct xt_kernel_row *kr = &a->kernels[r];
+		int sh = (int)kr->grid[0] - 1, o = atoi(kr->op + strlen("fusion."));
+
+		assert_true(sh >= 0 && sh < 6 && o >= 0 && o < 7);
+		assert_int_equal(kr->occurrences, n[sh][o]);
+		assert_int_equal(kr->total_ps, t[sh][o]);
+	}
+}
+
 /* BUG (reported): C2 — an event's own stats are looked up by their first
  * match in file order; stat_collect keeps the last one. */
 static void test_event_stat_first_match(void **state)
@@ -1283,6 +1321,7 @@ int main(void)
 		TU_TEST(test_gpu_tf_ops_and_plain_kernels),
 		TU_TEST(test_gpu_merged_occurrence_flops),
 		TU_TEST(test_kernel_rows_grouping_key),
+		TU_TEST(test_kernel_rows_rotation),
 		TU_TEST(test_event_stat_first_match),
 		TU_TEST(test_collective_by_sendrecv_category),
 		TU_TEST(test_kernel_details_parse),
