@@ -67,7 +67,7 @@ struct bd_cursor {
 	int64_t maxend[XT_CAT_COUNT]; /* [k]: latest end of earlier events of level <= k */
 	int64_t a, b;           /* the current event */
 	int cat;                /* its level */
-	const struct span *work; /* a host's activity (host_acts_build): n spans */
+	const struct span *work; /* a host's activity (host_acts_done): n spans */
 	int64_t lo, hi;
 };
 

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/parfor.h"
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
@@ -70,14 +69,12 @@ static void line_extent(const struct xt_line *l, int64_t *first, int64_t *last)
 		*last = base + l->blk_maxend[nblk - 1];
 }
 
-static void gpu_busy_job(void *arg, size_t i)
+void gpu_busy_run(struct gpu_busy_set *gs, size_t i)
 {
-	struct gpu_busy_set *gs = arg;
-
 	gs->jobs[i].busy = union_busy(gs->jobs[i].p, &gs->jobs[i].first, &gs->jobs[i].last);
 }
 
-void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t)
+size_t gpu_busy_plan(struct gpu_busy_set *gs, struct xt_trace *t)
 {
 	size_t h, p;
 
@@ -95,7 +92,7 @@ void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t)
 			g = &gs->jobs[gs->n++];
 			g->p = pl;
 		}
-	par_for(gs->n, 2, gpu_busy_job, gs);
+	return gs->n;
 }
 
 static int64_t gpu_busy_take(const struct gpu_busy_set *gs, const struct xt_plane *p,

@@ -9,7 +9,7 @@
  * Each host line's work and compilations are unions built while the line
  * loads (overview_line_host, on its decoding thread). At the end, in
  * analysis_finish(), while the line roles and per-event classes of the op
- * pass are still there: host_acts_build() merges a host's line unions into
+ * pass are still there: host_acts_run() merges a host's line unions into
  * one (a heap of lines, in two halves at once), which the step breakdown
  * reads too; overview_devices() walks each device's busy spans in start
  * order (on a GPU the union of its streams' busy lists, built while the
@@ -171,8 +171,14 @@ void overview_take_work(struct line_part *lp, const struct xt_line *l, const str
 void overview_line_device(struct line_part *lp, const struct xt_line *l)
 {
 	int64_t base = l->timestamp_ns * 1000, first = INT64_MAX, last = INT64_MIN;
+	int64_t small_ps = 0;
+	uint64_t kernels = 0, small = 0;
+	struct span_pack busy;
 	size_t i;
 
+	/* Counted apart and stored at the end: on a long stream this runs
+	 * beside the op pass's last steps, which write lp's other fields. */
+	memset(&busy, 0, sizeof(busy));
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		int64_t s, d;
@@ -190,33 +196,31 @@ void overview_line_device(struct line_part *lp, const struct xt_line *l)
 			continue;
 		cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
 		if (cls == EVC_COMPUTE || cls == EVC_COLLECTIVE) {
-			lp->kernels++;
+			kernels++;
 			if (d < SMALL_KERNEL_PS) {
-				lp->small_kernels++;
-				lp->small_kernel_ps += d;
+				small++;
+				small_ps += d;
 			}
 		}
-		span_pack_add(&lp->busy, s, s + d);
+		span_pack_add(&busy, s, s + d);
 	}
-	span_pack_done(&lp->busy);
+	span_pack_done(&busy);
+	span_pack_free(&lp->busy);
+	lp->busy = busy;
+	lp->kernels += kernels;
+	lp->small_kernels += small;
+	lp->small_kernel_ps += small_ps;
 	lp->dev_first = first;
 	lp->dev_last = last;
 }
 
-/* Half of a host's work lists, unioned by one thread of host_acts_build. */
+/* Half of a host's work lists, unioned by one job (host_acts_run). */
 struct act_half {
 	const struct span_pack **lists;
 	size_t nl, spans;
 	struct span *v;
 	size_t n;
 };
-
-static void act_half_run(void *arg, size_t i)
-{
-	struct act_half *hf = &((struct act_half *)arg)[i];
-
-	hf->n = spans_union_packs(hf->lists, hf->nl, &hf->v);
-}
 
 /* A host's compilations, and its work lists dealt into two halves of about
  * as many spans each. */
@@ -256,17 +260,40 @@ static void host_lists(struct host_act *ha, const struct xt_host *h, struct act_
 	free(tmp);
 }
 
-struct host_act *host_acts_build(const struct xt_trace *t)
+struct host_acts_plan {
+	const struct xt_trace *t;
+	struct host_act *ha;
+	struct act_half *half; /* two per host */
+};
+
+struct host_acts_plan *host_acts_plan(const struct xt_trace *t, size_t *njobs)
 {
 	size_t nh = t->nhosts, h;
-	struct host_act *ha = xcalloc(nh ? nh : 1, sizeof(*ha));
-	struct act_half *half = xcalloc(2 * (nh ? nh : 1), sizeof(*half));
+	struct host_acts_plan *hp = xmalloc(sizeof(*hp));
 
+	hp->t = t;
+	hp->ha = xcalloc(nh ? nh : 1, sizeof(*hp->ha));
+	hp->half = xcalloc(2 * (nh ? nh : 1), sizeof(*hp->half));
 	for (h = 0; h < nh; h++)
-		host_lists(&ha[h], &t->hosts[h], &half[2 * h]);
-	par_for(2 * nh, 2, act_half_run, half);
-	for (h = 0; h < nh; h++) {
-		struct act_half *a = &half[2 * h], *b = a + 1;
+		host_lists(&hp->ha[h], &t->hosts[h], &hp->half[2 * h]);
+	*njobs = 2 * nh;
+	return hp;
+}
+
+void host_acts_run(struct host_acts_plan *hp, size_t i)
+{
+	struct act_half *hf = &hp->half[i];
+
+	hf->n = spans_union_packs(hf->lists, hf->nl, &hf->v);
+}
+
+struct host_act *host_acts_done(struct host_acts_plan *hp)
+{
+	struct host_act *ha = hp->ha;
+	size_t h;
+
+	for (h = 0; h < hp->t->nhosts; h++) {
+		struct act_half *a = &hp->half[2 * h], *b = a + 1;
 
 		ha[h].v = xmalloc((a->n + b->n ? a->n + b->n : 1) * sizeof(struct span));
 		ha[h].n = spans_union2(a->v, a->n, b->v, b->n, ha[h].v);
@@ -275,7 +302,8 @@ struct host_act *host_acts_build(const struct xt_trace *t)
 		free(a->lists);
 		free(b->lists);
 	}
-	free(half);
+	free(hp->half);
+	free(hp);
 	return ha;
 }
 

@@ -700,12 +700,42 @@ static void piece_job(void *arg, size_t i)
 	stream_piece(&((struct stream_pass *)arg)[i]);
 }
 
+/* A long line's last steps, two at once: the pieces made one and the
+ * second walked in order (they write the op tables), and the busy time
+ * (overview_line_device: it reads the events and their classes, all set
+ * by the pieces, and writes only its own fields of lp). */
+struct stream_tail {
+	struct line_part *lp;
+	struct stream_pass *sp;
+	const struct xt_plane *p;
+	const struct xt_line *l;
+	const uint32_t *rec;
+	size_t cut;
+};
+
+static void tail_job(void *arg, size_t i)
+{
+	struct stream_tail *t = arg;
+	uint32_t *map;
+
+	if (i) {
+		overview_line_device(t->lp, t->l);
+		return;
+	}
+	map = stream_join(t->lp, t->sp[1].lp);
+	t->sp[1].lp->cls = NULL;
+	line_part_free(t->sp[1].lp);
+	stream_ordered(t->lp, t->p, t->l, &t->sp[0].ord, t->rec, t->cut, map, t->sp[1].ex,
+		       t->sp[1].nex);
+	free(map);
+}
+
 void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		     const struct xt_line *l, const struct xt_sunk *sunk)
 {
 	size_t cut = stream_cut(h, p, l), np = cut ? 2 : 1, k;
 	struct stream_pass sp[2];
-	uint32_t *rec = NULL, *map = NULL;
+	uint32_t *rec = NULL;
 
 	if (np == 2) {
 		/* The second piece's events, from the cut on (aggregated ones
@@ -730,14 +760,13 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	}
 	if (np == 1) {
 		stream_piece(&sp[0]);
+		overview_line_device(lp, l);
 	} else {
+		struct stream_tail t = { lp, sp, p, l, rec, cut };
+
 		par_for(2, 2, piece_job, sp);
-		map = stream_join(lp, sp[1].lp);
-		sp[1].lp->cls = NULL;
-		line_part_free(sp[1].lp);
-		stream_ordered(lp, p, l, &sp[0].ord, rec, cut, map, sp[1].ex, sp[1].nex);
+		par_for(2, 2, tail_job, &t);
 	}
-	free(map);
 	free(rec);
 	free(sp[0].ex);
 	free(sp[1].ex);

@@ -511,8 +511,7 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 		ops_line_xla(lp, h, p, l);
 		break;
 	case LROLE_STREAM:
-		ops_line_stream(lp, h, p, l, sunk);
-		overview_line_device(lp, l);
+		ops_line_stream(lp, h, p, l, sunk); /* and overview_line_device */
 		break;
 	case LROLE_STEPS:
 		steps_line_markers(lp, h, p, l);
@@ -735,6 +734,23 @@ static void *steps_thread(void *arg)
 	return NULL;
 }
 
+/* The unions analysis_finish needs first: host activity, then GPU busy. */
+struct prep_jobs {
+	struct host_acts_plan *hp;
+	size_t nhost;
+	struct gpu_busy_set *gs;
+};
+
+static void prep_job(void *arg, size_t i)
+{
+	struct prep_jobs *pj = arg;
+
+	if (i < pj->nhost)
+		host_acts_run(pj->hp, i);
+	else
+		gpu_busy_run(pj->gs, i - pj->nhost);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -751,6 +767,7 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	double t0 = timing ? now_s() : 0, t1, t2, t3, t4;
 
 	struct host_act *ha;
+	struct prep_jobs pj;
 	struct steps_job sj;
 	struct gpu_busy_set gs;
 	pthread_t tid;
@@ -762,8 +779,13 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	/* GPU busy unions and host activity first (two at a time), then the
 	 * step breakdown, which reads only them and the trace and writes only
 	 * a->steps, runs beside the other merges (which share a->arena). */
-	gpu_busy_all(&gs, t);
-	ha = host_acts_build(t);
+	/* The hosts' activity and the GPUs' busy unions: one list of jobs
+	 * (the hosts' halves first, often the largest), so that a profile of
+	 * one GPU and one busy host line unions both at once. */
+	pj.hp = host_acts_plan(t, &pj.nhost);
+	pj.gs = &gs;
+	par_for(pj.nhost + gpu_busy_plan(&gs, t), 2, prep_job, &pj);
+	ha = host_acts_done(pj.hp);
 	sj.a = a;
 	sj.t = t;
 	sj.ha = ha;

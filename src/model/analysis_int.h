@@ -332,8 +332,9 @@ struct line_part *line_part_alone(enum line_role role);
 void line_part_free(struct line_part *lp);
 
 /* GPU busy time (a union over streams) is the costly part of the device
- * rows: it is computed for all GPU planes up front, two planes at a time,
- * and devices_build() then takes the results in order. */
+ * rows: it is computed for all GPU planes up front, a job per plane beside
+ * the host activity's (analysis_finish), and devices_build() then takes the
+ * results in order. */
 struct gpu_busy {
 	const struct xt_plane *p;
 	int64_t busy, first, last;
@@ -345,7 +346,10 @@ struct gpu_busy_set {
 };
 
 /* an_devices.c */
-void gpu_busy_all(struct gpu_busy_set *gs, struct xt_trace *t);
+/* The GPU planes of t, a job each; returns how many. */
+size_t gpu_busy_plan(struct gpu_busy_set *gs, struct xt_trace *t);
+/* Job i (any two at once). */
+void gpu_busy_run(struct gpu_busy_set *gs, size_t i);
 void gpu_busy_free(struct gpu_busy_set *gs);
 /* A GPU plane's stream lines' busy lists (overview_line_device), n of
  * them, in an array the caller frees; *first and *last (when not NULL)
@@ -546,7 +550,7 @@ void steps_marker_event(struct host_part *hp, const struct xt_sink_ev *e);
 /* The markers of the sink's parts become the line's. */
 void steps_take_markers(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk);
 /* an_breakdown.c: fills every step's cat_ps and idle_ps; ha from
- * host_acts_build (its hosts' work is host compute). */
+ * host_acts_done (its hosts' work is host compute). */
 void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha);
 /* an_memory.c */
 /* Everything a memory event says (decoded in full only where needed). */
@@ -599,10 +603,15 @@ struct host_act {
 	int64_t compile_ps;
 	uint64_t compiles;
 };
-/* One per host of t, from the lines' unions (after the load). */
-struct host_act *host_acts_build(const struct xt_trace *t);
+/* One per host of t, from the lines' unions (after the load), built by
+ * jobs of their own: host_acts_plan() says how many, host_acts_run() runs
+ * one (any two at once), host_acts_done() joins them. */
+struct host_acts_plan;
+struct host_acts_plan *host_acts_plan(const struct xt_trace *t, size_t *njobs);
+void host_acts_run(struct host_acts_plan *hp, size_t i);
+struct host_act *host_acts_done(struct host_acts_plan *hp);
 void host_acts_free(struct host_act *ha, size_t n);
-/* Before overview_build; ha from host_acts_build. */
+/* Before overview_build; ha from host_acts_done. */
 void overview_devices(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha);
 void overview_build(struct xt_analysis *a);
 /* While loading, after steps_line_markers: a host line's work and
