@@ -258,8 +258,16 @@ static void cursor_add(struct bd_cursor *c, const struct bd_levels *lv, const st
 
 /* A piece of time [lo, hi) swept on its own: F_c at its queries, measured
  * from lo, into the shared f (slots of its own), and |H_c n [lo, hi)|. */
+/* What the sweep merges, in a fixed order: per host its activity (ln NULL;
+ * when it has any) and its lines of device events. */
+struct bd_src {
+	const struct xt_line *ln;
+	size_t host;
+};
+
 struct bd_piece {
-	const struct xt_trace *t;
+	const struct bd_src *src;
+	size_t nsrc;
 	const struct host_act *ha;
 	const struct bd_levels *lv;
 	int64_t lo, hi;
@@ -272,33 +280,20 @@ struct bd_piece {
 static void piece_run(void *arg, size_t k)
 {
 	struct bd_piece *pc = &((struct bd_piece *)arg)[k];
-	const struct xt_trace *t = pc->t;
 	struct bd_cursor *cur, **heap;
 	struct bd_sweep sw;
-	size_t h, p, l, i, n = 0, nl = 0, nh = 0;
+	size_t i, n = pc->nsrc, nh = 0;
 	int c;
 
-	for (h = 0; h < t->nhosts; h++) {
-		const struct xt_host *ho = &t->hosts[h];
+	cur = xcalloc(n ? n : 1, sizeof(*cur));
+	for (i = 0; i < n; i++) {
+		const struct bd_src *sr = &pc->src[i];
 
-		for (p = 0; p < ho->nplanes; p++)
-			nl += ho->planes[p].nlines;
-	}
-	cur = xcalloc(nl + t->nhosts + 1, sizeof(*cur));
-	for (h = 0; h < t->nhosts; h++) {
-		const struct xt_host *ho = &t->hosts[h];
-
-		if (pc->ha[h].n)
-			cursor_add(&cur[n++], pc->lv, NULL, pc->ha[h].v, pc->ha[h].n, pc->lo, pc->hi);
-		for (p = 0; p < ho->nplanes; p++)
-			for (l = 0; l < ho->planes[p].nlines; l++) {
-				const struct xt_line *ln = &ho->planes[p].lines[l];
-				const struct line_part *lp = ln->hook_data;
-
-				if (lp && ln->nev &&
-				    (lp->role == LROLE_XLA_OPS || lp->role == LROLE_STREAM))
-					cursor_add(&cur[n++], pc->lv, ln, NULL, 0, pc->lo, pc->hi);
-			}
+		if (sr->ln)
+			cursor_add(&cur[i], pc->lv, sr->ln, NULL, 0, pc->lo, pc->hi);
+		else
+			cursor_add(&cur[i], pc->lv, NULL, pc->ha[sr->host].v, pc->ha[sr->host].n,
+				   pc->lo, pc->hi);
 	}
 	heap = xcalloc(n ? n : 1, sizeof(*heap));
 	for (i = 0; i < n; i++)
@@ -355,17 +350,27 @@ static unsigned line_cats(const struct line_part *lp, size_t n)
 	return m;
 }
 
-static void levels_find(struct bd_levels *lv, const struct xt_trace *t, const struct host_act *ha)
+static void src_push(struct bd_src **v, size_t *n, size_t *cap, const struct xt_line *ln, size_t h)
 {
-	unsigned m = 0;
-	size_t h, p, l;
-	int c;
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*v = xreallocarray(*v, *cap, sizeof(**v));
+	}
+	(*v)[(*n)++] = (struct bd_src){ ln, h };
+}
 
+/* The sources of t, *n of them (the caller frees the array). */
+static struct bd_src *sources_of(const struct xt_trace *t, const struct host_act *ha, size_t *n)
+{
+	struct bd_src *v = NULL;
+	size_t h, p, l, cap = 0;
+
+	*n = 0;
 	for (h = 0; h < t->nhosts; h++) {
 		const struct xt_host *ho = &t->hosts[h];
 
 		if (ha[h].n)
-			m |= 1u << XT_CAT_HOST_COMPUTE;
+			src_push(&v, n, &cap, NULL, h);
 		for (p = 0; p < ho->nplanes; p++)
 			for (l = 0; l < ho->planes[p].nlines; l++) {
 				const struct xt_line *ln = &ho->planes[p].lines[l];
@@ -373,9 +378,21 @@ static void levels_find(struct bd_levels *lv, const struct xt_trace *t, const st
 
 				if (lp && ln->nev &&
 				    (lp->role == LROLE_XLA_OPS || lp->role == LROLE_STREAM))
-					m |= line_cats(lp, ln->nev);
+					src_push(&v, n, &cap, ln, h);
 			}
 	}
+	return v;
+}
+
+static void levels_find(struct bd_levels *lv, const struct bd_src *src, size_t n)
+{
+	unsigned m = 0;
+	size_t i;
+	int c;
+
+	for (i = 0; i < n; i++)
+		m |= src[i].ln ? line_cats(src[i].ln->hook_data, src[i].ln->nev)
+			       : 1u << XT_CAT_HOST_COMPUTE;
 	lv->n = 0;
 	for (c = 0; c < XT_CAT_COUNT; c++)
 		lv->lv[c] = (m >> c) & 1 ? lv->n++ : -1;
@@ -385,6 +402,8 @@ void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct hos
 {
 	struct bd_levels lv;
 	struct bd_piece pc[2];
+	struct bd_src *src;
+	size_t nsrc;
 	struct sort_kv *q;
 	int64_t *f;
 	size_t i, nq = 2 * a->nsteps, half;
@@ -404,10 +423,13 @@ void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct hos
 	/* The split: the first query at the median bound's time. */
 	for (half = nq / 2; half > 0 && q[half - 1].k == q[half].k; half--)
 		;
-	levels_find(&lv, t, ha);
-	pc[0] = (struct bd_piece){ t, ha, &lv, INT64_MIN, q[half].k, q, half, f, { 0 } };
-	pc[1] = (struct bd_piece){ t, ha, &lv, q[half].k, INT64_MAX, q + half, nq - half, f, { 0 } };
+	src = sources_of(t, ha, &nsrc);
+	levels_find(&lv, src, nsrc);
+	pc[0] = (struct bd_piece){ src, nsrc, ha, &lv, INT64_MIN, q[half].k, q, half, f, { 0 } };
+	pc[1] = (struct bd_piece){ src, nsrc, ha, &lv, q[half].k, INT64_MAX, q + half, nq - half, f,
+				   { 0 } };
 	par_for(2, 2, piece_run, pc);
+	free(src);
 	for (i = half; i < nq; i++)
 		for (c = 0; c < lv.n; c++)
 			f[q[i].v * XT_CAT_COUNT + c] += pc[0].len[c];

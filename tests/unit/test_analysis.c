@@ -233,6 +233,22 @@ static void test_xla_partial_overlap_breakdown(void **state)
 	assert_step(&a->steps[0], 1, 0, 200, 100, 0, 50, 0, 0, 50);
 }
 
+/* n device step markers on line st of d: step k (1..n) is [100 (k - 1),
+ * 100 k), with group_id k. */
+static void steps_of_100(tu_plane *d, tu_line *st, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char id[8];
+		tu_event *e;
+
+		snprintf(id, sizeof(id), "%d", i + 1);
+		e = tu_ev(d, st, id, 100 * i, 100);
+		TU_SI(d, e, "group_id", i + 1);
+	}
+}
+
 /* The breakdown sweeps two pieces of time at once, split at the median step
  * bound (here 200): what crosses it is cut in two, each piece starts its
  * lines where their block max ends say, and the second piece's lengths are
@@ -248,7 +264,6 @@ static void test_breakdown_split(void **state)
 	tu_plane *d1 = tu_plane_add(s, 3, "/device:TPU:1");
 	tu_line *ops1 = tu_line_add(d1, 1, "XLA Ops", 0);
 	struct xt_analysis *a;
-	tu_event *e;
 	int i;
 
 	(void)state;
@@ -267,13 +282,7 @@ static void test_breakdown_split(void **state)
 	tu_ev(h, th, "a", 10, 20);
 	tu_ev(h, th, "b", 150, 140);
 	/* Steps [0,100), [100,200), [200,300): bounds 0 100 100 200 200 300. */
-	for (i = 0; i < 3; i++) {
-		char id[8];
-
-		snprintf(id, sizeof(id), "%d", i + 1);
-		e = tu_ev(d0, st, id, 100 * i, 100);
-		TU_SI(d0, e, "group_id", i + 1);
-	}
+	steps_of_100(d0, st, 3);
 	a = tu_load_space(s, NULL);
 	assert_int_equal(a->nsteps, 3);
 	/* [0,100): TPU:1 computes throughout (host [10,30) under it). */
@@ -298,8 +307,6 @@ static void test_breakdown_levels(void **state)
 	tu_line *ops0 = tu_line_add(d0, 1, "XLA Ops", 0);
 	tu_line *st = tu_line_add(d0, 2, "Steps", 0);
 	struct xt_analysis *a;
-	tu_event *e;
-	int i;
 
 	(void)state;
 	xla_op(d0, 2, "all-reduce.2", NULL, 1, "all-reduce");
@@ -308,13 +315,7 @@ static void test_breakdown_levels(void **state)
 	tu_event_add(ops0, 2, 150, 10);
 	tu_ev(h, th, "a", 20, 50);
 	tu_ev(h, th, "b", 155, 15);
-	for (i = 0; i < 3; i++) {
-		char id[8];
-
-		snprintf(id, sizeof(id), "%d", i + 1);
-		e = tu_ev(d0, st, id, 100 * i, 100);
-		TU_SI(d0, e, "group_id", i + 1);
-	}
+	steps_of_100(d0, st, 3);
 	a = tu_load_space(s, NULL);
 	assert_int_equal(a->nsteps, 3);
 	/* [0,100): collectives 40, host [40,70) = 30, idle 30. */
