@@ -61,12 +61,6 @@ void strbuf_grow_slow(struct strbuf *sb, size_t extra)
 	sb->buf = xrealloc(sb->buf, sb->cap);
 }
 
-static void strbuf_grow(struct strbuf *sb, size_t extra)
-{
-	if (sb->len + extra + 1 > sb->cap)
-		strbuf_grow_slow(sb, extra);
-}
-
 /* Two digits at a time: half the divisions of one at a time. */
 static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
 				  "25262728293031323334353637383940414243444546474849"

@@ -27,14 +27,20 @@ void strbuf_set_sink(struct strbuf *sb, FILE *f);
 void strbuf_flush(struct strbuf *sb);
 void strbuf_fini(struct strbuf *sb);
 void strbuf_reset(struct strbuf *sb);
-/* Makes room for extra more bytes and the NUL (strbuf_add's slow path). */
+/* Makes room for extra more bytes and the NUL (strbuf_grow's slow path). */
 void strbuf_grow_slow(struct strbuf *sb, size_t extra);
+
+/* Room for extra more bytes and the NUL. */
+static inline void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 > sb->cap)
+		strbuf_grow_slow(sb, extra);
+}
 
 /* Inline: the JSON report appends tens of millions of short pieces. */
 static inline void strbuf_add(struct strbuf *sb, const char *s, size_t n)
 {
-	if (sb->len + n + 1 > sb->cap)
-		strbuf_grow_slow(sb, n);
+	strbuf_grow(sb, n);
 	memcpy(sb->buf + sb->len, s, n);
 	sb->len += n;
 	sb->buf[sb->len] = '\0';
