@@ -776,12 +776,11 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	arena_init(&a->arena);
 	a->origin_ps = t->origin_ps;
 	hlo_keep(a, ctx, t);
-	/* GPU busy unions and host activity first (two at a time), then the
-	 * step breakdown, which reads only them and the trace and writes only
+	/* The hosts' activity and the GPUs' busy unions first, one list of
+	 * jobs (the hosts' halves first, often the largest), so that a profile
+	 * of one GPU and one busy host line unions both at once. Then the step
+	 * breakdown, which reads only them and the trace and writes only
 	 * a->steps, runs beside the other merges (which share a->arena). */
-	/* The hosts' activity and the GPUs' busy unions: one list of jobs
-	 * (the hosts' halves first, often the largest), so that a profile of
-	 * one GPU and one busy host line unions both at once. */
 	pj.hp = host_acts_plan(t, &pj.nhost);
 	pj.gs = &gs;
 	par_for(pj.nhost + gpu_busy_plan(&gs, t), 2, prep_job, &pj);
