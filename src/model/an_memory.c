@@ -91,10 +91,13 @@ static int mem_decode_from(const struct xt_host *h, const struct xt_plane *p, ui
 	/* The event's stats (the iterator's field 4), read here rather than
 	 * through stat_next() for stat_decode_usual() inlined: eleven each. */
 	while (wire_next_stat(&it->w, &sb, &sn)) {
+		unsigned id;
+		const uint8_t *v;
+
 		/* metadata_id first, as upstream writes it (stat_want_scan peeks
 		 * the same way): a stat no record reads is not decoded. */
-		if (sn >= 2 && sb[0] == 0x08 && sb[1] < 0x80) {
-			const struct xt_stat_meta *m = trace_smeta_lookup(p, sb[1]);
+		if (wire_stat_head(sb, sn, &id, &v) == 0) {
+			const struct xt_stat_meta *m = trace_smeta_lookup(p, id);
 
 			if (!m || !((MEM_KNOWN >> m->known) & 1))
 				continue;
