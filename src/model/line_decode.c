@@ -116,13 +116,16 @@ int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t 
 	const struct xt_plane *p = in->p;
 	const uint8_t *lb = src->data + l->raw_off, *le = lb + l->raw_len, *q = from;
 	uint64_t len = (uint64_t)(to - from), mark = XT_WINDOW, released = 0;
-	int bad = 0, windows = len >= XT_BIG_LINE;
+	/* A split line's chunk (no headers) was made resident by the walk
+	 * that found it, and line_split_chunk() gives its pages back. */
+	int bad = 0, windows = headers && len >= XT_BIG_LINE;
 	unsigned seen = 0;
 	size_t n = 0;
 	struct ev_key prev = { 0, 0, 0, 0 };
 
 	o->sorted = 1;
-	source_prefetch(src, (uint64_t)(from - src->data), windows ? XT_WINDOW : len);
+	if (headers)
+		source_prefetch(src, (uint64_t)(from - src->data), windows ? XT_WINDOW : len);
 	while (q < to && !bad) {
 		__builtin_prefetch(q + 512);
 		const uint8_t *tagp = q, *eb = NULL;
