@@ -33,6 +33,7 @@ fin_event(struct fin_out *fo, struct xt_event *x, size_t n, size_t lfirst, uint6
 			return;
 		}
 		fo->lfirst[b] = (uint32_t)lfirst;
+		fo->lmask[b] = 0;
 	}
 	if (dur >= XT_DUR_LONG)
 		fo->lmask[b] |= UINT64_C(1) << (n % XT_BLOCK);
@@ -357,7 +358,65 @@ int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk)
 void ev_scratch_free(struct ev_scratch *s)
 {
 	free(s->v);
+	free(s->lng.p);
+	free(s->blk.p);
+	free(s->w16.p);
+	free(s->w32.p);
+	free(s->bmax.p);
+	free(s->lmask.p);
+	free(s->lfirst.p);
 	memset(s, 0, sizeof(*s));
+}
+
+/* A grow of sc's buffer b (malloc'd: grown by realloc, not freed). */
+static struct grow scratch_grow(const struct ev_scratch_buf *b, size_t esz)
+{
+	return (struct grow){ .p = b->p, .esz = esz, .cap = b->cap };
+}
+
+void scratch_lend(struct ev_scratch *sc, struct dec_out *o, struct grow *lg, size_t base,
+		  size_t nblk)
+{
+	if (sc->bmax.cap < nblk) {
+		size_t c = nblk + nblk / 4 + 16;
+
+		free(sc->bmax.p);
+		free(sc->lmask.p);
+		free(sc->lfirst.p);
+		sc->bmax = (struct ev_scratch_buf){ xmalloc(c * sizeof(int64_t)), c };
+		sc->lmask = (struct ev_scratch_buf){ xmalloc(c * sizeof(uint64_t)), c };
+		sc->lfirst = (struct ev_scratch_buf){ xmalloc(c * sizeof(uint32_t)), c };
+	}
+	*lg = scratch_grow(&sc->lng, sizeof(int64_t));
+	o->lng = lg;
+	memset(&o->blk, 0, sizeof(o->blk));
+	o->blk.base = base;
+	o->blk.blk = scratch_grow(&sc->blk, sizeof(struct xt_block));
+	o->blk.w16 = scratch_grow(&sc->w16, XT_BLOCK * sizeof(uint16_t));
+	o->blk.w32 = scratch_grow(&sc->w32, XT_BLOCK * sizeof(uint32_t));
+	memset(&o->fo, 0, sizeof(o->fo));
+	fin_init(&o->fo.f);
+	o->fo.bmax = sc->bmax.p;
+	o->fo.lmask = sc->lmask.p;
+	o->fo.lfirst = sc->lfirst.p;
+	o->fo.cap = nblk;
+	o->fo.lent = 1;
+}
+
+void scratch_return(struct ev_scratch *sc, struct dec_out *o, struct grow *lg)
+{
+	sc->lng = (struct ev_scratch_buf){ lg->p, lg->cap };
+	sc->blk = (struct ev_scratch_buf){ o->blk.blk.p, o->blk.blk.cap };
+	sc->w16 = (struct ev_scratch_buf){ o->blk.w16.p, o->blk.w16.cap };
+	sc->w32 = (struct ev_scratch_buf){ o->blk.w32.p, o->blk.w32.cap };
+	memset(lg, 0, sizeof(*lg));
+	memset(&o->blk, 0, sizeof(o->blk));
+	/* The depth pass's state and tops stay: line_finish_tops() reads them. */
+	o->fo.bmax = NULL;
+	o->fo.lmask = NULL;
+	o->fo.lfirst = NULL;
+	o->fo.cap = 0;
+	o->fo.lent = 0;
 }
 
 /* Room for n events in sc (its old contents need not survive). */
@@ -430,7 +489,10 @@ static int line_decode_none(const struct line_in *in, struct xt_sunk *sunk)
 
 	if (l->raw_len > UINT32_MAX)
 		return LINE_EBIG;
-	(void)whole_begin(in, &o, &lg);
+	line_start(l);
+	memset(&o, 0, sizeof(o));
+	scratch_lend(in->scratch, &o, &lg, 0, (l->raw_len / 2 + 1) / XT_BLOCK + 1);
+	o.part = line_sink_part(in);
 	ge = (struct grow){ .p = in->scratch->v, .esz = sizeof(struct xt_event),
 			    .cap = in->scratch->cap };
 	rc = line_dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
@@ -442,6 +504,7 @@ static int line_decode_none(const struct line_in *in, struct xt_sunk *sunk)
 	}
 	in->scratch->v = ge.p; /* grown, maybe: the thread's from now on */
 	in->scratch->cap = ge.cap;
+	scratch_return(in->scratch, &o, &lg);
 	fo = &o.fo;
 	if (!rc && line_finish_tops(l, &fo, 1) < 0)
 		rc = LINE_EKEEP;

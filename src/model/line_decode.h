@@ -51,12 +51,22 @@ struct line_in {
 	struct ev_scratch *scratch; /* line_decode's (the calling thread's) */
 };
 
-/* A thread's buffer for the events of ranges that are not kept: grown as
- * needed, reused range after range (so that a report's load does not
- * make fresh memory resident for events it reads once). */
+/* A thread's buffers for the ranges that are not kept: grown as needed,
+ * reused range after range, so that a report's load does not make fresh
+ * memory resident (a page fault or a populate per page, the largest part
+ * of its system time) for what it reads once. The events; then what a
+ * range works out beside them, lent to it (line_decode.c): its long
+ * durations, its blocks' start bases and wide parts, its depth pass's
+ * per-block arrays. Each cap counts elements of that array's kind. */
+struct ev_scratch_buf {
+	void *p;
+	size_t cap;
+};
 struct ev_scratch {
 	struct xt_event *v;
 	size_t cap;
+	struct ev_scratch_buf lng, blk, w16, w32;
+	struct ev_scratch_buf bmax, lmask, lfirst; /* as many each */
 };
 void ev_scratch_free(struct ev_scratch *s);
 

@@ -74,17 +74,20 @@ void fin_out_init(struct fin_out *fo, size_t nblk)
 	fin_init(&fo->f);
 	if (!nblk)
 		return;
+	/* lmask too: each block's word is zeroed as the block opens. */
 	fo->bmax = xmalloc(nblk * sizeof(*fo->bmax));
-	fo->lmask = xcalloc(nblk, sizeof(*fo->lmask));
+	fo->lmask = xmalloc(nblk * sizeof(*fo->lmask));
 	fo->lfirst = xmalloc(nblk * sizeof(*fo->lfirst));
 	fo->cap = nblk;
 }
 
 void fin_out_free(struct fin_out *fo)
 {
-	free(fo->bmax);
-	free(fo->lmask);
-	free(fo->lfirst);
+	if (!fo->lent) {
+		free(fo->bmax);
+		free(fo->lmask);
+		free(fo->lfirst);
+	}
 	free(fo->tops);
 	memset(fo, 0, sizeof(*fo));
 }

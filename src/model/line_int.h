@@ -260,6 +260,7 @@ struct fin_out {
 	uint32_t *lfirst;
 	size_t cap;             /* blocks there is room for */
 	struct fin_tops *tops;  /* a range that keeps no events: its tops (else NULL) */
+	int lent;               /* the arrays are a thread's scratch (scratch_lend) */
 };
 
 /*
@@ -414,6 +415,13 @@ void line_complete(const struct source *src, struct xt_line *l, struct grow *ge,
 int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk);
 /* Room for n events in sc (its old contents need not survive). */
 void ev_scratch_need(struct ev_scratch *sc, size_t n);
+/* Lends sc's arrays to a range that keeps no events: its long durations
+ * (*lg, o->lng), its blocks (numbered on the line from block `base`) and
+ * its depth pass for up to nblk blocks. They may grow; scratch_return()
+ * takes them back, before the range's grows and fin_out are freed. */
+void scratch_lend(struct ev_scratch *sc, struct dec_out *o, struct grow *lg, size_t base,
+		  size_t nblk);
+void scratch_return(struct ev_scratch *sc, struct dec_out *o, struct grow *lg);
 /* What a range that keeps no events must leave of them while they are at
  * hand (line_decode.c). */
 void line_range_leave(const struct line_in *in, struct dec_out *o, const struct xt_event *ev,

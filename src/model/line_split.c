@@ -52,19 +52,22 @@ struct line_split *line_split_new(const struct line_in *in)
 	if (!in->sink)
 		s->in.keep = XT_KEEP_ALL;
 	line_start(in->l);
-	/* A line that keeps no events decodes each chunk into the scratch
-	 * of the thread that takes it. */
-	if (!s->in.keep)
+	if (s->in.keep) {
+		/* A line that keeps no events decodes each chunk into the
+		 * scratch of the thread that takes it, as soon as it is found. */
+		s->early = 1;
+	} else {
 		grow_init(&s->ge, sizeof(struct xt_event), most, 1, 0);
-	grow_init_sparse(&s->lng, sizeof(int64_t), most, 1);
-	blk_init(&s->blk, most, 1);
-	s->early = (s->ge.reserved || s->in.keep) && s->lng.reserved && blk_reserved(&s->blk);
-	if (!s->early) {
-		grow_free(&s->ge);
-		grow_free(&s->lng);
-		blk_free(&s->blk);
-		memset(&s->ge, 0, sizeof(s->ge));
-		memset(&s->lng, 0, sizeof(s->lng));
+		grow_init_sparse(&s->lng, sizeof(int64_t), most, 1);
+		blk_init(&s->blk, most, 1);
+		s->early = s->ge.reserved && s->lng.reserved && blk_reserved(&s->blk);
+		if (!s->early) {
+			grow_free(&s->ge);
+			grow_free(&s->lng);
+			blk_free(&s->blk);
+			memset(&s->ge, 0, sizeof(s->ge));
+			memset(&s->lng, 0, sizeof(s->lng));
+		}
 	}
 	s->capch = in->l->raw_len / (in->chunk ? in->chunk : LINE_CHUNK) + 2;
 	s->ch = xcalloc(s->capch, sizeof(*s->ch));
@@ -140,8 +143,7 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 		s->total = count;
 		if (!s->early) {
 			/* Sanitizer builds: exact arrays, then the chunks. */
-			if (!s->in.keep)
-				grow_init(&s->ge, sizeof(struct xt_event), count, 0, count);
+			grow_init(&s->ge, sizeof(struct xt_event), count, 0, count);
 			grow_init(&s->lng, sizeof(int64_t), count, 0, count);
 			blk_init_exact(&s->blk, count);
 			for (k = 0; k < s->nch; k++)
@@ -167,24 +169,28 @@ int line_split_chunk(struct line_split *s, size_t k, struct ev_scratch *sc)
 			fatal("internal error: a chunk that keeps no events needs a scratch");
 		ev_scratch_need(sc, c->n);
 		fe.p = sc->v;
+		scratch_lend(sc, &c->o, &c->lv, c->first / XT_BLOCK,
+			     (c->n + XT_BLOCK - 1) / XT_BLOCK);
 	} else {
 		fe.p = (struct xt_event *)s->ge.p + c->first;
+		if (s->early && c->n)
+			bigmem_commit(s->ge.p, c->first * sizeof(struct xt_event),
+				      c->n * sizeof(struct xt_event), s->ge.huge);
+		/* Without a reservation the line's list was sized after the walk. */
+		c->lv = grow_view(&s->lng, c->first, c->n);
+		c->o.lng = &c->lv;
+		fin_out_init(&c->o.fo, (c->n + XT_BLOCK - 1) / XT_BLOCK);
+		blk_view(&c->o.blk, &s->blk, c->first, c->n);
 	}
-	if (s->early && c->n && !s->in.keep) {
-		bigmem_commit(s->ge.p, c->first * sizeof(struct xt_event),
-			      c->n * sizeof(struct xt_event), s->ge.huge);
-	}
-	/* Without a reservation the line's list was sized after the walk. */
-	c->lv = grow_view(&s->lng, c->first, c->n);
-	c->o.lng = &c->lv;
 	c->o.part = line_sink_part(&s->in);
-	fin_out_init(&c->o.fo, (c->n + XT_BLOCK - 1) / XT_BLOCK);
-	blk_view(&c->o.blk, &s->blk, c->first, c->n);
 	rc = line_dec_range(&s->in, c->from, c->to, 0, &fe, NULL, c->first, &c->o);
 	if (!rc && c->o.n != c->n)
 		rc = LINE_EBAD;
-	if (!rc && s->in.keep)
-		line_range_leave(&s->in, &c->o, fe.p, c->first);
+	if (s->in.keep) {
+		if (!rc)
+			line_range_leave(&s->in, &c->o, fe.p, c->first);
+		scratch_return(sc, &c->o, &c->lv);
+	}
 	source_release(src, (uint64_t)(c->from - src->data), (uint64_t)(c->to - c->from));
 	return rc;
 }

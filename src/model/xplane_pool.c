@@ -342,7 +342,7 @@ int xplane_read_lines(struct reader *r, struct xt_error *err)
 	pthread_cond_init(&pl.cond, NULL);
 	for (i = 0; i < (size_t)nthreads; i++) {
 		arena_init(&arenas[i]);
-		wa[i] = (struct worker_arg){ &pl, &arenas[i], { NULL, 0 } };
+		wa[i] = (struct worker_arg){ .pool = &pl, .arena = &arenas[i] };
 	}
 	/* The calling thread is worker 0. */
 	for (i = 1; i < (size_t)nthreads; i++)
