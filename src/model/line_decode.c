@@ -37,8 +37,14 @@ fin_event(struct fin_out *fo, struct xt_event *x, size_t n, size_t lfirst, uint6
 	}
 	if (dur >= XT_DUR_LONG)
 		fo->lmask[b] |= UINT64_C(1) << (n % XT_BLOCK);
-	if (!agg)
-		fin_set_depth(x, fin_step(&fo->f, (int64_t)off, (int64_t)dur));
+	if (!agg) {
+		unsigned d = fin_step(&fo->f, (int64_t)off, (int64_t)dur);
+
+		fin_set_depth(x, d);
+		if (fo->tb)
+			fin_top_event(fo->tb, d < XT_EV_DEPTH_MAX ? d : XT_EV_DEPTH_MAX,
+				      (int64_t)off, (int64_t)dur);
+	}
 	if ((n + 1) % XT_BLOCK == 0)
 		fo->bmax[b] = fo->f.maxend;
 }
@@ -401,6 +407,7 @@ void scratch_lend(struct ev_scratch *sc, struct dec_out *o, struct grow *lg, siz
 	o->fo.lfirst = sc->lfirst.p;
 	o->fo.cap = nblk;
 	o->fo.lent = 1;
+	fin_tops_begin(&o->fo);
 }
 
 void scratch_return(struct ev_scratch *sc, struct dec_out *o, struct grow *lg)
@@ -440,10 +447,10 @@ void line_range_leave(const struct line_in *in, struct dec_out *o, const struct 
 	struct xt_sink_rev v[256];
 	size_t k, nv = 0, nl = 0;
 
-	if (o->fo.bmax || !o->n) {
-		o->fo.tops = xmalloc(sizeof(*o->fo.tops));
-		fin_tops_build(o->fo.tops, ev, o->n, &o->blk, lng);
-	}
+	/* The tops were built as the range was decoded, unless its depth
+	 * pass ran out of room (a line finished after). */
+	if ((o->fo.bmax || !o->n) && o->fo.tb)
+		fin_tops_end(&o->fo);
 	if (!(in->keep & XT_KEEP_RANGES_BIT) || !o->part || !in->sink->range)
 		return;
 	for (k = 0; k < o->n; k++) {

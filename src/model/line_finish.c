@@ -89,6 +89,7 @@ void fin_out_free(struct fin_out *fo)
 		free(fo->lfirst);
 	}
 	free(fo->tops);
+	free(fo->tb);
 	memset(fo, 0, sizeof(*fo));
 }
 
@@ -111,45 +112,41 @@ static void tops_push(struct fin_tops *t, struct fin_step_max x, unsigned d)
 		t->st[t->n++] = x;
 }
 
-void fin_tops_build(struct fin_tops *t, const struct xt_event *ev, size_t n,
-		    const struct blk_build *b, const int64_t *lng)
+void fin_tops_begin(struct fin_out *fo)
 {
-	struct fin_step_max x = { INT64_MIN, 0, 0 };
-	size_t k, nl = 0;
-	unsigned gmax = 0;
+	fo->tb = xcalloc(1, sizeof(*fo->tb));
+	fo->tb->x = (struct fin_step_max){ INT64_MIN, 0, 0 };
+}
 
-	memset(t, 0, sizeof(*t));
-	for (k = 0; k < n; k++) {
-		const struct xt_event *e = &ev[k];
-		int64_t dur = e->dur == XT_DUR_LONG ? lng[nl++] : (int64_t)e->dur;
-		unsigned d;
+/* An event at depth 0: the tops so far get the run under the last one. */
+void fin_top_push(struct fin_tops *t, int64_t off, int64_t dur)
+{
+	struct fin_step_max m = { 0, 0, 0 };
 
-		if (xt_event_aggregated(e))
-			continue;
-		d = xt_event_depth(e);
-		if (d == 0) {
-			int64_t off = blk_range_start(b, ev, k);
-			struct fin_step_max m = { 0, 0, 0 };
-
-			if (t->any)
-				tops_push(t, x, gmax);
-			if (dur == 0) {
-				m.x_inf = off == INT64_MAX;
-				m.x = m.x_inf ? 0 : off + 1;
-			} else {
-				m.x = (int64_t)((uint64_t)off + (uint64_t)dur);
-			}
-			if (!t->any || step_max_lt(&x, &m))
-				x = m;
-			t->any = 1;
-			gmax = 0;
-		} else if (d > gmax) {
-			gmax = d;
-		}
-	}
 	if (t->any)
-		tops_push(t, x, gmax);
-	t->last = x;
+		tops_push(t, t->x, t->gmax);
+	if (dur == 0) {
+		m.x_inf = off == INT64_MAX;
+		m.x = m.x_inf ? 0 : off + 1;
+	} else {
+		m.x = (int64_t)((uint64_t)off + (uint64_t)dur);
+	}
+	if (!t->any || step_max_lt(&t->x, &m))
+		t->x = m;
+	t->any = 1;
+	t->gmax = 0;
+}
+
+void fin_tops_end(struct fin_out *fo)
+{
+	struct fin_tops *t = fo->tb;
+
+	if (t->any)
+		tops_push(t, t->x, t->gmax);
+	t->last = t->x;
+	free(fo->tops);
+	fo->tops = t;
+	fo->tb = NULL;
 }
 
 /* The stack after a range: what survived of s under the range's own

@@ -260,6 +260,7 @@ struct fin_out {
 	uint32_t *lfirst;
 	size_t cap;             /* blocks there is room for */
 	struct fin_tops *tops;  /* a range that keeps no events: its tops (else NULL) */
+	struct fin_tops *tb;    /* the same, being built while it is decoded */
 	int lent;               /* the arrays are a thread's scratch (scratch_lend) */
 };
 
@@ -287,11 +288,28 @@ struct fin_tops {
 	size_t n;
 	struct fin_step_max last; /* x after the range's last top */
 	int any;                /* the range has a top */
+	/* while they are built, event by event (fin_top_event) */
+	struct fin_step_max x;  /* the running max */
+	unsigned gmax;          /* the deepest under the current top */
 };
 /* Room for nblk blocks (0: the range keeps nothing, a line finished
  * after). */
 void fin_out_init(struct fin_out *fo, size_t nblk);
 void fin_out_free(struct fin_out *fo);
+/* A range's tops, built event by event in its order: fin_tops_begin(),
+ * then fin_top_event() for each event not aggregated (its depth as
+ * stored: capped), then fin_tops_end(). */
+void fin_tops_begin(struct fin_out *fo);
+void fin_top_push(struct fin_tops *t, int64_t off, int64_t dur);
+static inline void fin_top_event(struct fin_tops *t, unsigned d, int64_t off, int64_t dur)
+{
+	if (d == 0)
+		fin_top_push(t, off, dur);
+	else if (d > t->gmax)
+		t->gmax = d;
+}
+/* The tops built so far become fo->tops. */
+void fin_tops_end(struct fin_out *fo);
 /*
  * Finishes l (in order) from what its ranges worked out: fo[k] for the
  * range from event first[k] on (first[0] 0, ascending, multiples of
@@ -300,11 +318,6 @@ void fin_out_free(struct fin_out *fo);
  * the cap, a range that kept nothing): then call line_finish().
  */
 int line_finish_ranges(struct xt_line *l, struct fin_out *const *fo, const size_t *first, size_t n);
-/* The tops of a range's n events ev (depths worked out with an empty
- * stack, starts from b, the range's blocks, and its long durations lng in
- * order) into t. */
-void fin_tops_build(struct fin_tops *t, const struct xt_event *ev, size_t n,
-		    const struct blk_build *b, const int64_t *lng);
 /* l->max_depth of a line in order that keeps no events, from its ranges'
  * own stacks and tops (fo[k]->tops); -1 when a depth reaches the cap,
  * as line_finish_ranges() says: the line must be decoded keeping them. */
