@@ -24,7 +24,12 @@ PKGS     := zlib
 # the deps step, after the Makefile was read; links expand these later.
 LIBS      = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz) -pthread -lm
 CURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
-GRPC_LIBS = $(shell pkg-config --libs grpc libprotobuf-c 2>/dev/null || echo -lgrpc -lgpr -lprotobuf-c)
+# gRPC is not linked: src/capture/grpc_call.c loads it when a capture
+# starts (linked, it and the libraries it needs cost every run about 5 ms
+# of dynamic loading). The build names the file it loads, libgrpc's soname.
+CAP_LIBS  = $(shell pkg-config --libs libprotobuf-c 2>/dev/null || echo -lprotobuf-c) -ldl
+GRPC_SONAME = $(shell objdump -p "$$($(CC) -print-file-name=libgrpc.so)" 2>/dev/null | \
+                awk '$$1 == "SONAME" { print $$2 }')
 
 # Dependencies come in two sets (scripts/deps.sh): `build` for make, `test`
 # for make check. A missing set is installed first: every rule that needs
@@ -67,13 +72,14 @@ deps-test: | $(NEED_DEPS)
 	$(DEPS_SH) test
 
 $(O)/xtop: $(CORE_OBJ) $(UI_OBJ) $(CAP_OBJ) $(MAIN_OBJ)
-	$(CC) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $^ $(CURSES_LIBS) $(GRPC_LIBS) $(LIBS)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $^ $(CURSES_LIBS) $(CAP_LIBS) $(LIBS)
 
 # The capture code includes the generated protobuf-c headers.
 $(O)/src/capture/%.o: src/capture/%.c $(O)/gen/profiler_service.pb-c.h $(O)/gen/profiler_options.pb-c.h \
 		      | $(NEED_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -I$(O)/gen -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(CAP_DEFS) -I$(O)/gen -c -o $@ $<
+$(O)/src/capture/grpc_call.o: CAP_DEFS = $(if $(GRPC_SONAME),-DXT_GRPC_SONAME='"$(GRPC_SONAME)"')
 
 $(O)/gen/%.pb-c.o: $(O)/gen/%.pb-c.c $(O)/gen/profiler_options.pb-c.h | $(NEED_DEPS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -std=c11 -I$(O)/gen -c -o $@ $<
@@ -153,7 +159,7 @@ $(O)/bench_frame: bench/bench_frame.c $(CORE_OBJ) $(UI_OBJ) $(CAP_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $< $(CORE_OBJ) $(UI_OBJ) \
 	    $(filter-out $(O)/src/cli/capture_cmd.o $(O)/src/cli/run_cmd.o $(O)/src/cli/top_cmd.o,$(CAP_OBJ)) \
 	    $(CURSES_LIBS) \
-	    $(GRPC_LIBS) $(LIBS)
+	    $(CAP_LIBS) $(LIBS)
 
 # The libprotobuf yardstick: Debian's libprotobuf with generated C++ classes
 # (scripts/deps.sh bench installs g++ and libprotobuf-dev).

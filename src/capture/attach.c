@@ -126,7 +126,8 @@ int attach_find(pid_t pid, char *addr, size_t n, struct xt_error *err)
 	/* Several ports: ask each for the profiler service. Terminate on an
 	 * unknown session is harmless; anything but UNIMPLEMENTED or an
 	 * unreachable port means the service is there. */
-	grpc_call_init();
+	if (grpc_call_init() < 0)
+		return xt_error_set(err, XT_EIO, "%s", grpc_call_load_error());
 	for (i = 0; i < np; i++) {
 		struct grpc_reply r;
 		size_t len;

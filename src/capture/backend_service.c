@@ -84,6 +84,11 @@ static int service_capture(struct capture_job *j)
 	struct stat st;
 	int rc = -1;
 
+	if (grpc_call_init() < 0) {
+		snprintf(j->msg, sizeof(j->msg), "%.200s: %.400s", j->tg->label,
+			 grpc_call_load_error());
+		return -1;
+	}
 	if (deadline < 60000)
 		deadline = 60000;
 	if (j->o->deadline_ms)
@@ -97,7 +102,6 @@ static int service_capture(struct capture_job *j)
 	q.session_id = j->session;
 	q.host_name = j->tg->host;
 	req = profiler_msgs_profile_request(&q, &len);
-	grpc_call_init();
 	grpc_call_unary(j->tg->addr, "/tensorflow.ProfilerService/Profile", req, len, deadline,
 			j->stop, send_terminate, j, &r);
 	grpc_call_shutdown();

@@ -2,9 +2,16 @@
  * grpc_call: see grpc_call.h. One channel and one completion queue per
  * call: captures are rare and long, so nothing is pooled. Responses may be
  * hundreds of MB (an XSpace), so the receive limit is lifted.
+ *
+ * The library is loaded when the first capture starts, not linked: linked,
+ * gRPC and the fifty-odd libraries it needs cost every run of xtop about
+ * 5 ms of dynamic loading and relocation, most of the time a report of a
+ * small profile takes (docs/performance.md). The functions used are
+ * looked up once, by their names and with their declared types.
  */
 #include "grpc_call.h"
 
+#include <dlfcn.h>
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
@@ -17,22 +24,85 @@
 
 #include "../util/xalloc.h"
 
+/* The library's file (its soname, from the build; the Makefile sets it). */
+#ifndef XT_GRPC_SONAME
+#define XT_GRPC_SONAME "libgrpc.so"
+#endif
+
+/* The library's functions that xtop calls. */
+#define GRPC_FNS(X)                                                                         \
+	X(grpc_init) X(grpc_shutdown) X(gpr_now) X(gpr_time_add) X(gpr_time_from_millis)    \
+	X(gpr_inf_future) X(grpc_insecure_credentials_create) X(grpc_channel_create)        \
+	X(grpc_channel_credentials_release) X(grpc_completion_queue_create_for_next)        \
+	X(grpc_slice_from_copied_string) X(grpc_channel_create_call)                        \
+	X(grpc_slice_from_copied_buffer) X(grpc_raw_byte_buffer_create)                     \
+	X(grpc_metadata_array_init) X(grpc_call_start_batch) X(grpc_completion_queue_next)  \
+	X(grpc_slice_unref) X(grpc_byte_buffer_reader_init) X(grpc_byte_buffer_length)      \
+	X(grpc_byte_buffer_reader_next) X(grpc_byte_buffer_reader_destroy)                  \
+	X(grpc_byte_buffer_destroy) X(grpc_metadata_array_destroy) X(grpc_call_unref)       \
+	X(grpc_completion_queue_shutdown) X(grpc_completion_queue_destroy)                  \
+	X(grpc_channel_destroy)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	GRPC_FNS(X)
+#undef X
+} lib;
+static int lib_ok;
+static char lib_err[256];
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+static void lib_load(void)
+{
+	/* XTOP_GRPC_LIB: another file, for a gRPC installed elsewhere. */
+	const char *file = getenv("XTOP_GRPC_LIB");
+	void *h;
+
+	if (!file || !*file)
+		file = XT_GRPC_SONAME;
+	h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(lib_err, sizeof(lib_err),
+			 "cannot load the gRPC library, which capture needs: %.200s", dlerror());
+		return;
+	}
+#define X(f)                                                                             \
+	if (!(*(void **)&lib.f = dlsym(h, #f))) {                                         \
+		snprintf(lib_err, sizeof(lib_err), "the gRPC library %.150s has no %s",   \
+			 file, #f);                                                       \
+		dlclose(h);                                                               \
+		return;                                                                   \
+	}
+	GRPC_FNS(X)
+#undef X
+	lib_ok = 1; /* kept loaded: gRPC's threads may outlive a call */
+}
+
+const char *grpc_call_load_error(void)
+{
+	pthread_once(&lib_once, lib_load);
+	return lib_ok ? NULL : lib_err;
+}
+
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int init_count;
 
-void grpc_call_init(void)
+int grpc_call_init(void)
 {
+	if (grpc_call_load_error())
+		return -1;
 	pthread_mutex_lock(&init_lock);
 	if (init_count++ == 0)
-		grpc_init();
+		lib.grpc_init();
 	pthread_mutex_unlock(&init_lock);
+	return 0;
 }
 
 void grpc_call_shutdown(void)
 {
 	pthread_mutex_lock(&init_lock);
 	if (init_count > 0 && --init_count == 0)
-		grpc_shutdown();
+		lib.grpc_shutdown();
 	pthread_mutex_unlock(&init_lock);
 }
 
@@ -50,7 +120,8 @@ const char *grpc_call_status_name(int s)
 
 static gpr_timespec after_ms(int64_t ms)
 {
-	return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(ms, GPR_TIMESPAN));
+	return lib.gpr_time_add(lib.gpr_now(GPR_CLOCK_MONOTONIC),
+				lib.gpr_time_from_millis(ms, GPR_TIMESPAN));
 }
 
 int grpc_call_unary(const char *target, const char *method, const void *req, size_t req_len,
@@ -68,26 +139,32 @@ int grpc_call_unary(const char *target, const char *method, const void *req, siz
 	grpc_metadata_array initial, trailing;
 	grpc_status_code status = GRPC_STATUS_UNKNOWN;
 	grpc_op ops[6];
-	gpr_timespec deadline = after_ms(deadline_ms);
+	gpr_timespec deadline;
 	int stopped = 0, done = 0;
 
 	memset(r, 0, sizeof(*r));
+	if (grpc_call_load_error()) {
+		r->status = GRPC_STATUS_UNAVAILABLE;
+		snprintf(r->message, sizeof(r->message), "%s", lib_err);
+		return -1;
+	}
+	deadline = after_ms(deadline_ms);
 	arg.type = GRPC_ARG_INTEGER;
 	arg.key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
 	arg.value.integer = -1;
 	args.num_args = 1;
 	args.args = &arg;
-	creds = grpc_insecure_credentials_create();
-	ch = grpc_channel_create(target, creds, &args);
-	grpc_channel_credentials_release(creds);
-	cq = grpc_completion_queue_create_for_next(NULL);
-	mslice = grpc_slice_from_copied_string(method);
-	call = grpc_channel_create_call(ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, mslice, NULL, deadline,
-					NULL);
-	body = grpc_slice_from_copied_buffer(req, req_len);
-	send = grpc_raw_byte_buffer_create(&body, 1);
-	grpc_metadata_array_init(&initial);
-	grpc_metadata_array_init(&trailing);
+	creds = lib.grpc_insecure_credentials_create();
+	ch = lib.grpc_channel_create(target, creds, &args);
+	lib.grpc_channel_credentials_release(creds);
+	cq = lib.grpc_completion_queue_create_for_next(NULL);
+	mslice = lib.grpc_slice_from_copied_string(method);
+	call = lib.grpc_channel_create_call(ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, mslice, NULL,
+					    deadline, NULL);
+	body = lib.grpc_slice_from_copied_buffer(req, req_len);
+	send = lib.grpc_raw_byte_buffer_create(&body, 1);
+	lib.grpc_metadata_array_init(&initial);
+	lib.grpc_metadata_array_init(&trailing);
 	memset(ops, 0, sizeof(ops));
 	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
 	ops[1].op = GRPC_OP_SEND_MESSAGE;
@@ -101,12 +178,12 @@ int grpc_call_unary(const char *target, const char *method, const void *req, siz
 	ops[5].data.recv_status_on_client.trailing_metadata = &trailing;
 	ops[5].data.recv_status_on_client.status = &status;
 	ops[5].data.recv_status_on_client.status_details = &details;
-	if (grpc_call_start_batch(call, ops, 6, (void *)1, NULL) != GRPC_CALL_OK) {
+	if (lib.grpc_call_start_batch(call, ops, 6, (void *)1, NULL) != GRPC_CALL_OK) {
 		r->status = GRPC_STATUS_INTERNAL;
 		snprintf(r->message, sizeof(r->message), "cannot start the call");
 	} else {
 		while (!done) {
-			grpc_event ev = grpc_completion_queue_next(cq, after_ms(100), NULL);
+			grpc_event ev = lib.grpc_completion_queue_next(cq, after_ms(100), NULL);
 
 			if (ev.type == GRPC_OP_COMPLETE)
 				done = 1;
@@ -119,44 +196,44 @@ int grpc_call_unary(const char *target, const char *method, const void *req, siz
 		if (GRPC_SLICE_LENGTH(details))
 			snprintf(r->message, sizeof(r->message), "%.*s", (int)GRPC_SLICE_LENGTH(details),
 				 (const char *)GRPC_SLICE_START_PTR(details));
-		grpc_slice_unref(details);
+		lib.grpc_slice_unref(details);
 		if (recv) {
 			grpc_byte_buffer_reader rd;
 
 			/* The slices straight into one buffer: a response carries the
 			 * whole XSpace (1 GB for a big capture), and readall() would
 			 * first join them into another copy of it. */
-			if (grpc_byte_buffer_reader_init(&rd, recv)) {
-				size_t total = grpc_byte_buffer_length(recv), at = 0;
+			if (lib.grpc_byte_buffer_reader_init(&rd, recv)) {
+				size_t total = lib.grpc_byte_buffer_length(recv), at = 0;
 				grpc_slice sl;
 
 				r->data = xmalloc(total ? total : 1);
-				while (grpc_byte_buffer_reader_next(&rd, &sl)) {
+				while (lib.grpc_byte_buffer_reader_next(&rd, &sl)) {
 					size_t n = GRPC_SLICE_LENGTH(sl);
 
 					if (n > total - at)
 						n = total - at; /* (never: the length is theirs) */
 					memcpy((char *)r->data + at, GRPC_SLICE_START_PTR(sl), n);
 					at += n;
-					grpc_slice_unref(sl);
+					lib.grpc_slice_unref(sl);
 				}
 				r->len = at;
-				grpc_byte_buffer_reader_destroy(&rd);
+				lib.grpc_byte_buffer_reader_destroy(&rd);
 			}
-			grpc_byte_buffer_destroy(recv);
+			lib.grpc_byte_buffer_destroy(recv);
 		}
 	}
-	grpc_metadata_array_destroy(&initial);
-	grpc_metadata_array_destroy(&trailing);
-	grpc_byte_buffer_destroy(send);
-	grpc_slice_unref(body);
-	grpc_call_unref(call);
-	grpc_slice_unref(mslice);
-	grpc_completion_queue_shutdown(cq);
-	while (grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
-	       GRPC_QUEUE_SHUTDOWN)
+	lib.grpc_metadata_array_destroy(&initial);
+	lib.grpc_metadata_array_destroy(&trailing);
+	lib.grpc_byte_buffer_destroy(send);
+	lib.grpc_slice_unref(body);
+	lib.grpc_call_unref(call);
+	lib.grpc_slice_unref(mslice);
+	lib.grpc_completion_queue_shutdown(cq);
+	while (lib.grpc_completion_queue_next(cq, lib.gpr_inf_future(GPR_CLOCK_REALTIME), NULL)
+		       .type != GRPC_QUEUE_SHUTDOWN)
 		;
-	grpc_completion_queue_destroy(cq);
-	grpc_channel_destroy(ch);
+	lib.grpc_completion_queue_destroy(cq);
+	lib.grpc_channel_destroy(ch);
 	return r->status == 0 ? 0 : -1;
 }

@@ -1,7 +1,8 @@
 /*
  * grpc_call: one unary gRPC call over the real gRPC C core library
- * (Debian's libgrpc-dev). Only this file includes <grpc/...>; the rest of
- * xtop sees bytes in, bytes out, a status and a message.
+ * (Debian's libgrpc-dev, loaded when first needed). Only this file
+ * includes <grpc/...>; the rest of xtop sees bytes in, bytes out, a
+ * status and a message.
  */
 #ifndef XT_GRPC_CALL_H
 #define XT_GRPC_CALL_H
@@ -17,9 +18,14 @@ struct grpc_reply {
 	size_t len;
 };
 
-/* Process-wide init/shutdown of the gRPC library (reference counted). */
-void grpc_call_init(void);
+/* Process-wide init/shutdown of the gRPC library (reference counted).
+ * The library is loaded by the first call (dlopen: nothing else in xtop
+ * needs it); init returns -1, and nothing is to be shut down, when it
+ * cannot be: grpc_call_load_error() says why. */
+int grpc_call_init(void);
 void grpc_call_shutdown(void);
+/* Why the gRPC library cannot be loaded (one line), or NULL when it is. */
+const char *grpc_call_load_error(void);
 
 /*
  * Calls method (e.g. "/tensorflow.ProfilerService/Profile") on target

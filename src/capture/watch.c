@@ -29,14 +29,15 @@ int watch_init(struct watch *w, const char *target, const struct capture_opts *o
 	w->roll = rolling_new(window);
 	w->every_ms = every_ms ? every_ms : 1;
 	/* The library stays up between captures instead of starting and
-	 * stopping its threads every few seconds. */
-	grpc_call_init();
+	 * stopping its threads every few seconds. (When it cannot be loaded,
+	 * a target that needs it says so at its capture; an agent does not.) */
+	w->grpc_up = grpc_call_init() == 0;
 	return 0;
 }
 
 void watch_fini(struct watch *w)
 {
-	int up = w->roll != NULL;
+	int up = w->grpc_up;
 
 	capture_session_fini(&w->cap);
 	rolling_free(w->roll);

@@ -48,6 +48,31 @@ if $XTOP report --json "$TMP/logA" | grep -q '"events":'; then
 else
 	fail "saved logdir" "xtop report failed"
 fi
+# gRPC is loaded when a capture starts, not linked: every other run is
+# spared loading it, a report works without it, and a capture without it
+# says why in one line.
+if ldd "$XTOP" 2>/dev/null | grep -q 'libgrpc'; then
+	fail "gRPC loaded on demand" "xtop links libgrpc: $(ldd "$XTOP" | grep libgrpc)"
+else
+	ok "gRPC is not among xtop's linked libraries"
+fi
+if XTOP_GRPC_LIB=/nonexistent/libgrpc.so $XTOP report --json "$TMP/logA" | grep -q '"events":'; then
+	ok "xtop report runs without the gRPC library"
+else
+	fail "report without gRPC" "xtop report failed"
+fi
+expect_error "capture without the gRPC library: one line, exit 1" 1 \
+	"localhost:$PORT: cannot load the gRPC library, which capture needs: /nonexistent/libgrpc.so" \
+	env XTOP_GRPC_LIB=/nonexistent/libgrpc.so $XTOP capture --duration 100 --logdir "$TMP/logZ" \
+	"localhost:$PORT"
+expect_error "capture with a library that is not gRPC: one line, exit 1" 1 \
+	"has no grpc_init" \
+	env XTOP_GRPC_LIB=libz.so.1 $XTOP capture --duration 100 --logdir "$TMP/logZ" "localhost:$PORT"
+if [ ! -e "$TMP/logZ" ] || [ -z "$(find "$TMP/logZ" -name '*.xplane.pb')" ]; then
+	ok "a capture that cannot load gRPC saves nothing"
+else
+	fail "no gRPC, nothing saved" "$(find "$TMP/logZ")"
+fi
 # 2. --attach by PID: /proc finds the server's listening port.
 if $XTOP capture --duration 200 --logdir "$TMP/logB" "$SPID" >"$TMP/out" 2>"$TMP/err" &&
 	grep -q "from localhost:$PORT" "$TMP/out"; then
