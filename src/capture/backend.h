@@ -49,6 +49,13 @@ struct capture_backend {
 	 * one line that starts with the target's label.
 	 */
 	int (*capture)(struct capture_job *j);
+	/*
+	 * Optional: a session that will capture from targets of this backend
+	 * begins (the viewer's, xtop top's); called once per target. Work
+	 * that would otherwise delay its first capture starts here, in the
+	 * background; can't fail.
+	 */
+	void (*prepare)(void);
 };
 
 extern const struct capture_backend capture_backend_agent;

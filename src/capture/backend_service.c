@@ -145,4 +145,5 @@ const struct capture_backend capture_backend_service = {
 	.name = "profiler service",
 	.find = service_find,
 	.capture = service_capture,
+	.prepare = grpc_call_preload,
 };

@@ -18,6 +18,7 @@
 #include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,28 @@ const char *grpc_call_load_error(void)
 {
 	pthread_once(&lib_once, lib_load);
 	return lib_ok ? NULL : lib_err;
+}
+
+static void *preload_run(void *arg)
+{
+	(void)arg;
+	(void)grpc_call_load_error();
+	return NULL;
+}
+
+void grpc_call_preload(void)
+{
+	static atomic_flag started = ATOMIC_FLAG_INIT;
+	pthread_attr_t at;
+	pthread_t t;
+
+	if (atomic_flag_test_and_set(&started))
+		return;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	/* Without a thread, the first capture loads it. */
+	(void)pthread_create(&t, &at, preload_run, NULL);
+	pthread_attr_destroy(&at);
 }
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -26,6 +26,9 @@ int grpc_call_init(void);
 void grpc_call_shutdown(void);
 /* Why the gRPC library cannot be loaded (one line), or NULL when it is. */
 const char *grpc_call_load_error(void);
+/* Starts loading the library on a thread of its own (it takes several
+ * ms), for a session whose captures come later; once per process. */
+void grpc_call_preload(void);
 
 /*
  * Calls method (e.g. "/tensorflow.ProfilerService/Profile") on target

@@ -18,6 +18,11 @@
 static int session_prepare(struct capture_session *s, const struct capture_opts *o,
 			   struct xt_error *err)
 {
+	size_t i;
+
+	for (i = 0; i < s->tg.n; i++)
+		if (s->tg.v[i].be->prepare)
+			s->tg.v[i].be->prepare();
 	s->opts = *o;
 	if (pipe2(s->wake, O_CLOEXEC) < 0)
 		return xt_error_set(err, XT_EIO, "cannot create a pipe");
