@@ -3,11 +3,13 @@
  * call: captures are rare and long, so nothing is pooled. Responses may be
  * hundreds of MB (an XSpace), so the receive limit is lifted.
  *
- * The library is loaded when the first capture starts, not linked: linked,
- * gRPC and the fifty-odd libraries it needs cost every run of xtop about
- * 5 ms of dynamic loading and relocation, most of the time a report of a
- * small profile takes (docs/performance.md). The functions used are
- * looked up once, by their names and with their declared types.
+ * The library is loaded when the first capture starts (or, for a session
+ * whose captures come later, in the background as it begins: the load
+ * takes 7 ms), not linked: linked, gRPC and the fifty-odd libraries it
+ * needs cost every run of xtop about 5 ms of dynamic loading and
+ * relocation, most of the time a report of a small profile takes
+ * (docs/performance.md). The functions used are looked up once, by their
+ * names and with their declared types.
  */
 #include "grpc_call.h"
 
