@@ -256,8 +256,6 @@ static void cursor_add(struct bd_cursor *c, const struct bd_levels *lv, const st
 		c->maxend[k] = INT64_MIN;
 }
 
-/* A piece of time [lo, hi) swept on its own: F_c at its queries, measured
- * from lo, into the shared f (slots of its own), and |H_c n [lo, hi)|. */
 /* What the sweep merges, in a fixed order: per host its activity (ln NULL;
  * when it has any) and its lines of device events. */
 struct bd_src {
@@ -265,6 +263,8 @@ struct bd_src {
 	size_t host;
 };
 
+/* A piece of time [lo, hi) swept on its own: F_c at its queries, measured
+ * from lo, into the shared f (slots of its own), and |H_c n [lo, hi)|. */
 struct bd_piece {
 	const struct bd_src *src;
 	size_t nsrc;

@@ -231,6 +231,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	uint32_t mi = xt_event_meta_index(ev);
 	struct kd_cache *set, *c;
 	struct kern_memo *memo;
+	size_t nkd = (size_t)(p->nemeta ? p->nemeta : 1) * KD_WAYS; /* parses kept */
 	int w;
 	uint32_t *v;
 	int ins;
@@ -238,7 +239,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	/* Launches of one kernel repeat a few details texts (one per launch
 	 * shape): each is parsed once while it recurs. */
 	if (!lp->kd) {
-		lp->kd = xcalloc((p->nemeta ? p->nemeta : 1) * (size_t)KD_WAYS, sizeof(*lp->kd));
+		lp->kd = xcalloc(nkd, sizeof(*lp->kd));
 		lp->kmemo_mask = 255;
 		lp->kmemo_n = 0;
 		lp->kmemo = xcalloc(lp->kmemo_mask + 1, sizeof(*lp->kmemo));
@@ -262,8 +263,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 		if (lp->kd_gen == UINT32_MAX) {
 			/* Parse numbers run out: every memo and parse is
 			 * forgotten, so none may claim a number again. */
-			memset(lp->kd, 0,
-			       (p->nemeta ? p->nemeta : 1) * (size_t)KD_WAYS * sizeof(*lp->kd));
+			memset(lp->kd, 0, nkd * sizeof(*lp->kd));
 			memset(lp->kmemo, 0, (lp->kmemo_mask + 1) * sizeof(*lp->kmemo));
 			lp->kmemo_n = 0;
 			lp->kd_gen = 0;
