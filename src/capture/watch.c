@@ -12,12 +12,14 @@
 
 #include "../model/xplane_writer.h"
 #include "../util/xalloc.h"
+#include "backend.h"
 #include "grpc_call.h"
 
 int watch_init(struct watch *w, const char *target, const struct capture_opts *o,
 	       uint64_t every_ms, size_t window, struct xt_error *err)
 {
 	struct capture_opts co = *o;
+	size_t i;
 	int rc;
 
 	memset(w, 0, sizeof(*w));
@@ -28,10 +30,12 @@ int watch_init(struct watch *w, const char *target, const struct capture_opts *o
 		return rc;
 	w->roll = rolling_new(window);
 	w->every_ms = every_ms ? every_ms : 1;
-	/* The library stays up between captures instead of starting and
-	 * stopping its threads every few seconds. (When it cannot be loaded,
-	 * a target that needs it says so at its capture; an agent does not.) */
-	w->grpc_up = grpc_call_init() == 0;
+	/* With a profiler-service target, gRPC stays up between captures
+	 * instead of starting and stopping its threads every few seconds.
+	 * (When it cannot be loaded, that target says so at its capture.) */
+	for (i = 0; i < w->cap.tg.n && !w->grpc_up; i++)
+		if (w->cap.tg.v[i].be == &capture_backend_service)
+			w->grpc_up = grpc_call_init() == 0;
 	return 0;
 }
 

@@ -52,7 +52,7 @@ struct watch {
 	uint64_t ok_wall_ns, ok_took_ms;
 	int64_t ok_busy_ps;
 	uint64_t ok_events;
-	int grpc_up;                /* the gRPC library was started (for the whole watch) */
+	int grpc_up;                /* gRPC started for the whole watch (a service target) */
 };
 
 /*

@@ -137,6 +137,22 @@ else
 	fail "capture PID" "$(cat "$TMP/err")"
 fi
 
+# An agent target needs no gRPC (it is loaded only for profiler-service
+# targets): capture and top work with none to load.
+if XTOP_GRPC_LIB=/nonexistent/libgrpc.so $XTOP capture --duration 200 --logdir "$TMP/logNoGrpc" \
+	"$WP" >"$TMP/out" 2>"$TMP/err" && grep -q '^saved ' "$TMP/out"; then
+	ok "capture PID of an agent needs no gRPC library"
+else
+	fail "agent capture without gRPC" "$(cat "$TMP/err")"
+fi
+if XTOP_GRPC_LIB=/nonexistent/libgrpc.so timeout 120 $XTOP top --batch 1 --top 0 --duration 50 \
+	"$WP" >"$TMP/top.txt" 2>"$TMP/err" && grep -q 'refresh 1 of 1' "$TMP/top.txt" &&
+	grep -q 'SHARE OP' "$TMP/top.txt"; then
+	ok "xtop top of an agent needs no gRPC library"
+else
+	fail "agent top without gRPC" "$(head -n 3 "$TMP/top.txt" | tr '\n' '|') $(cat "$TMP/err")"
+fi
+
 # 3. Two plugins in one process give one XSpace with both plugins' planes;
 # the header's size-first protocol works too.
 run_w "$W" --plugin "$FAKE,$FX" --plugin "$TMP/fake_b.so,$TMP/tpu.xplane.pb,copy" || fail "two plugins" "no socket"
