@@ -249,42 +249,68 @@ static void steps_of_100(tu_plane *d, tu_line *st, int n)
 	}
 }
 
+/* What the breakdown tests share: a host's thread line, and TPU:0 with its
+ * XLA Ops and Steps lines (planes 1 and 2; a test adds more after). */
+struct bd_fix {
+	tu_space *s;
+	tu_plane *h, *d0;
+	tu_line *th, *ops0, *st;
+};
+
+static void bd_fix_init(struct bd_fix *f)
+{
+	f->s = tu_space_new();
+	f->h = tu_plane_add(f->s, 1, "/host:CPU");
+	f->th = tu_line_add(f->h, 1, "worker", 0);
+	f->d0 = tu_plane_add(f->s, 2, "/device:TPU:0");
+	f->ops0 = tu_line_add(f->d0, 1, "XLA Ops", 0);
+	f->st = tu_line_add(f->d0, 2, "Steps", 0);
+}
+
+/* Three steps of 100 on TPU:0, then the profile loaded; the three steps
+ * are checked to be there. */
+static struct xt_analysis *bd_fix_load(struct bd_fix *f)
+{
+	struct xt_analysis *a;
+
+	steps_of_100(f->d0, f->st, 3);
+	a = tu_load_space(f->s, NULL);
+	assert_int_equal(a->nsteps, 3);
+	return a;
+}
+
 /* The breakdown sweeps two pieces of time at once, split at the median step
  * bound (here 200): what crosses it is cut in two, each piece starts its
  * lines where their block max ends say, and the second piece's lengths are
  * shifted by the first's. */
 static void test_breakdown_split(void **state)
 {
-	tu_space *s = tu_space_new();
-	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
-	tu_line *th = tu_line_add(h, 1, "worker", 0);
-	tu_plane *d0 = tu_plane_add(s, 2, "/device:TPU:0");
-	tu_line *ops0 = tu_line_add(d0, 1, "XLA Ops", 0);
-	tu_line *st = tu_line_add(d0, 2, "Steps", 0);
-	tu_plane *d1 = tu_plane_add(s, 3, "/device:TPU:1");
-	tu_line *ops1 = tu_line_add(d1, 1, "XLA Ops", 0);
+	struct bd_fix f;
+	tu_plane *d1;
+	tu_line *ops1;
 	struct xt_analysis *a;
 	int i;
 
 	(void)state;
-	xla_op(d0, 1, "fusion.1", NULL, 1, NULL);
-	xla_op(d0, 2, "all-reduce.2", NULL, 1, "all-reduce");
+	bd_fix_init(&f);
+	d1 = tu_plane_add(f.s, 3, "/device:TPU:1");
+	ops1 = tu_line_add(d1, 1, "XLA Ops", 0);
+	xla_op(f.d0, 1, "fusion.1", NULL, 1, NULL);
+	xla_op(f.d0, 2, "all-reduce.2", NULL, 1, "all-reduce");
 	xla_op(d1, 1, "fusion.1", NULL, 1, NULL);
 	/* TPU:0: fusion.1 [50,250) across the split, all-reduce.2 [260,280). */
-	tu_event_add(ops0, 1, 50, 200);
-	tu_event_add(ops0, 2, 260, 20);
+	tu_event_add(f.ops0, 1, 50, 200);
+	tu_event_add(f.ops0, 2, 260, 20);
 	/* TPU:1: 130 ops of 1 ps over [0,130) (three blocks, all before the
 	 * split: the second piece skips them), then one at [282,286). */
 	for (i = 0; i < 130; i++)
 		tu_event_add(ops1, 1, i, 1);
 	tu_event_add(ops1, 1, 282, 4);
 	/* Host work [10,30) and [150,290), across the split. */
-	tu_ev(h, th, "a", 10, 20);
-	tu_ev(h, th, "b", 150, 140);
+	tu_ev(f.h, f.th, "a", 10, 20);
+	tu_ev(f.h, f.th, "b", 150, 140);
 	/* Steps [0,100), [100,200), [200,300): bounds 0 100 100 200 200 300. */
-	steps_of_100(d0, st, 3);
-	a = tu_load_space(s, NULL);
-	assert_int_equal(a->nsteps, 3);
+	a = bd_fix_load(&f);
 	/* [0,100): TPU:1 computes throughout (host [10,30) under it). */
 	assert_step(&a->steps[0], 1, 0, 100, 100, 0, 0, 0, 0, 0);
 	/* [100,200): TPU:1 to 130, fusion.1 throughout. */
@@ -300,24 +326,18 @@ static void test_breakdown_split(void **state)
  * ones between share the collectives' union. */
 static void test_breakdown_levels(void **state)
 {
-	tu_space *s = tu_space_new();
-	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
-	tu_line *th = tu_line_add(h, 1, "worker", 0);
-	tu_plane *d0 = tu_plane_add(s, 2, "/device:TPU:0");
-	tu_line *ops0 = tu_line_add(d0, 1, "XLA Ops", 0);
-	tu_line *st = tu_line_add(d0, 2, "Steps", 0);
+	struct bd_fix f;
 	struct xt_analysis *a;
 
 	(void)state;
-	xla_op(d0, 2, "all-reduce.2", NULL, 1, "all-reduce");
+	bd_fix_init(&f);
+	xla_op(f.d0, 2, "all-reduce.2", NULL, 1, "all-reduce");
 	/* all-reduce.2 [0,40) and [150,160); host work [20,70) and [155,170). */
-	tu_event_add(ops0, 2, 0, 40);
-	tu_event_add(ops0, 2, 150, 10);
-	tu_ev(h, th, "a", 20, 50);
-	tu_ev(h, th, "b", 155, 15);
-	steps_of_100(d0, st, 3);
-	a = tu_load_space(s, NULL);
-	assert_int_equal(a->nsteps, 3);
+	tu_event_add(f.ops0, 2, 0, 40);
+	tu_event_add(f.ops0, 2, 150, 10);
+	tu_ev(f.h, f.th, "a", 20, 50);
+	tu_ev(f.h, f.th, "b", 155, 15);
+	a = bd_fix_load(&f);
 	/* [0,100): collectives 40, host [40,70) = 30, idle 30. */
 	assert_step(&a->steps[0], 1, 0, 100, 0, 0, 40, 0, 30, 30);
 	/* [100,200): collectives 10, host [160,170) = 10, idle 80. */
