@@ -111,8 +111,9 @@ int line_split_done(struct line_split *s);
 /* Completes the line (arrays, order, depths), the sink's parts into
  * *sunk, and frees s. A line that keeps no events but cannot do without
  * them (out of order, depths at the cap, named again) is decoded once
- * more, whole, keeping them: returns 0, or what line_decode() does then. */
-int line_split_finish(struct line_split *s, struct xt_sunk *sunk);
+ * more, whole, keeping them (names in a, the calling thread's arena):
+ * returns 0, or what line_decode() does then. */
+int line_split_finish(struct line_split *s, struct xt_sunk *sunk, struct arena *a);
 /* Frees s and everything it allocated, after a failure. */
 void line_split_free(struct line_split *s);
 /* The line a split is for. */

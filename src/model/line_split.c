@@ -224,7 +224,7 @@ static int split_finish_none(struct line_split *s, int sorted, struct fin_out *c
 	return 0;
 }
 
-int line_split_finish(struct line_split *s, struct xt_sunk *sunk)
+int line_split_finish(struct line_split *s, struct xt_sunk *sunk, struct arena *a)
 {
 	size_t *seg = xmalloc((s->nch ? s->nch : 1) * sizeof(*seg));
 	struct fin_out **fo = xmalloc((s->nch ? s->nch : 1) * sizeof(*fo));
@@ -267,13 +267,16 @@ int line_split_finish(struct line_split *s, struct xt_sunk *sunk)
 		grow_free(&s->lng);
 		blk_free(&s->blk);
 		if (rc == LINE_EKEEP) {
-			/* Once more, whole, keeping the events. */
+			/* Once more, whole, keeping the events. The line's names
+			 * go to this thread's arena: the one that walked it may
+			 * be decoding another line into its own. */
 			struct line_in in = s->in;
 
 			line_sunk_free(s->in.sink, sunk);
 			free(s->bk.v);
 			s->bk.v = NULL;
 			in.keep = XT_KEEP_ALL;
+			in.a = a;
 			rc = line_decode_keep(&in, sunk);
 		}
 	} else {

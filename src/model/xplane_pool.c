@@ -136,7 +136,7 @@ static void line_done(struct pool *pl, struct line_job *j, struct xt_sunk *sunk)
 	}
 }
 
-static void run_chunk(struct pool *pl, struct chunk_task t, struct ev_scratch *sc)
+static void run_chunk(struct pool *pl, struct chunk_task t, struct arena *a, struct ev_scratch *sc)
 {
 	struct line_split *s = t.job->split;
 	uint64_t bytes = line_split_chunk_bytes(s, t.k);
@@ -152,7 +152,7 @@ static void run_chunk(struct pool *pl, struct chunk_task t, struct ev_scratch *s
 		struct xt_sunk sunk;
 
 		t.job->split = NULL;
-		rc = line_split_finish(s, &sunk);
+		rc = line_split_finish(s, &sunk, a);
 		if (rc < 0)
 			pool_fail(pl, rc, t.job);
 		else
@@ -163,6 +163,7 @@ static void run_chunk(struct pool *pl, struct chunk_task t, struct ev_scratch *s
 struct walk_ctx {
 	struct pool *pl;
 	struct line_job *job;
+	struct arena *a;
 	struct ev_scratch *sc;
 };
 
@@ -189,7 +190,7 @@ static void chunk_ready(void *arg, struct line_split *s, size_t k)
 	pthread_cond_signal(&pl->cond);
 	pthread_mutex_unlock(&pl->lock);
 	if (run)
-		run_chunk(pl, t, w->sc);
+		run_chunk(pl, t, w->a, w->sc);
 }
 
 /* What line j keeps of its events (xplane_load_opts.line_keep). */
@@ -227,7 +228,7 @@ static void run_line(struct pool *pl, struct line_job *j, struct arena *a, struc
 		return;
 	}
 	{
-		struct walk_ctx w = { pl, j, sc };
+		struct walk_ctx w = { pl, j, a, sc };
 
 		j->split = line_split_new(&in);
 		rc = line_split_walk(j->split, chunk_ready, &w);
@@ -243,7 +244,7 @@ static void run_line(struct pool *pl, struct line_job *j, struct arena *a, struc
 			struct line_split *s = j->split;
 
 			j->split = NULL;
-			rc = line_split_finish(s, &sunk);
+			rc = line_split_finish(s, &sunk, a);
 			if (rc < 0)
 				pool_fail(pl, rc, j);
 			else
@@ -280,7 +281,7 @@ static void *worker(void *arg)
 		if (pl->head < pl->nready) {
 			t = pl->ready[pl->head++];
 			pthread_mutex_unlock(&pl->lock);
-			run_chunk(pl, t, &wa->scratch);
+			run_chunk(pl, t, wa->arena, &wa->scratch);
 			continue;
 		}
 		if (pl->next < pl->njobs) {
