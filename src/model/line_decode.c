@@ -37,14 +37,8 @@ fin_event(struct fin_out *fo, struct xt_event *x, size_t n, size_t lfirst, uint6
 	}
 	if (dur >= XT_DUR_LONG)
 		fo->lmask[b] |= UINT64_C(1) << (n % XT_BLOCK);
-	if (!agg) {
-		unsigned d = fin_step(&fo->f, (int64_t)off, (int64_t)dur);
-
-		fin_set_depth(x, d);
-		if (fo->tb)
-			fin_top_event(fo->tb, d < XT_EV_DEPTH_MAX ? d : XT_EV_DEPTH_MAX,
-				      (int64_t)off, (int64_t)dur);
-	}
+	if (!agg)
+		fin_set_depth(x, fin_step(&fo->f, (int64_t)off, (int64_t)dur));
 	if ((n + 1) % XT_BLOCK == 0)
 		fo->bmax[b] = fo->f.maxend;
 }
@@ -115,8 +109,13 @@ int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
  * and is first + k on the line; with bk, every XT_BLOCK-th event's offset
  * is appended to it (else the walk records them).
  */
-int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int headers,
-		   struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o)
+/* A range that keeps no events (none, a constant where it is inlined)
+ * stores none of them: it sets each one's depth on the range's stack and
+ * tops, and hands the timed ones to the sink's range() as it goes (with
+ * XT_KEEP_RANGES_BIT), 256 at a time. */
+static inline __attribute__((always_inline)) int
+dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int headers,
+	  struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o, const int none)
 {
 	const struct source *src = in->src;
 	const struct xt_line *l = in->l;
@@ -127,8 +126,10 @@ int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t 
 	 * that found it, and line_split_chunk() gives its pages back. */
 	int bad = 0, windows = headers && len >= XT_BIG_LINE;
 	unsigned seen = 0;
-	size_t n = 0;
+	size_t n = 0, nv = 0;
 	struct ev_key prev = { 0, 0, 0, 0 };
+	struct xt_sink_rev v[none ? 256 : 1];
+	const int ranges = none && (in->keep & XT_KEEP_RANGES_BIT) && o->part && in->sink->range;
 
 	o->sorted = 1;
 	if (headers)
@@ -150,8 +151,7 @@ int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t 
 		{
 			struct dec_ev d;
 			struct ev_key cur;
-			struct xt_event *x;
-			size_t j;
+			struct xt_event *x = NULL;
 			uint32_t mi;
 
 			if ((p->key_ids ? dec_event(p, eb, eb + en, le, &d, 1)
@@ -159,16 +159,17 @@ int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t 
 				bad = 1;
 				break;
 			}
-			if (n == ge->cap) {
-				if (ge->fixed) {
-					bad = 1; /* more events than the walk found */
-					break;
+			if (!none) {
+				if (n == ge->cap) {
+					if (ge->fixed) {
+						bad = 1; /* more events than the walk found */
+						break;
+					}
+					grow_more(ge);
 				}
-				grow_more(ge);
+				x = (struct xt_event *)ge->p + n;
+				x->off = blk_put(&o->blk, (first + n) & (XT_BLOCK - 1), (int64_t)d.off);
 			}
-			x = (struct xt_event *)ge->p + n;
-			j = (first + n) & (XT_BLOCK - 1);
-			x->off = blk_put(&o->blk, j, (int64_t)d.off);
 			mi = trace_emeta_lookup(p, (int64_t)d.mid);
 			if (o->part && (p->sink_meta[mi] || d.watched) && !d.agg) {
 				struct xt_sink_ev se = { first + n,	  mi,	  d.watched, (int64_t)d.off,
@@ -178,18 +179,35 @@ int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t 
 				memcpy(d.key, &mi, 4);
 				in->sink->event(o->part, &se);
 			}
-			x->meta = mi |
-				  (d.agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
-				  (d.watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
-			if (o->fo.bmax)
-				fin_event(&o->fo, x, n, first + o->nlng, d.off, d.dur, d.agg);
-			if (d.dur < XT_DUR_LONG) {
-				x->dur = (uint32_t)d.dur;
+			if (none) {
+				if (!d.agg) {
+					unsigned dp = fin_step(&o->fo.f, (int64_t)d.off, (int64_t)d.dur);
+
+					fin_top_event(o->fo.tb, dp < XT_EV_DEPTH_MAX ? dp : XT_EV_DEPTH_MAX,
+						      (int64_t)d.off, (int64_t)d.dur);
+					if (ranges && (int64_t)d.dur > 0) {
+						v[nv++] = (struct xt_sink_rev){ first + n, mi, (int64_t)d.off,
+										(int64_t)d.dur };
+						if (nv == sizeof(v) / sizeof(v[0])) {
+							in->sink->range(o->part, v, nv);
+							nv = 0;
+						}
+					}
+				}
 			} else {
-				x->dur = XT_DUR_LONG;
-				if (o->nlng == o->lng->cap)
-					grow_more(o->lng);
-				((int64_t *)o->lng->p)[o->nlng++] = (int64_t)d.dur;
+				x->meta = mi |
+					  (d.agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
+					  (d.watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
+				if (o->fo.bmax)
+					fin_event(&o->fo, x, n, first + o->nlng, d.off, d.dur, d.agg);
+				if (d.dur < XT_DUR_LONG) {
+					x->dur = (uint32_t)d.dur;
+				} else {
+					x->dur = XT_DUR_LONG;
+					if (o->nlng == o->lng->cap)
+						grow_more(o->lng);
+					((int64_t *)o->lng->p)[o->nlng++] = (int64_t)d.dur;
+				}
 			}
 			if (bk && !((first + n) & (XT_BLOCK - 1)))
 				blk_push(bk, (uint32_t)(tagp - lb));
@@ -213,12 +231,22 @@ int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t 
 			mark += XT_WINDOW;
 		}
 	}
+	if (nv && !bad)
+		in->sink->range(o->part, v, nv);
 	o->n = n;
 	o->last = prev;
 	o->renamed = !!(seen & SEEN_RENAMED);
-	if (o->fo.bmax && n % XT_BLOCK)
+	if (!none && o->fo.bmax && n % XT_BLOCK)
 		o->fo.bmax[n / XT_BLOCK] = o->fo.f.maxend;
 	return bad ? LINE_EBAD : 0;
+}
+
+int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int headers,
+		   struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o)
+{
+	if (o->none)
+		return dec_range(in, from, to, headers, ge, bk, first, o, 1);
+	return dec_range(in, from, to, headers, ge, bk, first, o, 0);
 }
 
 void line_start(struct xt_line *l)
@@ -361,113 +389,12 @@ int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk)
 	return 0;
 }
 
-void ev_scratch_free(struct ev_scratch *s)
+void line_none_begin(struct dec_out *o)
 {
-	free(s->v);
-	free(s->lng.p);
-	free(s->blk.p);
-	free(s->w16.p);
-	free(s->w32.p);
-	free(s->bmax.p);
-	free(s->lmask.p);
-	free(s->lfirst.p);
-	memset(s, 0, sizeof(*s));
-}
-
-/* A grow of sc's buffer b (malloc'd: grown by realloc, not freed). */
-static struct grow scratch_grow(const struct ev_scratch_buf *b, size_t esz)
-{
-	return (struct grow){ .p = b->p, .esz = esz, .cap = b->cap };
-}
-
-void scratch_lend(struct ev_scratch *sc, struct dec_out *o, struct grow *lg, size_t base,
-		  size_t nblk)
-{
-	if (sc->bmax.cap < nblk) {
-		size_t c = nblk + nblk / 4 + 16;
-
-		free(sc->bmax.p);
-		free(sc->lmask.p);
-		free(sc->lfirst.p);
-		sc->bmax = (struct ev_scratch_buf){ xmalloc(c * sizeof(int64_t)), c };
-		sc->lmask = (struct ev_scratch_buf){ xmalloc(c * sizeof(uint64_t)), c };
-		sc->lfirst = (struct ev_scratch_buf){ xmalloc(c * sizeof(uint32_t)), c };
-	}
-	*lg = scratch_grow(&sc->lng, sizeof(int64_t));
-	o->lng = lg;
-	memset(&o->blk, 0, sizeof(o->blk));
-	o->blk.base = base;
-	o->blk.blk = scratch_grow(&sc->blk, sizeof(struct xt_block));
-	o->blk.w16 = scratch_grow(&sc->w16, XT_BLOCK * sizeof(uint16_t));
-	o->blk.w32 = scratch_grow(&sc->w32, XT_BLOCK * sizeof(uint32_t));
-	memset(&o->fo, 0, sizeof(o->fo));
+	memset(o, 0, sizeof(*o));
 	fin_init(&o->fo.f);
-	o->fo.bmax = sc->bmax.p;
-	o->fo.lmask = sc->lmask.p;
-	o->fo.lfirst = sc->lfirst.p;
-	o->fo.cap = nblk;
-	o->fo.lent = 1;
 	fin_tops_begin(&o->fo);
-}
-
-void scratch_return(struct ev_scratch *sc, struct dec_out *o, struct grow *lg)
-{
-	sc->lng = (struct ev_scratch_buf){ lg->p, lg->cap };
-	sc->blk = (struct ev_scratch_buf){ o->blk.blk.p, o->blk.blk.cap };
-	sc->w16 = (struct ev_scratch_buf){ o->blk.w16.p, o->blk.w16.cap };
-	sc->w32 = (struct ev_scratch_buf){ o->blk.w32.p, o->blk.w32.cap };
-	memset(lg, 0, sizeof(*lg));
-	memset(&o->blk, 0, sizeof(o->blk));
-	/* The depth pass's state and tops stay: line_finish_tops() reads them. */
-	o->fo.bmax = NULL;
-	o->fo.lmask = NULL;
-	o->fo.lfirst = NULL;
-	o->fo.cap = 0;
-	o->fo.lent = 0;
-}
-
-/* Room for n events in sc (its old contents need not survive). */
-void ev_scratch_need(struct ev_scratch *sc, size_t n)
-{
-	if (sc->cap >= n)
-		return;
-	free(sc->v);
-	sc->cap = n + n / 4 + 64;
-	sc->v = xmalloc(sc->cap * sizeof(*sc->v));
-}
-
-/* What a range that keeps no events must leave of them, while they are at
- * hand (ev, its o->n events, the first being event `first` of the line):
- * its tops, for the line's depths (line_finish_tops), and with
- * XT_KEEP_NONE_RANGES its timed events handed to the sink's range(). */
-void line_range_leave(const struct line_in *in, struct dec_out *o, const struct xt_event *ev,
-		      size_t first)
-{
-	const int64_t *lng = o->lng->p;
-	struct xt_sink_rev v[256];
-	size_t k, nv = 0, nl = 0;
-
-	/* The tops were built as the range was decoded, unless its depth
-	 * pass ran out of room (a line finished after). */
-	if ((o->fo.bmax || !o->n) && o->fo.tb)
-		fin_tops_end(&o->fo);
-	if (!(in->keep & XT_KEEP_RANGES_BIT) || !o->part || !in->sink->range)
-		return;
-	for (k = 0; k < o->n; k++) {
-		const struct xt_event *e = &ev[k];
-		int64_t dur = e->dur == XT_DUR_LONG ? lng[nl++] : (int64_t)e->dur;
-
-		if (xt_event_aggregated(e) || dur <= 0)
-			continue;
-		v[nv++] = (struct xt_sink_rev){ first + k, xt_event_meta_index(e),
-						blk_range_start(&o->blk, ev, k), dur };
-		if (nv == sizeof(v) / sizeof(v[0])) {
-			in->sink->range(o->part, v, nv);
-			nv = 0;
-		}
-	}
-	if (nv)
-		in->sink->range(o->part, v, nv);
+	o->none = 1;
 }
 
 /* The line's, once its ranges were decoded without keeping events: its
@@ -489,7 +416,6 @@ static int line_decode_none(const struct line_in *in, struct xt_sunk *sunk)
 	struct xt_line *l = in->l;
 	const uint8_t *lb = in->src->data + l->raw_off;
 	int rc;
-	struct grow ge, lg;
 	struct blkv bk = { NULL, 0, 0 };
 	struct dec_out o;
 	struct fin_out *fo;
@@ -497,26 +423,15 @@ static int line_decode_none(const struct line_in *in, struct xt_sunk *sunk)
 	if (l->raw_len > UINT32_MAX)
 		return LINE_EBIG;
 	line_start(l);
-	memset(&o, 0, sizeof(o));
-	scratch_lend(in->scratch, &o, &lg, 0, (l->raw_len / 2 + 1) / XT_BLOCK + 1);
+	line_none_begin(&o);
 	o.part = line_sink_part(in);
-	ge = (struct grow){ .p = in->scratch->v, .esz = sizeof(struct xt_event),
-			    .cap = in->scratch->cap };
-	rc = line_dec_range(in, lb, lb + l->raw_len, 1, &ge, &bk, 0, &o);
-	if (!rc) {
-		if (o.renamed || !(o.sorted || o.n <= 1))
-			rc = LINE_EKEEP;
-		else
-			line_range_leave(in, &o, ge.p, 0);
-	}
-	in->scratch->v = ge.p; /* grown, maybe: the thread's from now on */
-	in->scratch->cap = ge.cap;
-	scratch_return(in->scratch, &o, &lg);
+	rc = line_dec_range(in, lb, lb + l->raw_len, 1, NULL, &bk, 0, &o);
+	if (!rc && (o.renamed || !(o.sorted || o.n <= 1)))
+		rc = LINE_EKEEP;
+	fin_tops_end(&o.fo);
 	fo = &o.fo;
 	if (!rc && line_finish_tops(l, &fo, 1) < 0)
 		rc = LINE_EKEEP;
-	grow_free(&lg);
-	blk_free(&o.blk);
 	fin_out_free(&o.fo);
 	if (rc < 0) {
 		free(bk.v);
@@ -534,7 +449,7 @@ int line_decode(const struct line_in *in, struct xt_sunk *sunk)
 	struct line_in k = *in;
 	int rc;
 
-	if (in->keep && in->scratch && in->sink) {
+	if (in->keep && in->sink) {
 		rc = line_decode_none(in, sunk);
 		if (rc != LINE_EKEEP)
 			return rc;

@@ -12,9 +12,9 @@
  * part (line_split_done) finishes the line (line_split_finish).
  *
  * A line that keeps no events (line_in.keep: a report's host lines) is
- * decoded range by range into the decoding thread's scratch, each range
- * leaving what the line needs of it (its tops, for the depth) and handing
- * its timed events to the sink before the scratch is reused.
+ * decoded range by range (the whole line, or each chunk) without storing
+ * them: each range leaves what the line needs of them (its tops, for the
+ * depth) and hands its timed events to the sink as they are decoded.
  *
  * Both release the line's source pages as they go (source_release), and
  * neither rebases the line's timestamp: the reader does that. Bad input
@@ -43,32 +43,11 @@ struct line_in {
 	uint64_t chunk;         /* split lines: bytes per chunk (0: LINE_CHUNK) */
 	const struct xt_sink *sink; /* for the events p->sink_meta marks; NULL: none */
 	/* XT_KEEP_ALL, or (with a sink) XT_KEEP_NONE[_RANGES]: the line keeps
-	 * no events (xt_line.kept_none), each range decoded into the
-	 * decoding thread's scratch; its name was read before its first
+	 * no events (xt_line.kept_none); its name was read before its first
 	 * event (a line that names itself again after it is decoded once
 	 * more, keeping them, as is one found out of order). */
 	int keep;
-	struct ev_scratch *scratch; /* line_decode's (the calling thread's) */
 };
-
-/* A thread's buffers for the ranges that are not kept: grown as needed,
- * reused range after range, so that a report's load does not make fresh
- * memory resident (a page fault or a populate per page, the largest part
- * of its system time) for what it reads once. The events; then what a
- * range works out beside them, lent to it (line_decode.c): its long
- * durations, its blocks' start bases and wide parts, its depth pass's
- * per-block arrays. Each cap counts elements of that array's kind. */
-struct ev_scratch_buf {
-	void *p;
-	size_t cap;
-};
-struct ev_scratch {
-	struct xt_event *v;
-	size_t cap;
-	struct ev_scratch_buf lng, blk, w16, w32;
-	struct ev_scratch_buf bmax, lmask, lfirst; /* as many each */
-};
-void ev_scratch_free(struct ev_scratch *s);
 
 /* What the sink collected from a complete line (no parts when the plane
  * marks nothing), handed to its line hook; line_sunk_free() after. */
@@ -100,9 +79,8 @@ struct line_split *line_split_new(const struct line_in *in);
  */
 int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_split *s, size_t k),
 		    void *arg);
-/* Decodes chunk k (a line that keeps no events: into sc, the calling
- * thread's scratch); returns 0 or LINE_EBAD. Then line_split_done(). */
-int line_split_chunk(struct line_split *s, size_t k, struct ev_scratch *sc);
+/* Decodes chunk k; returns 0 or LINE_EBAD. Then line_split_done(). */
+int line_split_chunk(struct line_split *s, size_t k);
 /* The bytes of the line that chunk k covers. */
 uint64_t line_split_chunk_bytes(const struct line_split *s, size_t k);
 /* Counts one part (the walk or a chunk) done; returns 1 for the caller

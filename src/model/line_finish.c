@@ -83,11 +83,9 @@ void fin_out_init(struct fin_out *fo, size_t nblk)
 
 void fin_out_free(struct fin_out *fo)
 {
-	if (!fo->lent) {
-		free(fo->bmax);
-		free(fo->lmask);
-		free(fo->lfirst);
-	}
+	free(fo->bmax);
+	free(fo->lmask);
+	free(fo->lfirst);
 	free(fo->tops);
 	free(fo->tb);
 	memset(fo, 0, sizeof(*fo));

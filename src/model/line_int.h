@@ -151,24 +151,6 @@ static inline int64_t blk_start(const struct blk_build *b, const struct xt_event
 			      ev[i].off, i % XT_BLOCK);
 }
 
-/* Start of event k of a range whose blocks b holds from the range's first
- * on (b a view: its wide parts numbered on the line, as blk_set_hi). */
-static inline int64_t blk_range_start(const struct blk_build *b, const struct xt_event *ev,
-				      size_t k)
-{
-	const struct xt_block *bl = (const struct xt_block *)b->blk.p + k / XT_BLOCK;
-	uint64_t v = (uint64_t)bl->base + ev[k].off;
-
-	if (bl->wide) {
-		size_t at = ((bl->wide & ~XT_WIDE32) - 1 - b->base) * XT_BLOCK + k % XT_BLOCK;
-
-		v += (uint64_t)(bl->wide & XT_WIDE32 ? ((const uint32_t *)b->w32.p)[at]
-						      : ((const uint16_t *)b->w16.p)[at])
-		     << 32;
-	}
-	return (int64_t)v;
-}
-
 void blk_free(struct blk_build *b);
 /* Gives b's first n16 / n32 wide parts and its blocks to l. */
 void blk_give(struct blk_build *b, struct xt_line *l);
@@ -261,7 +243,6 @@ struct fin_out {
 	size_t cap;             /* blocks there is room for */
 	struct fin_tops *tops;  /* a range that keeps no events: its tops (else NULL) */
 	struct fin_tops *tb;    /* the same, being built while it is decoded */
-	int lent;               /* the arrays are a thread's scratch (scratch_lend) */
 };
 
 /*
@@ -347,7 +328,6 @@ enum { SEEN_TS = 1, SEEN_RENAMED = 2 };
 struct line_in;
 struct wire;
 struct xt_sunk;
-struct ev_scratch;
 
 /* What decoding a range of a line yields. */
 struct dec_out {
@@ -360,6 +340,11 @@ struct dec_out {
 	void *part;                   /* the sink's, for the range; NULL: none */
 	struct fin_out fo;            /* its depths and blocks, while in order */
 	int renamed;                  /* with headers: a name after an event (line_in.keep) */
+	/* Set by the caller (line_none_begin) for a range that keeps no
+	 * events: none is stored, nor its blocks, long durations or depth
+	 * arrays; each sets the range's stack and tops (fo.f, fo.tb), and the
+	 * sink's range() sees them as they are decoded. */
+	int none;
 };
 
 /* The sink's part for a range of in->l, or NULL when it wants nothing. */
@@ -426,19 +411,8 @@ void line_complete(const struct source *src, struct xt_line *l, struct grow *ge,
 		   struct fin_out *const *fo, size_t nfo);
 /* line_decode() keeping the line's events. */
 int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk);
-/* Room for n events in sc (its old contents need not survive). */
-void ev_scratch_need(struct ev_scratch *sc, size_t n);
-/* Lends sc's arrays to a range that keeps no events: its long durations
- * (*lg, o->lng), its blocks (numbered on the line from block `base`) and
- * its depth pass for up to nblk blocks. They may grow; scratch_return()
- * takes them back, before the range's grows and fin_out are freed. */
-void scratch_lend(struct ev_scratch *sc, struct dec_out *o, struct grow *lg, size_t base,
-		  size_t nblk);
-void scratch_return(struct ev_scratch *sc, struct dec_out *o, struct grow *lg);
-/* What a range that keeps no events must leave of them while they are at
- * hand (line_decode.c). */
-void line_range_leave(const struct line_in *in, struct dec_out *o, const struct xt_event *ev,
-		      size_t first);
+/* o made ready for a range that keeps no events (dec_out.none). */
+void line_none_begin(struct dec_out *o);
 /* The line's, once its ranges were decoded without keeping events: its
  * count, depth and offsets; bk's offsets go to it. */
 void line_keep_none(struct xt_line *l, size_t n, struct blkv *bk);

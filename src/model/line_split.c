@@ -1,8 +1,8 @@
 /*
  * line_split: big lines in chunks (line_decode.h): the walk that finds
  * where each chunk starts, the chunks decoded by any thread into the
- * line's arrays (or, for a line that keeps no events, into the decoding
- * thread's scratch), and the line finished from its chunks.
+ * line's arrays (or, for a line that keeps no events, into what each
+ * chunk leaves: line_decode.h), and the line finished from its chunks.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -53,8 +53,8 @@ struct line_split *line_split_new(const struct line_in *in)
 		s->in.keep = XT_KEEP_ALL;
 	line_start(in->l);
 	if (s->in.keep) {
-		/* A line that keeps no events decodes each chunk into the
-		 * scratch of the thread that takes it, as soon as it is found. */
+		/* A line that keeps no events decodes each chunk as soon as
+		 * it is found. */
 		s->early = 1;
 	} else {
 		grow_init(&s->ge, sizeof(struct xt_event), most, 1, 0);
@@ -157,7 +157,7 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 	return rc;
 }
 
-int line_split_chunk(struct line_split *s, size_t k, struct ev_scratch *sc)
+int line_split_chunk(struct line_split *s, size_t k)
 {
 	struct chunk *c = &s->ch[k];
 	const struct source *src = s->in.src;
@@ -165,12 +165,7 @@ int line_split_chunk(struct line_split *s, size_t k, struct ev_scratch *sc)
 	int rc;
 
 	if (s->in.keep) {
-		if (!sc)
-			fatal("internal error: a chunk that keeps no events needs a scratch");
-		ev_scratch_need(sc, c->n);
-		fe.p = sc->v;
-		scratch_lend(sc, &c->o, &c->lv, c->first / XT_BLOCK,
-			     (c->n + XT_BLOCK - 1) / XT_BLOCK);
+		line_none_begin(&c->o);
 	} else {
 		fe.p = (struct xt_event *)s->ge.p + c->first;
 		if (s->early && c->n)
@@ -183,14 +178,12 @@ int line_split_chunk(struct line_split *s, size_t k, struct ev_scratch *sc)
 		blk_view(&c->o.blk, &s->blk, c->first, c->n);
 	}
 	c->o.part = line_sink_part(&s->in);
-	rc = line_dec_range(&s->in, c->from, c->to, 0, &fe, NULL, c->first, &c->o);
+	rc = line_dec_range(&s->in, c->from, c->to, 0, s->in.keep ? NULL : &fe, NULL, c->first,
+			    &c->o);
 	if (!rc && c->o.n != c->n)
 		rc = LINE_EBAD;
-	if (s->in.keep) {
-		if (!rc)
-			line_range_leave(&s->in, &c->o, fe.p, c->first);
-		scratch_return(sc, &c->o, &c->lv);
-	}
+	if (s->in.keep)
+		fin_tops_end(&c->o.fo);
 	source_release(src, (uint64_t)(c->from - src->data), (uint64_t)(c->to - c->from));
 	return rc;
 }

@@ -136,11 +136,11 @@ static void line_done(struct pool *pl, struct line_job *j, struct xt_sunk *sunk)
 	}
 }
 
-static void run_chunk(struct pool *pl, struct chunk_task t, struct arena *a, struct ev_scratch *sc)
+static void run_chunk(struct pool *pl, struct chunk_task t, struct arena *a)
 {
 	struct line_split *s = t.job->split;
 	uint64_t bytes = line_split_chunk_bytes(s, t.k);
-	int rc = line_split_chunk(s, t.k, sc);
+	int rc = line_split_chunk(s, t.k);
 
 	if (rc < 0) {
 		pool_fail(pl, rc, t.job);
@@ -164,7 +164,6 @@ struct walk_ctx {
 	struct pool *pl;
 	struct line_job *job;
 	struct arena *a;
-	struct ev_scratch *sc;
 };
 
 /* line_split_walk's callback: queues chunk k, and decodes an older one
@@ -190,7 +189,7 @@ static void chunk_ready(void *arg, struct line_split *s, size_t k)
 	pthread_cond_signal(&pl->cond);
 	pthread_mutex_unlock(&pl->lock);
 	if (run)
-		run_chunk(pl, t, w->a, w->sc);
+		run_chunk(pl, t, w->a);
 }
 
 /* What line j keeps of its events (xplane_load_opts.line_keep). */
@@ -209,13 +208,13 @@ static int line_keeps(const struct reader *r, const struct line_job *j)
 	return o->line_keep(o->ctx, r->h, j->plane, name, n);
 }
 
-static void run_line(struct pool *pl, struct line_job *j, struct arena *a, struct ev_scratch *sc)
+static void run_line(struct pool *pl, struct line_job *j, struct arena *a)
 {
 	struct reader *r = pl->r;
 	struct line_in in = { .h = r->h, .src = &r->h->src, .p = j->plane, .l = j->line, .a = a,
 			      .exact_peek = r->opts && r->opts->exact_peek,
 			      .chunk = pl->split / 3, .sink = r->opts ? r->opts->sink : NULL,
-			      .keep = line_keeps(r, j), .scratch = sc };
+			      .keep = line_keeps(r, j) };
 	struct xt_sunk sunk;
 	int rc;
 
@@ -228,7 +227,7 @@ static void run_line(struct pool *pl, struct line_job *j, struct arena *a, struc
 		return;
 	}
 	{
-		struct walk_ctx w = { pl, j, a, sc };
+		struct walk_ctx w = { pl, j, a };
 
 		j->split = line_split_new(&in);
 		rc = line_split_walk(j->split, chunk_ready, &w);
@@ -256,7 +255,6 @@ static void run_line(struct pool *pl, struct line_job *j, struct arena *a, struc
 struct worker_arg {
 	struct pool *pool;
 	struct arena *arena;
-	struct ev_scratch scratch; /* for the lines that keep no events */
 };
 
 static void *worker(void *arg)
@@ -281,7 +279,7 @@ static void *worker(void *arg)
 		if (pl->head < pl->nready) {
 			t = pl->ready[pl->head++];
 			pthread_mutex_unlock(&pl->lock);
-			run_chunk(pl, t, wa->arena, &wa->scratch);
+			run_chunk(pl, t, wa->arena);
 			continue;
 		}
 		if (pl->next < pl->njobs) {
@@ -292,7 +290,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&pl->lock);
 		if (!j)
 			break;
-		run_line(pl, j, wa->arena, &wa->scratch);
+		run_line(pl, j, wa->arena);
 	}
 	return NULL;
 }
@@ -352,10 +350,8 @@ int xplane_read_lines(struct reader *r, struct xt_error *err)
 	worker(&wa[0]);
 	for (i = 1; i < (size_t)nthreads; i++)
 		pthread_join(tid[i], NULL);
-	for (i = 0; i < (size_t)nthreads; i++) {
+	for (i = 0; i < (size_t)nthreads; i++)
 		arena_adopt(&r->t->arena, &arenas[i]);
-		ev_scratch_free(&wa[i].scratch);
-	}
 	for (i = 0; i < pl.njobs; i++)
 		line_split_free(pl.jobs[i].split); /* a failed load's pieces */
 	pthread_cond_destroy(&pl.cond);
