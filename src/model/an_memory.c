@@ -22,48 +22,70 @@
 	 (1ull << XS_ALLOCATION_BYTES) | (1ull << XS_REQUESTED_BYTES) | (1ull << XS_ADDR) |      \
 	 (1ull << XS_TF_OP) | (1ull << XS_SHAPE))
 
+/* The stats of MEM_KNOWN that mem_take() reads as integers. */
+#define MEM_INTS                                                                               \
+	((1ull << XS_INDEX_ON_HOST) | (1ull << XS_DEVICE_ORDINAL) | (1ull << XS_BYTES_RESERVED) | \
+	 (1ull << XS_BYTES_ALLOCATED) | (1ull << XS_BYTES_AVAILABLE) |                            \
+	 (1ull << XS_PEAK_BYTES_IN_USE) | (1ull << XS_ALLOCATION_BYTES) |                         \
+	 (1ull << XS_REQUESTED_BYTES) | (1ull << XS_ADDR))
+
+/* Integer stat k of MEM_INTS, its value v, into r (mem_take's rules). */
+static void mem_take_int(struct mem_full *r, unsigned k, int64_t v, uint64_t *have, int from_meta)
+{
+	if (from_meta && ((*have >> k) & 1))
+		return;
+	switch (k) {
+	case XS_INDEX_ON_HOST:
+	case XS_DEVICE_ORDINAL:
+		if (from_meta && ((*have >> XS_INDEX_ON_HOST) & 1))
+			return;
+		snprintf(r->idx_buf, sizeof(r->idx_buf), "%" PRId64, v);
+		*have |= 1ull << XS_INDEX_ON_HOST;
+		return;
+	case XS_BYTES_RESERVED:
+		r->reserved = v;
+		break;
+	case XS_BYTES_ALLOCATED:
+		r->allocated = v;
+		break;
+	case XS_BYTES_AVAILABLE:
+		r->available = v;
+		break;
+	case XS_PEAK_BYTES_IN_USE:
+		r->peak_in_use = v;
+		break;
+	case XS_ALLOCATION_BYTES:
+		r->bytes = v;
+		break;
+	case XS_REQUESTED_BYTES:
+		if (!((*have >> XS_ALLOCATION_BYTES) & 1))
+			r->bytes = v;
+		*have |= 1ull << XS_REQUESTED_BYTES;
+		return;
+	case XS_ADDR:
+		r->addr = v;
+		r->has_addr = 1;
+		break;
+	default:
+		return;
+	}
+	*have |= 1ull << k;
+}
+
 static void mem_take(struct mem_full *r, const struct xt_stat *s, unsigned k, uint64_t *have,
 		     int from_meta)
 {
 	/* Event stats win over metadata stats; within one message the last
 	 * allocator key (name or index) wins, as upstream's loop does. */
+	if ((MEM_INTS >> k) & 1) {
+		mem_take_int(r, k, stat_as_int(s), have, from_meta);
+		return;
+	}
 	if (from_meta && ((*have >> k) & 1))
 		return;
 	switch (k) {
 	case XS_ALLOCATOR_NAME:
 		r->allocator = bref(s->s, s->n);
-		*have |= 1ull << XS_ALLOCATOR_NAME;
-		return;
-	case XS_INDEX_ON_HOST:
-	case XS_DEVICE_ORDINAL:
-		if (from_meta && ((*have >> XS_INDEX_ON_HOST) & 1))
-			return;
-		snprintf(r->idx_buf, sizeof(r->idx_buf), "%" PRId64, stat_as_int(s));
-		*have |= 1ull << XS_INDEX_ON_HOST;
-		return;
-	case XS_BYTES_RESERVED:
-		r->reserved = stat_as_int(s);
-		break;
-	case XS_BYTES_ALLOCATED:
-		r->allocated = stat_as_int(s);
-		break;
-	case XS_BYTES_AVAILABLE:
-		r->available = stat_as_int(s);
-		break;
-	case XS_PEAK_BYTES_IN_USE:
-		r->peak_in_use = stat_as_int(s);
-		break;
-	case XS_ALLOCATION_BYTES:
-		r->bytes = stat_as_int(s);
-		break;
-	case XS_REQUESTED_BYTES:
-		if (!((*have >> XS_ALLOCATION_BYTES) & 1))
-			r->bytes = stat_as_int(s);
-		*have |= 1ull << XS_REQUESTED_BYTES;
-		return;
-	case XS_ADDR:
-		r->addr = stat_as_int(s);
-		r->has_addr = 1;
 		break;
 	case XS_TF_OP:
 		r->op = bref(s->s, s->n);
@@ -101,6 +123,20 @@ static int mem_decode_from(const struct xt_host *h, const struct xt_plane *p, ui
 
 			if (!m || !((MEM_KNOWN >> m->known) & 1))
 				continue;
+			/* An integer (int64 or uint64, the varint filling the
+			 * rest, as stat_decode_usual() reads it), read here: most
+			 * of a memory event's stats are. */
+			if ((MEM_INTS >> m->known) & 1 && v < sb + sn && (*v == 0x20 || *v == 0x18)) {
+				struct wire w;
+				uint64_t x;
+
+				wire_init(&w, v + 1, (size_t)(sb + sn - v - 1));
+				x = wire_varint(&w);
+				if (!w.bad && w.p == w.end) {
+					mem_take_int(r, m->known, (int64_t)x, &have, 0);
+					continue;
+				}
+			}
 		}
 		if (stat_decode_usual(p, sb, sn, &s) || stat_decode_one(p, sb, sn, &s))
 			mem_take(r, &s, stat_known(&s), &have, 0);

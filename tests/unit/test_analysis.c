@@ -914,6 +914,56 @@ static void test_memory_halves(void **state)
 	assert_int_equal(tu_find_mem(a[1], NULL, "late_bfc")->allocator_lifetime_peak, 999999);
 }
 
+/* A memory event's numbers read the same whatever the stat's type: int64
+ * and uint64 (read straight, without decoding the stat) as text or a
+ * double (decoded, then converted). */
+static void test_memory_stat_kinds(void **state)
+{
+	struct xt_analysis *a[2];
+	size_t i;
+	int run;
+
+	(void)state;
+	for (run = 0; run < 2; run++) {
+		tu_space *s = tu_space_new();
+		tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+		tu_line *l = tu_line_add(h, 1, "python", 0);
+		int64_t used = 0;
+
+		for (i = 0; i < 40; i++) {
+			int al = i % 4 != 3;
+			int64_t b = 100 + (int64_t)i * 10, t = (int64_t)i * 100;
+			tu_event *e;
+			char num[32];
+
+			used += al ? b : -b;
+			if (!run) {
+				e = tu_mem_ev(h, l, al, t, "GPU_0_bfc", (int64_t)(0x1000 + i), b, 10, used,
+					      100000 - used, 5000, al ? "op" : NULL, NULL);
+				TU_SI(h, e, "index_on_host", 2);
+				continue;
+			}
+			e = tu_ev(h, l, al ? "MemoryAllocation" : "MemoryDeallocation", t, 0);
+			TU_SS(h, e, "allocator_name", "GPU_0_bfc");
+			snprintf(num, sizeof(num), "%d", 0x1000 + (int)i);
+			TU_SS(h, e, "addr", num);
+			TU_SD(h, e, "allocation_bytes", (double)b);
+			TU_SU(h, e, "bytes_reserved", 10);
+			snprintf(num, sizeof(num), "%lld", (long long)used);
+			TU_SS(h, e, "bytes_allocated", num);
+			TU_SD(h, e, "bytes_available", (double)(100000 - used));
+			TU_SU(h, e, "peak_bytes_in_use", 5000);
+			if (al)
+				TU_SS(h, e, "tf_op", "op");
+			TU_SD(h, e, "index_on_host", 2.0);
+		}
+		a[run] = tu_load_space(s, NULL);
+	}
+	assert_int_equal(a[0]->nmemory, 1);
+	assert_int_equal(a[0]->memory[0].events, 40);
+	assert_memory_same(a[0], a[1]);
+}
+
 /* The analyses of path three ways: [0] walking the decoded lines
  * (analysis_run, no sink), [1] with the sink on lines read whole, [2] on
  * lines read in chunks of split / 3 bytes (the first line must be split). */
@@ -1348,6 +1398,7 @@ int main(void)
 		TU_TEST(test_kernel_details_parse),
 		TU_TEST(test_memory),
 		TU_TEST(test_memory_halves),
+		TU_TEST(test_memory_stat_kinds),
 		TU_TEST(test_memory_sink),
 		TU_TEST(test_memory_time_wrap),
 		TU_TEST(test_memory_series),
