@@ -181,6 +181,70 @@ void capture_remove_tree(const char *dir)
 	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/*
+ * The scratch directories of in-memory captures under way. A process that
+ * ends while a capture waits on a stuck server (^C in xtop top or the
+ * viewer) never returns from capture_run(): at exit, or before an _exit
+ * (capture_scratch_clean), it removes them, so a capture leaves nothing
+ * behind unless the process is killed outright.
+ */
+static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static char **scratch_dirs;
+static size_t nscratch;
+
+void capture_scratch_clean(void)
+{
+	size_t i;
+
+	/* The lock is only ever held for a moment: a capture thread stuck
+	 * on its server does not hold it. */
+	pthread_mutex_lock(&scratch_lock);
+	for (i = 0; i < nscratch; i++)
+		if (scratch_dirs[i])
+			capture_remove_tree(scratch_dirs[i]);
+	pthread_mutex_unlock(&scratch_lock);
+}
+
+static void scratch_install(void)
+{
+	atexit(capture_scratch_clean);
+}
+
+static void scratch_add(const char *dir)
+{
+	size_t i;
+
+	pthread_once(&scratch_once, scratch_install);
+	pthread_mutex_lock(&scratch_lock);
+	for (i = 0; i < nscratch && scratch_dirs[i]; i++)
+		;
+	if (i == nscratch) {
+		scratch_dirs = xreallocarray(scratch_dirs, nscratch + 1, sizeof(*scratch_dirs));
+		nscratch++;
+	}
+	scratch_dirs[i] = xstrdup(dir);
+	pthread_mutex_unlock(&scratch_lock);
+}
+
+/* dir removed, and off the list. */
+static void scratch_remove(const char *dir)
+{
+	size_t i;
+	char *d = NULL;
+
+	pthread_mutex_lock(&scratch_lock);
+	for (i = 0; i < nscratch; i++)
+		if (scratch_dirs[i] && !strcmp(scratch_dirs[i], dir)) {
+			d = scratch_dirs[i];
+			scratch_dirs[i] = NULL;
+			break;
+		}
+	pthread_mutex_unlock(&scratch_lock);
+	capture_remove_tree(dir);
+	free(d);
+}
+
 static uint64_t wall_ns(void)
 {
 	struct timespec ts;
@@ -243,6 +307,7 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 		if (!mkdtemp(logdir))
 			return xt_error_set(err, XT_EIO, "cannot make a scratch directory in %s: %s",
 					    tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		scratch_add(logdir);
 	} else if (o->logdir[0] == '/') {
 		snprintf(logdir, sizeof(logdir), "%s", o->logdir);
 	} else {
@@ -258,7 +323,7 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 				sizeof(r->session), err);
 	if (rc < 0) {
 		if (o->in_memory)
-			capture_remove_tree(logdir);
+			scratch_remove(logdir);
 		else
 			xplane_remove_run_dir(logdir, NULL, missing);
 		return rc;
@@ -296,7 +361,7 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 	 * levels made for it. In memory nothing stays at all (a profile the
 	 * server wrote is mapped by the trace, which outlives its file). */
 	if (o->in_memory) {
-		capture_remove_tree(logdir);
+		scratch_remove(logdir);
 		r->run_dir[0] = '\0';
 	} else if (!r->nsaved) {
 		xplane_remove_run_dir(logdir, r->run_dir, missing);

@@ -107,5 +107,8 @@ void capture_result_fini(struct capture_result *r);
 /* Removes a scratch directory this process made, and what is in it (no
  * symbolic link is followed). Can't fail: what cannot be removed stays. */
 void capture_remove_tree(const char *dir);
+/* Removes the scratch directories of in-memory captures still under way
+ * (at exit it runs by itself; call it before an _exit). */
+void capture_scratch_clean(void);
 
 #endif

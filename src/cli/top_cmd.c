@@ -477,7 +477,8 @@ int top_main(int argc, char **argv)
 		/* The server answers neither the capture nor the request to end
 		 * it: leave without it. The worker is blocked in the gRPC
 		 * library, so no exit handlers run (the library's own could
-		 * wait for it). */
+		 * wait for it): its scratch directory goes first. */
+		capture_scratch_clean();
 		fflush(NULL);
 		_exit(rc);
 	}

@@ -320,7 +320,9 @@ kill -STOP "$SPID"
 expect_error "top: a stuck server at the start: the deadline passes, one line" 2 \
 	"no answer before the deadline" $XTOP top --batch 1 --deadline 1500 --duration 100 "localhost:$PORT"
 kill -CONT "$SPID"
-$XTOP top --batch 0 --every 0.5 --duration 3000 "localhost:$PORT" >"$TMP/stuck.txt" 2>&1 &
+mkdir -p "$TMP/stuckd"
+TMPDIR="$TMP/stuckd" $XTOP top --batch 0 --every 0.5 --duration 3000 "localhost:$PORT" \
+	>"$TMP/stuck.txt" 2>&1 &
 XP=$!
 sleep 0.5
 kill -STOP "$SPID"
@@ -335,6 +337,12 @@ if [ $rc -eq 0 ] && [ $took -le 6 ]; then
 	ok "top: ^C during a capture from a stuck server ends top in ${took} s"
 else
 	fail "top: ^C with a stuck server" "rc=$rc after $took s: $(cat "$TMP/stuck.txt")"
+fi
+# It left without the capture that was under way: its scratch directory too.
+if [ -z "$(ls -A "$TMP/stuckd")" ]; then
+	ok "top: ^C with a stuck server leaves no scratch directory behind"
+else
+	fail "top: scratch directory after ^C" "$(ls -A "$TMP/stuckd" | tr '\n' ' ')"
 fi
 
 # 9. Refused at the start, and bad input: one line, exit 2.
