@@ -108,11 +108,12 @@ int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
  * skipped: the walk took them). Event k of the range goes to index k of ge
  * and is first + k on the line; with bk, every XT_BLOCK-th event's offset
  * is appended to it (else the walk records them).
+ *
+ * A range that keeps no events (none, a constant where it is inlined; ge
+ * unused) stores none of them: it sets each one's depth on the range's
+ * stack and tops, and hands the timed ones to the sink's range() as it
+ * goes (with XT_KEEP_RANGES_BIT), 256 at a time.
  */
-/* A range that keeps no events (none, a constant where it is inlined)
- * stores none of them: it sets each one's depth on the range's stack and
- * tops, and hands the timed ones to the sink's range() as it goes (with
- * XT_KEEP_RANGES_BIT), 256 at a time. */
 static inline __attribute__((always_inline)) int
 dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int headers,
 	  struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o, const int none)
