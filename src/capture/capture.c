@@ -183,24 +183,27 @@ void capture_remove_tree(const char *dir)
 
 /*
  * The scratch directories of in-memory captures under way. A process that
- * ends while a capture waits on a stuck server (^C in xtop top or the
- * viewer) never returns from capture_run(): at exit, or before an _exit
- * (capture_scratch_clean), it removes them, so a capture leaves nothing
- * behind unless the process is killed outright.
+ * ends while a capture waits on a stuck server (xtop top: ^C with --batch,
+ * or q) never returns from capture_run(): at exit, or before its _exit
+ * (capture_scratch_clean), it removes them, so such a capture leaves
+ * nothing behind. (A signal's default action, as in top's screen, or a
+ * kill runs no handler: that directory stays, as before.) A process runs
+ * one capture at a time; past SCRATCH_MAX at once, one is not listed.
  */
+#define SCRATCH_MAX 16
 static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-static char **scratch_dirs;
-static size_t nscratch;
+static char *scratch_dirs[SCRATCH_MAX];
 
 void capture_scratch_clean(void)
 {
 	size_t i;
 
-	/* The lock is only ever held for a moment: a capture thread stuck
-	 * on its server does not hold it. */
+	/* Held only for a moment, never while allocating (a failed
+	 * allocation exits, which runs this) nor by a thread stuck on its
+	 * server. */
 	pthread_mutex_lock(&scratch_lock);
-	for (i = 0; i < nscratch; i++)
+	for (i = 0; i < SCRATCH_MAX; i++)
 		if (scratch_dirs[i])
 			capture_remove_tree(scratch_dirs[i]);
 	pthread_mutex_unlock(&scratch_lock);
@@ -213,35 +216,37 @@ static void scratch_install(void)
 
 static void scratch_add(const char *dir)
 {
+	char *d = xstrdup(dir);
 	size_t i;
 
 	pthread_once(&scratch_once, scratch_install);
 	pthread_mutex_lock(&scratch_lock);
-	for (i = 0; i < nscratch && scratch_dirs[i]; i++)
+	for (i = 0; i < SCRATCH_MAX && scratch_dirs[i]; i++)
 		;
-	if (i == nscratch) {
-		scratch_dirs = xreallocarray(scratch_dirs, nscratch + 1, sizeof(*scratch_dirs));
-		nscratch++;
+	if (i < SCRATCH_MAX) {
+		scratch_dirs[i] = d;
+		d = NULL;
 	}
-	scratch_dirs[i] = xstrdup(dir);
 	pthread_mutex_unlock(&scratch_lock);
+	free(d);
 }
 
-/* dir removed, and off the list. */
+/* dir removed, then off the list, under the lock: an exit meanwhile
+ * waits for it. */
 static void scratch_remove(const char *dir)
 {
 	size_t i;
 	char *d = NULL;
 
 	pthread_mutex_lock(&scratch_lock);
-	for (i = 0; i < nscratch; i++)
+	capture_remove_tree(dir);
+	for (i = 0; i < SCRATCH_MAX; i++)
 		if (scratch_dirs[i] && !strcmp(scratch_dirs[i], dir)) {
 			d = scratch_dirs[i];
 			scratch_dirs[i] = NULL;
 			break;
 		}
 	pthread_mutex_unlock(&scratch_lock);
-	capture_remove_tree(dir);
 	free(d);
 }
 

@@ -916,52 +916,71 @@ static void test_memory_halves(void **state)
 
 /* A memory event's numbers read the same whatever the stat's type: int64
  * and uint64 (read straight, without decoding the stat) as text or a
- * double (decoded, then converted). */
+ * double (decoded, then converted); with stat ids of one byte and of two
+ * (past 127, as TF's), an allocator named and one known by its index,
+ * requested_bytes standing in for allocation_bytes, negative values. */
 static void test_memory_stat_kinds(void **state)
 {
-	struct xt_analysis *a[2];
-	size_t i;
+	static const char *const names[] = { "allocator_name",	  "addr",
+					     "allocation_bytes",  "requested_bytes",
+					     "bytes_reserved",	  "bytes_allocated",
+					     "bytes_available",	  "peak_bytes_in_use",
+					     "tf_op",		  "index_on_host" };
+	struct xt_analysis *a[4];
+	size_t i, k;
 	int run;
 
 	(void)state;
-	for (run = 0; run < 2; run++) {
+	for (run = 0; run < 4; run++) {
 		tu_space *s = tu_space_new();
 		tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
 		tu_line *l = tu_line_add(h, 1, "python", 0);
-		int64_t used = 0;
+		int64_t used[2] = { 0, 0 };
+		int text = run & 1;
 
-		for (i = 0; i < 40; i++) {
-			int al = i % 4 != 3;
+		if (run & 2)
+			for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+				tu_smeta_id(h, 300 + (int64_t)k, names[k]);
+		for (i = 0; i < 60; i++) {
+			int al = i % 4 != 3, w = i % 3 == 0;
 			int64_t b = 100 + (int64_t)i * 10, t = (int64_t)i * 100;
-			tu_event *e;
+			tu_event *e = tu_ev(h, l, al ? "MemoryAllocation" : "MemoryDeallocation", t, 0);
+			const char *size = i % 5 == 1 ? "requested_bytes" : "allocation_bytes";
 			char num[32];
 
-			used += al ? b : -b;
-			if (!run) {
-				e = tu_mem_ev(h, l, al, t, "GPU_0_bfc", (int64_t)(0x1000 + i), b, 10, used,
-					      100000 - used, 5000, al ? "op" : NULL, NULL);
+			used[w] += al ? b : -b;
+			if (w && text)
+				TU_SD(h, e, "index_on_host", 2.0);
+			else if (w)
 				TU_SI(h, e, "index_on_host", 2);
-				continue;
+			else
+				TU_SS(h, e, "allocator_name", "GPU_0_bfc");
+			if (text) {
+				snprintf(num, sizeof(num), "%d", 0x1000 + (int)i);
+				TU_SS(h, e, "addr", num);
+				TU_SD(h, e, size, (double)b);
+				TU_SS(h, e, "bytes_reserved", "10");
+				snprintf(num, sizeof(num), "%lld", (long long)used[w]);
+				TU_SS(h, e, "bytes_allocated", num);
+				TU_SD(h, e, "bytes_available", (double)(1000 - used[w]));
+				TU_SS(h, e, "peak_bytes_in_use", "5000");
+			} else {
+				TU_SU(h, e, "addr", 0x1000 + (uint64_t)i);
+				TU_SI(h, e, size, b);
+				TU_SU(h, e, "bytes_reserved", 10);
+				TU_SI(h, e, "bytes_allocated", used[w]);
+				TU_SI(h, e, "bytes_available", 1000 - used[w]); /* negative after a few */
+				TU_SU(h, e, "peak_bytes_in_use", 5000);
 			}
-			e = tu_ev(h, l, al ? "MemoryAllocation" : "MemoryDeallocation", t, 0);
-			TU_SS(h, e, "allocator_name", "GPU_0_bfc");
-			snprintf(num, sizeof(num), "%d", 0x1000 + (int)i);
-			TU_SS(h, e, "addr", num);
-			TU_SD(h, e, "allocation_bytes", (double)b);
-			TU_SU(h, e, "bytes_reserved", 10);
-			snprintf(num, sizeof(num), "%lld", (long long)used);
-			TU_SS(h, e, "bytes_allocated", num);
-			TU_SD(h, e, "bytes_available", (double)(100000 - used));
-			TU_SU(h, e, "peak_bytes_in_use", 5000);
 			if (al)
 				TU_SS(h, e, "tf_op", "op");
-			TU_SD(h, e, "index_on_host", 2.0);
 		}
 		a[run] = tu_load_space(s, NULL);
 	}
-	assert_int_equal(a[0]->nmemory, 1);
-	assert_int_equal(a[0]->memory[0].events, 40);
-	assert_memory_same(a[0], a[1]);
+	assert_int_equal(a[0]->nmemory, 2);
+	assert_int_equal(a[0]->memory[0].events + a[0]->memory[1].events, 60);
+	for (run = 1; run < 4; run++)
+		assert_memory_same(a[0], a[run]);
 }
 
 /* The analyses of path three ways: [0] walking the decoded lines
