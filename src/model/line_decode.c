@@ -184,7 +184,7 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 				if (!d.agg) {
 					unsigned dp = fin_step(&o->fo.f, (int64_t)d.off, (int64_t)d.dur);
 
-					fin_top_event(o->fo.tb, dp < XT_EV_DEPTH_MAX ? dp : XT_EV_DEPTH_MAX,
+					fin_top_event(o->fo.tops, dp < XT_EV_DEPTH_MAX ? dp : XT_EV_DEPTH_MAX,
 						      (int64_t)d.off, (int64_t)d.dur);
 					if (ranges && (int64_t)d.dur > 0) {
 						v[nv++] = (struct xt_sink_rev){ first + n, mi, (int64_t)d.off,

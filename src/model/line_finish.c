@@ -87,7 +87,6 @@ void fin_out_free(struct fin_out *fo)
 	free(fo->lmask);
 	free(fo->lfirst);
 	free(fo->tops);
-	free(fo->tb);
 	memset(fo, 0, sizeof(*fo));
 }
 
@@ -112,8 +111,8 @@ static void tops_push(struct fin_tops *t, struct fin_step_max x, unsigned d)
 
 void fin_tops_begin(struct fin_out *fo)
 {
-	fo->tb = xcalloc(1, sizeof(*fo->tb));
-	fo->tb->x = (struct fin_step_max){ INT64_MIN, 0, 0 };
+	fo->tops = xcalloc(1, sizeof(*fo->tops));
+	fo->tops->x = (struct fin_step_max){ INT64_MIN, 0, 0 };
 }
 
 /* An event at depth 0: the tops so far get the run under the last one. */
@@ -137,14 +136,11 @@ void fin_top_push(struct fin_tops *t, int64_t off, int64_t dur)
 
 void fin_tops_end(struct fin_out *fo)
 {
-	struct fin_tops *t = fo->tb;
+	struct fin_tops *t = fo->tops;
 
 	if (t->any)
 		tops_push(t, t->x, t->gmax);
 	t->last = t->x;
-	free(fo->tops);
-	fo->tops = t;
-	fo->tb = NULL;
 }
 
 /* The stack after a range: what survived of s under the range's own

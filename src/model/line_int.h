@@ -241,8 +241,9 @@ struct fin_out {
 	uint64_t *lmask;
 	uint32_t *lfirst;
 	size_t cap;             /* blocks there is room for */
-	struct fin_tops *tops;  /* a range that keeps no events: its tops (else NULL) */
-	struct fin_tops *tb;    /* the same, being built while it is decoded */
+	/* A range that keeps no events: its tops, built while it is decoded
+	 * (fin_tops_begin .. fin_tops_end); else NULL. */
+	struct fin_tops *tops;
 };
 
 /*
@@ -289,7 +290,7 @@ static inline void fin_top_event(struct fin_tops *t, unsigned d, int64_t off, in
 	else if (d > t->gmax)
 		t->gmax = d;
 }
-/* The tops built so far become fo->tops. */
+/* fo->tops complete: the run under the last top pushed. */
 void fin_tops_end(struct fin_out *fo);
 /*
  * Finishes l (in order) from what its ranges worked out: fo[k] for the
@@ -342,7 +343,7 @@ struct dec_out {
 	int renamed;                  /* with headers: a name after an event (line_in.keep) */
 	/* Set by the caller (line_none_begin) for a range that keeps no
 	 * events: none is stored, nor its blocks, long durations or depth
-	 * arrays; each sets the range's stack and tops (fo.f, fo.tb), and the
+	 * arrays; each sets the range's stack and tops (fo.f, fo.tops), and the
 	 * sink's range() sees them as they are decoded. */
 	int none;
 };
