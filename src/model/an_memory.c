@@ -14,20 +14,14 @@
 #include "analysis_int.h"
 #include "wire.h"
 
-/* The stats mem_take() reads. */
-#define MEM_KNOWN                                                                              \
-	((1ull << XS_ALLOCATOR_NAME) | (1ull << XS_INDEX_ON_HOST) | (1ull << XS_DEVICE_ORDINAL) | \
-	 (1ull << XS_BYTES_RESERVED) | (1ull << XS_BYTES_ALLOCATED) |                            \
-	 (1ull << XS_BYTES_AVAILABLE) | (1ull << XS_PEAK_BYTES_IN_USE) |                         \
-	 (1ull << XS_ALLOCATION_BYTES) | (1ull << XS_REQUESTED_BYTES) | (1ull << XS_ADDR) |      \
-	 (1ull << XS_TF_OP) | (1ull << XS_SHAPE))
-
-/* The stats of MEM_KNOWN that mem_take() reads as integers. */
+/* The stats mem_take() reads as integers (mem_take_int), and all it reads. */
 #define MEM_INTS                                                                               \
 	((1ull << XS_INDEX_ON_HOST) | (1ull << XS_DEVICE_ORDINAL) | (1ull << XS_BYTES_RESERVED) | \
 	 (1ull << XS_BYTES_ALLOCATED) | (1ull << XS_BYTES_AVAILABLE) |                            \
 	 (1ull << XS_PEAK_BYTES_IN_USE) | (1ull << XS_ALLOCATION_BYTES) |                         \
 	 (1ull << XS_REQUESTED_BYTES) | (1ull << XS_ADDR))
+#define MEM_KNOWN \
+	(MEM_INTS | (1ull << XS_ALLOCATOR_NAME) | (1ull << XS_TF_OP) | (1ull << XS_SHAPE))
 
 /* Integer stat k of MEM_INTS, its value v, into r (mem_take's rules). */
 static void mem_take_int(struct mem_full *r, unsigned k, int64_t v, uint64_t *have, int from_meta)
