@@ -121,7 +121,7 @@ void ui_panel(struct panel *p, int y, int x, int h, int w)
 
 static void draw_status(struct app *a)
 {
-	char line[512], b1[32], b2[32];
+	char line[520], b1[32], b2[32];
 	const char *base = strrchr(a->path, '/');
 
 	if (a->load) {
@@ -129,9 +129,18 @@ static void draw_status(struct app *a)
 		ui_put(0, 0, a->cols, term_attr(ROLE_TITLE), line, 1);
 		return;
 	}
-	snprintf(line, sizeof(line), " xtop  %s  [%s]  %s events  %zu host%s  busy %s", base ? base + 1 : a->path,
-		 views[a->view]->name, fmt_count(b1, sizeof(b1), a->t->nev), a->t->nhosts,
-		 a->t->nhosts == 1 ? "" : "s", fmt_ps(b2, sizeof(b2), a->an->busy_ps));
+	char rest[256], name[256];
+	int room;
+
+	/* The file name gives way first (its middle elided), so that the
+	 * figures after it keep their units at 80 columns. */
+	snprintf(rest, sizeof(rest), "  [%s]  %s events  %zu host%s  busy %s", views[a->view]->name,
+		 fmt_count(b1, sizeof(b1), a->t->nev), a->t->nhosts, a->t->nhosts == 1 ? "" : "s",
+		 fmt_ps(b2, sizeof(b2), a->an->busy_ps));
+	room = a->cols - 7 - utf8_width(rest);
+	utf8_elide(name, sizeof(name), base ? base + 1 : a->path, room > 8 ? room : 8,
+		   term.g.ellipsis);
+	snprintf(line, sizeof(line), " xtop  %s%s", name, rest);
 	ui_put(0, 0, a->cols, term_attr(ROLE_TITLE), line, 1);
 }
 

@@ -34,6 +34,18 @@ check "ruler at 200x50, deepest zoom: labels differ" 'ruler_distinct 4' "labels 
 keys q
 wait_for "EXIT=" >/dev/null
 
+# ------------------------------------------------------- the title ----
+# A long file name gives way (its middle elided) so that the figures after
+# it keep their units at 80 columns.
+cp "$TMP/t.xplane.pb" "$TMP/a_long_profile_name_from_one_training_run.xplane.pb"
+start 80 24 "$XTOP" "$TMP/a_long_profile_name_from_one_training_run.xplane.pb"
+wait_for "[timeline]" >/dev/null
+check "title at 80 columns: the name elided, the busy figure whole with its unit" \
+	'line 1 | grep -q "a_long_.*xplane.pb  \[timeline\]  .* busy [0-9.]* [mnu]*s *$" &&
+	 ! line 1 | grep -q "one_training"' "title cut" 5
+keys q
+wait_for "EXIT=" >/dev/null
+
 if have_fixtures; then
 	# The issue's two cases.
 	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
