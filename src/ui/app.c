@@ -90,6 +90,51 @@ int ui_put(int y, int x, int w, int attr, const char *s, int pad)
 	return col;
 }
 
+int ui_put_wrap(int y, int w, int rows, int attr, const char *s, int indent)
+{
+	char buf[1024];
+	int used = 0;
+
+	while (used < rows && *s) {
+		int x = used ? indent : 0, room = w - x, col = 0;
+		const char *p = s, *brk = NULL;
+		size_t n;
+
+		if (room <= 1)
+			break;
+		/* Never between a number and its unit ("0 B", "6.30 ms"). */
+		while (*p && col < room) {
+			if (*p == ' ' && p > s && !(p[-1] >= '0' && p[-1] <= '9'))
+				brk = p;
+			p += utf8_len(p);
+			col++;
+		}
+		if (!*p || used == rows - 1) {
+			/* The rest fits, or this is the last row: cut with a mark. */
+			if (*p) {
+				ui_put(y + used, x, room - 1, attr, s, 0);
+				ui_put(y + used, w - 1, 1, attr, term.g.ellipsis, 0);
+			} else {
+				ui_put(y + used, x, room, attr, s, 1);
+			}
+			used++;
+			break;
+		}
+		if (*p == ' ' && !(p[-1] >= '0' && p[-1] <= '9'))
+			brk = p; /* the row ends exactly at a word's end */
+		n = (size_t)((brk ? brk : p) - s);
+		if (n >= sizeof(buf))
+			n = sizeof(buf) - 1;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		ui_put(y + used, x, room, attr, buf, 1);
+		used++;
+		for (s += n; *s == ' '; s++)
+			;
+	}
+	return used;
+}
+
 static void emit_cells(void *arg, int i, const struct cellrow *r)
 {
 	const int *at = arg;
@@ -119,28 +164,42 @@ void ui_panel(struct panel *p, int y, int x, int h, int w)
 
 /* ---- status, hints, help ---- */
 
+/* The title: the file name gives way first (its middle elided, down to 16
+ * columns), then whole figures from the right, so a figure is shown with
+ * its unit or not at all. */
+static void title_line(const struct app *a, char *line, size_t n)
+{
+	const char *base = strrchr(a->path, '/'), *name0 = base ? base + 1 : a->path;
+	char parts[4][96], name[256], b1[32], b2[32];
+	int keep, room, want = utf8_width(name0) < 16 ? utf8_width(name0) : 16, k, used;
+
+	snprintf(parts[0], sizeof(parts[0]), "  [%s]", views[a->view]->name);
+	snprintf(parts[1], sizeof(parts[1]), "  %s events", fmt_count(b1, sizeof(b1), a->t->nev));
+	snprintf(parts[2], sizeof(parts[2]), "  %zu host%s", a->t->nhosts,
+		 a->t->nhosts == 1 ? "" : "s");
+	snprintf(parts[3], sizeof(parts[3]), "  busy %s", fmt_ps(b2, sizeof(b2), a->an->busy_ps));
+	for (keep = 4; keep > 1; keep--) {
+		for (used = 7 + want, k = 0; k < keep; k++)
+			used += utf8_width(parts[k]);
+		if (used <= a->cols)
+			break;
+	}
+	for (room = a->cols - 7, k = 0; k < keep; k++)
+		room -= utf8_width(parts[k]);
+	utf8_elide(name, sizeof(name), name0, room > 1 ? room : 1, term.g.ellipsis);
+	snprintf(line, n, " xtop  %s", name);
+	for (k = 0; k < keep; k++)
+		strncat(line, parts[k], n - strlen(line) - 1);
+}
+
 static void draw_status(struct app *a)
 {
-	char line[520], b1[32], b2[32];
-	const char *base = strrchr(a->path, '/');
+	char line[512];
 
-	if (a->load) {
+	if (a->load)
 		loading_status(a, line, sizeof(line));
-		ui_put(0, 0, a->cols, term_attr(ROLE_TITLE), line, 1);
-		return;
-	}
-	char rest[256], name[256];
-	int room;
-
-	/* The file name gives way first (its middle elided), so that the
-	 * figures after it keep their units at 80 columns. */
-	snprintf(rest, sizeof(rest), "  [%s]  %s events  %zu host%s  busy %s", views[a->view]->name,
-		 fmt_count(b1, sizeof(b1), a->t->nev), a->t->nhosts, a->t->nhosts == 1 ? "" : "s",
-		 fmt_ps(b2, sizeof(b2), a->an->busy_ps));
-	room = a->cols - 7 - utf8_width(rest);
-	utf8_elide(name, sizeof(name), base ? base + 1 : a->path, room > 8 ? room : 8,
-		   term.g.ellipsis);
-	snprintf(line, sizeof(line), " xtop  %s%s", name, rest);
+	else
+		title_line(a, line, sizeof(line));
 	ui_put(0, 0, a->cols, term_attr(ROLE_TITLE), line, 1);
 }
 

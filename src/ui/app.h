@@ -172,6 +172,10 @@ void app_progress(struct app *a, const char *fmt, ...) __attribute__((format(pri
 /* Writes s clipped to w columns at (y, x) with attr; pads with spaces to w
  * when pad is set. Counts UTF-8 sequences as one column. Returns columns. */
 int ui_put(int y, int x, int w, int attr, const char *s, int pad);
+/* Writes s across full-width rows from y, at most `rows` of them, broken
+ * between words (continuation rows indented by indent); what still does
+ * not fit ends in an ellipsis. Returns the rows used. */
+int ui_put_wrap(int y, int w, int rows, int attr, const char *s, int indent);
 /* Draws panel p into rows [y, y + h), columns [x, x + w). */
 void ui_panel(struct panel *p, int y, int x, int h, int w);
 /* A list view's keys after its own: Esc clears the filter when there is

@@ -199,11 +199,11 @@ static void diff_draw(struct app *a, int y, int h)
 	long sel;
 
 	if (!c) {
-		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT),
-		       a->nprofs < 2 ? "  nothing to compare: one profile is open (xtop --diff BASE NEW, "
-				       "or capture another)"
-				     : "  D compares this profile with the one before it ([ ] switch)",
-		       1);
+		ui_put_wrap(y + 1, a->cols, 3, term_attr(ROLE_TEXT),
+			    a->nprofs < 2 ? "  nothing to compare: one profile is open (xtop --diff BASE "
+					    "NEW, or capture another)"
+					  : "  D compares this profile with the one before it ([ ] switch)",
+			    4);
 		return;
 	}
 	snprintf(line, sizeof(line), " base %ld: %s", a->diff.base + 1, a->profs[a->diff.base].path);

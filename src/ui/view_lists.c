@@ -221,7 +221,7 @@ static void steps_draw(struct app *a, int y, int h)
 	struct cellrow r;
 	char line[512], b1[32];
 	long sel;
-	int c, x;
+	int c, x, rows;
 
 	if (!an->nsteps) {
 		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT),
@@ -247,8 +247,9 @@ static void steps_draw(struct app *a, int y, int h)
 	if (an->steps_source == XT_STEPS_INFERRED) {
 		snprintf(line, sizeof(line), " inferred: runs of %s (no step markers; mark steps with "
 					     "jax.profiler.StepTraceAnnotation)", an->steps_module);
-		ui_put(++y, 0, a->cols, term_attr(ROLE_DIM), line, 1);
-		h--;
+		rows = ui_put_wrap(++y, a->cols, 2, term_attr(ROLE_DIM), line, 3);
+		y += rows - 1;
+		h -= rows;
 	} else {
 		snprintf(line, sizeof(line), " steps from %s",
 			 an->steps_from_device ? "device Steps lines" : "host step markers");
@@ -494,6 +495,12 @@ static void mem_chart(struct app *a, const struct xt_memory_row *m, int y, int h
 		ui_put(y + h - 1, peak_col, 1, term_attr(ROLE_SELECT), term.g.peak, 0);
 }
 
+/* Rows a note below the chart may take: two, or what is left of the view. */
+static int mem_rows_left(int y, int h, int row)
+{
+	return y + h - row < 2 ? y + h - row : 2;
+}
+
 static void mem_draw(struct app *a, int y, int h)
 {
 	const struct xt_analysis *an = a->an;
@@ -544,12 +551,12 @@ static void mem_draw(struct app *a, int y, int h)
 			 fmt_bytes(b3, sizeof(b3), (double)m->live_other_bytes),
 			 fmt_bytes(b4, sizeof(b4), (double)m->unattributed_bytes),
 			 fmt_bytes(b5, sizeof(b5), (double)m->reserved_bytes));
-		ui_put(row++, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+		row += ui_put_wrap(row, a->cols, mem_rows_left(y, h, row), term_attr(ROLE_TEXT), line, 3);
 	}
 	snprintf(line, sizeof(line), " %s (allocator %s): live at the peak, largest first; "
 				     "unattributed = in use with no allocation event in the profile",
 		 m->name, m->allocator);
-	ui_put(row++, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+	row += ui_put_wrap(row, a->cols, mem_rows_left(y, h, row), term_attr(ROLE_DIM), line, 3);
 	for (k = 0; k < m->nlive && row < y + h; k++, row++) {
 		snprintf(line, sizeof(line), "  %11s  %-11s %-32s %s",
 			 fmt_bytes(b1, sizeof(b1), (double)m->live[k].bytes),

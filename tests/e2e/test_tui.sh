@@ -35,7 +35,7 @@ check "view 4: steps with the average and one row per step" \
 keys 5
 check "view 5: memory by readable name, the peak split, the allocations live at the peak" \
 	'has "[memory]" && has "MEMORY" && has "TPU:0 HBM" && has "live at the peak" && has "jit(train_step)" &&
-	 grep -q "^ peak 4.48 GiB = 7 largest live 2.48 GiB + 0 other live 0 B + unattributed 2.00" "$TMP/screen"' \
+	 joined | grep -qF " peak 4.48 GiB = 7 largest live 2.48 GiB + 0 other live 0 B + unattributed 2.00 GiB (reserved 0 B)"' \
 	"memory view incomplete"
 keys 2
 check "view 2: back to the timeline" 'has "[timeline]" && has "/device:TPU:0"' "not the timeline"

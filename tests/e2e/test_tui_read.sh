@@ -43,6 +43,10 @@ wait_for "[timeline]" >/dev/null
 check "title at 80 columns: the name elided, the busy figure whole with its unit" \
 	'line 1 | grep -q "a_long_.*xplane.pb  \[timeline\]  .* busy [0-9.]* [mnu]*s *$" &&
 	 ! line 1 | grep -q "one_training"' "title cut" 5
+$T resize-window -t t -x 60 -y 20
+H=20
+check "title at 60 columns: whole figures dropped from the right, none cut" \
+	'line 1 | grep -q "^ xtop  a_lo.*xplane.pb  \[timeline\]  19,121 events  1 host *$"' "title cut" 5
 keys q
 wait_for "EXIT=" >/dev/null
 
@@ -193,6 +197,30 @@ else
 fi
 keys q
 wait_for "EXIT=" >/dev/null
+
+# The views' notes wrap at 80 columns, never between a figure and its unit,
+# instead of being cut (the memory peak's last part read "unattributed 0").
+if have_fixtures; then
+	start 80 24 "$XTOP" "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 4
+	check "steps at 80x24: the note on inferred steps wraps, whole" \
+		'has "[steps]" && joined | grep -qF "inferred: runs of jit_dot (no step markers; mark steps with jax.profiler.StepTraceAnnotation)"' \
+		"note cut" 5
+	keys 5
+	check "memory at 80x24: the peak's parts whole, each figure with its unit" \
+		'has "[memory]" &&
+		 joined | grep -qF "peak 460.00 MiB = 5 largest live 460.00 MiB + 0 other live 0 B + unattributed 0 B (reserved 0 B)" &&
+		 joined | grep -qF "unattributed = in use with no allocation event in the profile"' "cut" 5
+	keys 8
+	check "diff at 80x24: how to compare, whole" \
+		'has "[diff]" && joined | grep -qF "nothing to compare: one profile is open (xtop --diff BASE NEW, or capture another)"' \
+		"cut" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 3 "notes at 80 columns on the fixtures" "$NOFIX"
+fi
 
 # ------------------------------------------------------ search prompt ----
 start 80 24 "$XTOP" "$TMP/t.xplane.pb"
