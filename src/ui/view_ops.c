@@ -279,8 +279,9 @@ static void describe(const struct app *a, const struct row *r, char *buf, size_t
 	if (r->kind == ROW_KERNEL) {
 		const struct xt_op_kernel *k = &o->kernels[r->kernel];
 
-		snprintf(buf, n, " kernel %s: %s launches, %s", k->name,
-			 fmt_count(b1, sizeof(b1), k->occurrences), fmt_ps(b2, sizeof(b2), k->total_ps));
+		/* The figures before the name, which may not fit. */
+		snprintf(buf, n, " %s launches, %s: kernel %s", fmt_count(b1, sizeof(b1), k->occurrences),
+			 fmt_ps(b2, sizeof(b2), k->total_ps), k->name);
 		return;
 	}
 	switch (o->attr) {
@@ -320,7 +321,7 @@ static void describe(const struct app *a, const struct row *r, char *buf, size_t
 static void ops_draw(struct app *a, int y, int h)
 {
 	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
-	size_t n = build_rows(a, rows), c, k;
+	size_t n = build_rows(a, rows), c, k, nop;
 	char cell[512], line[1024];
 	int x, row, show[16];
 
@@ -454,7 +455,10 @@ static void ops_draw(struct app *a, int y, int h)
 	else
 		line[0] = '\0';
 	ui_put(y + h - 2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-	snprintf(line, sizeof(line), " %zu %s of %zu ops%s%s%s   sorted by %s   %s", n,
+	/* Ops shown, not rows: kernel rows opened under an op do not count. */
+	for (k = 0, nop = 0; k < n; k++)
+		nop += rows[k].kind != ROW_KERNEL;
+	snprintf(line, sizeof(line), " %zu %s of %zu ops%s%s%s   sorted by %s   %s", nop,
 		 a->ops.grouped ? "rows" : "shown", a->an->nops, a->ops.filter[0] ? ", filter '" : "",
 		 a->ops.filter, a->ops.filter[0] ? "'" : "", op_columns[a->ops.sort].name,
 		 a->ops.grouped ? "grouped by program, category (p: flat)" : "(p: group)");

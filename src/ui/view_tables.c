@@ -202,9 +202,10 @@ static void kern_draw(struct app *a, int y, int h)
 		const struct xt_kernel_row *k = &a->an->kernels[sel];
 		char b1[32], b2[32];
 
-		snprintf(line, sizeof(line), " %s: min %s, max %s, %zu kernel rows", k->name,
-			 fmt_ps(b1, sizeof(b1), k->min_ps), fmt_ps(b2, sizeof(b2), k->max_ps),
-			 a->an->nkernels);
+		/* The figures before the name: kernel names run to hundreds of
+		 * characters, and what does not fit is cut. */
+		snprintf(line, sizeof(line), " min %s, max %s: %s", fmt_ps(b1, sizeof(b1), k->min_ps),
+			 fmt_ps(b2, sizeof(b2), k->max_ps), k->name);
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
 	} else {
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), " no kernel matches the filter", 1);

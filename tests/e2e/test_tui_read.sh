@@ -212,6 +212,16 @@ if have_fixtures; then
 		'has "[memory]" &&
 		 joined | grep -qF "peak 460.00 MiB = 5 largest live 460.00 MiB + 0 other live 0 B + unattributed 0 B (reserved 0 B)" &&
 		 joined | grep -qF "unattributed = in use with no allocation event in the profile"' "cut" 5
+	keys 6
+	check "kernels at 80x24: the selected kernel's figures before its long name" \
+		'has "[kernels]" && line $((H - 1)) | grep -Eq "^ min [0-9.]+ [mnu]?s, max [0-9.]+ [mnu]?s: Cijk_"' \
+		"figures cut" 5
+	keys 3 Space
+	check "op profile: kernel rows opened under an op are not counted as ops" \
+		'has "5 shown of 5 ops" && has "launches"' "rows counted as ops" 5
+	keys Down
+	check "op profile: a kernel row's figures before its name" \
+		'line $((H - 2)) | grep -Eq "^ [0-9,]+ launches, [0-9.]+ [mnu]?s: kernel "' "figures cut" 5
 	keys 8
 	check "diff at 80x24: how to compare, whole" \
 		'has "[diff]" && joined | grep -qF "nothing to compare: one profile is open (xtop --diff BASE NEW, or capture another)"' \
@@ -219,7 +229,7 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 3 "notes at 80 columns on the fixtures" "$NOFIX"
+	skip_n 6 "notes at 80 columns on the fixtures" "$NOFIX"
 fi
 
 # ------------------------------------------------------ search prompt ----
