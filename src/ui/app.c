@@ -135,6 +135,25 @@ int ui_put_wrap(int y, int w, int rows, int attr, const char *s, int indent)
 	return used;
 }
 
+void ui_host_label(const struct app *a, const char *h, char *buf, size_t n)
+{
+	size_t i, k, common = strlen(h);
+
+	for (i = 0; i < a->t->nhosts && common; i++) {
+		const char *o = a->t->hosts[i].name;
+
+		for (k = 0; k < common && o[k] == h[k]; k++)
+			;
+		common = k;
+	}
+	while (common && !strchr("./-_:", h[common - 1]))
+		common--;
+	if (a->t->nhosts < 2 || !common || !h[common])
+		snprintf(buf, n, "%s", h);
+	else
+		snprintf(buf, n, "%s%s", term.g.ellipsis, h + common);
+}
+
 static void emit_cells(void *arg, int i, const struct cellrow *r)
 {
 	const int *at = arg;

@@ -176,6 +176,10 @@ int ui_put(int y, int x, int w, int attr, const char *s, int pad);
  * between words (continuation rows indented by indent); what still does
  * not fit ends in an ellipsis. Returns the rows used. */
 int ui_put_wrap(int y, int w, int rows, int attr, const char *s, int indent);
+/* Host name h without the start every open host shares (back to a
+ * separator), an ellipsis in its place: what tells the hosts apart, for
+ * columns too narrow for the whole name. */
+void ui_host_label(const struct app *a, const char *h, char *buf, size_t n);
 /* Draws panel p into rows [y, y + h), columns [x, x + w). */
 void ui_panel(struct panel *p, int y, int x, int h, int w);
 /* A list view's keys after its own: Esc clears the filter when there is

@@ -335,9 +335,15 @@ static void d_name(void *ctx, size_t row, char *buf, size_t n)
 {
 	const struct app *a = ctx;
 	const struct xt_device_row *d = dev(ctx, row);
+	char host[256] = "";
 
-	snprintf(buf, n, "%s%s%s%s%s%s", a->t->nhosts > 1 ? d->host : "", a->t->nhosts > 1 ? " " : "",
-		 d->name, *d->model ? " (" : "", d->model, *d->model ? ")" : "");
+	/* With several hosts, the part of the host's name that differs: the
+	 * column elides the middle of what does not fit, and a shared start
+	 * ("34.83.195.179_6003", "34.83.195.180_6003") would fill it. */
+	if (a->t->nhosts > 1)
+		ui_host_label(a, d->host, host, sizeof(host));
+	snprintf(buf, n, "%s%s%s%s%s%s", host, *host ? " " : "", d->name, *d->model ? " (" : "",
+		 d->model, *d->model ? ")" : "");
 }
 
 static int dc_busy(void *ctx, size_t x, size_t y)

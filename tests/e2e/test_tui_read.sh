@@ -228,8 +228,20 @@ if have_fixtures; then
 		"cut" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
+	# Two hosts whose names share their start (34.83.195.179_6003 and
+	# .180_6003): each device row still says which host it is on.
+	start 80 24 "$XTOP" "$FIX/tf-gpu-v100-2host"
+	wait_for "[timeline]" >/dev/null
+	keys 7
+	check "devices at 80x24, two hosts: 16 rows, each host and device told apart" \
+		'has "[devices]" &&
+		 [ "$(grep -c "/device:GPU:[0-7]$" "$TMP/screen")" -eq 16 ] &&
+		 [ "$(grep -o "[^ ]* /device:GPU:[0-7]$" "$TMP/screen" | sort -u | wc -l)" -eq 16 ]' \
+		"rows alike" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
 else
-	skip_n 6 "notes at 80 columns on the fixtures" "$NOFIX"
+	skip_n 7 "notes at 80 columns on the fixtures" "$NOFIX"
 fi
 
 # ------------------------------------------------------ search prompt ----
