@@ -208,9 +208,14 @@ static void ov_draw(struct app *a, int y, int h)
 	struct ov_lines L = { 0 };
 	long first = -1, last = -1;
 	size_t i;
-	int row;
+	int row, full = h;
 
 	build(a, &L, a->cols);
+	/* More lines than rows: the last row says how many are below (the
+	 * findings come last, and a header with nothing under it reads as
+	 * none). */
+	if ((long)L.n > h && h > 1)
+		h--;
 	if (a->ovs.sel >= L.nitems)
 		a->ovs.sel = L.nitems - 1;
 	if (a->ovs.sel < 0)
@@ -245,6 +250,17 @@ static void ov_draw(struct app *a, int y, int h)
 		if (L.v[i].item >= 0 && L.v[i].item == a->ovs.sel)
 			attr = term_attr(ROLE_SELECT);
 		ui_put(y + row, 0, a->cols, attr, L.v[i].text, 1);
+	}
+	if (h < full) {
+		char more[96];
+		long below = (long)L.n - (a->ovs.top + h);
+
+		if (below > 0)
+			snprintf(more, sizeof(more), " %s %ld more line%s below (Down)", term.g.fold_open,
+				 below, below == 1 ? "" : "s");
+		else
+			more[0] = '\0';
+		ui_put(y + h, 0, a->cols, term_attr(ROLE_DIM), more, 1);
 	}
 	lines_fini(&L);
 }

@@ -238,10 +238,19 @@ if have_fixtures; then
 		 [ "$(grep -c "/device:GPU:[0-7]$" "$TMP/screen")" -eq 16 ] &&
 		 [ "$(grep -o "[^ ]* /device:GPU:[0-7]$" "$TMP/screen" | sort -u | wc -l)" -eq 16 ]' \
 		"rows alike" 5
+	# Its overview is taller than 24 rows: the last says what is below,
+	# and Down reaches the findings.
+	keys 1
+	check "overview at 80x24, taller than the screen: the last row says how many lines are below" \
+		'has "[overview]" && line $((H - 1)) | grep -Eq "^ . [0-9]+ more lines? below \(Down\)"' \
+		"no hint" 5
+	keys Down Down Down Down Down Down Down Down Down Down Down Down
+	check "overview: Down reaches the findings" \
+		'has "Findings" && has "! /device:GPU:6 is idle 96.9% of its span"' "findings not reached" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 7 "notes at 80 columns on the fixtures" "$NOFIX"
+	skip_n 9 "notes at 80 columns on the fixtures" "$NOFIX"
 fi
 
 # ------------------------------------------------------ search prompt ----
