@@ -111,7 +111,10 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 			}
 			fmt_ps(busy, sizeof(busy), d->busy_ps);
 			fmt_ps(span, sizeof(span), d->span_ps);
-			snprintf(idle, sizeof(idle), "%.1f%%", d->idle_percent);
+			if (isnan(d->idle_percent))
+				snprintf(idle, sizeof(idle), "-");
+			else
+				snprintf(idle, sizeof(idle), "%.1f%%", d->idle_percent);
 		}
 		tt_row(&tt, o, cells);
 	}

@@ -214,10 +214,13 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 		jfield(o, "host", d->host, 1);
 		jfield(o, "name", d->name, 0);
 		jfield(o, "model", d->model, 0);
+		/* A device with no span has no start and no idle share: null,
+		 * not 0 (which would read as busy all the time). */
 		strbuf_addf(o, ",\"kind\":\"%s\",\"busy_ps\":%" PRId64 ",\"span_ps\":%" PRId64
-			       ",\"start_ps\":%" PRId64 ",\"op_events\":%" PRIu64 ",\"idle_percent\":",
-			    kinds[d->kind], d->busy_ps, d->span_ps,
-			    d->span_ps ? d->first_ps - origin : 0, d->op_events);
+			       ",\"start_ps\":",
+			    kinds[d->kind], d->busy_ps, d->span_ps);
+		jnum(o, d->span_ps ? (double)(d->first_ps - origin) : NAN);
+		strbuf_addf(o, ",\"op_events\":%" PRIu64 ",\"idle_percent\":", d->op_events);
 		jnum(o, d->idle_percent);
 		jopt(o, "peak_flops_per_s", d->peak_flops);
 		jopt(o, "peak_hbm_bytes_per_s", d->peak_hbm_bw);

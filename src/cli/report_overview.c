@@ -157,7 +157,7 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 		for (i = 0; i < a->ndevices; i++) {
 			const struct xt_device_row *d = &a->devices[i];
 
-			if (!d->has_overview || !d->op_events)
+			if (!d->has_overview || !d->op_events || isnan(d->idle_percent))
 				continue;
 			nd++;
 			lo = d->idle_percent < lo ? d->idle_percent : lo;

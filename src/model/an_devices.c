@@ -4,6 +4,7 @@
  * devices take the union of their stream lines' busy lists (also built
  * while lines loaded), two planes at a time.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -137,6 +138,7 @@ void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_b
 			d->host = arena_strndup(&a->arena, t->hosts[h].name, strlen(t->hosts[h].name));
 			d->name = arena_strndup(&a->arena, pl->name, strlen(pl->name));
 			d->kind = pc ? pc->kind : XT_DEV_OTHER;
+			d->idle_percent = NAN; /* no span, nothing it could be idle of */
 			device_peaks(d, &t->hosts[h], pl, &a->arena);
 			use = xcalloc(pl->nlines ? pl->nlines : 1, 1);
 			for (l = 0; l < pl->nlines; l++) {

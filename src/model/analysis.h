@@ -97,7 +97,7 @@ struct xt_device_row {
 	int64_t busy_ps;
 	int64_t span_ps;
 	int64_t first_ps;      /* start of the span, absolute ps */
-	double idle_percent;   /* 0 when span is 0 */
+	double idle_percent;   /* NAN when span is 0 */
 	uint64_t op_events;    /* events that fed the op profile */
 	/* Peaks (docs/analyses.md, "Device peaks"); NAN when unknown. */
 	double peak_flops;     /* FLOP/s */

@@ -91,7 +91,7 @@ static void build(struct app *a, struct ov_lines *L, int w)
 {
 	const struct xt_analysis *an = a->an;
 	const struct xt_overview *v = &an->overview;
-	char b1[32], b2[32], b3[32], b5[32];
+	char b1[32], b2[32], b3[32], b5[32], idle[16];
 	struct ov_line *l;
 	size_t i;
 	int r;
@@ -122,8 +122,12 @@ static void build(struct app *a, struct ov_lines *L, int w)
 		if (!d->has_overview || !d->op_events)
 			continue;
 		l = add(L, OVL_DEVICE, (long)i, 1);
-		snprintf(l->text, sizeof(l->text), " %-10s %5.1f%% %10s %10s  %s%s%s",
-			 fmt_ps(b1, sizeof(b1), d->busy_ps), d->idle_percent,
+		if (isnan(d->idle_percent))
+			snprintf(idle, sizeof(idle), "-");
+		else
+			snprintf(idle, sizeof(idle), "%.1f%%", d->idle_percent);
+		snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  %s%s%s",
+			 fmt_ps(b1, sizeof(b1), d->busy_ps), idle,
 			 fmt_ps(b2, sizeof(b2), d->host_bound_ps),
 			 fmt_ps(b3, sizeof(b3), d->longest_gap_ps), a->t->nhosts > 1 ? d->host : "",
 			 a->t->nhosts > 1 ? " " : "", d->name);

@@ -281,6 +281,8 @@ static void d_idle(void *ctx, size_t row, char *buf, size_t n)
 {
 	if (!dev(ctx, row)->op_events)
 		snprintf(buf, n, "idle");
+	else if (isnan(dev(ctx, row)->idle_percent))
+		snprintf(buf, n, "-"); /* events, but no span (all instants) */
 	else
 		snprintf(buf, n, "%.1f%%", dev(ctx, row)->idle_percent);
 }

@@ -188,10 +188,13 @@ def compare_devices(x, o, df):
         if s(a.get('model')) != s(b.get('model')):
             df.add('device %s:%s model: xtop %r, oracle %r' % (k + (a.get('model'), b.get('model'))))
         ia, ib = a.get('idle_percent'), b.get('idle_percent')
-        try:
-            bad = abs(float(ia) - float(ib)) > 0.01
-        except (TypeError, ValueError):
-            bad = True
+        if ia is None or ib is None:
+            bad = not (ia is None and ib is None)  # no span: both null
+        else:
+            try:
+                bad = abs(float(ia) - float(ib)) > 0.01
+            except (TypeError, ValueError):
+                bad = True
         if bad:
             df.add('device %s:%s idle_percent: xtop %s, oracle %s' % (k + (ia, ib)))
         missing = [f for f in DEV_OVERVIEW if f not in a]

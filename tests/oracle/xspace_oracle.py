@@ -64,7 +64,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
   C11 A merged op's category is the one of its first occurrence in
       processing order (hosts in argument order, planes/lines/events in file
       order).  Op ties: self desc, total desc, name asc, program asc.
-  C12 Device span 0 -> idle_percent 0.  Device planes that are neither an
+  C12 Device span 0 -> idle_percent and start_ps null (no span: nothing to
+      be idle of; 0 would read as busy throughout).  Device planes that are neither an
       XLA-ops device nor /device:GPU:N have busy = span = 0.
   C13 Steps: host markers are used only when no host of the run has any
       device marker.  A host marker whose id (step_num, else group_id) is not
@@ -1434,10 +1435,10 @@ def analyse(hosts, origin):
             if kind in ('xla', 'gpu'):
                 all_runs.append([(r[0], r[2], r[3]) for r in runs])
             plane_info[pkey] = (pf, pb, asyncs)
-            idle = 100.0 * (1.0 - busy / span) if span > 0 else 0.0  # CHOICE C12
+            idle = 100.0 * (1.0 - busy / span) if span > 0 else None  # CHOICE C12
             devices.append({'host': h.name, 'name': plane.name, 'busy_ps': busy,
                             'span_ps': span, 'idle_percent': idle,
-                            'start_ps': (first - origin) if span else 0,
+                            'start_ps': (first - origin) if span else None,
                             'peak_flops_per_s': pf, 'peak_hbm_bytes_per_s': pb,
                             'model': model})
             facts.append((kind, h.index, first if span else None, span, bspans, kern))

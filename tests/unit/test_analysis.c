@@ -551,6 +551,8 @@ static void test_gpu_tf_ops_and_plain_kernels(void **state)
 	assert_int_equal(a->ndevices, 2);
 	assert_int_equal(tu_find_device(a, NULL, "/device:GPU:1")->busy_ps, 0);
 	assert_int_equal(tu_find_device(a, NULL, "/device:GPU:1")->span_ps, 0);
+	/* No span: its idle share is unknown, not 0 (which reads as busy). */
+	assert_true(isnan(tu_find_device(a, NULL, "/device:GPU:1")->idle_percent));
 	assert_int_equal(tu_find_device(a, NULL, "/device:GPU:3")->busy_ps, 40); /* [0,30)+[40,50) */
 	assert_int_equal(tu_find_device(a, NULL, "/device:GPU:3")->span_ps, 50);
 	/* A TF op is its name and its type, as XProf shows it. */
