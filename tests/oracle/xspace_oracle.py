@@ -127,7 +127,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       name, line name; device-to-device copies included).  Small: duration
       < 10 us (strictly).
   C24 Gaps: the span [start, start + span) minus the union of the busy
-      spans (B); no gaps when the span is 0.  longest_gap_start_ps is null
+      spans (B); when the span is 0, host_bound_ps, longest_gap_ps and
+      gaps_over_1ms are null (no idle time to measure).  longest_gap_start_ps is null
       when the device has no gap (longest_gap_ps 0), never 0.  A gap of
       exactly 1 ms counts in gaps_over_1ms.  H is per host (the host file
       the device plane is in).
@@ -1924,11 +1925,12 @@ def device_overview(devices, facts, host_busy, origin):
                 longest, longest_at = e - s, s
             if e - s >= GAP_1MS_PS:
                 over += 1
-        d['host_bound_ps'] = overlap_length(gaps, hmerged.get(hi, []))
-        d['longest_gap_ps'] = longest
+        if span > 0:  # CHOICE C24: no span, no idle time to measure (null)
+            d['host_bound_ps'] = overlap_length(gaps, hmerged.get(hi, []))
+            d['longest_gap_ps'] = longest
+            d['gaps_over_1ms'] = over
         # CHOICE C24: no gap, no start (null), not 0.
         d['longest_gap_start_ps'] = longest_at - origin if longest_at is not None else None
-        d['gaps_over_1ms'] = over
         if kind == 'gpu':
             d['kernels'], d['small_kernels'], d['small_kernel_ps'] = kern
 
