@@ -43,6 +43,28 @@ static void put_line(struct strbuf *o, int width, const char *fmt, ...)
 	strbuf_add(o, "\n", 1);
 }
 
+/* Appends a sentence wrapped at the width, its continuation lines indented
+ * two past its own indent: prose with figures in it, which eliding would
+ * cut ("1 host, 11 planes, ..ines"). */
+static void put_text(struct strbuf *o, int width, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put_text(struct strbuf *o, int width, const char *fmt, ...)
+{
+	char line[4096], prefix[64];
+	size_t lead;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	lead = strspn(line, " ");
+	if (lead >= sizeof(prefix))
+		lead = sizeof(prefix) - 1;
+	memcpy(prefix, line, lead);
+	prefix[lead] = '\0';
+	tt_wrap(o, prefix, line + lead, (int)lead + 2, width);
+}
+
 /* "918 TFLOP/s", "1.64 TB/s", "-". */
 static void rate_cell(char *b, size_t n, double v, const char *unit)
 {
@@ -179,16 +201,16 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 			nodash++;
 	}
 	if (by_kernel)
-		put_line(o, width, "  %zu op%s in command buffers (%s): named from the kernel names",
+		put_text(o, width, "  %zu op%s in command buffers (%s): named from the kernel names",
 			 by_kernel, by_kernel == 1 ? "" : "s", parents[0] ? parents : "-");
 	if (by_order)
-		put_line(o, width, "    %zu of them by the kernel's place in the program's schedule",
+		put_text(o, width, "    %zu of them by the kernel's place in the program's schedule",
 			 by_order);
 	if (unres)
-		put_line(o, width, "  %zu kernel%s whose op is not in the program's HLO: listed by "
+		put_text(o, width, "  %zu kernel%s whose op is not in the program's HLO: listed by "
 				   "kernel name", unres, unres == 1 ? "" : "s");
 	if (nodash)
-		put_line(o, width, "  - : unknown or impossible for that op (--json: rate_note says why)");
+		put_text(o, width, "  - : unknown or impossible for that op (--json: rate_note says why)");
 }
 
 static void report_steps(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
@@ -209,17 +231,17 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 		cells[k] = b[k];
 	if (!a->nsteps) {
 		section(o, "Steps: none (no step markers and no XLA module run twice)");
-		put_line(o, width, "  mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i)");
+		put_text(o, width, "  mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i)");
 		return;
 	}
 	section(o, "");
 	o->len--;
 	if (a->steps_source == XT_STEPS_INFERRED) {
-		put_line(o, width, "Steps: %zu, inferred from the runs of %s (no step markers)",
+		put_text(o, width, "Steps: %zu, inferred from the runs of %s (no step markers)",
 			 a->nsteps, a->steps_module);
-		put_line(o, width, "  mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i)");
+		put_text(o, width, "  mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i)");
 	} else {
-		put_line(o, width, "Steps: %zu (from %s)", a->nsteps,
+		put_text(o, width, "Steps: %zu (from %s)", a->nsteps,
 			 a->steps_source == XT_STEPS_DEVICE ? "device Steps lines"
 							    : "host step markers");
 	}
@@ -305,7 +327,7 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 				 fmt_bytes(x1, sizeof(x1),
 					   (double)(m->unattributed_bytes - m->reserved_bytes)));
 		if (m->allocator_lifetime_peak < m->peak_bytes)
-			put_line(o, width, "      lifetime >= this peak; the allocator's own (allocations "
+			put_text(o, width, "      lifetime >= this peak; the allocator's own (allocations "
 					   "only): %s",
 				 fmt_bytes(x3, sizeof(x3), (double)m->allocator_lifetime_peak));
 	}
@@ -360,8 +382,8 @@ static void host_clock(struct strbuf *o, const struct xt_trace *t, const struct 
 {
 	char b[256];
 
-	put_line(o, w, "    clock: %s", clock_place_text(t, h, b, sizeof(b)));
-	put_line(o, w, "    skew: %s", clock_skew_text(t, h, b, sizeof(b)));
+	put_text(o, w, "    clock: %s", clock_place_text(t, h, b, sizeof(b)));
+	put_text(o, w, "    skew: %s", clock_skew_text(t, h, b, sizeof(b)));
 }
 
 void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
@@ -377,12 +399,12 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 			lines += t->hosts[h].planes[p].nlines;
 	}
 	put_line(o, w, "xtop report: %s", ro->path);
-	put_line(o, w, "%zu host%s, %zu planes, %zu lines, %s events; device busy %s", t->nhosts,
+	put_text(o, w, "%zu host%s, %zu planes, %zu lines, %s events; device busy %s", t->nhosts,
 		 t->nhosts == 1 ? "" : "s", planes, lines, fmt_count(b1, sizeof(b1), t->nev),
 		 fmt_ps(b2, sizeof(b2), a->busy_ps));
-	put_line(o, w, "times are from the %sprofile start", t->nhosts > 1 ? "earliest host's " : "");
+	put_text(o, w, "times are from the %sprofile start", t->nhosts > 1 ? "earliest host's " : "");
 	if (a->hlo_programs)
-		put_line(o, w, "FLOPs and bytes from the programs' HLO where the profile has none");
+		put_text(o, w, "FLOPs and bytes from the programs' HLO where the profile has none");
 	for (h = 0; h < t->nhosts; h++) {
 		const struct xt_host *host = &t->hosts[h];
 
@@ -398,7 +420,7 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		tt_elide(path, sizeof(path), host->path, w && room < 12 ? 12 : room);
 		put_line(o, w, "%s%s%s", head, path, tail);
 		for (p = 0; p < host->nerrors; p++)
-			put_line(o, w, "    profiler error: %s", host->errors[p]);
+			put_text(o, w, "    profiler error: %s", host->errors[p]);
 		if (t->nhosts > 1)
 			host_clock(o, t, host, w);
 	}
@@ -420,7 +442,7 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		if (ro->nreg)
 			diff_gate_text(o, ro->reg, ro->nreg, ro->fail_over);
 		else
-			put_line(o, w, "passed: no step time, device time or top-%d op worse by more than %s",
+			put_text(o, w, "passed: no step time, device time or top-%d op worse by more than %s",
 				 DIFF_GATE_TOP, pb);
 	}
 }

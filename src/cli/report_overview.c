@@ -66,62 +66,6 @@ void report_step_bars(struct strbuf *o, const struct xt_analysis *a, int cols, i
 	}
 }
 
-static int is_unit(const char *s)
-{
-	static const char *const units[] = { "ps", "ns", "us", "ms", "s", "B", "KiB", "MiB", "GiB",
-					     "TiB" };
-	size_t i, n = 0;
-
-	while (s[n] && s[n] != ' ' && s[n] != ',' && s[n] != ';' && s[n] != ')')
-		n++;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strlen(units[i]) == n && !strncmp(s, units[i], n))
-			return 1;
-	return 0;
-}
-
-/* Appends text wrapped at spaces to width (0: one line) after a first-line
- * prefix, continuation lines indented by indent. */
-static void wrap(struct strbuf *o, const char *prefix, const char *text, int indent, int width)
-{
-	const char *p = text;
-	int col, first = 1;
-
-	strbuf_puts(o, prefix);
-	col = tt_cols(prefix);
-	while (*p) {
-		const char *w = p;
-		int len;
-
-		/* A word, with the unit after a number kept on its line. */
-		for (;;) {
-			while (*w && *w != ' ')
-				w++;
-			if (*w == ' ' && is_unit(w + 1))
-				w++;
-			else
-				break;
-		}
-		len = (int)(w - p);
-		if (!first) {
-			if (width > 0 && col + 1 + len > width) {
-				strbuf_addf(o, "\n%*s", indent, "");
-				col = indent;
-			} else {
-				strbuf_puts(o, " ");
-				col++;
-			}
-		}
-		strbuf_add(o, p, (size_t)len);
-		col += len;
-		first = 0;
-		p = w;
-		while (*p == ' ')
-			p++;
-	}
-	strbuf_puts(o, "\n");
-}
-
 void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
 		     int width)
 {
@@ -142,7 +86,7 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 			 fmt_ps(b2, sizeof(b2), v->step_p50_ps), fmt_ps(b3, sizeof(b3), v->step_p95_ps),
 			 fmt_ps(b4, sizeof(b4), v->step_min_ps), fmt_ps(b5, sizeof(b5), v->step_max_ps),
 			 per > 1 ? "a bar for the longest of each few steps:" : "a bar per step:");
-		wrap(o, "  ", line, 4, width);
+		tt_wrap(o, "  ", line, 4, width);
 		strbuf_puts(o, "    ");
 		report_step_bars(o, a, bars, utf8_locale());
 		strbuf_puts(o, "\n");
@@ -178,7 +122,7 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 					 fmt_ps(b2, sizeof(b2), v->host_bound_ps),
 					 t->nhosts > 1 ? v->host_bound_host : "", t->nhosts > 1 ? " " : "",
 					 v->host_bound_device);
-			wrap(o, "  ", line, 4, width);
+			tt_wrap(o, "  ", line, 4, width);
 		} else {
 			strbuf_puts(o, "  devices: no device activity\n");
 		}
@@ -192,7 +136,7 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 			 v->collective_ps ? " of device time)" : "",
 			 v->compile_ps ? fmt_ps(b2, sizeof(b2), v->compile_ps) : "none",
 			 v->compile_ps ? " inside the profile" : "");
-		wrap(o, "  ", line, 4, width);
+		tt_wrap(o, "  ", line, 4, width);
 	}
 	if (a->nops) {
 		int n = snprintf(line, sizeof(line), "top ops:");
@@ -207,7 +151,7 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s %s %.1f%%", i ? "," : "",
 				      name, a->ops[i].percent);
 		}
-		wrap(o, "  ", line, 4, width);
+		tt_wrap(o, "  ", line, 4, width);
 	}
 	if (!v->nfindings) {
 		strbuf_puts(o, "  findings: none\n");
@@ -215,5 +159,5 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 	}
 	strbuf_puts(o, "  findings:\n");
 	for (i = 0; i < v->nfindings; i++)
-		wrap(o, "  ! ", v->findings[i].text, 4, width);
+		tt_wrap(o, "  ! ", v->findings[i].text, 4, width);
 }

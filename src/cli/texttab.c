@@ -158,3 +158,57 @@ int tt_output_width(int wide)
 		return ws.ws_col;
 	return 80;
 }
+
+static int is_unit(const char *s)
+{
+	static const char *const units[] = { "ps", "ns", "us", "ms", "s", "B", "KiB", "MiB", "GiB",
+					     "TiB" };
+	size_t i, n = 0;
+
+	while (s[n] && s[n] != ' ' && s[n] != ',' && s[n] != ';' && s[n] != ')')
+		n++;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strlen(units[i]) == n && !strncmp(s, units[i], n))
+			return 1;
+	return 0;
+}
+
+void tt_wrap(struct strbuf *o, const char *prefix, const char *text, int indent, int width)
+{
+	const char *p = text;
+	int col, first = 1;
+
+	strbuf_puts(o, prefix);
+	col = tt_cols(prefix);
+	while (*p) {
+		const char *w = p;
+		int len;
+
+		/* A word, with the unit after a number kept on its line. */
+		for (;;) {
+			while (*w && *w != ' ')
+				w++;
+			if (*w == ' ' && is_unit(w + 1))
+				w++;
+			else
+				break;
+		}
+		len = (int)(w - p);
+		if (!first) {
+			if (width > 0 && col + 1 + len > width) {
+				strbuf_addf(o, "\n%*s", indent, "");
+				col = indent;
+			} else {
+				strbuf_puts(o, " ");
+				col++;
+			}
+		}
+		strbuf_add(o, p, (size_t)len);
+		col += len;
+		first = 0;
+		p = w;
+		while (*p == ' ')
+			p++;
+	}
+	strbuf_puts(o, "\n");
+}

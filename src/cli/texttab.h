@@ -43,6 +43,10 @@ void tt_row(struct texttab *t, struct strbuf *o, const char *const *cells);
  * eliding its middle with "..", keeping more of the tail; w <= 0 copies it
  * whole. Counts a UTF-8 sequence as one column. Returns buf. */
 char *tt_elide(char *buf, size_t n, const char *s, int w);
+/* Appends text wrapped at spaces to width (0: one line) after a first-line
+ * prefix, continuation lines indented by indent; a number keeps its unit
+ * on its line ("2.03 ms", "0 B"). Ends the line. */
+void tt_wrap(struct strbuf *o, const char *prefix, const char *text, int indent, int width);
 /* Display columns of s (UTF-8 sequences count one). */
 int tt_cols(const char *s);
 

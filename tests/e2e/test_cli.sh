@@ -88,3 +88,19 @@ assert s == sorted(s, reverse=True) and d["events"] > 0
 else
 	fail "JSON schema" "invalid or unsorted"
 fi
+# A narrow terminal: sentences wrap whole, a figure keeps its unit, and no
+# line is elided mid-sentence ("1 host, 11 planes, ..ines").
+if have_fixtures; then
+	COLUMNS=60 $XTOP report "$FIX/jax-rocm-mi300x-jax08_gemm" >"$TMP/narrow" 2>&1
+	if head -n 8 "$TMP/narrow" | tr '\n' ' ' | tr -s ' ' |
+		grep -qF "1 host, 11 planes, 7 lines, 3,782 events; device busy 3.48 ms times are from the profile start FLOPs and bytes from the programs' HLO where the profile has none" &&
+		tr '\n' ' ' <"$TMP/narrow" | tr -s ' ' |
+		grep -qF "Steps: 6, inferred from the runs of jit_dot (no step markers) mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i)" &&
+		! grep -Eq "^ *(ps|ns|us|ms|s|B|KiB|MiB|GiB)( |,|;|\)|$)" "$TMP/narrow"; then
+		ok "report at 60 columns: sentences wrap whole, figures keep their units"
+	else
+		fail "report at 60 columns" "$(head -n 8 "$TMP/narrow" | tr '\n' '|')"
+	fi
+else
+	skip "report at 60 columns" "$NOFIX"
+fi
