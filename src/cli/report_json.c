@@ -216,10 +216,9 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 		jfield(o, "model", d->model, 0);
 		/* A device with no span has no start and no idle share: null,
 		 * not 0 (which would read as busy all the time). */
-		strbuf_addf(o, ",\"kind\":\"%s\",\"busy_ps\":%" PRId64 ",\"span_ps\":%" PRId64
-			       ",\"start_ps\":",
+		strbuf_addf(o, ",\"kind\":\"%s\",\"busy_ps\":%" PRId64 ",\"span_ps\":%" PRId64,
 			    kinds[d->kind], d->busy_ps, d->span_ps);
-		jnum(o, d->span_ps ? (double)(d->first_ps - origin) : NAN);
+		jint_opt(o, "start_ps", d->first_ps - origin, d->span_ps != 0);
 		strbuf_addf(o, ",\"op_events\":%" PRIu64 ",\"idle_percent\":", d->op_events);
 		jnum(o, d->idle_percent);
 		jopt(o, "peak_flops_per_s", d->peak_flops);

@@ -95,15 +95,18 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 	}
 	/* The devices in one line; the Devices table has each. */
 	{
-		size_t nd = 0;
+		size_t nd = 0, nspan = 0;
 		double lo = 101, hi = -1;
 
 		for (i = 0; i < a->ndevices; i++) {
 			const struct xt_device_row *d = &a->devices[i];
 
-			if (!d->has_overview || !d->op_events || isnan(d->idle_percent))
+			if (!d->has_overview || !d->op_events)
 				continue;
 			nd++;
+			if (isnan(d->idle_percent))
+				continue; /* no span (instants only): no idle share */
+			nspan++;
 			lo = d->idle_percent < lo ? d->idle_percent : lo;
 			hi = d->idle_percent > hi ? d->idle_percent : hi;
 		}
@@ -111,7 +114,9 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 			int n = snprintf(line, sizeof(line), "devices: %zu, busy %s in all, idle ", nd,
 					 fmt_ps(b1, sizeof(b1), a->busy_ps));
 
-			if (nd == 1 || hi - lo < 0.05)
+			if (!nspan)
+				n += snprintf(line + n, sizeof(line) - (size_t)n, "-");
+			else if (nspan == 1 || hi - lo < 0.05)
 				n += snprintf(line + n, sizeof(line) - (size_t)n, "%.1f%%", hi);
 			else
 				n += snprintf(line + n, sizeof(line) - (size_t)n, "%.1f%% to %.1f%%", lo,

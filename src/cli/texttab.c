@@ -7,6 +7,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "../util/timefmt.h"
+
 int tt_cols(const char *s)
 {
 	int n = 0;
@@ -159,19 +161,6 @@ int tt_output_width(int wide)
 	return 80;
 }
 
-static int is_unit(const char *s)
-{
-	static const char *const units[] = { "ps", "ns", "us", "ms", "s", "B", "KiB", "MiB", "GiB",
-					     "TiB" };
-	size_t i, n = 0;
-
-	while (s[n] && s[n] != ' ' && s[n] != ',' && s[n] != ';' && s[n] != ')')
-		n++;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strlen(units[i]) == n && !strncmp(s, units[i], n))
-			return 1;
-	return 0;
-}
 
 void tt_wrap(struct strbuf *o, const char *prefix, const char *text, int indent, int width)
 {
@@ -188,7 +177,7 @@ void tt_wrap(struct strbuf *o, const char *prefix, const char *text, int indent,
 		for (;;) {
 			while (*w && *w != ' ')
 				w++;
-			if (*w == ' ' && is_unit(w + 1))
+			if (*w == ' ' && fmt_is_unit(w + 1))
 				w++;
 			else
 				break;

@@ -92,20 +92,20 @@ int ui_put(int y, int x, int w, int attr, const char *s, int pad)
 
 int ui_put_wrap(int y, int w, int rows, int attr, const char *s, int indent)
 {
-	char buf[1024];
 	int used = 0;
 
 	while (used < rows && *s) {
-		int x = used ? indent : 0, room = w - x, col = 0;
+		int x = used ? indent : 0, room = w - x, col = 0, brk_col = 0;
 		const char *p = s, *brk = NULL;
-		size_t n;
 
 		if (room <= 1)
 			break;
-		/* Never between a number and its unit ("0 B", "6.30 ms"). */
+		/* Break at a space, never between a figure and its unit. */
 		while (*p && col < room) {
-			if (*p == ' ' && p > s && !(p[-1] >= '0' && p[-1] <= '9'))
+			if (*p == ' ' && p > s && !fmt_is_unit(p + 1)) {
 				brk = p;
+				brk_col = col;
+			}
 			p += utf8_len(p);
 			col++;
 		}
@@ -120,16 +120,19 @@ int ui_put_wrap(int y, int w, int rows, int attr, const char *s, int indent)
 			used++;
 			break;
 		}
-		if (*p == ' ' && !(p[-1] >= '0' && p[-1] <= '9'))
+		if (*p == ' ' && !fmt_is_unit(p + 1)) {
 			brk = p; /* the row ends exactly at a word's end */
-		n = (size_t)((brk ? brk : p) - s);
-		if (n >= sizeof(buf))
-			n = sizeof(buf) - 1;
-		memcpy(buf, s, n);
-		buf[n] = '\0';
-		ui_put(y + used, x, room, attr, buf, 1);
+			brk_col = col;
+		}
+		if (!brk) {
+			brk = p; /* one word wider than the row: cut it there */
+			brk_col = col;
+		}
+		/* The piece is drawn by its columns: ui_put stops there. */
+		ui_put(y + used, x, brk_col, attr, s, 0);
+		ui_put(y + used, x + brk_col, room - brk_col, attr, "", 1);
 		used++;
-		for (s += n; *s == ' '; s++)
+		for (s = brk; *s == ' '; s++)
 			;
 	}
 	return used;

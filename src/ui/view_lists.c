@@ -247,7 +247,7 @@ static void steps_draw(struct app *a, int y, int h)
 	if (an->steps_source == XT_STEPS_INFERRED) {
 		snprintf(line, sizeof(line), " inferred: runs of %s (no step markers; mark steps with "
 					     "jax.profiler.StepTraceAnnotation)", an->steps_module);
-		rows = ui_put_wrap(++y, a->cols, 2, term_attr(ROLE_DIM), line, 3);
+		rows = ui_put_wrap(++y, a->cols, h > 2 ? 2 : 1, term_attr(ROLE_DIM), line, 3);
 		y += rows - 1;
 		h -= rows;
 	} else {

@@ -64,8 +64,15 @@ static void add_wrapped(struct ov_lines *L, enum ov_kind k, long idx, const char
 		const char *e = p;
 		int len;
 
-		while (*e && *e != ' ')
-			e++;
+		/* A word, with the unit after a figure kept with it. */
+		for (;;) {
+			while (*e && *e != ' ')
+				e++;
+			if (*e == ' ' && fmt_is_unit(e + 1))
+				e++;
+			else
+				break;
+		}
 		len = (int)(e - p);
 		if (col > (int)strlen(prefix) && col + 1 + len > w) {
 			l = add(L, k, idx, 0);
@@ -122,14 +129,18 @@ static void build(struct app *a, struct ov_lines *L, int w)
 		if (!d->has_overview || !d->op_events)
 			continue;
 		l = add(L, OVL_DEVICE, (long)i, 1);
-		if (isnan(d->idle_percent))
+		/* No span (instants only): no idle share, no gaps. */
+		if (isnan(d->idle_percent)) {
 			snprintf(idle, sizeof(idle), "-");
-		else
+			snprintf(b2, sizeof(b2), "-");
+			snprintf(b3, sizeof(b3), "-");
+		} else {
 			snprintf(idle, sizeof(idle), "%.1f%%", d->idle_percent);
+			fmt_ps(b2, sizeof(b2), d->host_bound_ps);
+			fmt_ps(b3, sizeof(b3), d->longest_gap_ps);
+		}
 		snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  %s%s%s",
-			 fmt_ps(b1, sizeof(b1), d->busy_ps), idle,
-			 fmt_ps(b2, sizeof(b2), d->host_bound_ps),
-			 fmt_ps(b3, sizeof(b3), d->longest_gap_ps), a->t->nhosts > 1 ? d->host : "",
+			 fmt_ps(b1, sizeof(b1), d->busy_ps), idle, b2, b3, a->t->nhosts > 1 ? d->host : "",
 			 a->t->nhosts > 1 ? " " : "", d->name);
 	}
 	l = add(L, OVL_TEXT, 0, 0);
@@ -231,6 +242,10 @@ static void ov_draw(struct app *a, int y, int h)
 				first = (long)i;
 			last = (long)i;
 		}
+	/* The last item selected: the lines after it ("Findings: none") come
+	 * on screen too, as the hint below promised. */
+	if (last >= 0 && a->ovs.sel == L.nitems - 1)
+		last = (long)L.n - 1;
 	if (first >= 0 && first < a->ovs.top)
 		a->ovs.top = first;
 	if (last >= 0 && last >= a->ovs.top + h)

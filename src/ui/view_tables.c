@@ -289,12 +289,14 @@ static void d_idle(void *ctx, size_t row, char *buf, size_t n)
 
 static void d_hostb(void *ctx, size_t row, char *buf, size_t n)
 {
-	dtime(ctx, row, dev(ctx, row)->host_bound_ps, dev(ctx, row)->has_overview, buf, n);
+	dtime(ctx, row, dev(ctx, row)->host_bound_ps,
+	      dev(ctx, row)->has_overview && dev(ctx, row)->span_ps, buf, n);
 }
 
 static void d_gap(void *ctx, size_t row, char *buf, size_t n)
 {
-	dtime(ctx, row, dev(ctx, row)->longest_gap_ps, dev(ctx, row)->has_overview, buf, n);
+	dtime(ctx, row, dev(ctx, row)->longest_gap_ps,
+	      dev(ctx, row)->has_overview && dev(ctx, row)->span_ps, buf, n);
 }
 
 static void d_kern(void *ctx, size_t row, char *buf, size_t n)

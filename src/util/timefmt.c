@@ -236,3 +236,17 @@ char *fmt_ps_change(char *buf, size_t n, int64_t d)
 	snprintf(buf, n, "%c%s", d < 0 ? '-' : '+', t);
 	return buf;
 }
+
+int fmt_is_unit(const char *s)
+{
+	static const char *const units[] = { "ps", "ns", "us", "ms", "s", "B", "KiB", "MiB", "GiB",
+					     "TiB" };
+	size_t i, n = 0;
+
+	while (s[n] && s[n] != ' ' && s[n] != ',' && s[n] != ';' && s[n] != ')')
+		n++;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strlen(units[i]) == n && !strncmp(s, units[i], n))
+			return 1;
+	return 0;
+}

@@ -21,6 +21,11 @@ char *fmt_ps_unit(char *buf, size_t n, int64_t ps, int64_t unit, int dec);
  * that show every multiple of step exactly in it. */
 void timefmt_unit(int64_t maxabs, int64_t step, int64_t *unit, int *dec);
 
+/* Whether the word at s (up to a space, comma, semicolon or ')') is a unit
+ * these functions write after a number ("ms", "GiB"): a line is never
+ * broken between a figure and its unit. */
+int fmt_is_unit(const char *s);
+
 /* One tick of a time ruler: its column and its label. */
 struct timefmt_tick {
 	int x;           /* column in [0, w) */

@@ -283,3 +283,34 @@ if have_fixtures; then
 else
 	skip "fidelity on the real fixtures" "../shared/fixtures not found"
 fi
+
+# ---- a device whose events are all instants: no span ----
+# Its idle share and gap figures are unknown: null in JSON, '-' in the text,
+# never 0 (an idle share of 0 reads as busy throughout); it still counts.
+$GEN --kind gpu --events 3000 --seed 2 -o "$TMP/inst.xplane.pb" >/dev/null 2>&1
+$PY -c "
+import sys
+sys.path.insert(0, 'tests/fixtures')
+import xspace_io
+sp = xspace_io.read('$TMP/inst.xplane.pb', sys.exit)
+p = [p for p in sp.planes if p.name == '/device:GPU:1'][0]
+for l in p.lines:
+    for e in l.events:
+        e.offset_ps = 1000
+        e.duration_ps = 0
+xspace_io.write(sp, '$TMP/inst.xplane.pb')
+" || fail "instants" "could not edit the profile"
+report "$TMP/inst.xplane.pb" "$TMP/inst.json"
+oracle_match "a device of instants only: every number matches the oracle" "$TMP/inst.xplane.pb" "$TMP/inst.json"
+jcheck "a device of instants only: span 0; start, idle share and gap figures null; events counted" \
+	"$TMP/inst.json" \
+	"[(x['span_ps'], x['start_ps'], x['idle_percent'], x['host_bound_ps'], x['longest_gap_ps'],
+	   x['gaps_over_1ms'], x['op_events'] > 0) for x in d['devices'] if x['name'] == '/device:GPU:1']
+	 == [(0, None, None, None, None, None, True)]"
+$XTOP report "$TMP/inst.xplane.pb" >"$TMP/inst.txt" 2>&1
+if grep -Eq "^ +0 ps +0 ps +- +- +- /device:GPU:1" "$TMP/inst.txt" &&
+	grep -q "^  devices: 2, " "$TMP/inst.txt"; then
+	ok "a device of instants only: the text says '-' for its span, idle share and gaps, and counts it"
+else
+	fail "instants, text" "$(grep -E 'devices:|GPU:1' "$TMP/inst.txt" | tr '\n' '|')"
+fi
