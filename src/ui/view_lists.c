@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "app.h"
 #include "term.h"
@@ -273,19 +274,42 @@ static void steps_draw(struct app *a, int y, int h)
 	sel = panel_selected(p);
 	if (sel >= 0) {
 		const struct xt_step_row *s = &an->steps[sel];
-		int n = 0;
+		int n = 0, keep[XT_CAT_COUNT + 1], width, k, least;
+		char part[XT_CAT_COUNT + 1][48];
 
 		/* The selected step's breakdown as shares: what is not zero, so
-		 * that it fits the line (the columns have the times). */
+		 * that it fits the line (the columns have the times). Whole
+		 * shares only: when they do not all fit, the smallest give way,
+		 * and an ellipsis says so. */
 		n += snprintf(line + n, sizeof(line) - (size_t)n, " step %" PRId64 ", %s:", s->id,
 			      fmt_ps(b1, sizeof(b1), s->duration_ps));
-		for (c = 0; c <= XT_CAT_COUNT && n < (int)sizeof(line) - 40; c++) {
+		width = n;
+		for (c = 0; c <= XT_CAT_COUNT; c++) {
 			int64_t v = cat_ps(s, c);
 
-			if (v > 0 && s->duration_ps > 0)
-				n += snprintf(line + n, sizeof(line) - (size_t)n, " %s %.1f%%",
-					      cat_label[c], 100.0 * (double)v / (double)s->duration_ps);
+			keep[c] = v > 0 && s->duration_ps > 0;
+			part[c][0] = '\0';
+			if (keep[c]) {
+				snprintf(part[c], sizeof(part[c]), " %s %.1f%%", cat_label[c],
+					 100.0 * (double)v / (double)s->duration_ps);
+				width += (int)strlen(part[c]);
+			}
 		}
+		for (k = 0; width > a->cols; k++) {
+			/* Leave out the smallest share left, and room for the mark. */
+			for (least = -1, c = 0; c <= XT_CAT_COUNT; c++)
+				if (keep[c] && (least < 0 || cat_ps(s, c) < cat_ps(s, least)))
+					least = c;
+			if (least < 0)
+				break;
+			keep[least] = 0;
+			width -= (int)strlen(part[least]) + (k ? 0 : -2);
+		}
+		for (c = 0; c <= XT_CAT_COUNT; c++)
+			if (keep[c])
+				n += snprintf(line + n, sizeof(line) - (size_t)n, "%s", part[c]);
+		if (k)
+			snprintf(line + n, sizeof(line) - (size_t)n, " %s", term.g.ellipsis);
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
 	} else {
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), " no step matches the filter", 1);
@@ -558,10 +582,17 @@ static void mem_draw(struct app *a, int y, int h)
 		 m->name, m->allocator);
 	row += ui_put_wrap(row, a->cols, mem_rows_left(y, h, row), term_attr(ROLE_DIM), line, 3);
 	for (k = 0; k < m->nlive && row < y + h; k++, row++) {
-		snprintf(line, sizeof(line), "  %11s  %-11s %-32s %s",
+		/* The op's name gives way (its middle elided) to its shape:
+		 * op names run long, and their tails tell them apart. */
+		char op[256];
+		int room = a->cols - 28 - 1 - utf8_width(m->live[k].shape);
+
+		utf8_elide(op, sizeof(op), m->live[k].op[0] ? m->live[k].op : "-",
+			   room < 16 ? 16 : room, term.g.ellipsis);
+		snprintf(line, sizeof(line), "  %11s  %-11s %s%*s %s",
 			 fmt_bytes(b1, sizeof(b1), (double)m->live[k].bytes),
-			 timeaxis_fmt(a, b2, sizeof(b2), m->live[k].time_ps),
-			 m->live[k].op[0] ? m->live[k].op : "-", m->live[k].shape);
+			 timeaxis_fmt(a, b2, sizeof(b2), m->live[k].time_ps), op,
+			 utf8_width(op) < 32 ? 32 - utf8_width(op) : 0, "", m->live[k].shape);
 		ui_put(row, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
 	}
 }

@@ -240,6 +240,16 @@ if have_fixtures; then
 		 [ "$(grep -c "/device:GPU:[0-7]$" "$TMP/screen")" -eq 16 ] &&
 		 [ "$(grep -o "[^ ]* /device:GPU:[0-7]$" "$TMP/screen" | sort -u | wc -l)" -eq 16 ]' \
 		"rows alike" 5
+	# The memory view's live allocations keep their shapes in sight (the op
+	# name gives way), and the selected step's shares stay whole.
+	keys 5
+	check "memory at 80x24: a live allocation's long op name elided, its shape shown" \
+		'has "[memory]" && grep -q "self_attention_mask/ones \[4,384,1\] *$" "$TMP/screen"' \
+		"shape cut" 5
+	keys 4
+	check "steps at 80x24: the selected step's shares whole, the smallest left out with a mark" \
+		'has "[steps]" && line $((H - 1)) | grep -Eq "^ step 0, 668.9 ms:( [a-z>-]+ [0-9.]+%)+ … *$" &&
+		 line $((H - 1)) | grep -q "idle 93.1%"' "share cut" 5
 	# Its overview is taller than 24 rows: the last says what is below,
 	# and Down reaches the findings.
 	keys 1
@@ -254,7 +264,7 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 9 "notes at 80 columns on the fixtures" "$NOFIX"
+	skip_n 11 "notes at 80 columns on the fixtures" "$NOFIX"
 fi
 
 # An overview with no findings, taller than the screen: End selects the
