@@ -18,6 +18,7 @@
 #include "../model/stats.h"
 #include "../util/hmap.h"
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "app.h"
 #include "term.h"
@@ -438,7 +439,16 @@ static void ops_draw(struct app *a, int y, int h)
 				} else if (a->ops.grouped && !*attr_mark(o)) {
 					ind = "      ";
 				}
-				snprintf(line, sizeof(line), "%s%s", ind, cell);
+				{
+					/* A long name keeps its tail (".2", "_fusion.1"),
+					 * its middle elided, as the other lists do. */
+					char name[512];
+					int room = w - utf8_width(ind);
+
+					utf8_elide(name, sizeof(name), cell, room > 1 ? room : 1,
+						   term.g.ellipsis);
+					snprintf(line, sizeof(line), "%s%s", ind, name);
+				}
 				x += ui_put(row, x, w, attr, line, 1);
 				continue;
 			}
@@ -454,7 +464,10 @@ static void ops_draw(struct app *a, int y, int h)
 		describe(a, &rows[a->ops.sel], line, sizeof(line));
 	else
 		line[0] = '\0';
-	ui_put(y + h - 2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+	if (line[0])
+		ui_put_wrap(y + h - 2, a->cols, 1, term_attr(ROLE_TEXT), line, 0);
+	else
+		ui_put(y + h - 2, 0, a->cols, term_attr(ROLE_TEXT), "", 1);
 	/* Ops shown, not rows: kernel rows opened under an op do not count. */
 	for (k = 0, nop = 0; k < n; k++)
 		nop += rows[k].kind != ROW_KERNEL;

@@ -206,7 +206,7 @@ static void kern_draw(struct app *a, int y, int h)
 		 * characters, and what does not fit is cut. */
 		snprintf(line, sizeof(line), " min %s, max %s: %s", fmt_ps(b1, sizeof(b1), k->min_ps),
 			 fmt_ps(b2, sizeof(b2), k->max_ps), k->name);
-		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+		ui_put_wrap(y + h - 1, a->cols, 1, term_attr(ROLE_DIM), line, 0);
 	} else {
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), " no kernel matches the filter", 1);
 	}
@@ -428,7 +428,7 @@ static void dev_draw(struct app *a, int y, int h)
 		snprintf(line, sizeof(line), " %s: peak %s (%s); Enter: its longest gap", d->name,
 			 isnan(d->peak_flops) ? "unknown" : "known",
 			 *d->peak_source ? d->peak_source : "no source in the profile");
-		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+		ui_put_wrap(y + h - 1, a->cols, 1, term_attr(ROLE_DIM), line, 0);
 	} else {
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), " no device matches the filter", 1);
 	}

@@ -263,8 +263,21 @@ if have_fixtures; then
 		"findings not reached" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
+	# TPU ops at 80x24: a footer too long for the row ends in a mark, and
+	# names too long for the column keep their tails (.1 and .2 told apart).
+	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 3
+	check "op profile at 80x24: a cut footer ends in a mark" \
+		'line $((H - 2)) | grep -q "^ copy-done.2 in jit_f; rates: async done: .*…$"' "cut unmarked" 5
+	keys p
+	check "op profile, grouped: long names keep their tails, .1 and .2 told apart" \
+		'grep -q "…add_fusion.1 *$" "$TMP/screen" && grep -q "…add_fusion.2 *$" "$TMP/screen"' \
+		"names alike" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
 else
-	skip_n 11 "notes at 80 columns on the fixtures" "$NOFIX"
+	skip_n 13 "notes at 80 columns on the fixtures" "$NOFIX"
 fi
 
 # An overview with no findings, taller than the screen: End selects the
