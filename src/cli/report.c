@@ -338,7 +338,7 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	static const struct tt_col cols[] = {
 		{ "TOTAL", 9, 1, 0 },  { "OCC", 7, 1, 0 },    { "AVG", 9, 1, 6 },
 		{ "GRID", 12, 0, 3 },  { "BLOCK", 10, 0, 4 }, { "REGS", 4, 1, 5 },
-		{ "SHARED", 7, 1, 2 }, { "OCC%", 4, 1, 1 },   { "KERNEL (OP)", 0, 0, 0 },
+		{ "SHARED", 9, 1, 2 }, { "OCC%", 4, 1, 1 },   { "KERNEL (OP)", 0, 0, 0 },
 	};
 	size_t i, n = top && top < a->nkernels ? top : a->nkernels, k;
 	char b[9][1024];
@@ -366,7 +366,7 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 			snprintf(b[5], sizeof(b[5]), "%" PRId64, kr->registers);
 		else
 			snprintf(b[5], sizeof(b[5]), "-");
-		snprintf(b[6], sizeof(b[6]), "%" PRId64, kr->shared_bytes);
+		fmt_bytes(b[6], sizeof(b[6]), (double)kr->shared_bytes); /* as the viewer shows it */
 		if (isnan(kr->occupancy_percent))
 			snprintf(b[7], sizeof(b[7]), "-");
 		else

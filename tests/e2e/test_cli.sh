@@ -88,6 +88,17 @@ assert s == sorted(s, reverse=True) and d["events"] > 0
 else
 	fail "JSON schema" "invalid or unsorted"
 fi
+# The kernel table's shared memory has its unit, as in the viewer.
+if have_fixtures; then
+	$XTOP report "$FIX/jax-rocm-mi300x-jax08_attention" >"$TMP/kern" 2>&1
+	if grep -Eq "^ +468.9 us +12 4,64,1 +8.50 KiB +- Cijk_" "$TMP/kern"; then
+		ok "report: a kernel's shared memory with its unit (8.50 KiB, not 8704)"
+	else
+		fail "report kernels SHARED" "$(sed -n '/^GPU kernels/,+3p' "$TMP/kern" | tr '\n' '|')"
+	fi
+else
+	skip "report kernels SHARED" "$NOFIX"
+fi
 # A narrow terminal: sentences wrap whole, a figure keeps its unit, and no
 # line is elided mid-sentence ("1 host, 11 planes, ..ines").
 if have_fixtures; then
