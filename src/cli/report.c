@@ -309,10 +309,11 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 		for (k = 0; k < m->nlive; k++)
 			listed += m->live[k].bytes;
 		for (k = 0; k < m->nlive && k < 3; k++) {
-			put_line(o, width, "      %10s  live, allocated at %s: %s %s",
+			put_line(o, width, "      %10s  live, allocated at %s: %s%s%s",
 				 fmt_bytes(x1, sizeof(x1), (double)m->live[k].bytes),
 				 fmt_ps(x2, sizeof(x2), trace_rel_ps(t, m->live[k].time_ps)),
-				 m->live[k].op[0] ? m->live[k].op : "-", m->live[k].shape);
+				 m->live[k].op[0] ? m->live[k].op : "-", m->live[k].shape[0] ? " " : "",
+				 m->live[k].shape);
 			listed -= m->live[k].bytes;
 		}
 		if (m->nlive_total > k)
