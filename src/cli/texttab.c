@@ -170,19 +170,9 @@ void tt_wrap(struct strbuf *o, const char *prefix, const char *text, int indent,
 	strbuf_puts(o, prefix);
 	col = tt_cols(prefix);
 	while (*p) {
-		const char *w = p;
-		int len;
+		const char *w = fmt_word_end(p);
+		int len = (int)(w - p);
 
-		/* A word, with the unit after a number kept on its line. */
-		for (;;) {
-			while (*w && *w != ' ')
-				w++;
-			if (*w == ' ' && fmt_is_unit(w + 1))
-				w++;
-			else
-				break;
-		}
-		len = (int)(w - p);
 		if (!first) {
 			if (width > 0 && col + 1 + len > width) {
 				strbuf_addf(o, "\n%*s", indent, "");

@@ -61,19 +61,9 @@ static void add_wrapped(struct ov_lines *L, enum ov_kind k, long idx, const char
 	snprintf(l->text, sizeof(l->text), "%s", prefix);
 	col = (int)strlen(prefix);
 	while (*p) {
-		const char *e = p;
-		int len;
+		const char *e = fmt_word_end(p);
+		int len = (int)(e - p);
 
-		/* A word, with the unit after a figure kept with it. */
-		for (;;) {
-			while (*e && *e != ' ')
-				e++;
-			if (*e == ' ' && fmt_is_unit(e + 1))
-				e++;
-			else
-				break;
-		}
-		len = (int)(e - p);
 		if (col > (int)strlen(prefix) && col + 1 + len > w) {
 			l = add(L, k, idx, 0);
 			snprintf(l->text, sizeof(l->text), "%*s", (int)strlen(prefix), "");

@@ -250,3 +250,15 @@ int fmt_is_unit(const char *s)
 			return 1;
 	return 0;
 }
+
+const char *fmt_word_end(const char *s)
+{
+	for (;;) {
+		while (*s && *s != ' ')
+			s++;
+		if (*s == ' ' && fmt_is_unit(s + 1))
+			s++;
+		else
+			return s;
+	}
+}

@@ -25,6 +25,9 @@ void timefmt_unit(int64_t maxabs, int64_t step, int64_t *unit, int *dec);
  * these functions write after a number ("ms", "GiB"): a line is never
  * broken between a figure and its unit. */
 int fmt_is_unit(const char *s);
+/* The end of the word at s, with the unit after a figure kept in it
+ * ("2.03 ms"): where a line may break next. */
+const char *fmt_word_end(const char *s);
 
 /* One tick of a time ruler: its column and its label. */
 struct timefmt_tick {
