@@ -120,14 +120,11 @@ static int mem_decode_from(const struct xt_host *h, const struct xt_plane *p, ui
 			/* An integer (int64 or uint64, the varint filling the
 			 * rest, as stat_decode_usual() reads it), read here: most
 			 * of a memory event's stats are. */
-			if ((MEM_INTS >> m->known) & 1 && v < sb + sn && (*v == 0x20 || *v == 0x18)) {
-				struct wire w;
-				uint64_t x;
+			if ((MEM_INTS >> m->known) & 1) {
+				int64_t x;
 
-				wire_init(&w, v + 1, (size_t)(sb + sn - v - 1));
-				x = wire_varint(&w);
-				if (!w.bad && w.p == w.end) {
-					mem_take_int(r, m->known, (int64_t)x, &have, 0);
+				if (wire_stat_int(v, sb + sn, &x) == 0) {
+					mem_take_int(r, m->known, x, &have, 0);
 					continue;
 				}
 			}
