@@ -124,7 +124,7 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 			snprintf(hb, sizeof(hb), "-");
 			snprintf(gap, sizeof(gap), "-");
 		} else {
-			if (d->has_overview && d->span_ps) {
+			if (xt_device_has_gaps(d)) {
 				fmt_ps(hb, sizeof(hb), d->host_bound_ps);
 				fmt_ps(gap, sizeof(gap), d->longest_gap_ps);
 			} else {

@@ -235,11 +235,11 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 			strbuf_puts(o, "null");
 		/* The overview's facts; null where the device has none, or no
 		 * span for its idle time to lie in (the text says '-'). */
-		jint_opt(o, "host_bound_ps", d->host_bound_ps, d->has_overview && d->span_ps);
-		jint_opt(o, "longest_gap_ps", d->longest_gap_ps, d->has_overview && d->span_ps);
+		jint_opt(o, "host_bound_ps", d->host_bound_ps, xt_device_has_gaps(d));
+		jint_opt(o, "longest_gap_ps", d->longest_gap_ps, xt_device_has_gaps(d));
 		jint_opt(o, "longest_gap_start_ps", d->longest_gap_start_ps - origin,
 			 d->has_overview && d->longest_gap_ps > 0);
-		jint_opt(o, "gaps_over_1ms", (int64_t)d->gaps_over_1ms, d->has_overview && d->span_ps);
+		jint_opt(o, "gaps_over_1ms", (int64_t)d->gaps_over_1ms, xt_device_has_gaps(d));
 		jint_opt(o, "kernels", (int64_t)d->kernels, d->has_kernels);
 		jint_opt(o, "small_kernels", (int64_t)d->small_kernels, d->has_kernels);
 		jint_opt(o, "small_kernel_ps", d->small_kernel_ps, d->has_kernels);

@@ -605,8 +605,7 @@ static void find_idle_gaps(struct fctx *f)
 	for (i = 0; i < f->a->ndevices; i++) {
 		const struct xt_device_row *d = &f->a->devices[i];
 
-		if (!d->has_overview || d->span_ps <= 0 ||
-		    (__int128)10 * (d->span_ps - d->busy_ps) < d->span_ps)
+		if (!xt_device_has_gaps(d) || (__int128)10 * (d->span_ps - d->busy_ps) < d->span_ps)
 			continue;
 		if (!best || d->span_ps - d->busy_ps > best->span_ps - best->busy_ps)
 			best = d;

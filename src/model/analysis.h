@@ -116,6 +116,14 @@ struct xt_device_row {
 	int64_t small_kernel_ps;
 };
 
+/* Whether d's idle-time facts (host_bound_ps, the gaps) mean anything: an
+ * XLA or GPU device (has_overview) with a span for idle time to lie in.
+ * Else they are shown as '-' and null, never 0. */
+static inline int xt_device_has_gaps(const struct xt_device_row *d)
+{
+	return d->has_overview && d->span_ps > 0;
+}
+
 /* Step breakdown columns, in priority order (earlier wins an overlap). */
 enum xt_step_cat {
 	XT_CAT_DEVICE_COMPUTE,

@@ -289,14 +289,12 @@ static void d_idle(void *ctx, size_t row, char *buf, size_t n)
 
 static void d_hostb(void *ctx, size_t row, char *buf, size_t n)
 {
-	dtime(ctx, row, dev(ctx, row)->host_bound_ps,
-	      dev(ctx, row)->has_overview && dev(ctx, row)->span_ps, buf, n);
+	dtime(ctx, row, dev(ctx, row)->host_bound_ps, xt_device_has_gaps(dev(ctx, row)), buf, n);
 }
 
 static void d_gap(void *ctx, size_t row, char *buf, size_t n)
 {
-	dtime(ctx, row, dev(ctx, row)->longest_gap_ps,
-	      dev(ctx, row)->has_overview && dev(ctx, row)->span_ps, buf, n);
+	dtime(ctx, row, dev(ctx, row)->longest_gap_ps, xt_device_has_gaps(dev(ctx, row)), buf, n);
 }
 
 static void d_kern(void *ctx, size_t row, char *buf, size_t n)
