@@ -759,6 +759,32 @@ static void test_kernel_details_parse(void **state)
 
 /* ---- memory ---- */
 
+/* An allocator known by its index only is named by the index in decimal,
+ * whatever its size or sign (an_memory.c writes it without printf). */
+static void test_memory_index_names(void **state)
+{
+	static const int64_t idx[] = { 0, -7, 1234567890123LL, INT64_MIN, INT64_MAX };
+	static const char *const want[] = { "-7", "-9223372036854775808", "0", "1234567890123",
+					    "9223372036854775807" };
+	tu_space *s = tu_space_new();
+	tu_plane *h = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(h, 1, "t", 0);
+	struct xt_analysis *a;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(idx) / sizeof(idx[0]); i++) {
+		tu_event *e = tu_mem_ev(h, l, 1, (int64_t)i + 1, NULL, 0x10 + (int64_t)i, 64, 0, 64, 0,
+					-1, NULL, NULL);
+
+		TU_SI(h, e, "index_on_host", idx[i]);
+	}
+	a = tu_load_space(s, NULL);
+	assert_int_equal(a->nmemory, 5);
+	for (i = 0; i < 5; i++) /* sorted by allocator */
+		assert_string_equal(a->memory[i].allocator, want[i]);
+}
+
 /* A memory event with the allocator stats (NULL/negative: left out). */
 static void test_memory(void **state)
 {
@@ -1418,6 +1444,7 @@ int main(void)
 		TU_TEST(test_collective_by_sendrecv_category),
 		TU_TEST(test_kernel_details_parse),
 		TU_TEST(test_memory),
+		TU_TEST(test_memory_index_names),
 		TU_TEST(test_memory_halves),
 		TU_TEST(test_memory_stat_kinds),
 		TU_TEST(test_memory_sink),
