@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 
 int tt_cols(const char *s)
 {
@@ -171,7 +172,7 @@ void tt_wrap(struct strbuf *o, const char *prefix, const char *text, int indent,
 	col = tt_cols(prefix);
 	while (*p) {
 		const char *w = fmt_word_end(p);
-		int len = (int)(w - p);
+		int len = utf8_width_n(p, (size_t)(w - p)); /* columns, not bytes */
 
 		if (!first) {
 			if (width > 0 && col + 1 + len > width) {
@@ -182,7 +183,7 @@ void tt_wrap(struct strbuf *o, const char *prefix, const char *text, int indent,
 				col++;
 			}
 		}
-		strbuf_add(o, p, (size_t)len);
+		strbuf_add(o, p, (size_t)(w - p));
 		col += len;
 		first = 0;
 		p = w;

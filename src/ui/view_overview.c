@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "app.h"
 #include "term.h"
@@ -50,32 +51,49 @@ static struct ov_line *add(struct ov_lines *L, enum ov_kind k, long idx, int new
 	return l;
 }
 
-/* Adds text wrapped to w columns (continuation lines indented). */
+/* Appends bytes [p, e) to l's text, whole characters only; returns the
+ * columns they take (utf8.h: a character is a column). */
+static int put_word(struct ov_line *l, const char *p, const char *e)
+{
+	size_t at = strlen(l->text);
+	int cols = 0;
+
+	while (p < e) {
+		size_t c = utf8_len(p);
+
+		if (!c || at + c >= sizeof(l->text))
+			break;
+		memcpy(l->text + at, p, c);
+		at += c;
+		p += c;
+		cols++;
+	}
+	l->text[at] = '\0';
+	return cols;
+}
+
+/* Adds text wrapped to w columns (continuation lines indented). A word
+ * is measured in columns, so a name with multibyte characters wraps where
+ * it reaches the edge, not before. */
 static void add_wrapped(struct ov_lines *L, enum ov_kind k, long idx, const char *prefix,
 			const char *text, int w)
 {
 	struct ov_line *l = add(L, k, idx, 1);
 	const char *p = text;
-	int col;
+	int indent = utf8_width(prefix), col = indent;
 
 	snprintf(l->text, sizeof(l->text), "%s", prefix);
-	col = (int)strlen(prefix);
 	while (*p) {
 		const char *e = fmt_word_end(p);
-		int len = (int)(e - p);
-
-		if (col > (int)strlen(prefix) && col + 1 + len > w) {
+		int len = utf8_width_n(p, (size_t)(e - p));
+		if (col > indent && col + 1 + len > w) {
 			l = add(L, k, idx, 0);
-			snprintf(l->text, sizeof(l->text), "%*s", (int)strlen(prefix), "");
-			col = (int)strlen(prefix);
-		} else if (col > (int)strlen(prefix)) {
-			strncat(l->text, " ", sizeof(l->text) - strlen(l->text) - 1);
-			col++;
+			snprintf(l->text, sizeof(l->text), "%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			col += put_word(l, " ", " " + 1);
 		}
-		strncat(l->text, p, (size_t)len < sizeof(l->text) - strlen(l->text) - 1
-					    ? (size_t)len
-					    : sizeof(l->text) - strlen(l->text) - 1);
-		col += len;
+		col += put_word(l, p, e);
 		p = e;
 		while (*p == ' ')
 			p++;

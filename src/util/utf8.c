@@ -26,6 +26,18 @@ int utf8_width(const char *s)
 	return w;
 }
 
+int utf8_width_n(const char *s, size_t n)
+{
+	const char *e = s + n;
+	int w = 0;
+
+	while (s < e && *s) {
+		s += utf8_len(s);
+		w++;
+	}
+	return w;
+}
+
 /* The byte offset where column col starts (or the end). */
 static size_t byte_at(const char *s, int col)
 {

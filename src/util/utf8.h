@@ -13,6 +13,9 @@
 size_t utf8_len(const char *s);
 /* Columns s takes. */
 int utf8_width(const char *s);
+/* Columns the first n bytes of s take (fewer at its end): a word found
+ * in a longer text, measured where it lies. */
+int utf8_width_n(const char *s, size_t n);
 /*
  * s fitted into w columns: unchanged when it fits, else its middle replaced
  * by mark (one column, e.g. "…" or "~"), keeping a third of the room for the

@@ -294,6 +294,37 @@ check "overview: End reaches 'Findings: none' and the hint goes" \
 keys q
 wait_for "EXIT=" >/dev/null
 
+# A finding that names an op with accented letters wraps where the row is
+# full in columns, not in bytes (each letter is two bytes): "communicate
+# less" still fits on the name's row at 80 columns.
+$GEN --kind gpu --events 3000 --seed 2 -o "$TMP/mb.xplane.pb" >/dev/null 2>&1
+if $PY -c "
+import sys
+sys.path.insert(0, 'tests/fixtures')
+import xspace_io
+sp = xspace_io.read('$TMP/mb.xplane.pb', sys.exit)
+for p in sp.planes:
+    for l in p.lines:
+        for e in l.events:
+            for s in e.stats:
+                if 'all-reduce.13' in s.str_value:
+                    s.str_value = s.str_value.replace('all-reduce.13', 'all-reduce.13.\u00e4\u00f6\u00fc\u00df\u00e9\u00e8\u00ea\u00eb\u00ef\u00ee\u00f4\u00fb')
+xspace_io.write(sp, '$TMP/mb.xplane.pb')
+"; then
+	start 80 24 "$XTOP" "$TMP/mb.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 1
+	wait_for "[overview]" >/dev/null
+	keys End
+	check "overview: a finding with multibyte letters wraps by columns, not bytes" \
+		'sed "s/ *\$//" "$TMP/screen" | grep -qxF "   all-reduce.13.äöüßéèêëïîôû): overlap them with compute, or communicate less"' \
+		"wrapped early" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	fail "overview: a finding with multibyte letters" "could not edit the profile"
+fi
+
 # ------------------------------------------------------ search prompt ----
 start 80 24 "$XTOP" "$TMP/t.xplane.pb"
 wait_for "[timeline]" >/dev/null

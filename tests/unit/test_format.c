@@ -113,6 +113,10 @@ static void test_utf8_elide(void **state)
 	(void)state;
 	assert_int_equal(utf8_width("a\u2026b"), 3);
 	assert_int_equal(utf8_width("\xff\xfe"), 2); /* broken bytes: one column each */
+	/* A word inside a longer text, by its bytes: "ab\u00e9" is 4 bytes, 3 columns. */
+	assert_int_equal(utf8_width_n("ab\u00e9 cd", 4), 3);
+	assert_int_equal(utf8_width_n("ab\u00e9 cd", 100), 6); /* stops at the end */
+	assert_int_equal(utf8_width_n("ab", 0), 0);
 	assert_string_equal(utf8_elide(b, sizeof(b), "short", 10, "~"), "short");
 	/* A third head, two thirds tail: thread ids stay readable. */
 	assert_string_equal(utf8_elide(b, sizeof(b), "switchto-default-SDomainT/3118839", 19, "~"),
