@@ -100,13 +100,24 @@ static void add_wrapped(struct ov_lines *L, enum ov_kind k, long idx, const char
 	}
 }
 
+/* Appends name to l's text, its middle elided to what is left of w
+ * columns: two names that share a start ("replica_4/bert_…") keep the
+ * tails that tell them apart, as in the other lists. */
+static void put_name(struct ov_line *l, const char *name, int w)
+{
+	size_t at = strlen(l->text);
+	int room = w - utf8_width(l->text);
+
+	utf8_elide(l->text + at, sizeof(l->text) - at, name, room > 1 ? room : 1, term.g.ellipsis);
+}
+
 #define BAR_ROWS 2
 
 static void build(struct app *a, struct ov_lines *L, int w)
 {
 	const struct xt_analysis *an = a->an;
 	const struct xt_overview *v = &an->overview;
-	char b1[32], b2[32], b3[32], b5[32], idle[16];
+	char b1[32], b2[32], b3[32], b5[32], idle[16], name[512];
 	struct ov_line *l;
 	size_t i;
 	int r;
@@ -149,9 +160,18 @@ static void build(struct app *a, struct ov_lines *L, int w)
 			snprintf(b2, sizeof(b2), "-");
 			snprintf(b3, sizeof(b3), "-");
 		}
-		snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  %s%s%s",
-			 fmt_ps(b1, sizeof(b1), d->busy_ps), idle, b2, b3, a->t->nhosts > 1 ? d->host : "",
+		snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  ",
+			 fmt_ps(b1, sizeof(b1), d->busy_ps), idle, b2, b3);
+		snprintf(name, sizeof(name), "%s%s%s", a->t->nhosts > 1 ? d->host : "",
 			 a->t->nhosts > 1 ? " " : "", d->name);
+		if (a->t->nhosts > 1 && utf8_width(l->text) + utf8_width(name) > w) {
+			/* What tells the hosts apart, as the devices view shows it. */
+			char host[256];
+
+			ui_host_label(a, d->host, host, sizeof(host));
+			snprintf(name, sizeof(name), "%s %s", host, d->name);
+		}
+		put_name(l, name, w);
 	}
 	l = add(L, OVL_TEXT, 0, 0);
 	if (v->collective_ps)
@@ -164,9 +184,11 @@ static void build(struct app *a, struct ov_lines *L, int w)
 	snprintf(l->text, sizeof(l->text), " %-10s %6s  %s", "SELF", "%DEV", "TOP OPS (Enter: in the op profile)");
 	for (i = 0; i < an->nops && i < 5; i++) {
 		l = add(L, OVL_OP, (long)i, 1);
-		snprintf(l->text, sizeof(l->text), " %-10s %5.1f%%  %s%s%s",
-			 fmt_ps(b1, sizeof(b1), an->ops[i].self_ps), an->ops[i].percent,
-			 an->ops[i].program, *an->ops[i].program ? "/" : "", an->ops[i].name);
+		snprintf(l->text, sizeof(l->text), " %-10s %5.1f%%  ",
+			 fmt_ps(b1, sizeof(b1), an->ops[i].self_ps), an->ops[i].percent);
+		snprintf(name, sizeof(name), "%s%s%s", an->ops[i].program,
+			 *an->ops[i].program ? "/" : "", an->ops[i].name);
+		put_name(l, name, w);
 	}
 	l = add(L, OVL_TEXT, 0, 0);
 	l = add(L, OVL_HEAD, 0, 0);

@@ -256,6 +256,10 @@ if have_fixtures; then
 	check "overview at 80x24, taller than the screen: the last row says how many lines are below" \
 		'has "[overview]" && line $((H - 1)) | grep -Eq "^ . [0-9]+ more lines? below \(Down\)"' \
 		"no hint" 5
+	check "overview at 80x24: top ops' long names elided in the middle, their tails told apart" \
+		'grep -q "  replica_4/bert_span.*/word_embeddings/GatherV2/Cast\$" "$TMP/screen" &&
+		 grep -q "  replica_6/bert_span.*/word_embeddings/GatherV2/Cast\$" "$TMP/screen"' \
+		"names cut at their ends" 5
 	keys Down Down Down Down Down Down Down Down Down Down Down Down
 	check "overview: Down reaches the findings, each figure beside its unit" \
 		'has "Findings" && ! unit_split &&
@@ -276,8 +280,20 @@ if have_fixtures; then
 		"names alike" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
+	# Two hosts at 60 columns: the overview's device rows keep the part of
+	# the host that differs and the device, not a host name cut at its end.
+	start 60 24 "$XTOP" "$FIX/tf-gpu-v100-2host"
+	wait_for "[timeline]" >/dev/null
+	keys 1
+	check "overview at 60 columns, two hosts: each device row tells host and device apart" \
+		'has "[overview]" &&
+		 [ "$(grep -Ec "…179_.*device:GPU:[146]\$" "$TMP/screen")" -eq 3 ] &&
+		 [ "$(grep -Ec "…180_.*device:GPU:[146]\$" "$TMP/screen")" -eq 3 ]' \
+		"devices cut off" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
 else
-	skip_n 13 "notes at 80 columns on the fixtures" "$NOFIX"
+	skip_n 15 "notes at 80 columns on the fixtures" "$NOFIX"
 fi
 
 # An overview with no findings, taller than the screen: End selects the
