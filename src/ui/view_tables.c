@@ -316,11 +316,14 @@ static void rate(char *buf, size_t n, double v, const char *unit)
 		snprintf(buf, n, "-");
 		return;
 	}
-	while (v >= 1000 && k < 5) {
+	while (v >= 999.5 && k < 5) {
 		v /= 1000;
 		k++;
 	}
-	snprintf(buf, n, "%.0f%s%s", v, pre[k], unit);
+	/* Three figures, as the report gives them: a whole number would show
+	 * a TPU v6e's 1.64 TB/s as 2TB/s. "1.64TB/s" fills the column. */
+	snprintf(buf, n, v < 9.995 ? "%.2f%s%s" : v < 99.95 ? "%.1f%s%s" : "%.0f%s%s", v, pre[k],
+		 unit);
 }
 
 static void d_pflops(void *ctx, size_t row, char *buf, size_t n)
@@ -344,8 +347,18 @@ static void d_name(void *ctx, size_t row, char *buf, size_t n)
 	 * ("34.83.195.179_6003", "34.83.195.180_6003") would fill it. */
 	if (a->t->nhosts > 1)
 		ui_host_label(a, d->host, host, sizeof(host));
-	snprintf(buf, n, "%s%s%s%s%s%s", host, *host ? " " : "", d->name, *d->model ? " (" : "",
-		 d->model, *d->model ? ")" : "");
+	snprintf(buf, n, "%s%s%s", host, *host ? " " : "", d->name);
+}
+
+/* The device's model, in a column of its own: inside DEVICE, the column
+ * elided the middle of "/device:TPU:0 (TPU v6 Lite)" to "/devic~ (TPU v6
+ * Lite)", every row alike at 80 columns. It goes first when the row is
+ * narrow; the footer names it for the selected device. */
+static void d_model(void *ctx, size_t row, char *buf, size_t n)
+{
+	const struct xt_device_row *d = dev(ctx, row);
+
+	snprintf(buf, n, "%s", *d->model ? d->model : "-");
 }
 
 static int dc_busy(void *ctx, size_t x, size_t y)
@@ -390,6 +403,7 @@ static const struct panel_column dev_columns[] = {
 	{ "SMALL/KERN", 11, 1, 5, d_kern, NULL, NULL },
 	{ "PEAK", 8, 1, 6, d_pflops, NULL, NULL },
 	{ "PEAK HBM", 8, 1, 7, d_pbw, NULL, NULL },
+	{ "MODEL", 21, 0, 8, d_model, NULL, NULL },
 	{ "DEVICE", 0, 0, 0, d_name, NULL, dc_name },
 };
 static const struct panel_ops dev_ops = { dev_count, dev_key, NULL, NULL, NULL, NULL };
@@ -423,7 +437,8 @@ static void dev_draw(struct app *a, int y, int h)
 		const struct xt_device_row *d = &a->an->devices[sel];
 		char line[1024];
 
-		snprintf(line, sizeof(line), " %s: peak %s (%s); Enter: its longest gap", d->name,
+		snprintf(line, sizeof(line), " %s%s%s%s: peak %s (%s); Enter: its longest gap", d->name,
+			 *d->model ? " (" : "", d->model, *d->model ? ")" : "",
 			 isnan(d->peak_flops) ? "unknown" : "known",
 			 *d->peak_source ? d->peak_source : "no source in the profile");
 		ui_put_wrap(y + h - 1, a->cols, 1, term_attr(ROLE_DIM), line, 0);

@@ -278,6 +278,22 @@ if have_fixtures; then
 	check "op profile, grouped: long names keep their tails, .1 and .2 told apart" \
 		'grep -q "…add_fusion.1 *$" "$TMP/screen" && grep -q "…add_fusion.2 *$" "$TMP/screen"' \
 		"names alike" 5
+	# The devices at 80x24: each row names its device (the model, in a
+	# column of its own, gives way first; the footer names it).
+	keys 7
+	check "devices at 80x24: four rows, four devices told apart, the model in the footer" \
+		'has "[devices]" && [ "$(grep -Ec " /device:TPU:[0-3] *$" "$TMP/screen")" -eq 4 ] &&
+		 [ "$(grep -Eo "/device:TPU:[0-3] *$" "$TMP/screen" | sort -u | wc -l)" -eq 4 ] &&
+		 line $((H - 1)) | grep -q "^ /device:TPU:0 (TPU v6 Lite): peak known"' "rows alike" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+	# Wide: the model and the peaks in three figures (1.64 TB/s, not 2).
+	start 140 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 7
+	check "devices at 140 columns: the model column, peaks in three figures" \
+		'has "[devices]" && [ "$(grep -Ec " 918TF/s 1.64TB/s TPU v6 Lite +/device:TPU:[0-3] *$" "$TMP/screen")" -eq 4 ]' \
+		"model or peaks wrong" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
 	# Two hosts at 60 columns: the overview's device rows keep the part of
@@ -293,7 +309,7 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 15 "notes at 80 columns on the fixtures" "$NOFIX"
+	skip_n 17 "notes at 80 columns on the fixtures" "$NOFIX"
 fi
 
 # An overview with no findings, taller than the screen: End selects the
