@@ -203,9 +203,13 @@ static void kern_draw(struct app *a, int y, int h)
 		char b1[32], b2[32];
 
 		/* The figures before the name: kernel names run to hundreds of
-		 * characters, and what does not fit is cut. */
-		snprintf(line, sizeof(line), " min %s, max %s: %s", fmt_ps(b1, sizeof(b1), k->min_ps),
-			 fmt_ps(b2, sizeof(b2), k->max_ps), k->name);
+		 * characters, and what does not fit is cut. The grid and block
+		 * too: rows of one kernel and op differ only by them, and their
+		 * columns are the first to go at 80 columns. */
+		snprintf(line, sizeof(line), " min %s, max %s, grid %u,%u,%u, block %u,%u,%u: %s",
+			 fmt_ps(b1, sizeof(b1), k->min_ps), fmt_ps(b2, sizeof(b2), k->max_ps),
+			 k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2],
+			 k->name);
 		ui_put_wrap(y + h - 1, a->cols, 1, term_attr(ROLE_DIM), line, 0);
 	} else {
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), " no kernel matches the filter", 1);

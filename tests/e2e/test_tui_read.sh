@@ -215,9 +215,16 @@ if have_fixtures; then
 		 joined | grep -qF "peak 460.00 MiB = 5 largest live 460.00 MiB + 0 other live 0 B + unattributed 0 B (reserved 0 B)" &&
 		 joined | grep -qF "unattributed = in use with no allocation event in the profile"' "cut" 5
 	keys 6
-	check "kernels at 80x24: the selected kernel's figures before its long name" \
-		'has "[kernels]" && line $((H - 1)) | grep -Eq "^ min [0-9.]+ [mnu]?s, max [0-9.]+ [mnu]?s: Cijk_"' \
+	check "kernels at 80x24: the selected kernel's figures, grid and block before its long name" \
+		'has "[kernels]" && line $((H - 1)) | grep -Eq "^ min [0-9.]+ [mnu]?s, max [0-9.]+ [mnu]?s, grid 32,37,1, block 256,1,1: Cijk_"' \
 		"figures cut" 5
+	# Rows of one kernel and op (wrapped_broadcast.kd, five of them) differ
+	# by their grids, whose column is gone at 80 columns: the footer says.
+	keys Down Down Down Down
+	check "kernels at 80x24: a row alike the others names its grid in the footer" \
+		'line $((H - 1)) | grep -q "^ min 13.80 us, max 16.16 us, grid 16384,1,1, block 256,1,1: wrapped_broadcast.kd"' \
+		"no grid" 5
+	keys Home
 	keys 3 Space
 	check "op profile: kernel rows opened under an op are not counted as ops" \
 		'has "5 shown of 5 ops" && has "launches"' "rows counted as ops" 5
@@ -309,7 +316,7 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 17 "notes at 80 columns on the fixtures" "$NOFIX"
+	skip_n 18 "notes at 80 columns on the fixtures" "$NOFIX"
 fi
 
 # An overview with no findings, taller than the screen: End selects the
