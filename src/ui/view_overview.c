@@ -86,12 +86,15 @@ static void add_wrapped(struct ov_lines *L, enum ov_kind k, long idx, const char
 	while (*p) {
 		const char *e = fmt_word_end(p);
 		int len = utf8_width_n(p, (size_t)(e - p));
+
 		if (col > indent && col + 1 + len > w) {
 			l = add(L, k, idx, 0);
 			snprintf(l->text, sizeof(l->text), "%*s", indent, "");
 			col = indent;
 		} else if (col > indent) {
-			col += put_word(l, " ", " " + 1);
+			static const char space[] = " ";
+
+			col += put_word(l, space, space + 1);
 		}
 		col += put_word(l, p, e);
 		p = e;
