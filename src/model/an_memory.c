@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 #include "wire.h"
@@ -22,26 +23,6 @@
 #define MEM_KNOWN \
 	(MEM_INTS | (1ull << XS_ALLOCATOR_NAME) | (1ull << XS_TF_OP) | (1ull << XS_SHAPE))
 
-/* v in decimal into b (24 bytes: any int64 fits), as "%" PRId64 writes
- * it: once per memory event on TPU profiles, where snprintf was 1 % of a
- * report's time. */
-static void idx_text(char *b, int64_t v)
-{
-	char t[24];
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	size_t n = 0;
-
-	do {
-		t[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*b++ = '-';
-	while (n)
-		*b++ = t[--n];
-	*b = '\0';
-}
-
 /* Integer stat k of MEM_INTS, its value v, into r (mem_take's rules). */
 static void mem_take_int(struct mem_full *r, unsigned k, int64_t v, uint64_t *have, int from_meta)
 {
@@ -52,7 +33,9 @@ static void mem_take_int(struct mem_full *r, unsigned k, int64_t v, uint64_t *ha
 	case XS_DEVICE_ORDINAL:
 		if (from_meta && ((*have >> XS_INDEX_ON_HOST) & 1))
 			return;
-		idx_text(r->idx_buf, v);
+		/* once per memory event on TPU profiles, where snprintf was
+		 * 1 % of a report's time */
+		strbuf_fmt_i64(r->idx_buf, v);
 		*have |= 1ull << XS_INDEX_ON_HOST;
 		return;
 	case XS_BYTES_RESERVED:

@@ -67,11 +67,12 @@ static const char digit_pairs[] = "000102030405060708091011121314151617181920212
 				  "50515253545556575859606162636465666768697071727374"
 				  "75767778798081828384858687888990919293949596979899";
 
-void strbuf_add_i64(struct strbuf *sb, int64_t v)
+size_t strbuf_fmt_i64(char *b, int64_t v)
 {
 	char tmp[24], *end = tmp + sizeof(tmp), *p = end;
 	/* The magnitude as unsigned, so INT64_MIN negates without overflow. */
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	size_t n;
 
 	while (u >= 100) {
 		p -= 2;
@@ -86,7 +87,17 @@ void strbuf_add_i64(struct strbuf *sb, int64_t v)
 	}
 	if (v < 0)
 		*--p = '-';
-	strbuf_add(sb, p, (size_t)(end - p));
+	n = (size_t)(end - p);
+	memcpy(b, p, n);
+	b[n] = '\0';
+	return n;
+}
+
+void strbuf_add_i64(struct strbuf *sb, int64_t v)
+{
+	char b[STRBUF_I64_MAX];
+
+	strbuf_add(sb, b, strbuf_fmt_i64(b, v));
 }
 
 void strbuf_puts(struct strbuf *sb, const char *s)

@@ -53,6 +53,11 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(
 /* Appends v in decimal: what "%" PRId64 prints, without printf (the JSON
  * report writes millions of numbers). */
 void strbuf_add_i64(struct strbuf *sb, int64_t v);
+/* Bytes any int64 takes in decimal, with its sign and the terminator. */
+#define STRBUF_I64_MAX 21
+/* v in decimal into b (STRBUF_I64_MAX bytes at least, terminated), as
+ * "%" PRId64 writes it, without printf; returns its length. */
+size_t strbuf_fmt_i64(char *b, int64_t v);
 /* Appends s[0..n) as a JSON string literal, quotes included. */
 void strbuf_json_str(struct strbuf *sb, const char *s, size_t n);
 

@@ -117,6 +117,14 @@ static void test_utf8_elide(void **state)
 	assert_int_equal(utf8_width_n("ab\u00e9 cd", 4), 3);
 	assert_int_equal(utf8_width_n("ab\u00e9 cd", 100), 6); /* stops at the end */
 	assert_int_equal(utf8_width_n("ab", 0), 0);
+	/* A name that fits its columns but not the buffer is cut between
+	 * characters: "a\u00e9\u00e9" in 4 bytes is "a\u00e9", in 3 bytes "a". */
+	{
+		char o[8];
+
+		assert_string_equal(utf8_elide(o, 4, "a\u00e9\u00e9", 10, "~"), "a\u00e9");
+		assert_string_equal(utf8_elide(o, 3, "a\u00e9\u00e9", 10, "~"), "a");
+	}
 	assert_string_equal(utf8_elide(b, sizeof(b), "short", 10, "~"), "short");
 	/* A third head, two thirds tail: thread ids stay readable. */
 	assert_string_equal(utf8_elide(b, sizeof(b), "switchto-default-SDomainT/3118839", 19, "~"),
@@ -153,6 +161,13 @@ static void test_strbuf_i64(void **state)
 		assert_string_equal(sb.buf, want);
 		assert_int_equal(sb.len, strlen(want));
 		strbuf_fini(&sb);
+		/* and into a buffer of STRBUF_I64_MAX bytes */
+		{
+			char b[STRBUF_I64_MAX];
+
+			assert_int_equal(strbuf_fmt_i64(b, v[i]), strlen(want) - 2);
+			assert_string_equal(b, want + 2);
+		}
 	}
 	/* Digits go two at a time: every length, each side of every power
 	 * of ten, both signs, and a literal key before each. */
