@@ -103,15 +103,22 @@ static void add_wrapped(struct ov_lines *L, enum ov_kind k, long idx, const char
 	}
 }
 
-/* Appends name to l's text, its middle elided to what is left of w
- * columns: two names that share a start ("replica_4/bert_…") keep the
- * tails that tell them apart, as in the other lists. */
-static void put_name(struct ov_line *l, const char *name, int w)
+/* Appends head, sep and name to l's text, their middle elided to what is
+ * left of w columns: two names that share a start ("replica_4/bert_…")
+ * keep the tails that tell them apart, as in the other lists. Joined
+ * whole first, however long: a cut before eliding would lose the tail. */
+static void put_name(struct ov_line *l, const char *head, const char *sep, const char *name,
+		     int w)
 {
-	size_t at = strlen(l->text);
+	size_t at = strlen(l->text), nh = strlen(head), ns = strlen(sep), nn = strlen(name);
 	int room = w - utf8_width(l->text);
+	char *all = xmalloc(nh + ns + nn + 1);
 
-	utf8_elide(l->text + at, sizeof(l->text) - at, name, room > 1 ? room : 1, term.g.ellipsis);
+	memcpy(all, head, nh);
+	memcpy(all + nh, sep, ns);
+	memcpy(all + nh + ns, name, nn + 1);
+	utf8_elide(l->text + at, sizeof(l->text) - at, all, room > 1 ? room : 1, term.g.ellipsis);
+	free(all);
 }
 
 #define BAR_ROWS 2
@@ -120,7 +127,7 @@ static void build(struct app *a, struct ov_lines *L, int w)
 {
 	const struct xt_analysis *an = a->an;
 	const struct xt_overview *v = &an->overview;
-	char b1[32], b2[32], b3[32], b5[32], idle[16], name[512];
+	char b1[32], b2[32], b3[32], b5[32], idle[16];
 	struct ov_line *l;
 	size_t i;
 	int r;
@@ -165,16 +172,17 @@ static void build(struct app *a, struct ov_lines *L, int w)
 		}
 		snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  ",
 			 fmt_ps(b1, sizeof(b1), d->busy_ps), idle, b2, b3);
-		snprintf(name, sizeof(name), "%s%s%s", a->t->nhosts > 1 ? d->host : "",
-			 a->t->nhosts > 1 ? " " : "", d->name);
-		if (a->t->nhosts > 1 && utf8_width(l->text) + utf8_width(name) > w) {
+		if (a->t->nhosts < 2) {
+			put_name(l, "", "", d->name, w);
+		} else if (utf8_width(l->text) + utf8_width(d->host) + 1 + utf8_width(d->name) <= w) {
+			put_name(l, d->host, " ", d->name, w);
+		} else {
 			/* What tells the hosts apart, as the devices view shows it. */
 			char host[256];
 
 			ui_host_label(a, d->host, host, sizeof(host));
-			snprintf(name, sizeof(name), "%s %s", host, d->name);
+			put_name(l, host, " ", d->name, w);
 		}
-		put_name(l, name, w);
 	}
 	l = add(L, OVL_TEXT, 0, 0);
 	if (v->collective_ps)
@@ -189,9 +197,7 @@ static void build(struct app *a, struct ov_lines *L, int w)
 		l = add(L, OVL_OP, (long)i, 1);
 		snprintf(l->text, sizeof(l->text), " %-10s %5.1f%%  ",
 			 fmt_ps(b1, sizeof(b1), an->ops[i].self_ps), an->ops[i].percent);
-		snprintf(name, sizeof(name), "%s%s%s", an->ops[i].program,
-			 *an->ops[i].program ? "/" : "", an->ops[i].name);
-		put_name(l, name, w);
+		put_name(l, an->ops[i].program, *an->ops[i].program ? "/" : "", an->ops[i].name, w);
 	}
 	l = add(L, OVL_TEXT, 0, 0);
 	l = add(L, OVL_HEAD, 0, 0);

@@ -57,8 +57,11 @@ char *utf8_elide(char *out, size_t n, const char *s, int w, const char *mark)
 		return out;
 	if (width <= w || w <= 0) {
 		len = w <= 0 ? 0 : strlen(s);
-		if (len >= n)
+		if (len >= n) { /* out is too small: whole characters only */
 			len = n - 1;
+			while (len && ((unsigned char)s[len] & 0xc0) == 0x80)
+				len--;
+		}
 		memcpy(out, s, len);
 		out[len] = '\0';
 		return out;

@@ -117,22 +117,15 @@ else
 fi
 # A finding naming an op with accented letters (two bytes each) wraps where
 # the line is full in columns, not in bytes.
-$GEN --kind gpu --events 3000 --seed 2 -o "$TMP/mb.xplane.pb" >/dev/null 2>&1
-$PY -c "
-import sys
-sys.path.insert(0, 'tests/fixtures')
-import xspace_io
-sp = xspace_io.read('$TMP/mb.xplane.pb', sys.exit)
-for p in sp.planes:
-    for l in p.lines:
-        for e in l.events:
-            for s in e.stats:
-                if 'all-reduce.13' in s.str_value:
-                    s.str_value = s.str_value.replace('all-reduce.13', 'all-reduce.13.\u00e4\u00f6\u00fc\u00df\u00e9\u00e8\u00ea\u00eb\u00ef\u00ee\u00f4\u00fb')
-xspace_io.write(sp, '$TMP/mb.xplane.pb')
-" && COLUMNS=80 $XTOP report "$TMP/mb.xplane.pb" >"$TMP/mb.txt" 2>&1
-if grep -qxF "    all-reduce.13.äöüßéèêëïîôû): overlap them with compute, or communicate less" "$TMP/mb.txt"; then
-	ok "report at 80 columns: a finding with multibyte letters wraps by columns, not bytes"
+if $PY -c 'import google.protobuf' 2>/dev/null; then
+	$GEN --kind gpu --events 3000 --seed 2 -o "$TMP/mb0.xplane.pb" >/dev/null 2>&1
+	$PY tests/fixtures/rename_stat.py "$TMP/mb0.xplane.pb" "$TMP/mb.xplane.pb" all-reduce.13 \
+		"all-reduce.13.äöüßéèêëïîôû" && COLUMNS=80 $XTOP report "$TMP/mb.xplane.pb" >"$TMP/mb.txt" 2>&1
+	if grep -qxF "    all-reduce.13.äöüßéèêëïîôû): overlap them with compute, or communicate less" "$TMP/mb.txt"; then
+		ok "report at 80 columns: a finding with multibyte letters wraps by columns, not bytes"
+	else
+		fail "report, multibyte finding" "$(grep -A2 'collectives take' "$TMP/mb.txt" | tr '\n' '|')"
+	fi
 else
-	fail "report, multibyte finding" "$(grep -A2 'collectives take' "$TMP/mb.txt" | tr '\n' '|')"
+	skip "report, multibyte finding" "python3-protobuf missing (scripts/deps.sh installs it)"
 fi
