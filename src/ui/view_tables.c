@@ -316,7 +316,8 @@ static void rate(char *buf, size_t n, double v, const char *unit)
 	static const char *const pre[] = { "", "K", "M", "G", "T", "P" };
 	int k = 0;
 
-	if (isnan(v)) {
+	/* Past 999 P no figure fits the column (and none is real). */
+	if (!isfinite(v) || v < 0 || v >= 999.5e15) {
 		snprintf(buf, n, "-");
 		return;
 	}
@@ -324,8 +325,8 @@ static void rate(char *buf, size_t n, double v, const char *unit)
 		v /= 1000;
 		k++;
 	}
-	/* Three figures, as the report gives them: a whole number would show
-	 * a TPU v6e's 1.64 TB/s as 2TB/s. "1.64TB/s" fills the column. */
+	/* Three figures: a whole number would show a TPU v6e's 1.64 TB/s as
+	 * 2TB/s. "1.64TB/s" fills the column. */
 	snprintf(buf, n, v < 9.995 ? "%.2f%s%s" : v < 99.95 ? "%.1f%s%s" : "%.0f%s%s", v, pre[k],
 		 unit);
 }
