@@ -408,16 +408,18 @@ static const struct panel_column dev_columns[] = {
 	{ "SMALL/KERN", 11, 1, 5, d_kern, NULL, NULL },
 	{ "PEAK", 8, 1, 6, d_pflops, NULL, NULL },
 	{ "PEAK HBM", 8, 1, 7, d_pbw, NULL, NULL },
-	{ "MODEL", 21, 0, 8, d_model, NULL, NULL },
 	{ "DEVICE", 0, 0, 0, d_name, NULL, dc_name },
+	/* Last: shown only when a device has a model (dev_draw), and its
+	 * absence shifts no sortable column's index. */
+	{ "MODEL", 21, 0, 8, d_model, NULL, NULL },
 };
+#define DEV_NCOLS (sizeof(dev_columns) / sizeof(dev_columns[0]))
 static const struct panel_ops dev_ops = { dev_count, dev_key, NULL, NULL, NULL, NULL };
 
 static struct panel *dev_panel(struct app *a)
 {
 	if (!a->devs.ops) {
-		panel_init(&a->devs, &dev_ops, a, dev_columns,
-			   sizeof(dev_columns) / sizeof(dev_columns[0]));
+		panel_init(&a->devs, &dev_ops, a, dev_columns, DEV_NCOLS);
 		a->devs.header = 1;
 		a->devs.flex_min = 20;
 		a->devs.sort = -1; /* hosts, then planes, as in the file */
@@ -429,6 +431,7 @@ static void dev_draw(struct app *a, int y, int h)
 {
 	struct panel *p = dev_panel(a);
 	long sel;
+	size_t i;
 
 	if (!a->an->ndevices) {
 		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT), "  no device planes in this profile", 1);
@@ -436,6 +439,15 @@ static void dev_draw(struct app *a, int y, int h)
 	}
 	if (h < 3)
 		return;
+	/* A column of "-" when no device names its model (the V100 and
+	 * MI300X profiles): left out. Checked each draw, as a capture can
+	 * bring a profile that has them. */
+	p->ncols = DEV_NCOLS - 1;
+	for (i = 0; i < a->an->ndevices; i++)
+		if (*a->an->devices[i].model) {
+			p->ncols = DEV_NCOLS;
+			break;
+		}
 	ui_panel(p, y, 0, h - 1, a->cols);
 	sel = panel_selected(p);
 	if (sel >= 0) {

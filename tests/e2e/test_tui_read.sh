@@ -299,8 +299,17 @@ if have_fixtures; then
 	wait_for "[timeline]" >/dev/null
 	keys 7
 	check "devices at 140 columns: the model column, peaks in three figures" \
-		'has "[devices]" && [ "$(grep -Ec " 918TF/s 1.64TB/s TPU v6 Lite +/device:TPU:[0-3] *$" "$TMP/screen")" -eq 4 ]' \
+		'has "[devices]" && [ "$(grep -Ec " 918TF/s 1.64TB/s /device:TPU:[0-3] +TPU v6 Lite *$" "$TMP/screen")" -eq 4 ]' \
 		"model or peaks wrong" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+	# No device names its model (V100): no column of dashes for it.
+	start 140 24 "$XTOP" "$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 7
+	check "devices at 140 columns, no model in the profile: no MODEL column" \
+		'has "[devices]" && grep -q " PEAK HBM DEVICE *$" "$TMP/screen" && ! has "MODEL"' \
+		"a column of dashes" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
 	# Two hosts at 60 columns: the overview's device rows keep the part of
@@ -316,7 +325,7 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 18 "notes at 80 columns on the fixtures" "$NOFIX"
+	skip_n 19 "notes at 80 columns on the fixtures" "$NOFIX"
 fi
 
 # An overview with no findings, taller than the screen: End selects the
