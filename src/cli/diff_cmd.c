@@ -83,18 +83,12 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 		snprintf(b[0], sizeof(b[0]), "-");
 		snprintf(b[1], sizeof(b[1]), "-");
 		snprintf(b[2], sizeof(b[2]), "-");
-		snprintf(b[3], sizeof(b[3]), "-");
-		snprintf(b[4], sizeof(b[4]), "-");
-		if (d->in_base) {
+		fmt_percent(b[3], sizeof(b[3]), d->in_base ? d->base_idle_percent : NAN);
+		fmt_percent(b[4], sizeof(b[4]), d->in_new ? d->new_idle_percent : NAN);
+		if (d->in_base)
 			fmt_ps(b[0], sizeof(b[0]), per_step(c, d->base_busy_ps, c->base_steps));
-			if (!isnan(d->base_idle_percent))
-				snprintf(b[3], sizeof(b[3]), "%.1f%%", d->base_idle_percent);
-		}
-		if (d->in_new) {
+		if (d->in_new)
 			fmt_ps(b[1], sizeof(b[1]), per_step(c, d->new_busy_ps, c->new_steps));
-			if (!isnan(d->new_idle_percent))
-				snprintf(b[4], sizeof(b[4]), "%.1f%%", d->new_idle_percent);
-		}
 		if (d->in_base && d->in_new)
 			delta_cell(b[2], sizeof(b[2]), per_step(c, d->new_busy_ps, c->new_steps) -
 							   per_step(c, d->base_busy_ps, c->base_steps));

@@ -124,19 +124,11 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 			snprintf(hb, sizeof(hb), "-");
 			snprintf(gap, sizeof(gap), "-");
 		} else {
-			if (xt_device_has_gaps(d)) {
-				fmt_ps(hb, sizeof(hb), d->host_bound_ps);
-				fmt_ps(gap, sizeof(gap), d->longest_gap_ps);
-			} else {
-				snprintf(hb, sizeof(hb), "-");
-				snprintf(gap, sizeof(gap), "-");
-			}
+			fmt_ps_known(hb, sizeof(hb), d->host_bound_ps, xt_device_has_gaps(d));
+			fmt_ps_known(gap, sizeof(gap), d->longest_gap_ps, xt_device_has_gaps(d));
 			fmt_ps(busy, sizeof(busy), d->busy_ps);
 			fmt_ps(span, sizeof(span), d->span_ps);
-			if (isnan(d->idle_percent))
-				snprintf(idle, sizeof(idle), "-");
-			else
-				snprintf(idle, sizeof(idle), "%.1f%%", d->idle_percent);
+			fmt_percent(idle, sizeof(idle), d->idle_percent);
 		}
 		tt_row(&tt, o, cells);
 	}

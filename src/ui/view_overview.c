@@ -159,19 +159,10 @@ static void build(struct app *a, struct ov_lines *L, int w)
 			continue;
 		l = add(L, OVL_DEVICE, (long)i, 1);
 		/* No span (instants only): no idle share, no gaps. */
-		if (isnan(d->idle_percent))
-			snprintf(idle, sizeof(idle), "-");
-		else
-			snprintf(idle, sizeof(idle), "%.1f%%", d->idle_percent);
-		if (xt_device_has_gaps(d)) {
-			fmt_ps(b2, sizeof(b2), d->host_bound_ps);
-			fmt_ps(b3, sizeof(b3), d->longest_gap_ps);
-		} else {
-			snprintf(b2, sizeof(b2), "-");
-			snprintf(b3, sizeof(b3), "-");
-		}
 		snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  ",
-			 fmt_ps(b1, sizeof(b1), d->busy_ps), idle, b2, b3);
+			 fmt_ps(b1, sizeof(b1), d->busy_ps), fmt_percent(idle, sizeof(idle), d->idle_percent),
+			 fmt_ps_known(b2, sizeof(b2), d->host_bound_ps, xt_device_has_gaps(d)),
+			 fmt_ps_known(b3, sizeof(b3), d->longest_gap_ps, xt_device_has_gaps(d)));
 		if (a->t->nhosts < 2) {
 			put_name(l, "", "", d->name, w);
 		} else if (utf8_width(l->text) + utf8_width(d->host) + 1 + utf8_width(d->name) <= w) {

@@ -265,10 +265,7 @@ static void dev_key(void *ctx, size_t row, char *buf, size_t n)
 /* A time of a device with activity, else "-". */
 static void dtime(void *ctx, size_t row, int64_t v, int has, char *buf, size_t n)
 {
-	if (!dev(ctx, row)->op_events || !has)
-		snprintf(buf, n, "-");
-	else
-		fmt_ps(buf, n, v);
+	fmt_ps_known(buf, n, v, dev(ctx, row)->op_events && has);
 }
 
 static void d_busy(void *ctx, size_t row, char *buf, size_t n)
@@ -285,10 +282,8 @@ static void d_idle(void *ctx, size_t row, char *buf, size_t n)
 {
 	if (!dev(ctx, row)->op_events)
 		snprintf(buf, n, "idle");
-	else if (isnan(dev(ctx, row)->idle_percent))
-		snprintf(buf, n, "-"); /* events, but no span (all instants) */
-	else
-		snprintf(buf, n, "%.1f%%", dev(ctx, row)->idle_percent);
+	else /* "-": events, but no span (all instants) */
+		fmt_percent(buf, n, dev(ctx, row)->idle_percent);
 }
 
 static void d_hostb(void *ctx, size_t row, char *buf, size_t n)

@@ -2,6 +2,7 @@
 #include "timefmt.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -261,4 +262,22 @@ const char *fmt_word_end(const char *s)
 		else
 			return s;
 	}
+}
+
+char *fmt_ps_known(char *buf, size_t n, int64_t ps, int known)
+{
+	if (!known) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	return fmt_ps(buf, n, ps);
+}
+
+char *fmt_percent(char *buf, size_t n, double pct)
+{
+	if (isnan(pct))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.1f%%", pct);
+	return buf;
 }

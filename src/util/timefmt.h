@@ -10,6 +10,10 @@
 
 /* 1234567 ps -> "1.23 us"; picks ps/ns/us/ms/s so 3 significant digits show. */
 char *fmt_ps(char *buf, size_t n, int64_t ps);
+/* fmt_ps, or "-" when the time is not known (a figure absent, never 0). */
+char *fmt_ps_known(char *buf, size_t n, int64_t ps, int known);
+/* pct as "12.3%", or "-" for NaN (no figure: e.g. a device with no span). */
+char *fmt_percent(char *buf, size_t n, double pct);
 /* ps in a fixed unit (XT_PS_* below) with dec decimals, exactly (integer
  * maths, truncating): (22550200000000, XT_PS_S, 4) -> "22.5502 s". */
 #define XT_PS_NS 1000LL

@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include <inttypes.h>
+#include <math.h>
 
 #include "util/strbuf.h"
 #include "util/timefmt.h"
@@ -104,6 +105,18 @@ static void test_ticks_deep_zoom_uses_offsets(void **state)
 	assert_true(n >= 3);
 	assert_string_equal(tk[0].label, "22.544 s");
 	assert_string_equal(tk[1].label, "22.545 s");
+}
+
+/* A figure, or '-' where it is not known (never 0). */
+static void test_fmt_known(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(fmt_ps_known(b, sizeof(b), 1500000, 1), "1.50 us");
+	assert_string_equal(fmt_ps_known(b, sizeof(b), 0, 0), "-");
+	assert_string_equal(fmt_percent(b, sizeof(b), 12.34), "12.3%");
+	assert_string_equal(fmt_percent(b, sizeof(b), NAN), "-");
 }
 
 static void test_utf8_elide(void **state)
@@ -242,6 +255,7 @@ int main(void)
 		TU_TEST(test_unit),
 		TU_TEST(test_ticks_every_zoom),
 		TU_TEST(test_ticks_deep_zoom_uses_offsets),
+		TU_TEST(test_fmt_known),
 		TU_TEST(test_utf8_elide),
 		TU_TEST(test_strbuf_i64),
 		TU_TEST(test_strbuf_sink),
