@@ -67,12 +67,13 @@ static const char digit_pairs[] = "000102030405060708091011121314151617181920212
 				  "50515253545556575859606162636465666768697071727374"
 				  "75767778798081828384858687888990919293949596979899";
 
-size_t strbuf_fmt_i64(char *b, int64_t v)
+/* v in decimal, written backwards to end (at least 20 bytes before it, not
+ * terminated); returns where it starts. */
+static char *i64_digits(char *end, int64_t v)
 {
-	char tmp[24], *end = tmp + sizeof(tmp), *p = end;
+	char *p = end;
 	/* The magnitude as unsigned, so INT64_MIN negates without overflow. */
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	size_t n;
 
 	while (u >= 100) {
 		p -= 2;
@@ -87,17 +88,25 @@ size_t strbuf_fmt_i64(char *b, int64_t v)
 	}
 	if (v < 0)
 		*--p = '-';
-	n = (size_t)(end - p);
+	return p;
+}
+
+size_t strbuf_fmt_i64(char *b, int64_t v)
+{
+	char tmp[STRBUF_I64_MAX], *end = tmp + sizeof(tmp) - 1, *p = i64_digits(end, v);
+	size_t n = (size_t)(end - p);
+
 	memcpy(b, p, n);
 	b[n] = '\0';
 	return n;
 }
 
+/* Straight from the digits: the JSON writer's numbers are copied once. */
 void strbuf_add_i64(struct strbuf *sb, int64_t v)
 {
-	char b[STRBUF_I64_MAX];
+	char tmp[STRBUF_I64_MAX], *end = tmp + sizeof(tmp), *p = i64_digits(end, v);
 
-	strbuf_add(sb, b, strbuf_fmt_i64(b, v));
+	strbuf_add(sb, p, (size_t)(end - p));
 }
 
 void strbuf_puts(struct strbuf *sb, const char *s)
