@@ -68,23 +68,21 @@ static void put_text(struct strbuf *o, int width, const char *fmt, ...)
 /* "918 TFLOP/s", "1.64 TB/s", "-". */
 static void rate_cell(char *b, size_t n, double v, const char *unit)
 {
-	char num[32];
-	size_t k;
+	static const char *const pre[] = { " ", " K", " M", " G", " T", " P" };
+	int k = 0;
 
-	if (isnan(v)) {
+	/* Past 999 P no figure is real (a hostile plane stat), and none
+	 * fits the column. */
+	if (!isfinite(v) || v < 0 || v >= 999.5e15) {
 		snprintf(b, n, "-");
 		return;
 	}
-	fmt_rate(num, sizeof(num), v);
-	/* fmt_rate gives "918.00 T": three significant digits are plenty. */
-	k = strcspn(num, " ");
-	{
-		double x = strtod(num, NULL);
-		char tmp[32];
-
-		snprintf(tmp, sizeof(tmp), "%.*f%s", x >= 100 ? 0 : x >= 10 ? 1 : 2, x, num + k);
-		snprintf(b, n, "%s%s", tmp, unit);
+	while (v >= 999.5 && k < 5) {
+		v /= 1000;
+		k++;
 	}
+	/* Three figures: "918 TFLOP/s", "1.07 PFLOP/s". */
+	snprintf(b, n, v < 9.995 ? "%.2f%s%s" : v < 99.95 ? "%.1f%s%s" : "%.0f%s%s", v, pre[k], unit);
 }
 
 static void report_devices(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
@@ -351,7 +349,7 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 		const struct xt_kernel_row *kr = &a->kernels[i];
 
 		fmt_ps(b[0], sizeof(b[0]), kr->total_ps);
-		fmt_count(b[1], sizeof(b[1]), kr->occurrences);
+		fmt_count_fit(b[1], sizeof(b[1]), kr->occurrences, 7); /* OCC's width */
 		fmt_ps(b[2], sizeof(b[2]), kr->total_ps / (int64_t)kr->occurrences);
 		snprintf(b[3], sizeof(b[3]), "%u,%u,%u", kr->grid[0], kr->grid[1], kr->grid[2]);
 		snprintf(b[4], sizeof(b[4]), "%u,%u,%u", kr->block[0], kr->block[1], kr->block[2]);
@@ -359,7 +357,7 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 			snprintf(b[5], sizeof(b[5]), "%" PRId64, kr->registers);
 		else
 			snprintf(b[5], sizeof(b[5]), "-");
-		fmt_bytes(b[6], sizeof(b[6]), (double)kr->shared_bytes); /* as the viewer shows it */
+		fmt_bytes_fit(b[6], sizeof(b[6]), (double)kr->shared_bytes, 9); /* as the viewer */
 		if (isnan(kr->occupancy_percent))
 			snprintf(b[7], sizeof(b[7]), "-");
 		else

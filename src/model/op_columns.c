@@ -9,7 +9,11 @@
 
 #include "../util/timefmt.h"
 
-/* Compact rates for narrow columns: "164.3G", "1.31T", "0". */
+#define OCC_COLS 6 /* the OCC column's width: counts past it take a suffix */
+
+/* Compact rates for narrow columns: "164G", "1.31T", "0"; three figures,
+ * so at most five columns (a unit up where rounding would make a fourth:
+ * 99.96T is "100T", 999.6G "1.00T"). Past 999P: "-", no figure fits. */
 static void short_rate(char *b, size_t n, double v)
 {
 	static const struct {
@@ -18,15 +22,15 @@ static void short_rate(char *b, size_t n, double v)
 	} u[] = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "K" } };
 	size_t i;
 
-	if (isnan(v)) {
+	if (isnan(v) || v >= 999.5e15) {
 		snprintf(b, n, "-");
 		return;
 	}
 	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		if (v >= u[i].div) {
+		if (v >= u[i].div * 0.9995) {
 			double x = v / u[i].div;
 
-			snprintf(b, n, "%.*f%s", x >= 100 ? 0 : x >= 10 ? 1 : 2, x, u[i].p);
+			snprintf(b, n, "%.*f%s", x >= 99.95 ? 0 : x >= 9.995 ? 1 : 2, x, u[i].p);
 			return;
 		}
 	snprintf(b, n, "%.0f", v);
@@ -48,7 +52,8 @@ static void f_self(const struct xt_op_row *r, char *b, size_t n)
 }
 static void f_pct(const struct xt_op_row *r, char *b, size_t n)
 {
-	snprintf(b, n, "%.1f%%", r->percent);
+	/* "100.0%" would not fit the column: one op with all the time. */
+	snprintf(b, n, r->percent >= 99.95 ? "%.0f%%" : "%.1f%%", r->percent);
 }
 static void f_total(const struct xt_op_row *r, char *b, size_t n)
 {
@@ -60,7 +65,7 @@ static void f_avg(const struct xt_op_row *r, char *b, size_t n)
 }
 static void f_occ(const struct xt_op_row *r, char *b, size_t n)
 {
-	fmt_count(b, n, r->occurrences);
+	fmt_count_fit(b, n, r->occurrences, OCC_COLS);
 }
 static void f_flops(const struct xt_op_row *r, char *b, size_t n)
 {
@@ -82,6 +87,8 @@ static void f_ai(const struct xt_op_row *r, char *b, size_t n)
 {
 	if (isnan(r->intensity))
 		snprintf(b, n, "-");
+	else if (r->intensity >= 99999.5)
+		short_rate(b, n, r->intensity); /* "123K": five columns at most */
 	else
 		snprintf(b, n, "%.*f", r->intensity >= 100 ? 0 : r->intensity >= 1 ? 1 : 2,
 			 r->intensity);
@@ -177,7 +184,7 @@ const struct op_column op_columns[] = {
 	{ "%DEV", 5, 1, 2, f_pct, c_self, "self time as a share of all device busy time" },
 	{ "TOTAL", 9, 1, 11, f_total, c_total, "time including children" },
 	{ "AVG", 9, 1, 9, f_avg, c_avg, "total time per occurrence" },
-	{ "OCC", 6, 1, 7, f_occ, c_occ, "occurrences" },
+	{ "OCC", OCC_COLS, 1, 7, f_occ, c_occ, "occurrences" },
 	{ "FLOP/s", 6, 1, 3, f_flops, c_flops, "FLOPs over the op's time" },
 	{ "%PKF", 5, 1, 6, f_fpeak, c_fpeak, "FLOP rate as a share of the device's peak" },
 	{ "HBM/s", 6, 1, 4, f_bw, c_bw, "HBM bytes per second over the op's time" },

@@ -53,7 +53,7 @@ static void k_total(void *ctx, size_t row, char *buf, size_t n)
 
 static void k_count(void *ctx, size_t row, char *buf, size_t n)
 {
-	fmt_count(buf, n, kern(ctx, row)->occurrences);
+	fmt_count_fit(buf, n, kern(ctx, row)->occurrences, 7); /* COUNT's width */
 }
 
 static void k_avg(void *ctx, size_t row, char *buf, size_t n)
@@ -94,7 +94,7 @@ static void k_regs(void *ctx, size_t row, char *buf, size_t n)
 
 static void k_shared(void *ctx, size_t row, char *buf, size_t n)
 {
-	fmt_bytes(buf, n, (double)kern(ctx, row)->shared_bytes);
+	fmt_bytes_fit(buf, n, (double)kern(ctx, row)->shared_bytes, 9); /* SHARED's width */
 }
 
 static void k_occ(void *ctx, size_t row, char *buf, size_t n)
@@ -296,14 +296,24 @@ static void d_gap(void *ctx, size_t row, char *buf, size_t n)
 	dtime(ctx, row, dev(ctx, row)->longest_gap_ps, xt_device_has_gaps(dev(ctx, row)), buf, n);
 }
 
+#define KERN_COLS 11 /* SMALL/KERN's width */
+
 static void d_kern(void *ctx, size_t row, char *buf, size_t n)
 {
 	const struct xt_device_row *d = dev(ctx, row);
 
 	if (!d->has_kernels || !d->op_events)
 		snprintf(buf, n, "-");
-	else
+	else {
+		char s[32], k[32];
+
+		/* Millions of kernels would not fit: then each count takes a
+		 * suffix ("1.20M/4.00M"), never cut. */
 		snprintf(buf, n, "%" PRIu64 "/%" PRIu64, d->small_kernels, d->kernels);
+		if (strlen(buf) > KERN_COLS)
+			snprintf(buf, n, "%s/%s", fmt_count_fit(s, sizeof(s), d->small_kernels, 3),
+				 fmt_count_fit(k, sizeof(k), d->kernels, 3));
+	}
 }
 
 static void rate(char *buf, size_t n, double v, const char *unit)
@@ -400,7 +410,7 @@ static const struct panel_column dev_columns[] = {
 	{ "IDLE", 6, 1, 0, d_idle, NULL, dc_idle },
 	{ "HOST-BND", 9, 1, 2, d_hostb, NULL, dc_hostb },
 	{ "MAX GAP", 9, 1, 4, d_gap, NULL, dc_gap },
-	{ "SMALL/KERN", 11, 1, 5, d_kern, NULL, NULL },
+	{ "SMALL/KERN", KERN_COLS, 1, 5, d_kern, NULL, NULL },
 	{ "PEAK", 8, 1, 6, d_pflops, NULL, NULL },
 	{ "PEAK HBM", 8, 1, 7, d_pbw, NULL, NULL },
 	{ "DEVICE", 0, 0, 0, d_name, NULL, dc_name },

@@ -18,7 +18,17 @@ char *fmt_ps(char *buf, size_t n, int64_t ps)
 		if (v >= u[i].div) {
 			double x = (double)ps / u[i].div;
 
-			snprintf(buf, n, "%.*f %s", x >= 100 || x <= -100 ? 1 : 2, x, u[i].unit);
+			/* 999.96 ms would print as "1000.0 ms": the next unit up. */
+			if (i && fabs(x) >= 999.95) {
+				x /= 1000;
+				i--;
+			}
+			/* Seconds have no unit above: whole ones past 1000, so a
+			 * time under 11 days takes at most 8 columns. */
+			if (!i && fabs(x) >= 999.95)
+				snprintf(buf, n, "%.0f s", x);
+			else
+				snprintf(buf, n, "%.*f %s", fabs(x) >= 99.995 ? 1 : 2, x, u[i].unit);
 			return buf;
 		}
 	}
@@ -26,19 +36,43 @@ char *fmt_ps(char *buf, size_t n, int64_t ps)
 	return buf;
 }
 
+/* The unit for |b| bytes: up from KiB at 999.995, where "%.2f" would
+ * write four whole digits ("1000.00 MiB" does not fit a column of ten). */
+static double bytes_unit(double b, double up, size_t *i)
+{
+	*i = 0;
+	while ((fabs(b) >= 1024 || (*i && fabs(b) >= up)) && *i + 1 < 6) {
+		b /= 1024;
+		(*i)++;
+	}
+	return b;
+}
+
+static const char *const byte_unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+
 char *fmt_bytes(char *buf, size_t n, double b)
 {
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	size_t i = 0;
+	size_t i;
 
-	while ((b >= 1024 || b <= -1024) && i + 1 < sizeof(unit) / sizeof(unit[0])) {
-		b /= 1024;
-		i++;
-	}
+	b = bytes_unit(b, 999.995, &i);
 	if (i == 0)
 		snprintf(buf, n, "%.0f B", b);
 	else
-		snprintf(buf, n, "%.2f %s", b, unit[i]);
+		snprintf(buf, n, "%.2f %s", b, byte_unit[i]);
+	return buf;
+}
+
+char *fmt_bytes_fit(char *buf, size_t n, double b, int w)
+{
+	size_t i;
+	double a;
+
+	fmt_bytes(buf, n, b);
+	if ((int)strlen(buf) <= w)
+		return buf;
+	b = bytes_unit(b, 999.5, &i);
+	a = fabs(b);
+	snprintf(buf, n, "%.*f %s", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, b, byte_unit[i]);
 	return buf;
 }
 
@@ -53,6 +87,24 @@ char *fmt_count(char *buf, size_t n, uint64_t v)
 		buf[o++] = tmp[i];
 	}
 	buf[o] = '\0';
+	return buf;
+}
+
+char *fmt_count_fit(char *buf, size_t n, uint64_t v, int w)
+{
+	static const char sfx[] = "KMGTPE";
+	double x = (double)v;
+	int k = -1;
+
+	fmt_count(buf, n, v);
+	if ((int)strlen(buf) <= w)
+		return buf;
+	while (x >= 999.5 && k < 5) {
+		x /= 1000;
+		k++;
+	}
+	if (k >= 0)
+		snprintf(buf, n, x < 9.995 ? "%.2f%c" : x < 99.95 ? "%.1f%c" : "%.0f%c", x, sfx[k]);
 	return buf;
 }
 
@@ -219,8 +271,10 @@ char *fmt_pct_change(char *buf, size_t n, double pct)
 {
 	if (pct > -0.05 && pct < 0.05)
 		snprintf(buf, n, "0.0%%");
+	else if (pct >= 999999.5)
+		snprintf(buf, n, ">+1e6%%"); /* no figure says more, and it fits */
 	else
-		snprintf(buf, n, "%+.1f%%", pct);
+		snprintf(buf, n, fabs(pct) >= 999.95 ? "%+.0f%%" : "%+.1f%%", pct);
 	return buf;
 }
 

@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 1234567 ps -> "1.23 us"; picks ps/ns/us/ms/s so 3 significant digits show. */
+/* 1234567 ps -> "1.23 us"; picks ps/ns/us/ms/s so 3 significant digits show.
+ * At most 8 columns (9 when negative) for times under 11 days: "999.9 ms",
+ * then "1.00 s"; whole seconds from 1000 s ("100993 s"). */
 char *fmt_ps(char *buf, size_t n, int64_t ps);
 /* fmt_ps, or "-" when the time is not known (a figure absent, never 0). */
 char *fmt_ps_known(char *buf, size_t n, int64_t ps, int known);
@@ -51,10 +53,18 @@ struct timefmt_tick {
  */
 size_t timefmt_ticks(int64_t t0, int64_t t1, int w, struct timefmt_tick *out, size_t max);
 
-/* 1536 -> "1.50 KiB". */
+/* 1536 -> "1.50 KiB"; at most 10 columns ("999.99 KiB"; a KiB or more
+ * moves up a unit from 999.995, so never "1000.00 MiB"), 11 when negative. */
 char *fmt_bytes(char *buf, size_t n, double bytes);
+/* fmt_bytes when that takes at most w columns, else three figures:
+ * 213236 -> "208 KiB" (fmt_bytes: "208.24 KiB"); at most 8 columns then. */
+char *fmt_bytes_fit(char *buf, size_t n, double bytes, int w);
 /* 1234567 -> "1,234,567". */
 char *fmt_count(char *buf, size_t n, uint64_t v);
+/* fmt_count when that takes at most w columns, else three figures and a
+ * suffix (127300 -> "127K", 5092000 -> "5.09M": at most 5 columns). A
+ * column's figure is never cut: "5..200" would read as another number. */
+char *fmt_count_fit(char *buf, size_t n, uint64_t v, int w);
 /* A rate per second: 1.5e12 -> "1.50 T"; unit is appended by the caller. */
 char *fmt_rate(char *buf, size_t n, double per_s);
 
@@ -62,7 +72,8 @@ char *fmt_rate(char *buf, size_t n, double per_s);
  * Returns buf. */
 char *fmt_ps_change(char *buf, size_t n, int64_t d);
 /* A change in percent with its sign ("+12.3%", "-4.0%"); one that rounds
- * to nothing is "0.0%", never "-0.0%". Returns buf. */
+ * to nothing is "0.0%", never "-0.0%"; whole percents from 1000%, and
+ * ">+1e6%" past a million. At most 8 columns. Returns buf. */
 char *fmt_pct_change(char *buf, size_t n, double pct);
 
 #endif

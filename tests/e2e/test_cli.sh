@@ -129,3 +129,36 @@ if $PY -c 'import google.protobuf' 2>/dev/null; then
 else
 	skip "report, multibyte finding" "python3-protobuf missing (scripts/deps.sh installs it)"
 fi
+# Figures fit their columns, whole: never "1..300" for 127,300 occurrences,
+# "1..0%" for an op with all the time, "20..4 KiB" for 208 KiB of shared
+# memory or "+9..0.0%" for a change of +99900% (each cut read as another
+# number).
+H100=tests/fixtures/h100/jax-h100-tfm-cb.xplane.pb.gz
+COLUMNS=100 $XTOP report "$H100" >"$TMP/h100.txt" 2>&1
+if grep -Eq "^ +221\.4 us +12 +18\.45 us 2,64,1 +384,1,1 +168 +208 KiB +19 nvjet" "$TMP/h100.txt" &&
+	! grep -Eq "[0-9]\.\.[0-9]" "$TMP/h100.txt"; then
+	ok "report: an H100 kernel's 208 KiB of shared memory fits its column (was 20..4 KiB)"
+else
+	fail "report, kernels' shared memory" "$(grep -m2 "nvjet" "$TMP/h100.txt" | tr '\n' '|')"
+fi
+if $PY -c 'import google.protobuf' 2>/dev/null; then
+	$PY tests/fixtures/many_ops.py "$TMP/occ.xplane.pb" 127300
+	COLUMNS=80 $XTOP report "$TMP/occ.xplane.pb" >"$TMP/occ.txt" 2>&1
+	if grep -Eq "^ +127\.3 ms +100% +127\.3 ms +1\.00 us +127K fusion\.1\$" "$TMP/occ.txt" &&
+		! grep -Eq "[0-9]\.\.[0-9]" "$TMP/occ.txt"; then
+		ok "report: 127,300 occurrences read 127K and all the time 100%, never cut"
+	else
+		fail "report, wide counts" "$(grep -m1 " fusion\.1\$" "$TMP/occ.txt")"
+	fi
+	$PY tests/fixtures/many_ops.py "$TMP/occ10.xplane.pb" 10
+	$PY tests/fixtures/slow_op.py "$TMP/occ10.xplane.pb" "$TMP/slow10.xplane.pb" copy.2 1000 \
+		2>/dev/null
+	COLUMNS=80 $XTOP diff "$TMP/occ10.xplane.pb" "$TMP/slow10.xplane.pb" >"$TMP/d.txt" 2>&1
+	if grep -Eq "^ +1\.00 us +1\.00 ms +\+999\.0 us +\+99900% exact +copy\.2\$" "$TMP/d.txt"; then
+		ok "diff: a change of +99900% fits the % column whole"
+	else
+		fail "diff, wide change" "$(grep -m1 "copy.2" "$TMP/d.txt")"
+	fi
+else
+	skip_n 2 "report, wide counts" "python3-protobuf missing (scripts/deps.sh installs it)"
+fi

@@ -503,3 +503,19 @@ if have_fixtures; then
 else
 	skip_n 2 "memory selection across a sort" "$NOFIX"
 fi
+# The op profile's figures fit their columns whole: 127,300 occurrences
+# read 127K, an op with all the time 100% (they were cut to "127,30" and
+# "100.0", which read as other numbers).
+if $PY -c 'import google.protobuf' 2>/dev/null &&
+	$PY tests/fixtures/many_ops.py "$TMP/occ.xplane.pb" 127300; then
+	start 80 24 "$XTOP" "$TMP/occ.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 3
+	check "ops: 127,300 occurrences read 127K, all the time 100%, never cut" \
+		'grep -Eq "^ *127\.3 ms +100% +127\.3 ms +1\.00 us +127K fusion\.1 *\$" "$TMP/screen" &&
+		 ! grep -q "#" "$TMP/screen"' "cut" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip "ops: wide counts" "python3-protobuf missing (scripts/deps.sh installs it)"
+fi

@@ -5,13 +5,16 @@
  * the ruler, at every zoom and position (the ruler once read "9.72 s │9.72 s
  * │9.72 s"). Names (util/utf8.c): columns and middle elision that keeps the
  * distinguishing tail. The JSON writer's buffer (util/strbuf.c): numbers
- * without printf, and text written out through a sink in pieces.
+ * without printf, and text written out through a sink in pieces. Figures
+ * that fit their columns: a cut one ("5..200", "20..4 KiB") reads as
+ * another number.
  */
 #include "testutil.h"
 
 #include <inttypes.h>
 #include <math.h>
 
+#include "model/op_columns.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 #include "util/utf8.h"
@@ -248,6 +251,100 @@ static void test_strbuf_sink(void **state)
 	strbuf_fini(&want);
 }
 
+/* Each figure within the widths the tables give it, at every magnitude and
+ * at the rounding edges where one more digit would appear. */
+static void test_figures_fit(void **state)
+{
+	static const double edge[] = { 1, 1.5, 9.995, 9.9999, 99.95, 99.996, 999.4, 999.5, 999.95,
+				       999.996, 1000, 1023.99, 1024 };
+	char b[64];
+	double p;
+	size_t k;
+
+	(void)state;
+	assert_string_equal(fmt_ps(b, sizeof(b), 999950000000LL), "1.00 s");
+	assert_string_equal(fmt_ps(b, sizeof(b), 999960000LL), "1.00 ms");
+	assert_string_equal(fmt_ps(b, sizeof(b), 99996000LL), "100.0 us");
+	assert_string_equal(fmt_ps(b, sizeof(b), 100993200000000000LL), "100993 s");
+	assert_string_equal(fmt_ps(b, sizeof(b), -999960000LL), "-1.00 ms");
+	assert_string_equal(fmt_ps(b, sizeof(b), 272400000LL), "272.4 us");
+	assert_string_equal(fmt_bytes(b, sizeof(b), 1000.0 * 1048576), "0.98 GiB");
+	assert_string_equal(fmt_bytes(b, sizeof(b), 301.51 * 1048576), "301.51 MiB");
+	assert_string_equal(fmt_bytes(b, sizeof(b), 1023), "1023 B");
+	assert_string_equal(fmt_bytes_fit(b, sizeof(b), 213236, 9), "208 KiB");
+	assert_string_equal(fmt_bytes_fit(b, sizeof(b), 213236, 10), "208.24 KiB");
+	assert_string_equal(fmt_bytes_fit(b, sizeof(b), 98324, 9), "96.02 KiB");
+	assert_string_equal(fmt_bytes_fit(b, sizeof(b), 98324, 8), "96.0 KiB");
+	assert_string_equal(fmt_bytes_fit(b, sizeof(b), 1536, 9), "1.50 KiB");
+	assert_string_equal(fmt_bytes_fit(b, sizeof(b), 0, 9), "0 B");
+	assert_string_equal(fmt_count_fit(b, sizeof(b), 99999, 6), "99,999");
+	assert_string_equal(fmt_count_fit(b, sizeof(b), 127300, 6), "127K");
+	assert_string_equal(fmt_count_fit(b, sizeof(b), 127300, 7), "127,300");
+	assert_string_equal(fmt_count_fit(b, sizeof(b), 5092000, 6), "5.09M");
+	assert_string_equal(fmt_count_fit(b, sizeof(b), 999999, 6), "1.00M");
+	assert_string_equal(fmt_count_fit(b, sizeof(b), UINT64_MAX, 6), "18.4E");
+	assert_string_equal(fmt_pct_change(b, sizeof(b), 1234.4), "+1234%");
+	assert_string_equal(fmt_pct_change(b, sizeof(b), 99900), "+99900%");
+	assert_string_equal(fmt_pct_change(b, sizeof(b), 2e6), ">+1e6%");
+	assert_string_equal(fmt_pct_change(b, sizeof(b), -99.96), "-100.0%");
+	for (p = 1; p < 1e6; p *= 10)
+		for (k = 0; k < sizeof(edge) / sizeof(edge[0]); k++) {
+			double v = p * edge[k];
+			int64_t ps = (int64_t)(v * 1e6); /* up to 11 days */
+			uint64_t c = (uint64_t)(v * 1e9);
+
+			assert_true(strlen(fmt_ps(b, sizeof(b), ps)) <= 8);
+			assert_true(strlen(fmt_ps(b, sizeof(b), -ps)) <= 9);
+			assert_true(strlen(fmt_bytes(b, sizeof(b), v * 1e9)) <= 10);
+			assert_true(strlen(fmt_bytes_fit(b, sizeof(b), v * 1e9, 9)) <= 9);
+			assert_true(strlen(fmt_bytes_fit(b, sizeof(b), v * 1e9, 0)) <= 8);
+			assert_true(strlen(fmt_count_fit(b, sizeof(b), c, 6)) <= 6);
+			assert_true(strlen(fmt_count_fit(b, sizeof(b), c, 3)) <= 5);
+			assert_true(strlen(fmt_pct_change(b, sizeof(b), v)) <= 8);
+			assert_true(strlen(fmt_pct_change(b, sizeof(b), -v / 1e4)) <= 8);
+		}
+}
+
+/* The op profile's fixed columns, viewer and report alike: no cell wider
+ * than its column, for an op with all the time, millions of occurrences,
+ * huge rates and intensities. */
+static void test_op_cells_fit(void **state)
+{
+	static const double edge[] = { 0, 1, 9.995, 99.95, 99.996, 999.5, 999.96, 1e5, 123456.7, 1e9 };
+	struct xt_op_row r;
+	char b[256];
+	size_t c, k, j;
+
+	(void)state;
+	for (k = 0; k < sizeof(edge) / sizeof(edge[0]); k++)
+		for (j = 0; j < 3; j++) {
+			double m = j == 0 ? 1 : j == 1 ? 1e3 : 1e12;
+
+			memset(&r, 0, sizeof(r));
+			r.name = r.category = r.program = "op";
+			r.self_ps = r.total_ps = (int64_t)fmin(edge[k] * m * 1e3, 9e17) + 1; /* 10 days */
+			r.occurrences = (uint64_t)(edge[k] * m) + 1;
+			r.percent = edge[k] < 100 ? edge[k] : 100;
+			r.flops_per_s = r.hbm_bytes_per_s = edge[k] * m * 1e6;
+			r.flops_utilization = r.hbm_bw_utilization = edge[k] < 1 ? edge[k] : 1;
+			r.intensity = edge[k] * m;
+			for (c = 0; c < op_ncolumns; c++) {
+				if (!op_columns[c].width)
+					continue;
+				op_columns[c].format(&r, b, sizeof(b));
+				if ((int)strlen(b) > op_columns[c].width)
+					fail_msg("%s: \"%s\" wider than %d", op_columns[c].name, b,
+						 op_columns[c].width);
+			}
+		}
+	r.percent = 99.96;
+	op_columns[op_column_find("%DEV")].format(&r, b, sizeof(b));
+	assert_string_equal(b, "100%");
+	r.occurrences = 127300;
+	op_columns[op_column_find("OCC")].format(&r, b, sizeof(b));
+	assert_string_equal(b, "127K");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +353,8 @@ int main(void)
 		TU_TEST(test_ticks_every_zoom),
 		TU_TEST(test_ticks_deep_zoom_uses_offsets),
 		TU_TEST(test_fmt_known),
+		TU_TEST(test_figures_fit),
+		TU_TEST(test_op_cells_fit),
 		TU_TEST(test_utf8_elide),
 		TU_TEST(test_strbuf_i64),
 		TU_TEST(test_strbuf_sink),
