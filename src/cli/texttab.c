@@ -95,6 +95,13 @@ static void put_cell(struct texttab *t, struct strbuf *o, size_t i, const char *
 		if (t->width > 0 && w < 1)
 			return;
 	}
+	if (c->right && c->width && tt_cols(text) > w) {
+		/* A figure is never cut ("5..200" would read as another
+		 * number): it runs past its column, and the row with it. */
+		strbuf_puts(o, text);
+		*x += tt_cols(text);
+		return;
+	}
 	tt_elide(buf, sizeof(buf), text, w);
 	pad = c->width ? c->width - tt_cols(buf) : 0;
 	if (c->right)

@@ -532,6 +532,14 @@ static void draw_row(struct panel *p, size_t row, int selected, struct cellrow *
 											    : p->open);
 				}
 				snprintf(cell + o, sizeof(cell) - (size_t)o, "%s", text);
+			} else if (col->right && col->width && utf8_width(text) > width[c]) {
+				/* A figure is never cut ("5..200" would read as
+				 * another number): "###" says it does not fit. */
+				int k;
+
+				for (k = 0; k < width[c] && k + 1 < (int)sizeof(cell); k++)
+					cell[k] = '#';
+				cell[k] = '\0';
 			} else {
 				snprintf(cell, sizeof(cell), "%s", text);
 			}

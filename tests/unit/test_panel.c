@@ -2,7 +2,8 @@
  * test_panel: the viewer's generic list panel (src/ui/panel.c) without a
  * terminal: rows laid out as cells, the selection kept by key across
  * refreshes, sorts and filters, tree rows sorted among their siblings and
- * folded, pager scrolling and find, columns dropped when narrow.
+ * folded, pager scrolling and find, columns dropped when narrow, figures
+ * never cut.
  */
 #include "testutil.h"
 
@@ -244,6 +245,28 @@ static void test_narrow(void **state)
 	panel_fini(&p);
 }
 
+/* A figure too wide for its column shows "#" across it, never cut in the
+ * middle ("12~890" would read as another number). */
+static void test_figure_never_cut(void **state)
+{
+	struct rows r = { { "a_very_long_name_that_will_not_fit/12345" }, { 1234567890 }, { 0 },
+			  1 };
+	struct panel p;
+
+	(void)state;
+	panel_init(&p, &flat_ops, &r, cols, 3);
+	panel_render(&p, 1, 60, emit, NULL);
+	assert_non_null(strstr(screen[0], "######"));
+	assert_null(strstr(screen[0], "~890"));
+	/* EXTRA, ten wide, holds the same figure whole. */
+	assert_non_null(strstr(screen[0], "###### 1234567890"));
+	r.value[0] = 123456;
+	panel_render(&p, 1, 60, emit, NULL);
+	assert_non_null(strstr(screen[0], "123456"));
+	assert_null(strstr(screen[0], "#"));
+	panel_fini(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +275,7 @@ int main(void)
 		TU_TEST(test_tree_sort_and_fold),
 		TU_TEST(test_pager),
 		TU_TEST(test_narrow),
+		TU_TEST(test_figure_never_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
