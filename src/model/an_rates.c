@@ -259,8 +259,10 @@ void op_rates(struct xt_op_row *r, const struct rate_acc *ra)
 	    (isnan(r->hbm_bw_utilization) ? r->hbm_bytes_per_s > XT_MAX_BW
 					  : r->hbm_bw_utilization > 1)) {
 		r->hbm_bytes_per_s = r->hbm_bw_utilization = NAN;
-		r->rate_note = "bandwidth above the device's peak: the op's time is too short "
-			       "(an async op?) or its bytes are wrong";
+		/* Bytes are the HLO's operands and outputs: on a GPU with a
+		 * large L2 (50 MB on an H100) some never reach HBM. */
+		r->rate_note = "bandwidth above the device's peak: some of its bytes came from a "
+			       "cache, its time is too short (an async op?) or its bytes are wrong";
 	}
 	/* All bytes (on-chip memories included) can outrun HBM; only a rate
 	 * no memory reaches is dropped. With no HBM share known, all bytes
