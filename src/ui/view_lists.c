@@ -105,23 +105,55 @@ static void col_duration(void *ctx, size_t row, char *buf, size_t n)
 }
 
 /* A stacked bar of the breakdown: each category gets its share of w. */
+/* The cells of each part of a bar w wide over total: each part's exact
+ * share rounded down, then the cells left over to the parts with the
+ * largest remainders. (Idle took them all before: a step of 9 % host and
+ * 1 % idle drew no host and an idle cell in nine.) */
+static void bar_cells(const int64_t *v, int n, int64_t total, int w, int *cells)
+{
+	__int128 rem[XT_CAT_COUNT + 1];
+	int c, left = w;
+
+	for (c = 0; c < n; c++) {
+		__int128 x = (__int128)(v[c] > 0 ? v[c] : 0) * w;
+
+		cells[c] = (int)(x / total);
+		rem[c] = x % total;
+		left -= cells[c];
+	}
+	while (left > 0) {
+		int best = -1;
+
+		for (c = 0; c < n; c++)
+			if (rem[c] > 0 && (best < 0 || rem[c] > rem[best]))
+				best = c;
+		if (best < 0)
+			break;
+		cells[best]++;
+		rem[best] = 0;
+		left--;
+	}
+}
+
 static void col_bar(void *ctx, size_t row, struct cellrow *r, int x, int w)
 {
 	struct xt_step_row s;
 	int64_t v[XT_CAT_COUNT + 1];
+	int cells[XT_CAT_COUNT + 1];
 	int c, used = 0;
 
 	step_of(ctx, row, &s);
 	memcpy(v, s.cat_ps, sizeof(int64_t) * XT_CAT_COUNT);
 	v[XT_CAT_COUNT] = s.idle_ps;
 	cellrow_fill(r, x, w, ROLE_TEXT, 0);
-	for (c = 0; c <= XT_CAT_COUNT && s.duration_ps > 0; c++) {
-		int n = (int)((__int128)v[c] * w / s.duration_ps), k;
+	if (s.duration_ps <= 0 || w <= 0)
+		return;
+	bar_cells(v, XT_CAT_COUNT + 1, s.duration_ps, w, cells);
+	for (c = 0; c <= XT_CAT_COUNT; c++) {
 		char ch[2] = { cat_letter[c], 0 };
+		int k;
 
-		if (c == XT_CAT_COUNT)
-			n = w - used;
-		for (k = 0; k < n && used < w; k++, used++)
+		for (k = 0; k < cells[c] && used < w; k++, used++)
 			cellrow_put(r, x + used, 1, cat_role(c), 0, term.colors ? " " : ch);
 	}
 }
