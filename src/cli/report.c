@@ -19,6 +19,7 @@
 #include "../model/op_columns.h"
 #include "../model/profile_path.h"
 #include "../util/timefmt.h"
+#include "../util/xalloc.h"
 #include "diff_cmd.h"
 #include "options.h"
 #include "texttab.h"
@@ -362,8 +363,16 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 			snprintf(b[7], sizeof(b[7]), "-");
 		else
 			snprintf(b[7], sizeof(b[7]), "%.0f", kr->occupancy_percent);
-		snprintf(b[8], sizeof(b[8]), "%s (%s)", kr->name, kr->op);
-		tt_row(&tt, o, cells);
+		{
+			/* Whole: the column's elision keeps the op at the end. */
+			size_t len = strlen(kr->name) + strlen(kr->op) + 4;
+			char *name = xmalloc(len);
+
+			snprintf(name, len, "%s (%s)", kr->name, kr->op);
+			cells[8] = name;
+			tt_row(&tt, o, cells);
+			free(name);
+		}
 	}
 }
 

@@ -94,6 +94,12 @@ static void put_cell(struct texttab *t, struct strbuf *o, size_t i, const char *
 		w = t->width > 0 ? t->width - *x : 0;
 		if (t->width > 0 && w < 1)
 			return;
+		if (w <= 0) {
+			/* No width (--wide, a pipe): the whole text, however long. */
+			strbuf_puts(o, text);
+			*x += tt_cols(text);
+			return;
+		}
 	}
 	if (c->right && c->width && tt_cols(text) > w) {
 		/* A figure is never cut ("5..200" would read as another

@@ -508,7 +508,9 @@ static void draw_row(struct panel *p, size_t row, int selected, struct cellrow *
 	}
 	for (c = 0; c < p->ncols && c < 32; c++) {
 		const struct panel_column *col = &p->cols[c];
-		char text[512], cell[600];
+		/* Whole names: a C++ kernel's runs to a kilobyte or more, and
+		 * elision keeps its tail (a cut one would show a middle). */
+		char text[4096], cell[4096 + 160];
 
 		if (!show[c])
 			continue;

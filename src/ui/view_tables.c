@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 #include "app.h"
 #include "term.h"
 
@@ -107,11 +108,21 @@ static void k_occ(void *ctx, size_t row, char *buf, size_t n)
 		snprintf(buf, n, "%.0f%%", o);
 }
 
+/* "name (op)" into n bytes. When both do not fit, the name loses its
+ * middle, never the op at the end, which is the tail the column keeps. */
 static void k_name(void *ctx, size_t row, char *buf, size_t n)
 {
 	const struct xt_kernel_row *k = kern(ctx, row);
+	size_t lo = strlen(k->op), used;
 
-	snprintf(buf, n, "%s (%s)", k->name, k->op);
+	if (strlen(k->name) + lo + 4 <= n) {
+		snprintf(buf, n, "%s (%s)", k->name, k->op);
+		return;
+	}
+	/* Four bytes a column at most: the elided name fits its share. */
+	utf8_elide(buf, n, k->name, (int)((n > lo + 16 ? n - lo - 16 : 16) / 4), term.g.ellipsis);
+	used = strlen(buf);
+	snprintf(buf + used, n - used, " (%s)", k->op);
 }
 
 static int kc_total(void *ctx, size_t x, size_t y)

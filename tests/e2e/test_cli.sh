@@ -159,6 +159,20 @@ if $PY -c 'import google.protobuf' 2>/dev/null; then
 	else
 		fail "diff, wide change" "$(grep -m1 "copy.2" "$TMP/d.txt")"
 	fi
+	# A kernel name of 5,000 bytes: the row still ends with its op, at 80
+	# columns and with --wide (both were cut at a buffer's end).
+	long=$($PY -c 'print("void cutlass::Kernel<" + "T" * 5000 + ">")')
+	$GEN --kind gpu --events 3000 --seed 2 -o "$TMP/k0.xplane.pb" >/dev/null 2>&1
+	$PY tests/fixtures/rename_stat.py --names "$TMP/k0.xplane.pb" "$TMP/k.xplane.pb" \
+		ncclDevKernel_AllReduce_Sum_f32_RING_LL "$long"
+	COLUMNS=80 $XTOP report --top 100 "$TMP/k.xplane.pb" >"$TMP/k80.txt" 2>&1
+	$XTOP report --wide --top 100 "$TMP/k.xplane.pb" >"$TMP/kw.txt" 2>&1
+	if grep -q "void cutla.*TT> (all-reduce.13)\$" "$TMP/k80.txt" &&
+		grep -q "void cutlass::Kernel<T*> (all-reduce.13)\$" "$TMP/kw.txt"; then
+		ok "report: a 5,000-byte kernel name keeps its op at the row's end"
+	else
+		fail "report, long kernel name" "$(grep -m1 "void cut" "$TMP/k80.txt" | cut -c1-120)"
+	fi
 else
-	skip_n 2 "report, wide counts" "python3-protobuf missing (scripts/deps.sh installs it)"
+	skip_n 3 "report, wide counts" "python3-protobuf missing (scripts/deps.sh installs it)"
 fi

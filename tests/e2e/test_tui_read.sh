@@ -530,3 +530,33 @@ check "steps: the breakdown bar draws the host's 9 %, not 1 % idle" \
 	'grep -Eq "^ +0 +17\.72 ms +869\.1 us .* CCCCCCCCH *\$" "$TMP/screen"' "bar wrong" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# A kernel's op stays at the end of its row however long the kernel's name:
+# the V100 profile's Eigen kernels run to 919 bytes, and the row showed the
+# middle of the op's name ("…rmer/layer_17/self_at"); a 5,000-byte name.
+if have_fixtures; then
+	start 80 24 "$XTOP" "$FIX/tf-gpu-v100-2host"
+	wait_for "[timeline]" >/dev/null
+	keys 6
+	check "kernels: a 919-byte Eigen kernel's row ends with its op" \
+		'[ "$(grep -c "void Eigen.*ddings/GatherV2/Cast) *\$" "$TMP/screen")" -eq 2 ] &&
+		 ! grep -q "self_at *\$" "$TMP/screen"' "op lost" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip "kernels: long kernel names" "$NOFIX"
+fi
+long=$($PY -c 'print("void cutlass::Kernel<" + "T" * 5000 + ">")')
+if $PY -c 'import google.protobuf' 2>/dev/null &&
+	$GEN --kind gpu --events 3000 --seed 2 -o "$TMP/k0.xplane.pb" >/dev/null 2>&1 &&
+	$PY tests/fixtures/rename_stat.py --names "$TMP/k0.xplane.pb" "$TMP/k.xplane.pb" \
+		ncclDevKernel_AllReduce_Sum_f32_RING_LL "$long"; then
+	start 80 24 "$XTOP" "$TMP/k.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 6
+	check "kernels: a 5,000-byte kernel name keeps its op at the row's end" \
+		'grep -q "void cutla.*TT> (all-reduce.13) *\$" "$TMP/screen"' "op lost" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip "kernels: a 5,000-byte kernel name" "python3-protobuf missing (scripts/deps.sh installs it)"
+fi
