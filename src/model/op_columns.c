@@ -13,7 +13,8 @@
 
 /* Compact rates for narrow columns: "164G", "1.31T", "0"; three figures,
  * so at most five columns (a unit up where rounding would make a fourth:
- * 99.96T is "100T", 999.6G "1.00T"). Past 999P: "-", no figure fits. */
+ * 99.96T is "100T", 999.6G "1.00T"). Past 999P, or negative (a hostile
+ * stat): "-". */
 static void short_rate(char *b, size_t n, double v)
 {
 	static const struct {
@@ -22,7 +23,7 @@ static void short_rate(char *b, size_t n, double v)
 	} u[] = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "K" } };
 	size_t i;
 
-	if (isnan(v) || v >= 999.5e15) {
+	if (isnan(v) || v < 0 || v >= 999.5e15) { /* no real rate is negative */
 		snprintf(b, n, "-");
 		return;
 	}
@@ -85,7 +86,7 @@ static void f_bpeak(const struct xt_op_row *r, char *b, size_t n)
 }
 static void f_ai(const struct xt_op_row *r, char *b, size_t n)
 {
-	if (isnan(r->intensity))
+	if (isnan(r->intensity) || r->intensity < 0)
 		snprintf(b, n, "-");
 	else if (r->intensity >= 99999.5)
 		short_rate(b, n, r->intensity); /* "123K": five columns at most */

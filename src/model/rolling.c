@@ -309,13 +309,15 @@ static void t_change_pct(void *ctx, size_t i, char *buf, size_t n)
 		snprintf(buf, n, "-");
 	else if (fabs(pct) < 0.05)
 		snprintf(buf, n, "0%%");
+	else if (pct >= 99999.5)
+		snprintf(buf, n, ">+1e5%%"); /* a spike: no figure fits CHG% */
 	else
-		snprintf(buf, n, "%+.1f%%", pct);
+		fmt_pct_change(buf, n, pct); /* whole percents from 1000 %: 7 columns */
 }
 
 static void t_occ(void *ctx, size_t i, char *buf, size_t n)
 {
-	fmt_count(buf, n, rolling_latest_occ(R(ctx), i));
+	fmt_count_fit(buf, n, rolling_latest_occ(R(ctx), i), 7); /* COUNT's width */
 }
 
 static void t_share(void *ctx, size_t i, char *buf, size_t n)
@@ -330,7 +332,11 @@ static void t_share(void *ctx, size_t i, char *buf, size_t n)
 
 static void t_seen(void *ctx, size_t i, char *buf, size_t n)
 {
-	snprintf(buf, n, "%u/%zu", R(ctx)->ops[i].seen, R(ctx)->n);
+	/* Seven columns: "100/100", and "999/1k" of a thousand kept. */
+	if (R(ctx)->n >= 1000)
+		snprintf(buf, n, "%u/1k", R(ctx)->ops[i].seen);
+	else
+		snprintf(buf, n, "%u/%zu", R(ctx)->ops[i].seen, R(ctx)->n);
 }
 
 static void t_program(void *ctx, size_t i, char *buf, size_t n)
@@ -431,7 +437,7 @@ const struct rolling_column rolling_columns[ROLLING_NCOLS] = {
 	[ROLLING_COL_OCC] = { "COUNT", 7, 1, 2, t_occ, c_occ, "occurrences in the newest capture" },
 	[ROLLING_COL_SHARE] = { "SHARE", 6, 1, 1, t_share, c_share,
 				"latest self time in % of the newest capture's device busy time" },
-	[ROLLING_COL_SEEN] = { "SEEN", 5, 1, 3, t_seen, c_seen,
+	[ROLLING_COL_SEEN] = { "SEEN", 7, 1, 3, t_seen, c_seen,
 			       "captures it ran in, of those kept" },
 	[ROLLING_COL_PROGRAM] = { "PROGRAM", 16, 0, 4, t_program, c_program,
 				  "the XLA program (module) the op belongs to" },

@@ -55,8 +55,8 @@ char *fmt_bytes(char *buf, size_t n, double b)
 	size_t i;
 
 	b = bytes_unit(b, 999.995, &i);
-	if (i == 0)
-		snprintf(buf, n, "%.0f B", b);
+	if (i == 0 || fabs(b) >= 999.995) /* bytes, or past 999 PiB: whole */
+		snprintf(buf, n, "%.0f %s", b, byte_unit[i]);
 	else
 		snprintf(buf, n, "%.2f %s", b, byte_unit[i]);
 	return buf;
@@ -73,7 +73,7 @@ char *fmt_bytes_fit(char *buf, size_t n, double b, int w)
 	b = bytes_unit(b, 999.5, &i);
 	a = fabs(b);
 	snprintf(buf, n, "%.*f %s", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, b, byte_unit[i]);
-	return buf;
+	return buf; /* past 999 PiB ("8192 PiB") still within eight */
 }
 
 char *fmt_count(char *buf, size_t n, uint64_t v)
@@ -273,6 +273,8 @@ char *fmt_pct_change(char *buf, size_t n, double pct)
 		snprintf(buf, n, "0.0%%");
 	else if (pct >= 999999.5)
 		snprintf(buf, n, ">+1e6%%"); /* no figure says more, and it fits */
+	else if (pct <= -999999.5)
+		snprintf(buf, n, "<-1e6%%"); /* below -100 %: a negative base */
 	else
 		snprintf(buf, n, fabs(pct) >= 999.95 ? "%+.0f%%" : "%+.1f%%", pct);
 	return buf;

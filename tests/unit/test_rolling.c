@@ -294,6 +294,45 @@ static void test_fixture_repeated(void **state)
 	rolling_free(r);
 }
 
+/* Every cell within its column's width: a spike of +98911 %, a million
+ * occurrences, a thousand captures kept ("100/100" and "1000/1000" once
+ * ran past SEEN's five columns, "+9850.2%" past CHG%'s seven). */
+static void test_cells_fit(void **state)
+{
+	struct rolling *r = rolling_new(1000);
+	struct xt_op_row c1[] = { row("p", "a", 1000, 1), row("p", "b", 10, 1) };
+	struct xt_op_row c2[] = { row("p", "a", 1000, 1), row("p", "b", 1000000, 1234567) };
+	long b;
+	int c, k;
+
+	(void)state;
+	for (k = 0; k < 999; k++)
+		rolling_add(r, c1, 2, 2000);
+	rolling_add(r, c2, 2, 2000000);
+	b = find(r, "p/b");
+	assert_string_equal(cell(r, ROLLING_COL_SEEN, b), "1000/1k");
+	assert_string_equal(cell(r, ROLLING_COL_OCC, b), "1.23M");
+	/* 1e6 against an average of 1009.99: +98911 %, whole (at most
+	 * +99900 % with a thousand kept). */
+	assert_string_equal(cell(r, ROLLING_COL_CHANGE_PCT, b), "+98911%");
+	for (c = 0; c < ROLLING_NCOLS; c++)
+		if (rolling_columns[c].width)
+			assert_true((int)strlen(cell(r, c, b)) <= rolling_columns[c].width);
+	rolling_free(r);
+	r = rolling_new(100);
+	for (k = 0; k < 99; k++)
+		rolling_add(r, c1, 2, 2000);
+	rolling_add(r, c2, 2, 2000000);
+	b = find(r, "p/b");
+	assert_string_equal(cell(r, ROLLING_COL_SEEN, b), "100/100");
+	/* latest 1e6 against an average of 10009.9: +9890 %, whole. */
+	assert_string_equal(cell(r, ROLLING_COL_CHANGE_PCT, b), "+9890%");
+	for (c = 0; c < ROLLING_NCOLS; c++)
+		if (rolling_columns[c].width)
+			assert_true((int)strlen(cell(r, c, b)) <= rolling_columns[c].width);
+	rolling_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +342,7 @@ int main(void)
 		TU_TEST(test_bounded),
 		TU_TEST(test_window_one),
 		TU_TEST(test_fixture_repeated),
+		TU_TEST(test_cells_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
