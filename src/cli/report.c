@@ -169,10 +169,25 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 				tt.show[c] = 1;
 		}
 	tt_head(&tt, o);
-	for (i = 0; i < n; i++) {
-		for (c = 0; c < nc; c++)
-			op_columns[c].format(&a->ops[i], cell[c], sizeof(cell[c]));
-		tt_row(&tt, o, cells);
+	{
+		/* The names, fitted together: rows alike at both ends (a layer
+		 * number in the middle) tell apart. */
+		const char **names = xmalloc((n ? n : 1) * sizeof(*names));
+		char **fit;
+
+		for (i = 0; i < n; i++)
+			names[i] = a->ops[i].name;
+		fit = tt_fit_flex(&tt, names, n);
+		for (i = 0; i < n; i++) {
+			for (c = 0; c < nc; c++)
+				if (cols[c].width)
+					op_columns[c].format(&a->ops[i], cell[c], sizeof(cell[c]));
+				else
+					cells[c] = fit[i];
+			tt_row(&tt, o, cells);
+		}
+		tt_fit_free(fit, n);
+		free(names);
 	}
 	for (i = 0; i < a->nops; i++) {
 		const struct xt_op_row *r = &a->ops[i];
@@ -333,7 +348,7 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 		{ "SHARED", 9, 1, 2 }, { "OCC%", 4, 1, 1 },   { "KERNEL (OP)", 0, 0, 0 },
 	};
 	size_t i, n = top && top < a->nkernels ? top : a->nkernels, k;
-	char b[9][1024];
+	char b[9][1024], **fit;
 	const char *cells[9];
 	struct texttab tt;
 
@@ -346,6 +361,20 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	strbuf_addf(o, "GPU kernels: %zu%s\n", a->nkernels, n < a->nkernels ? " (top)" : "");
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, 24);
 	tt_head(&tt, o);
+	{
+		/* "name (op)" whole (the column's elision keeps the op at the
+		 * end), then fitted together so that rows alike tell apart. */
+		char **full = xmalloc((n ? n : 1) * sizeof(*full));
+
+		for (i = 0; i < n; i++) {
+			size_t len = strlen(a->kernels[i].name) + strlen(a->kernels[i].op) + 4;
+
+			full[i] = xmalloc(len);
+			snprintf(full[i], len, "%s (%s)", a->kernels[i].name, a->kernels[i].op);
+		}
+		fit = tt_fit_flex(&tt, (const char *const *)full, n);
+		tt_fit_free(full, n);
+	}
 	for (i = 0; i < n; i++) {
 		const struct xt_kernel_row *kr = &a->kernels[i];
 
@@ -363,17 +392,10 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 			snprintf(b[7], sizeof(b[7]), "-");
 		else
 			snprintf(b[7], sizeof(b[7]), "%.0f", kr->occupancy_percent);
-		{
-			/* Whole: the column's elision keeps the op at the end. */
-			size_t len = strlen(kr->name) + strlen(kr->op) + 4;
-			char *name = xmalloc(len);
-
-			snprintf(name, len, "%s (%s)", kr->name, kr->op);
-			cells[8] = name;
-			tt_row(&tt, o, cells);
-			free(name);
-		}
+		cells[8] = fit[i];
+		tt_row(&tt, o, cells);
 	}
+	tt_fit_free(fit, n);
 }
 
 /* With several hosts: where the host sits on the trace's clock and its

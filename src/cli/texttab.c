@@ -9,6 +9,7 @@
 
 #include "../util/timefmt.h"
 #include "../util/utf8.h"
+#include "../util/xalloc.h"
 
 int tt_cols(const char *s)
 {
@@ -87,19 +88,19 @@ void tt_init(struct texttab *t, const struct tt_col *cols, size_t n, int width, 
 static void put_cell(struct texttab *t, struct strbuf *o, size_t i, const char *text, int *x)
 {
 	const struct tt_col *c = &t->cols[i];
-	char buf[4096];
+	char buf[4096], *out;
 	int w = c->width, pad;
 
 	if (!w) {
-		w = t->width > 0 ? t->width - *x : 0;
-		if (t->width > 0 && w < 1)
-			return;
-		if (w <= 0) {
-			/* No width (--wide, a pipe): the whole text, however long. */
+		if (t->width <= 0) {
+			/* No width (--wide): the whole text, however long. */
 			strbuf_puts(o, text);
 			*x += tt_cols(text);
 			return;
 		}
+		/* A figure that ran past its column leaves the name a few
+		 * columns still (the row is past the width already). */
+		w = t->width - *x < 8 ? 8 : t->width - *x;
 	}
 	if (c->right && c->width && tt_cols(text) > w) {
 		/* A figure is never cut ("5..200" would read as another
@@ -108,16 +109,20 @@ static void put_cell(struct texttab *t, struct strbuf *o, size_t i, const char *
 		*x += tt_cols(text);
 		return;
 	}
-	tt_elide(buf, sizeof(buf), text, w);
-	pad = c->width ? c->width - tt_cols(buf) : 0;
+	/* A text of more than w columns elides to at most its own bytes. */
+	out = strlen(text) < sizeof(buf) ? buf : xmalloc(strlen(text) + 1);
+	tt_elide(out, out == buf ? sizeof(buf) : strlen(text) + 1, text, w);
+	pad = c->width ? c->width - tt_cols(out) : 0;
 	if (c->right)
 		while (pad-- > 0)
 			strbuf_add(o, " ", 1);
-	strbuf_puts(o, buf);
+	strbuf_puts(o, out);
 	if (!c->right && c->width)
 		while (pad-- > 0)
 			strbuf_add(o, " ", 1);
-	*x += c->width ? c->width : tt_cols(buf);
+	*x += c->width ? c->width : tt_cols(out);
+	if (out != buf)
+		free(out);
 }
 
 static void line(struct texttab *t, struct strbuf *o, const char *const *cells, int head)
@@ -144,6 +149,36 @@ static void line(struct texttab *t, struct strbuf *o, const char *const *cells, 
 	while (o->len && o->buf[o->len - 1] == ' ')
 		o->buf[--o->len] = '\0';
 	strbuf_add(o, "\n", 1);
+}
+
+char **tt_fit_flex(const struct texttab *t, const char *const *texts, size_t n)
+{
+	char **fit = xcalloc(n ? n : 1, sizeof(*fit));
+	size_t i, c, cap;
+	int w = t->width - t->indent;
+
+	for (c = 0; c < t->ncols; c++)
+		if (t->show[c] && t->cols[c].width)
+			w -= t->cols[c].width + 1;
+	if (t->width <= 0 || w < 1) {
+		for (i = 0; i < n; i++)
+			fit[i] = xstrdup(texts[i]); /* the whole text: no width */
+		return fit;
+	}
+	cap = (size_t)w * 4 + 16; /* w columns of up to four bytes */
+	for (i = 0; i < n; i++)
+		tt_elide(fit[i] = xmalloc(cap), cap, texts[i], w);
+	utf8_elide_apart(fit, cap, texts, n, w, "..");
+	return fit;
+}
+
+void tt_fit_free(char **fit, size_t n)
+{
+	size_t i;
+
+	for (i = 0; fit && i < n; i++)
+		free(fit[i]);
+	free(fit);
 }
 
 void tt_head(struct texttab *t, struct strbuf *o)

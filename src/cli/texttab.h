@@ -39,6 +39,12 @@ void tt_head(struct texttab *t, struct strbuf *o);
 /* Appends one row; cells[i] is column i's text (unused for hidden ones). */
 void tt_row(struct texttab *t, struct strbuf *o, const char *const *cells);
 
+/* The flexible column's texts for n rows, each fitted to the column as a
+ * row would show it, names that would read alike told apart
+ * (utf8_elide_apart); whole when the table has no width. Free with
+ * tt_fit_free(). */
+char **tt_fit_flex(const struct texttab *t, const char *const *texts, size_t n);
+void tt_fit_free(char **fit, size_t n);
 /* Copies s into buf (size n) shortened to at most w display columns by
  * eliding its middle with "..", keeping more of the tail; w <= 0 copies it
  * whole. Counts a UTF-8 sequence as one column. Returns buf. */

@@ -210,7 +210,7 @@ void panel_refresh(struct panel *p, int width)
 {
 	size_t n = p->ops->count(p->ctx, width), i;
 	unsigned char *match = xmalloc(n ? n : 1);
-	char buf[1024], key[256];
+	char buf[8192], key[256];
 
 	p->width = width;
 	p->norder = 0;
@@ -287,7 +287,7 @@ void panel_set_filter(struct panel *p, const char *text)
 int panel_find(struct panel *p, const char *text, int dir)
 {
 	long n = (long)p->norder, start = p->pager ? p->top : p->sel, k;
-	char buf[1024];
+	char buf[8192];
 
 	if (!n || !text[0])
 		return -1;
@@ -455,7 +455,7 @@ static void layout(const struct panel *p, int w, int *show, int *width)
 static void put_cell(const struct panel *p, struct cellrow *r, int x, int w, int right, int role,
 		     unsigned flags, const char *text)
 {
-	char buf[1024];
+	char buf[4096]; /* w columns of up to four bytes */
 	int len;
 
 	utf8_elide(buf, sizeof(buf), text, w, p->mark);
@@ -487,8 +487,51 @@ void panel_header(struct panel *p, struct cellrow *r, int w)
 	}
 }
 
+/* Column c's text for row, as the row shows it before fitting: the tree
+ * column indented with its fold mark, a figure too wide for its column
+ * as "###". */
+static void cell_text(struct panel *p, size_t row, size_t c, int wc, char *cell, size_t n)
+{
+	const struct panel_column *col = &p->cols[c];
+	/* Whole names: a C++ kernel's runs to a kilobyte or more, and
+	 * elision keeps its tail (a cut one would show a middle). */
+	char text[4096];
+
+	text[0] = '\0';
+	if (col->text)
+		col->text(p->ctx, row, text, sizeof(text));
+	if (p->ops->depth && (int)c == p->tree_col) {
+		unsigned d = p->ops->depth(p->ctx, row), k;
+		int o = 0;
+		char key[256];
+
+		for (k = 0; k < d && o < 64; k++)
+			o += snprintf(cell + o, n - (size_t)o, "  ");
+		if (row < p->nkids && p->kids[row]) {
+			row_key(p, row, key, sizeof(key));
+			o += snprintf(cell + o, n - (size_t)o, "%s ",
+				      panel_folded(p, key) && !p->filter[0] ? p->closed : p->open);
+		}
+		snprintf(cell + o, n - (size_t)o, "%s", text);
+	} else if (col->right && col->width && utf8_width(text) > wc) {
+		/* A figure is never cut ("5..200" would read as another
+		 * number): "###" says it does not fit. */
+		int k;
+
+		for (k = 0; k < wc && k + 1 < (int)n; k++)
+			cell[k] = '#';
+		cell[k] = '\0';
+	} else {
+		snprintf(cell, n, "%s", text);
+	}
+}
+
+#define CELL_MAX (4096 + 160)
+
+/* pre: column pre_col's text already fitted (panel_render's names told
+ * apart), or NULL. */
 static void draw_row(struct panel *p, size_t row, int selected, struct cellrow *r, int w,
-		     const int *show, const int *width)
+		     const int *show, const int *width, const char *pre, size_t pre_col)
 {
 	int role = ROLE_TEXT, x = 0;
 	unsigned flags = 0;
@@ -508,43 +551,17 @@ static void draw_row(struct panel *p, size_t row, int selected, struct cellrow *
 	}
 	for (c = 0; c < p->ncols && c < 32; c++) {
 		const struct panel_column *col = &p->cols[c];
-		/* Whole names: a C++ kernel's runs to a kilobyte or more, and
-		 * elision keeps its tail (a cut one would show a middle). */
-		char text[4096], cell[4096 + 160];
+		char cell[CELL_MAX];
 
 		if (!show[c])
 			continue;
 		if (col->cells) {
 			col->cells(p->ctx, row, r, x, width[c]);
 		} else {
-			text[0] = '\0';
-			if (col->text)
-				col->text(p->ctx, row, text, sizeof(text));
-			if (p->ops->depth && (int)c == p->tree_col) {
-				unsigned d = p->ops->depth(p->ctx, row), k;
-				int o = 0;
-				char key[256];
-
-				for (k = 0; k < d && o < 64; k++)
-					o += snprintf(cell + o, sizeof(cell) - (size_t)o, "  ");
-				if (row < p->nkids && p->kids[row]) {
-					row_key(p, row, key, sizeof(key));
-					o += snprintf(cell + o, sizeof(cell) - (size_t)o, "%s ",
-						      panel_folded(p, key) && !p->filter[0] ? p->closed
-											    : p->open);
-				}
-				snprintf(cell + o, sizeof(cell) - (size_t)o, "%s", text);
-			} else if (col->right && col->width && utf8_width(text) > width[c]) {
-				/* A figure is never cut ("5..200" would read as
-				 * another number): "###" says it does not fit. */
-				int k;
-
-				for (k = 0; k < width[c] && k + 1 < (int)sizeof(cell); k++)
-					cell[k] = '#';
-				cell[k] = '\0';
-			} else {
-				snprintf(cell, sizeof(cell), "%s", text);
-			}
+			if (pre && c == pre_col)
+				snprintf(cell, sizeof(cell), "%s", pre);
+			else
+				cell_text(p, row, c, width[c], cell, sizeof(cell));
 			put_cell(p, r, x, width[c], col->right, role, flags, cell);
 		}
 		x += width[c];
@@ -554,12 +571,56 @@ static void draw_row(struct panel *p, size_t row, int selected, struct cellrow *
 	}
 }
 
+/* The visible rows' names in the flexible column, fitted to it, with names
+ * that would read alike told apart (utf8_elide_apart): rows top.. of the
+ * order, n of them. NULL when there is no such column or no memory. */
+static char **fit_names(struct panel *p, long top, int n, const int *show, const int *width,
+			size_t *col)
+{
+	char **out, *buf, **src;
+	size_t c, k, cap;
+	int w = 0;
+
+	for (c = 0; c < p->ncols && c < 32; c++)
+		if (show[c] && !p->cols[c].width && !p->cols[c].cells && p->cols[c].text)
+			break;
+	if (c >= p->ncols || c >= 32 || n < 2 || (w = width[c]) < 1)
+		return NULL;
+	*col = c;
+	cap = (size_t)w * 4 + 16; /* w columns of up to 4 bytes, and the marks */
+	out = calloc((size_t)n * 2, sizeof(*out));
+	buf = malloc((size_t)n * (cap + CELL_MAX));
+	if (!out || !buf) {
+		free(out);
+		free(buf);
+		return NULL;
+	}
+	src = out + n;
+	for (k = 0; k < (size_t)n; k++) {
+		out[k] = buf + k * (cap + CELL_MAX);
+		src[k] = out[k] + cap;
+		cell_text(p, p->order[top + (long)k], c, w, src[k], CELL_MAX);
+		utf8_elide(out[k], cap, src[k], w, p->mark);
+	}
+	utf8_elide_apart(out, cap, (const char *const *)src, (size_t)n, w, p->mark);
+	return out;
+}
+
+static void free_names(char **names)
+{
+	if (names) {
+		free(names[0]);
+		free(names);
+	}
+}
+
 void panel_render(struct panel *p, int h, int w,
 		  void (*emit)(void *arg, int i, const struct cellrow *r), void *arg)
 {
 	struct cellrow r;
 	int show[32], width[32], i = 0, body;
-	size_t c;
+	size_t c, ncol = 0;
+	char **names = NULL;
 
 	if (h <= 0 || w <= 0)
 		return;
@@ -587,16 +648,23 @@ void panel_render(struct panel *p, int h, int w,
 	}
 	if (p->top < 0)
 		p->top = 0;
+	if (p->cols) {
+		long n = (long)p->norder - p->top < body ? (long)p->norder - p->top : body;
+
+		names = n > 1 ? fit_names(p, p->top, (int)n, show, width, &ncol) : NULL;
+	}
 	for (; i < h; i++) {
 		long k = p->top + (i - (h - body));
 
 		if (k >= (long)p->norder) {
 			cellrow_fill(&r, 0, w, ROLE_TEXT, 0);
 		} else {
-			draw_row(p, p->order[k], !p->pager && k == p->sel, &r, w, show, width);
+			draw_row(p, p->order[k], !p->pager && k == p->sel, &r, w, show, width,
+				 names ? names[k - p->top] : NULL, ncol);
 		}
 		emit(arg, i, &r);
 	}
+	free_names(names);
 	cellrow_fini(&r);
 }
 
@@ -609,5 +677,5 @@ void panel_draw_row(struct panel *p, size_t row, struct cellrow *r, int w, int s
 		show[c] = 1;
 	if (p->cols)
 		layout(p, w, show, width);
-	draw_row(p, row, selected, r, w, show, width);
+	draw_row(p, row, selected, r, w, show, width, NULL, 0);
 }

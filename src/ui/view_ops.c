@@ -319,11 +319,82 @@ static void describe(const struct app *a, const struct row *r, char *buf, size_t
 			 o->nkernels == 1 ? "" : "s");
 }
 
+/* Row r's NAME cell, as two parts: its indent (the group's fold mark, the
+ * attribution mark) and its name. */
+static void name_cell(struct app *a, const struct row *r, const struct xt_op_row *o, char *ind,
+		      size_t indn, char *name, size_t n)
+{
+	ind[0] = name[0] = '\0';
+	if (r->kind == ROW_OP) {
+		snprintf(name, n, "%s", o->name);
+		if (*attr_mark(o))
+			snprintf(ind, indn, "%s%s ", a->ops.grouped ? "      " : "", attr_mark(o));
+		else if (a->ops.grouped)
+			snprintf(ind, indn, "      ");
+	} else if (r->kind == ROW_PROGRAM || r->kind == ROW_CATEGORY) {
+		int f = folded(a, r->agg.program, r->kind == ROW_CATEGORY ? r->agg.category : NULL);
+
+		snprintf(ind, indn, "%s%s ", r->kind == ROW_CATEGORY ? "  " : "",
+			 f ? term.g.fold_closed : term.g.fold_open);
+		snprintf(name, n, "%s", r->agg.name);
+	}
+}
+
+/* The names of rows top.. (vis of them) fitted to the NAME column, w wide,
+ * a long name's middle elided; names that would then read alike are told
+ * apart (utf8_elide_apart), among rows with the same indent. fit[i] is
+ * row top + i's name (NULL for a kernel row). Returns the buffer to free. */
+static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t vis, int w,
+		       char **fit)
+{
+	enum { CAP = 2048 };
+	char *buf = xmalloc(vis * (CAP + 4096 + 32)), **src = xmalloc(vis * sizeof(*src));
+	char **gout = xmalloc(vis * sizeof(*gout));
+	const char **gsrc = xmalloc(vis * sizeof(*gsrc));
+	int *room = xmalloc(vis * sizeof(*room));
+	size_t i, j, ng;
+
+	for (i = 0; i < vis; i++) {
+		const struct row *r = &rows[top + i];
+		const struct xt_op_row *o = r->kind == ROW_OP ? &a->an->ops[r->op] : &r->agg;
+		char *ind = buf + i * (CAP + 4096 + 32);
+
+		fit[i] = NULL;
+		room[i] = -1;
+		if (r->kind == ROW_KERNEL)
+			continue;
+		src[i] = ind + 32;
+		fit[i] = src[i] + 4096;
+		name_cell(a, r, o, ind, 32, src[i], 4096);
+		room[i] = w - utf8_width(ind);
+		if (room[i] < 1)
+			room[i] = 1;
+		utf8_elide(fit[i], CAP, src[i], room[i], term.g.ellipsis);
+	}
+	for (i = 0; i < vis; i++) {
+		if (room[i] < 0)
+			continue;
+		for (j = i, ng = 0; j < vis; j++)
+			if (room[j] == room[i]) {
+				gout[ng] = fit[j];
+				gsrc[ng++] = src[j];
+				if (j > i)
+					room[j] = -2; /* done with this group */
+			}
+		utf8_elide_apart(gout, CAP, gsrc, ng, room[i], term.g.ellipsis);
+	}
+	free(src);
+	free(gout);
+	free(gsrc);
+	free(room);
+	return buf;
+}
+
 static void ops_draw(struct app *a, int y, int h)
 {
 	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
-	size_t n = build_rows(a, rows), c, k, nop;
-	char cell[512], line[1024];
+	size_t n = build_rows(a, rows), c, k, nop, vis;
+	char cell[512], line[1024], **fit, *fitbuf;
 	int x, row, show[16];
 
 	op_columns_fit(a->cols, 24, show);
@@ -381,6 +452,19 @@ static void ops_draw(struct app *a, int y, int h)
 		a->ops.top = a->ops.sel - (h - 2) + 1;
 	if (a->ops.sel >= a->ops.top + (h - 3))
 		a->ops.top = a->ops.sel - (h - 3) + 1;
+	{
+		int wname = a->cols;
+
+		for (c = 0; c < op_ncolumns; c++)
+			if (show[c] && op_columns[c].width)
+				wname -= op_columns[c].width + 1;
+		vis = (size_t)a->ops.top < n ? n - (size_t)a->ops.top : 0;
+		if (h - 3 >= 0 && vis > (size_t)(h - 3))
+			vis = (size_t)(h - 3);
+		fit = xcalloc(vis ? vis : 1, sizeof(*fit));
+		fitbuf = vis ? fit_names(a, rows, (size_t)a->ops.top, vis, wname > 1 ? wname : 1, fit)
+			     : NULL;
+	}
 	for (k = (size_t)a->ops.top, row = y + 1; k < n && row < y + h - 2; k++, row++) {
 		const struct xt_op_row *o = rows[k].kind == ROW_OP || rows[k].kind == ROW_KERNEL
 						    ? &a->an->ops[rows[k].op]
@@ -418,41 +502,19 @@ static void ops_draw(struct app *a, int y, int h)
 				col->format(o, cell, sizeof(cell));
 			}
 			if (!col->width) {
-				const char *ind = "";
-				char fold[16];
+				char ind[32], nm[8];
 
-				if (rows[k].kind == ROW_OP && *attr_mark(o)) {
-					snprintf(fold, sizeof(fold), "%s%s ", a->ops.grouped ? "      " : "",
-						 attr_mark(o));
-					ind = fold;
-				}
-				if (rows[k].kind == ROW_PROGRAM || rows[k].kind == ROW_CATEGORY) {
-					int f = folded(a, rows[k].agg.program,
-						       rows[k].kind == ROW_CATEGORY ? rows[k].agg.category
-										     : NULL);
-
-					snprintf(fold, sizeof(fold), "%s%s ",
-						 rows[k].kind == ROW_CATEGORY ? "  " : "",
-						 f ? term.g.fold_closed : term.g.fold_open);
-					ind = fold;
-					snprintf(cell, sizeof(cell), "%s", rows[k].agg.name);
-				} else if (a->ops.grouped && !*attr_mark(o)) {
-					ind = "      ";
-				}
-				{
-					/* A long name keeps its tail (".2", "_fusion.1"),
-					 * its middle elided, as the other lists do. */
-					char name[512];
-					int room = w - utf8_width(ind);
-
-					utf8_elide(name, sizeof(name), cell, room > 1 ? room : 1,
-						   term.g.ellipsis);
-					snprintf(line, sizeof(line), "%s%s", ind, name);
-				}
+				/* The indent again (a few bytes); the name fitted. */
+				name_cell(a, &rows[k], o, ind, sizeof(ind), nm, sizeof(nm));
+				snprintf(line, sizeof(line), "%s%s", ind,
+					 fit[k - (size_t)a->ops.top] ? fit[k - (size_t)a->ops.top] : "");
 				x += ui_put(row, x, w, attr, line, 1);
 				continue;
 			}
-			if (col->right)
+			if (col->right && utf8_width(cell) > w)
+				/* A figure is never cut: "###" says it does not fit. */
+				snprintf(line, sizeof(line), "%.*s", w, "################");
+			else if (col->right)
 				snprintf(line, sizeof(line), "%*.*s", w, w, cell);
 			else
 				snprintf(line, sizeof(line), "%-*.*s", w, w, cell);
@@ -460,6 +522,8 @@ static void ops_draw(struct app *a, int y, int h)
 			x += ui_put(row, x, 1, attr, " ", 1);
 		}
 	}
+	free(fit);
+	free(fitbuf);
 	if (a->ops.sel >= 0 && (size_t)a->ops.sel < n)
 		describe(a, &rows[a->ops.sel], line, sizeof(line));
 	else

@@ -129,6 +129,22 @@ if $PY -c 'import google.protobuf' 2>/dev/null; then
 else
 	skip "report, multibyte finding" "python3-protobuf missing (scripts/deps.sh installs it)"
 fi
+# Names alike at both ends read apart: the V100 profile's 16 dropout ops
+# (one per layer and replica) all read "replica_6/bert_span..random_uniform
+# /RandomUniform" when elided in the middle at 80 columns; each now shows its
+# layer between two marks.
+if have_fixtures; then
+	COLUMNS=80 $XTOP report "$FIX/tf-gpu-v100-2host" >"$TMP/apart.txt" 2>&1
+	if [ "$(grep -c "Uniform\$" "$TMP/apart.txt")" -eq 16 ] &&
+		[ "$(grep "Uniform\$" "$TMP/apart.txt" | awk '{print $NF}' | sort -u | wc -l)" -eq 16 ] &&
+		grep -q " replica_6/b\.\.layer_17/self_\.\.Uniform\$" "$TMP/apart.txt"; then
+		ok "report: 16 ops alike at both ends read apart by their layers at 80 columns"
+	else
+		fail "report, names apart" "$(grep "Uniform\$" "$TMP/apart.txt" | head -3 | tr '\n' '|')"
+	fi
+else
+	skip "report, names apart" "$NOFIX"
+fi
 # Figures fit their columns, whole: never "1..300" for 127,300 occurrences,
 # "1..0%" for an op with all the time, "20..4 KiB" for 208 KiB of shared
 # memory or "+9..0.0%" for a change of +99900% (each cut read as another

@@ -287,10 +287,13 @@ static void test_figures_fit(void **state)
 	assert_string_equal(fmt_pct_change(b, sizeof(b), 99900), "+99900%");
 	assert_string_equal(fmt_pct_change(b, sizeof(b), 2e6), ">+1e6%");
 	assert_string_equal(fmt_pct_change(b, sizeof(b), -99.96), "-100.0%");
+	assert_string_equal(fmt_pct_change(b, sizeof(b), -1e7), "<-1e6%");
+	assert_string_equal(fmt_bytes(b, sizeof(b), 8192.0 * 1125899906842624.0), "8192 PiB");
+	assert_string_equal(fmt_ps(b, sizeof(b), 950400000000000000LL), "950400 s"); /* 11 days */
 	for (p = 1; p < 1e6; p *= 10)
 		for (k = 0; k < sizeof(edge) / sizeof(edge[0]); k++) {
 			double v = p * edge[k];
-			int64_t ps = (int64_t)(v * 1e6); /* up to 11 days */
+			int64_t ps = (int64_t)(v * 1e6); /* up to 1.02e14 ps: 102 s */
 			uint64_t c = (uint64_t)(v * 1e9);
 
 			assert_true(strlen(fmt_ps(b, sizeof(b), ps)) <= 8);
@@ -345,6 +348,70 @@ static void test_op_cells_fit(void **state)
 	assert_string_equal(b, "127K");
 }
 
+/* Names alike at both ends (the V100 profile's dropout ops, one per layer
+ * and replica) read alike when elided in the middle: each then keeps the
+ * place where it differs, between two marks. */
+static void test_elide_apart(void **state)
+{
+	static const char *const layer[] = { "17", "22", "4", "1", "11", "2", "1", "15" };
+	static const char *const rep[] = { "6", "6", "4", "4", "4", "4", "6", "6" };
+	enum { K = 10, N = 256, W = 38 };
+	char buf[K][N], *out[K], name[K][256];
+	const char *s[K];
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < 8; i++)
+		snprintf(name[i], sizeof(name[i]),
+			 "replica_%s/bert_span_labeler/bert_encoder_1/transformer/layer_%s/"
+			 "self_attention/dropout_3/dropout/random_uniform/RandomUniform",
+			 rep[i], layer[i]);
+	/* One the same as another, and one that already reads apart. */
+	snprintf(name[8], sizeof(name[8]), "%s", name[0]);
+	snprintf(name[9], sizeof(name[9]), "MemcpyH2D");
+	for (i = 0; i < K; i++) {
+		s[i] = name[i];
+		out[i] = buf[i];
+		utf8_elide(out[i], N, s[i], W, "~");
+	}
+	assert_string_equal(out[0], out[1]); /* the plain elision: all alike */
+	utf8_elide_apart(out, N, s, K, W, "~");
+	for (i = 0; i < K; i++) {
+		assert_true(utf8_width(out[i]) <= W);
+		for (j = 0; j < i; j++)
+			if (strcmp(s[i], s[j]))
+				assert_string_not_equal(out[i], out[j]);
+	}
+	assert_string_equal(out[0], out[8]);
+	assert_string_equal(out[9], "MemcpyH2D");
+	assert_non_null(strstr(out[0], "layer_17"));
+	assert_non_null(strstr(out[3], "layer_1/"));
+	/* The plain elision's head, the layer, a shorter tail. */
+	assert_string_equal(out[0], "replica_6/be~layer_17/self_at~mUniform");
+	/* Multibyte letters: whole characters, the same columns. */
+	for (i = 0; i < 3; i++) {
+		snprintf(name[i], sizeof(name[i]), "é/ééééééééééééééééééééé/layer_%zu/ééééééééééééééééé/op",
+			 i + 1);
+		s[i] = name[i];
+		utf8_elide(out[i], N, s[i], 20, "…");
+	}
+	utf8_elide_apart(out, N, s, 3, 20, "…");
+	for (i = 0; i < 3; i++) {
+		char want[8];
+
+		snprintf(want, sizeof(want), "_%zu/", i + 1);
+		assert_int_equal(utf8_width(out[i]), 20);
+		assert_non_null(strstr(out[i], want));
+	}
+	assert_string_not_equal(out[0], out[1]);
+	/* Too narrow for three parts: unchanged. */
+	utf8_elide(out[0], N, s[0], 8, "~");
+	utf8_elide(out[1], N, s[1], 8, "~");
+	strcpy(buf[2], out[0]);
+	utf8_elide_apart(out, N, s, 2, 8, "~");
+	assert_string_equal(out[0], buf[2]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +423,7 @@ int main(void)
 		TU_TEST(test_figures_fit),
 		TU_TEST(test_op_cells_fit),
 		TU_TEST(test_utf8_elide),
+		TU_TEST(test_elide_apart),
 		TU_TEST(test_strbuf_i64),
 		TU_TEST(test_strbuf_sink),
 	};
