@@ -326,7 +326,7 @@ static void test_op_cells_fit(void **state)
 			memset(&r, 0, sizeof(r));
 			r.name = r.category = r.program = "op";
 			r.self_ps = r.total_ps = (int64_t)fmin(edge[k] * m * 1e3, 9e17) + 1; /* 10 days */
-			r.occurrences = (uint64_t)(edge[k] * m) + 1;
+			r.occurrences = (uint64_t)fmin(edge[k] * m, 1e19) + 1; /* < 2^64 */
 			r.percent = edge[k] < 100 ? edge[k] : 100;
 			r.flops_per_s = r.hbm_bytes_per_s = edge[k] * m * 1e6;
 			r.flops_utilization = r.hbm_bw_utilization = edge[k] < 1 ? edge[k] : 1;
