@@ -98,15 +98,20 @@ static void put_cell(struct texttab *t, struct strbuf *o, size_t i, const char *
 			*x += tt_cols(text);
 			return;
 		}
-		/* A figure that ran past its column leaves the name a few
-		 * columns still (the row is past the width already). */
-		w = t->width - *x < 8 ? 8 : t->width - *x;
+		w = t->width - *x;
+		if (w < 1 && !t->over)
+			return;
+		/* A figure ran past its column: the name keeps a few
+		 * columns (the row is past the width already). */
+		if (w < 8 && t->over)
+			w = 8;
 	}
 	if (c->right && c->width && tt_cols(text) > w) {
 		/* A figure is never cut ("5..200" would read as another
 		 * number): it runs past its column, and the row with it. */
 		strbuf_puts(o, text);
 		*x += tt_cols(text);
+		t->over = 1;
 		return;
 	}
 	/* A text of more than w columns elides to at most its own bytes. */
@@ -130,6 +135,7 @@ static void line(struct texttab *t, struct strbuf *o, const char *const *cells, 
 	int x = t->indent, first = 1;
 	size_t i, last = 0;
 
+	t->over = 0;
 	for (i = 0; i < t->ncols; i++)
 		if (t->show[i])
 			last = i;

@@ -28,6 +28,7 @@ struct texttab {
 	int width;  /* of the whole line; 0 = unlimited */
 	int indent;
 	int flex_min;
+	int over;   /* the row being written has a figure past its column */
 };
 
 /* Decides which columns show within width (0 = all, the flexible column

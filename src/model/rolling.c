@@ -311,6 +311,8 @@ static void t_change_pct(void *ctx, size_t i, char *buf, size_t n)
 		snprintf(buf, n, "0%%");
 	else if (pct >= 99999.5)
 		snprintf(buf, n, ">+1e5%%"); /* a spike: no figure fits CHG% */
+	else if (pct <= -99999.5)
+		snprintf(buf, n, "<-1e5%%"); /* below -100 %: a negative time */
 	else
 		fmt_pct_change(buf, n, pct); /* whole percents from 1000 %: 7 columns */
 }

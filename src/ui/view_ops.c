@@ -347,8 +347,8 @@ static void name_cell(struct app *a, const struct row *r, const struct xt_op_row
 static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t vis, int w,
 		       char **fit)
 {
-	enum { CAP = 2048 };
-	char *buf = xmalloc(vis * (CAP + 4096 + 32)), **src = xmalloc(vis * sizeof(*src));
+	size_t cap = (size_t)w * 4 + 16; /* w columns of up to four bytes */
+	char *buf = xmalloc(vis * (cap + 4096 + 32)), **src = xmalloc(vis * sizeof(*src));
 	char **gout = xmalloc(vis * sizeof(*gout));
 	const char **gsrc = xmalloc(vis * sizeof(*gsrc));
 	int *room = xmalloc(vis * sizeof(*room));
@@ -357,7 +357,7 @@ static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t
 	for (i = 0; i < vis; i++) {
 		const struct row *r = &rows[top + i];
 		const struct xt_op_row *o = r->kind == ROW_OP ? &a->an->ops[r->op] : &r->agg;
-		char *ind = buf + i * (CAP + 4096 + 32);
+		char *ind = buf + i * (cap + 4096 + 32);
 
 		fit[i] = NULL;
 		room[i] = -1;
@@ -369,7 +369,7 @@ static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t
 		room[i] = w - utf8_width(ind);
 		if (room[i] < 1)
 			room[i] = 1;
-		utf8_elide(fit[i], CAP, src[i], room[i], term.g.ellipsis);
+		utf8_elide(fit[i], cap, src[i], room[i], term.g.ellipsis);
 	}
 	for (i = 0; i < vis; i++) {
 		if (room[i] < 0)
@@ -381,7 +381,7 @@ static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t
 				if (j > i)
 					room[j] = -2; /* done with this group */
 			}
-		utf8_elide_apart(gout, CAP, gsrc, ng, room[i], term.g.ellipsis);
+		utf8_elide_apart(gout, cap, gsrc, ng, room[i], term.g.ellipsis);
 	}
 	free(src);
 	free(gout);
@@ -458,9 +458,10 @@ static void ops_draw(struct app *a, int y, int h)
 		for (c = 0; c < op_ncolumns; c++)
 			if (show[c] && op_columns[c].width)
 				wname -= op_columns[c].width + 1;
+		/* The rows drawn: from top, while row < y + h - 2. */
 		vis = (size_t)a->ops.top < n ? n - (size_t)a->ops.top : 0;
-		if (h - 3 >= 0 && vis > (size_t)(h - 3))
-			vis = (size_t)(h - 3);
+		if (vis > (size_t)(h > 3 ? h - 3 : 0))
+			vis = (size_t)(h > 3 ? h - 3 : 0);
 		fit = xcalloc(vis ? vis : 1, sizeof(*fit));
 		fitbuf = vis ? fit_names(a, rows, (size_t)a->ops.top, vis, wname > 1 ? wname : 1, fit)
 			     : NULL;

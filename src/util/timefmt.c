@@ -73,7 +73,7 @@ char *fmt_bytes_fit(char *buf, size_t n, double b, int w)
 	b = bytes_unit(b, 999.5, &i);
 	a = fabs(b);
 	snprintf(buf, n, "%.*f %s", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, b, byte_unit[i]);
-	return buf; /* past 999 PiB ("8192 PiB") still within eight */
+	return buf; /* "8192 PiB" past 999 PiB; 2^64 bytes, "16384 PiB", takes nine */
 }
 
 char *fmt_count(char *buf, size_t n, uint64_t v)

@@ -1,6 +1,7 @@
 /* utf8: see utf8.h. */
 #include "utf8.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,114 +103,206 @@ static size_t first_diff(const char *a, const char *b)
 	return k;
 }
 
-/* s in w columns as its head (the plain elision's, so what told it
- * apart there still does), mark, a window holding column c, mark, a
- * shorter tail; one mark when the window meets the tail. 0 when w leaves
- * too little room for the window. */
-static int elide_at(char *out, size_t n, const char *s, int w, int c, const char *mark)
+/* Where a window on column c should start, win columns wide: at the
+ * start of c's path component when that leaves a third of the window
+ * after c, else a third of the window before c. */
+static int window_start(const char *s, int c, int win)
 {
-	int len = utf8_width(s), mw = utf8_width(mark), head = (w - mw) / 3;
-	int room = w - 2 * mw - head, tail = room / 3, win = room - tail, a, k, np = 0;
-	size_t ml = strlen(mark), o = 0, parts[3][2];
+	int k;
 
-	if (win < 4 || len <= w || c < head)
-		return 0;
-	/* Some context before c: from the start of its path component when
-	 * that leaves a third of the window after c, else a third before. */
-	a = c - win / 3;
 	for (k = c; k > c - win * 2 / 3 && k > 0; k--) {
 		const char *p = s + byte_at(s, k - 1);
 
-		if (*p == '/' || *p == ' ' || *p == '(') {
-			a = k;
-			break;
-		}
+		if (*p == '/' || *p == ' ' || *p == '(')
+			return k;
 	}
-	if (a < head + 1)
-		a = head + 1;
-	parts[np][0] = 0, parts[np++][1] = byte_at(s, head);
-	if (a + win >= len - tail - 1) { /* the window joins the tail */
-		parts[np][0] = byte_at(s, len - tail - win - mw), parts[np++][1] = strlen(s);
-	} else {
-		parts[np][0] = byte_at(s, a), parts[np++][1] = byte_at(s, a + win);
-		parts[np][0] = byte_at(s, len - tail), parts[np++][1] = strlen(s);
-	}
-	for (k = 0; k < np; k++) {
-		size_t pl = parts[k][1] - parts[k][0];
+	return c - win / 3;
+}
 
-		if (o + pl + ml + 1 > n)
-			return 0;
+/*
+ * s in w columns showing columns c[0..nc) (nc 1 or 2, ascending, each
+ * hidden by the plain elision): the plain elision's head (so what told s
+ * apart there still does), a window on each, a shorter tail, with a mark
+ * wherever text is left out. Writes out (n bytes) only when the whole
+ * result fits; 0 when it does not, or w leaves too little room.
+ */
+static int elide_at(char *out, size_t n, const char *s, int w, const int *c, int nc,
+		    const char *mark)
+{
+	int len = utf8_width(s), mw = utf8_width(mark), head = (w - mw) / 3, room, tail, win;
+	int a[2], e[2], k, np = 0, from[4], to[4];
+	size_t ml = strlen(mark), o = 0, bytes = 0;
+
+	if (nc == 2 && c[1] - c[0] < (w - head) / 3)
+		nc = 1; /* close together: one window from the first shows both */
+	room = w - head - (nc + 1) * mw;
+	tail = room / (nc + 2);
+	win = nc ? (room - tail) / nc : 0;
+	if (win < 4 || len <= w || c[0] < head)
+		return 0;
+	tail = room - win * nc; /* what rounding left goes to the tail */
+	for (k = 0; k < nc; k++) {
+		a[k] = window_start(s, c[k], win);
+		if (a[k] < (k ? e[k - 1] + 1 : head))
+			a[k] = k ? e[k - 1] + 1 : head;
+		e[k] = a[k] + win;
+	}
+	if (a[0] == head)
+		tail += mw; /* the first window continues the head: no mark */
+	if (e[nc - 1] > len - tail - 1)
+		return 0; /* no room before the tail: the plain elision */
+	from[np] = 0, to[np++] = a[0] == head ? e[0] : head;
+	for (k = a[0] == head; k < nc; k++)
+		from[np] = a[k], to[np++] = e[k];
+	from[np] = len - tail, to[np++] = len;
+	for (k = 0; k < np; k++)
+		bytes += byte_at(s, to[k]) - byte_at(s, from[k]) + (k ? ml : 0);
+	if (bytes + 1 > n)
+		return 0;
+	for (k = 0; k < np; k++) {
+		size_t b0 = byte_at(s, from[k]), b1 = byte_at(s, to[k]);
+
 		if (k) {
 			memcpy(out + o, mark, ml);
 			o += ml;
 		}
-		memcpy(out + o, s + parts[k][0], pl);
-		o += pl;
+		memcpy(out + o, s + b0, b1 - b0);
+		o += b1 - b0;
 	}
 	out[o] = '\0';
 	return 1;
 }
 
-/* The column to show so that s[i] reads apart from the texts whose plain
- * elisions (def[]) read as its own: the latest of its first differences
- * from them (where the text most like it differs), which the plain
- * elision hid; -1 when no other text reads alike. */
-static int apart_col(const char *const *s, char *const *def, size_t k, size_t i, int w, int mw)
+struct apart_key {
+	const char *key;
+	size_t i;
+};
+
+static int apart_cmp(const void *x, const void *y)
 {
-	size_t j, p = 0;
-	int head = (w - mw) / 3, alike = 0;
+	const struct apart_key *p = x, *q = y;
+	int c = strcmp(p->key, q->key);
 
-	for (j = 0; j < k; j++) {
-		size_t d;
+	return c ? c : (p->i > q->i) - (p->i < q->i);
+}
 
-		if (j == i || strcmp(def[i], def[j]) || !strcmp(s[i], s[j]))
+/* The first differences of s[key[i].i] from the other texts of its group
+ * key[g0..g1) (the same text left out): the earliest and the latest, in
+ * bytes; 0 when every text of the group is the same as it. */
+static int group_diffs(const struct apart_key *key, size_t g0, size_t g1, size_t i,
+		       const char *const *s, size_t *early, size_t *late)
+{
+	const char *si = s[key[i].i];
+	size_t j, d;
+	int any = 0;
+
+	*early = SIZE_MAX;
+	*late = 0;
+	for (j = g0; j < g1; j++) {
+		if (j == i || !strcmp(si, s[key[j].i]))
 			continue;
-		alike = 1;
-		if ((d = first_diff(s[i], s[j])) > p)
-			p = d;
+		d = first_diff(si, s[key[j].i]);
+		*late = d > *late ? d : *late;
+		*early = d < *early ? d : *early;
+		any = 1;
 	}
-	return alike && col_of(s[i], p) >= head ? col_of(s[i], p) : -1;
+	return any;
 }
 
 void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k, int w,
 		      const char *mark)
 {
-	char **def, *buf;
-	size_t i, j;
-	int mw = utf8_width(mark), changed = 0, pass;
+	struct apart_key *key;
+	char *buf;
+	int *tgt, mw = utf8_width(mark), head = (w - mw) / 3, pass, again = 1;
+	size_t g0, g1, i, j;
 
-	if (k < 2 || k > 256 || !n)
-		return; /* a screen's rows, or a report's top: pairs are cheap */
-	def = malloc(k * sizeof(*def));
-	buf = malloc(k * n);
-	if (!def || !buf) {
-		free(def);
+	if (k < 2 || !n)
+		return;
+	/* def: each text's plain elision; tmp: its new one, until the
+	 * whole pass is done (out[] is what the pass groups by). */
+	buf = malloc(2 * k * n);
+	key = malloc(k * sizeof(*key));
+	tgt = malloc(k * sizeof(*tgt));
+	if (!buf || !key || !tgt) {
 		free(buf);
+		free(key);
+		free(tgt);
 		return;
 	}
+#define DEF(i) (buf + (i) * n)
+#define TMP(i) (buf + (k + (i)) * n)
 	for (i = 0; i < k; i++) {
-		def[i] = buf + i * n;
-		memcpy(def[i], out[i], strlen(out[i]) + 1);
+		memcpy(DEF(i), out[i], strlen(out[i]) + 1);
+		TMP(i)[0] = '\0';
+		tgt[i] = -1;
 	}
-	for (i = 0; i < k; i++) {
-		int c = apart_col(s, def, k, i, w, mw);
-
-		if (c >= 0 && elide_at(out[i], n, s[i], w, c, mark))
-			changed = 1;
-	}
-	/* Never worse than before: two texts that read apart and now read
-	 * alike go back to their plain elisions. */
-	for (pass = 0; changed && pass < 4; pass++) {
-		changed = 0;
+	/*
+	 * Pass 0: texts whose plain elisions read alike each show the
+	 * latest of their first differences from one another (where the
+	 * text most like it differs). Pass 1: texts still alike also show
+	 * the earliest (a replica before the layer). A group is compared
+	 * pair by pair, so one of more than 512 texts stays as it is.
+	 */
+	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < k; i++)
-			for (j = 0; j < k; j++)
-				if (j != i && !strcmp(out[i], out[j]) && strcmp(s[i], s[j]) &&
-				    strcmp(def[i], def[j]) && strcmp(out[i], def[i])) {
-					memcpy(out[i], def[i], strlen(def[i]) + 1);
-					changed = 1;
-					break;
-				}
+			key[i] = (struct apart_key){ out[i], i };
+		qsort(key, k, sizeof(*key), apart_cmp);
+		for (g0 = 0; g0 < k; g0 = g1) {
+			for (g1 = g0 + 1; g1 < k && !strcmp(key[g1].key, key[g0].key); g1++)
+				;
+			if (g1 - g0 < 2 || g1 - g0 > 512)
+				continue;
+			for (i = g0; i < g1; i++) {
+				size_t ii = key[i].i, early, late;
+				int c[2], nc = 0, ce, cl;
+
+				if (!group_diffs(key, g0, g1, i, s, &early, &late))
+					continue; /* the same text reads the same */
+				ce = col_of(s[ii], early);
+				cl = pass && tgt[ii] >= 0 ? tgt[ii] : col_of(s[ii], late);
+				if (pass && ce >= head && ce < cl)
+					c[nc++] = ce;
+				if (cl >= head)
+					c[nc++] = cl;
+				if (nc && elide_at(TMP(ii), n, s[ii], w, c, nc, mark) && !pass)
+					tgt[ii] = cl;
+			}
+		}
+		for (i = 0; i < k; i++)
+			if (TMP(i)[0]) {
+				memcpy(out[i], TMP(i), strlen(TMP(i)) + 1);
+				TMP(i)[0] = '\0';
+			}
 	}
-	free(def);
+	/* Never worse than the plain elisions: texts that read apart there
+	 * and alike now go back to them. */
+	for (pass = 0; again && pass < 4; pass++) {
+		again = 0;
+		for (i = 0; i < k; i++)
+			key[i] = (struct apart_key){ out[i], i };
+		qsort(key, k, sizeof(*key), apart_cmp);
+		for (g0 = 0; g0 < k; g0 = g1) {
+			int bad = 0;
+
+			for (g1 = g0 + 1; g1 < k && !strcmp(key[g1].key, key[g0].key); g1++)
+				;
+			for (i = g0; i < g1 && !bad; i++)
+				for (j = i + 1; j < g1 && !bad; j++)
+					bad = (g1 - g0 > 512) ||
+					      (strcmp(s[key[i].i], s[key[j].i]) &&
+					       strcmp(DEF(key[i].i), DEF(key[j].i)));
+			for (i = g0; bad && i < g1; i++)
+				if (strcmp(out[key[i].i], DEF(key[i].i))) {
+					memcpy(out[key[i].i], DEF(key[i].i),
+					       strlen(DEF(key[i].i)) + 1);
+					again = 1;
+				}
+		}
+	}
+#undef DEF
+#undef TMP
 	free(buf);
+	free(key);
+	free(tgt);
 }

@@ -27,13 +27,15 @@ char *utf8_elide(char *out, size_t n, const char *s, int w, const char *mark);
 /*
  * For a column of k texts s[], each already elided into out[i] (n bytes,
  * w columns): where two come out alike though the texts differ, each is
- * elided again around where it differs from the text most like it, between
- * two marks, keeping the head the plain elision had, so rows tell apart
- * ("replica_6/be…layer_17/self_at…Uniform" beside "…layer_22/…", where all
- * read "replica_6/be…om_uniform/RandomUniform"). Texts that are the same,
- * columns too narrow for a window, and more than 256 texts keep their
- * elision; none that read apart comes to read alike. Best effort: without
- * memory nothing changes.
+ * elided again with the head the plain elision had, a window on where it
+ * differs from the text most like it, between two marks, and a shorter
+ * tail, so rows tell apart ("replica_6/be…layer_17/self_at…Uniform" beside
+ * "…layer_22/…", where all read "replica_6/be…om_uniform/RandomUniform").
+ * Texts still alike then also show where they differ first (a second
+ * window: the replica before the layer). Texts that are the same, columns
+ * too narrow for a window, and groups of more than 512 alike keep their
+ * elision; none that read apart comes to read alike, and out[i] is only
+ * ever replaced whole. Best effort: without memory nothing changes.
  */
 void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k, int w,
 		      const char *mark);

@@ -142,8 +142,16 @@ if have_fixtures; then
 	else
 		fail "report, names apart" "$(grep "Uniform\$" "$TMP/apart.txt" | head -3 | tr '\n' '|')"
 	fi
+	# Their kernels: the op's replica and layer far apart in the middle.
+	if [ "$(sed -n '/^GPU kernels/,/^\$/p' "$TMP/apart.txt" | grep -c "void tenso")" -eq 18 ] &&
+		[ "$(sed -n '/^GPU kernels/,/^\$/p' "$TMP/apart.txt" | grep "void tenso" |
+			awk '{print $NF}' | sort -u | wc -l)" -eq 18 ]; then
+		ok "report: kernels of one op in two replicas and many layers read apart"
+	else
+		fail "report, kernels apart" "$(grep "void tenso" "$TMP/apart.txt" | head -3 | tr '\n' '|')"
+	fi
 else
-	skip "report, names apart" "$NOFIX"
+	skip_n 2 "report, names apart" "$NOFIX"
 fi
 # Figures fit their columns, whole: never "1..300" for 127,300 occurrences,
 # "1..0%" for an op with all the time, "20..4 KiB" for 208 KiB of shared

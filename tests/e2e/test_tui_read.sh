@@ -572,8 +572,10 @@ if have_fixtures; then
 		 [ "$(grep "Uniform *\$" "$TMP/screen" | awk "{print \$NF}" | sort -u | wc -l)" -eq 15 ] &&
 		 has "replica_6/be…layer_17/self_at…Uniform"' "names alike" 5
 	keys 6
-	check "kernels: kernels of ops alike at both ends show their layers" \
-		'has "void tenso…layer_17/self_…iform)" && has "void tenso…layer_22/self_…iform)"' \
+	check "kernels: kernels of ops alike at both ends read apart, replicas too" \
+		'has "void tenso…layer_17/self_…iform)" && has "void tenso…layer_22/self_…iform)" &&
+		 [ "$(grep -c "void tenso.*iform) *\$\|void tenso.*form) *\$" "$TMP/screen")" -eq 18 ] &&
+		 [ "$(grep "void tenso" "$TMP/screen" | awk "{print \$NF}" | sort -u | wc -l)" -eq 18 ]' \
 		"names alike" 5
 	keys q
 	wait_for "EXIT=" >/dev/null

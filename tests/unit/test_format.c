@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "cli/texttab.h"
 #include "model/op_columns.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
@@ -412,6 +413,109 @@ static void test_elide_apart(void **state)
 	assert_string_equal(out[0], buf[2]);
 }
 
+/* A valid UTF-8 string: every sequence whole. */
+static int utf8_valid(const char *s)
+{
+	while (*s) {
+		size_t l = utf8_len(s);
+
+		if (l == 1 && (unsigned char)*s >= 0x80)
+			return 0;
+		s += l;
+	}
+	return 1;
+}
+
+/*
+ * utf8_elide_apart's promises over many columns of generated names (path
+ * components with numbers in two places, ASCII and two-byte letters), at
+ * widths 4-60 and with the viewer's and the report's marks: every text
+ * within w columns and whole characters; the same text reads the same; two
+ * whose plain elisions differ still differ. A buffer too small for the
+ * three-part form leaves the plain elision, never half of one.
+ */
+static void test_elide_apart_promises(void **state)
+{
+	static const char *const marks[] = { "~", "\xe2\x80\xa6", ".." };
+	static const char *const words[] = { "replica", "layer", "\xc3\xa9t\xc3\xa9", "dropout" };
+	enum { K = 40, N = 512 };
+	char name[K][200], buf[K][N], def[K][N], *out[K];
+	const char *s[K];
+	unsigned long seed = 12345;
+	size_t i, j;
+	int run;
+
+	(void)state;
+	for (run = 0; run < 600; run++) {
+		const char *mark = marks[run % 3];
+		int w = 4 + run % 57, nn = 2 + run % (K - 1);
+		size_t n = run % 7 == 6 ? 24 : N; /* now and then too small */
+
+		for (i = 0; i < (size_t)nn; i++) {
+			unsigned a, b;
+
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			a = (unsigned)(seed >> 33) % 8;
+			b = (unsigned)(seed >> 40) % 30;
+			snprintf(name[i], sizeof(name[i]), "%s_%u/bert_encoder/%s/%s_%u/%s/tail_%s",
+				 words[(seed >> 20) % 4], a, words[(seed >> 24) % 4],
+				 words[(seed >> 28) % 4], b, words[(seed >> 50) % 4],
+				 (seed >> 60) % 2 ? "x" : "RandomUniform");
+			s[i] = name[i];
+			out[i] = buf[i];
+			if (run % 3 == 2)
+				tt_elide(out[i], n, s[i], w); /* the report's, with ".." */
+			else
+				utf8_elide(out[i], n, s[i], w, mark);
+			memcpy(def[i], out[i], strlen(out[i]) + 1);
+		}
+		utf8_elide_apart(out, n, s, (size_t)nn, w, mark);
+		for (i = 0; i < (size_t)nn; i++) {
+			assert_true(strlen(out[i]) < n);
+			assert_true(utf8_width(out[i]) <= w);
+			/* (the report's tt_elide itself may cut a letter into
+			 * a buffer too small: only a whole plain elision counts) */
+			if (utf8_valid(def[i]) && !utf8_valid(out[i]))
+				fail_msg("run %d w %d n %zu mark %s: [%s] def [%s] of [%s]", run, w, n,
+					 mark, out[i], def[i], s[i]);
+			for (j = 0; j < i; j++) {
+				if (!strcmp(s[i], s[j]))
+					assert_string_equal(out[i], out[j]);
+				else if (strcmp(def[i], def[j]))
+					assert_string_not_equal(out[i], out[j]);
+			}
+		}
+	}
+}
+
+/* Kernels of one op in two replicas and 24 layers: the replica and the
+ * layer sit far apart in the middle, and each row shows both. */
+static void test_elide_apart_two_places(void **state)
+{
+	enum { K = 48, N = 256, W = 34 };
+	char name[K][256], buf[K][N], *out[K];
+	const char *s[K];
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < K; i++) {
+		snprintf(name[i], sizeof(name[i]),
+			 "void tensorflow::functor::FillPhiloxRandomKernel (replica_%zu/bert_span_"
+			 "labeler/bert_encoder_1/transformer/layer_%zu/self_attention/dropout_3/"
+			 "dropout/random_uniform/RandomUniform)",
+			 (size_t)(i % 2 ? 6 : 4), i / 2);
+		s[i] = name[i];
+		out[i] = buf[i];
+		tt_elide(out[i], N, s[i], W); /* the report's plain elision */
+	}
+	utf8_elide_apart(out, N, s, K, W, "..");
+	for (i = 0; i < K; i++) {
+		assert_true(utf8_width(out[i]) <= W);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(out[i], out[j]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +528,8 @@ int main(void)
 		TU_TEST(test_op_cells_fit),
 		TU_TEST(test_utf8_elide),
 		TU_TEST(test_elide_apart),
+		TU_TEST(test_elide_apart_promises),
+		TU_TEST(test_elide_apart_two_places),
 		TU_TEST(test_strbuf_i64),
 		TU_TEST(test_strbuf_sink),
 	};
