@@ -108,12 +108,16 @@ static size_t first_diff(const char *a, const char *b)
  * after c, else a third of the window before c. */
 static int window_start(const char *s, int c, int win)
 {
+	size_t b = byte_at(s, c);
 	int k;
 
-	for (k = c; k > c - win * 2 / 3 && k > 0; k--) {
-		const char *p = s + byte_at(s, k - 1);
-
-		if (*p == '/' || *p == ' ' || *p == '(')
+	/* Back a character at a time (a broken byte may count as less than
+	 * its column here: only where the window starts moves). */
+	for (k = c; k > c - win * 2 / 3 && k > 0 && b; k--) {
+		do
+			b--;
+		while (b && ((unsigned char)s[b] & 0xc0) == 0x80);
+		if (s[b] == '/' || s[b] == ' ' || s[b] == '(')
 			return k;
 	}
 	return c - win / 3;
@@ -186,27 +190,37 @@ static int apart_cmp(const void *x, const void *y)
 	return c ? c : (p->i > q->i) - (p->i < q->i);
 }
 
-/* The first differences of s[key[i].i] from the other texts of its group
- * key[g0..g1) (the same text left out): the earliest and the latest, in
- * bytes; 0 when every text of the group is the same as it. */
-static int group_diffs(const struct apart_key *key, size_t g0, size_t g1, size_t i,
-		       const char *const *s, size_t *early, size_t *late)
+/* The first differences, in bytes, of each text of the group key[g0..g1)
+ * (sorted by text) from the others that are not the same text: early[]
+ * the earliest, late[] the latest (from the texts next to it in order,
+ * which share the most with it; the earliest is with the group's first or
+ * last). Indexed by text (key[].i); SIZE_MAX when every other is the same. */
+static void group_diffs(const struct apart_key *key, size_t g0, size_t g1,
+			const char *const *s, size_t *early, size_t *late)
 {
-	const char *si = s[key[i].i];
-	size_t j, d;
-	int any = 0;
+	size_t r0, r1, j;
 
-	*early = SIZE_MAX;
-	*late = 0;
-	for (j = g0; j < g1; j++) {
-		if (j == i || !strcmp(si, s[key[j].i]))
-			continue;
-		d = first_diff(si, s[key[j].i]);
-		*late = d > *late ? d : *late;
-		*early = d < *early ? d : *early;
-		any = 1;
+	for (r0 = g0; r0 < g1; r0 = r1) {
+		size_t e = SIZE_MAX, l = 0, d;
+		const char *t = s[key[r0].i];
+
+		for (r1 = r0 + 1; r1 < g1 && !strcmp(s[key[r1].i], t); r1++)
+			;
+		if (r0 > g0) {
+			l = first_diff(t, s[key[r0 - 1].i]);
+			e = first_diff(t, s[key[g0].i]);
+		}
+		if (r1 < g1) {
+			d = first_diff(t, s[key[r1].i]);
+			l = d > l ? d : l;
+			d = first_diff(t, s[key[g1 - 1].i]);
+			e = d < e ? d : e;
+		}
+		for (j = r0; j < r1; j++) {
+			early[key[j].i] = e;
+			late[key[j].i] = l;
+		}
 	}
-	return any;
 }
 
 void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k, int w,
@@ -214,22 +228,20 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 {
 	struct apart_key *key;
 	char *buf;
+	size_t g0, g1, i, *early, *late;
 	int *tgt, mw = utf8_width(mark), head = (w - mw) / 3, pass, again = 1;
-	size_t g0, g1, i, j;
 
 	if (k < 2 || !n)
 		return;
-	/* def: each text's plain elision; tmp: its new one, until the
-	 * whole pass is done (out[] is what the pass groups by). */
+	/* DEF: each text's plain elision; TMP: its new one, until the whole
+	 * pass is done (out[] is what the pass groups by). */
 	buf = malloc(2 * k * n);
 	key = malloc(k * sizeof(*key));
 	tgt = malloc(k * sizeof(*tgt));
-	if (!buf || !key || !tgt) {
-		free(buf);
-		free(key);
-		free(tgt);
-		return;
-	}
+	early = malloc(k * sizeof(*early));
+	late = malloc(k * sizeof(*late));
+	if (!buf || !key || !tgt || !early || !late)
+		goto out;
 #define DEF(i) (buf + (i) * n)
 #define TMP(i) (buf + (k + (i)) * n)
 	for (i = 0; i < k; i++) {
@@ -241,8 +253,7 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 	 * Pass 0: texts whose plain elisions read alike each show the
 	 * latest of their first differences from one another (where the
 	 * text most like it differs). Pass 1: texts still alike also show
-	 * the earliest (a replica before the layer). A group is compared
-	 * pair by pair, so one of more than 512 texts stays as it is.
+	 * the earliest (a replica before the layer).
 	 */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < k; i++)
@@ -251,16 +262,21 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 		for (g0 = 0; g0 < k; g0 = g1) {
 			for (g1 = g0 + 1; g1 < k && !strcmp(key[g1].key, key[g0].key); g1++)
 				;
-			if (g1 - g0 < 2 || g1 - g0 > 512)
+			if (g1 - g0 < 2)
 				continue;
+			/* The group by text, for its neighbours in order. */
+			for (i = g0; i < g1; i++)
+				key[i].key = s[key[i].i];
+			qsort(key + g0, g1 - g0, sizeof(*key), apart_cmp);
+			group_diffs(key, g0, g1, s, early, late);
 			for (i = g0; i < g1; i++) {
-				size_t ii = key[i].i, early, late;
+				size_t ii = key[i].i;
 				int c[2], nc = 0, ce, cl;
 
-				if (!group_diffs(key, g0, g1, i, s, &early, &late))
+				if (early[ii] == SIZE_MAX)
 					continue; /* the same text reads the same */
-				ce = col_of(s[ii], early);
-				cl = pass && tgt[ii] >= 0 ? tgt[ii] : col_of(s[ii], late);
+				ce = col_of(s[ii], early[ii]);
+				cl = pass && tgt[ii] >= 0 ? tgt[ii] : col_of(s[ii], late[ii]);
 				if (pass && ce >= head && ce < cl)
 					c[nc++] = ce;
 				if (cl >= head)
@@ -276,7 +292,7 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 			}
 	}
 	/* Never worse than the plain elisions: texts that read apart there
-	 * and alike now go back to them. */
+	 * (their plain elisions differ) and alike now go back to them. */
 	for (pass = 0; again && pass < 4; pass++) {
 		again = 0;
 		for (i = 0; i < k; i++)
@@ -286,12 +302,7 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 			int bad = 0;
 
 			for (g1 = g0 + 1; g1 < k && !strcmp(key[g1].key, key[g0].key); g1++)
-				;
-			for (i = g0; i < g1 && !bad; i++)
-				for (j = i + 1; j < g1 && !bad; j++)
-					bad = (g1 - g0 > 512) ||
-					      (strcmp(s[key[i].i], s[key[j].i]) &&
-					       strcmp(DEF(key[i].i), DEF(key[j].i)));
+				bad |= strcmp(DEF(key[g1].i), DEF(key[g0].i)) != 0;
 			for (i = g0; bad && i < g1; i++)
 				if (strcmp(out[key[i].i], DEF(key[i].i))) {
 					memcpy(out[key[i].i], DEF(key[i].i),
@@ -302,7 +313,10 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 	}
 #undef DEF
 #undef TMP
+out:
 	free(buf);
 	free(key);
 	free(tgt);
+	free(early);
+	free(late);
 }
