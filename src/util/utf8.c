@@ -277,9 +277,13 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 					continue; /* the same text reads the same */
 				ce = col_of(s[ii], early[ii]);
 				cl = pass && tgt[ii] >= 0 ? tgt[ii] : col_of(s[ii], late[ii]);
-				if (pass && ce >= head && ce < cl)
-					c[nc++] = ce;
-				if (cl >= head)
+				/* Pass 1 shows both: pass 0's window, and where the
+				 * texts still alike differ first (before it or after). */
+				if (pass && ce >= head && ce != cl)
+					c[nc++] = ce < cl ? ce : cl;
+				if ((ce < cl ? cl : ce) >= head && nc)
+					c[nc++] = ce < cl ? cl : ce;
+				else if (cl >= head)
 					c[nc++] = cl;
 				if (nc && elide_at(TMP(ii), n, s[ii], w, c, nc, mark) && !pass)
 					tgt[ii] = cl;
