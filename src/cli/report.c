@@ -66,26 +66,6 @@ static void put_text(struct strbuf *o, int width, const char *fmt, ...)
 	tt_wrap(o, prefix, line + lead, (int)lead + 2, width);
 }
 
-/* "918 TFLOP/s", "1.64 TB/s", "-". */
-static void rate_cell(char *b, size_t n, double v, const char *unit)
-{
-	static const char *const pre[] = { " ", " K", " M", " G", " T", " P" };
-	int k = 0;
-
-	/* Past 999 P no figure is real (a hostile plane stat), and none
-	 * fits the column. */
-	if (!isfinite(v) || v < 0 || v >= 999.5e15) {
-		snprintf(b, n, "-");
-		return;
-	}
-	while (v >= 999.5 && k < 5) {
-		v /= 1000;
-		k++;
-	}
-	/* Three figures: "918 TFLOP/s", "1.07 PFLOP/s". */
-	snprintf(b, n, v < 9.995 ? "%.2f%s%s" : v < 99.95 ? "%.1f%s%s" : "%.0f%s%s", v, pre[k], unit);
-}
-
 static void report_devices(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
 			   int width)
 {
@@ -114,8 +94,8 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 			snprintf(name, sizeof(name), "%s", d->name);
 		if (*d->model)
 			snprintf(name + strlen(name), sizeof(name) - strlen(name), " (%s)", d->model);
-		rate_cell(pf, sizeof(pf), d->peak_flops, "FLOP/s");
-		rate_cell(pb, sizeof(pb), d->peak_hbm_bw, "B/s");
+		fmt_rate(pf, sizeof(pf), d->peak_flops, " ", "FLOP/s"); /* "918 TFLOP/s" */
+		fmt_rate(pb, sizeof(pb), d->peak_hbm_bw, " ", "B/s");
 		if (!d->op_events) {
 			snprintf(busy, sizeof(busy), "-");
 			snprintf(span, sizeof(span), "-");

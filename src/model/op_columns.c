@@ -11,30 +11,15 @@
 
 #define OCC_COLS 6 /* the OCC column's width: counts past it take a suffix */
 
-/* Compact rates for narrow columns: "164G", "1.31T", "0"; three figures,
- * so at most five columns (a unit up where rounding would make a fourth:
- * 99.96T is "100T", 999.6G "1.00T"). Past 999P, or negative (a hostile
- * stat): "-". */
+/* Compact rates for narrow columns: "164G", "1.31T", "0"; three figures
+ * from 1000, so at most five columns (fmt_rate: 99.96T is "100T"). Past
+ * 999P, or negative (a hostile stat): "-". */
 static void short_rate(char *b, size_t n, double v)
 {
-	static const struct {
-		double div;
-		const char *p;
-	} u[] = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "K" } };
-	size_t i;
-
-	if (isnan(v) || v < 0 || v >= 999.5e15) { /* no real rate is negative */
-		snprintf(b, n, "-");
-		return;
-	}
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		if (v >= u[i].div * 0.9995) {
-			double x = v / u[i].div;
-
-			snprintf(b, n, "%.*f%s", x >= 99.95 ? 0 : x >= 9.995 ? 1 : 2, x, u[i].p);
-			return;
-		}
-	snprintf(b, n, "%.0f", v);
+	if (v >= 0 && v < 999.5)
+		snprintf(b, n, "%.0f", v);
+	else
+		fmt_rate(b, n, v, "", "");
 }
 
 static void pct(char *b, size_t n, double frac)

@@ -327,34 +327,16 @@ static void d_kern(void *ctx, size_t row, char *buf, size_t n)
 	}
 }
 
-static void rate(char *buf, size_t n, double v, const char *unit)
-{
-	static const char *const pre[] = { "", "K", "M", "G", "T", "P" };
-	int k = 0;
-
-	/* Past 999 P no figure fits the column (and none is real). */
-	if (!isfinite(v) || v < 0 || v >= 999.5e15) {
-		snprintf(buf, n, "-");
-		return;
-	}
-	while (v >= 999.5 && k < 5) {
-		v /= 1000;
-		k++;
-	}
-	/* Three figures: a whole number would show a TPU v6e's 1.64 TB/s as
-	 * 2TB/s. "1.64TB/s" fills the column. */
-	snprintf(buf, n, v < 9.995 ? "%.2f%s%s" : v < 99.95 ? "%.1f%s%s" : "%.0f%s%s", v, pre[k],
-		 unit);
-}
-
 static void d_pflops(void *ctx, size_t row, char *buf, size_t n)
 {
-	rate(buf, n, dev(ctx, row)->peak_flops, "F/s");
+	/* Three figures: a whole number would show a TPU v6e's 1.64 TB/s as
+	 * 2TB/s. "1.64TB/s" fills the column. */
+	fmt_rate(buf, n, dev(ctx, row)->peak_flops, "", "F/s");
 }
 
 static void d_pbw(void *ctx, size_t row, char *buf, size_t n)
 {
-	rate(buf, n, dev(ctx, row)->peak_hbm_bw, "B/s");
+	fmt_rate(buf, n, dev(ctx, row)->peak_hbm_bw, "", "B/s");
 }
 
 static void d_name(void *ctx, size_t row, char *buf, size_t n)

@@ -36,6 +36,31 @@ char *fmt_ps(char *buf, size_t n, int64_t ps)
 	return buf;
 }
 
+/* Decimals that give v three figures ("1.23", "12.3", "123"), where the
+ * figure rounds to: 9.996 is "10.0", 99.96 is "100". */
+static int fig3(double v)
+{
+	double a = fabs(v);
+
+	return a < 9.995 ? 2 : a < 99.95 ? 1 : 0;
+}
+
+/* v in three figures with a decimal prefix, a prefix up where rounding
+ * would write a fourth figure (999.6e9 is "1.00" sep "T" unit); no prefix
+ * below 999.5. Prefixes up to E. */
+static char *si3(char *buf, size_t n, double v, const char *sep, const char *unit)
+{
+	static const char *const pre[] = { "", "K", "M", "G", "T", "P", "E" };
+	int k = 0;
+
+	while (fabs(v) >= 999.5 && k < 6) {
+		v /= 1000;
+		k++;
+	}
+	snprintf(buf, n, "%.*f%s%s%s", fig3(v), v, sep, pre[k], unit);
+	return buf;
+}
+
 /* The unit for |b| bytes: up from KiB at 999.995, where "%.2f" would
  * write four whole digits ("1000.00 MiB" does not fit a column of ten). */
 static double bytes_unit(double b, double up, size_t *i)
@@ -65,14 +90,12 @@ char *fmt_bytes(char *buf, size_t n, double b)
 char *fmt_bytes_fit(char *buf, size_t n, double b, int w)
 {
 	size_t i;
-	double a;
 
 	fmt_bytes(buf, n, b);
 	if ((int)strlen(buf) <= w)
 		return buf;
 	b = bytes_unit(b, 999.5, &i);
-	a = fabs(b);
-	snprintf(buf, n, "%.*f %s", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, b, byte_unit[i]);
+	snprintf(buf, n, "%.*f %s", fig3(b), b, byte_unit[i]);
 	return buf; /* "8192 PiB" past 999 PiB; 2^64 bytes, "16384 PiB", takes nine */
 }
 
@@ -92,36 +115,21 @@ char *fmt_count(char *buf, size_t n, uint64_t v)
 
 char *fmt_count_fit(char *buf, size_t n, uint64_t v, int w)
 {
-	static const char sfx[] = "KMGTPE";
-	double x = (double)v;
-	int k = -1;
-
 	fmt_count(buf, n, v);
-	if ((int)strlen(buf) <= w)
-		return buf;
-	while (x >= 999.5 && k < 5) {
-		x /= 1000;
-		k++;
-	}
-	if (k >= 0)
-		snprintf(buf, n, x < 9.995 ? "%.2f%c" : x < 99.95 ? "%.1f%c" : "%.0f%c", x, sfx[k]);
+	if ((int)strlen(buf) > w && (double)v >= 999.5)
+		si3(buf, n, (double)v, "", "");
 	return buf;
 }
 
-char *fmt_rate(char *buf, size_t n, double v)
+char *fmt_rate(char *buf, size_t n, double v, const char *sep, const char *unit)
 {
-	static const struct { double div; const char *p; } u[] = {
-		{ 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "K" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		if (v >= u[i].div) {
-			snprintf(buf, n, "%.2f %s", v / u[i].div, u[i].p);
-			return buf;
-		}
-	snprintf(buf, n, "%.2f ", v);
-	return buf;
+	/* Past 999 P no figure is real (a hostile stat), and none fits a
+	 * column. */
+	if (!isfinite(v) || v < 0 || v >= 999.5e15) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	return si3(buf, n, v, sep, unit);
 }
 
 char *fmt_ps_unit(char *buf, size_t n, int64_t ps, int64_t unit, int dec)

@@ -65,8 +65,11 @@ char *fmt_count(char *buf, size_t n, uint64_t v);
  * suffix (127300 -> "127K", 5092000 -> "5.09M": at most 5 columns). A
  * column's figure is never cut: "5..200" would read as another number. */
 char *fmt_count_fit(char *buf, size_t n, uint64_t v, int w);
-/* A rate per second: 1.5e12 -> "1.50 T"; unit is appended by the caller. */
-char *fmt_rate(char *buf, size_t n, double per_s);
+/* A rate or a peak in three figures with a decimal prefix, sep between
+ * the figure and the prefix: 1.64e12, " ", "B/s" -> "1.64 TB/s"; 9.18e14,
+ * "", "" -> "918T". "-" for a value no device has (not finite, negative,
+ * or 999.5 P and up, which no column fits). */
+char *fmt_rate(char *buf, size_t n, double v, const char *sep, const char *unit);
 
 /* A change of a duration with its sign ("+1.23 ms", "-4 ns"), "0" for none.
  * Returns buf. */
