@@ -487,6 +487,16 @@ void panel_header(struct panel *p, struct cellrow *r, int w)
 	}
 }
 
+void panel_no_fit(char *buf, size_t n, int w)
+{
+	int k;
+
+	for (k = 0; k < w && k + 1 < (int)n; k++)
+		buf[k] = '#';
+	if (n)
+		buf[k] = '\0';
+}
+
 /* Column c's text for row, as the row shows it before fitting: the tree
  * column indented with its fold mark, a figure too wide for its column
  * as "###". */
@@ -514,13 +524,7 @@ static void cell_text(struct panel *p, size_t row, size_t c, int wc, char *cell,
 		}
 		snprintf(cell + o, n - (size_t)o, "%s", text);
 	} else if (col->right && col->width && utf8_width(text) > wc) {
-		/* A figure is never cut ("5..200" would read as another
-		 * number): "###" says it does not fit. */
-		int k;
-
-		for (k = 0; k < wc && k + 1 < (int)n; k++)
-			cell[k] = '#';
-		cell[k] = '\0';
+		panel_no_fit(cell, n, wc);
 	} else {
 		snprintf(cell, n, "%s", text);
 	}

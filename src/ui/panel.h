@@ -132,5 +132,9 @@ void panel_header(struct panel *p, struct cellrow *r, int w);
  * for a summary row drawn outside it (an average). The callbacks are asked
  * for that row, which may be one past the list's last. */
 void panel_draw_row(struct panel *p, size_t row, struct cellrow *r, int w, int selected);
+/* A figure too wide for its w columns, as the lists show it: '#' across
+ * them (at most n - 1), never the figure cut ("5..200" would read as
+ * another number). */
+void panel_no_fit(char *buf, size_t n, int w);
 
 #endif

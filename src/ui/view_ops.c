@@ -340,16 +340,19 @@ static void name_cell(struct app *a, const struct row *r, const struct xt_op_row
 	}
 }
 
-/* The names of rows top.. (vis of them) fitted to the NAME column, w wide,
- * a long name's middle elided; names that would then read alike are told
- * apart (utf8_elide_apart), among rows with the same indent. fit[i] is
- * row top + i's name (NULL for a kernel row). Returns the buffer to free. */
+/* The NAME cells of rows top.. (vis of them), w wide: each row's indent,
+ * then its name with its middle elided to the room left; names that would
+ * then read alike are told apart (utf8_elide_apart), among rows with the
+ * same indent. fit[i] is row top + i's cell (NULL for a kernel row).
+ * Returns the buffer to free. */
 static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t vis, int w,
 		       char **fit)
 {
+	enum { IND = 32, SRC = 4096 };
 	size_t cap = (size_t)w * 4 + 16; /* w columns of up to four bytes */
-	char *buf = xmalloc(vis * (cap + 4096 + 32)), **src = xmalloc(vis * sizeof(*src));
-	char **gout = xmalloc(vis * sizeof(*gout));
+	size_t each = IND + SRC + cap + IND + cap; /* indent, name, fitted, the cell */
+	char *buf = xmalloc(vis * each), **src = xmalloc(vis * sizeof(*src));
+	char **gout = xmalloc(vis * sizeof(*gout)), **name = xmalloc(vis * sizeof(*name));
 	const char **gsrc = xmalloc(vis * sizeof(*gsrc));
 	int *room = xmalloc(vis * sizeof(*room));
 	size_t i, j, ng;
@@ -357,33 +360,38 @@ static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t
 	for (i = 0; i < vis; i++) {
 		const struct row *r = &rows[top + i];
 		const struct xt_op_row *o = r->kind == ROW_OP ? &a->an->ops[r->op] : &r->agg;
-		char *ind = buf + i * (cap + 4096 + 32);
+		char *ind = buf + i * each;
 
-		fit[i] = NULL;
+		fit[i] = name[i] = NULL;
 		room[i] = -1;
 		if (r->kind == ROW_KERNEL)
 			continue;
-		src[i] = ind + 32;
-		fit[i] = src[i] + 4096;
-		name_cell(a, r, o, ind, 32, src[i], 4096);
+		src[i] = ind + IND;
+		name[i] = src[i] + SRC;
+		fit[i] = name[i] + cap;
+		name_cell(a, r, o, ind, IND, src[i], SRC);
 		room[i] = w - utf8_width(ind);
 		if (room[i] < 1)
 			room[i] = 1;
-		utf8_elide(fit[i], cap, src[i], room[i], term.g.ellipsis);
+		utf8_elide(name[i], cap, src[i], room[i], term.g.ellipsis);
 	}
 	for (i = 0; i < vis; i++) {
 		if (room[i] < 0)
 			continue;
 		for (j = i, ng = 0; j < vis; j++)
 			if (room[j] == room[i]) {
-				gout[ng] = fit[j];
+				gout[ng] = name[j];
 				gsrc[ng++] = src[j];
 				if (j > i)
 					room[j] = -2; /* done with this group */
 			}
 		utf8_elide_apart(gout, cap, gsrc, ng, room[i], term.g.ellipsis);
 	}
+	for (i = 0; i < vis; i++)
+		if (fit[i])
+			snprintf(fit[i], IND + cap, "%s%s", buf + i * each, name[i]);
 	free(src);
+	free(name);
 	free(gout);
 	free(gsrc);
 	free(room);
@@ -503,18 +511,13 @@ static void ops_draw(struct app *a, int y, int h)
 				col->format(o, cell, sizeof(cell));
 			}
 			if (!col->width) {
-				char ind[32], nm[8];
+				const char *f = fit[k - (size_t)a->ops.top];
 
-				/* The indent again (a few bytes); the name fitted. */
-				name_cell(a, &rows[k], o, ind, sizeof(ind), nm, sizeof(nm));
-				snprintf(line, sizeof(line), "%s%s", ind,
-					 fit[k - (size_t)a->ops.top] ? fit[k - (size_t)a->ops.top] : "");
-				x += ui_put(row, x, w, attr, line, 1);
+				x += ui_put(row, x, w, attr, f ? f : "", 1);
 				continue;
 			}
 			if (col->right && utf8_width(cell) > w)
-				/* A figure is never cut: "###" says it does not fit. */
-				snprintf(line, sizeof(line), "%.*s", w, "################");
+				panel_no_fit(line, sizeof(line), w);
 			else if (col->right)
 				snprintf(line, sizeof(line), "%*.*s", w, w, cell);
 			else
