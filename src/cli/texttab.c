@@ -89,6 +89,7 @@ static void put_cell(struct texttab *t, struct strbuf *o, size_t i, const char *
 {
 	const struct tt_col *c = &t->cols[i];
 	char buf[4096], *out;
+	size_t len;
 	int w = c->width, pad;
 
 	if (!w) {
@@ -115,8 +116,9 @@ static void put_cell(struct texttab *t, struct strbuf *o, size_t i, const char *
 		return;
 	}
 	/* A text of more than w columns elides to at most its own bytes. */
-	out = strlen(text) < sizeof(buf) ? buf : xmalloc(strlen(text) + 1);
-	tt_elide(out, out == buf ? sizeof(buf) : strlen(text) + 1, text, w);
+	len = strlen(text) + 1;
+	out = len <= sizeof(buf) ? buf : xmalloc(len);
+	tt_elide(out, out == buf ? sizeof(buf) : len, text, w);
 	pad = c->width ? c->width - tt_cols(out) : 0;
 	if (c->right)
 		while (pad-- > 0)
