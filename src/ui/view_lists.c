@@ -104,7 +104,6 @@ static void col_duration(void *ctx, size_t row, char *buf, size_t n)
 	fmt_ps(buf, n, s.duration_ps);
 }
 
-/* A stacked bar of the breakdown: each category gets its share of w. */
 /* The cells of each part of a bar w wide over total: each part's exact
  * share rounded down, then the cells left over to the parts with the
  * largest remainders. (Idle took them all before: a step of 9 % host and
@@ -135,6 +134,7 @@ static void bar_cells(const int64_t *v, int n, int64_t total, int w, int *cells)
 	}
 }
 
+/* A stacked bar of the breakdown: each category gets its share of w. */
 static void col_bar(void *ctx, size_t row, struct cellrow *r, int x, int w)
 {
 	struct xt_step_row s;
