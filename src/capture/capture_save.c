@@ -126,14 +126,23 @@ void capture_save(struct xt_trace *t, struct capture_job *j, const char *run_dir
 		j->data = NULL;
 	}
 	if (rc < 0) {
-		if (o->in_memory && !j->server_wrote)
+		if (o->in_memory && !j->server_wrote) {
 			snprintf(h->msg, sizeof(h->msg),
 				 "%.200s: the capture does not read as a profile: %.400s",
 				 j->tg->label, err.msg);
-		else
+		} else {
+			/* Kept for a bug report, but under a name no loader
+			 * takes, so that it does not make the run, or the
+			 * logdir whose newest run this is, fail to open. */
+			snprintf(h->bad, sizeof(h->bad), "%.4091s.bad", file);
+			if (link(file, h->bad) == 0)
+				unlink(file);
+			else
+				snprintf(h->bad, sizeof(h->bad), "%.4095s", file);
 			snprintf(h->msg, sizeof(h->msg),
 				 "%.200s: saved %.300s, but it does not read as a profile: %.400s",
-				 j->tg->label, file, err.msg);
+				 j->tg->label, h->bad, err.msg);
+		}
 		goto out;
 	}
 	if (judge(t, j, o, h) < 0) {
@@ -154,6 +163,8 @@ void capture_save(struct xt_trace *t, struct capture_job *j, const char *run_dir
 		if (trace_json_write(&t->hosts[t->nhosts - 1], json, &err) < 0)
 			snprintf(h->warning, sizeof(h->warning), "%.200s: %.600s", j->tg->label,
 				 err.msg);
+		else
+			snprintf(h->json, sizeof(h->json), "%.4095s", json);
 	}
 out:
 	free(j->data);

@@ -1,7 +1,7 @@
 /* capture_cmd: see capture_cmd.h. */
 #include "capture_cmd.h"
 
-#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -46,28 +46,61 @@ static void on_sigint(int sig)
 	stop_flag = 1;
 }
 
-/* Removes a run directory this command made (its files, then itself). */
-static void remove_run(const char *dir)
+/* A run this command made, and the files it wrote there. */
+struct kept_run {
+	char *dir;
+	char **files;
+	size_t nfiles;
+};
+
+static struct kept_run kept_run_of(const struct capture_result *r)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct kept_run k = { xstrdup(r->run_dir), xcalloc(3 * r->nhosts + 1, sizeof(char *)), 0 };
+	size_t i;
 
-	if (d) {
-		while ((de = readdir(d))) {
-			char p[4608];
+	for (i = 0; i < r->nhosts; i++) {
+		const struct capture_host *h = &r->hosts[i];
 
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-			unlink(p);
-		}
-		closedir(d);
+		if (h->path[0])
+			k.files[k.nfiles++] = xstrdup(h->path);
+		if (h->json[0])
+			k.files[k.nfiles++] = xstrdup(h->json);
+		if (h->bad[0])
+			k.files[k.nfiles++] = xstrdup(h->bad);
 	}
-	rmdir(dir);
+	return k;
 }
 
-static int capture_once(const struct capture_targets *tg, const struct capture_opts *o, char **kept,
-			size_t *nkept, size_t keep)
+static void kept_run_free(struct kept_run *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nfiles; i++)
+		free(k->files[i]);
+	free(k->files);
+	free(k->dir);
+}
+
+/* Removes the files this command wrote in a run it made, then the run's
+ * directory when nothing else is left in it: what someone else put there
+ * (notes, TensorBoard's caches) is theirs, and stays. */
+static void remove_run(const struct kept_run *k, size_t keep)
+{
+	size_t i;
+
+	for (i = 0; i < k->nfiles; i++)
+		unlink(k->files[i]);
+	if (rmdir(k->dir) == 0)
+		printf("removed %s (keeping the last %zu runs)\n", k->dir, keep);
+	else
+		printf("removed the profiles of %s (keeping the last %zu runs); the directory "
+		       "stays: %s\n",
+		       k->dir, keep, errno == ENOTEMPTY || errno == EEXIST ? "it holds other files"
+									  : strerror(errno));
+}
+
+static int capture_once(const struct capture_targets *tg, const struct capture_opts *o,
+			struct kept_run *kept, size_t *nkept, size_t keep)
 {
 	struct capture_result r;
 	struct xt_error err;
@@ -95,12 +128,11 @@ static int capture_once(const struct capture_targets *tg, const struct capture_o
 		printf("run %s: %zu of %zu host%s saved (open it with: xtop %s)\n", r.run_dir, r.nsaved,
 		       r.nhosts, r.nhosts == 1 ? "" : "s", r.run_dir);
 		if (keep) {
-			kept[(*nkept)++] = xstrdup(r.run_dir);
+			kept[(*nkept)++] = kept_run_of(&r);
 			while (*nkept > keep) {
-				remove_run(kept[0]);
-				printf("removed %s (keeping the last %zu runs)\n", kept[0], keep);
-				free(kept[0]);
-				memmove(kept, kept + 1, (*nkept - 1) * sizeof(char *));
+				remove_run(&kept[0], keep);
+				kept_run_free(&kept[0]);
+				memmove(kept, kept + 1, (*nkept - 1) * sizeof(*kept));
 				(*nkept)--;
 			}
 		}
@@ -116,7 +148,8 @@ int capture_main(int argc, char **argv)
 	struct config cfg;
 	unsigned long long v, every = 0, keep = 0;
 	struct option lopts[16];
-	char sopts[64], **kept = NULL;
+	char sopts[64];
+	struct kept_run *kept = NULL;
 	struct capture_targets tg;
 	size_t nkept = 0, i;
 	struct xt_error err;
@@ -202,7 +235,7 @@ int capture_main(int argc, char **argv)
 	signal(SIGINT, on_sigint);
 	signal(SIGTERM, on_sigint);
 	if (keep)
-		kept = xcalloc(keep + 1, sizeof(char *));
+		kept = xcalloc(keep + 1, sizeof(*kept));
 	for (;;) {
 		time_t t0 = time(NULL);
 
@@ -216,7 +249,7 @@ int capture_main(int argc, char **argv)
 	}
 	capture_targets_fini(&tg);
 	for (i = 0; i < nkept; i++)
-		free(kept[i]);
+		kept_run_free(&kept[i]);
 	free(kept);
 	return rc;
 }

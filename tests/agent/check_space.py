@@ -14,6 +14,7 @@ Exactly one Task Environment plane, with dates. Prints one line.
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,7 @@ def load_pb2():
                     os.path.join(REPO, "proto", "xplane.proto")], check=True)
     sys.path.insert(0, out)
     import xplane_pb2  # noqa: E402
+    shutil.rmtree(out, ignore_errors=True)  # imported: its file is needed no more
     return xplane_pb2
 
 

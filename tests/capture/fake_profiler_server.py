@@ -23,6 +23,7 @@ Only Debian packages: python3-grpcio, python3-protobuf, protoc.
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,6 +42,10 @@ def load_pb2():
                     os.path.join(REPO, "proto", "xplane.proto")], check=True)
     sys.path.insert(0, out)
     import profiler_service_pb2  # noqa: E402
+    import xplane_pb2  # noqa: E402,F401  (failed_tracer_space)
+    # Imported, the modules need their files no more: the server is killed,
+    # not left to exit, so nothing later would remove them.
+    shutil.rmtree(out, ignore_errors=True)
     return profiler_service_pb2
 
 

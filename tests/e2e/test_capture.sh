@@ -142,6 +142,32 @@ if XTOP_CONFIG="$TMP/xtop.cfg" $XTOP capture "localhost:$P2" >"$TMP/out" 2>"$TMP
 else
 	fail "config file logdir" "$(cat "$TMP/err" "$TMP/out")"
 fi
+# 6d. Bytes that do not read as a profile are kept aside as .bad: the run
+# they came in, and the logdir whose newest run it is, still open.
+head -c 3000 /dev/urandom >"$TMP/garbage.xplane.pb"
+start_server "$TMP/garbage.xplane.pb" --mode auto || exit 0
+PG=$PORT GPID=$SPID
+$XTOP capture --duration 100 --logdir "$TMP/logA" "localhost:$PG" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+bad=$(ls "$TMP"/logA/plugins/profile/*/localhost_$PG.xplane.pb.bad 2>/dev/null)
+if [ $rc -eq 1 ] && [ -n "$bad" ] && grep -q "saved $bad, but it does not read as a profile" "$TMP/err" &&
+	$XTOP report --json "$TMP/logA" | grep -q '"events":'; then
+	ok "a capture that does not read as a profile: kept as .bad, the logdir still opens its last good run"
+else
+	fail "garbage capture" "rc=$rc bad='$bad' $(cat "$TMP/out" "$TMP/err")"
+fi
+if $XTOP capture --duration 200 --logdir "$TMP/logA2" "localhost:$P2,127.0.0.1:$PG" >"$TMP/out" 2>"$TMP/err"; then
+	fail "one host of two garbage" "exit 0"
+else
+	run=$(sed -n 's/^run \([^:]*\): 1 of 2 hosts saved.*/\1/p' "$TMP/out")
+	if [ -n "$run" ] && [ "$($XTOP report --json "$run" | grep -c '"events":')" -ge 1 ] &&
+		ls "$run"/*.bad >/dev/null 2>&1; then
+		ok "one host of two does not read as a profile: the run opens with the other"
+	else
+		fail "one host of two garbage" "$(cat "$TMP/out" "$TMP/err")"
+	fi
+fi
+kill "$GPID" 2>/dev/null
 # 7. empty_trace.
 start_server "$TMP/served.xplane.pb" --empty || exit 0
 if $XTOP capture --duration 200 --logdir "$TMP/logG" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
@@ -221,17 +247,24 @@ else
 	expect_error "unwritable logdir" 2 "cannot create" $XTOP capture --duration 100 --logdir "$TMP/ro/sub" "localhost:$PORT"
 fi
 chmod 700 "$TMP/ro"
-# 11. --every/--keep keeps the last N runs this command made.
+# 11. --every/--keep keeps the last N runs this command made; of a run it
+# drops, it removes only the files it wrote: a note the user put there stays.
 $XTOP capture --duration 100 --every 1 --keep 2 --logdir "$TMP/logJ" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err" &
 XP=$!
-sleep 4.5
+sleep 0.8
+first=$(ls -d "$TMP"/logJ/plugins/profile/* 2>/dev/null | head -n 1)
+[ -n "$first" ] && echo "the loss went up here" >"$first/NOTES.txt"
+sleep 3.7
 kill -INT $XP
 wait $XP
 runs=$(ls "$TMP/logJ/plugins/profile" | wc -l)
-if [ "$runs" -eq 2 ] && grep -q "keeping the last 2 runs" "$TMP/out"; then
-	ok "--every 1 --keep 2: $(grep -c '^saved' "$TMP/out") captures, the last 2 runs kept"
+if [ "$runs" -eq 3 ] && grep -q "keeping the last 2 runs" "$TMP/out" &&
+	[ -s "$first/NOTES.txt" ] && ! ls "$first"/*.xplane.pb >/dev/null 2>&1 &&
+	grep -q "the directory stays: it holds other files" "$TMP/out" &&
+	[ "$(grep -c '^removed' "$TMP/out")" -ge 2 ]; then
+	ok "--every 1 --keep 2: $(grep -c '^saved' "$TMP/out") captures, the last 2 runs kept; a run holding a note keeps it"
 else
-	fail "--every/--keep" "$runs runs; $(cat "$TMP/out" "$TMP/err" | tail -n 5)"
+	fail "--every/--keep" "$runs runs; $(ls -R "$first" 2>&1 | head -n 5); $(cat "$TMP/out" "$TMP/err" | tail -n 5)"
 fi
 
 # 11b. --trace-json writes <host>.trace.json.gz beside the profile (Perfetto).
