@@ -318,6 +318,32 @@ size_t diff_gate(const struct xt_cmp *c, double pct, struct diff_regression *out
 	/* Step time when both have steps, else all device time. */
 	const struct xt_cmp_num *whole = c->step_mean.has ? &c->step_mean : &c->busy;
 
+	/* What NEW lost is not an improvement: with no steps, or no device
+	 * time, it cannot be shown not to be worse (a crashed workload, a
+	 * capture whose device tracer failed), so it does not pass. */
+	if (c->base_steps && !c->new_steps) {
+		struct diff_regression *r = &out[n++];
+
+		memset(r, 0, sizeof(*r));
+		r->what = "no_steps";
+		r->name = "steps";
+		r->program = "";
+		r->base_ps = (double)c->base_steps;
+		r->new_ps = 0;
+		r->delta_percent = NAN;
+	}
+	if (c->busy.has && c->busy.base > 0 && c->busy.new_ <= 0) {
+		struct diff_regression *r = &out[n++];
+
+		memset(r, 0, sizeof(*r));
+		r->what = "no_device_time";
+		r->name = "device busy time";
+		r->program = "";
+		r->base_ps = c->busy.base;
+		r->new_ps = 0;
+		r->delta_percent = NAN;
+		return n; /* every op is gone: nothing more to say */
+	}
 	if (whole->has && whole->base > 0 && whole->delta_percent > pct) {
 		struct diff_regression *r = &out[n++];
 
@@ -361,7 +387,13 @@ void diff_gate_text(struct strbuf *o, const struct diff_regression *r, size_t n,
 	for (i = 0; i < n; i++, r++) {
 		fmt_ps(b1, sizeof(b1), (int64_t)r->base_ps);
 		fmt_ps(b2, sizeof(b2), (int64_t)r->new_ps);
-		if (strcmp(r->what, "op"))
+		if (!strcmp(r->what, "no_steps"))
+			strbuf_addf(o, "regression: NEW has no steps (BASE has %.0f): its step time "
+				       "cannot be compared\n", r->base_ps);
+		else if (!strcmp(r->what, "no_device_time"))
+			strbuf_addf(o, "regression: NEW has no device time (BASE: %s busy): nothing "
+				       "ran on its devices, or their tracer failed\n", b1);
+		else if (strcmp(r->what, "op"))
 			strbuf_addf(o, "regression: %s %s -> %s (%+.1f%%, over %.1f%%)\n", r->name, b1,
 				    b2, r->delta_percent, pct);
 		else if (r->added)
@@ -386,6 +418,11 @@ void diff_gate_json(struct strbuf *o, const struct diff_regression *r, size_t n,
 		jstr(o, r->program);
 		strbuf_puts(o, ",\"name\":");
 		jstr(o, r->name);
+		if (!strcmp(r->what, "no_steps")) {
+			strbuf_addf(o, ",\"base_steps\":%.0f,\"base_ps\":null,\"new_ps\":null,"
+				       "\"delta_percent\":null,\"added\":false}", r->base_ps);
+			continue;
+		}
 		strbuf_puts(o, ",\"base_ps\":");
 		jnum(o, r->added ? NAN : r->base_ps);
 		strbuf_puts(o, ",\"new_ps\":");

@@ -18,11 +18,13 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top);
 
 #define DIFF_GATE_TOP 20		     /* ops of NEW the gate looks at */
-#define DIFF_GATE_MAX (DIFF_GATE_TOP + 1) /* regressions it can find */
+#define DIFF_GATE_MAX (DIFF_GATE_TOP + 2) /* regressions it can find */
 
 /* One thing that got worse. Strings point into the comparison. */
 struct diff_regression {
-	const char *what;    /* "step_mean", "busy" or "op" */
+	/* "step_mean", "busy", "op", or what NEW lost: "no_steps" (base_ps
+	 * holds BASE's step count) or "no_device_time" (new_ps 0). */
+	const char *what;
 	const char *program; /* "" unless an op */
 	const char *name;
 	double base_ps, new_ps;
@@ -34,7 +36,8 @@ struct diff_regression {
  * The regression gate: where NEW is worse than BASE by more than pct
  * percent: its step time (mean; the summed device busy time when either
  * has no steps), the self time of any of NEW's top 20 ops, or an op new
- * among them. Fills out[DIFF_GATE_MAX]; returns how many.
+ * among them; and NEW without the steps or the device time BASE has.
+ * Fills out[DIFF_GATE_MAX]; returns how many.
  */
 size_t diff_gate(const struct xt_cmp *c, double pct, struct diff_regression *out);
 /* One line per regression. */

@@ -156,3 +156,37 @@ d = json.load(sys.stdin)
 only_new = [x for x in d['devices'] if x['base_busy_ps'] is None]
 assert len(only_new) >= 3, only_new
 " && ok "diff: devices only in NEW" || fail "diff: devices only in NEW" "see above"
+
+# A NEW that lost its steps and its device time (a crashed workload, a
+# capture whose device tracer failed) does not pass the gate: -100 % is
+# not an improvement.
+ATT="$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb"
+if $PY - "$ATT" "$TMP/hostonly.pb" <<'PYEOF' 2>"$TMP/err"; then
+import sys
+sys.path.insert(0, 'tests/fixtures')
+import xspace_io
+sp = xspace_io.read(sys.argv[1], sys.exit)
+keep = [p for p in sp.planes if p.name.startswith('/host:')]
+del sp.planes[:]
+sp.planes.extend(keep)
+xspace_io.write(sp, sys.argv[2])
+PYEOF
+	$XTOP report --baseline "$ATT" --fail-over 5 "$TMP/hostonly.pb" >"$TMP/out" 2>&1
+	rc=$?
+	if [ $rc -eq 3 ] && grep -q "regression: NEW has no steps (BASE has 15)" "$TMP/out" &&
+		grep -q "regression: NEW has no device time (BASE: .* busy)" "$TMP/out"; then
+		ok "gate: NEW without steps or device time fails"
+	else
+		fail "gate: NEW without steps or device time fails" "exit $rc: $(grep -A3 'Regression gate' "$TMP/out")"
+	fi
+	$XTOP report --json --baseline "$ATT" --fail-over 5 "$TMP/hostonly.pb" 2>/dev/null | $PY -c "
+import json, sys
+g = json.load(sys.stdin)['gate']
+assert g['failed'] is True
+w = {r['what']: r for r in g['regressions']}
+assert w['no_steps']['base_steps'] == 15 and w['no_steps']['base_ps'] is None, w
+assert w['no_device_time']['base_ps'] > 0 and w['no_device_time']['new_ps'] == 0, w
+" && ok "gate --json: no_steps and no_device_time" || fail "gate --json: no_steps and no_device_time" "see above"
+else
+	fail "host-only profile" "$(cat "$TMP/err")"
+fi
