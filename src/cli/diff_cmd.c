@@ -523,9 +523,5 @@ int diff_main(int argc, char **argv)
 	analysis_free(an);
 	trace_free(tb);
 	trace_free(tn);
-	if (fflush(stdout) != 0) {
-		perror("xtop: stdout");
-		return 1;
-	}
-	return 0;
+	return options_stdout_done() < 0 ? 1 : 0;
 }

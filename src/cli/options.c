@@ -119,3 +119,12 @@ void options_error(const struct xt_option *t, int c, char *const *argv, const ch
 	fprintf(stderr, "xtop: unknown option '%.*s' (see %s --help)\n", (int)strcspn(arg, "="), arg,
 		cmd);
 }
+
+int options_stdout_done(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		perror("xtop: stdout");
+		return -1;
+	}
+	return 0;
+}

@@ -42,4 +42,10 @@ int options_number(const char *opt, const char *v, unsigned long long min, unsig
  * returned c. */
 void options_error(const struct xt_option *table, int c, char *const *argv, const char *cmd);
 
+/* Whether everything written to stdout got there: flushes it, and on an
+ * error (a full disk, a closed pipe) now or in an earlier write prints
+ * "xtop: stdout: REASON" and returns -1; else 0. A command that printed
+ * its answer exits 1 on -1, so that a script never takes a cut answer. */
+int options_stdout_done(void);
+
 #endif

@@ -493,7 +493,7 @@ static int report_list(const char *path)
 			       fmt_bytes(b, sizeof(b), (double)run->files[f].size), run->files[f].path);
 	}
 	profile_set_fini(&set);
-	return 0;
+	return options_stdout_done() < 0 ? 1 : 0;
 }
 
 int report_main(int argc, char **argv)
@@ -623,9 +623,5 @@ int report_main(int argc, char **argv)
 	trace_free(bt);
 	analysis_free(a);
 	trace_free(t);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		perror("xtop: stdout");
-		return 1;
-	}
-	return rc;
+	return options_stdout_done() < 0 ? 1 : rc;
 }

@@ -282,8 +282,11 @@ static unsigned on_capture(void *arg, int fd, unsigned events)
 	else
 		print_text(&o, w, b->c, now);
 	fwrite(o.buf, 1, o.len, stdout);
-	fflush(stdout);
 	strbuf_fini(&o);
+	if (options_stdout_done() < 0) {
+		b->rc = 1; /* nowhere to print to: top's answer is lost */
+		return UI_QUIT;
+	}
 	/* A later failure is in its refresh (text or JSON), not on stderr:
 	 * top goes on, and the exit status says it happened. */
 	if (w->last_failed)

@@ -27,6 +27,23 @@ head -c $((gsize / 2)) "$TMP/gen.xplane.pb.gz" >"$TMP/half.xplane.pb.gz"
 expect_error "truncated gzip" 2 "truncated gzip" $XTOP report "$TMP/half.xplane.pb.gz"
 expect_error "logdir: unknown run" 2 "no run named" $XTOP report --run nope "$TMP"
 
+# A full disk under stdout: exit 1 and say so, never 0 with a cut answer.
+mkdir -p "$TMP/ld/plugins/profile/run1" && cp "$TMP/gen.xplane.pb" "$TMP/ld/plugins/profile/run1/h.xplane.pb"
+if [ -w /dev/full ]; then
+	for args in "report --json" "report" "report --list" "diff --json BASE" "diff BASE"; do
+		# shellcheck disable=SC2086
+		timeout 60 $XTOP $(echo "$args" | sed "s|BASE|$TMP/gen.xplane.pb|") "$TMP/ld" >/dev/full 2>"$TMP/err"
+		rc=$?
+		if [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "stdout: No space left" "$TMP/err"; then
+			ok "xtop $args >/dev/full: exit 1, one line"
+		else
+			fail "xtop $args >/dev/full" "exit $rc: $(cat "$TMP/err")"
+		fi
+	done
+else
+	skip "stdout on a full disk" "no /dev/full"
+fi
+
 if have_fixtures; then
 	expect_error "corrupt fixture (U+FFFD-mangled TPU profile)" 2 "not a valid XSpace" \
 		$XTOP report "$FIX/corrupt/tpu_inference_2-utf8-mangled.xplane.pb"
