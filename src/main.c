@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	struct app_opts ao;
 	struct config cfg;
 	struct xt_error err;
-	int c, k;
+	int c, k, cfg_rc;
 
 	if (argc >= 2 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
@@ -76,11 +76,9 @@ int main(int argc, char **argv)
 		return diff_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "top"))
 		return top_main(argc - 1, argv + 1);
-	/* The viewer's settings (report and diff need none). */
-	if (config_load(&cfg, &err) < 0) {
-		fprintf(stderr, "xtop: %s\n", err.msg);
-		return 2;
-	}
+	/* The viewer's settings. Report and diff need none, so a bad one is
+	 * news only where it is used: not when the viewer prints the report. */
+	cfg_rc = config_load(&cfg, &err);
 	memset(&ao, 0, sizeof(ao));
 	config_capture_opts(&cfg, &ao.capture);
 	ao.view = (enum view_id)config_view(&cfg);
@@ -142,6 +140,10 @@ int main(int argc, char **argv)
 			ao.view = VIEW_DIFF;
 			break;
 		case OPT_CONFIG:
+			if (cfg_rc < 0) {
+				fprintf(stderr, "xtop: %s\n", err.msg);
+				return 2;
+			}
 			config_print(stdout, &cfg);
 			return 0;
 		case OPT_HELP:
@@ -160,6 +162,10 @@ int main(int argc, char **argv)
 		ao.path = argv[optind];
 	if (ao.attach && ao.launch) {
 		fprintf(stderr, "xtop: give --attach a TARGET or -- CMD, not both\n");
+		return 2;
+	}
+	if (cfg_rc < 0 && (ao.attach || ao.launch || (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)))) {
+		fprintf(stderr, "xtop: %s\n", err.msg);
 		return 2;
 	}
 	if ((ao.attach || ao.launch) && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {

@@ -3,8 +3,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../capture/capture.h"
 
@@ -16,30 +20,31 @@ const char *const config_views[8] = { "overview", "timeline", "ops",	   "steps",
 struct setting {
 	const char *key, *env, *def;
 	uint64_t min, max;             /* numbers, when max > 0 */
+	int tenths;                    /* seconds with up to three decimals, from 0.1 */
 	const char *const *choices;    /* a list, when not NULL */
 	const char *unit, *help;
 };
 
 static const struct setting settings[CFG_COUNT] = {
-	[CFG_LOGDIR] = { "logdir", "XTOP_LOGDIR", "xtop-logdir", 0, 0, NULL, "a directory",
+	[CFG_LOGDIR] = { "logdir", "XTOP_LOGDIR", "xtop-logdir", 0, 0, 0, NULL, "a directory",
 			 "captures and saves go under it (TensorBoard's plugins/profile/RUN layout)" },
-	[CFG_DURATION] = { "duration", "XTOP_DURATION", "2000", 1, 24ull * 3600 * 1000, NULL,
+	[CFG_DURATION] = { "duration", "XTOP_DURATION", "2000", 1, 24ull * 3600 * 1000, 0, NULL,
 			   "milliseconds", "how long a capture records" },
-	[CFG_HOST_TRACER] = { "host_tracer", "XTOP_HOST_TRACER", "2", 0, 3, NULL, "a level",
+	[CFG_HOST_TRACER] = { "host_tracer", "XTOP_HOST_TRACER", "2", 0, 3, 0, NULL, "a level",
 			      "host (TraceMe) tracer level of captures" },
-	[CFG_DEVICE_TRACER] = { "device_tracer", "XTOP_DEVICE_TRACER", "1", 0, 1, NULL, "a level",
+	[CFG_DEVICE_TRACER] = { "device_tracer", "XTOP_DEVICE_TRACER", "1", 0, 1, 0, NULL, "a level",
 				"device tracer level of captures" },
-	[CFG_PYTHON_TRACER] = { "python_tracer", "XTOP_PYTHON_TRACER", "0", 0, 1, NULL, "a level",
+	[CFG_PYTHON_TRACER] = { "python_tracer", "XTOP_PYTHON_TRACER", "0", 0, 1, 0, NULL, "a level",
 				"Python tracer level of captures" },
-	[CFG_DEADLINE] = { "deadline", "XTOP_DEADLINE", "0", 0, 7ull * 24 * 3600 * 1000, NULL,
+	[CFG_DEADLINE] = { "deadline", "XTOP_DEADLINE", "0", 0, 7ull * 24 * 3600 * 1000, 0, NULL,
 			   "milliseconds",
 			   "give up on a host after this long (0: max(60 s, 2 x duration))" },
-	[CFG_VIEW] = { "view", "XTOP_VIEW", "overview", 0, 0, config_views, "a view",
+	[CFG_VIEW] = { "view", "XTOP_VIEW", "overview", 0, 0, 0, config_views, "a view",
 		       "the view the viewer opens on" },
-	[CFG_EVERY] = { "top_every", "XTOP_TOP_EVERY", "5", 1, 24ull * 3600, NULL, "seconds",
-			"xtop top: time from one capture's start to the next's" },
+	[CFG_EVERY] = { "top_every", "XTOP_TOP_EVERY", "5", 1, 24ull * 3600, 1, NULL, "seconds",
+			"xtop top: time from one capture's start to the next's (e.g. 5 or 0.5)" },
 	[CFG_TOP_DURATION] = { "top_duration", "XTOP_TOP_DURATION", "1000", 1, 24ull * 3600 * 1000,
-			       NULL, "milliseconds", "xtop top: how long each capture records" },
+			       0, NULL, "milliseconds", "xtop top: how long each capture records" },
 };
 
 /* Checks v for setting k; 0 or -1 with why (what it takes) in err. */
@@ -47,6 +52,21 @@ static int check(enum config_key k, const char *v, const char *where, struct xt_
 {
 	const struct setting *s = &settings[k];
 	size_t i;
+
+	if (strlen(v) >= sizeof(((struct config *)0)->value[0]))
+		return xt_error_set(err, XT_EUSAGE, "%s: %s is longer than %zu bytes", where, s->key,
+				    sizeof(((struct config *)0)->value[0]) - 1);
+	if (s->tenths) {
+		char *end;
+		double n;
+
+		errno = 0;
+		n = strtod(v, &end);
+		if (*v < '0' || *v > '9' || *end || errno || n < 0.1 || n > (double)s->max)
+			return xt_error_set(err, XT_EUSAGE, "%s: %s needs %s from 0.1 to %llu, not '%s'",
+					    where, s->key, s->unit, (unsigned long long)s->max, v);
+		return 0;
+	}
 
 	if (s->choices) {
 		for (i = 0; i < 8 && s->choices[i]; i++)
@@ -88,14 +108,23 @@ static char *trim(char *s)
 
 static int load_file(struct config *c, struct xt_error *err)
 {
-	FILE *f = fopen(c->path, "r");
+	/* Not blocking: a FIFO in the file's place must not hang xtop. */
+	int fd = open(c->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	char buf[2048];
 	int line = 0;
+	struct stat st;
+	FILE *f;
 
-	if (!f) {
+	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
 		return xt_error_set(err, XT_EIO, "%s: %s", c->path, strerror(errno));
+	}
+	/* A device reads without blocking too: /dev/null is "no settings". */
+	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return xt_error_set(err, XT_EIO, "%s: not a regular file", c->path);
 	}
 	c->file_found = 1;
 	while (fgets(buf, sizeof(buf), f)) {
@@ -148,6 +177,7 @@ int config_load(struct config *c, struct xt_error *err)
 {
 	const char *p = getenv("XTOP_CONFIG"), *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
 	size_t k;
+	int n = 0;
 
 	memset(c, 0, sizeof(*c));
 	for (k = 0; k < CFG_COUNT; k++) {
@@ -155,11 +185,14 @@ int config_load(struct config *c, struct xt_error *err)
 		snprintf(c->source[k], sizeof(c->source[k]), "default");
 	}
 	if (p && *p)
-		snprintf(c->path, sizeof(c->path), "%s", p);
+		n = snprintf(c->path, sizeof(c->path), "%s", p);
 	else if (x && *x)
-		snprintf(c->path, sizeof(c->path), "%s/xtop/config", x);
+		n = snprintf(c->path, sizeof(c->path), "%s/xtop/config", x);
 	else if (h && *h)
-		snprintf(c->path, sizeof(c->path), "%s/.config/xtop/config", h);
+		n = snprintf(c->path, sizeof(c->path), "%s/.config/xtop/config", h);
+	if (n >= (int)sizeof(c->path))
+		return xt_error_set(err, XT_EUSAGE, "the config file's path is longer than %zu bytes "
+				    "(XTOP_CONFIG, XDG_CONFIG_HOME or HOME)", sizeof(c->path) - 1);
 	if (c->path[0] && load_file(c, err) < 0)
 		return -1;
 	for (k = 0; k < CFG_COUNT; k++) {
@@ -183,6 +216,11 @@ const char *config_str(const struct config *c, enum config_key k)
 uint64_t config_num(const struct config *c, enum config_key k)
 {
 	return strtoull(c->value[k], NULL, 10);
+}
+
+uint64_t config_ms(const struct config *c, enum config_key k)
+{
+	return (uint64_t)llround(strtod(c->value[k], NULL) * 1000);
 }
 
 void config_print(FILE *f, const struct config *c)

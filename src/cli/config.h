@@ -6,8 +6,9 @@
  *
  * The file is $XTOP_CONFIG, else $XDG_CONFIG_HOME/xtop/config, else
  * ~/.config/xtop/config: lines `key = value`, `#` comments, blank lines. A
- * missing file is no error; an unknown key or a bad value in it, or a bad
- * XTOP_* variable, is one line naming where it is.
+ * missing file is no error; an unknown key or a bad value in it, a bad
+ * XTOP_* variable, a value too long to keep whole, or a file that is not a
+ * regular file (a FIFO would hang the read), is one line naming where it is.
  *
  * Ownership: struct config holds its strings (fixed buffers); no heap.
  */
@@ -45,6 +46,8 @@ int config_load(struct config *c, struct xt_error *err);
 const char *config_str(const struct config *c, enum config_key k);
 /* A numeric setting (validated by config_load). */
 uint64_t config_num(const struct config *c, enum config_key k);
+/* A setting in seconds with decimals (top_every), in milliseconds. */
+uint64_t config_ms(const struct config *c, enum config_key k);
 /* The views config_str(CFG_VIEW) may name, in enum view_id order. */
 extern const char *const config_views[8];
 /* The index of view name s in config_views, or -1. */

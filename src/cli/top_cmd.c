@@ -450,7 +450,7 @@ int top_main(int argc, char **argv)
 	}
 	memset(&c, 0, sizeof(c));
 	config_capture_opts(&cfg, &co);
-	c.o.every_ms = config_num(&cfg, CFG_EVERY) * 1000;
+	c.o.every_ms = config_ms(&cfg, CFG_EVERY);
 	c.o.duration_ms = config_num(&cfg, CFG_TOP_DURATION);
 	c.o.window = 10;
 	c.o.sort = ROLLING_COL_LATEST;

@@ -61,3 +61,26 @@ $GEN --kind tpu --events 2000 -o "$TMP/p.pb" >/dev/null 2>&1
 XTOP_CONFIG="$TMP/bad1" $XTOP report "$TMP/p.pb" >/dev/null 2>&1 &&
 	ok "config: report ignores the settings" || fail "config: report ignores the settings" "failed"
 expect_error "view: --view takes a view name" 2 "--view needs one of" $XTOP --view flame "$TMP/p.pb"
+# Nor when the viewer, its stdout not a terminal, prints the report.
+XTOP_CONFIG="$TMP/bad1" XTOP_DURATION=abc $XTOP "$TMP/p.pb" 2>"$TMP/err" | grep -q "^xtop report:" &&
+	ok "config: the viewer printing the report ignores the settings" ||
+	fail "config: the viewer printing the report ignores the settings" "$(cat "$TMP/err")"
+# A FIFO in the file's place: one line, no hang.
+mkfifo "$TMP/fifo-config"
+expect_error "config: a FIFO is no config file" 2 "fifo-config: not a regular file" \
+	env XTOP_CONFIG="$TMP/fifo-config" $XTOP --config
+# A value too long to keep whole is refused, not cut (a cut logdir saves elsewhere).
+long=$(printf '%01100d' 0 | tr 0 a)
+expect_error "config: a setting over 1023 bytes" 2 "XTOP_LOGDIR: logdir is longer than 1023 bytes" \
+	env XTOP_LOGDIR="$TMP/$long" $XTOP --config
+printf 'logdir = %s\n' "$TMP/$long" >"$TMP/long-config"
+expect_error "config: a file's setting over 1023 bytes" 2 "long-config:1: logdir is longer than 1023 bytes" \
+	env XTOP_CONFIG="$TMP/long-config" $XTOP --config
+expect_error "config: XTOP_CONFIG over 1023 bytes" 2 "config file's path is longer than 1023 bytes" \
+	env XTOP_CONFIG="$TMP/$long" $XTOP --config
+# top_every takes what --every takes: seconds with decimals, from 0.1.
+out=$(XTOP_TOP_EVERY=0.5 $XTOP --config 2>&1)
+echo "$out" | grep -q "^top_every *= 0.5 *(XTOP_TOP_EVERY)" &&
+	ok "config: top_every 0.5" || fail "config: top_every 0.5" "$out"
+expect_error "config: top_every under 0.1" 2 "top_every needs seconds from 0.1 to 86400, not '0.05'" \
+	env XTOP_TOP_EVERY=0.05 $XTOP --config
