@@ -469,7 +469,39 @@ static const struct xt_option report_options[] = {
 	{ 0, 0, NULL, 0, NULL, NULL },
 };
 
-static int report_list(const char *path)
+/* --list --json: {"runs": [{"name", "newest", "mtime", "dir", "hosts":
+ * [{"host", "bytes", "path"}]}]}, oldest first as the text. */
+static void report_list_json(const struct profile_set *set)
+{
+	struct strbuf o;
+	size_t r, f;
+
+	strbuf_init(&o);
+	strbuf_puts(&o, "{\"runs\":[");
+	for (r = 0; r < set->nruns; r++) {
+		const struct profile_run *run = &set->runs[r];
+
+		strbuf_puts(&o, r ? ",{\"name\":" : "{\"name\":");
+		strbuf_json_str(&o, run->name, strlen(run->name));
+		strbuf_addf(&o, ",\"newest\":%s,\"mtime\":%lld,\"dir\":",
+			    r + 1 == set->nruns ? "true" : "false", (long long)run->mtime);
+		strbuf_json_str(&o, run->dir, strlen(run->dir));
+		strbuf_puts(&o, ",\"hosts\":[");
+		for (f = 0; f < run->nfiles; f++) {
+			strbuf_puts(&o, f ? ",{\"host\":" : "{\"host\":");
+			strbuf_json_str(&o, run->files[f].host, strlen(run->files[f].host));
+			strbuf_addf(&o, ",\"bytes\":%" PRIu64 ",\"path\":", run->files[f].size);
+			strbuf_json_str(&o, run->files[f].path, strlen(run->files[f].path));
+			strbuf_puts(&o, "}");
+		}
+		strbuf_puts(&o, "]}");
+	}
+	strbuf_puts(&o, "]}\n");
+	fwrite(o.buf, 1, o.len, stdout);
+	strbuf_fini(&o);
+}
+
+static int report_list(const char *path, int json)
 {
 	struct profile_set set;
 	struct xt_error err;
@@ -479,6 +511,11 @@ static int report_list(const char *path)
 	if (profile_scan(&set, path, &err) < 0) {
 		fprintf(stderr, "xtop: %s\n", err.msg);
 		return 2;
+	}
+	if (json) {
+		report_list_json(&set);
+		profile_set_fini(&set);
+		return options_stdout_done() < 0 ? 1 : 0;
 	}
 	for (r = 0; r < set.nruns; r++) {
 		const struct profile_run *run = &set.runs[r];
@@ -574,8 +611,14 @@ int report_main(int argc, char **argv)
 	}
 	ro.path = argv[optind];
 	ro.width = tt_output_width(wide);
+	if (list && (ro.baseline || lo.run)) {
+		/* A gate that silently did not run would pass a CI job. */
+		fprintf(stderr, "xtop: --list lists the runs; it takes no %s\n",
+			ro.baseline ? "--baseline or --fail-over" : "--run");
+		return 2;
+	}
 	if (list)
-		return report_list(ro.path);
+		return report_list(ro.path, json);
 	lo.analyses_only = 1;
 	if (load_profile(ro.path, &lo, &t, &a, &err) < 0) {
 		fprintf(stderr, "xtop: %s\n", err.msg);

@@ -163,13 +163,24 @@ static void scan_logdir(struct profile_set *set, const char *dir, const char *pr
 	closedir(d);
 }
 
+/* A run's own name, without the sub-job folders above it ("job/RUN"). */
+static const char *run_base(const char *name)
+{
+	const char *s = strrchr(name, '/');
+
+	return s ? s + 1 : name;
+}
+
 static int run_cmp(const void *a, const void *b)
 {
 	const struct profile_run *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	int c = strcmp(run_base(x->name), run_base(y->name));
 
 	/* TSL names runs by local time (YYYY_MM_DD_HH_MM_SS), so name order is
-	 * time order; file times break ties between equal names only. */
+	 * time order, across the sub-jobs of a logdir too (so the folders
+	 * above the run come second); file times break ties only. */
+	if (!c)
+		c = strcmp(x->name, y->name);
 	if (c)
 		return c;
 	return (x->mtime > y->mtime) - (x->mtime < y->mtime);

@@ -62,6 +62,27 @@ if grep -q "2024_03_05_12_30_00 (newest)" "$TMP/list" && grep -q "hostA" "$TMP/l
 else
 	fail "report --list" "$(cat "$TMP/list")"
 fi
+$XTOP report --list --json "$TMP/logdir" | $PY -c "
+import json, sys
+r = json.load(sys.stdin)['runs']
+assert [x['name'] for x in r] == ['2024_01_01_10_00_00', '2024_03_05_12_30_00'], r
+assert [x['newest'] for x in r] == [False, True], r
+h = r[1]['hosts'][0]
+assert h['host'] == 'hostB' and h['bytes'] > 0 and h['path'].endswith('/hostB.xplane.pb'), h
+" && ok "report --list --json" || fail "report --list --json" "see above"
+expect_error "report --list with a gate" 2 "takes no --baseline" \
+	$XTOP report --list --baseline "$TMP/t.xplane.pb" --fail-over 5 "$TMP/logdir"
+# Sub-jobs of a logdir: the newest run is the newest by its own name, not
+# by the folder of the job above it.
+mkdir -p "$TMP/jobs/alpha/plugins/profile/2025_06_01_00_00_00" "$TMP/jobs/beta/plugins/profile/2020_01_01_00_00_00"
+cp "$TMP/t.xplane.pb" "$TMP/jobs/alpha/plugins/profile/2025_06_01_00_00_00/hostA.xplane.pb"
+cp "$TMP/g.xplane.pb" "$TMP/jobs/beta/plugins/profile/2020_01_01_00_00_00/hostB.xplane.pb"
+if $XTOP report --list "$TMP/jobs" | grep -q "^alpha/2025_06_01_00_00_00 (newest)" &&
+	$XTOP report --json "$TMP/jobs" | grep -q '"name":"hostA"'; then
+	ok "logdir with sub-jobs: the newest run by its own name"
+else
+	fail "logdir with sub-jobs" "$($XTOP report --list "$TMP/jobs")"
+fi
 
 # Text report: sections present, --top honoured.
 $XTOP report --top 3 "$TMP/t.xplane.pb" >"$TMP/text" 2>&1
