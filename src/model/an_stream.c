@@ -32,7 +32,7 @@ const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace 
 				     1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
 				     1ull << XS_HLO_CATEGORY);
 		attr_gpu(&ga, host < a->nhlo ? &a->hlo[host] : NULL, p,
-			 op_name_flags(bref_str(l->name)), ev, &ks);
+			 op_line_flags(bref_str(l->name)), ev, &ks);
 		r = ga.name;
 	}
 	snprintf(buf, n, "%.*s", (int)r.n, r.p);
@@ -752,7 +752,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 		sp[k].l = l;
 		sp[k].first = k ? cut : 0;
 		sp[k].end = np == 2 && !k ? cut : l->nev;
-		sp[k].line_flags = op_name_flags(bref_str(l->name));
+		sp[k].line_flags = op_line_flags(bref_str(l->name));
 		sp[k].rec = k ? rec : NULL;
 		sp[k].sunk = sunk;
 		sp[k].ord = (struct stream_order){ UINT32_MAX, 0, 0 };

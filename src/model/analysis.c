@@ -107,6 +107,32 @@ unsigned op_name_flags(struct bytes_ref s)
 	return f;
 }
 
+unsigned op_line_flags(struct bytes_ref s)
+{
+	unsigned f = op_name_flags(s);
+	const char *k, *e;
+
+	if (!(f & OPF_MEMCPY))
+		return f;
+	/* A stream's name lists the kinds of work seen on it: "Stream
+	 * #14(MemcpyD2D,Compute)" runs kernels too, and names no copy by
+	 * itself. Only a stream of copies alone makes its events copies. */
+	k = memchr(s.p, '(', s.n);
+	e = k ? memchr(k, ')', s.n - (size_t)(k - s.p)) : NULL;
+	if (!k || !e)
+		return f;
+	for (k++; k < e;) {
+		const char *c = memchr(k, ',', (size_t)(e - k));
+
+		if (!c)
+			c = e;
+		if ((size_t)(c - k) < 6 || memcmp(k, "Memcpy", 6))
+			return f & ~(unsigned)(OPF_MEMCPY | OPF_H2D | OPF_D2H);
+		k = c + 1;
+	}
+	return f;
+}
+
 int op_classify_flags(unsigned op, unsigned cat, unsigned meta, unsigned line, int *is_memcpy)
 {
 	*is_memcpy = 0;
@@ -126,7 +152,7 @@ int op_classify(struct bytes_ref op, struct bytes_ref cat, struct bytes_ref meta
 		struct bytes_ref line, int *is_memcpy)
 {
 	return op_classify_flags(op_name_flags(op), op_name_flags(cat), op_name_flags(meta),
-				 op_name_flags(line), is_memcpy);
+				 op_line_flags(line), is_memcpy);
 }
 
 void *actx_own(struct analysis_ctx *c, void *p)

@@ -375,7 +375,7 @@ struct gpu_attr {
 };
 /* Decides the op of a GPU event from its stats ks (event, then metadata)
  * and its kernel name (docs/analyses.md, "Op profile"); line_flags is
- * op_name_flags() of the line's name, worked out once per line. */
+ * op_line_flags() of the line's name, worked out once per line. */
 void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_plane *p,
 	      unsigned line_flags, const struct xt_event *ev, const struct xt_known_stats *ks);
 /* The last element of a "::"-separated annotation stack (an hlo_op). */
@@ -656,6 +656,9 @@ enum {
 	OPF_D2H = 64,      /* contains MemcpyD2H or CopyDeviceToHost */
 };
 unsigned op_name_flags(struct bytes_ref s);
+/* op_name_flags() of a line's name, without the copy flags when the line
+ * lists other kinds of work than copies ("Stream #14(MemcpyD2D,Compute)"). */
+unsigned op_line_flags(struct bytes_ref s);
 int op_classify_flags(unsigned op, unsigned cat, unsigned meta, unsigned line, int *is_memcpy);
 
 #include <string.h>

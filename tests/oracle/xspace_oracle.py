@@ -41,7 +41,9 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       tf_op and that type is non-empty), else the suffix-stripped name.
       XLA-ops devices: hlo_category, else the suffix-stripped name.
   C8  A memcpy event is one whose op name, event-metadata name or line name
-      contains `Memcpy`, or whose op/metadata name is one of
+      contains `Memcpy` (a line's name only when the kinds it lists in
+      parentheses are all copies: `Stream #14(MemcpyD2D,Compute)` runs
+      kernels too), or whose op/metadata name is one of
       CopyHostToDevice/CopyDeviceToHost/CopyDeviceToDevice/CopyHostToHost.
       host_to_device: any of those three strings contains `MemcpyH2D` or
       `CopyHostToDevice`; device_to_host: `MemcpyD2H` or `CopyDeviceToHost`.
@@ -803,9 +805,18 @@ def is_collective(name, category):
     return False
 
 
+def copy_line(linename):
+    """C8: a line's name counts only when it lists copies alone:
+    "Stream #14(MemcpyD2D,Compute)" runs kernels too."""
+    if '(' not in linename or ')' not in linename:
+        return linename
+    kinds = linename[linename.index('(') + 1:].split(')', 1)[0].split(',')
+    return linename if all(k.startswith('Memcpy') for k in kinds) else ''
+
+
 def memcpy_kind(opname, rawname, linename):
     """CHOICE C8: returns (is_memcpy, H2D|D2H|None)."""
-    strs = (opname or '', rawname or '', linename or '')
+    strs = (opname or '', rawname or '', copy_line(linename or ''))
     kind = None
     if any('MemcpyH2D' in s or 'CopyHostToDevice' in s for s in strs):
         kind = H2D
