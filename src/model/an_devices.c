@@ -160,6 +160,7 @@ void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_b
 						 * (overview_line_device). */
 						d->kernels += lp->kernels;
 						d->small_kernels += lp->small_kernels;
+						d->small_kernels_cb += lp->small_kernels_cb;
 						d->small_kernel_ps += lp->small_kernel_ps;
 					}
 				}

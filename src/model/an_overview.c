@@ -33,7 +33,6 @@
 #include "analysis_int.h"
 #include "spans.h"
 
-#define SMALL_KERNEL_PS 10000000ll /* 10 us */
 #define GAP_COUNT_PS 1000000000ll  /* 1 ms */
 
 struct dev_job {
@@ -569,28 +568,38 @@ static void find_launch_bound(struct fctx *f)
 
 	for (i = 0; i < f->a->ndevices; i++) {
 		const struct xt_device_row *d = &f->a->devices[i];
+		/* Small kernels launched one by one: a command buffer launches
+		 * its kernels as one graph. */
+		uint64_t small = d->small_kernels - d->small_kernels_cb;
 		struct xt_finding *x;
-		char b1[32];
+		char b1[32], cb[64] = "";
 
 		/* Thresholds in integers: idle >= 20 % of the span exactly, not as
 		 * rounded by idle_percent. */
-		if (d->kind != XT_DEV_GPU || d->kernels < 100 || 2 * d->small_kernels < d->kernels ||
+		if (d->kind != XT_DEV_GPU || d->kernels < 100 || 2 * small < d->kernels ||
 		    d->span_ps <= 0 || (__int128)5 * (d->span_ps - d->busy_ps) < d->span_ps)
 			continue;
+		if (d->small_kernels_cb)
+			snprintf(cb, sizeof(cb), " (and %llu more in command buffers)",
+				 (unsigned long long)d->small_kernels_cb);
 		x = finding_new(f, "launch_bound");
 		fstr(f, x, "host", d->host);
 		fstr(f, x, "device", d->name);
 		fnum(x, "kernels", (double)d->kernels);
 		fnum(x, "small_kernels", (double)d->small_kernels);
+		fnum(x, "small_kernels_in_command_buffers", (double)d->small_kernels_cb);
 		fnum(x, "small_kernel_ps", (double)d->small_kernel_ps);
 		fnum(x, "idle_percent", d->idle_percent);
 		ftext(f, x,
-		      "many small kernels on %s: %.0f%% of %llu kernels run under 10 us (%s in all) "
-		      "while the device is idle %.1f%% of the time: launch overhead, not the GPU, "
-		      "sets the pace (fuse ops, enable command buffers, raise the batch size)",
-		      d->name, 100.0 * (double)d->small_kernels / (double)d->kernels,
-		      (unsigned long long)d->kernels, fmt_ps(b1, sizeof(b1), d->small_kernel_ps),
-		      d->idle_percent);
+		      "many small kernels on %s: %.0f%% of %llu kernels run under 10 us and are "
+		      "launched one by one%s (%s in all) while the device is idle %.1f%% of the "
+		      "time: launch overhead, not the GPU, sets the pace (fuse ops, %s, raise the "
+		      "batch size)",
+		      d->name, 100.0 * (double)small / (double)d->kernels,
+		      (unsigned long long)d->kernels, cb, fmt_ps(b1, sizeof(b1), d->small_kernel_ps),
+		      d->idle_percent,
+		      d->small_kernels_cb ? "put more of the program in command buffers"
+					  : "enable command buffers");
 		return;
 	}
 }

@@ -275,6 +275,10 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 						&memcpy_op);
 	a = &lp->ops[slot];
 	dur = xt_event_dur(l, ev);
+	/* A command buffer's kernels are launched as one graph, not one by
+	 * one: no launch overhead each (the launch_bound finding). */
+	if (a->parent.n && dur > 0 && dur < SMALL_KERNEL_PS && lp->cls[i] <= EVC_COLLECTIVE)
+		lp->small_kernels_cb++;
 	a->total_ps += dur;
 	a->self_ps += dur;
 	op_kernel_add(lp, sp->kc, slot, mi, dur);

@@ -67,6 +67,7 @@ uint32_t *stream_join(struct line_part *lp, const struct line_part *second)
 	}
 	kernels_join(lp, second);
 	lp->op_events += second->op_events;
+	lp->small_kernels_cb += second->small_kernels_cb;
 	return map;
 }
 

@@ -113,6 +113,7 @@ struct xt_device_row {
 	int64_t longest_gap_ps, longest_gap_start_ps;
 	uint64_t gaps_over_1ms;
 	uint64_t kernels, small_kernels; /* under 10 us */
+	uint64_t small_kernels_cb;       /* of the small ones, those in command buffers */
 	int64_t small_kernel_ps;
 };
 

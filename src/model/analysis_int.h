@@ -40,6 +40,8 @@ enum line_role {
 };
 
 /* Activity class of an event metadata (for the step breakdown). */
+#define SMALL_KERNEL_PS 10000000ll /* 10 us: a small kernel (launch_bound) */
+
 enum ev_class {
 	EVC_COMPUTE = 0,
 	EVC_COLLECTIVE,
@@ -235,6 +237,7 @@ struct line_part {
 	size_t kmemo_mask, kmemo_n;
 	uint32_t kd_gen;        /* kd_cache parses so far */
 	uint64_t op_events;
+	uint64_t small_kernels_cb; /* GPU: small kernels in command buffers (stream_account) */
 	int64_t self_sum_ps;    /* XLA: sum of self times (device busy) */
 	/* steps */
 	struct marker *markers;

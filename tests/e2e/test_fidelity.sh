@@ -207,6 +207,17 @@ for n in tfm-cb tfm-nocb mlp-cb scan-cb scan-nocb; do
 	jcheck "H100 $n: the op rows account for all $k kernels of the file" "$TMP/h-$n.json" \
 		"sum(k['occurrences'] for o in d['ops'] for k in o['kernels']) == $k"
 done
+jcheck "H100 scan: its one compute stream, Stream #14(MemcpyD2D,Compute), runs 1392 kernels, not copies" \
+	"$TMP/h-scan-nocb.json" \
+	"d['devices'][0]['kernels'] == 1392 and d['devices'][0]['small_kernels'] == 1328 and
+	 any(f['id'] == 'launch_bound' for f in d['overview']['findings'])"
+for n in mlp tfm scan; do
+	jcheck "H100 $n: launch_bound without command buffers, not with them (kernels launched as one graph)" \
+		"$TMP/h-$n-cb.json" \
+		"not any(f['id'] == 'launch_bound' for f in d['overview']['findings']) and
+		 any(f['id'] == 'launch_bound' and 'enable command buffers' in f['text']
+		     for f in json.load(open('$TMP/h-$n-nocb.json'))['overview']['findings'])"
+done
 jcheck "H100: peaks from the plane (4096 FLOP/SM/cycle x 132 SMs x 1.98 GHz, 3.35 TB/s)" \
 	"$TMP/h-tfm-cb.json" \
 	"d['devices'][0]['model'] == 'NVIDIA H100 80GB HBM3' and

@@ -143,7 +143,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       gfx950 (see AMD_HBM_X).
   C26 Finding thresholds are compared exactly on the integers they rest on
       (idle >= 20 %: 5 (span - busy) >= span; >= 50 % small: 2 small >=
-      kernels; idle >= 10 %: 10 (span - busy) >= span; h2d >= 5 %: 20 h2d >=
+      kernels, the small ones in command buffers (launched as one graph)
+      left out; idle >= 10 %: 10 (span - busy) >= span; h2d >= 5 %: 20 h2d >=
       summed step time; first op >= 50 %: 2 self >= summed busy; collectives
       >= 20 %: 5 collective >= summed busy), never on a rounded percentage
       (100 (1 - 4/5) is 19.999999999999996 in doubles).  idle_gaps and
@@ -1297,7 +1298,7 @@ def analyse(hosts, origin):
             first = None
             runs = []
             bspans = []          # the overview's busy spans B
-            kern = [0, 0, 0]     # GPU: kernels, small kernels, their ps
+            kern = [0, 0, 0, 0]  # GPU: kernels, small kernels, their ps, small in command buffers
             if kind == 'xla':
                 last = None
                 for line in plane.lines:
@@ -1422,6 +1423,9 @@ def analyse(hosts, origin):
                                 if ev.dur < SMALL_KERNEL_PS:
                                     kern[1] += 1
                                     kern[2] += ev.dur
+                                    # C26: a command buffer launches its kernels
+                                    # as one graph.
+                                    kern[3] += 1 if parent else 0
                             kd = as_str(ev.stat('kernel_details'))
                             if kd is not None:
                                 add_kernel(kernels, ev, name, kd)
@@ -1943,7 +1947,7 @@ def device_overview(devices, facts, host_busy, origin):
         # CHOICE C24: no gap, no start (null), not 0.
         d['longest_gap_start_ps'] = longest_at - origin if longest_at is not None else None
         if kind == 'gpu':
-            d['kernels'], d['small_kernels'], d['small_kernel_ps'] = kern
+            d['kernels'], d['small_kernels'], d['small_kernel_ps'], d['small_cb'] = kern
 
 
 def is_compile_name(n):
@@ -2036,13 +2040,15 @@ def overview(hosts, devices, ops, steps):
     for d in devices:
         k, n = d.get('kernels'), d.get('small_kernels')
         idle = d['span_ps'] - d['busy_ps']
-        if k is None or k < 100 or 2 * n < k or 5 * idle < d['span_ps'] or d['span_ps'] <= 0:
+        if k is None or k < 100 or 2 * (n - d['small_cb']) < k or 5 * idle < d['span_ps'] \
+                or d['span_ps'] <= 0:
             continue
         add('launch_bound',
             '%s ran %d kernels, %d of them under 10 us (%.3f ms in all), and sat idle %.1f %% '
             'of its span: kernel launches, not the kernels, set the pace.'
             % (d['name'], k, n, d['small_kernel_ps'] / 1e9, d['idle_percent']),
             {'host': d['host'], 'device': d['name'], 'kernels': k, 'small_kernels': n,
+             'small_kernels_in_command_buffers': d['small_cb'],
              'small_kernel_ps': d['small_kernel_ps'], 'idle_percent': d['idle_percent']})
         break
     worst = None
