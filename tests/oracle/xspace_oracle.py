@@ -1398,7 +1398,9 @@ def analyse(hosts, origin):
                         modname = as_str(ev.stat('hlo_module')) if attr != 'tf_op' else None
                         pidv = as_int(ev.stat('program_id')) if attr != 'tf_op' else None
                         if modname:
-                            ident = (modname, 0)
+                            # One module compiled for several shapes is several
+                            # programs: their back-to-back runs are two runs.
+                            ident = (modname, pidv if pidv is not None else 0)
                         elif pidv is not None:
                             ident = ('', pidv)
                         else:

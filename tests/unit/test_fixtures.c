@@ -97,7 +97,7 @@ static const struct fixture fixtures[] = {
 		{ NULL, "GPU_0_bfc", 671286528, 7212859000, 671286528, 154606239744, 134217728 },
 	},
 	{
-		"jax-rocm-mi300x-jax08_attention/tw003.xplane.pb", 1, 4380, 11, 8, 17, 15, 15,
+		"jax-rocm-mi300x-jax08_attention/tw003.xplane.pb", 1, 4380, 11, 8, 17, 15, 18,
 		NULL, "/device:GPU:0", 3845562000, 32562841000,
 		{
 			{ "custom-call.1", 0, "jit_matmul", 21, 1530440000 },
