@@ -153,10 +153,23 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 		/* The names, fitted together: rows alike at both ends (a layer
 		 * number in the middle) tell apart. */
 		const char **names = xmalloc((n ? n : 1) * sizeof(*names));
-		char **fit;
+		char **fit, **own = xcalloc(n ? n : 1, sizeof(*own));
+		int pc = op_column_find("PROGRAM");
 
-		for (i = 0; i < n; i++)
-			names[i] = a->ops[i].name;
+		/* Without the PROGRAM column, a name another program has too
+		 * (one module compiled for several shapes) carries its own. */
+		for (i = 0; i < n; i++) {
+			const struct xt_op_row *r = &a->ops[i];
+
+			names[i] = r->name;
+			if (pc >= 0 && !tt.show[pc] && r->name_shared && r->program[0]) {
+				size_t k = strlen(r->program) + strlen(r->name) + 2;
+
+				own[i] = xmalloc(k);
+				snprintf(own[i], k, "%s/%s", r->program, r->name);
+				names[i] = own[i];
+			}
+		}
 		fit = tt_fit_flex(&tt, names, n);
 		for (i = 0; i < n; i++) {
 			for (c = 0; c < nc; c++)
@@ -167,6 +180,9 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 			tt_row(&tt, o, cells);
 		}
 		tt_fit_free(fit, n);
+		for (i = 0; i < n; i++)
+			free(own[i]);
+		free(own);
 		free(names);
 	}
 	for (i = 0; i < a->nops; i++) {

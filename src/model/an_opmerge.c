@@ -235,6 +235,36 @@ static void merge_line(struct merge *m, const struct line_part *lp, const struct
 	free(row_of);
 }
 
+static int by_name(const void *x, const void *y)
+{
+	const struct xt_op_row *a = *(const struct xt_op_row *const *)x,
+			       *b = *(const struct xt_op_row *const *)y;
+
+	return strcmp(a->name, b->name);
+}
+
+/* Marks the ops whose name another program's op has too (one module
+ * compiled for several shapes; fusions numbered alike): shown without
+ * their program, they would read the same. */
+static void ops_mark_shared(struct xt_op_row *ops, size_t n)
+{
+	struct xt_op_row **v = xmalloc((n ? n : 1) * sizeof(*v));
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++)
+		v[i] = &ops[i];
+	qsort(v, n, sizeof(*v), by_name);
+	for (i = 0; i < n; i = j) {
+		int shared = 0;
+
+		for (j = i + 1; j < n && !strcmp(v[j]->name, v[i]->name); j++)
+			shared |= strcmp(v[j]->program, v[i]->program) != 0;
+		for (k = i; shared && k < j; k++)
+			v[k]->name_shared = 1;
+	}
+	free(v);
+}
+
 void ops_merge(struct xt_analysis *a, struct xt_trace *t)
 {
 	struct merge m;
@@ -275,6 +305,12 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t)
 		}
 		hmap_fini(&pmap);
 	}
+	/* The percents' total: all ops' self time. Device busy time is the
+	 * union of each device's streams, which concurrent kernels overlap:
+	 * over it, a GPU's column would add up to more than 100 %. */
+	a->ops_self_ps = 0;
+	for (i = 0; i < a->nops; i++)
+		a->ops_self_ps += a->ops[i].self_ps;
 	for (i = 0; i < a->nops; i++) {
 		struct xt_op_row *r = &a->ops[i];
 		const struct row_acc *ra = &m.acc[i];
@@ -290,13 +326,15 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t)
 			r->bytes_accessed = r->hbm_bytes = 0;
 		if (!r->has_flops && !r->has_bytes)
 			r->cost_src = 0;
-		r->percent = a->busy_ps > 0 ? 100.0 * (double)r->self_ps / (double)a->busy_ps : 0.0;
+		r->percent = a->ops_self_ps > 0 ? 100.0 * (double)r->self_ps / (double)a->ops_self_ps
+						 : 0.0;
 		op_rates(r, &ra->ra);
 		if (r->nkernels > 1)
 			qsort(r->kernels, r->nkernels, sizeof(*r->kernels), op_kernel_cmp);
 	}
 	if (a->nops > 1)
 		qsort(a->ops, a->nops, sizeof(*a->ops), op_row_cmp);
+	ops_mark_shared(a->ops, a->nops);
 	free(m.acc);
 	strbuf_fini(&m.key);
 	hmap_fini(&m.rows);

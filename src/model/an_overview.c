@@ -668,7 +668,8 @@ static void find_dominant(struct fctx *f)
 	struct xt_finding *x;
 	char b1[32];
 
-	if (!f->a->nops || f->a->busy_ps <= 0 || (__int128)2 * f->a->ops[0].self_ps < f->a->busy_ps)
+	if (!f->a->nops || f->a->ops_self_ps <= 0 ||
+	    (__int128)2 * f->a->ops[0].self_ps < f->a->ops_self_ps)
 		return;
 	op = &f->a->ops[0];
 	x = finding_new(f, "dominant_op");

@@ -70,7 +70,8 @@ struct xt_op_row {
 	double hbm_bytes;      /* bytes to/from HBM (TPU breakdown; else all bytes), has_bytes */
 	uint8_t has_flops, has_bytes;
 	uint8_t cost_src;      /* XT_COST_* bits of what was used */
-	double percent;        /* self / summed device busy time, in % */
+	double percent;        /* self / all ops' summed self time, in % (they add up to 100) */
+	uint8_t name_shared;   /* an op of another program has this name too */
 	enum xt_op_attr attr;
 	const char *parent;    /* the command buffer that ran it, else "" */
 	struct xt_op_kernel *kernels; /* by total time, descending (owned) */
@@ -244,6 +245,7 @@ struct xt_analysis {
 	struct xt_kernel_row *kernels;/* by total time, descending */
 	size_t nkernels;
 	int64_t busy_ps;              /* summed device busy time */
+	int64_t ops_self_ps;          /* summed self time of all ops (their percent's total) */
 	int64_t origin_ps;            /* the profile start (the trace's origin_ps) */
 	size_t hlo_programs;          /* HLO programs decoded (0: none in the profile) */
 	struct hlo_set *hlo;          /* per host (GPU hosts' programs; owned) */

@@ -167,7 +167,7 @@ static int c_name(const struct xt_op_row *a, const struct xt_op_row *b)
  * at 80 the least useful ones go (drop order: highest first). */
 const struct op_column op_columns[] = {
 	{ "SELF", 9, 1, 0, f_self, c_self, "self time: total minus direct children" },
-	{ "%DEV", 5, 1, 2, f_pct, c_self, "self time as a share of all device busy time" },
+	{ "%DEV", 5, 1, 2, f_pct, c_self, "self time as a share of all ops' self time" },
 	{ "TOTAL", 9, 1, 11, f_total, c_total, "time including children" },
 	{ "AVG", 9, 1, 9, f_avg, c_avg, "total time per occurrence" },
 	{ "OCC", OCC_COLS, 1, 7, f_occ, c_occ, "occurrences" },

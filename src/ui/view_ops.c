@@ -320,13 +320,17 @@ static void describe(const struct app *a, const struct row *r, char *buf, size_t
 }
 
 /* Row r's NAME cell, as two parts: its indent (the group's fold mark, the
- * attribution mark) and its name. */
-static void name_cell(struct app *a, const struct row *r, const struct xt_op_row *o, char *ind,
-		      size_t indn, char *name, size_t n)
+ * attribution mark) and its name; with prog (the flat list without its
+ * PROGRAM column), "program/name" for a name another program has too. */
+static void name_cell(struct app *a, const struct row *r, const struct xt_op_row *o, int prog,
+		      char *ind, size_t indn, char *name, size_t n)
 {
 	ind[0] = name[0] = '\0';
 	if (r->kind == ROW_OP) {
-		snprintf(name, n, "%s", o->name);
+		if (prog && o->name_shared && o->program[0])
+			snprintf(name, n, "%s/%s", o->program, o->name);
+		else
+			snprintf(name, n, "%s", o->name);
 		if (*attr_mark(o))
 			snprintf(ind, indn, "%s%s ", a->ops.grouped ? "      " : "", attr_mark(o));
 		else if (a->ops.grouped)
@@ -346,7 +350,7 @@ static void name_cell(struct app *a, const struct row *r, const struct xt_op_row
  * same indent. fit[i] is row top + i's cell (NULL for a kernel row).
  * Returns the buffer to free. */
 static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t vis, int w,
-		       char **fit)
+		       int prog, char **fit)
 {
 	enum { IND = 32, SRC = 4096 };
 	size_t cap = (size_t)w * 4 + 16; /* w columns of up to four bytes */
@@ -369,7 +373,7 @@ static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t
 		src[i] = ind + IND;
 		name[i] = src[i] + SRC;
 		fit[i] = name[i] + cap;
-		name_cell(a, r, o, ind, IND, src[i], SRC);
+		name_cell(a, r, o, prog, ind, IND, src[i], SRC);
 		room[i] = w - utf8_width(ind);
 		if (room[i] < 1)
 			room[i] = 1;
@@ -460,6 +464,11 @@ static void ops_draw(struct app *a, int y, int h)
 		a->ops.top = a->ops.sel - (h - 2) + 1;
 	if (a->ops.sel >= a->ops.top + (h - 3))
 		a->ops.top = a->ops.sel - (h - 3) + 1;
+	/* A taller window (or fewer rows) shows the first ones again, not
+	 * blank lines under the last: a list scrolled down reads as if its
+	 * top rows were not there. */
+	if (h > 3 && a->ops.top > 0 && (long)n - a->ops.top < h - 3)
+		a->ops.top = (long)n > h - 3 ? (long)n - (h - 3) : 0;
 	{
 		int wname = a->cols;
 
@@ -471,7 +480,8 @@ static void ops_draw(struct app *a, int y, int h)
 		if (vis > (size_t)(h > 3 ? h - 3 : 0))
 			vis = (size_t)(h > 3 ? h - 3 : 0);
 		fit = xcalloc(vis ? vis : 1, sizeof(*fit));
-		fitbuf = vis ? fit_names(a, rows, (size_t)a->ops.top, vis, wname > 1 ? wname : 1, fit)
+		fitbuf = vis ? fit_names(a, rows, (size_t)a->ops.top, vis, wname > 1 ? wname : 1,
+					 !a->ops.grouped && !show[op_column_find("PROGRAM")], fit)
 			     : NULL;
 	}
 	for (k = (size_t)a->ops.top, row = y + 1; k < n && row < y + h - 2; k++, row++) {

@@ -221,3 +221,18 @@ if $PY -c 'import google.protobuf' 2>/dev/null; then
 else
 	skip_n 3 "report, wide counts" "python3-protobuf missing (scripts/deps.sh installs it)"
 fi
+# One op name in several programs (a module compiled for several shapes, or
+# jit_add's and jit_sin's loop_convert_fusion): without the PROGRAM column
+# each such row names its program, so no two rows read the same.
+if have_fixtures; then
+	COLUMNS=80 $XTOP report "$FIX/jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb" >"$TMP/ew.txt" 2>&1
+	rows=$(sed -n '/^Op profile/,/^ *- :/p' "$TMP/ew.txt" | sed '1,2d;$d')
+	if echo "$rows" | grep -q " jit_add/loop_convert_fusion\$" &&
+		[ "$(echo "$rows" | awk '{print $NF}' | sort | uniq -d | wc -l)" -eq 0 ]; then
+		ok "report: an op name in several programs carries its program (no two rows alike)"
+	else
+		fail "report: op names in several programs" "$(echo "$rows" | awk '{print $NF}' | sort | uniq -d)"
+	fi
+else
+	skip "report: op names in several programs" "$NOFIX"
+fi

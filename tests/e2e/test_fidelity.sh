@@ -218,6 +218,10 @@ for n in mlp tfm scan; do
 		 any(f['id'] == 'launch_bound' and 'enable command buffers' in f['text']
 		     for f in json.load(open('$TMP/h-$n-nocb.json'))['overview']['findings'])"
 done
+for n in mlp-cb mlp-nocb tfm-cb scan-nocb; do
+	jcheck "H100 $n: %DEV adds up to 100 (concurrent streams do not push it over)" "$TMP/h-$n.json" \
+		"abs(sum(o['percent'] for o in d['ops']) - 100) < 0.01"
+done
 jcheck "H100: peaks from the plane (4096 FLOP/SM/cycle x 132 SMs x 1.98 GHz, 3.35 TB/s)" \
 	"$TMP/h-tfm-cb.json" \
 	"d['devices'][0]['model'] == 'NVIDIA H100 80GB HBM3' and

@@ -582,3 +582,27 @@ if have_fixtures; then
 else
 	skip_n 2 "lists: names apart" "$NOFIX"
 fi
+# One op name in several programs (jit_add's, jit_sin's loop_convert_fusion):
+# without the PROGRAM column, each row names its program. A taller window
+# shows the list's first rows again, not blank lines under its last.
+if have_fixtures; then
+	start 80 24 "$XTOP" "$FIX/jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 3
+	check "ops: a name in several programs shows its program, each row apart" \
+		'has "jit_mul…p_convert_fusion" && has "jit_add…p_convert_fusion" &&
+		 [ "$(grep -c "convert_fusion *\$" "$TMP/screen")" -eq 8 ] &&
+		 [ "$(grep "convert_fusion *\$" "$TMP/screen" | awk "{print \$NF}" | sort -u | wc -l)" -eq 8 ]' \
+		"names alike" 5
+	keys End
+	$T resize-window -t t -x 80 -y 10
+	sleep 0.3
+	$T resize-window -t t -x 120 -y 40
+	H=40
+	check "ops: a taller window shows the first rows again" \
+		'has " 583.4 us " && has "input_reduce_fusion.1"' "top rows off screen" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 2 "ops: a name in several programs" "$NOFIX"
+fi

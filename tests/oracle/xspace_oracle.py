@@ -207,6 +207,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       it, the opening event included; stretches without one are dropped,
       before the cross-stream merge, when the same (module, program id) has
       a stretch with one on that device.
+  C34 An op's percent is its self time over all ops' summed self time, so
+      the column adds up to 100 %; dominant_op: 2 self >= that sum.
 """
 
 import gzip
@@ -1500,9 +1502,11 @@ def analyse(hosts, origin):
             source = 'inferred'
     steps = build_steps(markers, activity, origin)
 
-    busy_total = sum(d['busy_ps'] for d in devices)
     ops_list = sorted(ops.values(), key=lambda a: (-a.self_ps, -a.total_ps, a.name, a.program))
-    ops_out = [op_row(a, plane_info, busy_total) for a in ops_list]
+    # C34: an op's percent is of all ops' self time (the column adds up to
+    # 100 %; device busy, a union of concurrent streams, would not).
+    self_total = sum(a.self_ps for a in ops_list)
+    ops_out = [op_row(a, plane_info, self_total) for a in ops_list]
     krows = sorted(kernels.values(),
                    key=lambda k: (-k['total_ps'], k['name'], k['op'], k['grid'], k['block']))
     return ops_out, devices, steps, source, module, krows
@@ -1511,7 +1515,7 @@ def analyse(hosts, origin):
 MAX_FLOPS, MAX_BW = 5e15, 50e12
 
 
-def op_row(a, plane_info, busy_total):
+def op_row(a, plane_info, self_total):
     """CHOICE C21 (docs "FLOP rate, bandwidth and roofline")."""
     has_f = a.occ > 0 and a.n_flops == a.occ
     has_b = a.occ > 0 and a.n_bytes == a.occ
@@ -1601,7 +1605,7 @@ def op_row(a, plane_info, busy_total):
               'bound_by': ('compute' if fu >= hu else 'memory')
               if fu is not None and hu is not None else 'unknown',
               'rate_note': note,
-              'percent': 100.0 * a.self_ps / busy_total if busy_total > 0 else 0.0})
+              'percent': 100.0 * a.self_ps / self_total if self_total > 0 else 0.0})
     return r
 
 
@@ -2078,7 +2082,8 @@ def overview(hosts, devices, ops, steps):
             % (ov['h2d_in_steps_percent'], h2d / 1e9, len(durs)),
             {'h2d_in_steps_ps': h2d, 'h2d_in_steps_percent': ov['h2d_in_steps_percent'],
              'steps': len(durs)})
-    if ops and busy_total > 0 and 2 * ops[0]['self_ps'] >= busy_total:
+    self_total = sum(o['self_ps'] for o in ops)
+    if ops and self_total > 0 and 2 * ops[0]['self_ps'] >= self_total:
         o = ops[0]
         add('dominant_op',
             '%s takes %.1f %% of the device time (%.3f ms, %s-bound).'
