@@ -10,13 +10,14 @@
 
 #include "../model/load.h"
 #include "../util/timefmt.h"
+#include "../util/xalloc.h"
 #include "options.h"
 #include "texttab.h"
 
-/* "+12.3%", "-4.0%", "new" (base 0), "-" */
-static void pct_cell(char *b, size_t n, double pct, int has)
+/* "+12.3%", "-4.0%", "new" (base 0, new not), "-" (none, or 0 on both sides) */
+static void pct_cell(char *b, size_t n, double pct, int has, double new_)
 {
-	if (!has)
+	if (!has || (isnan(pct) && new_ == 0))
 		snprintf(b, n, "-");
 	else if (isnan(pct))
 		snprintf(b, n, "new");
@@ -46,7 +47,7 @@ static void num_line(struct strbuf *o, const char *what, const struct xt_cmp_num
 	fmt_ps(b1, sizeof(b1), (int64_t)v->base);
 	fmt_ps(b2, sizeof(b2), (int64_t)v->new_);
 	delta_cell(b3, sizeof(b3), (int64_t)v->delta);
-	pct_cell(b4, sizeof(b4), v->delta_percent, 1);
+	pct_cell(b4, sizeof(b4), v->delta_percent, 1, v->new_);
 	strbuf_addf(o, "  %-10s %10s -> %10s  %11s %8s\n", what, b1, b2, b3, b4);
 }
 
@@ -57,13 +58,13 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 		{ "IDLE", 6, 1, 0 },	   { "NEW IDLE", 8, 1, 0 },  { "DEVICE", 0, 0, 0 },
 	};
 	struct texttab tt;
-	char b[6][512];
+	char b[5][64], **name, **fit;
 	const char *cells[6];
 	size_t i, k, shown = 0;
 
-	int multi = 0;
+	int multi = 0, only = 0;
 
-	for (k = 0; k < 6; k++)
+	for (k = 0; k < 5; k++)
 		cells[k] = b[k];
 	for (i = 0; i < c->ndevs; i++) {
 		shown += c->devs[i].base_busy_ps || c->devs[i].new_busy_ps;
@@ -75,7 +76,22 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 		    c->per_step ? " per step" : "");
 	tt_init(&tt, cols, 6, width, 1, 16);
 	tt_head(&tt, o);
-	for (i = 0; i < c->ndevs; i++) {
+	/* The names first, fitted together: two hosts' GPU:1 read apart. */
+	name = xcalloc(shown, sizeof(*name));
+	for (i = 0, k = 0; i < c->ndevs; i++) {
+		const struct xt_cmp_dev *d = &c->devs[i];
+		size_t len = strlen(d->host) + strlen(d->name) + 20;
+
+		if (!d->base_busy_ps && !d->new_busy_ps)
+			continue;
+		/* Only in one profile: its other busy column says "-" (a
+		 * suffix here would take the room that tells hosts apart). */
+		name[k] = xmalloc(len);
+		snprintf(name[k++], len, "%s%s%s", multi ? d->host : "", multi ? ":" : "", d->name);
+		only |= !d->in_base || !d->in_new;
+	}
+	fit = tt_fit_flex(&tt, (const char *const *)name, shown);
+	for (i = 0, k = 0; i < c->ndevs; i++) {
 		const struct xt_cmp_dev *d = &c->devs[i];
 
 		if (!d->base_busy_ps && !d->new_busy_ps)
@@ -92,10 +108,15 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 		if (d->in_base && d->in_new)
 			delta_cell(b[2], sizeof(b[2]), per_step(c, d->new_busy_ps, c->new_steps) -
 							   per_step(c, d->base_busy_ps, c->base_steps));
-		snprintf(b[5], sizeof(b[5]), "%s%s%s%s", multi ? d->host : "", multi ? ":" : "", d->name,
-			 !d->in_base ? " (only in new)" : !d->in_new ? " (only in base)" : "");
+		cells[5] = fit[k++];
 		tt_row(&tt, o, cells);
 	}
+	tt_fit_free(fit, shown);
+	for (k = 0; k < shown; k++)
+		free(name[k]);
+	free(name);
+	if (only)
+		strbuf_puts(o, "  - : the device is not in that profile\n");
 }
 
 static void diff_memory(struct strbuf *o, const struct xt_cmp *c, int width)
@@ -105,21 +126,31 @@ static void diff_memory(struct strbuf *o, const struct xt_cmp *c, int width)
 		{ "%", 8, 1, 1 },	   { "MEMORY", 0, 0, 0 },
 	};
 	struct texttab tt;
-	char b[5][512];
+	char b[4][64], **name, **fit;
 	const char *cells[5];
 	size_t i, k;
 
-	int multi = 0;
+	int multi = 0, only = 0;
 
 	if (!c->nmem)
 		return;
-	for (k = 0; k < 5; k++)
+	for (k = 0; k < 4; k++)
 		cells[k] = b[k];
 	for (i = 0; i < c->nmem; i++)
 		multi |= strcmp(c->mem[i].host, c->mem[0].host) != 0;
 	strbuf_addf(o, "\nMemory peaks\n");
 	tt_init(&tt, cols, 5, width, 1, 16);
 	tt_head(&tt, o);
+	name = xcalloc(c->nmem, sizeof(*name));
+	for (i = 0; i < c->nmem; i++) {
+		const struct xt_cmp_mem *m = &c->mem[i];
+		size_t len = strlen(m->host) + strlen(m->name) + 20;
+
+		name[i] = xmalloc(len);
+		snprintf(name[i], len, "%s%s%s", multi ? m->host : "", multi ? ":" : "", m->name);
+		only |= !m->in_base || !m->in_new;
+	}
+	fit = tt_fit_flex(&tt, (const char *const *)name, c->nmem);
 	for (i = 0; i < c->nmem; i++) {
 		const struct xt_cmp_mem *m = &c->mem[i];
 		int64_t d = m->new_peak - m->base_peak;
@@ -138,12 +169,40 @@ static void diff_memory(struct strbuf *o, const struct xt_cmp *c, int width)
 			fmt_bytes(t, sizeof(t), (double)(d < 0 ? -d : d));
 			snprintf(b[2], sizeof(b[2]), "%s%s", d ? d < 0 ? "-" : "+" : "", d ? t : "0");
 			pct_cell(b[3], sizeof(b[3]),
-				 m->base_peak ? 100.0 * (double)d / (double)m->base_peak : NAN, 1);
+				 m->base_peak ? 100.0 * (double)d / (double)m->base_peak : NAN, 1,
+				 (double)m->new_peak);
 		}
-		snprintf(b[4], sizeof(b[4]), "%s%s%s%s", multi ? m->host : "", multi ? ":" : "", m->name,
-			 !m->in_base ? " (only in new)" : !m->in_new ? " (only in base)" : "");
+		cells[4] = fit[i];
 		tt_row(&tt, o, cells);
 	}
+	tt_fit_free(fit, c->nmem);
+	for (i = 0; i < c->nmem; i++)
+		free(name[i]);
+	free(name);
+	if (only)
+		strbuf_puts(o, "  - : the memory is not in that profile\n");
+}
+
+/* One op's row of the diff table, its name cell already fitted. */
+static void diff_op_row(struct texttab *tt, struct strbuf *o, const struct xt_cmp_op *r,
+			const char *name)
+{
+	char b[5][64];
+	const char *cells[6] = { b[0], b[1], b[2], b[3], b[4], name };
+
+	if (r->match == XT_MATCH_ADDED)
+		snprintf(b[0], sizeof(b[0]), "-");
+	else
+		fmt_ps(b[0], sizeof(b[0]), r->base_ps);
+	if (r->match == XT_MATCH_REMOVED)
+		snprintf(b[1], sizeof(b[1]), "-");
+	else
+		fmt_ps(b[1], sizeof(b[1]), r->new_ps);
+	delta_cell(b[2], sizeof(b[2]), r->delta_ps);
+	pct_cell(b[3], sizeof(b[3]), r->delta_percent, r->match <= XT_MATCH_IDENTITY,
+		 (double)r->new_ps);
+	snprintf(b[4], sizeof(b[4]), "%s", xt_match_names[r->match]);
+	tt_row(tt, o, cells);
 }
 
 void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const char *new_,
@@ -154,12 +213,8 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 		{ "%", 8, 1, 0 },     { "MATCH", 8, 0, 1 }, { "PROGRAM/OP", 0, 0, 0 },
 	};
 	struct texttab tt;
-	char b[6][1024];
-	const char *cells[6];
 	size_t i, k, n = top && top < c->nops ? top : c->nops;
 
-	for (k = 0; k < 6; k++)
-		cells[k] = b[k];
 	strbuf_addf(o, "xtop diff\n  base %s\n  new  %s\n", base, new_);
 	strbuf_addf(o, "\nStep time (%zu step%s -> %zu)%s\n", c->base_steps, c->base_steps == 1 ? "" : "s",
 		    c->new_steps, c->per_step ? "" : ": not both profiles have steps");
@@ -167,34 +222,50 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 	num_line(o, "p50", &c->step_p50);
 	num_line(o, "p95", &c->step_p95);
 	num_line(o, c->per_step ? "busy/step" : "busy", &c->busy);
+	{
+		/* Busy adds up every device's: over several, a step's busy
+		 * time is more than the step. */
+		size_t nb = 0, nn = 0;
+
+		for (k = 0; k < c->ndevs; k++) {
+			nb += c->devs[k].in_base && c->devs[k].base_busy_ps > 0;
+			nn += c->devs[k].in_new && c->devs[k].new_busy_ps > 0;
+		}
+		if (c->busy.has && (nb > 1 || nn > 1))
+			strbuf_addf(o, "  %-10s summed over %zu device%s -> %zu\n", "", nb,
+				    nb == 1 ? "" : "s", nn);
+	}
 
 	strbuf_addf(o, "\nOps: self time %s, by the size of the change%s\n",
 		    c->per_step ? "per step" : "per run (not both profiles have steps)",
 		    n < c->nops ? " (top; --top N for more)" : "");
 	tt_init(&tt, cols, 6, width, 1, 24);
 	tt_head(&tt, o);
-	for (i = 0; i < n; i++) {
-		const struct xt_cmp_op *r = &c->ops[i];
+	{
+		/* The names, fitted together: rows alike at both ends (a layer
+		 * number in the middle) read apart, as in the report. */
+		char **full = xmalloc((n ? n : 1) * sizeof(*full)), **fit;
 
-		if (r->match == XT_MATCH_ADDED)
-			snprintf(b[0], sizeof(b[0]), "-");
-		else
-			fmt_ps(b[0], sizeof(b[0]), r->base_ps);
-		if (r->match == XT_MATCH_REMOVED)
-			snprintf(b[1], sizeof(b[1]), "-");
-		else
-			fmt_ps(b[1], sizeof(b[1]), r->new_ps);
-		delta_cell(b[2], sizeof(b[2]), r->delta_ps);
-		pct_cell(b[3], sizeof(b[3]), r->delta_percent, r->match <= XT_MATCH_IDENTITY);
-		snprintf(b[4], sizeof(b[4]), "%s", xt_match_names[r->match]);
-		/* The program first: one op name is often in several. */
-		if (r->match == XT_MATCH_IDENTITY && strcmp(r->base_name, r->name))
-			snprintf(b[5], sizeof(b[5]), "%s%s%s (was %s)", r->program,
-				 *r->program ? "/" : "", r->name, r->base_name);
-		else
-			snprintf(b[5], sizeof(b[5]), "%s%s%s", r->program, *r->program ? "/" : "",
-				 r->name);
-		tt_row(&tt, o, cells);
+		for (i = 0; i < n; i++) {
+			const struct xt_cmp_op *r = &c->ops[i];
+			size_t len = strlen(r->program) + strlen(r->name) + strlen(r->base_name) + 12;
+
+			full[i] = xmalloc(len);
+			/* The program first: one op name is often in several. */
+			if (r->match == XT_MATCH_IDENTITY && strcmp(r->base_name, r->name))
+				snprintf(full[i], len, "%s%s%s (was %s)", r->program,
+					 *r->program ? "/" : "", r->name, r->base_name);
+			else
+				snprintf(full[i], len, "%s%s%s", r->program, *r->program ? "/" : "",
+					 r->name);
+		}
+		fit = tt_fit_flex(&tt, (const char *const *)full, n);
+		for (i = 0; i < n; i++)
+			diff_op_row(&tt, o, &c->ops[i], fit[i]);
+		tt_fit_free(fit, n);
+		for (i = 0; i < n; i++)
+			free(full[i]);
+		free(full);
 	}
 	diff_devices(o, c, width);
 	diff_memory(o, c, width);
@@ -245,7 +316,8 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 {
 	size_t i, n = top && top < c->nops ? top : c->nops;
 
-	strbuf_addf(o, "{\"per_step\":%s,\"ops\":[", c->per_step ? "true" : "false");
+	strbuf_addf(o, "{\"per_step\":%s,\"ops_total\":%zu,\"ops\":[", c->per_step ? "true" : "false",
+		    c->nops);
 	for (i = 0; i < n; i++) {
 		const struct xt_cmp_op *r = &c->ops[i];
 
@@ -286,8 +358,9 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 		jstr(o, d->host);
 		strbuf_puts(o, ",\"name\":");
 		jstr(o, d->name);
-		jint(o, "base_busy_ps", d->base_busy_ps, d->in_base);
-		jint(o, "new_busy_ps", d->new_busy_ps, d->in_new);
+		/* Per step when the ops and busy are, as the text shows them. */
+		jint(o, "base_busy_ps", per_step(c, d->base_busy_ps, c->base_steps), d->in_base);
+		jint(o, "new_busy_ps", per_step(c, d->new_busy_ps, c->new_steps), d->in_new);
 		strbuf_puts(o, ",\"base_idle_percent\":");
 		jnum(o, d->in_base ? d->base_idle_percent : NAN);
 		strbuf_puts(o, ",\"new_idle_percent\":");
@@ -440,7 +513,7 @@ enum { OPT_JSON = 1, OPT_TOP, OPT_WIDE, OPT_HELP };
 
 static const struct xt_option diff_options[] = {
 	{ OPT_JSON, 0, "json", 0, NULL, "print one JSON object instead of text" },
-	{ OPT_TOP, 'n', "top", 1, "N", "show the N ops that changed most (default 30; 0 = all)" },
+	{ OPT_TOP, 'n', "top", 1, "N", "show the N ops that changed most (default 30, with --json all; 0 = all)" },
 	{ OPT_WIDE, 'w', "wide", 0, NULL, "print names in full" },
 	{ OPT_HELP, 'h', "help", 0, NULL, "show this help" },
 	{ 0, 0, NULL, 0, NULL, NULL },
@@ -463,7 +536,7 @@ int diff_main(int argc, char **argv)
 	struct option lopts[8];
 	char sopts[32];
 	unsigned long long v;
-	int c, json = 0, wide = 0;
+	int c, json = 0, wide = 0, top_set = 0;
 	size_t top = 30;
 	struct xt_trace *tb = NULL, *tn = NULL;
 	struct xt_analysis *ab = NULL, *an = NULL;
@@ -485,6 +558,7 @@ int diff_main(int argc, char **argv)
 			if (options_number("--top", optarg, 0, SIZE_MAX, "a number of ops (0 = all)", &v))
 				return 2;
 			top = (size_t)v;
+			top_set = 1;
 			break;
 		case OPT_HELP:
 			options_usage(stdout, "xtop diff [options] BASE NEW",
@@ -511,7 +585,8 @@ int diff_main(int argc, char **argv)
 	cmp = compare_new(ab, an);
 	strbuf_init(&out);
 	if (json) {
-		diff_json(&out, cmp, top);
+		/* A script gets every op unless it asks for fewer. */
+		diff_json(&out, cmp, top_set ? top : 0);
 		strbuf_puts(&out, "\n");
 	} else {
 		diff_text(&out, cmp, argv[optind], argv[optind + 1], top, tt_output_width(wide));

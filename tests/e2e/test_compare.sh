@@ -190,3 +190,45 @@ assert w['no_device_time']['base_ps'] > 0 and w['no_device_time']['new_ps'] == 0
 else
 	fail "host-only profile" "$(cat "$TMP/err")"
 fi
+
+# diff --json lists every op unless --top asks for fewer, and says how many.
+V="$FIX/tf-gpu-v100-2host"
+$XTOP diff --json "$V" "$V/34.83.195.179_6003.xplane.pb" | $PY -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d['ops_total'] == len(d['ops']) == 1332, (d['ops_total'], len(d['ops']))
+" && ok "diff --json: every op by default, ops_total" || fail "diff --json: every op by default" "see above"
+$XTOP diff --json --top 5 "$V" "$V/34.83.195.179_6003.xplane.pb" | $PY -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d['ops_total'] == 1332 and len(d['ops']) == 5
+" && ok "diff --json --top 5: five of ops_total" || fail "diff --json --top 5" "see above"
+# Per step, the devices' busy too (one device: the same as busy).
+H=tests/fixtures/h100
+$XTOP diff --json "$H/jax-h100-tfm-nocb.xplane.pb.gz" "$H/jax-h100-tfm-cb.xplane.pb.gz" | $PY -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d['per_step'] and len(d['devices']) == 1
+dv = d['devices'][0]
+assert dv['base_busy_ps'] == d['busy']['base_ps'] and dv['new_busy_ps'] == d['busy']['new_ps'], (dv, d['busy'])
+" && ok "diff --json: devices' busy per step, as busy" || fail "diff --json: devices' busy per step" "see above"
+# At 80 columns no two rows read alike: ops of 24 layers, the GPUs of two hosts.
+COLUMNS=80 $XTOP diff --top 40 "$V" "$V/34.83.195.179_6003.xplane.pb" >"$TMP/d80.txt"
+ops=$(sed -n '/^Ops:/,/^$/p' "$TMP/d80.txt" | sed '1,2d;/^$/d' | awk '{print $NF}')
+devs=$(sed -n '/^Devices:/,/^$/p' "$TMP/d80.txt" | grep "GPU" | awk '{print $NF}')
+if [ "$(echo "$ops" | sort | uniq -d | wc -l)" -eq 0 ] && [ "$(echo "$ops" | wc -l)" -eq 40 ] &&
+	[ "$(echo "$devs" | sort | uniq -d | wc -l)" -eq 0 ] && [ "$(echo "$devs" | wc -l)" -eq 6 ] &&
+	grep -q "34.83.195.180_6003:/.*GPU:1\$" "$TMP/d80.txt"; then
+	ok "diff at 80 columns: op rows and two hosts' devices read apart"
+else
+	fail "diff at 80 columns: rows apart" "$(echo "$ops" | sort | uniq -d | head -3) $(echo "$devs" | sort | uniq -d)"
+fi
+# Nothing on either side is no change, not "new".
+if [ -s "$TMP/hostonly.pb" ]; then
+	$XTOP diff "$TMP/hostonly.pb" "$TMP/hostonly.pb" >"$TMP/d0.txt"
+	if grep -q "^  busy  *0 ps ->  *0 ps  *0  *- *\$" "$TMP/d0.txt" && ! grep -q " new *\$" "$TMP/d0.txt"; then
+		ok "diff: 0 -> 0 is '-', not 'new'"
+	else
+		fail "diff: 0 -> 0" "$(grep busy "$TMP/d0.txt")"
+	fi
+fi
