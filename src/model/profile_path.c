@@ -44,6 +44,20 @@ char *profile_host_name(const char *file_name)
 	return xstrndup(base, n);
 }
 
+char *profile_show_name(const char *path, char *buf, size_t n)
+{
+	size_t e = strlen(path), s;
+
+	while (e > 1 && path[e - 1] == '/')
+		e--;
+	for (s = e; s > 0 && path[s - 1] != '/'; s--)
+		;
+	if (s == e) /* "/" */
+		s = 0;
+	snprintf(buf, n, "%.*s", (int)(e - s), path + s);
+	return buf;
+}
+
 static char *path_join(const char *a, const char *b)
 {
 	size_t n = strlen(a) + strlen(b) + 2;

@@ -46,5 +46,8 @@ const struct profile_run *profile_pick(const struct profile_set *set, const char
 				       const char *path, struct xt_error *err);
 /* Host label for a profile file name ("h.xplane.pb.gz" -> "h"). Caller frees. */
 char *profile_host_name(const char *file_name);
+/* The name path is shown by: its last component, trailing slashes
+ * ignored ("runs/tw003/" is "tw003"), into buf (size n). Returns buf. */
+char *profile_show_name(const char *path, char *buf, size_t n);
 
 #endif

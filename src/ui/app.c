@@ -21,6 +21,7 @@
 #include "../capture/session.h"
 #include "../model/clock.h"
 #include "../model/load.h"
+#include "../model/profile_path.h"
 #include "../model/stats.h"
 #include "../util/strbuf.h"
 #include "../util/timefmt.h"
@@ -191,8 +192,8 @@ void ui_panel(struct panel *p, int y, int x, int h, int w)
  * its unit or not at all. */
 static void title_line(const struct app *a, char *line, size_t n)
 {
-	const char *base = strrchr(a->path, '/'), *name0 = base ? base + 1 : a->path;
-	char parts[4][96], name[256], b1[32], b2[32];
+	char parts[4][96], name[256], b1[32], b2[32], shown[256];
+	const char *name0 = profile_show_name(a->path, shown, sizeof(shown));
 	int keep, room, want = utf8_width(name0) < 16 ? utf8_width(name0) : 16, k, used;
 
 	snprintf(parts[0], sizeof(parts[0]), "  [%s]", views[a->view]->name);

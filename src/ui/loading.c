@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../model/load.h"
+#include "../model/profile_path.h"
 #include "../util/timefmt.h"
 #include "../util/xalloc.h"
 #include "app.h"
@@ -334,8 +335,7 @@ int loading_before_events(const struct app *a)
 void loading_status(const struct app *a, char *buf, size_t n)
 {
 	const struct loading *ld = a->load;
-	const char *base = strrchr(a->profs[ld->prof].path, '/');
-	char bar[64], b1[32];
+	char bar[64], b1[32], shown[256];
 	int phase, i, w = 20, full;
 	uint64_t ev;
 	double f = load_job_progress(ld->job, &phase, &ev);
@@ -346,6 +346,7 @@ void loading_status(const struct app *a, char *buf, size_t n)
 		strcat(bar, i < full ? (term.ascii ? "#" : "\xe2\x96\x88")
 				     : (term.ascii ? "." : "\xe2\x96\x91"));
 	snprintf(buf, n, " xtop  %s  %s %s %3.0f%%  %s events  %.1f s",
-		 base ? base + 1 : a->profs[ld->prof].path, phase ? "analysing" : "loading", bar,
+		 profile_show_name(a->profs[ld->prof].path, shown, sizeof(shown)),
+		 phase ? "analysing" : "loading", bar,
 		 phase ? 100.0 : f * 100.0, fmt_count(b1, sizeof(b1), ev), now_s() - ld->t0);
 }

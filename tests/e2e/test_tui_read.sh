@@ -606,3 +606,22 @@ if have_fixtures; then
 else
 	skip_n 2 "ops: a name in several programs" "$NOFIX"
 fi
+# A directory given with its trailing slash still names the profile in the
+# title; ASCII's step bars keep their shape (several levels, not one '.').
+if have_fixtures; then
+	start 80 24 "$XTOP" "$FIX/jax-rocm-mi300x-conv-legacy/"
+	wait_for "[timeline]" >/dev/null
+	check "title: a directory with its trailing slash is named" \
+		'line 1 | grep -q "^ xtop  jax-rocm.*conv-legacy  \[timeline\]"' "no name" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+	start 80 24 "$XTOP" --ascii "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 1
+	check "overview, ASCII: the step bars show several levels" \
+		'[ "$(line 4 | tr -d " \n" | fold -w1 | sort -u | wc -l)" -ge 3 ]' "flat bars" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 2 "title with a slash, ASCII bars" "$NOFIX"
+fi

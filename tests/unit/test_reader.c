@@ -1614,6 +1614,16 @@ static void test_scan_run_directory(void **state)
 	hn = profile_host_name("h.xplane.pb");
 	assert_string_equal(hn, "h");
 	free(hn);
+	{
+		/* The viewer's title: a directory given with its slash. */
+		char b[64];
+
+		assert_string_equal(profile_show_name("runs/conv-legacy/", b, sizeof(b)), "conv-legacy");
+		assert_string_equal(profile_show_name("runs/conv-legacy", b, sizeof(b)), "conv-legacy");
+		assert_string_equal(profile_show_name("a.pb", b, sizeof(b)), "a.pb");
+		assert_string_equal(profile_show_name("/x//", b, sizeof(b)), "x");
+		assert_string_equal(profile_show_name("/", b, sizeof(b)), "/");
+	}
 }
 
 static void test_scan_logdir(void **state)
