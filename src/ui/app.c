@@ -302,11 +302,25 @@ static void search_select(struct app *a, long k)
 	l = a->tl->tracks[m->track].l;
 	s = xt_event_start(l, &l->ev[m->ev]);
 	e = s + xt_event_dur(l, &l->ev[m->ev]);
-	/* Keep the zoom when the match fits; otherwise fit it. */
-	if (e - s > w || w <= 0)
+	/* Keep the zoom when the match fits; otherwise fit it. A match on
+	 * screen already leaves the window where it is; else it comes in at a
+	 * third of it, the window kept within the profile (as panning keeps
+	 * it) rather than showing time before its start or after its end. */
+	if (e - s > w || w <= 0) {
 		app_goto(a, s - (e - s) / 10, e + (e - s) / 10 + 1, (long)m->track, m->ev);
-	else
-		app_goto(a, s - w / 3, s - w / 3 + w, (long)m->track, m->ev);
+	} else if (s >= a->tls.v0 && e <= a->tls.v1) {
+		app_goto(a, a->tls.v0, a->tls.v1, (long)m->track, m->ev);
+	} else {
+		int64_t v0 = s - w / 3;
+
+		if (w <= a->tl->t1 - a->tl->t0) {
+			if (v0 < a->tl->t0)
+				v0 = a->tl->t0;
+			if (v0 + w > a->tl->t1)
+				v0 = a->tl->t1 - w;
+		}
+		app_goto(a, v0, v0 + w, (long)m->track, m->ev);
+	}
 	app_status(a, 0, "match %ld of %zu for '%s'%s", k + 1, a->search->n, a->query,
 		   a->search->limit_hit ? " (list capped)" : "");
 }

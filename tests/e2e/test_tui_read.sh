@@ -625,3 +625,20 @@ if have_fixtures; then
 else
 	skip_n 2 "title with a slash, ASCII bars" "$NOFIX"
 fi
+# A search jump keeps the window within the profile: no time before its
+# start, none after its end (the whole profile fit the window already).
+if have_fixtures; then
+	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys / ; text "all-reduce"; keys Enter
+	check "search: the first match's jump shows no time before the profile" \
+		'has "match 1 of" && ! line 2 | grep -q "│-"' "window before the start" 5
+	keys / ; text "broadcast_add_fusion"; keys Enter N
+	check "search: the last match's jump shows no time after the profile" \
+		'bottom | grep -q "match 2701 of 2701" && ! line 2 | grep -q "│1[0-9][0-9] s"' \
+		"window after the end" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 2 "search jumps within the profile" "$NOFIX"
+fi
