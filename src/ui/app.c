@@ -387,9 +387,7 @@ static unsigned app_prompt_key(struct app *a, int c)
 		if ((p = view_panel(a))) {
 			panel_set_filter(p, text);
 		} else {
-			snprintf(a->ops.filter, sizeof(a->ops.filter), "%.*s",
-				 (int)sizeof(a->ops.filter) - 1, text);
-			a->ops.sel = a->ops.top = 0;
+			view_ops_set_filter(a, text);
 		}
 		app_status(a, 0, text[0] ? "filter: %s" : "filter cleared%s", text);
 		break;

@@ -147,6 +147,9 @@ void view_diff_fini(struct app *a);
 /* Shows op number op (an->ops index) selected in the op profile, its
  * filter cleared (view_ops.c). */
 void view_ops_focus(struct app *a, long op);
+/* Filters the op profile by text ("" clears it), keeping the selected row
+ * when it still shows (view_ops.c). */
+void view_ops_set_filter(struct app *a, const char *text);
 /* Releases the steps and memory views' panels (view_lists.c). */
 void view_lists_fini(struct app *a);
 

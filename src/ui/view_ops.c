@@ -577,8 +577,72 @@ static void jump_longest(struct app *a, const struct xt_op_row *o)
 		app_status(a, 1, "no run of %s found on the device tracks", o->name);
 }
 
+/* What the selected row is, to find it again after the rows are rebuilt
+ * in another order or filtered (a row number would point at another op). */
+struct sel_key {
+	enum row_kind kind;
+	long op, kernel;
+	const char *program, *category;
+	int valid;
+};
+
+static struct sel_key sel_key(struct app *a)
+{
+	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
+	size_t n = build_rows(a, rows);
+	struct sel_key k = { ROW_OP, -1, -1, NULL, NULL, 0 };
+
+	if (a->ops.sel >= 0 && (size_t)a->ops.sel < n) {
+		const struct row *r = &rows[a->ops.sel];
+
+		k = (struct sel_key){ r->kind, r->op, r->kernel, r->agg.program, r->agg.category, 1 };
+	}
+	free(rows);
+	return k;
+}
+
+/* Selects the row k named, or the first row when it is gone (filtered
+ * out, or a kernel row of an op now folded: its op then). */
+static void sel_restore(struct app *a, const struct sel_key *k)
+{
+	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
+	size_t n = build_rows(a, rows), i, hit = SIZE_MAX, op_row = SIZE_MAX;
+
+	for (i = 0; k->valid && i < n && hit == SIZE_MAX; i++) {
+		const struct row *r = &rows[i];
+
+		if (r->kind == ROW_OP && r->op == k->op)
+			op_row = i;
+		if (r->kind != k->kind)
+			continue;
+		if (r->kind == ROW_OP ? r->op == k->op
+		    : r->kind == ROW_KERNEL
+			    ? r->op == k->op && r->kernel == k->kernel
+			    : !strcmp(r->agg.program, k->program) &&
+				      (r->kind == ROW_PROGRAM || !strcmp(r->agg.category, k->category)))
+			hit = i;
+	}
+	if (hit == SIZE_MAX)
+		hit = op_row;
+	a->ops.sel = hit == SIZE_MAX ? 0 : (long)hit;
+	if (hit == SIZE_MAX)
+		a->ops.top = 0;
+	free(rows);
+}
+
+void view_ops_set_filter(struct app *a, const char *text)
+{
+	struct sel_key k = sel_key(a);
+
+	snprintf(a->ops.filter, sizeof(a->ops.filter), "%.*s", (int)sizeof(a->ops.filter) - 1,
+		 text);
+	sel_restore(a, &k);
+}
+
 static unsigned ops_act(struct app *a, enum action act)
 {
+	struct sel_key k;
+
 	long page = a->rows > 6 ? a->rows - 5 : 1;
 
 	switch (act) {
@@ -601,12 +665,17 @@ static unsigned ops_act(struct app *a, enum action act)
 		a->ops.sel = (long)rows_cap(a);
 		break;
 	case ACT_SORT_NEXT:
+		k = sel_key(a);
 		a->ops.sort = (a->ops.sort + 1) % (int)op_ncolumns;
+		sel_restore(a, &k);
 		break;
 	case ACT_SORT_PREV:
+		k = sel_key(a);
 		a->ops.sort = (a->ops.sort + (int)op_ncolumns - 1) % (int)op_ncolumns;
+		sel_restore(a, &k);
 		break;
 	case ACT_GROUP:
+		/* Another shape of list: from its top, on its first program. */
 		a->ops.grouped = !a->ops.grouped;
 		a->ops.sel = a->ops.top = 0;
 		break;
@@ -641,7 +710,7 @@ static unsigned ops_act(struct app *a, enum action act)
 	case ACT_ESCAPE:
 		if (!a->ops.filter[0])
 			return 0;
-		a->ops.filter[0] = '\0';
+		view_ops_set_filter(a, "");
 		app_status(a, 0, "filter cleared");
 		break;
 	default:

@@ -642,3 +642,36 @@ if have_fixtures; then
 else
 	skip_n 2 "search jumps within the profile" "$NOFIX"
 fi
+# The op profile keeps its selected op through a sort, a filter and the
+# filter's clearing (not the row number, which then points at another op).
+# sel_op: the selected op, as the line above the footer names it.
+sel_op() { cap; line $((H - 2)) | awk '{print $1}'; }
+if have_fixtures; then
+	start 80 24 NO_COLOR=1 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 3
+	wait_for "[op profile]" >/dev/null
+	keys Down Down Down Down Down Down
+	sleep 0.3
+	want=$(sel_op)
+	keys '<'
+	sleep 0.3
+	after_sort=$(sel_op)
+	keys '\' ; text "fusion"; keys Enter
+	wait_for "shown of 17 ops" >/dev/null
+	sleep 0.3
+	after_filter=$(sel_op)
+	keys Escape
+	sleep 0.3
+	after_clear=$(sel_op)
+	if [ "${want#*fusion}" != "$want" ] && [ "$after_sort" = "$want" ] &&
+		[ "$after_filter" = "$want" ] && [ "$after_clear" = "$want" ]; then
+		ok "ops: the selected op stays selected through sort, filter and clear ($want)"
+	else
+		fail "ops: selection kept" "$want -> sort $after_sort -> filter $after_filter -> clear $after_clear"
+	fi
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip "ops: selection kept" "$NOFIX"
+fi
