@@ -103,11 +103,13 @@ static void term_setup(void)
 		term.colors = COLORS >= 256 ? 256 : 8;
 	}
 	if (term.colors) {
-		/* 256 colours: soft distinct hues; 8: the basic ones. */
+		/* 256 colours: soft distinct hues; 8: the basic ones but yellow
+		 * and magenta, the selection's and the search match's (an event
+		 * in them would read as selected or matched), and red, the
+		 * errors'. Blue takes white text. */
 		static const short ev256[TERM_NEV] = { 110, 150, 180, 216, 146, 187, 109, 174 };
-		static const short ev8[TERM_NEV] = { COLOR_CYAN,  COLOR_GREEN, COLOR_YELLOW,
-						     COLOR_MAGENTA, COLOR_BLUE, COLOR_CYAN,
-						     COLOR_GREEN, COLOR_YELLOW };
+		static const short ev8[TERM_NEV] = { COLOR_CYAN, COLOR_GREEN, COLOR_BLUE, COLOR_WHITE,
+						     COLOR_CYAN, COLOR_GREEN, COLOR_BLUE, COLOR_WHITE };
 		int i;
 
 		init_pair(ROLE_TITLE, COLOR_BLACK, COLOR_CYAN);
@@ -121,7 +123,8 @@ static void term_setup(void)
 		init_pair(ROLE_MATCH, COLOR_BLACK, COLOR_MAGENTA);
 		init_pair(ROLE_BAR, term.colors == 256 ? ev256[0] : COLOR_CYAN, -1);
 		for (i = 0; i < TERM_NEV; i++)
-			init_pair((short)(ROLE_EV0 + i), COLOR_BLACK,
+			init_pair((short)(ROLE_EV0 + i),
+				  term.colors != 256 && ev8[i] == COLOR_BLUE ? COLOR_WHITE : COLOR_BLACK,
 				  term.colors == 256 ? ev256[i] : ev8[i]);
 	}
 }

@@ -675,3 +675,25 @@ if have_fixtures; then
 else
 	skip "ops: selection kept" "$NOFIX"
 fi
+# With 8 colours, no event is drawn in the selection's yellow or the search
+# match's magenta: only the selected track's label is yellow.
+if have_fixtures; then
+	ENVV_SAVE=$ENVV
+	ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen XTOP_VIEW=timeline"
+	start 80 24 "$XTOP" "$FIX/jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	sleep 0.3
+	$T capture-pane -t t -p -e | sed -n "2,$((H - 1))p" >"$TMP/c8"
+	y=$(grep -o "$ESC\[43m" "$TMP/c8" | wc -l)
+	m=$(grep -o "$ESC\[45m" "$TMP/c8" | wc -l)
+	if [ "$y" -le 1 ] && [ "$m" -eq 0 ] && grep -q "$ESC\[4[2467]m" "$TMP/c8"; then
+		ok "8 colours: events in other hues than the selection's and the match's"
+	else
+		fail "8 colours: events apart from selection and match" "$y yellow, $m magenta cells"
+	fi
+	keys q
+	wait_for "EXIT=" >/dev/null
+	ENVV=$ENVV_SAVE
+else
+	skip "8 colours: event hues" "$NOFIX"
+fi
