@@ -92,8 +92,19 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 			snprintf(name, sizeof(name), "%s %s", d->host, d->name);
 		else
 			snprintf(name, sizeof(name), "%s", d->name);
-		if (*d->model)
-			snprintf(name + strlen(name), sizeof(name) - strlen(name), " (%s)", d->model);
+		if (*d->model) {
+			/* The model gives way first: the device's own name (its
+			 * index) is what tells the rows apart. */
+			int fw = tt_flex_width(&tt), room = fw - tt_cols(name) - 3;
+			char m[256];
+
+			if (!fw || tt_cols(name) + tt_cols(d->model) + 3 <= fw)
+				snprintf(name + strlen(name), sizeof(name) - strlen(name), " (%s)",
+					 d->model);
+			else if (room >= 6)
+				snprintf(name + strlen(name), sizeof(name) - strlen(name), " (%s)",
+					 tt_elide(m, sizeof(m), d->model, room));
+		}
 		fmt_rate(pf, sizeof(pf), d->peak_flops, " ", "FLOP/s"); /* "918 TFLOP/s" */
 		fmt_rate(pb, sizeof(pb), d->peak_hbm_bw, " ", "B/s");
 		if (!d->op_events) {
@@ -358,15 +369,27 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, 24);
 	tt_head(&tt, o);
 	{
-		/* "name (op)" whole (the column's elision keeps the op at the
-		 * end), then fitted together so that rows alike tell apart. */
+		/* "name (op)", then fitted together so that rows alike tell
+		 * apart. An op short enough stays whole, "(" and all, the
+		 * kernel's name giving way ("loop_ad..op_add_fusion.2)" read as
+		 * a kernel's name); a long one is elided with the rest. */
 		char **full = xmalloc((n ? n : 1) * sizeof(*full));
+		int fw = tt_flex_width(&tt);
 
 		for (i = 0; i < n; i++) {
-			size_t len = strlen(a->kernels[i].name) + strlen(a->kernels[i].op) + 4;
+			const char *kn = a->kernels[i].name, *op = a->kernels[i].op;
+			size_t len = strlen(kn) + strlen(op) + 4;
+			int room = fw - tt_cols(op) - 3;
 
 			full[i] = xmalloc(len);
-			snprintf(full[i], len, "%s (%s)", a->kernels[i].name, a->kernels[i].op);
+			if (fw && tt_cols(kn) > room && room >= 12) {
+				char *e = xmalloc(len);
+
+				snprintf(full[i], len, "%s (%s)", tt_elide(e, len, kn, room), op);
+				free(e);
+			} else {
+				snprintf(full[i], len, "%s (%s)", kn, op);
+			}
 		}
 		fit = tt_fit_flex(&tt, (const char *const *)full, n);
 		tt_fit_free(full, n);

@@ -159,16 +159,26 @@ static void line(struct texttab *t, struct strbuf *o, const char *const *cells, 
 	strbuf_add(o, "\n", 1);
 }
 
-char **tt_fit_flex(const struct texttab *t, const char *const *texts, size_t n)
+int tt_flex_width(const struct texttab *t)
 {
-	char **fit = xcalloc(n ? n : 1, sizeof(*fit));
-	size_t i, c, cap;
 	int w = t->width - t->indent;
+	size_t c;
 
+	if (t->width <= 0)
+		return 0;
 	for (c = 0; c < t->ncols; c++)
 		if (t->show[c] && t->cols[c].width)
 			w -= t->cols[c].width + 1;
-	if (t->width <= 0 || w < 1) {
+	return w < 1 ? 1 : w;
+}
+
+char **tt_fit_flex(const struct texttab *t, const char *const *texts, size_t n)
+{
+	char **fit = xcalloc(n ? n : 1, sizeof(*fit));
+	size_t i, cap;
+	int w = tt_flex_width(t);
+
+	if (w <= 1) {
 		for (i = 0; i < n; i++)
 			fit[i] = xstrdup(texts[i]); /* the whole text: no width */
 		return fit;

@@ -236,3 +236,12 @@ if have_fixtures; then
 else
 	skip "report: op names in several programs" "$NOFIX"
 fi
+# At 80 columns a device keeps its own name (its index), the model giving
+# way; a kernel's short op stays whole, "(" and all.
+COLUMNS=80 $XTOP report tests/fixtures/h100/jax-h100-tfm-cb.xplane.pb.gz >"$TMP/h80.txt" 2>&1
+if grep -q " /device:GPU:0 (NVID.*HBM3)\$" "$TMP/h80.txt" &&
+	grep -q " loo.*usion_2 (loop_add_fusion.2)\$" "$TMP/h80.txt"; then
+	ok "report at 80 columns: the device's index and a kernel's op read whole"
+else
+	fail "report at 80 columns: device and kernel names" "$(grep -m1 'device:G' "$TMP/h80.txt"; grep -m1 'loop_add_fusion.2' "$TMP/h80.txt")"
+fi
