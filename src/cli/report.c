@@ -229,11 +229,13 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 static void report_steps(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
 			 int width)
 {
-	static const struct tt_col cols[] = {
+	static const struct tt_col cols0[] = {
 		{ "STEP", 7, 1, 0 },	  { "START", 9, 1, 1 },	      { "DURATION", 9, 1, 0 },
 		{ "COMPUTE", 9, 1, 0 }, { "D2H", 9, 1, 0 },	      { "COLLECTIVE", 10, 1, 0 },
 		{ "H2D", 9, 1, 0 },	  { "HOST", 9, 1, 0 },	      { "IDLE", 9, 1, 0 },
 	};
+	struct tt_col cols[sizeof(cols0) / sizeof(cols0[0])];
+	char zero[96] = "";
 	struct texttab tt;
 	char b[11][32];
 	const char *cells[11];
@@ -258,7 +260,20 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 			 a->steps_source == XT_STEPS_DEVICE ? "device Steps lines"
 							    : "host step markers");
 	}
+	/* A category that is 0 in every step goes first when the table is
+	 * too wide (said below it), before any that has time. */
+	memcpy(cols, cols0, sizeof(cols));
+	for (k = 0; k < XT_CAT_COUNT; k++) {
+		for (i = 0; i < a->nsteps && !a->steps[i].cat_ps[k]; i++)
+			;
+		if (i == a->nsteps)
+			cols[3 + k].drop = 2 + (int)k;
+	}
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 1, 0);
+	for (k = 0; k < XT_CAT_COUNT; k++)
+		if (!tt.show[3 + k])
+			snprintf(zero + strlen(zero), sizeof(zero) - strlen(zero), "%s%s",
+				 zero[0] ? ", " : "", cols[3 + k].head);
 	tt_head(&tt, o);
 	for (i = 0; i < a->nsteps; i++) {
 		const struct xt_step_row *s = &a->steps[i];
@@ -280,6 +295,8 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 	for (k = 0; k < XT_CAT_COUNT + 2; k++)
 		fmt_ps(b[2 + k], sizeof(b[2 + k]), sum[k] / (int64_t)a->nsteps);
 	tt_row(&tt, o, cells);
+	if (zero[0])
+		put_text(o, width, "  %s: 0 in every step", zero);
 }
 
 static void report_memory(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
@@ -378,18 +395,18 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 
 		for (i = 0; i < n; i++) {
 			const char *kn = a->kernels[i].name, *op = a->kernels[i].op;
-			size_t len = strlen(kn) + strlen(op) + 4;
+			size_t len = strlen(kn) + strlen(op) + 4, on = strlen(op) + 3;
 			int room = fw - tt_cols(op) - 3;
+			char *e = xmalloc(len);
 
 			full[i] = xmalloc(len);
-			if (fw && tt_cols(kn) > room && room >= 12) {
-				char *e = xmalloc(len);
-
+			snprintf(full[i], len, "%s (%s)", kn, op);
+			/* Only where the plain elision would cut into " (op)". */
+			if (fw && room >= 8 &&
+			    (strlen(tt_elide(e, len, full[i], fw)) < on ||
+			     strcmp(e + strlen(e) - on, full[i] + strlen(full[i]) - on)))
 				snprintf(full[i], len, "%s (%s)", tt_elide(e, len, kn, room), op);
-				free(e);
-			} else {
-				snprintf(full[i], len, "%s (%s)", kn, op);
-			}
+			free(e);
 		}
 		fit = tt_fit_flex(&tt, (const char *const *)full, n);
 		tt_fit_free(full, n);
