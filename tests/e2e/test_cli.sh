@@ -246,3 +246,13 @@ if grep -q " /device:GPU:0 (NVID.*HBM3)\$" "$TMP/h80.txt" &&
 else
 	fail "report at 80 columns: device and kernel names" "$cut of 94 kernel rows cut their op; $(grep -m1 ' /device:G' "$TMP/h80.txt"; grep -m1 'gemm_fusion_dot.12' "$TMP/h80.txt")"
 fi
+# At 60 columns the steps table fits: the categories 0 in every step give way
+# and are named below it.
+COLUMNS=60 $XTOP report tests/fixtures/h100/jax-h100-tfm-cb.xplane.pb.gz >"$TMP/h60.txt" 2>&1
+wide=$(sed -n '/^Steps/,/^$/p' "$TMP/h60.txt" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+if [ "$wide" -le 60 ] && grep -q "^  D2H, COLLECTIVE, H2D: 0 in every step\$" "$TMP/h60.txt" &&
+	grep -q "^ *STEP .*COMPUTE .*HOST .*IDLE\$" "$TMP/h60.txt"; then
+	ok "report at 60 columns: the steps table fits, the empty categories named below it"
+else
+	fail "report at 60 columns: steps table" "$wide columns wide"
+fi
