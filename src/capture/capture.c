@@ -36,12 +36,15 @@ static const struct capture_backend *const backends[] = {
 
 static int valid_addr(const char *a)
 {
-	const char *colon = strrchr(a, ':');
+	const char *colon = strrchr(a, ':'), *c;
 	char *end;
 	long port;
 
 	if (!colon || colon == a || strchr(a, '/') || strchr(a, ' '))
 		return 0;
+	for (c = a; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return 0; /* no host name has a control character */
 	port = strtol(colon + 1, &end, 10);
 	return *end == '\0' && end != colon + 1 && port > 0 && port < 65536;
 }

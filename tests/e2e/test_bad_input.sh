@@ -27,6 +27,19 @@ head -c $((gsize / 2)) "$TMP/gen.xplane.pb.gz" >"$TMP/half.xplane.pb.gz"
 expect_error "truncated gzip" 2 "truncated gzip" $XTOP report "$TMP/half.xplane.pb.gz"
 expect_error "logdir: unknown run" 2 "no run named" $XTOP report --run nope "$TMP"
 
+# A message is one line: a newline or an escape sequence in a path is shown
+# escaped; a path of thousands of bytes loses its middle, not the reason.
+expect_error "a newline in a path: one line, escaped" 2 'no\\nsuch.xplane.pb: No such file' \
+	$XTOP report "$TMP/no
+such.xplane.pb"
+expect_error "an escape sequence in a path: shown escaped" 2 'x\\x1b\[31mred: No such file' \
+	$XTOP report "$TMP/x$(printf '\033')[31mred"
+expect_error "a 5000-byte path: the reason stays" 2 "aaa\.\.\.aaa.*: File name too long" \
+	$XTOP report "$TMP/$(printf '%05000d' 0 | tr 0 a)"
+expect_error "capture: a newline in an address" 2 'bad address .local\\nhost:1.' \
+	$XTOP capture --duration 100 "local
+host:1"
+
 # A full disk under stdout: exit 1 and say so, never 0 with a cut answer.
 mkdir -p "$TMP/ld/plugins/profile/run1" && cp "$TMP/gen.xplane.pb" "$TMP/ld/plugins/profile/run1/h.xplane.pb"
 if [ -w /dev/full ]; then
