@@ -410,11 +410,14 @@ unsigned panel_act(struct panel *p, enum action act)
 /* ---- layout ---- */
 
 /* Which columns fit in w (show[c] cleared for those that do not) and their
- * widths (width[c]; flexible columns share what is left). */
+ * widths (width[c]; flexible columns share what is left). Columns go by
+ * their drop order; then, still too wide, the sort column if it may go,
+ * then figures from the right: the flexible column, what names the row,
+ * keeps its room, and no figure is drawn cut ("72" of "72.83 s"). */
 static void layout(const struct panel *p, int w, int *show, int *width)
 {
 	size_t c;
-	int used, flex;
+	int used, flex, pass = 0;
 
 	for (;;) {
 		int worst = -1;
@@ -433,13 +436,28 @@ static void layout(const struct panel *p, int w, int *show, int *width)
 		used += nshown > 1 ? nshown - 1 : 0; /* one space between columns */
 		if (used + flex * (p->flex_min ? p->flex_min : PANEL_FLEX_MIN) <= w)
 			break;
-		/* The most droppable column goes (never the sort column). */
+		/* The most droppable column goes (the sort column last). */
 		for (c = 0; c < p->ncols; c++)
-			if (show[c] && p->cols[c].drop && (int)c != p->sort &&
+			if (show[c] && p->cols[c].drop && ((int)c != p->sort || pass) &&
 			    (worst < 0 || p->cols[c].drop > p->cols[worst].drop))
 				worst = (int)c;
-		if (worst < 0)
+		if (worst < 0 && pass == 2) {
+			/* The rightmost fixed column, while one other stays. */
+			int fixed = 0;
+
+			for (c = 0; c < p->ncols; c++)
+				fixed += show[c] && p->cols[c].width;
+			for (c = p->ncols; c-- > 0 && fixed > 1;)
+				if (show[c] && p->cols[c].width) {
+					worst = (int)c;
+					break;
+				}
+		}
+		if (worst < 0) {
+			if (pass++ < 2)
+				continue;
 			break;
+		}
 		show[worst] = 0;
 	}
 	for (c = 0; c < p->ncols; c++) {

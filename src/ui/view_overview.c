@@ -130,7 +130,7 @@ static void build(struct app *a, struct ov_lines *L, int w)
 	char b1[32], b2[32], b3[32], b5[32], idle[16];
 	struct ov_line *l;
 	size_t i;
-	int r;
+	int r, narrow;
 
 	l = add(L, OVL_HEAD, 0, 0);
 	snprintf(l->text, sizeof(l->text), " Steps");
@@ -150,8 +150,14 @@ static void build(struct app *a, struct ov_lines *L, int w)
 	}
 	l = add(L, OVL_TEXT, 0, 0);
 	l = add(L, OVL_HEAD, 0, 0);
-	snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  %s", "BUSY", "IDLE", "HOST-BND",
-		 "MAX GAP", "DEVICE (Enter: its longest gap)");
+	/* Narrow: the gap columns go, so that each row keeps its device's
+	 * name (four rows of figures alone say nothing). */
+	narrow = w < 42 + 16;
+	if (narrow)
+		snprintf(l->text, sizeof(l->text), " %-10s %6s  %s", "BUSY", "IDLE", "DEVICE");
+	else
+		snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  %s", "BUSY", "IDLE",
+			 "HOST-BND", "MAX GAP", "DEVICE (Enter: its longest gap)");
 	for (i = 0; i < an->ndevices; i++) {
 		const struct xt_device_row *d = &an->devices[i];
 
@@ -159,10 +165,16 @@ static void build(struct app *a, struct ov_lines *L, int w)
 			continue;
 		l = add(L, OVL_DEVICE, (long)i, 1);
 		/* No span (instants only): no idle share, no gaps. */
-		snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  ",
-			 fmt_ps(b1, sizeof(b1), d->busy_ps), fmt_percent(idle, sizeof(idle), d->idle_percent),
-			 fmt_ps_known(b2, sizeof(b2), d->host_bound_ps, xt_device_has_gaps(d)),
-			 fmt_ps_known(b3, sizeof(b3), d->longest_gap_ps, xt_device_has_gaps(d)));
+		if (narrow)
+			snprintf(l->text, sizeof(l->text), " %-10s %6s  ",
+				 fmt_ps(b1, sizeof(b1), d->busy_ps),
+				 fmt_percent(idle, sizeof(idle), d->idle_percent));
+		else
+			snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  ",
+				 fmt_ps(b1, sizeof(b1), d->busy_ps),
+				 fmt_percent(idle, sizeof(idle), d->idle_percent),
+				 fmt_ps_known(b2, sizeof(b2), d->host_bound_ps, xt_device_has_gaps(d)),
+				 fmt_ps_known(b3, sizeof(b3), d->longest_gap_ps, xt_device_has_gaps(d)));
 		if (a->t->nhosts < 2) {
 			put_name(l, "", "", d->name, w);
 		} else if (utf8_width(l->text) + utf8_width(d->host) + 1 + utf8_width(d->name) <= w) {

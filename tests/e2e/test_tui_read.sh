@@ -697,3 +697,19 @@ if have_fixtures; then
 else
 	skip "8 colours: event hues" "$NOFIX"
 fi
+# At 40 columns every row keeps what names it (the device, the memory), and
+# no figure is drawn cut ("72" of "72.83 s").
+if have_fixtures; then
+	start 40 14 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 1
+	check "overview at 40 columns: each device row names its device" \
+		'has "/device:TPU:0" && has "/device:TPU:3"' "device names dropped" 5
+	keys 5
+	check "memory at 40 columns: each row names its memory, its peak time whole" \
+		'has "TPU:0 HBM" && has "72.83 s" && ! grep -q " 72 *\$" "$TMP/screen"' "cut" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 2 "40 columns" "$NOFIX"
+fi
