@@ -235,14 +235,23 @@ static void match_devices(struct xt_cmp *c, const struct xt_analysis *b, const s
 		size_t hit = SIZE_MAX;
 
 		/* The same host and device; else the same device name when
-		 * hosts were renamed (another capture directory). */
+		 * hosts were renamed (another capture directory), if one
+		 * device of BASE has it: of two hosts' GPU:0, neither is it. */
 		for (j = 0; j < b->ndevices && hit == SIZE_MAX; j++)
 			if (!bused[j] && !strcmp(b->devices[j].host, d->host) &&
 			    !strcmp(b->devices[j].name, d->name))
 				hit = j;
-		for (j = 0; j < b->ndevices && hit == SIZE_MAX; j++)
-			if (!bused[j] && !strcmp(b->devices[j].name, d->name))
-				hit = j;
+		if (hit == SIZE_MAX) {
+			size_t same = 0, k = SIZE_MAX;
+
+			for (j = 0; j < b->ndevices; j++)
+				if (!bused[j] && !strcmp(b->devices[j].name, d->name)) {
+					same++;
+					k = j;
+				}
+			if (same == 1)
+				hit = k;
+		}
 		r->host = arena_strndup(&c->arena, d->host, strlen(d->host));
 		r->name = arena_strndup(&c->arena, d->name, strlen(d->name));
 		r->in_new = 1;
@@ -285,9 +294,18 @@ static void match_memory(struct xt_cmp *c, const struct xt_analysis *b, const st
 			if (!bused[j] && !strcmp(b->memory[j].host, m->host) &&
 			    !strcmp(b->memory[j].allocator, m->allocator))
 				hit = j;
-		for (j = 0; j < b->nmemory && hit == SIZE_MAX; j++)
-			if (!bused[j] && !strcmp(b->memory[j].allocator, m->allocator))
-				hit = j;
+		if (hit == SIZE_MAX) {
+			/* By allocator alone only if one of BASE's has it. */
+			size_t same = 0, k = SIZE_MAX;
+
+			for (j = 0; j < b->nmemory; j++)
+				if (!bused[j] && !strcmp(b->memory[j].allocator, m->allocator)) {
+					same++;
+					k = j;
+				}
+			if (same == 1)
+				hit = k;
+		}
 		r->host = arena_strndup(&c->arena, m->host, strlen(m->host));
 		r->allocator = arena_strndup(&c->arena, m->allocator, strlen(m->allocator));
 		r->name = arena_strndup(&c->arena, m->name, strlen(m->name));

@@ -232,3 +232,14 @@ if [ -s "$TMP/hostonly.pb" ]; then
 		fail "diff: 0 -> 0" "$(grep busy "$TMP/d0.txt")"
 	fi
 fi
+# Paired by device name alone only when one device of BASE has it: the two
+# V100 hosts' GPU:0 are not the H100's.
+$XTOP diff --json "$V" tests/fixtures/h100/jax-h100-mlp-cb.xplane.pb.gz | $PY -c "
+import json, sys
+d = json.load(sys.stdin)
+g = [x for x in d['devices'] if x['name'] == '/device:GPU:0']
+assert len(g) == 3 and sum(x['base_busy_ps'] is None for x in g) == 1, g
+h = [x for x in g if x['host'] == 'jax-h100-mlp-cb'][0]
+assert h['base_busy_ps'] is None and h['new_busy_ps'] > 0, h
+" && ok "diff: a device name two hosts of BASE have pairs with neither" ||
+	fail "diff: ambiguous device names" "see above"
