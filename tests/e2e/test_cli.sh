@@ -256,3 +256,16 @@ if [ "$wide" -le 60 ] && grep -q "^  D2H, COLLECTIVE, H2D: 0 in every step\$" "$
 else
 	fail "report at 60 columns: steps table" "$wide columns wide"
 fi
+# A live allocation's line keeps "allocated at T" whole at 80 columns: the
+# op's name gives way.
+if have_fixtures; then
+	COLUMNS=80 $XTOP report "$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb" >"$TMP/m80.txt" 2>&1
+	n=$(grep -c "^ *[0-9.]* [KMG]*i*B  live, allocated at [0-9.]* [mun]*s: " "$TMP/m80.txt")
+	if [ "$n" -eq 12 ] && ! grep -q "live, al\.\." "$TMP/m80.txt"; then
+		ok "report: live allocations keep their time whole at 80 columns (12 lines)"
+	else
+		fail "report: live allocation lines" "$n lines whole; $(grep -m1 'live, al' "$TMP/m80.txt")"
+	fi
+else
+	skip "report: live allocation lines" "$NOFIX"
+fi
