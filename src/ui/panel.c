@@ -667,6 +667,10 @@ void panel_render(struct panel *p, int h, int w,
 			p->top = p->sel;
 		if (p->sel >= p->top + body)
 			p->top = p->sel - body + 1;
+		/* A taller window shows the first rows again rather than
+		 * blank lines under the last (the selection stays on screen). */
+		if (body > 0 && p->top > (long)p->norder - body)
+			p->top = (long)p->norder - body;
 	}
 	if (p->top < 0)
 		p->top = 0;

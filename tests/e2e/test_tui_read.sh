@@ -713,3 +713,16 @@ if have_fixtures; then
 else
 	skip_n 2 "40 columns" "$NOFIX"
 fi
+# The lists too: after End in a short window, a tall one shows the first rows.
+start 80 10 "$XTOP" tests/fixtures/h100/jax-h100-mlp-cb.xplane.pb.gz
+wait_for "[timeline]" >/dev/null
+keys 6
+wait_for "[kernels]" >/dev/null
+keys End
+sleep 0.3
+$T resize-window -t t -x 120 -y 40
+H=40
+check "kernels: a taller window shows the first rows again" \
+	'has "870.6 us" && has "gemm_fusion_dot_1 (gemm_fusion_dot.1)"' "top rows off screen" 5
+keys q
+wait_for "EXIT=" >/dev/null
