@@ -2,6 +2,7 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,6 +224,30 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 	free(how);
 }
 
+/* The row of BASE's n rows (stride bytes apart, their host and key strings
+ * at host_off and key_off) that pairs with (host, key): the same host and
+ * key; else the same key when the hosts were renamed (another capture
+ * directory), if one unused row of BASE has it: of two hosts' GPU:0,
+ * neither is a third host's. SIZE_MAX when none. */
+static size_t pair_row(const void *rows, size_t n, size_t stride, size_t host_off, size_t key_off,
+		       const uint8_t *used, const char *host, const char *key)
+{
+	size_t j, same = 0, hit = SIZE_MAX;
+
+	for (j = 0; j < n; j++) {
+		const char *r = (const char *)rows + j * stride;
+		const char *h = *(const char *const *)(r + host_off), *k = *(const char *const *)(r + key_off);
+
+		if (used[j] || strcmp(k, key))
+			continue;
+		if (!strcmp(h, host))
+			return j;
+		same++;
+		hit = j;
+	}
+	return same == 1 ? hit : SIZE_MAX;
+}
+
 static void match_devices(struct xt_cmp *c, const struct xt_analysis *b, const struct xt_analysis *n)
 {
 	uint8_t *bused = xcalloc(b->ndevices ? b->ndevices : 1, 1);
@@ -232,26 +257,10 @@ static void match_devices(struct xt_cmp *c, const struct xt_analysis *b, const s
 	for (i = 0; i < n->ndevices; i++) {
 		const struct xt_device_row *d = &n->devices[i];
 		struct xt_cmp_dev *r = &c->devs[c->ndevs++];
-		size_t hit = SIZE_MAX;
+		size_t hit = pair_row(b->devices, b->ndevices, sizeof(*b->devices),
+				      offsetof(struct xt_device_row, host),
+				      offsetof(struct xt_device_row, name), bused, d->host, d->name);
 
-		/* The same host and device; else the same device name when
-		 * hosts were renamed (another capture directory), if one
-		 * device of BASE has it: of two hosts' GPU:0, neither is it. */
-		for (j = 0; j < b->ndevices && hit == SIZE_MAX; j++)
-			if (!bused[j] && !strcmp(b->devices[j].host, d->host) &&
-			    !strcmp(b->devices[j].name, d->name))
-				hit = j;
-		if (hit == SIZE_MAX) {
-			size_t same = 0, k = SIZE_MAX;
-
-			for (j = 0; j < b->ndevices; j++)
-				if (!bused[j] && !strcmp(b->devices[j].name, d->name)) {
-					same++;
-					k = j;
-				}
-			if (same == 1)
-				hit = k;
-		}
 		r->host = arena_strndup(&c->arena, d->host, strlen(d->host));
 		r->name = arena_strndup(&c->arena, d->name, strlen(d->name));
 		r->in_new = 1;
@@ -288,24 +297,11 @@ static void match_memory(struct xt_cmp *c, const struct xt_analysis *b, const st
 	for (i = 0; i < n->nmemory; i++) {
 		const struct xt_memory_row *m = &n->memory[i];
 		struct xt_cmp_mem *r = &c->mem[c->nmem++];
-		size_t hit = SIZE_MAX;
+		size_t hit = pair_row(b->memory, b->nmemory, sizeof(*b->memory),
+				      offsetof(struct xt_memory_row, host),
+				      offsetof(struct xt_memory_row, allocator), bused, m->host,
+				      m->allocator);
 
-		for (j = 0; j < b->nmemory && hit == SIZE_MAX; j++)
-			if (!bused[j] && !strcmp(b->memory[j].host, m->host) &&
-			    !strcmp(b->memory[j].allocator, m->allocator))
-				hit = j;
-		if (hit == SIZE_MAX) {
-			/* By allocator alone only if one of BASE's has it. */
-			size_t same = 0, k = SIZE_MAX;
-
-			for (j = 0; j < b->nmemory; j++)
-				if (!bused[j] && !strcmp(b->memory[j].allocator, m->allocator)) {
-					same++;
-					k = j;
-				}
-			if (same == 1)
-				hit = k;
-		}
 		r->host = arena_strndup(&c->arena, m->host, strlen(m->host));
 		r->allocator = arena_strndup(&c->arena, m->allocator, strlen(m->allocator));
 		r->name = arena_strndup(&c->arena, m->name, strlen(m->name));
