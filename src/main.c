@@ -127,9 +127,9 @@ int main(int argc, char **argv)
 			int v = config_view_named(optarg);
 
 			if (v < 0) {
-				fprintf(stderr, "xtop: --view needs one of overview, timeline, ops, steps, "
-						"memory, kernels, devices, diff, not '%s'\n",
-					optarg);
+				options_say("--view needs one of overview, timeline, ops, steps, memory, "
+					    "kernels, devices, diff, not '%s'",
+					    optarg);
 				return 2;
 			}
 			ao.view = (enum view_id)v;

@@ -2,8 +2,26 @@
 #include "options.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../util/error.h"
+
+/* One line on stderr, "xtop: " first: what the user typed is shown with
+ * its control characters escaped (an option's text may hold a newline). */
+void options_say(const char *fmt, ...)
+{
+	char line[2048];
+	struct xt_error e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	xt_error_set(&e, 0, "%s", line);
+	fprintf(stderr, "xtop: %s\n", e.msg);
+}
 
 void options_build(const struct xt_option *t, struct option *lo, char *so, size_t sn)
 {
@@ -70,11 +88,11 @@ int options_number(const char *opt, const char *v, unsigned long long min, unsig
 		return 0;
 	}
 	if (max == OPTIONS_NO_MAX)
-		fprintf(stderr, "xtop: %s needs %s, %llu or more, not '%s'\n", opt, what, min, v);
+		options_say("%s needs %s, %llu or more, not '%s'", opt, what, min, v);
 	else if (max == min + 1)
-		fprintf(stderr, "xtop: %s needs %s, %llu or %llu, not '%s'\n", opt, what, min, max, v);
+		options_say("%s needs %s, %llu or %llu, not '%s'", opt, what, min, max, v);
 	else
-		fprintf(stderr, "xtop: %s needs %s from %llu to %llu, not '%s'\n", opt, what, min, max,
+		options_say("%s needs %s from %llu to %llu, not '%s'", opt, what, min, max,
 			v);
 	return -1;
 }
@@ -98,25 +116,25 @@ void options_error(const struct xt_option *t, int c, char *const *argv, const ch
 		const struct xt_option *o = entry_of(t, optopt);
 
 		if (o)
-			fprintf(stderr, "xtop: --%s needs a value (%s: %s)\n", o->name, o->arg ? o->arg : "",
+			options_say("--%s needs a value (%s: %s)", o->name, o->arg ? o->arg : "",
 				o->help);
 		else
-			fprintf(stderr, "xtop: option '%s' needs a value (see %s --help)\n", arg, cmd);
+			options_say("option '%s' needs a value (see %s --help)", arg, cmd);
 		return;
 	}
 	if (optopt && arg[0] == '-' && arg[1] == '-' && entry_of(t, optopt)) {
 		/* "--json=1": a known option that takes no value. */
-		fprintf(stderr, "xtop: --%s takes no value (see %s --help)\n", entry_of(t, optopt)->name,
+		options_say("--%s takes no value (see %s --help)", entry_of(t, optopt)->name,
 			cmd);
 		return;
 	}
 	if (optopt && !(arg[0] == '-' && arg[1] == '-')) {
 		/* A short option, maybe inside a group like -jq. */
-		fprintf(stderr, "xtop: unknown option '-%c' (see %s --help)\n", optopt, cmd);
+		options_say("unknown option '-%c' (see %s --help)", optopt, cmd);
 		return;
 	}
 	/* A long one; "--name=value" is named without its value. */
-	fprintf(stderr, "xtop: unknown option '%.*s' (see %s --help)\n", (int)strcspn(arg, "="), arg,
+	options_say("unknown option '%.*s' (see %s --help)", (int)strcspn(arg, "="), arg,
 		cmd);
 }
 

@@ -42,6 +42,10 @@ int options_number(const char *opt, const char *v, unsigned long long min, unsig
  * returned c. */
 void options_error(const struct xt_option *table, int c, char *const *argv, const char *cmd);
 
+/* Prints "xtop: " and the formatted line on stderr, the control
+ * characters in it (from what the user typed) escaped: always one line. */
+void options_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Whether everything written to stdout got there: flushes it, and on an
  * error (a full disk, a closed pipe) now or in an earlier write prints
  * "xtop: stdout: REASON" and returns -1; else 0. A command that printed

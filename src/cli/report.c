@@ -649,7 +649,7 @@ int report_main(int argc, char **argv)
 
 			ro.fail_over = strtod(optarg, &end);
 			if (*end || !*optarg || !(ro.fail_over >= 0) || ro.fail_over > 1e9) {
-				fprintf(stderr, "xtop: --fail-over needs a percentage of 0 or more, not '%s'\n",
+				options_say("--fail-over needs a percentage of 0 or more, not '%s'",
 					optarg);
 				return 2;
 			}

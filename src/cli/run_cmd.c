@@ -49,7 +49,7 @@ int run_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "xtop: unknown option '%s' (see xtop run --help)\n", a);
+			options_say("unknown option '%s' (see xtop run --help)", a);
 			return 2;
 		}
 	}

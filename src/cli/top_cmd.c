@@ -73,7 +73,7 @@ static int parse_every(const char *v, uint64_t *ms)
 		*ms = (uint64_t)llround(s * 1000);
 		return 0;
 	}
-	fprintf(stderr, "xtop: --every needs a number of seconds from 0.1 to 86400, not '%s'\n", v);
+	options_say("--every needs a number of seconds from 0.1 to 86400, not '%s'", v);
 	return -1;
 }
 

@@ -36,6 +36,12 @@ expect_error "an escape sequence in a path: shown escaped" 2 'x\\x1b\[31mred: No
 	$XTOP report "$TMP/x$(printf '\033')[31mred"
 expect_error "a 5000-byte path: the reason stays" 2 "aaa\.\.\.aaa.*: File name too long" \
 	$XTOP report "$TMP/$(printf '%05000d' 0 | tr 0 a)"
+expect_error "an option with a newline: one line, escaped" 2 "unknown option '--a\\\\nb'" \
+	$XTOP report "--a
+b" x
+expect_error "top --every with a newline: one line, escaped" 2 "not '1\\\\n2'" \
+	$XTOP top --every "1
+2" localhost:1
 expect_error "capture: a newline in an address" 2 'bad address .local\\nhost:1.' \
 	$XTOP capture --duration 100 "local
 host:1"
