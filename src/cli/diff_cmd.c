@@ -116,7 +116,7 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 		free(name[k]);
 	free(name);
 	if (only)
-		strbuf_puts(o, "  - : the device is not in that profile\n");
+		strbuf_puts(o, "  - as BUSY: the device is not in that profile\n");
 }
 
 static void diff_memory(struct strbuf *o, const struct xt_cmp *c, int width)
@@ -180,7 +180,7 @@ static void diff_memory(struct strbuf *o, const struct xt_cmp *c, int width)
 		free(name[i]);
 	free(name);
 	if (only)
-		strbuf_puts(o, "  - : the memory is not in that profile\n");
+		strbuf_puts(o, "  - as PEAK: the memory is not in that profile\n");
 }
 
 /* One op's row of the diff table, its name cell already fitted. */

@@ -224,42 +224,71 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 	free(how);
 }
 
-/* The row of BASE's n rows (stride bytes apart, their host and key strings
- * at host_off and key_off) that pairs with (host, key): the same host and
- * key; else the same key when the hosts were renamed (another capture
- * directory), if one unused row of BASE has it: of two hosts' GPU:0,
- * neither is a third host's. SIZE_MAX when none. */
-static size_t pair_row(const void *rows, size_t n, size_t stride, size_t host_off, size_t key_off,
-		       const uint8_t *used, const char *host, const char *key)
+/* Rows of one kind in BASE and NEW (stride bytes apart, their host and key
+ * strings at host_off and key_off), paired: the same host and key; else the
+ * same key when the hosts were renamed (another capture directory), if one
+ * unpaired row on each side has it: of two hosts' GPU:0, neither is a third
+ * host's, whichever side has the two. pair[i] is NEW row i's in BASE, or
+ * SIZE_MAX; bused[j] is set for BASE's rows taken. */
+struct pair_rows {
+	size_t stride, host_off, key_off;
+};
+
+static const char *pr_str(const struct pair_rows *pr, const void *rows, size_t i, size_t off)
 {
-	size_t j, same = 0, hit = SIZE_MAX;
+	return *(const char *const *)((const char *)rows + i * pr->stride + off);
+}
 
-	for (j = 0; j < n; j++) {
-		const char *r = (const char *)rows + j * stride;
-		const char *h = *(const char *const *)(r + host_off), *k = *(const char *const *)(r + key_off);
+static void pair_rows(const struct pair_rows *pr, const void *brows, size_t nb, const void *nrows,
+		      size_t nn, size_t *pair, uint8_t *bused)
+{
+	size_t i, j;
 
-		if (used[j] || strcmp(k, key))
-			continue;
-		if (!strcmp(h, host))
-			return j;
-		same++;
-		hit = j;
+	for (i = 0; i < nn; i++) {
+		pair[i] = SIZE_MAX;
+		for (j = 0; j < nb && pair[i] == SIZE_MAX; j++)
+			if (!bused[j] &&
+			    !strcmp(pr_str(pr, brows, j, pr->key_off), pr_str(pr, nrows, i, pr->key_off)) &&
+			    !strcmp(pr_str(pr, brows, j, pr->host_off), pr_str(pr, nrows, i, pr->host_off))) {
+				pair[i] = j;
+				bused[j] = 1;
+			}
 	}
-	return same == 1 ? hit : SIZE_MAX;
+	for (i = 0; i < nn; i++) {
+		const char *key = pr_str(pr, nrows, i, pr->key_off);
+		size_t sb = 0, sn = 0, hit = SIZE_MAX;
+
+		if (pair[i] != SIZE_MAX)
+			continue;
+		for (j = 0; j < nb; j++)
+			if (!bused[j] && !strcmp(pr_str(pr, brows, j, pr->key_off), key)) {
+				sb++;
+				hit = j;
+			}
+		for (j = 0; j < nn; j++)
+			sn += pair[j] == SIZE_MAX && !strcmp(pr_str(pr, nrows, j, pr->key_off), key);
+		if (sb == 1 && sn == 1) {
+			pair[i] = hit;
+			bused[hit] = 1;
+		}
+	}
 }
 
 static void match_devices(struct xt_cmp *c, const struct xt_analysis *b, const struct xt_analysis *n)
 {
+	static const struct pair_rows pr = { sizeof(struct xt_device_row),
+					     offsetof(struct xt_device_row, host),
+					     offsetof(struct xt_device_row, name) };
 	uint8_t *bused = xcalloc(b->ndevices ? b->ndevices : 1, 1);
+	size_t *pair = xcalloc(n->ndevices ? n->ndevices : 1, sizeof(*pair));
 	size_t i, j;
 
+	pair_rows(&pr, b->devices, b->ndevices, n->devices, n->ndevices, pair, bused);
 	c->devs = xcalloc(b->ndevices + n->ndevices + 1, sizeof(*c->devs));
 	for (i = 0; i < n->ndevices; i++) {
 		const struct xt_device_row *d = &n->devices[i];
 		struct xt_cmp_dev *r = &c->devs[c->ndevs++];
-		size_t hit = pair_row(b->devices, b->ndevices, sizeof(*b->devices),
-				      offsetof(struct xt_device_row, host),
-				      offsetof(struct xt_device_row, name), bused, d->host, d->name);
+		size_t hit = pair[i];
 
 		r->host = arena_strndup(&c->arena, d->host, strlen(d->host));
 		r->name = arena_strndup(&c->arena, d->name, strlen(d->name));
@@ -267,7 +296,6 @@ static void match_devices(struct xt_cmp *c, const struct xt_analysis *b, const s
 		r->new_busy_ps = d->busy_ps;
 		r->new_idle_percent = d->idle_percent;
 		if (hit != SIZE_MAX) {
-			bused[hit] = 1;
 			r->in_base = 1;
 			r->base_busy_ps = b->devices[hit].busy_ps;
 			r->base_idle_percent = b->devices[hit].idle_percent;
@@ -285,22 +313,25 @@ static void match_devices(struct xt_cmp *c, const struct xt_analysis *b, const s
 		r->base_busy_ps = b->devices[j].busy_ps;
 		r->base_idle_percent = b->devices[j].idle_percent;
 	}
+	free(pair);
 	free(bused);
 }
 
 static void match_memory(struct xt_cmp *c, const struct xt_analysis *b, const struct xt_analysis *n)
 {
+	static const struct pair_rows pr = { sizeof(struct xt_memory_row),
+					     offsetof(struct xt_memory_row, host),
+					     offsetof(struct xt_memory_row, allocator) };
 	uint8_t *bused = xcalloc(b->nmemory ? b->nmemory : 1, 1);
+	size_t *pair = xcalloc(n->nmemory ? n->nmemory : 1, sizeof(*pair));
 	size_t i, j;
 
+	pair_rows(&pr, b->memory, b->nmemory, n->memory, n->nmemory, pair, bused);
 	c->mem = xcalloc(b->nmemory + n->nmemory + 1, sizeof(*c->mem));
 	for (i = 0; i < n->nmemory; i++) {
 		const struct xt_memory_row *m = &n->memory[i];
 		struct xt_cmp_mem *r = &c->mem[c->nmem++];
-		size_t hit = pair_row(b->memory, b->nmemory, sizeof(*b->memory),
-				      offsetof(struct xt_memory_row, host),
-				      offsetof(struct xt_memory_row, allocator), bused, m->host,
-				      m->allocator);
+		size_t hit = pair[i];
 
 		r->host = arena_strndup(&c->arena, m->host, strlen(m->host));
 		r->allocator = arena_strndup(&c->arena, m->allocator, strlen(m->allocator));
@@ -308,7 +339,6 @@ static void match_memory(struct xt_cmp *c, const struct xt_analysis *b, const st
 		r->in_new = 1;
 		r->new_peak = m->peak_bytes;
 		if (hit != SIZE_MAX) {
-			bused[hit] = 1;
 			r->in_base = 1;
 			r->base_peak = b->memory[hit].peak_bytes;
 		}
@@ -326,6 +356,7 @@ static void match_memory(struct xt_cmp *c, const struct xt_analysis *b, const st
 		r->in_base = 1;
 		r->base_peak = m->peak_bytes;
 	}
+	free(pair);
 	free(bused);
 }
 

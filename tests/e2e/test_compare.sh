@@ -243,3 +243,9 @@ h = [x for x in g if x['host'] == 'jax-h100-mlp-cb'][0]
 assert h['base_busy_ps'] is None and h['new_busy_ps'] > 0, h
 " && ok "diff: a device name two hosts of BASE have pairs with neither" ||
 	fail "diff: ambiguous device names" "see above"
+$XTOP diff --json tests/fixtures/h100/jax-h100-mlp-cb.xplane.pb.gz "$V" | $PY -c "
+import json, sys
+d = json.load(sys.stdin)
+g = [x for x in d['devices'] if x['name'] == '/device:GPU:0']
+assert len(g) == 3 and all(x['base_busy_ps'] is None or x['new_busy_ps'] is None for x in g), g
+" && ok "diff: nor when NEW has the two hosts" || fail "diff: ambiguous device names in NEW" "see above"
