@@ -249,6 +249,10 @@ void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_pl
 				const struct hlo_inst *k = hlo_find_kernel(mod, kn.p, kn.n);
 
 				ga->parent = op;
+				/* An hlo_op the module lacks is no proof of a
+				 * command buffer; its name or its callee is. */
+				ga->in_cb = (uint8_t)(in ? hlo_is_command_buffer(mod, in)
+							 : looks_like_command_buffer(op));
 				cb_where(ga, mod, in);
 				if (k && !hlo_is_command_buffer(mod, k)) {
 					ga->attr = XT_ATTR_KERNEL_NAME;
@@ -263,6 +267,7 @@ void attr_gpu(struct gpu_attr *ga, const struct hlo_set *hlo, const struct xt_pl
 			ga->attr = XT_ATTR_KERNEL_NAME_UNCHECKED;
 			ga->name = attr_kernel_name(m);
 			ga->parent = op;
+			ga->in_cb = 1;
 		} else {
 			ga->attr = XT_ATTR_HLO_OP_UNCHECKED;
 			ga->name = op;

@@ -81,6 +81,7 @@ static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
 	if (a->occurrences == 0 && !a->attr) {
 		a->attr = (uint8_t)ga.attr;
 		a->parent = ga.parent;
+		a->in_cb = ga.in_cb;
 		a->in_entry = (uint8_t)ga.in_entry;
 		if (ga.attr == XT_ATTR_TF_OP || ga.attr == XT_ATTR_EVENT_NAME)
 			a->in_entry = 0; /* not an XLA op: it never opens a run */
@@ -277,7 +278,7 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	dur = xt_event_dur(l, ev);
 	/* A command buffer's kernels are launched as one graph, not one by
 	 * one: no launch overhead each (the launch_bound finding). */
-	if (a->parent.n && dur > 0 && dur < SMALL_KERNEL_PS && lp->cls[i] <= EVC_COLLECTIVE)
+	if (a->in_cb && dur > 0 && dur < SMALL_KERNEL_PS && lp->cls[i] <= EVC_COLLECTIVE)
 		lp->small_kernels_cb++;
 	a->total_ps += dur;
 	a->self_ps += dur;
@@ -388,6 +389,7 @@ static uint32_t cb_inst_slot(struct line_part *lp, struct cb_run *r, uint32_t ix
 	if (a->occurrences == 0 && !a->attr) {
 		a->attr = XT_ATTR_KERNEL_ORDER;
 		a->parent = r->parent.n ? r->parent : f->parent;
+		a->in_cb = 1; /* resolved by its place in a command buffer run */
 		a->in_entry = (uint8_t)!hlo_in_loop(r->mod, in);
 		a->hlo_flops = in->flops;
 		a->hlo_bytes = in->bytes;

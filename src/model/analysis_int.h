@@ -112,6 +112,7 @@ struct op_acc {
 	/* The HLO instruction's cost (GPU), per occurrence; < 0 unknown. */
 	double hlo_flops, hlo_bytes;
 	uint8_t in_entry;       /* GPU: its instruction is in the entry computation */
+	uint8_t in_cb;          /* GPU: its kernels ran inside a command buffer */
 	uint8_t key_has;        /* GPU: the program id is part of its key */
 	/* GPU: a command buffer's kernels, resolved by their order in runs
 	 * of this module's launch sequence cb_comp (an_cmdbuf.c); else NULL */
@@ -375,6 +376,7 @@ struct gpu_attr {
 	 * cb_comp: its run can be resolved by order (an_cmdbuf.c). */
 	const struct hlo_module *cb_mod;
 	uint32_t cb_comp;
+	uint8_t in_cb;               /* it ran inside a command buffer (its hlo_op is one) */
 };
 /* Decides the op of a GPU event from its stats ks (event, then metadata)
  * and its kernel name (docs/analyses.md, "Op profile"); line_flags is

@@ -1428,8 +1428,12 @@ def analyse(hosts, origin):
                                     kern[1] += 1
                                     kern[2] += ev.dur
                                     # C26: a command buffer launches its kernels
-                                    # as one graph.
-                                    kern[3] += 1 if parent else 0
+                                    # as one graph (an hlo_op the module lacks
+                                    # is no proof of one; its name is).
+                                    pi = pobj.by_name.get(parent) if pobj and parent else None
+                                    kern[3] += 1 if parent and (
+                                        pobj.is_command_buffer(pi) if pi is not None
+                                        else is_command_buffer_name(parent)) else 0
                             kd = as_str(ev.stat('kernel_details'))
                             if kd is not None:
                                 add_kernel(kernels, ev, name, kd)
