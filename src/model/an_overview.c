@@ -580,7 +580,7 @@ static void find_launch_bound(struct fctx *f)
 		    d->span_ps <= 0 || (__int128)5 * (d->span_ps - d->busy_ps) < d->span_ps)
 			continue;
 		if (d->small_kernels_cb)
-			snprintf(cb, sizeof(cb), " (and %llu more in command buffers)",
+			snprintf(cb, sizeof(cb), ", %llu of them in command buffers",
 				 (unsigned long long)d->small_kernels_cb);
 		x = finding_new(f, "launch_bound");
 		fstr(f, x, "host", d->host);
@@ -592,12 +592,12 @@ static void find_launch_bound(struct fctx *f)
 		fnum(x, "idle_percent", d->idle_percent);
 		ftext(f, x,
 		      "many small kernels on %s: %.0f%% of %llu kernels run under 10 us and are "
-		      "launched one by one%s (%s in all) while the device is idle %.1f%% of the "
-		      "time: launch overhead, not the GPU, sets the pace (fuse ops, %s, raise the "
-		      "batch size)",
+		      "launched one by one (%llu under 10 us, %s in all%s) while the device is idle "
+		      "%.1f%% of the time: launch overhead, not the GPU, sets the pace (fuse ops, "
+		      "%s, raise the batch size)",
 		      d->name, 100.0 * (double)small / (double)d->kernels,
-		      (unsigned long long)d->kernels, cb, fmt_ps(b1, sizeof(b1), d->small_kernel_ps),
-		      d->idle_percent,
+		      (unsigned long long)d->kernels, (unsigned long long)d->small_kernels,
+		      fmt_ps(b1, sizeof(b1), d->small_kernel_ps), cb, d->idle_percent,
 		      d->small_kernels_cb ? "put more of the program in command buffers"
 					  : "enable command buffers");
 		return;
