@@ -315,7 +315,7 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 		section(o, "Memory: no MemoryAllocation events");
 		return;
 	}
-	section(o, "Memory (per allocator; the parts under it add up to the peak)");
+	section(o, "Memory (per allocator; its parts add up to the peak)");
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, t->nhosts > 1 ? 42 : 24);
 	tt_head(&tt, o);
 	for (i = 0; i < a->nmemory; i++) {
@@ -339,20 +339,27 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 		for (k = 0; k < m->nlive; k++)
 			listed += m->live[k].bytes;
 		for (k = 0; k < m->nlive && k < 3; k++) {
-			char head[128], what[2048], cut[2048];
+			const struct xt_live_alloc *la = &m->live[k];
+			size_t len = strlen(la->op) + strlen(la->shape) + 3;
+			char head[128], *what = xmalloc(len), *cut = xmalloc(len);
 			int room;
 
 			/* The figures whole; the op's name gives way. */
 			snprintf(head, sizeof(head), "      %10s  live, allocated at %s: ",
-				 fmt_bytes(x1, sizeof(x1), (double)m->live[k].bytes),
-				 fmt_ps(x2, sizeof(x2), trace_rel_ps(t, m->live[k].time_ps)));
-			snprintf(what, sizeof(what), "%s%s%s", m->live[k].op[0] ? m->live[k].op : "-",
-				 m->live[k].shape[0] ? " " : "", m->live[k].shape);
+				 fmt_bytes(x1, sizeof(x1), (double)la->bytes),
+				 fmt_ps(x2, sizeof(x2), trace_rel_ps(t, la->time_ps)));
+			snprintf(what, len, "%s%s%s", la->op[0] ? la->op : "-", la->shape[0] ? " " : "",
+				 la->shape);
 			room = width ? width - tt_cols(head) : 0;
-			if (width && room <= 8) /* too narrow: the whole line elided */
+			if (width && room <= 8) { /* too narrow: the whole line elided */
 				put_line(o, width, "%s%s", head, what);
-			else
-				put_line(o, 0, "%s%s", head, tt_elide(cut, sizeof(cut), what, room));
+			} else {
+				strbuf_puts(o, head);
+				strbuf_puts(o, tt_elide(cut, len, what, room));
+				strbuf_add(o, "\n", 1);
+			}
+			free(what);
+			free(cut);
 			listed -= m->live[k].bytes;
 		}
 		if (m->nlive_total > k)
