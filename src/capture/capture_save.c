@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <errno.h>
 #include <unistd.h>
 
 #include "../model/trace_json.h"
@@ -137,7 +138,10 @@ void capture_save(struct xt_trace *t, struct capture_job *j, const char *run_dir
 			snprintf(h->bad, sizeof(h->bad), "%.4091s.bad", file);
 			if (link(file, h->bad) == 0)
 				unlink(file);
-			else
+			else if (errno == EEXIST || rename(file, h->bad) != 0)
+				/* A file system without hard links renames (the
+				 * name is new in a new run directory); else it
+				 * stays where it is. */
 				snprintf(h->bad, sizeof(h->bad), "%.4095s", file);
 			snprintf(h->msg, sizeof(h->msg),
 				 "%.200s: saved %.300s, but it does not read as a profile: %.400s",
