@@ -145,7 +145,7 @@ int watch_collect(struct watch *w, uint64_t now_ms)
 	}
 	w->last_failed = 0;
 	host_reasons(r, w->msg, sizeof(w->msg));
-	rolling_add(w->roll, s->an->ops, s->an->nops, s->an->busy_ps);
+	rolling_add(w->roll, s->an->ops, s->an->nops, s->an->ops_self_ps);
 	w->ok_wall_ns = r->start_ns;
 	w->ok_took_ms = w->took_ms;
 	w->ok_busy_ps = s->an->busy_ps;

@@ -28,7 +28,7 @@ struct rolling *rolling_new(size_t window)
 	if (window > ROLLING_MAX_WINDOW)
 		window = ROLLING_MAX_WINDOW;
 	r->window = window;
-	r->busy_ps = xcalloc(window, sizeof(*r->busy_ps));
+	r->self_ps = xcalloc(window, sizeof(*r->self_ps));
 	hmap_init(&r->index);
 	return r;
 }
@@ -56,7 +56,7 @@ void rolling_free(struct rolling *r)
 	for (i = 0; i < r->nops; i++)
 		op_fini(&r->ops[i]);
 	free(r->ops);
-	free(r->busy_ps);
+	free(r->self_ps);
 	hmap_fini(&r->index);
 	free(r);
 }
@@ -148,7 +148,7 @@ static void mark_same_names(struct rolling *r)
 	hmap_fini(&names);
 }
 
-void rolling_add(struct rolling *r, const struct xt_op_row *rows, size_t n, int64_t busy_ps)
+void rolling_add(struct rolling *r, const struct xt_op_row *rows, size_t n, int64_t self_ps)
 {
 	size_t slot = r->n ? (r->head + 1) % r->window : 0, i;
 
@@ -171,7 +171,7 @@ void rolling_add(struct rolling *r, const struct xt_op_row *rows, size_t n, int6
 		r->n++;
 	}
 	r->head = slot;
-	r->busy_ps[slot] = busy_ps;
+	r->self_ps[slot] = self_ps;
 	r->added++;
 	for (i = 0; i < n; i++) {
 		size_t k = op_find_or_add(r, &rows[i]); /* may move r->ops */
@@ -225,9 +225,9 @@ int rolling_change(const struct rolling *r, size_t i, double *delta_ps, double *
 
 double rolling_share(const struct rolling *r, size_t i)
 {
-	int64_t busy = rolling_latest_busy(r);
+	int64_t total = rolling_latest_self(r);
 
-	return busy > 0 ? (double)rolling_latest_ps(r, i) / (double)busy * 100.0 : NAN;
+	return total > 0 ? (double)rolling_latest_ps(r, i) / (double)total * 100.0 : NAN;
 }
 
 int rolling_is_new(const struct rolling *r, size_t i)
@@ -235,9 +235,9 @@ int rolling_is_new(const struct rolling *r, size_t i)
 	return r->n >= 2 && r->ops[i].seen == 1 && rolling_ran_latest(r, i);
 }
 
-int64_t rolling_latest_busy(const struct rolling *r)
+int64_t rolling_latest_self(const struct rolling *r)
 {
-	return r->n ? r->busy_ps[r->head] : 0;
+	return r->n ? r->self_ps[r->head] : 0;
 }
 
 void rolling_key(const struct rolling *r, size_t i, char *buf, size_t n)
@@ -254,7 +254,7 @@ size_t rolling_bytes(const struct rolling *r)
 	/* The index's slots and, roughly, its copies of the keys. */
 	for (i = 0; i < r->nops; i++)
 		keys += strlen(r->ops[i].program) + strlen(r->ops[i].name) + 1;
-	return sizeof(*r) + r->window * sizeof(*r->busy_ps) + r->cap * sizeof(*r->ops) + r->bytes +
+	return sizeof(*r) + r->window * sizeof(*r->self_ps) + r->cap * sizeof(*r->ops) + r->bytes +
 	       r->index.cap * sizeof(*r->index.slots) + keys;
 }
 
@@ -438,7 +438,7 @@ const struct rolling_column rolling_columns[ROLLING_NCOLS] = {
 				     "the change in % of the average; new: only in the newest capture" },
 	[ROLLING_COL_OCC] = { "COUNT", 7, 1, 2, t_occ, c_occ, "occurrences in the newest capture" },
 	[ROLLING_COL_SHARE] = { "SHARE", 6, 1, 1, t_share, c_share,
-				"latest self time in % of the newest capture's device busy time" },
+				"latest self time in % of the newest capture's op self time (the op profile's %DEV)" },
 	[ROLLING_COL_SEEN] = { "SEEN", 7, 1, 3, t_seen, c_seen,
 			       "captures it ran in, of those kept" },
 	[ROLLING_COL_PROGRAM] = { "PROGRAM", 16, 0, 4, t_program, c_program,

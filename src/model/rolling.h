@@ -17,9 +17,9 @@
  *            by their number (captures it did not run in count as 0)
  *   change   latest - average, and in % of the average; absent with one
  *            capture (nothing to compare) or an average of 0
- *   share    latest self time in % of the newest capture's summed device
- *            busy time (what the op profile calls percent); absent when
- *            that is 0
+ *   share    latest self time in % of the newest capture's summed op self
+ *            time (what the op profile calls percent); absent when that
+ *            is 0
  *
  * Columns are data here too (style rule 8): rolling_columns drives the
  * viewer's table, the text tables and the sort keys of `xtop top`. The op
@@ -58,7 +58,7 @@ struct rolling {
 	size_t n;            /* captures in the ring (<= window) */
 	size_t head;         /* slot of the newest capture */
 	uint64_t added;      /* captures ever added */
-	int64_t *busy_ps;    /* [window]: summed device busy time of each capture */
+	int64_t *self_ps;    /* [window]: summed op self time of each capture (share) */
 	struct rolling_op *ops; /* in first-seen order; owned */
 	size_t nops, cap;
 	struct hmap index;   /* program \x1f name -> ops index */
@@ -71,10 +71,10 @@ struct rolling *rolling_new(size_t window);
 void rolling_free(struct rolling *r);
 
 /* Adds one capture: its op profile rows[0..n) (ops with the same program
- * and name are summed) and its summed device busy time. The oldest capture
+ * and name are summed) and its summed op self time. The oldest capture
  * leaves the ring when it is full, and ops that ran in none of the ring's
  * captures are dropped (op indexes change). Can't fail. */
-void rolling_add(struct rolling *r, const struct xt_op_row *rows, size_t n, int64_t busy_ps);
+void rolling_add(struct rolling *r, const struct xt_op_row *rows, size_t n, int64_t self_ps);
 
 /* Derived values of op i (see the top of this file). */
 int64_t rolling_latest_ps(const struct rolling *r, size_t i);
@@ -85,12 +85,12 @@ double rolling_avg_ps(const struct rolling *r, size_t i);
 /* Returns 1 with *delta_ps and *percent (NAN when the average is 0), or 0
  * when there is no change to speak of (fewer than two captures). */
 int rolling_change(const struct rolling *r, size_t i, double *delta_ps, double *percent);
-/* NAN when the newest capture has no device busy time. */
+/* NAN when the newest capture has no op self time. */
 double rolling_share(const struct rolling *r, size_t i);
 /* 1 when op i ran only in the newest capture, after others without it. */
 int rolling_is_new(const struct rolling *r, size_t i);
-/* The newest capture's summed device busy time. */
-int64_t rolling_latest_busy(const struct rolling *r);
+/* The newest capture's summed op self time. */
+int64_t rolling_latest_self(const struct rolling *r);
 /* The key the table keeps its selection by: "program/name" ("name" when
  * the program is unknown). */
 void rolling_key(const struct rolling *r, size_t i, char *buf, size_t n);
