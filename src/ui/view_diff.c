@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 #include "app.h"
 #include "term.h"
 
@@ -191,11 +192,39 @@ static void num_text(char *buf, size_t n, const char *what, const struct xt_cmp_
 	snprintf(buf, n, "%s %s -> %s (%s)", what, b1, b2, b3);
 }
 
+/* Parts of a summary laid out on rows lines from y, each whole, in order,
+ * three spaces apart: a part that does not fit its line starts the next,
+ * and what fits on none is left out (a figure is never cut from its
+ * unit). */
+static void flow(const char *const *part, size_t n, int y, int rows, int w, int attr)
+{
+	char line[1024];
+	size_t i = 0;
+	int r;
+
+	for (r = 0; r < rows; r++) {
+		int used = 0;
+
+		line[0] = '\0';
+		while (i < n) {
+			int pw = utf8_width(part[i]) + (used ? 3 : 1);
+
+			if (used && used + pw > w)
+				break;
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s",
+				 used ? "   " : " ", part[i]);
+			used += pw;
+			i++;
+		}
+		ui_put(y + r, 0, w, attr, line, 1);
+	}
+}
+
 static void diff_draw(struct app *a, int y, int h)
 {
 	const struct xt_cmp *c = diff_cmp(a);
 	struct panel *p = diff_panel(a);
-	char line[1024], s1[160], s2[160], s3[160];
+	char line[1024], s0[64], s1[160], s2[160], s3[160];
 	long sel;
 
 	if (!c) {
@@ -214,19 +243,24 @@ static void diff_draw(struct app *a, int y, int h)
 	num_text(s2, sizeof(s2), "p50", &c->step_p50);
 	num_text(s3, sizeof(s3), "p95", &c->step_p95);
 	if (c->per_step) {
-		snprintf(line, sizeof(line), " steps %zu -> %zu   %s", c->base_steps, c->new_steps, s1);
-		ui_put(y + 2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-		snprintf(line, sizeof(line), "   %s   %s", s2, s3);
+		const char *parts[4] = { s0, s1, s2, s3 };
+
+		snprintf(s0, sizeof(s0), "steps %zu -> %zu", c->base_steps, c->new_steps);
+		flow(parts, 4, y + 2, 2, a->cols, term_attr(ROLE_TEXT));
 	} else {
 		snprintf(line, sizeof(line), " steps: not in both profiles, so times are per run");
 		ui_put(y + 2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-		line[0] = '\0';
+		ui_put(y + 3, 0, a->cols, term_attr(ROLE_TEXT), "", 1);
 	}
-	ui_put(y + 3, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
 	num_text(s1, sizeof(s1), c->per_step ? "device busy per step" : "device busy", &c->busy);
-	snprintf(line, sizeof(line), " %s; ops' self time %s", s1,
-		 c->per_step ? "per step" : "per run");
-	ui_put(y + 4, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+	if (utf8_width(s1) + 1 > a->cols) /* narrow: the short label, the figures whole */
+		num_text(s1, sizeof(s1), c->per_step ? "busy/step" : "busy", &c->busy);
+	snprintf(s2, sizeof(s2), "ops' self time %s", c->per_step ? "per step" : "per run");
+	{
+		const char *parts[2] = { s1, s2 };
+
+		flow(parts, 2, y + 4, 1, a->cols, term_attr(ROLE_DIM));
+	}
 	if (h < 7)
 		return;
 	ui_panel(p, y + 5, 0, h - 6, a->cols);

@@ -49,3 +49,17 @@ $XTOP --diff "$TMP/base.pb" "$TMP/new.pb" >"$TMP/out" 2>&1 </dev/null
 grep -q "^xtop diff" "$TMP/out" && ok "diff: --diff without a terminal prints xtop diff" ||
 	fail "diff: --diff without a terminal prints xtop diff" "$(head -3 "$TMP/out")"
 expect_error "diff: --diff with a missing BASE" 2 "nope" sh -c "$XTOP --diff '$TMP/nope' '$TMP/new.pb' </dev/null"
+# At 40 columns the summary's figures stay whole with their units: a part
+# that does not fit its line starts the next, or is left out.
+if have_fixtures; then
+	start 40 14 "$XTOP" --diff "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb" \
+		"$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb"
+	wait_for "[diff]" >/dev/null
+	check "diff view at 40 columns: the summary's figures whole" \
+		'has " mean 722.5 us -> 132.1 us (-81.7%)" && has " busy/step 579.2 us -> 213.6 us (-63.1%)" &&
+		 ! sed -n 5,6p "$TMP/screen" | grep -q "[0-9] *\$"' "a figure cut" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip "diff view at 40 columns" "$NOFIX"
+fi
