@@ -385,6 +385,17 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 	strbuf_puts(o, "]}");
 }
 
+/* Regression n of out, its kind and numbers set. */
+static struct diff_regression *regression(struct diff_regression *out, size_t *n, const char *what,
+					  const char *program, const char *name, double base_ps,
+					  double new_ps, double delta_percent)
+{
+	struct diff_regression *r = &out[(*n)++];
+
+	*r = (struct diff_regression){ what, program, name, base_ps, new_ps, delta_percent, 0, 0 };
+	return r;
+}
+
 size_t diff_gate(const struct xt_cmp *c, double pct, struct diff_regression *out)
 {
 	size_t i, n = 0;
@@ -394,60 +405,30 @@ size_t diff_gate(const struct xt_cmp *c, double pct, struct diff_regression *out
 	/* What NEW lost is not an improvement: with no steps, or no device
 	 * time, it cannot be shown not to be worse (a crashed workload, a
 	 * capture whose device tracer failed), so it does not pass. */
-	if (c->base_steps && !c->new_steps) {
-		struct diff_regression *r = &out[n++];
-
-		memset(r, 0, sizeof(*r));
-		r->what = "no_steps";
-		r->name = "steps";
-		r->program = "";
-		r->base_ps = (double)c->base_steps;
-		r->new_ps = 0;
-		r->delta_percent = NAN;
-	}
+	if (c->base_steps && !c->new_steps)
+		regression(out, &n, "no_steps", "", "steps", NAN, NAN, NAN)->base_steps =
+			c->base_steps;
 	if (c->busy.has && c->busy.base > 0 && c->busy.new_ <= 0) {
-		struct diff_regression *r = &out[n++];
-
-		memset(r, 0, sizeof(*r));
-		r->what = "no_device_time";
-		r->name = "device busy time";
-		r->program = "";
-		r->base_ps = c->busy.base;
-		r->new_ps = 0;
-		r->delta_percent = NAN;
+		regression(out, &n, "no_device_time", "", "device busy time", c->busy.base, 0, NAN);
 		return n; /* every op is gone: nothing more to say */
 	}
-	if (whole->has && whole->base > 0 && whole->delta_percent > pct) {
-		struct diff_regression *r = &out[n++];
-
-		memset(r, 0, sizeof(*r));
-		r->what = c->step_mean.has ? "step_mean" : "busy";
-		r->name = c->step_mean.has ? "mean step time" : "device busy time";
-		r->program = "";
-		r->base_ps = whole->base;
-		r->new_ps = whole->new_;
-		r->delta_percent = whole->delta_percent;
-	}
+	if (whole->has && whole->base > 0 && whole->delta_percent > pct)
+		regression(out, &n, c->step_mean.has ? "step_mean" : "busy", "",
+			   c->step_mean.has ? "mean step time" : "device busy time", whole->base,
+			   whole->new_, whole->delta_percent);
 	for (i = 0; i < c->nops && n < DIFF_GATE_MAX; i++) {
 		const struct xt_cmp_op *o = &c->ops[i];
-		struct diff_regression *r;
+		int added = o->match == XT_MATCH_ADDED;
 
 		if (o->new_rank >= DIFF_GATE_TOP)
 			continue;
 		/* A new op among the top 20 is all regression; a matched one
 		 * regresses when it grew by more than pct. */
-		if (!(o->match == XT_MATCH_ADDED && o->new_ps > 0) &&
+		if (!(added && o->new_ps > 0) &&
 		    !(o->match <= XT_MATCH_IDENTITY && o->base_ps > 0 && o->delta_percent > pct))
 			continue;
-		r = &out[n++];
-		memset(r, 0, sizeof(*r));
-		r->what = "op";
-		r->program = o->program;
-		r->name = o->name;
-		r->base_ps = (double)o->base_ps;
-		r->new_ps = (double)o->new_ps;
-		r->added = o->match == XT_MATCH_ADDED;
-		r->delta_percent = r->added ? NAN : o->delta_percent;
+		regression(out, &n, "op", o->program, o->name, (double)o->base_ps, (double)o->new_ps,
+			   added ? NAN : o->delta_percent)->added = added;
 	}
 	return n;
 }
@@ -458,11 +439,12 @@ void diff_gate_text(struct strbuf *o, const struct diff_regression *r, size_t n,
 	size_t i;
 
 	for (i = 0; i < n; i++, r++) {
-		fmt_ps(b1, sizeof(b1), (int64_t)r->base_ps);
-		fmt_ps(b2, sizeof(b2), (int64_t)r->new_ps);
+		/* no_steps has no times (NAN): no cast of them. */
+		fmt_ps(b1, sizeof(b1), isnan(r->base_ps) ? 0 : (int64_t)r->base_ps);
+		fmt_ps(b2, sizeof(b2), isnan(r->new_ps) ? 0 : (int64_t)r->new_ps);
 		if (!strcmp(r->what, "no_steps"))
-			strbuf_addf(o, "regression: NEW has no steps (BASE has %.0f): its step time "
-				       "cannot be compared\n", r->base_ps);
+			strbuf_addf(o, "regression: NEW has no steps (BASE has %zu): its step time "
+				       "cannot be compared\n", r->base_steps);
 		else if (!strcmp(r->what, "no_device_time"))
 			strbuf_addf(o, "regression: NEW has no device time (BASE: %s busy): nothing "
 				       "ran on its devices, or their tracer failed\n", b1);
@@ -491,11 +473,8 @@ void diff_gate_json(struct strbuf *o, const struct diff_regression *r, size_t n,
 		jstr(o, r->program);
 		strbuf_puts(o, ",\"name\":");
 		jstr(o, r->name);
-		if (!strcmp(r->what, "no_steps")) {
-			strbuf_addf(o, ",\"base_steps\":%.0f,\"base_ps\":null,\"new_ps\":null,"
-				       "\"delta_percent\":null,\"added\":false}", r->base_ps);
-			continue;
-		}
+		if (!strcmp(r->what, "no_steps"))
+			strbuf_addf(o, ",\"base_steps\":%zu", r->base_steps);
 		strbuf_puts(o, ",\"base_ps\":");
 		jnum(o, r->added ? NAN : r->base_ps);
 		strbuf_puts(o, ",\"new_ps\":");

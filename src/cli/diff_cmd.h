@@ -22,14 +22,15 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top);
 
 /* One thing that got worse. Strings point into the comparison. */
 struct diff_regression {
-	/* "step_mean", "busy", "op", or what NEW lost: "no_steps" (base_ps
-	 * holds BASE's step count) or "no_device_time" (new_ps 0). */
+	/* "step_mean", "busy", "op", or what NEW lost: "no_steps" or
+	 * "no_device_time" (new_ps 0). */
 	const char *what;
 	const char *program; /* "" unless an op */
 	const char *name;
-	double base_ps, new_ps;
-	double delta_percent; /* NAN for an added op */
+	double base_ps, new_ps; /* NAN for no_steps */
+	double delta_percent; /* NAN for an added op and what NEW lost */
 	int added;            /* an op only in NEW, among its top 20 */
+	size_t base_steps;    /* no_steps: BASE's step count */
 };
 
 /*
