@@ -112,9 +112,7 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 		tt_row(&tt, o, cells);
 	}
 	tt_fit_free(fit, shown);
-	for (k = 0; k < shown; k++)
-		free(name[k]);
-	free(name);
+	tt_fit_free(name, shown);
 	if (only)
 		strbuf_puts(o, "  - as BUSY: the device is not in that profile\n");
 }
@@ -176,9 +174,7 @@ static void diff_memory(struct strbuf *o, const struct xt_cmp *c, int width)
 		tt_row(&tt, o, cells);
 	}
 	tt_fit_free(fit, c->nmem);
-	for (i = 0; i < c->nmem; i++)
-		free(name[i]);
-	free(name);
+	tt_fit_free(name, c->nmem);
 	if (only)
 		strbuf_puts(o, "  - as PEAK: the memory is not in that profile\n");
 }
@@ -263,9 +259,7 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 		for (i = 0; i < n; i++)
 			diff_op_row(&tt, o, &c->ops[i], fit[i]);
 		tt_fit_free(fit, n);
-		for (i = 0; i < n; i++)
-			free(full[i]);
-		free(full);
+		tt_fit_free(full, n);
 	}
 	diff_devices(o, c, width);
 	diff_memory(o, c, width);

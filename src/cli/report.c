@@ -191,9 +191,7 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 			tt_row(&tt, o, cells);
 		}
 		tt_fit_free(fit, n);
-		for (i = 0; i < n; i++)
-			free(own[i]);
-		free(own);
+		tt_fit_free(own, n); /* NULL where the name is the op's own */
 		free(names);
 	}
 	for (i = 0; i < a->nops; i++) {

@@ -45,10 +45,12 @@ void tt_row(struct texttab *t, struct strbuf *o, const char *const *cells);
  * (utf8_elide_apart); whole when the table has no width. Free with
  * tt_fit_free(). */
 char **tt_fit_flex(const struct texttab *t, const char *const *texts, size_t n);
+/* Frees n strings (NULL ones too) and their array: tt_fit_flex()'s, or the
+ * texts a caller built for it. */
+void tt_fit_free(char **fit, size_t n);
 /* The flexible column's width in display columns; 0 when the table has no
  * width (texts are whole). */
 int tt_flex_width(const struct texttab *t);
-void tt_fit_free(char **fit, size_t n);
 /* Copies s into buf (size n) shortened to at most w display columns by
  * eliding its middle with "..", keeping more of the tail; w <= 0 copies it
  * whole. Counts a UTF-8 sequence as one column. Returns buf. */
