@@ -17,12 +17,10 @@
 /* "+12.3%", "-4.0%", "new" (base 0, new not), "-" (none, or 0 on both sides) */
 static void pct_cell(char *b, size_t n, double pct, int has, double new_)
 {
-	if (!has || (isnan(pct) && new_ == 0))
+	if (!has)
 		snprintf(b, n, "-");
-	else if (isnan(pct))
-		snprintf(b, n, "new");
 	else
-		fmt_pct_change(b, n, pct);
+		fmt_pct_change_or_new(b, n, pct, new_);
 }
 
 static void delta_cell(char *b, size_t n, int64_t d)

@@ -185,10 +185,7 @@ static void num_text(char *buf, size_t n, const char *what, const struct xt_cmp_
 	}
 	fmt_ps(b1, sizeof(b1), (int64_t)llround(v->base));
 	fmt_ps(b2, sizeof(b2), (int64_t)llround(v->new_));
-	if (isnan(v->delta_percent))
-		snprintf(b3, sizeof(b3), v->new_ == 0 ? "-" : "new"); /* 0 -> 0: no change */
-	else
-		fmt_pct_change(b3, sizeof(b3), v->delta_percent);
+	fmt_pct_change_or_new(b3, sizeof(b3), v->delta_percent, v->new_);
 	snprintf(buf, n, "%s %s -> %s (%s)", what, b1, b2, b3);
 }
 

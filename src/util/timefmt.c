@@ -345,3 +345,11 @@ char *fmt_percent(char *buf, size_t n, double pct)
 		snprintf(buf, n, "%.1f%%", pct);
 	return buf;
 }
+
+char *fmt_pct_change_or_new(char *buf, size_t n, double pct, double new_)
+{
+	if (!isnan(pct))
+		return fmt_pct_change(buf, n, pct);
+	snprintf(buf, n, "%s", new_ == 0 ? "-" : "new");
+	return buf;
+}

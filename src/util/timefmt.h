@@ -78,5 +78,9 @@ char *fmt_ps_change(char *buf, size_t n, int64_t d);
  * to nothing is "0.0%", never "-0.0%"; whole percents from 1000%, and
  * ">+1e6%" past a million. At most 8 columns. Returns buf. */
 char *fmt_pct_change(char *buf, size_t n, double pct);
+/* fmt_pct_change(), or where there is no percent (pct NAN: nothing to
+ * compare with) "new" when the new value is not 0, "-" when it is (0 -> 0
+ * is no change). Returns buf. */
+char *fmt_pct_change_or_new(char *buf, size_t n, double pct, double new_);
 
 #endif

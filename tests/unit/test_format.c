@@ -289,6 +289,10 @@ static void test_figures_fit(void **state)
 	assert_string_equal(fmt_pct_change(b, sizeof(b), 2e6), ">+1e6%");
 	assert_string_equal(fmt_pct_change(b, sizeof(b), -99.96), "-100.0%");
 	assert_string_equal(fmt_pct_change(b, sizeof(b), -1e7), "<-1e6%");
+	/* No percent: "new" from nothing, "-" for 0 -> 0 (diff and its view). */
+	assert_string_equal(fmt_pct_change_or_new(b, sizeof(b), NAN, 5), "new");
+	assert_string_equal(fmt_pct_change_or_new(b, sizeof(b), NAN, 0), "-");
+	assert_string_equal(fmt_pct_change_or_new(b, sizeof(b), 12.34, 5), "+12.3%");
 	assert_string_equal(fmt_bytes(b, sizeof(b), 8192.0 * 1125899906842624.0), "8192 PiB");
 	assert_string_equal(fmt_ps(b, sizeof(b), 950400000000000000LL), "950400 s"); /* 11 days */
 	for (p = 1; p < 1e6; p *= 10)
