@@ -4,13 +4,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../capture/capture.h"
+#include "options.h"
 
 const char *const config_views[8] = { "overview", "timeline", "ops",	   "steps",
 				       "memory",   "kernels",  "devices", "diff" };
@@ -57,12 +57,9 @@ static int check(enum config_key k, const char *v, const char *where, struct xt_
 		return xt_error_set(err, XT_EUSAGE, "%s: %s is longer than %zu bytes", where, s->key,
 				    sizeof(((struct config *)0)->value[0]) - 1);
 	if (s->tenths) {
-		char *end;
-		double n;
+		uint64_t ms;
 
-		errno = 0;
-		n = strtod(v, &end);
-		if (*v < '0' || *v > '9' || *end || errno || n < 0.1 || n > (double)s->max)
+		if (options_seconds(v, (double)s->max, &ms) < 0)
 			return xt_error_set(err, XT_EUSAGE, "%s: %s needs %s from 0.1 to %llu, not '%s'",
 					    where, s->key, s->unit, (unsigned long long)s->max, v);
 		return 0;
@@ -220,7 +217,10 @@ uint64_t config_num(const struct config *c, enum config_key k)
 
 uint64_t config_ms(const struct config *c, enum config_key k)
 {
-	return (uint64_t)llround(strtod(c->value[k], NULL) * 1000);
+	uint64_t ms = 0;
+
+	(void)options_seconds(c->value[k], (double)settings[k].max, &ms); /* checked on load */
+	return ms;
 }
 
 void config_print(FILE *f, const struct config *c)

@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,19 @@ void options_error(const struct xt_option *t, int c, char *const *argv, const ch
 	/* A long one; "--name=value" is named without its value. */
 	options_say("unknown option '%.*s' (see %s --help)", (int)strcspn(arg, "="), arg,
 		cmd);
+}
+
+int options_seconds(const char *v, double max_s, uint64_t *ms)
+{
+	char *end;
+	double s;
+
+	errno = 0;
+	s = strtod(v, &end);
+	if (*v < '0' || *v > '9' || *end || errno || !(s >= 0.1) || s > max_s)
+		return -1;
+	*ms = (uint64_t)llround(s * 1000);
+	return 0;
 }
 
 int options_stdout_done(void)

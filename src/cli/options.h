@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct xt_option {
@@ -41,6 +42,11 @@ int options_number(const char *opt, const char *v, unsigned long long min, unsig
  * takes) for the command cmd ("xtop report"). Call right after getopt_long
  * returned c. */
 void options_error(const struct xt_option *table, int c, char *const *argv, const char *cmd);
+
+/* Parses v as seconds with decimals ("5", "0.5", "2.125"), from 0.1 to
+ * max_s, into *ms (rounded to the millisecond): 0, or -1 (nothing
+ * printed: the caller says what it is for). */
+int options_seconds(const char *v, double max_s, uint64_t *ms);
 
 /* Prints "xtop: " and the formatted line on stderr, the control
  * characters in it (from what the user typed) escaped: always one line. */

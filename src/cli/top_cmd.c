@@ -3,7 +3,6 @@
  * drawing it. */
 #include "top_cmd.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -64,15 +63,8 @@ struct top_cmd {
 /* "--every 2.5": seconds with up to three decimals, 0.1 to a day. */
 static int parse_every(const char *v, uint64_t *ms)
 {
-	char *end;
-	double s;
-
-	errno = 0;
-	s = strtod(v, &end);
-	if (*v >= '0' && *v <= '9' && !*end && !errno && s >= 0.1 && s <= 86400) {
-		*ms = (uint64_t)llround(s * 1000);
+	if (options_seconds(v, 86400, ms) == 0)
 		return 0;
-	}
 	options_say("--every needs a number of seconds from 0.1 to 86400, not '%s'", v);
 	return -1;
 }
