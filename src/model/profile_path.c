@@ -280,12 +280,9 @@ const struct profile_run *profile_pick(const struct profile_set *set, const char
 	}
 	if (!run_name)
 		return &set->runs[set->nruns - 1];
-	for (r = 0; r < set->nruns; r++) {
-		const char *n = set->runs[r].name, *slash = strrchr(n, '/');
-
-		if (!strcmp(n, run_name) || (slash && !strcmp(slash + 1, run_name)))
+	for (r = 0; r < set->nruns; r++)
+		if (!strcmp(set->runs[r].name, run_name) || !strcmp(run_base(set->runs[r].name), run_name))
 			return &set->runs[r];
-	}
 	xt_error_set(err, XT_ENOENT, "%s: no run named '%s' (see xtop report --list %s)", path,
 		     run_name, path);
 	return NULL;
