@@ -39,9 +39,9 @@ enum line_role {
 	LROLE_MODULES,    /* "XLA Modules" on an XLA device: program runs */
 };
 
-/* Activity class of an event metadata (for the step breakdown). */
 #define SMALL_KERNEL_PS 10000000ll /* 10 us: a small kernel (launch_bound) */
 
+/* Activity class of an event metadata (for the step breakdown). */
 enum ev_class {
 	EVC_COMPUTE = 0,
 	EVC_COLLECTIVE,
