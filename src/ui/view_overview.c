@@ -153,11 +153,12 @@ static void build(struct app *a, struct ov_lines *L, int w)
 	/* Narrow: the gap columns go, so that each row keeps its device's
 	 * name (four rows of figures alone say nothing). */
 	narrow = w < 42 + 16;
-	if (narrow)
-		snprintf(l->text, sizeof(l->text), " %-10s %6s  %s", "BUSY", "IDLE", "DEVICE");
-	else
-		snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  %s", "BUSY", "IDLE",
-			 "HOST-BND", "MAX GAP", "DEVICE (Enter: its longest gap)");
+	snprintf(l->text, sizeof(l->text), " %-10s %6s", "BUSY", "IDLE");
+	if (!narrow)
+		snprintf(l->text + strlen(l->text), sizeof(l->text) - strlen(l->text), " %10s %10s",
+			 "HOST-BND", "MAX GAP");
+	snprintf(l->text + strlen(l->text), sizeof(l->text) - strlen(l->text), "  %s",
+		 narrow ? "DEVICE" : "DEVICE (Enter: its longest gap)");
 	for (i = 0; i < an->ndevices; i++) {
 		const struct xt_device_row *d = &an->devices[i];
 
@@ -165,16 +166,14 @@ static void build(struct app *a, struct ov_lines *L, int w)
 			continue;
 		l = add(L, OVL_DEVICE, (long)i, 1);
 		/* No span (instants only): no idle share, no gaps. */
-		if (narrow)
-			snprintf(l->text, sizeof(l->text), " %-10s %6s  ",
-				 fmt_ps(b1, sizeof(b1), d->busy_ps),
-				 fmt_percent(idle, sizeof(idle), d->idle_percent));
-		else
-			snprintf(l->text, sizeof(l->text), " %-10s %6s %10s %10s  ",
-				 fmt_ps(b1, sizeof(b1), d->busy_ps),
-				 fmt_percent(idle, sizeof(idle), d->idle_percent),
+		snprintf(l->text, sizeof(l->text), " %-10s %6s", fmt_ps(b1, sizeof(b1), d->busy_ps),
+			 fmt_percent(idle, sizeof(idle), d->idle_percent));
+		if (!narrow)
+			snprintf(l->text + strlen(l->text), sizeof(l->text) - strlen(l->text),
+				 " %10s %10s",
 				 fmt_ps_known(b2, sizeof(b2), d->host_bound_ps, xt_device_has_gaps(d)),
 				 fmt_ps_known(b3, sizeof(b3), d->longest_gap_ps, xt_device_has_gaps(d)));
+		strncat(l->text, "  ", sizeof(l->text) - strlen(l->text) - 1);
 		if (a->t->nhosts < 2) {
 			put_name(l, "", "", d->name, w);
 		} else if (utf8_width(l->text) + utf8_width(d->host) + 1 + utf8_width(d->name) <= w) {
