@@ -163,32 +163,43 @@ static struct bytes_ref module_of(const char *name)
 }
 
 /*
- * A GPU kernel of (module, program), op `slot`, on this line. Back-to-back
- * runs of one program leave no gap in the module sequence, so a run also
- * ends when the op that opened it comes again after others ran (XLA runs a
- * program's thunks in order); `restarts` is 0 for ops the HLO places inside
- * a loop or other called computation, whose repeats are not new runs.
+ * A GPU kernel of (module, program), op `slot`, kernel `meta`, on this
+ * line. Back-to-back runs of one program leave no gap in the module
+ * sequence, so a run also ends when the op that opened it comes again
+ * after others ran (XLA runs a program's thunks in order); `restarts` is 0
+ * for ops the HLO places inside a loop or other called computation, whose
+ * repeats are not new runs. A program of one op (a jitted matmul called in
+ * a loop) never runs another: there its first kernel coming again opens a
+ * run, marked `split` for steps_join_splits(), which undoes that where
+ * the program turns out to run other ops (its first op launched that
+ * kernel twice).
  */
 void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t program, uint32_t slot,
-		   int restarts, int64_t s, int64_t e)
+		   uint32_t meta, int restarts, int64_t s, int64_t e)
 {
 	struct mod_run *r = lp->nruns ? &lp->runs[lp->nruns - 1] : NULL;
+	uint8_t split = 0;
 
 	if (r && r->program_id == program && r->module.n == module.n &&
-	    (r->module.p == module.p || !memcmp(r->module.p, module.p, module.n)) &&
-	    !(restarts && slot == r->first_slot && r->seen_other)) {
-		if (e > r->end_ps)
-			r->end_ps = e;
-		if (slot != r->first_slot)
-			r->seen_other = 1;
-		r->entry |= (uint8_t)!!restarts;
-		return;
+	    (r->module.p == module.p || !memcmp(r->module.p, module.p, module.n))) {
+		int again = restarts && slot == r->first_slot;
+
+		if (!(again && (r->seen_other || meta == r->first_meta))) {
+			if (e > r->end_ps)
+				r->end_ps = e;
+			if (slot != r->first_slot)
+				r->seen_other = 1;
+			r->entry |= (uint8_t)!!restarts;
+			return;
+		}
+		split = (uint8_t)!r->seen_other;
 	}
 	if (lp->nruns == lp->capruns) {
 		lp->capruns = lp->capruns ? lp->capruns * 2 : 16;
 		lp->runs = xreallocarray(lp->runs, lp->capruns, sizeof(*lp->runs));
 	}
-	lp->runs[lp->nruns++] = (struct mod_run){ module, program, s, e, slot, 0, (uint8_t)!!restarts };
+	lp->runs[lp->nruns++] = (struct mod_run){ module, program, s, e, slot, meta, 0,
+						  (uint8_t)!!restarts, split };
 }
 
 void steps_line_modules(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
@@ -209,7 +220,7 @@ void steps_line_modules(struct line_part *lp, const struct xt_host *h, const str
 		/* Every event is one run, even of the same module back to back. */
 		lp->runs[lp->nruns++] = (struct mod_run){ module_of(xt_event_meta(p, ev)->name), 0,
 							  xt_event_start(l, ev), xt_event_end(l, ev),
-							  0, 0, 1 };
+							  0, 0, 0, 1, 0 };
 	}
 }
 
@@ -233,6 +244,7 @@ struct run_prog {
 	struct bytes_ref module;
 	int64_t program_id;
 	uint8_t entry;
+	uint8_t multi; /* a run of it on the line ran two ops */
 };
 
 static size_t run_prog_of(struct run_prog **pr, size_t *npr, size_t *last, const struct mod_run *r)
@@ -247,7 +259,7 @@ static size_t run_prog_of(struct run_prog **pr, size_t *npr, size_t *last, const
 			break;
 	if (j == *npr) {
 		*pr = xreallocarray(*pr, *npr + 1, sizeof(**pr));
-		(*pr)[(*npr)++] = (struct run_prog){ r->module, r->program_id, 0 };
+		(*pr)[(*npr)++] = (struct run_prog){ r->module, r->program_id, 0, 0 };
 	}
 	*last = j;
 	return j;
@@ -280,6 +292,45 @@ static size_t drop_loop_stretches(struct mod_run *v, size_t n)
 	return k;
 }
 
+/*
+ * One line's runs, in line order: a split run (steps_run_add) of a program
+ * that ran another op in some run on this line joins the run before it,
+ * which is of the same program (a split follows the run it came from).
+ * Per line, not per device: a side stream that runs one op of a program
+ * keeps its runs apart however many ops the main stream runs. Returns the
+ * runs kept, in place.
+ */
+static size_t join_splits(struct mod_run *v, size_t n)
+{
+	struct run_prog *pr = NULL;
+	size_t npr = 0, last = SIZE_MAX, i, k = 0;
+	int any = 0;
+
+	for (i = 0; i < n && !any; i++)
+		any = v[i].split;
+	if (!any)
+		return n;
+	for (i = 0; i < n; i++) {
+		size_t j = run_prog_of(&pr, &npr, &last, &v[i]);
+
+		pr[j].multi |= v[i].seen_other;
+	}
+	for (i = 0; i < n; i++) {
+		if (v[i].split && k && pr[run_prog_of(&pr, &npr, &last, &v[i])].multi) {
+			struct mod_run *p = &v[k - 1];
+
+			if (v[i].end_ps > p->end_ps)
+				p->end_ps = v[i].end_ps;
+			p->seen_other |= v[i].seen_other;
+			p->entry |= v[i].entry;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	free(pr);
+	return k;
+}
+
 /* The program runs of one device, in start order: XLA Modules events as
  * they are; GPU kernels' stretches merged across streams. The lines' runs
  * are read nowhere else: the first line's array becomes the device's (on
@@ -296,6 +347,8 @@ static size_t device_runs(const struct xt_plane *pl, struct mod_run **out)
 		if (!lp || !lp->nruns ||
 		    (pc->kind == XT_DEV_XLA ? lp->role != LROLE_MODULES : lp->role != LROLE_STREAM))
 			continue;
+		if (pc->kind == XT_DEV_GPU)
+			lp->nruns = join_splits(lp->runs, lp->nruns);
 		if (!v) {
 			v = lp->runs;
 			n = lp->nruns;

@@ -124,7 +124,7 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
 	 * programs, and back-to-back runs of two are two runs). */
 	if (a->module.n || a->has_program)
 		steps_run_add(lp, a->module, a->has_program || a->key_has ? a->program_id : 0, slot,
-			      a->in_entry, xt_event_start(l, ev), xt_event_end(l, ev));
+			      mi, a->in_entry, xt_event_start(l, ev), xt_event_end(l, ev));
 }
 
 void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,

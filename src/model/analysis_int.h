@@ -134,8 +134,11 @@ struct mod_run {
 	int64_t program_id;
 	int64_t start_ps, end_ps;
 	uint32_t first_slot;    /* GPU: the op that opened the run */
+	uint32_t first_meta;    /* GPU: the kernel that opened it */
 	uint8_t seen_other;     /* GPU: another op ran since */
 	uint8_t entry;          /* GPU: one of its ops is in the entry computation */
+	uint8_t split;          /* GPU: opened by its first kernel coming again, no
+				 * other op between (steps_join_splits) */
 };
 
 /* Start-to-done spans of one async op on one device (Async XLA Ops). */
@@ -546,7 +549,7 @@ void steps_line_markers(struct line_part *lp, const struct xt_host *h, const str
 void steps_line_modules(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			const struct xt_line *l);
 void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t program, uint32_t slot,
-		   int restarts, int64_t s, int64_t e);
+		   uint32_t meta, int restarts, int64_t s, int64_t e);
 struct host_act; /* an_overview.c, below */
 void steps_merge(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha);
 /* A host event the sink hands over that may be a step marker (its

@@ -173,7 +173,7 @@ xspace_io.write(sp, sys.argv[2])
 PYEOF
 	$XTOP report --baseline "$ATT" --fail-over 5 "$TMP/hostonly.pb" >"$TMP/out" 2>&1
 	rc=$?
-	if [ $rc -eq 3 ] && grep -q "regression: NEW has no steps (BASE has 18)" "$TMP/out" &&
+	if [ $rc -eq 3 ] && grep -q "regression: NEW has no steps (BASE has 24)" "$TMP/out" &&
 		grep -q "regression: NEW has no device time (BASE: .* busy)" "$TMP/out"; then
 		ok "gate: NEW without steps or device time fails"
 	else
@@ -184,7 +184,7 @@ import json, sys
 g = json.load(sys.stdin)['gate']
 assert g['failed'] is True
 w = {r['what']: r for r in g['regressions']}
-assert w['no_steps']['base_steps'] == 18 and w['no_steps']['base_ps'] is None, w
+assert w['no_steps']['base_steps'] == 24 and w['no_steps']['base_ps'] is None, w
 assert w['no_device_time']['base_ps'] > 0 and w['no_device_time']['new_ps'] == 0, w
 " && ok "gate --json: no_steps and no_device_time" || fail "gate --json: no_steps and no_device_time" "see above"
 else

@@ -56,7 +56,7 @@ if have_fixtures; then
 		"$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb"
 	wait_for "[diff]" >/dev/null
 	check "diff view at 40 columns: the summary's figures whole" \
-		'has " mean 722.5 us -> 132.1 us (-81.7%)" && has " busy/step 579.2 us -> 213.6 us (-63.1%)" &&
+		'has " mean 179.7 us -> 87.30 us (-51.4%)" && has " busy/step 193.1 us -> 160.2 us (-17.0%)" &&
 		 ! sed -n 5,6p "$TMP/screen" | grep -q "[0-9] *\$"' "a figure cut" 5
 	keys q
 	wait_for "EXIT=" >/dev/null

@@ -111,7 +111,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       for hosts with a GPU plane that has lines.
   C20 Steps without markers: runs per device (XLA Modules events; GPU
       stretches of one (module, program id) with restarts on the run's
-      first op unless it is in a while loop, or is not an XLA op; stretches
+      first op unless it is in a while loop, or is not an XLA op; in a
+      program of one op on a line, on the run's first kernel; stretches
       on several streams joined when they overlap); the module with the most
       summed run time among those run twice on a device (ties: shorter name,
       then byte order); step k spans the k-th runs of all devices.
@@ -1411,13 +1412,18 @@ def analyse(hosts, origin):
                             slot = (pidk, prog, name, cat)
                             restarts = in_entry and attr not in ('tf_op', 'event_name')
                             r = lruns[-1] if lruns else None
-                            if r and r[0] == ident and not (restarts and slot == r[3] and r[4]):
+                            again = r and r[0] == ident and restarts and slot == r[3]
+                            if r and r[0] == ident and not (again and (r[4] or ev.name == r[6])):
                                 r[2] = max(r[2], ev.end)
                                 if slot != r[3]:
                                     r[4] = True
                                 r[5] = r[5] or restarts
                             else:
-                                lruns.append([ident, ev.start, ev.end, slot, False, restarts])
+                                # A one-op program: its first kernel again is a
+                                # new run (split), undone below where the
+                                # program ran other ops on this line.
+                                lruns.append([ident, ev.start, ev.end, slot, False, restarts,
+                                              ev.name, bool(again and not r[4])])
                         if ev.dur > 0:
                             activity.append((ev.start, ev.end,
                                              device_category(name, cat, ev.name, line.name)))
@@ -1437,7 +1443,16 @@ def analyse(hosts, origin):
                             kd = as_str(ev.stat('kernel_details'))
                             if kd is not None:
                                 add_kernel(kernels, ev, name, kd)
-                    runs.extend((r[0][0], r[0][1], r[1], r[2], r[5]) for r in lruns)
+                    multi = set(r[0] for r in lruns if r[4])
+                    joined = []
+                    for r in lruns:
+                        if r[7] and joined and r[0] in multi:
+                            joined[-1][2] = max(joined[-1][2], r[2])
+                            joined[-1][4] = joined[-1][4] or r[4]
+                            joined[-1][5] = joined[-1][5] or r[5]
+                        else:
+                            joined.append(r)
+                    runs.extend((r[0][0], r[0][1], r[1], r[2], r[5]) for r in joined)
                 if spans:
                     span = max(e for s, e in spans) - min(s for s, e in spans)
                     first = min(s for s, e in spans)

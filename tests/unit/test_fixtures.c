@@ -77,7 +77,7 @@ static const struct fixture fixtures[] = {
 		{ NULL, "0", 21492569216, 72829706942000, 21492569216, 33550237696, 821760 },
 	},
 	{
-		"jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb", 1, 3782, 11, 8, 5, 13, 6,
+		"jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb", 1, 3782, 11, 8, 5, 13, 18,
 		NULL, "/device:GPU:0", 3475484000, 9456212000,
 		{
 			{ "custom-call.1", 0, "jit_dot", 15, 3218884000 },
@@ -97,7 +97,7 @@ static const struct fixture fixtures[] = {
 		{ NULL, "GPU_0_bfc", 671286528, 7212859000, 671286528, 154606239744, 134217728 },
 	},
 	{
-		"jax-rocm-mi300x-jax08_attention/tw003.xplane.pb", 1, 4380, 11, 8, 17, 15, 18,
+		"jax-rocm-mi300x-jax08_attention/tw003.xplane.pb", 1, 4380, 11, 8, 17, 15, 24,
 		NULL, "/device:GPU:0", 3845562000, 32562841000,
 		{
 			{ "custom-call.1", 0, "jit_matmul", 21, 1530440000 },

@@ -628,6 +628,94 @@ static void test_loop_side_stream_steps(void **state)
 	assert_int_equal(an->steps[1].duration_ps, 600);
 }
 
+/* A jitted matmul called in a loop: a program of one op, its runs back to
+ * back. Its first kernel coming again opens a run (it has no other op to
+ * run in between); an op of two kernels (a gemm and its split-K reduction)
+ * is one run, not two. Seen on an MI300X (jit_dot, three calls a shape). */
+static void test_one_op_program_steps(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 0, "/device:GPU:0");
+	tu_plane *meta = tu_plane_add(s, 0, "/host:metadata");
+	tu_line *l = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
+	tu_emeta_t *md = tu_emeta_id(meta, 9, "jit_step(9)", "");
+	XlaSubset__HloComputationProto *main_c;
+	XlaSubset__HloInstructionProto *p;
+	struct xt_analysis *an;
+	struct hb b;
+	int k;
+
+	(void)state;
+	hb_init(&b, "jit_step");
+	main_c = hb_comp(&b, "main");
+	p = hb_inst(&b, main_c, "p", "parameter", F32, 1, D(1000), NOOPS);
+	hb_inst(&b, main_c, "custom-call.1", "custom-call", F32, 1, D(1000), OPS(p));
+	b.mod.entry_computation_id = main_c->id;
+	hb_attach(&b, meta, md);
+	for (k = 0; k < 3; k++) {
+		kernel(g, l, "gemm_k", k * 1000, 100, "custom-call.1");
+		kernel(g, l, "reduce_k", k * 1000 + 150, 100, "custom-call.1");
+	}
+	an = tu_load_space(s, NULL);
+	assert_int_equal(an->steps_source, XT_STEPS_INFERRED);
+	assert_int_equal(an->nsteps, 3);
+	assert_int_equal(an->steps[1].start_ps, 1000);
+	assert_int_equal(an->steps[1].duration_ps, 250);
+	assert_int_equal(an->steps[2].start_ps, 2000);
+	/* cut anywhere along the line: the same */
+	stream_split_min = 2;
+	same_analysis(an, tu_load_space(s, NULL));
+	stream_split_min = 400000;
+}
+
+/* A program whose first op launches one kernel twice (a sort's passes)
+ * before its other op: the kernel coming again within a run is no new
+ * run. A side stream that runs one op of it a run keeps its runs apart:
+ * as one stretch over all of them it would join the main stream's runs
+ * into one. */
+static void test_first_op_twice_steps(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 0, "/device:GPU:0");
+	tu_plane *meta = tu_plane_add(s, 0, "/host:metadata");
+	tu_line *main_l = tu_line_add(g, 1, "Stream #1(Compute)", 0);
+	tu_line *side = tu_line_add(g, 2, "Stream #2(Compute)", 0);
+	tu_emeta_t *md = tu_emeta_id(meta, 9, "jit_step(9)", "");
+	XlaSubset__HloComputationProto *main_c;
+	XlaSubset__HloInstructionProto *p;
+	struct xt_analysis *an;
+	struct hb b;
+	int k;
+
+	(void)state;
+	hb_init(&b, "jit_step");
+	main_c = hb_comp(&b, "main");
+	p = hb_inst(&b, main_c, "p", "parameter", F32, 1, D(1000), NOOPS);
+	hb_inst(&b, main_c, "sort.1", "sort", F32, 1, D(1000), OPS(p));
+	hb_inst(&b, main_c, "fusion.c", "fusion", F32, 1, D(1000), OPS(p));
+	hb_inst(&b, main_c, "fusion.d", "fusion", F32, 1, D(1000), OPS(p));
+	b.mod.entry_computation_id = main_c->id;
+	hb_attach(&b, meta, md);
+	for (k = 0; k < 3; k++) {
+		int64_t t = k * 1000;
+
+		kernel(g, main_l, "sort_k", t, 100, "sort.1");
+		kernel(g, main_l, "sort_k", t + 100, 100, "sort.1");
+		kernel(g, main_l, "fusion_c", t + 300, 100, "fusion.c");
+		kernel(g, side, "fusion_d", t + 50, 30, "fusion.d");
+	}
+	an = tu_load_space(s, NULL);
+	assert_int_equal(an->steps_source, XT_STEPS_INFERRED);
+	assert_int_equal(an->nsteps, 3);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(an->steps[k].start_ps, k * 1000);
+		assert_int_equal(an->steps[k].duration_ps, 400);
+	}
+	stream_split_min = 2;
+	same_analysis(an, tu_load_space(s, NULL));
+	stream_split_min = 400000;
+}
+
 /* The real H100 profiles (tests/fixtures/h100), each line with graph
  * launches cut in two: the same analysis as in one pass. */
 static void test_real_profiles_cut(void **state)
@@ -988,6 +1076,8 @@ int main(void)
 		TU_TEST(test_command_buffer_attribution),
 		TU_TEST(test_command_buffer_order),
 		TU_TEST(test_loop_side_stream_steps),
+		TU_TEST(test_one_op_program_steps),
+		TU_TEST(test_first_op_twice_steps),
 		TU_TEST(test_real_profiles_cut),
 		TU_TEST(test_real_profiles_sink),
 		TU_TEST(test_launch_keys_exact),
