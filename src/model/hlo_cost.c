@@ -248,14 +248,18 @@ static double conv_flops(const struct hlo_module *m, const struct hlo_inst *in,
 	return 2.0 * fma;
 }
 
-/* FusionParameterReadBytes, simplified: a parameter read only through
- * slices, dynamic slices or gathers costs what those read; otherwise it is
- * read once whole. */
+/*
+ * FusionParameterReadBytes: what a fused computation reads of a parameter.
+ * A slice, or a dynamic slice or gather of it, reads what it takes; a
+ * dynamic-update-slice into it reads nothing (operand 0 is the output,
+ * updated in place: a scan's carry of 32 MiB takes a 4 MiB update, not
+ * 40); any other use reads it whole, once however many there are.
+ */
 static double param_read_bytes(const struct hlo_module *m, const struct hlo_comp *c,
 			       const struct hlo_inst *param)
 {
-	double sliced = 0;
-	int users = 0, only_slices = 1;
+	double part = 0;
+	int whole = 0;
 	uint32_t i, k;
 
 	for (i = 0; i < c->n; i++) {
@@ -264,16 +268,15 @@ static double param_read_bytes(const struct hlo_module *m, const struct hlo_comp
 		for (k = 0; k < u->operands.n; k++) {
 			if (m->ints[u->operands.at + k] != param->id)
 				continue;
-			users++;
-			if ((op_is(u, "slice") || (op_is(u, "dynamic-slice") && k == 0) ||
-			     (op_is(u, "gather") && k == 0)))
-				sliced += shape_size(shape(m, u));
-			else
-				only_slices = 0;
+			if (op_is(u, "slice") ||
+			    ((op_is(u, "dynamic-slice") || op_is(u, "gather")) && k == 0))
+				part += shape_size(shape(m, u));
+			else if (!(op_is(u, "dynamic-update-slice") && k == 0))
+				whole = 1;
 			break;
 		}
 	}
-	return users && only_slices ? sliced : shape_size(shape(m, param));
+	return part + (whole ? shape_size(shape(m, param)) : 0);
 }
 
 static void fusion_cost(struct hlo_module *m, struct hlo_inst *in, int depth)

@@ -249,18 +249,20 @@ class Program:
         return 2 * fma
 
     def param_read(self, comp, p):
-        sliced, users, only = 0, 0, True
+        # Upstream's FusionParameterReadBytes: slices read what they take,
+        # a dynamic-update-slice's operand 0 is its output (read nothing),
+        # any other use reads the parameter whole, once.
+        part, whole = 0, False
         for u in comp[2]:
             for k, oid in enumerate(u.operands):
                 if oid != p.id:
                     continue
-                users += 1
                 if u.opcode == 'slice' or (u.opcode in ('dynamic-slice', 'gather') and k == 0):
-                    sliced += u.shape.size()
-                else:
-                    only = False
+                    part += u.shape.size()
+                elif not (u.opcode == 'dynamic-update-slice' and k == 0):
+                    whole = True
                 break
-        return sliced if users and only else p.shape.size()
+        return part + (p.shape.size() if whole else 0)
 
     def cost(self, i, depth):
         if i.state == 1:

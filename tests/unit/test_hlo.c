@@ -20,7 +20,7 @@
 	assert_true(fabs((double)(a) - (double)(b)) <=                                    \
 		    1e-9 * fmax(1.0, fmax(fabs((double)(a)), fabs((double)(b)))))
 
-enum { PRED = 1, S8 = 2, F32 = 11, BF16 = 16, TUPLE = 13 };
+enum { PRED = 1, S8 = 2, S32 = 4, F32 = 11, BF16 = 16, TUPLE = 13 };
 
 /* A message owned by the test (freed at teardown). */
 static void *hb_new(size_t n)
@@ -162,10 +162,10 @@ static const struct hlo_inst *inst(const struct hlo_module *m, const char *name)
 static void test_hlo_cost_model(void **state)
 {
 	struct hb b;
-	XlaSubset__HloComputationProto *red, *fused, *sl, *body, *main_c, *loop_body;
+	XlaSubset__HloComputationProto *red, *fused, *sl, *dus, *body, *main_c, *loop_body;
 	XlaSubset__HloInstructionProto *x, *y, *lhs, *rhs, *dot, *in4, *ker, *conv, *a, *bb, *add,
 		*ex, *rd, *c0, *f0, *f1, *mul, *fadd, *fus, *big, *slice, *sfus, *g0, *g1, *gemm,
-		*opaque, *w0, *wadd, *wh, *call;
+		*opaque, *w0, *wadd, *wh, *call, *upd, *idx, *dbuf, *dupd, *didx, *dfus;
 	XlaSubset__WindowDimension wd[2], *wdp[2];
 	XlaSubset__Window win;
 	XlaSubset__ConvolutionDimensionNumbers cd;
@@ -194,6 +194,15 @@ static void test_hlo_cost_model(void **state)
 	big = hb_inst(&b, sl, "param_0.1", "parameter", F32, 1, D(100), NOOPS);
 	slice = hb_inst(&b, sl, "slice.1", "slice", F32, 1, D(10), OPS(big));
 	hb_inst(&b, sl, "negate.1", "negate", F32, 1, D(10), OPS(slice));
+
+	/* a scan's carry updated in place: the root writes its update into
+	 * param_0, which is its output, not read */
+	dus = hb_comp(&b, "fused_dus");
+	big = hb_inst(&b, dus, "param_0.2", "parameter", F32, 1, D(1000), NOOPS);
+	upd = hb_inst(&b, dus, "param_1.2", "parameter", F32, 1, D(100), NOOPS);
+	idx = hb_inst(&b, dus, "param_2.2", "parameter", S32, 0, D(0), NOOPS);
+	hb_inst(&b, dus, "dynamic-update-slice.1", "dynamic-update-slice", F32, 1, D(1000),
+		OPS(big, upd, idx));
 
 	loop_body = hb_comp(&b, "while_body");
 	w0 = hb_inst(&b, loop_body, "p", "parameter", F32, 1, D(4), NOOPS);
@@ -273,6 +282,14 @@ static void test_hlo_cost_model(void **state)
 	/* a custom call the model cannot know: no estimate */
 	opaque = hb_inst(&b, body, "custom-call.3", "custom-call", F32, 1, D(10), OPS(a));
 	opaque->custom_call_target = "my_kernel";
+	/* the update: 400 B written, 400 + 4 read; not the 4000 B carry */
+	dbuf = hb_inst(&b, body, "carry", "parameter", F32, 1, D(1000), NOOPS);
+	dupd = hb_inst(&b, body, "update", "parameter", F32, 1, D(100), NOOPS);
+	didx = hb_inst(&b, body, "index", "parameter", S32, 0, D(0), NOOPS);
+	dfus = hb_inst(&b, body, "loop_dynamic_update_slice_fusion", "fusion", F32, 1, D(1000),
+		       OPS(dbuf, dupd, didx));
+	dfus->fusion_kind = "kLoop";
+	hb_calls(dfus, dus);
 	wh = hb_inst(&b, body, "while.1", "while", F32, 1, D(4), NOOPS);
 	hb_calls(wh, loop_body);
 
@@ -297,6 +314,7 @@ static void test_hlo_cost_model(void **state)
 	assert_near(inst(m, "loop_multiply_fusion")->bytes, 1200);
 	assert_near(inst(m, "slice_fusion.1")->flops, 10);
 	assert_near(inst(m, "slice_fusion.1")->bytes, 80);
+	assert_near(inst(m, "loop_dynamic_update_slice_fusion")->bytes, 804);
 	assert_near(inst(m, "custom-call.2")->flops, 524288);
 	assert_near(inst(m, "custom-call.2")->bytes, 28672);
 	assert_true(inst(m, "custom-call.3")->flops < 0);
