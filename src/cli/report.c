@@ -437,7 +437,10 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 			snprintf(b[5], sizeof(b[5]), "%" PRId64, kr->registers);
 		else
 			snprintf(b[5], sizeof(b[5]), "-");
-		fmt_bytes_fit(b[6], sizeof(b[6]), (double)kr->shared_bytes, 9); /* as the viewer */
+		if (kr->shared_bytes >= 0)
+			fmt_bytes_fit(b[6], sizeof(b[6]), (double)kr->shared_bytes, 9); /* as the viewer */
+		else
+			snprintf(b[6], sizeof(b[6]), "-");
 		if (isnan(kr->occupancy_percent))
 			snprintf(b[7], sizeof(b[7]), "-");
 		else

@@ -31,6 +31,19 @@ static void jfield(struct strbuf *o, const char *k, const char *v, int first)
 	jstr(o, v);
 }
 
+/* ,"key":"v", or null when v is empty (not in the profile). */
+static void jfield_opt(struct strbuf *o, const char *k, const char *v, int first)
+{
+	if (v && *v) {
+		jfield(o, k, v, first);
+		return;
+	}
+	if (!first)
+		strbuf_puts(o, ",");
+	jkey(o, k);
+	strbuf_puts(o, "null");
+}
+
 static void jnum(struct strbuf *o, double v)
 {
 	/* JSON has no NaN/Inf: such values print as null. */
@@ -374,8 +387,8 @@ static void memory_json(struct strbuf *o, const struct xt_analysis *a, int64_t o
 		for (k = 0; k < m->nlive; k++) {
 			strbuf_addf(o, "%s{\"bytes\":%" PRId64 ",\"time_ps\":%" PRId64 ",", k ? "," : "",
 				    m->live[k].bytes, m->live[k].time_ps - origin);
-			jfield(o, "op", m->live[k].op, 1);
-			jfield(o, "shape", m->live[k].shape, 0);
+			jfield_opt(o, "op", m->live[k].op, 1);
+			jfield_opt(o, "shape", m->live[k].shape, 0);
 			strbuf_puts(o, "}");
 		}
 		strbuf_puts(o, "]}");
@@ -397,7 +410,7 @@ static void kernels_json(struct strbuf *o, const struct xt_analysis *a)
 		strbuf_addf(o, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u]", k2->grid[0], k2->grid[1],
 			    k2->grid[2], k2->block[0], k2->block[1], k2->block[2]);
 		jopt(o, "registers", k2->registers >= 0 ? (double)k2->registers : NAN);
-		strbuf_addf(o, ",\"shared_bytes\":%" PRId64, k2->shared_bytes);
+		jint_opt(o, "shared_bytes", k2->shared_bytes, k2->shared_bytes >= 0);
 		jopt(o, "occupancy_percent", k2->occupancy_percent);
 		strbuf_addf(o, ",\"occurrences\":%" PRIu64 ",\"total_ps\":%" PRId64 ",\"min_ps\":%" PRId64
 			       ",\"max_ps\":%" PRId64 "}",

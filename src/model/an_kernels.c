@@ -70,7 +70,8 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 #define KEY(k) ((size_t)(colon - tok) == sizeof(k) - 1 && !memcmp(tok, k, sizeof(k) - 1))
 		if (KEY("regs")) {
 			*regs = parse_i64(val, p, &val);
-		} else if (KEY("static_shared")) {
+		} else if (KEY("static_shared") || KEY("shm")) {
+			/* "shm": older TensorFlow's name for it */
 			st = parse_i64(val, p, &val);
 			have_sd = 1;
 		} else if (KEY("dynamic_shared")) {
@@ -101,11 +102,19 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 #undef KEY
 		seen++;
 	}
-	*shared = have_sd ? st + dyn : have_group ? group : 0;
-	/* No GPU gives a thread more than 512 registers; larger values are
-	 * garbage (seen in ROCm profiles) and are not shown. */
-	if (*regs > 512)
+	*shared = have_sd ? st + dyn : have_group ? group : -1;
+	/* No GPU gives a thread more than 512 registers, nor a block more
+	 * than 1 MiB of shared memory; larger values are garbage and are not
+	 * shown. Garbage registers make the shared memory beside them garbage
+	 * too: in the MI300X conv profile the two are the halves of a pointer
+	 * (regs:2191500840 static_shared:32462, a heap address). */
+	if (*regs > 512) {
 		*regs = -1;
+		if (have_sd)
+			*shared = -1;
+	}
+	if (*shared < 0 || *shared > (1 << 20))
+		*shared = -1;
 	return seen;
 }
 

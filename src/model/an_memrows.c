@@ -245,6 +245,13 @@ static const uint32_t *addr_map_find(const struct addr_map *m, int64_t k)
 	return m->val[i] == UINT32_MAX ? NULL : &m->val[i];
 }
 
+/* A stat's text as given, or empty: the MI300X conv profile writes the
+ * literal "(null)" for an allocation's missing tf_op and region. */
+static struct bytes_ref given(struct bytes_ref r)
+{
+	return r.n == 6 && !memcmp(r.p, "(null)", 6) ? bref("", 0) : r;
+}
+
 /* Replays items [0, upto] and fills row->live with the largest survivors,
  * and the split of the peak (docs/analyses.md, "Memory"). */
 static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
@@ -315,8 +322,8 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 		/* Op and shape only for the listed few. */
 		item_full(mls, &it[lv[i].order], &f);
 		row->live[i].bytes = lv[i].bytes;
-		row->live[i].op = arena_bref(&a->arena, f.op);
-		row->live[i].shape = arena_bref(&a->arena, f.shape);
+		row->live[i].op = arena_bref(&a->arena, given(f.op));
+		row->live[i].shape = arena_bref(&a->arena, given(f.shape));
 		row->live[i].time_ps = lv[i].time;
 	}
 	free(lv);

@@ -192,7 +192,7 @@ struct xt_kernel_row {
 	const char *op;
 	uint32_t grid[3], block[3];
 	int64_t registers;     /* -1 when absent or impossible */
-	int64_t shared_bytes;
+	int64_t shared_bytes;  /* -1 when absent or impossible */
 	double occupancy_percent; /* NAN when the profile has none */
 	uint64_t occurrences;
 	int64_t total_ps, min_ps, max_ps;

@@ -95,7 +95,12 @@ static void k_regs(void *ctx, size_t row, char *buf, size_t n)
 
 static void k_shared(void *ctx, size_t row, char *buf, size_t n)
 {
-	fmt_bytes_fit(buf, n, (double)kern(ctx, row)->shared_bytes, 9); /* SHARED's width */
+	int64_t b = kern(ctx, row)->shared_bytes;
+
+	if (b < 0)
+		snprintf(buf, n, "-");
+	else
+		fmt_bytes_fit(buf, n, (double)b, 9); /* SHARED's width */
 }
 
 static void k_occ(void *ctx, size_t row, char *buf, size_t n)

@@ -120,6 +120,44 @@ if have_fixtures; then
 else
 	skip "report kernels SHARED" "$NOFIX"
 fi
+# The MI300X conv profile's kernel_details carry a pointer's halves as regs
+# and static_shared: no shared memory is known, in text and JSON (not the
+# same 31.70 KiB for every kernel).
+if have_fixtures; then
+	CONV="$FIX/jax-rocm-mi300x-conv-legacy"
+	COLUMNS=100 $XTOP report "$CONV" >"$TMP/kern" 2>&1
+	if sed -n '/^GPU kernels/,/^$/p' "$TMP/kern" | grep -q "Im3d2Col" &&
+		! grep -q "31.70 KiB" "$TMP/kern" &&
+		$XTOP report --json "$CONV" | $PY -c '
+import json, sys
+k = json.load(sys.stdin)["kernels"]
+assert len(k) == 5 and all(r["shared_bytes"] is None and r["registers"] is None for r in k), k
+'; then
+		ok "report: garbage kernel_details (a pointer's halves) give no shared memory, text and JSON"
+	else
+		fail "report: garbage kernel_details" "$(sed -n '/^GPU kernels/,+3p' "$TMP/kern" | tr '\n' '|')"
+	fi
+else
+	skip "report: garbage kernel_details" "$NOFIX"
+fi
+# A live allocation's missing op is null in JSON, "(null)" included (the
+# conv profile's text for it), and '-' in the text.
+if have_fixtures; then
+	$XTOP report "$CONV" >"$TMP/mem" 2>&1
+	if ! grep -qF "(null)" "$TMP/mem" && grep -q "live, allocated at .*: -$" "$TMP/mem" &&
+		$XTOP report --json "$CONV" | $PY -c '
+import json, sys
+m = json.load(sys.stdin)["memory"]
+v = [x for r in m for x in r["live_at_peak"]]
+assert v and all(x["op"] is None and x["shape"] is None for x in v), v[:2]
+'; then
+		ok "report: a live allocation's op given as (null) or not at all is null in JSON, '-' in text"
+	else
+		fail "report: missing allocation ops" "$(grep -m2 'live,' "$TMP/mem" | tr '\n' '|')"
+	fi
+else
+	skip "report: missing allocation ops" "$NOFIX"
+fi
 # A narrow terminal: sentences wrap whole, a figure keeps its unit, and no
 # line is elided mid-sentence ("1 host, 11 planes, ..ines").
 if have_fixtures; then

@@ -89,9 +89,10 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       bytes desc, then allocation order.
   C16 Kernel stats: GPU devices only (not XLA-ops devices).  Kernel name =
       event-metadata name; op = the op-profile name of the event (C19).
-      shared = static_shared + dynamic_shared when either is present, else
-      group_mem, else 0 (the old TF key `shm` is not read: it is not in the
-      spec).  registers = regs when in [0, 512], else null; occupancy =
+      shared = static_shared (or the old TF key shm) + dynamic_shared when
+      either is present, else group_mem, else null; null too above 1 MiB,
+      or when regs is garbage and static_shared (or shm) came with it (the
+      two halves of a pointer).  registers = regs when in [0, 512], else null; occupancy =
       occ_pct when in (0, 100], else null; grid/block default 1 per missing
       component.  Rows tie-broken by name, op, grid, block.
   C17 Host name: file name minus `.gz` (if present) minus `.xplane.pb`;
@@ -1791,14 +1792,20 @@ def add_kernel(kernels, ev, opname, details):
         except ValueError:
             return None
     regs = num('regs')
-    if regs is None or regs > 512 or regs < 0:  # CHOICE C16: garbage counts are absent
+    garbage = regs is not None and (regs > 512 or regs < 0)
+    if regs is None or garbage:  # CHOICE C16: garbage counts are absent
         regs = None
-    if 'static_shared' in kv or 'dynamic_shared' in kv:
-        shared = (num('static_shared') or 0) + (num('dynamic_shared') or 0)
+    static = 'static_shared' if 'static_shared' in kv else 'shm'
+    if static in kv or 'dynamic_shared' in kv:
+        shared = (num(static) or 0) + (num('dynamic_shared') or 0)
+        if garbage and static in kv:
+            shared = None
     elif 'group_mem' in kv:
         shared = num('group_mem') or 0
     else:
-        shared = 0
+        shared = None
+    if shared is not None and not 0 <= shared <= 1 << 20:
+        shared = None
     occ = num('occ_pct', float)
     if occ is not None and not (0 < occ <= 100):
         occ = None  # CHOICE C16: a kernel that ran had some occupancy
@@ -1883,8 +1890,11 @@ def memory(hosts, origin):
                         b = as_int(ev.stat('allocation_bytes'))
                         if b is None:
                             b = as_int(ev.stat('requested_bytes')) or 0
-                        live[addr] = (b, seq, as_str(ev.stat('tf_op')) or '',
-                                      as_str(ev.stat('shape')) or '', ev.start)
+                        # Missing text is null; so is the literal "(null)"
+                        # the MI300X conv profile writes for it.
+                        op, sh = as_str(ev.stat('tf_op')), as_str(ev.stat('shape'))
+                        live[addr] = (b, seq, op if op and op != '(null)' else None,
+                                      sh if sh and sh != '(null)' else None, ev.start)
                         seq += 1
                     else:
                         live.pop(addr, None)

@@ -748,7 +748,7 @@ static void test_kernel_details_parse(void **state)
 	s = "foo bar:baz regs:12";
 	assert_int_equal(kernel_details_parse(s, 11, grid, block, &regs, &shared, &occ), 0);
 	assert_int_equal(regs, -1);
-	assert_int_equal(shared, 0);
+	assert_int_equal(shared, -1);
 	assert_int_equal(grid[0], 1);
 	assert_int_equal(block[2], 1);
 	assert_true(isnan(occ));
@@ -758,7 +758,23 @@ static void test_kernel_details_parse(void **state)
 	assert_int_equal(regs, -1);
 	assert_true(isnan(occ));
 	assert_int_equal(grid[0], 1280);
+	/* Garbage registers beside static shared memory: the two halves of a
+	 * pointer (the MI300X conv profile's), so no shared memory either. */
+	s = "regs:2191500840 static_shared:32462 dynamic_shared:0 grid:1280,1,1 block:256,1,1";
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ);
+	assert_int_equal(regs, -1);
+	assert_int_equal(shared, -1);
+	assert_int_equal(block[0], 256);
+	/* Older TensorFlow's "shm"; more than 1 MiB a block is impossible. */
+	s = "regs:16 shm:7 grid:1,1,1 block:32,1,1";
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ);
+	assert_int_equal(regs, 16);
+	assert_int_equal(shared, 7);
+	s = "regs:16 static_shared:4294967297";
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ);
+	assert_int_equal(shared, -1);
 	assert_int_equal(kernel_details_parse("", 0, grid, block, &regs, &shared, &occ), 0);
+	assert_int_equal(shared, -1);
 }
 
 /* ---- host step markers ---- */
