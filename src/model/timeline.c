@@ -357,21 +357,31 @@ int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev)
 	const struct xt_event *e = &l->ev[ev];
 	unsigned d = xt_event_depth(e) + 1;
 	int64_t self = xt_event_dur(l, e), s = xt_event_start(l, e), end = s + self;
+	int64_t covered = s; /* the children's time is counted up to here */
 	size_t k;
 
 	if (d >= dp->ndepth)
 		return self;
-	/* Direct children: the next level's events inside [s, end]. */
+	/* Direct children: the next level's events inside [s, end], in start
+	 * order. Less the time they cover, not the sum of their durations:
+	 * two of them may overlap (a thunk and the TraceMe inside it ending
+	 * 100 ns apart are siblings on the H100 captures' host lines), and
+	 * the overlap would count twice, down to a negative self time. */
 	for (k = level_lower(l, dp, dp->start[d], dp->start[d + 1], s);
 	     k < dp->start[d + 1]; k++) {
 		const struct xt_event *c = &l->ev[dp->idx[k]];
+		int64_t cs = xt_event_start(l, c), ce = xt_event_end(l, c);
 
-		int64_t cd = xt_event_dur(l, c);
-
-		if (xt_event_start(l, c) >= end && !(cd == 0 && xt_event_start(l, c) == end))
+		if (cs >= end && !(ce == cs && cs == end))
 			break;
-		if (xt_event_end(l, c) <= end)
-			self -= cd;
+		if (ce > end)
+			continue;
+		if (cs < covered)
+			cs = covered;
+		if (ce > cs) {
+			self -= ce - cs;
+			covered = ce;
+		}
 	}
 	return self;
 }

@@ -146,6 +146,30 @@ static void test_lookup_step_self(void **state)
 	timeline_free(tl);
 }
 
+/* Children that overlap each other (a thunk and the TraceMe inside it
+ * ending 100 ns apart, siblings on the H100 captures' host lines): the
+ * parent's self time is less the time they cover, never below zero. */
+static void test_self_overlapping_children(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 3, "python3", 0);
+	struct xt_trace *t;
+	struct timeline *tl;
+
+	(void)state;
+	tu_ev(p, l, "module", 0, 100);
+	tu_ev(p, l, "thunk", 10, 50);   /* [10, 60) */
+	tu_ev(p, l, "traceme", 20, 41); /* [20, 61): not inside the thunk */
+	tu_ev(p, l, "late", 80, 10);    /* [80, 90) */
+	t = tu_read(tu_write(s, 0));
+	tl = timeline_new(t);
+	assert_int_equal(xt_event_depth(&tl->tracks[0].l->ev[2]), 1);
+	/* 100 - (61 - 10) - 10, not 100 - 50 - 41 - 10 */
+	assert_int_equal(timeline_self_ps(tl, 0, 0), 39);
+	timeline_free(tl);
+}
+
 /* Track labels are unique within a plane: a repeated name gets the line id
  * (a thread id on host planes), and a repeated id a running number too. */
 static void test_track_labels(void **state)
@@ -266,6 +290,7 @@ int main(void)
 		TU_TEST(test_sample_columns),
 		TU_TEST(test_sample_brute_force),
 		TU_TEST(test_lookup_step_self),
+		TU_TEST(test_self_overlapping_children),
 		TU_TEST(test_track_labels),
 		TU_TEST(test_device_span),
 		TU_TEST(test_search_whole_profile),
