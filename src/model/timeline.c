@@ -386,6 +386,51 @@ int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev)
 	return self;
 }
 
+int64_t timeline_first_child(struct timeline *tl, size_t i, int64_t ev)
+{
+	const struct tl_depth *dp = timeline_depth(tl, i);
+	const struct xt_line *l = tl->tracks[i].l;
+	const struct xt_event *e = &l->ev[ev];
+	unsigned d = xt_event_depth(e) + 1;
+	int64_t s = xt_event_start(l, e), end = xt_event_end(l, e);
+	size_t k;
+
+	if (d >= dp->ndepth || end <= s)
+		return -1;
+	for (k = level_lower(l, dp, dp->start[d], dp->start[d + 1], s);
+	     k < dp->start[d + 1]; k++) {
+		const struct xt_event *c = &l->ev[dp->idx[k]];
+
+		if (xt_event_start(l, c) >= end)
+			break;
+		if (xt_event_end(l, c) <= end)
+			return dp->idx[k];
+	}
+	return -1;
+}
+
+int64_t timeline_from_view(struct timeline *tl, size_t i, int64_t v0, int64_t v1, int dir)
+{
+	const struct xt_line *l = tl->tracks[i].l;
+	size_t lo = 0, hi = l->nev;
+	int64_t t = dir > 0 ? v0 : v1, k;
+
+	/* Events are in start order: the first starting at or after t. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (xt_event_start(l, &l->ev[mid]) < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = dir > 0 ? (int64_t)lo : (int64_t)lo - 1; k >= 0 && k < (int64_t)l->nev;
+	     k += dir > 0 ? 1 : -1)
+		if (!xt_event_aggregated(&l->ev[k]))
+			return k;
+	return -1;
+}
+
 long timeline_track_of(const struct timeline *tl, const struct xt_line *l)
 {
 	size_t i;

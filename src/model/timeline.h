@@ -82,6 +82,13 @@ int64_t timeline_event_at(struct timeline *tl, size_t i, unsigned d, int64_t t);
 int64_t timeline_step(struct timeline *tl, size_t i, int64_t ev, int dir);
 /* Self time of event ev on track i: duration minus its direct children. */
 int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev);
+/* The first event one level below event ev of track i that lies within it
+ * (starts at or after it and ends by its end); -1 when none. */
+int64_t timeline_first_child(struct timeline *tl, size_t i, int64_t ev);
+/* With nothing selected on track i: dir > 0, the first event (not folded
+ * into a summary) that starts at or after v0; dir < 0, the last that
+ * starts before v1; -1 when none. */
+int64_t timeline_from_view(struct timeline *tl, size_t i, int64_t v0, int64_t v1, int dir);
 /* Track index of (host, plane, line), or -1. */
 long timeline_track_of(const struct timeline *tl, const struct xt_line *l);
 

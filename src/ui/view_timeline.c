@@ -288,8 +288,16 @@ static void zoom(struct app *a, int in)
 	int64_t s, e, c = a->tls.v0 + (a->tls.v1 - a->tls.v0) / 2, w = a->tls.v1 - a->tls.v0;
 	double f;
 
-	if (sel_span(a, &s, &e) && s < a->tls.v1 && e >= a->tls.v0)
+	/* Around the selection's part in view: the middle of a long event
+	 * that starts or ends off screen would move the view off what was
+	 * shown, further at each step. */
+	if (sel_span(a, &s, &e) && s < a->tls.v1 && e >= a->tls.v0) {
+		if (s < a->tls.v0)
+			s = a->tls.v0;
+		if (e > a->tls.v1)
+			e = a->tls.v1;
 		c = s + (e - s) / 2;
+	}
 	/* Keep the zoom centre at the same screen position. */
 	f = w > 0 ? (double)(c - a->tls.v0) / (double)w : 0.5;
 	w = in ? w / 2 : w * 2;
@@ -306,7 +314,9 @@ static void ensure_visible(struct app *a)
 
 	if (!sel_span(a, &s, &e))
 		return;
-	if (s >= a->tls.v0 && s < a->tls.v1)
+	/* Some of it on screen: the view stays (a long event's start may be
+	 * far off to the left). */
+	if ((s >= a->tls.v0 && s < a->tls.v1) || (s < a->tls.v1 && e > a->tls.v0))
 		return;
 	a->tls.v0 = s - w / 3;
 	a->tls.v1 = a->tls.v0 + w;
@@ -409,17 +419,11 @@ static unsigned tl_act(struct app *a, enum action act)
 			ev = timeline_step(a->tl, (size_t)cur, a->tls.sel_ev,
 					   act == ACT_EVENT_NEXT ? 1 : -1);
 		} else {
-			/* Start from the view: the first event at or after its start. */
-			size_t first, end = trace_line_window(l, a->tls.v0, a->tls.v1, &first), k;
-
-			ev = -1;
-			for (k = first; k < end; k++)
-				if (xt_event_end(l, &l->ev[k]) >= a->tls.v0) {
-					ev = (int64_t)k;
-					break;
-				}
-			if (ev < 0)
-				ev = timeline_step(a->tl, (size_t)cur, -1, act == ACT_EVENT_NEXT ? 1 : -1);
+			/* Start from the view: "." takes the first event that
+			 * starts in it or after it, "," the last that starts in
+			 * it or before it. */
+			ev = timeline_from_view(a->tl, (size_t)cur, a->tls.v0, a->tls.v1,
+						act == ACT_EVENT_NEXT ? 1 : -1);
 		}
 		if (ev < 0)
 			app_status(a, 1, "no %s event on this track",
@@ -436,10 +440,10 @@ static unsigned tl_act(struct app *a, enum action act)
 
 			if (act == ACT_PARENT && d == 0)
 				break;
-			ev = timeline_event_at(a->tl, (size_t)a->tls.sel_track,
-					       act == ACT_PARENT ? d - 1 : d + 1, s);
-			if (ev >= 0 && act == ACT_CHILD && xt_event_start(l, &l->ev[ev]) >= e && e > s)
-				ev = -1;
+			ev = act == ACT_PARENT ? timeline_event_at(a->tl, (size_t)a->tls.sel_track,
+								   d - 1, s)
+					       : timeline_first_child(a->tl, (size_t)a->tls.sel_track,
+								      a->tls.sel_ev);
 			if (ev < 0)
 				app_status(a, 1, "no %s", act == ACT_PARENT ? "parent" : "child");
 			else

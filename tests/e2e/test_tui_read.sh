@@ -726,3 +726,61 @@ check "kernels: a taller window shows the first rows again" \
 	'has "870.6 us" && has "gemm_fusion_dot_1 (gemm_fusion_dot.1)"' "top rows off screen" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# Self time is less the time the children cover: on the H100 host lines a
+# thunk and the TraceMe inside it end 100 ns apart (siblings that overlap),
+# and counting both made jit_train_step's module self -60.45 us.
+H100=tests/fixtures/h100
+start 120 40 "$XTOP" "$H100/jax-h100-tfm-nocb.xplane.pb.gz"
+wait_for "[timeline]" >/dev/null
+keys Enter / ; text "XLA GPU module"; keys Enter
+check "details: self time of a parent whose children overlap is the time they leave" \
+	'has "jit_train_step:XLA GPU module" && has "self 38.59 us"' "wrong self time" 5 details
+# i takes a child inside the selection.
+keys i
+check "i: the first child, inside the selection" \
+	'has "Thunks::Prepare" && has "depth 9"' "no child taken" 5 details
+keys q
+wait_for "EXIT=" >/dev/null
+if have_fixtures; then
+	# i on an event with no children says so: it does not take an earlier
+	# event of the next level that ended before it began.
+	start 120 40 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys Enter / ; text "MapDmaBuffer"; keys Enter
+	n=0
+	while [ $n -lt 35 ]; do keys n; n=$((n + 1)); done
+	wait_for "match 36 of 525" >/dev/null
+	keys i
+	check "i: an event without children says 'no child'" \
+		'bottom | grep -q "^no child" && has "MapDmaBuffer"' "took another event" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip "i without children" "$NOFIX"
+fi
+# w with a long selection partly on screen zooms around that part, not
+# around the selection's middle far off screen (start_trace, 0-18.4 ms).
+start 120 40 "$XTOP" "$H100/jax-h100-mlp-nocb.xplane.pb.gz"
+wait_for "[timeline]" >/dev/null
+keys Enter End 0 . w w w d d d d d d
+wait_until 'has "start_trace"' 5
+keys w
+check "w: a long selection partly in view stays in view" \
+	'ruler_labels | grep -q "^18.0 ms" && has "start_trace"' "the view left the selection" 5
+keys q
+wait_for "EXIT=" >/dev/null
+# , with nothing selected takes the last event that starts in the view or
+# before it: Host Threads/1177 has none before step 0's window (its events
+# are at 24 ms), so none, rather than one 5 ms later.
+start 120 40 "$XTOP" --view steps "$H100/jax-h100-mlp-nocb.xplane.pb.gz"
+wait_for "[steps]" >/dev/null
+keys Home Enter
+wait_for "[timeline]" >/dev/null
+keys Escape Home Down Down Down ,
+check ", from the view: no previous event when none starts before the view's end" \
+	'bottom | grep -q "^no previous event on this track"' "took a later event" 5
+keys . Enter
+check ". from the view: the first event that starts in or after the view" \
+	'has "BUFFER_FLUSH" && has "start 24.02"' "no next event" 5 details
+keys q
+wait_for "EXIT=" >/dev/null
