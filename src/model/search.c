@@ -88,35 +88,38 @@ void search_free(struct search_result *r)
 	free(r);
 }
 
-long search_next(const struct search_result *r, int64_t t, uint32_t track, int dir)
+/* Whether match m sorts before (t, track, ev). */
+static int before(const struct search_match *m, int64_t t, uint32_t track, int64_t ev)
+{
+	if (m->start != t)
+		return m->start < t;
+	if (m->track != track)
+		return m->track < track;
+	return m->ev < ev;
+}
+
+long search_next(const struct search_result *r, int64_t t, uint32_t track, int64_t ev, int dir)
 {
 	size_t lo = 0, hi = r->n;
 
 	if (!r->n)
 		return -1;
-	/* First match strictly after (t, track). */
+	/* The first match not before (t, track, ev): matches that start
+	 * together on one track (nested name scopes, copy-start and
+	 * copy-done) are told apart by their index, none skipped. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct search_match *m = &r->m[mid];
 
-		if (m->start < t || (m->start == t && m->track <= track))
+		if (before(&r->m[mid], t, track, ev))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (dir > 0)
+	if (dir > 0) {
+		/* strictly after it */
+		if (lo < r->n && r->m[lo].start == t && r->m[lo].track == track && r->m[lo].ev == ev)
+			lo++;
 		return lo < r->n ? (long)lo : 0;
-	/* Last match strictly before (t, track). */
-	lo = 0;
-	hi = r->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct search_match *m = &r->m[mid];
-
-		if (m->start < t || (m->start == t && m->track < track))
-			lo = mid + 1;
-		else
-			hi = mid;
 	}
 	return lo > 0 ? (long)lo - 1 : (long)r->n - 1;
 }

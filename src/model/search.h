@@ -22,7 +22,7 @@ struct search_match {
 };
 
 struct search_result {
-	struct search_match *m; /* sorted by start, then track */
+	struct search_match *m; /* sorted by start, then track, then event */
 	size_t n;
 	size_t limit_hit;       /* matches beyond the cap, not listed (0 normally) */
 };
@@ -30,8 +30,10 @@ struct search_result {
 /* Runs query over every track of tl. Never NULL; free with search_free(). */
 struct search_result *search_run(struct timeline *tl, const char *query);
 void search_free(struct search_result *r);
-/* Index of the first match after (dir > 0) / before (dir < 0) time t on
- * track order tie-break; wraps around; -1 when there are no matches. */
-long search_next(const struct search_result *r, int64_t t, uint32_t track, int dir);
+/* Index of the first match after (dir > 0) / before (dir < 0) event ev of
+ * track `track`, which starts at t, in the matches' order (ev -1: from t,
+ * before any event of that track starting then); wraps around; -1 when
+ * there are no matches. */
+long search_next(const struct search_result *r, int64_t t, uint32_t track, int64_t ev, int dir);
 
 #endif

@@ -327,7 +327,7 @@ static void search_select(struct app *a, long k)
 
 static void search_step(struct app *a, int dir)
 {
-	int64_t t = a->tls.v0;
+	int64_t t = a->tls.v0, ev = -1;
 	uint32_t track = 0;
 
 	if (!a->search || !a->search->n) {
@@ -340,8 +340,9 @@ static void search_step(struct app *a, int dir)
 
 		t = xt_event_start(l, &l->ev[a->tls.sel_ev]);
 		track = (uint32_t)a->tls.sel_track;
+		ev = a->tls.sel_ev;
 	}
-	search_select(a, search_next(a->search, t, track, dir));
+	search_select(a, search_next(a->search, t, track, ev, dir));
 }
 
 /* The panel a list view filters (\\), or NULL (the op profile keeps its

@@ -784,3 +784,20 @@ check ". from the view: the first event that starts in or after the view" \
 	'has "BUFFER_FLUSH" && has "start 24.02"' "no next event" 5 details
 keys q
 wait_for "EXIT=" >/dev/null
+# n visits every match, those that start together on one track too (the
+# V100's nested name scopes: match 4 starts with match 3, and was skipped).
+if have_fixtures; then
+	start 120 40 "$XTOP" "$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys Enter / ; text "dropout"; keys Enter
+	wait_for "match 1 of" >/dev/null
+	keys n n n
+	check "search: n visits a match that starts with the one before on its track" \
+		'bottom | grep -q "^match 4 of 2922"' "skipped a match" 5
+	keys N
+	check "search: N goes back to it in turn" 'bottom | grep -q "^match 3 of 2922"' "skipped" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 2 "search through matches that start together" "$NOFIX"
+fi

@@ -267,10 +267,13 @@ static void test_search_whole_profile(void **state)
 	assert_int_equal(r->m[0].start, 200);
 	assert_int_equal(r->m[49].start, 249);
 	/* Next after t=210 on track 1 is the match at 211; wraps around. */
-	k = search_next(r, 210, 1, 1);
+	k = search_next(r, 210, 1, 10, 1);
 	assert_int_equal(r->m[k].start, 211);
-	assert_int_equal(search_next(r, 249, 1, 1), 0);
-	assert_int_equal(search_next(r, 200, 1, -1), 49);
+	assert_int_equal(search_next(r, 249, 1, 49, 1), 0);
+	assert_int_equal(search_next(r, 200, 1, 0, -1), 49);
+	/* From a time with nothing selected: the first match at it or after. */
+	k = search_next(r, 210, 0, -1, 1);
+	assert_int_equal(r->m[k].start, 210);
 	search_free(r);
 	/* A match far outside any window is still found. */
 	r = search_run(tl, "needle");
@@ -279,7 +282,37 @@ static void test_search_whole_profile(void **state)
 	search_free(r);
 	r = search_run(tl, "absent");
 	assert_int_equal(r->n, 0);
-	assert_int_equal(search_next(r, 0, 0, 1), -1);
+	assert_int_equal(search_next(r, 0, 0, -1, 1), -1);
+	search_free(r);
+	timeline_free(tl);
+}
+
+/* Matches that start together on one track (nested name scopes, TPU
+ * copy-start and copy-done): n and N visit each, in turn. */
+static void test_search_same_start(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *l = tu_line_add(p, 3, "TensorFlow Name Scope", 0);
+	struct timeline *tl;
+	struct search_result *r;
+	long k;
+
+	(void)state;
+	tu_ev(p, l, "dropout_1", 100, 50);
+	tu_ev(p, l, "dropout", 100, 20);
+	tu_ev(p, l, "dropout_2", 300, 10);
+	tl = timeline_new(tu_read(tu_write(s, 0)));
+	r = search_run(tl, "dropout");
+	assert_int_equal(r->n, 3);
+	k = search_next(r, r->m[0].start, r->m[0].track, r->m[0].ev, 1);
+	assert_int_equal(k, 1);
+	k = search_next(r, r->m[1].start, r->m[1].track, r->m[1].ev, 1);
+	assert_int_equal(k, 2);
+	k = search_next(r, r->m[2].start, r->m[2].track, r->m[2].ev, -1);
+	assert_int_equal(k, 1);
+	k = search_next(r, r->m[1].start, r->m[1].track, r->m[1].ev, -1);
+	assert_int_equal(k, 0);
 	search_free(r);
 	timeline_free(tl);
 }
@@ -294,6 +327,7 @@ int main(void)
 		TU_TEST(test_track_labels),
 		TU_TEST(test_device_span),
 		TU_TEST(test_search_whole_profile),
+		TU_TEST(test_search_same_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
