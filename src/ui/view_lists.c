@@ -19,7 +19,9 @@
 #include "term.h"
 #include "timeaxis.h"
 
-/* Letters for mono terminals; colours come from the event palette. */
+/* Letters for terminals of 8 colours or none; colours come from the event
+ * palette, whose 8-colour form has four hues for five categories (compute
+ * and host would both be cyan), so there the letters stay. */
 static const char cat_letter[XT_CAT_COUNT + 1] = { 'C', 'O', 'X', 'I', 'H', '.' };
 static const char *const cat_label[XT_CAT_COUNT + 1] = { "compute", "dev->host", "collectives",
 							 "host->dev", "host", "idle" };
@@ -154,7 +156,7 @@ static void col_bar(void *ctx, size_t row, struct cellrow *r, int x, int w)
 		int k;
 
 		for (k = 0; k < cells[c] && used < w; k++, used++)
-			cellrow_put(r, x + used, 1, cat_role(c), 0, term.colors ? " " : ch);
+			cellrow_put(r, x + used, 1, cat_role(c), 0, term.colors == 256 ? " " : ch);
 	}
 }
 
@@ -270,7 +272,7 @@ static void steps_draw(struct app *a, int y, int h)
 		char ch[2] = { cat_letter[c], 0 };
 
 		x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
-		x += ui_put(y, x, 1, cat_attr(c), term.colors ? " " : ch, 0);
+		x += ui_put(y, x, 1, cat_attr(c), term.colors == 256 ? " " : ch, 0);
 		x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
 		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), cat_label[c], 0);
 	}

@@ -801,3 +801,20 @@ if have_fixtures; then
 else
 	skip_n 2 "search through matches that start together" "$NOFIX"
 fi
+# With 8 colours compute and host share a hue: the steps' breakdown bars
+# keep their letters there (CCCHHH), as without colour, and the legend says
+# which is which; with 256 they are colours alone.
+ENVV_SAVE=$ENVV
+ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen XTOP_VIEW=steps"
+start 120 24 "$XTOP" "$H100/jax-h100-mlp-nocb.xplane.pb.gz"
+check "8 colours: the steps' bars tell compute from host by letter" \
+	'has "C compute" && has "H host" && grep -Eq " C+H+\.+ *$" "$TMP/screen"' "no letters" 5
+keys q
+wait_for "EXIT=" >/dev/null
+ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen-256color XTOP_VIEW=steps"
+start 120 24 "$XTOP" "$H100/jax-h100-mlp-nocb.xplane.pb.gz"
+check "256 colours: the steps' bars are colours alone" \
+	'has "legend:" && ! grep -Eq " C+H+\.+ *$" "$TMP/screen"' "letters" 5
+keys q
+wait_for "EXIT=" >/dev/null
+ENVV=$ENVV_SAVE
