@@ -45,9 +45,9 @@ static void details_fill(struct app *a)
 		     "  %s   start %s   duration %s   self %s   depth %u   %s / %s",
 		     trace_event_display_name(tr->p, ev),
 		     timeaxis_fmt_exact(a, b1, sizeof(b1), xt_event_start(l, ev)),
-		     fmt_ps(b2, sizeof(b2), xt_event_dur(l, ev)),
-		     fmt_ps(b3, sizeof(b3),
-			    timeline_self_ps(a->tl, (size_t)a->tls.sel_track, a->tls.sel_ev)),
+		     fmt_ps_exact(b2, sizeof(b2), xt_event_dur(l, ev)),
+		     fmt_ps_exact(b3, sizeof(b3),
+				  timeline_self_ps(a->tl, (size_t)a->tls.sel_track, a->tls.sel_ev)),
 		     xt_event_depth(ev), tr->p->name, tr->label);
 	/* The full name (HLO text on TPU), all of it. */
 	if (m->display_name[0] && strcmp(m->name, m->display_name))

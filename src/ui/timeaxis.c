@@ -23,12 +23,5 @@ char *timeaxis_fmt(const struct app *a, char *buf, size_t n, int64_t abs_ps)
 
 char *timeaxis_fmt_exact(const struct app *a, char *buf, size_t n, int64_t abs_ps)
 {
-	int64_t rel = timeaxis_rel(a, abs_ps), unit;
-	int dec;
-
-	/* The unit of the value, with decimals down to 1 ns (ps below 1 ns). */
-	timefmt_unit(rel < 0 ? -rel : rel, XT_PS_NS, &unit, &dec);
-	if (unit < XT_PS_NS)
-		dec = 0;
-	return fmt_ps_unit(buf, n, rel, unit, dec);
+	return fmt_ps_exact(buf, n, timeaxis_rel(a, abs_ps));
 }

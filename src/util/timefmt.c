@@ -132,6 +132,17 @@ char *fmt_rate(char *buf, size_t n, double v, const char *sep, const char *unit)
 	return si3(buf, n, v, sep, unit);
 }
 
+char *fmt_ps_exact(char *buf, size_t n, int64_t ps)
+{
+	int64_t unit;
+	int dec;
+
+	timefmt_unit(ps < 0 ? -ps : ps, XT_PS_NS, &unit, &dec);
+	if (unit < XT_PS_NS)
+		dec = 0;
+	return fmt_ps_unit(buf, n, ps, unit, dec);
+}
+
 char *fmt_ps_unit(char *buf, size_t n, int64_t ps, int64_t unit, int dec)
 {
 	static const char *const names[] = { "ps", "ns", "us", "ms", "s" };

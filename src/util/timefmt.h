@@ -26,6 +26,10 @@ char *fmt_ps_unit(char *buf, size_t n, int64_t ps, int64_t unit, int dec);
 /* The unit for values up to maxabs ps (s, ms, us, ns or ps) and the decimals
  * that show every multiple of step exactly in it. */
 void timefmt_unit(int64_t maxabs, int64_t step, int64_t *unit, int *dec);
+/* ps in its own unit, exact down to 1 ns (to the ps below 1 ns), as the
+ * details pane shows a time so it can be checked against the raw event:
+ * 1196759000 -> "1.196759 ms". */
+char *fmt_ps_exact(char *buf, size_t n, int64_t ps);
 
 /* Whether the word at s (up to a space, comma, semicolon or ')') is a unit
  * these functions write after a number ("ms", "GiB"): a line is never

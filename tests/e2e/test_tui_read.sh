@@ -734,7 +734,7 @@ start 120 40 "$XTOP" "$H100/jax-h100-tfm-nocb.xplane.pb.gz"
 wait_for "[timeline]" >/dev/null
 keys Enter / ; text "XLA GPU module"; keys Enter
 check "details: self time of a parent whose children overlap is the time they leave" \
-	'has "jit_train_step:XLA GPU module" && has "self 38.59 us"' "wrong self time" 5 details
+	'has "jit_train_step:XLA GPU module" && has "self 38.586 us"' "wrong self time" 5 details
 # i takes a child inside the selection.
 keys i
 check "i: the first child, inside the selection" \

@@ -34,6 +34,11 @@ static void test_fmt_ps_unit(void **state)
 	assert_string_equal(fmt_ps_unit(b, sizeof(b), 3000000, XT_PS_US, 0), "3 us");
 	/* Truncates, never rounds up into another tick's value. */
 	assert_string_equal(fmt_ps_unit(b, sizeof(b), 1999999, XT_PS_US, 2), "1.99 us");
+	/* Exact to the ns in its own unit (the details pane's durations). */
+	assert_string_equal(fmt_ps_exact(b, sizeof(b), 1196759000LL), "1.196759 ms");
+	assert_string_equal(fmt_ps_exact(b, sizeof(b), 2970000LL), "2.970 us");
+	assert_string_equal(fmt_ps_exact(b, sizeof(b), 750), "750 ps");
+	assert_string_equal(fmt_ps_exact(b, sizeof(b), -38586000LL), "-38.586 us");
 }
 
 static void test_unit(void **state)
