@@ -554,9 +554,10 @@ static void mem_chart(struct app *a, const struct xt_memory_row *m, int y, int h
 }
 
 /* Rows a note below the chart may take: two, or what is left of the view. */
-static int mem_rows_left(int y, int h, int row)
+/* Rows for a wrapped line: up to most, as the panel has them. */
+static int mem_rows_left(int y, int h, int row, int most)
 {
-	return y + h - row < 2 ? y + h - row : 2;
+	return y + h - row < most ? y + h - row : most;
 }
 
 static void mem_draw(struct app *a, int y, int h)
@@ -609,12 +610,14 @@ static void mem_draw(struct app *a, int y, int h)
 			 fmt_bytes(b3, sizeof(b3), (double)m->live_other_bytes),
 			 fmt_bytes(b4, sizeof(b4), (double)m->unattributed_bytes),
 			 fmt_bytes(b5, sizeof(b5), (double)m->reserved_bytes));
-		row += ui_put_wrap(row, a->cols, mem_rows_left(y, h, row), term_attr(ROLE_TEXT), line, 3);
+		/* Whole up to 40 columns: cut, its sum would not add up. */
+		row += ui_put_wrap(row, a->cols, mem_rows_left(y, h, row, 4), term_attr(ROLE_TEXT),
+				   line, 3);
 	}
 	snprintf(line, sizeof(line), " %s (allocator %s): live at the peak, largest first; "
 				     "unattributed = in use with no allocation event in the profile",
 		 m->name, m->allocator);
-	row += ui_put_wrap(row, a->cols, mem_rows_left(y, h, row), term_attr(ROLE_DIM), line, 3);
+	row += ui_put_wrap(row, a->cols, mem_rows_left(y, h, row, 2), term_attr(ROLE_DIM), line, 3);
 	for (k = 0; k < m->nlive && row < y + h; k++, row++) {
 		/* The op's name gives way (its middle elided) to its shape:
 		 * op names run long, and their tails tell them apart. */

@@ -818,3 +818,10 @@ check "256 colours: the steps' bars are colours alone" \
 keys q
 wait_for "EXIT=" >/dev/null
 ENVV=$ENVV_SAVE
+# The memory view's peak split is whole at 40 columns: its terms add up to
+# the peak only when none is cut (unattributed was).
+start 40 20 "$XTOP" --view memory "$H100/jax-h100-mlp-nocb.xplane.pb.gz"
+check "memory at 40 columns: the peak's split is whole" \
+	'has "peak 194.01 MiB = 10 largest live" && has "unattributed 8.00 MiB (reserved 0 B)"' "cut" 5
+keys q
+wait_for "EXIT=" >/dev/null
