@@ -108,6 +108,100 @@ static inline void abuf_bytes(struct abuf *b, uint32_t field, const void *p, siz
 	abuf_put(b, p, n);
 }
 
+/* The length of the valid UTF-8 sequence at s (n bytes left), else 0:
+ * overlong forms, surrogates and code points above U+10FFFF are invalid,
+ * as protobuf's parsers hold them. */
+static inline size_t abuf_u8_seq(const uint8_t *s, size_t n)
+{
+	uint8_t c = s[0], lo = 0x80, hi = 0xbf;
+	size_t k, len;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (k = 2; k < len; k++)
+		if (s[k] < 0x80 || s[k] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * s[0..n) as valid UTF-8 into out (room for n + 1 bytes; out may be s):
+ * a sequence cut short by the end is dropped (a name cut at a length
+ * limit, a thread name the kernel keeps 15 bytes of), and every other byte
+ * that starts no valid sequence becomes '?'. Returns the bytes written;
+ * out is NUL-terminated.
+ */
+static inline size_t abuf_u8_fix(char *out, const char *s, size_t n)
+{
+	const uint8_t *u = (const uint8_t *)s;
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		size_t k = abuf_u8_seq(u + i, n - i);
+
+		if (k) {
+			memmove(out + o, s + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		/* A lead byte whose sequence only lacks bytes past the end. */
+		if (u[i] >= 0xc2 && u[i] <= 0xf4) {
+			size_t j = i + 1;
+
+			while (j < n && u[j] >= 0x80 && u[j] <= 0xbf)
+				j++;
+			if (j == n && j - i < (u[i] >= 0xf0 ? 4u : u[i] >= 0xe0 ? 3u : 2u))
+				break;
+		}
+		out[o++] = '?';
+		i++;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* A string field: protobuf's parsers (TensorBoard's, XProf's) reject a
+ * whole XSpace over one string that is not valid UTF-8, so s is mended
+ * first when it needs to be (abuf_u8_fix). */
+static inline void abuf_text(struct abuf *b, uint32_t field, const char *s, size_t n)
+{
+	size_t i = 0;
+	char *t;
+
+	while (i < n && abuf_u8_seq((const uint8_t *)s + i, n - i))
+		i += abuf_u8_seq((const uint8_t *)s + i, n - i);
+	if (i == n) {
+		abuf_bytes(b, field, s, n);
+		return;
+	}
+	t = malloc(n + 1);
+	if (!t) {
+		b->oom = 1;
+		return;
+	}
+	abuf_bytes(b, field, t, abuf_u8_fix(t, s, n));
+	free(t);
+}
+
 static inline void abuf_double(struct abuf *b, uint32_t field, double v)
 {
 	uint8_t c[8];

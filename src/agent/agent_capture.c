@@ -155,6 +155,7 @@ static void emit_lines(struct space_out *o, uint32_t f, const struct abuf *b)
 		while (e < b->n && b->p[e] != '\n')
 			e++;
 		snprintf(line, sizeof(line), "%.*s", (int)(e - i), (const char *)b->p + i);
+		abuf_u8_fix(line, line, strlen(line)); /* a plugin's text, cut at 1023 bytes */
 		if (line[0])
 			space_emit_string(o, f, line);
 		i = e + 1;

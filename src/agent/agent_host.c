@@ -87,7 +87,7 @@ static void end_line(struct host_enc *h)
 	/* XLine {1: id, 2: name, 4: events...}; timestamp_ns 0 = the start. */
 	abuf_init(&hd);
 	abuf_uint(&hd, 1, h->tid);
-	abuf_bytes(&hd, 2, h->tname, strlen(h->tname));
+	abuf_text(&hd, 2, h->tname, strlen(h->tname));
 	abuf_tag(&h->fields, 3, 2);
 	abuf_varint(&h->fields, hd.n + h->line.n);
 	abuf_put(&h->fields, hd.p, hd.n);
@@ -105,6 +105,9 @@ void host_enc_thread(void *ctx, const struct xtop_trace_thread *t)
 	h->in_line = 1;
 	h->tid = t->tid;
 	snprintf(h->tname, sizeof(h->tname), "%s", t->name && t->name[0] ? t->name : "thread");
+	/* The kernel keeps 15 bytes of a name, maybe half a character: the
+	 * line's name and the warnings below are text. */
+	abuf_u8_fix(h->tname, h->tname, strlen(h->tname));
 	if (t->dropped) {
 		size_t k = strlen(h->warnings);
 
@@ -174,7 +177,7 @@ static void stat_value(struct host_enc *h, struct abuf *b, const char *k, size_t
 	else if (buf[0] && parse_double(buf, &d))
 		abuf_double(&st, 2, d);
 	else
-		abuf_bytes(&st, 5, v, vn);
+		abuf_text(&st, 5, v, vn);
 	abuf_bytes(b, 4, st.p, st.n);
 	h->oom |= st.oom;
 	abuf_fini(&st);
@@ -291,7 +294,7 @@ static void put_meta(struct abuf *out, uint32_t field, const struct name_tab *t)
 		abuf_init(&md);
 		abuf_init(&ent);
 		abuf_uint(&md, 1, (uint64_t)t->v[i].id);
-		abuf_bytes(&md, 2, t->v[i].s, t->v[i].n);
+		abuf_text(&md, 2, t->v[i].s, t->v[i].n);
 		abuf_uint(&ent, 1, (uint64_t)t->v[i].id);
 		abuf_bytes(&ent, 2, md.p, md.n);
 		abuf_bytes(out, field, ent.p, ent.n);

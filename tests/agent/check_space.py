@@ -3,6 +3,7 @@
 python3-protobuf), independently of xtop's reader.
 
   check_space.py SAVED [--fixture FILE]... [--annotations] [--threads a,b]
+                 [--odd-names]
 
 Every plane of each fixture (what the fake plugins served) must be in SAVED
 with each of its lines and their event counts; with --annotations, the
@@ -10,7 +11,9 @@ C API's events must be there as XLA's host tracer would write them: lines
 named after the workload's threads in /host:CPU, "compute" with the stats
 batch (int64 32), lr (double 0.5) and tag (string fwd), "train" step
 markers with step_num and _r=1, "checkpoint" instants with a step stat.
-Exactly one Task Environment plane, with dates. Prints one line.
+Exactly one Task Environment plane, with dates. With --odd-names, the
+workload's odd_names() thread, its names made valid UTF-8 (protobuf's
+parser rejects the file otherwise). Prints one line.
 """
 import argparse
 import os
@@ -35,7 +38,11 @@ def load_pb2():
 def space(pb, path):
     s = pb.XSpace()
     with open(path, "rb") as f:
-        s.ParseFromString(f.read())
+        data = f.read()
+    try:
+        s.ParseFromString(data)
+    except Exception as e:  # noqa: BLE001 (a DecodeError, e.g. a string that is no UTF-8)
+        fail("protobuf cannot parse %s: %s" % (os.path.basename(path), e))
     return s
 
 
@@ -56,6 +63,7 @@ def main():
     ap.add_argument("--fixture", action="append", default=[])
     ap.add_argument("--annotations", action="store_true")
     ap.add_argument("--threads", default="xt-main,xt-worker")
+    ap.add_argument("--odd-names", action="store_true")
     a = ap.parse_args()
     pb = load_pb2()
     got = space(pb, a.saved)
@@ -121,6 +129,24 @@ def main():
             fail("no checkpoint instant")
         if annotations == 0:
             fail("no annotation events")
+    if a.odd_names:
+        # The kernel kept "prefetch-queue" and the first byte of "é": that
+        # half is dropped; the 1023 'a's cut before "é" likewise; bytes of
+        # no character read '?'.
+        odd = [(p, l) for p in planes.get("/host:CPU", []) for l in p.lines
+               if l.name == "prefetch-queue"]
+        if not odd:
+            fail("no line named 'prefetch-queue': %r" %
+                 sorted(l.name for p in planes.get("/host:CPU", []) for l in p.lines))
+        p, line = odd[0]
+        names = {}
+        for ev in line.events:
+            md = p.event_metadata[ev.metadata_id]
+            names[md.name] = {n: v for n, kind, v in (stat_value(p, st) for st in ev.stats)}
+        if "a" * 1023 not in names or "bad??name" not in names or "odd" not in names:
+            fail("odd names: %r" % sorted(n[:20] for n in names))
+        if names["odd"] != {"note": "v?", "ok": "caf\u00e9"}:
+            fail("odd stats: %r" % names["odd"])
     print("OK %d fixture events, %d annotation events, %d planes" %
           (fixture_events, annotations, len(got.planes)))
 

@@ -5,10 +5,11 @@
  * thread and spans on a worker thread, with TraceMe-encoded metadata.
  *
  *   workload [--plugin SO[,XSPACE[,MODE]]]... [--plugin-after MS]
- *            [--log FILE] [--no-annotate] [--exit-after MS]
+ *            [--log FILE] [--no-annotate] [--exit-after MS] [--odd-names]
  *
  * --plugin-after loads the plugins only after MS (a JAX program loads its
- * plugin at its first computation). It prints nothing; it runs until
+ * plugin at its first computation). --odd-names adds a thread whose names
+ * are not clean UTF-8 (odd_names()). It prints nothing; it runs until
  * killed, or exits with status 0 after --exit-after.
  */
 #include <dlfcn.h>
@@ -45,6 +46,31 @@ static void *worker(void *arg)
 		} else {
 			sleep_ms(2);
 		}
+	}
+	return NULL;
+}
+
+/* Names a demanding program may well give: a thread name the kernel cuts
+ * inside its last character (15 bytes kept of "prefetch-queueé"), a span
+ * name past the library's 1024-byte cut with a two-byte character across
+ * it, bytes that are no UTF-8, and such a stat value. */
+static void *odd_names(void *arg)
+{
+	char longname[1100];
+
+	(void)arg;
+	prctl(PR_SET_NAME, "prefetch-queue\xc3\xa9", 0, 0, 0);
+	memset(longname, 'a', 1023);
+	strcpy(longname + 1023, "\xc3\xa9");
+	for (;;) {
+		if (xtop_trace_active()) {
+			xtop_trace_begin(longname);
+			xtop_trace_end();
+			xtop_trace_begin("bad\xff\xfename");
+			xtop_trace_end();
+			xtop_trace_instant("odd#note=v\xff,ok=caf\xc3\xa9#");
+		}
+		sleep_ms(5);
 	}
 	return NULL;
 }
@@ -91,6 +117,8 @@ int main(int argc, char **argv)
 			log = argv[++i];
 		else if (!strcmp(argv[i], "--no-annotate"))
 			annotate = 0;
+		else if (!strcmp(argv[i], "--odd-names"))
+			pthread_create(&t, NULL, odd_names, NULL);
 		else if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
 			exit_after = atol(argv[++i]);
 		else {

@@ -153,6 +153,23 @@ else
 	fail "agent top without gRPC" "$(head -n 3 "$TMP/top.txt" | tr '\n' '|') $(cat "$TMP/err")"
 fi
 
+# Names that are not clean UTF-8 (a thread name the kernel cut inside a
+# character, a span name cut at 1024 bytes inside one, bytes of no
+# character): protobuf's parsers reject a whole XSpace over one such
+# string, so the capture mends them; XProf and TensorBoard can open it.
+run_w "$W" --odd-names || fail "odd names" "no socket"
+if $XTOP capture --duration 300 --logdir "$TMP/logU" "$WP" >"$TMP/out" 2>"$TMP/err"; then
+	f=$(sed -n 's/^saved \([^ ]*\) .*/\1/p' "$TMP/out")
+	chk=$($PY tests/agent/check_space.py "$f" --annotations --odd-names 2>&1)
+	case "$chk" in
+	OK*) ok "names that are not UTF-8 are mended: protobuf parses the capture ($chk)" ;;
+	*) fail "odd names" "$chk" ;;
+	esac
+else
+	fail "odd names" "$(cat "$TMP/err")"
+fi
+kill -9 "$WP"
+
 # 3. Two plugins in one process give one XSpace with both plugins' planes;
 # the header's size-first protocol works too.
 run_w "$W" --plugin "$FAKE,$FX" --plugin "$TMP/fake_b.so,$TMP/tpu.xplane.pb,copy" || fail "two plugins" "no socket"

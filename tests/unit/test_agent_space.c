@@ -132,6 +132,40 @@ static void test_malformed(void **state)
 	assert_int_equal(sc.nplanes, 0);
 }
 
+/* Text mended into UTF-8 as protobuf's parsers require: a sequence cut by
+ * the end is dropped, other bytes of no character read '?'. */
+static void test_utf8_fix(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} c[] = {
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },
+		{ "prefetch-queue\xc3", "prefetch-queue" },
+		{ "ab\xe2\x82", "ab" },
+		{ "bad\xff\xfename", "bad??name" },
+		{ "\xe2\x82x", "??x" },
+		{ "\xed\xa0\x80", "???" },           /* a surrogate */
+		{ "\xc0\xaf", "??" },                 /* overlong */
+		{ "\xf4\x90\x80\x80", "????" },     /* above U+10FFFF */
+		{ "\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!" },
+		{ "", "" },
+	};
+	char buf[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t n = abuf_u8_fix(buf, c[i].in, strlen(c[i].in));
+
+		assert_int_equal(n, strlen(c[i].out));
+		assert_string_equal(buf, c[i].out);
+	}
+	/* in place */
+	snprintf(buf, sizeof(buf), "x\xffy\xc3");
+	abuf_u8_fix(buf, buf, strlen(buf));
+	assert_string_equal(buf, "x?y");
+}
+
 /* Feeds the encoder what a registry's collect() would. */
 static void feed(struct host_enc *h, uint64_t base, int with_open)
 {
@@ -316,6 +350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TU_TEST(test_trim),
+		TU_TEST(test_utf8_fix),
 		TU_TEST(test_malformed),
 		TU_TEST(test_merge_and_normalize),
 		TU_TEST(test_own_plane_two_plugins),
