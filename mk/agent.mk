@@ -35,7 +35,8 @@ $(O)/libxtop-agent.so: $(AGENT_PIC)
 # Built with the build's own CC and flags: in the ASan build the workload is
 # an ASan program, so the ASan-built agent and plugin can be loaded into it.
 AGENT_TESTS := $(O)/tests/agent/fake_pjrt.so $(O)/tests/agent/workload \
-               $(O)/tests/agent/workload-static $(O)/tests/agent/idle
+               $(O)/tests/agent/workload-static $(O)/tests/agent/idle \
+               $(O)/tests/agent/dlcycle $(O)/tests/agent/libdlcycle.so
 
 tests: $(AGENT_TESTS)
 
@@ -49,6 +50,18 @@ $(O)/tests/agent/workload: tests/agent/workload.c include/xtop/trace.h $(O)/libx
 	    -L$(O) -lxtop-trace -Wl,-rpath,'$$ORIGIN/../..' -ldl -pthread
 
 $(O)/tests/agent/workload-static: tests/agent/workload.c include/xtop/trace.h $(O)/libxtop-trace.a | $(NEED_TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -Iinclude $(LDFLAGS) -o $@ $< \
+	    $(O)/libxtop-trace.a -ldl -pthread
+
+# A library with a static copy of libxtop-trace inside, loaded and
+# unloaded in a loop by a program with a static copy of its own.
+$(O)/tests/agent/libdlcycle.so: tests/agent/dlcycle_lib.c include/xtop/trace.h $(O)/libxtop-trace.a | $(NEED_TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -Iinclude -fPIC $(LDFLAGS) -shared -o $@ $< \
+	    $(O)/libxtop-trace.a -ldl -pthread
+
+$(O)/tests/agent/dlcycle: tests/agent/dlcycle.c include/xtop/trace.h $(O)/libxtop-trace.a | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -Iinclude $(LDFLAGS) -o $@ $< \
 	    $(O)/libxtop-trace.a -ldl -pthread

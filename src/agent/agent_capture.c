@@ -102,14 +102,18 @@ int agent_capture_start(struct agent_capture *c, const uint8_t *opts, size_t n, 
 	if (note[0])
 		line_add(&c->warnings, note);
 	c->start_ns = now_ns();
+	agent_trace_lock();
 	for (i = 0; i < c->nregs; i++) {
-		if (c->regs[i]->start(0) < 0) {
+		if (!agent_trace_held(c->regs[i])) {
+			c->regs[i] = NULL; /* unloaded since */
+		} else if (c->regs[i]->start(0) < 0) {
 			line_add(&c->errors, "xtop trace: a copy of libxtop-trace was already recording");
 			c->regs[i] = NULL;
 		} else {
 			started++;
 		}
 	}
+	agent_trace_unlock();
 	for (i = 0; i < c->nplugins; i++) {
 		if (agent_pjrt_start(&c->plugins[i], opts, n) < 0)
 			line_add(&c->errors, c->plugins[i].error);
@@ -136,9 +140,11 @@ void agent_capture_stop(struct agent_capture *c)
 	for (i = 0; i < c->nplugins; i++)
 		if (agent_pjrt_stop(&c->plugins[i]) < 0)
 			line_add(&c->errors, c->plugins[i].error);
+	agent_trace_lock();
 	for (i = 0; i < c->nregs; i++)
-		if (c->regs[i])
+		if (agent_trace_held(c->regs[i]))
 			c->regs[i]->stop();
+	agent_trace_unlock();
 	c->stop_ns = now_ns();
 	c->state = AGENT_STOPPED;
 }
@@ -193,9 +199,11 @@ int agent_capture_collect(struct agent_capture *c, char *msg, size_t mn)
 	}
 	host_enc_init(&c->host, c->start_ns, c->stop_ns, emax, smax);
 	c->have_host = 1;
+	agent_trace_lock();
 	for (i = 0; i < c->nregs; i++)
-		if (c->regs[i])
+		if (agent_trace_held(c->regs[i]))
 			c->regs[i]->collect(&c->host, host_enc_thread, host_enc_event);
+	agent_trace_unlock();
 	if (host_enc_finish(&c->host) < 0) {
 		snprintf(msg, mn, "out of memory while encoding the C API's events");
 		return -1;

@@ -2,11 +2,14 @@
 #include "agent_trace.h"
 
 #include <dlfcn.h>
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stddef.h>
 
-static const struct xtop_trace_registry *_Atomic slots[AGENT_MAX_REGISTRIES];
-static atomic_int nslots;
+/* The registries held; a NULL slot is free. Under `lock`, which the agent
+ * also holds while it calls into a registry, so a copy being unloaded
+ * waits until that call is over. */
+static const struct xtop_trace_registry *slots[AGENT_MAX_REGISTRIES];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int valid(const struct xtop_trace_registry *r)
 {
@@ -15,41 +18,80 @@ static int valid(const struct xtop_trace_registry *r)
 	       r->start && r->stop && r->collect;
 }
 
+/* Adds r unless held (lock held). */
+static void hold(const struct xtop_trace_registry *r)
+{
+	int i, free_slot = -1;
+
+	for (i = 0; i < AGENT_MAX_REGISTRIES; i++) {
+		if (slots[i] == r)
+			return;
+		if (!slots[i] && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot >= 0)
+		slots[free_slot] = r;
+}
+
 /* Called by each copy of libxtop-trace from its constructor. */
 __attribute__((visibility("default"))) void
 xtop_agent_register_v1(const struct xtop_trace_registry *r)
 {
-	int i, n = atomic_load(&nslots);
-
 	if (!valid(r))
 		return;
-	for (i = 0; i < n && i < AGENT_MAX_REGISTRIES; i++)
-		if (atomic_load(&slots[i]) == r)
-			return;
-	i = atomic_fetch_add(&nslots, 1);
-	if (i < AGENT_MAX_REGISTRIES)
-		atomic_store(&slots[i], r);
+	pthread_mutex_lock(&lock);
+	hold(r);
+	pthread_mutex_unlock(&lock);
+}
+
+/* Called by a copy from its destructor, as its library is unloaded. */
+__attribute__((visibility("default"))) void
+xtop_agent_unregister_v1(const struct xtop_trace_registry *r)
+{
+	int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < AGENT_MAX_REGISTRIES; i++)
+		if (slots[i] == r)
+			slots[i] = NULL;
+	pthread_mutex_unlock(&lock);
+}
+
+void agent_trace_lock(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void agent_trace_unlock(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+int agent_trace_held(const struct xtop_trace_registry *r)
+{
+	int i;
+
+	for (i = 0; r && i < AGENT_MAX_REGISTRIES; i++)
+		if (slots[i] == r)
+			return 1;
+	return 0;
 }
 
 int agent_trace_registries(const struct xtop_trace_registry **regs, int max)
 {
-	const struct xtop_trace_registry *r;
-	void *sym = dlsym(RTLD_DEFAULT, XTOP_TRACE_REGISTRY_SYMBOL);
-	int i, k, n = 0, ns = atomic_load(&nslots);
+	/* Looked up before the lock is taken: dlsym takes the loader's lock,
+	 * which a dlclose holds while its destructor waits for ours. */
+	const struct xtop_trace_registry *sym = dlsym(RTLD_DEFAULT, XTOP_TRACE_REGISTRY_SYMBOL);
+	int i, n = 0;
 
-	if (ns > AGENT_MAX_REGISTRIES)
-		ns = AGENT_MAX_REGISTRIES;
-	for (i = 0; i <= ns && n < max; i++) {
-		int dup = 0;
-
-		/* The slots, then the global lookup. */
-		r = i < ns ? atomic_load(&slots[i]) : sym;
-		if (!valid(r))
-			continue;
-		for (k = 0; k < n; k++)
-			dup |= regs[k] == r;
-		if (!dup)
-			regs[n++] = r;
-	}
+	pthread_mutex_lock(&lock);
+	/* The global lookup's copy is held like the others, so that it too
+	 * can take its registry back. */
+	if (valid(sym))
+		hold(sym);
+	for (i = 0; i < AGENT_MAX_REGISTRIES && n < max; i++)
+		if (slots[i])
+			regs[n++] = slots[i];
+	pthread_mutex_unlock(&lock);
 	return n;
 }

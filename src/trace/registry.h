@@ -13,7 +13,10 @@
  *     agent existed (it cannot have: the agent is preloaded; kept as a
  *     fallback for an agent injected otherwise).
  * Both give a pointer to the copy's const struct xtop_trace_registry; the
- * agent keeps each pointer once.
+ * agent keeps each pointer once. A copy inside a library that is unloaded
+ * (dlclose) takes its registry back from its destructor through
+ * XTOP_AGENT_UNREGISTER_SYMBOL, which waits while the agent is calling
+ * into it; the agent never calls a registry it no longer holds.
  *
  * Compatibility: the agent accepts magic == XTOP_TRACE_REGISTRY_MAGIC,
  * version >= 1 and struct_size >= the v1 size, and uses only v1 members;
@@ -27,6 +30,7 @@
 
 #define XTOP_TRACE_REGISTRY_SYMBOL "xtop_trace_registry_v1"
 #define XTOP_AGENT_REGISTER_SYMBOL "xtop_agent_register_v1"
+#define XTOP_AGENT_UNREGISTER_SYMBOL "xtop_agent_unregister_v1"
 #define XTOP_TRACE_REGISTRY_MAGIC 0x78747472u /* "xttr" */
 
 enum xtop_trace_kind {

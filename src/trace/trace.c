@@ -83,6 +83,7 @@ static struct {
 	size_t budget;
 	pthread_key_t key;
 	pthread_once_t once;
+	atomic_int key_made;            /* 1 once key_init() ran */
 } g = { .once = PTHREAD_ONCE_INIT };
 
 static _Thread_local struct tbuf *tls;
@@ -122,6 +123,7 @@ static void thread_exit(void *arg)
 static void key_init(void)
 {
 	pthread_key_create(&g.key, thread_exit);
+	atomic_store(&g.key_made, 1);
 }
 
 static struct tbuf *claim(uint32_t s)
@@ -450,6 +452,25 @@ static void after_fork_child(void)
 	for (b = atomic_load(&g.head); b; b = b->next)
 		if (b != tls)
 			atomic_store(&b->owned, 0);
+}
+
+/* This copy is unloaded (a library holding it dlclose'd): the agent must
+ * not call its registry again, nor a thread's exit its key's destructor,
+ * whose code goes with it. Its buffers are left: a thread may still hold
+ * one, and the memory counts against this copy's budget alone. */
+__attribute__((destructor)) static void trace_unregister(void)
+{
+	void *sym = dlsym(RTLD_DEFAULT, XTOP_AGENT_UNREGISTER_SYMBOL);
+
+	if (sym) {
+		void (*unreg)(const struct xtop_trace_registry *);
+
+		*(void **)&unreg = sym;
+		unreg(&xtop_trace_registry_v1);
+	}
+	atomic_store(&g.session, 0);
+	if (atomic_load(&g.key_made)) /* some thread recorded: there is a key */
+		pthread_key_delete(g.key);
 }
 
 /* Tells a preloaded agent about this copy of the library (registry.h). */

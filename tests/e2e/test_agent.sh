@@ -201,6 +201,26 @@ fi
 	ok "nothing on the workload's stdout"
 kill -9 "$WP"
 
+# A library holding its own static libxtop-trace, loaded and unloaded in
+# a loop: its copy takes its registry back as it goes, and captures (one
+# while it comes and goes) neither crash the program nor lose the main
+# program's copy.
+for f in "$AG/dlcycle" "$AG/libdlcycle.so"; do [ -e "$f" ] || fail "dlcycle" "$f is not built"; done
+run_w "$AG/dlcycle" "$(pwd)/$AG/libdlcycle.so" || fail "dlcycle" "no socket"
+good=0
+for k in 1 2 3 4; do
+	$XTOP capture --duration 200 --logdir "$TMP/logD" "$WP" >"$TMP/out" 2>"$TMP/err" &&
+		good=$((good + 1))
+done
+f=$(ls "$TMP"/logD/plugins/profile/*/*.xplane.pb 2>/dev/null | tail -n 1)
+if [ "$good" -eq 4 ] && kill -0 "$WP" 2>/dev/null &&
+	[ -n "$f" ] && $XTOP report --json "$f" | grep -q '"events":[1-9]'; then
+	ok "a library with its own libxtop-trace, unloaded again and again: 4 captures, the program lives"
+else
+	fail "dlclose'd copy" "$good of 4 captures; $(cat "$TMP/err"); $(tail -n 2 "$TMP/run.err")"
+fi
+kill -9 "$WP" 2>/dev/null
+
 # 5. Nothing to profile until the plugin is loaded (as JAX loads it late).
 run_w "$AG/idle" --plugin "$FAKE,$FX" --after 2000 || fail "late plugin" "no socket"
 expect_error "nothing to profile yet: one line, exit 1" 1 "PID $WP: cannot start: nothing to profile yet" \
