@@ -97,11 +97,30 @@ static void end_line(struct host_enc *h)
 	h->line.n = 0;
 }
 
+/* Threads named in the warnings one by one; the rest are counted. */
+enum { WARN_THREADS = 8 };
+
+static void warn(struct host_enc *h, const char *fmt, unsigned long long a, unsigned long long b)
+{
+	size_t k = strlen(h->warnings);
+
+	if (k + 160 < sizeof(h->warnings)) {
+		if (k)
+			h->warnings[k++] = '\n';
+		snprintf(h->warnings + k, sizeof(h->warnings) - k, fmt, a, b);
+	}
+}
+
 void host_enc_thread(void *ctx, const struct xtop_trace_thread *t)
 {
 	struct host_enc *h = ctx;
 
 	end_line(h);
+	if (!t->tid && !t->nev) { /* the threads that got no buffer */
+		h->lost += t->dropped;
+		h->dropped += t->dropped;
+		return;
+	}
 	h->in_line = 1;
 	h->tid = t->tid;
 	snprintf(h->tname, sizeof(h->tname), "%s", t->name && t->name[0] ? t->name : "thread");
@@ -112,9 +131,10 @@ void host_enc_thread(void *ctx, const struct xtop_trace_thread *t)
 		size_t k = strlen(h->warnings);
 
 		h->dropped += t->dropped;
-		if (k + 100 < sizeof(h->warnings))
+		if (++h->drop_threads <= WARN_THREADS && k + 120 < sizeof(h->warnings))
 			snprintf(h->warnings + k, sizeof(h->warnings) - k,
-				 "%sxtop trace: thread %llu (%s) dropped %llu events (memory bounds)",
+				 "%sxtop trace: thread %llu (%s) dropped %llu events (past the "
+				 "library's bounds: memory, or spans nested over 128 deep)",
 				 k ? "\n" : "", (unsigned long long)t->tid, h->tname,
 				 (unsigned long long)t->dropped);
 	}
@@ -260,6 +280,12 @@ void host_enc_event(void *ctx, const struct xtop_trace_event *e)
 	}
 	if (start < h->base_ns)
 		start = h->base_ns;
+	/* A thread that saw the session on just before the stop may end its
+	 * span after it: the capture ends there, as a span still open does. */
+	if (start > h->stop_ns)
+		start = h->stop_ns;
+	if (end > h->stop_ns)
+		end = h->stop_ns;
 	if (end < start)
 		end = start;
 	abuf_init(&ev);
@@ -307,6 +333,14 @@ static void put_meta(struct abuf *out, uint32_t field, const struct name_tab *t)
 int host_enc_finish(struct host_enc *h)
 {
 	end_line(h);
+	if (h->drop_threads > WARN_THREADS)
+		warn(h, "xtop trace: %llu more threads dropped events; %llu dropped in all",
+		     (unsigned long long)(h->drop_threads - WARN_THREADS),
+		     (unsigned long long)h->dropped);
+	if (h->lost)
+		warn(h, "xtop trace: %llu events of threads that got no buffer (over %llu threads "
+		     "recording, or out of memory) are not in the profile",
+		     (unsigned long long)h->lost, 4096ull);
 	put_meta(&h->fields, 4, &h->enames);
 	put_meta(&h->fields, 5, &h->snames);
 	h->oom |= h->fields.oom | h->line.oom;

@@ -40,7 +40,10 @@ struct host_enc {
 	struct name_tab enames, snames;
 	uint64_t nev;            /* events encoded */
 	uint64_t dropped;        /* events the library could not keep */
-	char warnings[1024];     /* one line per thread that dropped events */
+	uint64_t drop_threads;   /* threads that dropped some */
+	uint64_t lost;           /* events of threads that got no buffer */
+	char warnings[2048];     /* a line for each of the first threads that
+				  * dropped events, then the totals */
 	int oom;
 };
 

@@ -23,8 +23,16 @@ static uint64_t device_events(const struct xt_host *h)
 	return n;
 }
 
-/* The host's errors, then warnings, joined; "" when none. */
-static void host_errors(const struct xt_host *h, char *out, size_t n)
+/* The C API's own warnings (libxtop-trace, through the agent) begin so;
+ * they say what its bounds dropped, nothing about a device tracer. */
+static int is_trace_note(const char *e)
+{
+	return !strncmp(e, "xtop trace: ", 12);
+}
+
+/* The host's errors, then warnings, joined ("" when none): those of the C
+ * API (trace 1) or the others, the profilers' (trace 0). */
+static void host_errors(const struct xt_host *h, char *out, size_t n, int trace)
 {
 	size_t i, got = 0;
 
@@ -32,17 +40,23 @@ static void host_errors(const struct xt_host *h, char *out, size_t n)
 	for (i = 0; i < h->nerrors + h->nwarnings && got + 3 < n; i++) {
 		const char *e = i < h->nerrors ? h->errors[i] : h->warnings[i - h->nerrors];
 
+		if (is_trace_note(e) != trace)
+			continue;
 		got += (size_t)snprintf(out + got, n - got, "%s%s", got ? "; " : "", e);
 		if (got >= n)
 			got = n - 1;
 	}
 }
 
-/* Why a capture came back empty, from the errors the profile carries. */
+/* Why a capture came back empty, from the errors the profile carries: the
+ * profilers' (why), else the C API's drops. */
 static void empty_msg(struct capture_host *h, const char *label, const char *why,
-		      const struct capture_opts *o)
+		      const char *drops, const struct capture_opts *o)
 {
-	if (!why[0])
+	if (!why[0] && drops[0])
+		snprintf(h->msg, sizeof(h->msg),
+			 "%.100s: nothing was captured (empty trace): %.800s", label, drops);
+	else if (!why[0])
 		snprintf(h->msg, sizeof(h->msg),
 			 "%.100s: nothing was captured (empty trace): was the workload running "
 			 "during the capture?",
@@ -59,16 +73,18 @@ static void empty_msg(struct capture_host *h, const char *label, const char *why
 }
 
 /* Judges a decoded capture: nothing in it, or no device events because the
- * device tracer failed. Returns -1 when it is not worth keeping. */
+ * device tracer failed, or C API events dropped. Returns -1 when it is not
+ * worth keeping. */
 static int judge(struct xt_trace *t, struct capture_job *j, const struct capture_opts *o,
 		 struct capture_host *h)
 {
 	const struct xt_host *host = &t->hosts[t->nhosts - 1];
-	char why[600];
+	char why[600], drops[600];
 
-	host_errors(host, why, sizeof(why));
+	host_errors(host, why, sizeof(why), 0);
+	host_errors(host, drops, sizeof(drops), 1);
 	if (host->nev == 0) {
-		empty_msg(h, j->tg->label, why, o);
+		empty_msg(h, j->tg->label, why, drops, o);
 		h->empty = 1;
 		trace_host_fini(&t->hosts[--t->nhosts]);
 		return -1;
@@ -78,6 +94,10 @@ static int judge(struct xt_trace *t, struct capture_job *j, const struct capture
 			 "%.100s: no device events, the device tracer failed (%.700s): the profile "
 			 "has host events only",
 			 j->tg->label, why);
+	else if (drops[0])
+		snprintf(h->warning, sizeof(h->warning),
+			 "%.100s: not every C API event is in the profile (%.800s)", j->tg->label,
+			 drops);
 	return 0;
 }
 
@@ -102,7 +122,11 @@ void capture_save(struct xt_trace *t, struct capture_job *j, const char *run_dir
 
 		if (j->data)
 			xplane_space_errors(j->data, j->len, why, sizeof(why));
-		empty_msg(h, j->tg->label, why, o);
+		/* Only the C API's drops: no profiler failed. */
+		if (is_trace_note(why))
+			empty_msg(h, j->tg->label, "", why, o);
+		else
+			empty_msg(h, j->tg->label, why, "", o);
 		h->empty = 1;
 		goto out;
 	}

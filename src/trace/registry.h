@@ -39,12 +39,14 @@ enum xtop_trace_kind {
 	XTOP_TRACE_STEP = 2,    /* xtop_step_begin/end */
 };
 
-/* A thread that recorded events in the last session. */
+/* A thread that recorded events in the last session. Last, tid 0 with no
+ * events stands for the threads that got no buffer at all: `dropped` is
+ * how many events they lost. */
 struct xtop_trace_thread {
 	uint64_t tid;      /* kernel thread id */
 	const char *name;  /* thread name (prctl PR_GET_NAME) */
 	uint64_t nev;      /* events that follow */
-	uint64_t dropped;  /* events lost to the memory bounds */
+	uint64_t dropped;  /* events lost to the bounds (memory, nesting depth) */
 };
 
 /* One event; pointers are valid during the collect() call only. */

@@ -80,6 +80,7 @@ static struct {
 	_Atomic(struct tbuf *) head;
 	_Atomic size_t nbufs;
 	_Atomic size_t bytes;           /* chunk memory held by every buffer */
+	_Atomic uint64_t lost;          /* events of threads that got no buffer */
 	size_t budget;
 	pthread_key_t key;
 	pthread_once_t once;
@@ -264,8 +265,10 @@ static void begin(uint32_t s, uint32_t kind, const char *name, int64_t step)
 {
 	struct tbuf *b = thread_buf(s);
 
-	if (!b)
+	if (!b) {
+		atomic_fetch_add_explicit(&g.lost, 1, memory_order_relaxed);
 		return;
+	}
 	if (b->depth >= MAX_DEPTH) {
 		b->depth++;
 		drop(b);
@@ -319,6 +322,8 @@ XT_EXPORT void xtop_trace_instant(const char *name)
 	b = thread_buf(s);
 	if (b)
 		record(b, XTOP_TRACE_INSTANT, name, 0);
+	else
+		atomic_fetch_add_explicit(&g.lost, 1, memory_order_relaxed);
 }
 
 XT_EXPORT void xtop_step_begin(int64_t step)
@@ -378,6 +383,7 @@ static int reg_start(size_t budget)
 		return -1;
 	trim_free_buffers();
 	g.budget = budget ? budget : DEFAULT_BUDGET;
+	atomic_store(&g.lost, 0);
 	if (++g.last == 0)
 		g.last = 1;
 	atomic_store_explicit(&g.session, g.last, memory_order_release);
@@ -431,6 +437,14 @@ static void reg_collect(void *ctx, xtop_trace_thread_fn *thread, xtop_trace_even
 			}
 			event(ctx, &e);
 		}
+	}
+	/* Events of threads that got no buffer (past MAX_BUFFERS threads, or
+	 * out of memory): a thread of tid 0 without events carries the count
+	 * (registry.h). */
+	if (atomic_load(&g.lost)) {
+		struct xtop_trace_thread t = { 0, "", 0, atomic_load(&g.lost) };
+
+		thread(ctx, &t);
 	}
 }
 

@@ -5,11 +5,11 @@
  * thread and spans on a worker thread, with TraceMe-encoded metadata.
  *
  *   workload [--plugin SO[,XSPACE[,MODE]]]... [--plugin-after MS]
- *            [--log FILE] [--no-annotate] [--exit-after MS] [--odd-names]
+ *            [--log FILE] [--no-annotate] [--exit-after MS] [--odd-names] [--deep]
  *
  * --plugin-after loads the plugins only after MS (a JAX program loads its
  * plugin at its first computation). --odd-names adds a thread whose names
- * are not clean UTF-8 (odd_names()). It prints nothing; it runs until
+ * are not clean UTF-8 (odd_names()), --deep one that nests too deep (deep()). It prints nothing; it runs until
  * killed, or exits with status 0 after --exit-after.
  */
 #include <dlfcn.h>
@@ -75,6 +75,24 @@ static void *odd_names(void *arg)
 	return NULL;
 }
 
+/* Spans nested 130 deep, two past the library's 128: those two are
+ * dropped each time, and the capture says so. */
+static void *deep(void *arg)
+{
+	int k;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "xt-deep", 0, 0, 0);
+	for (;;) {
+		for (k = 0; k < 130; k++)
+			xtop_trace_begin("nest");
+		for (k = 0; k < 130; k++)
+			xtop_trace_end();
+		sleep_ms(5);
+	}
+	return NULL;
+}
+
 static void load_plugin(const char *spec, const char *log)
 {
 	char buf[4096], *xs, *mode;
@@ -119,6 +137,8 @@ int main(int argc, char **argv)
 			annotate = 0;
 		else if (!strcmp(argv[i], "--odd-names"))
 			pthread_create(&t, NULL, odd_names, NULL);
+		else if (!strcmp(argv[i], "--deep"))
+			pthread_create(&t, NULL, deep, NULL);
 		else if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
 			exit_after = atol(argv[++i]);
 		else {

@@ -170,6 +170,19 @@ else
 fi
 kill -9 "$WP"
 
+# Spans nested past the library's 128 levels, with no PJRT plugin: the
+# capture is kept and says the C API dropped events; no device tracer is
+# blamed (there is none).
+run_w "$W" --deep || fail "deep" "no socket"
+if $XTOP capture --duration 300 --logdir "$TMP/logP" "$WP" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q "warning: PID $WP: not every C API event is in the profile (xtop trace: thread [0-9]* (xt-deep) dropped [0-9]* events (past the library's bounds: memory, or spans nested over 128 deep))" "$TMP/err" &&
+	! grep -q "device tracer" "$TMP/err"; then
+	ok "events dropped past the nesting bound: said so, no device tracer blamed"
+else
+	fail "deep spans" "$(cat "$TMP/err")"
+fi
+kill -9 "$WP"
+
 # 3. Two plugins in one process give one XSpace with both plugins' planes;
 # the header's size-first protocol works too.
 run_w "$W" --plugin "$FAKE,$FX" --plugin "$TMP/fake_b.so,$TMP/tpu.xplane.pb,copy" || fail "two plugins" "no socket"

@@ -166,6 +166,33 @@ static void test_utf8_fix(void **state)
 	assert_string_equal(buf, "x?y");
 }
 
+/* Drops on many threads: the first eight named, the rest counted, and the
+ * events of threads that got no buffer (tid 0, no events) said too. */
+static void test_drop_warnings(void **state)
+{
+	struct host_enc h;
+	struct xtop_trace_thread th = { 0, "w", 0, 2 };
+	uint64_t k;
+
+	(void)state;
+	host_enc_init(&h, T0, T0 + 1000, 0, 0);
+	for (k = 1; k <= 10; k++) {
+		th.tid = 100 + k;
+		host_enc_thread(&h, &th);
+	}
+	th.tid = 0;
+	th.name = "";
+	th.dropped = 5;
+	host_enc_thread(&h, &th);
+	assert_int_equal(host_enc_finish(&h), 0);
+	assert_int_equal(h.dropped, 25);
+	assert_non_null(strstr(h.warnings, "thread 108 (w) dropped 2 events"));
+	assert_null(strstr(h.warnings, "thread 109"));
+	assert_non_null(strstr(h.warnings, "2 more threads dropped events; 25 dropped in all"));
+	assert_non_null(strstr(h.warnings, "5 events of threads that got no buffer"));
+	host_enc_fini(&h);
+}
+
 /* Feeds the encoder what a registry's collect() would. */
 static void feed(struct host_enc *h, uint64_t base, int with_open)
 {
@@ -351,6 +378,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TU_TEST(test_trim),
 		TU_TEST(test_utf8_fix),
+		TU_TEST(test_drop_warnings),
 		TU_TEST(test_malformed),
 		TU_TEST(test_merge_and_normalize),
 		TU_TEST(test_own_plane_two_plugins),
