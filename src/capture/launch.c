@@ -1,6 +1,7 @@
 /* launch: see launch.h. */
 #include "launch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,8 +12,10 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "../agent/agent_proto.h"
 #include "../util/xalloc.h"
 #include "workload.h"
 
@@ -74,13 +77,53 @@ char *launch_preload_value(const char *agent)
 	return v;
 }
 
+/*
+ * LD_PRELOAD splits its list at spaces and colons: an agent whose path has
+ * one ("/opt/my tools/xtop") would not load, and the workload would run
+ * without it. Such a path is preloaded through a link to it in the user's
+ * private socket directory instead (replaced atomically: a link named for
+ * the target, renamed over). Fails when that directory's path has one too.
+ */
+static int preload_path(char *agent, size_t n, struct xt_error *err)
+{
+	char dir[PATH_MAX], link[PATH_MAX + 64], tmp[PATH_MAX + 96];
+	struct stat st;
+
+	if (!strpbrk(agent, " :"))
+		return 0;
+	if (agent_socket_dir(dir, sizeof(dir), getenv("XDG_RUNTIME_DIR"), (unsigned)geteuid()) < 0 ||
+	    strpbrk(dir, " :"))
+		return xt_error_set(err, XT_EUSAGE,
+				    "the agent's path %s has a space or ':', which LD_PRELOAD cannot "
+				    "hold (install xtop in a path without one, or set XTOP_AGENT)",
+				    agent);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return xt_error_set(err, XT_EIO, "%s: %s", dir, strerror(errno));
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022))
+		return xt_error_set(err, XT_EIO, "%s is not a private directory of this user", dir);
+	snprintf(link, sizeof(link), "%s/libxtop-agent.so", dir);
+	snprintf(tmp, sizeof(tmp), "%s/.libxtop-agent.so.%ld", dir, (long)getpid());
+	unlink(tmp);
+	if (symlink(agent, tmp) < 0 || rename(tmp, link) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return xt_error_set(err, XT_EIO, "%s: %s", link, strerror(e));
+	}
+	if (strlen(link) >= n)
+		return xt_error_set(err, XT_ELIMIT, "%s: path too long", link);
+	memcpy(agent, link, strlen(link) + 1);
+	return 0;
+}
+
 static int prepare_env(struct xt_error *err)
 {
 	char agent[PATH_MAX];
 	char *v;
 	int rc = launch_agent_path(agent, sizeof(agent), err);
 
-	if (rc < 0)
+	if (rc < 0 || (rc = preload_path(agent, sizeof(agent), err)) < 0)
 		return rc;
 	v = launch_preload_value(agent);
 	rc = setenv("LD_PRELOAD", v, 1);
@@ -118,6 +161,50 @@ static void write_exit(pid_t pid, int status)
 		unlink(tmp);
 }
 
+/* The files agents and earlier runs left in the socket directory: sockets
+ * of processes gone (a workload killed or crashed cannot remove its own),
+ * and exit records past the two minutes anyone reads them within. */
+static void sweep_stale(void)
+{
+	char dir[256], path[600];
+	struct dirent *d;
+	DIR *dp;
+
+	if (workload_exit_dir(dir, sizeof(dir)) < 0 || !(dp = opendir(dir)))
+		return;
+	while ((d = readdir(dp))) {
+		struct stat st;
+		long pid;
+		char kind[8];
+
+		if (sscanf(d->d_name, "agent-%ld.%5s", &pid, kind) != 2 || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (lstat(path, &st) < 0 || st.st_uid != geteuid())
+			continue;
+		if (!strcmp(kind, "exit") && S_ISREG(st.st_mode) && time(NULL) - st.st_mtime > 120)
+			unlink(path);
+		else if (!strcmp(kind, "sock") && S_ISSOCK(st.st_mode) && kill((pid_t)pid, 0) < 0 &&
+			 errno == ESRCH)
+			unlink(path);
+	}
+	closedir(dp);
+}
+
+/* The socket of pid, which has ended (its agent could not remove it if it
+ * was killed). */
+static void forget_socket(pid_t pid)
+{
+	char dir[256], path[320];
+	struct stat st;
+
+	if (workload_exit_dir(dir, sizeof(dir)) < 0 ||
+	    agent_socket_path(path, sizeof(path), dir, (long)pid) < 0)
+		return;
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == geteuid())
+		unlink(path);
+}
+
 int launch_run(char *const argv[], int quiet, struct xt_error *err)
 {
 	static const int passed[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
@@ -130,6 +217,7 @@ int launch_run(char *const argv[], int quiet, struct xt_error *err)
 	rc = prepare_env(err);
 	if (rc < 0)
 		return rc;
+	sweep_stale();
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(errno));
 	pid = fork();
@@ -152,7 +240,7 @@ int launch_run(char *const argv[], int quiet, struct xt_error *err)
 	close(pfd[0]);
 	if (k == (ssize_t)sizeof(child_errno)) {
 		waitpid(pid, NULL, 0);
-		return xt_error_set(err, child_errno == ENOENT ? XT_ENOENT : XT_EIO,
+		return xt_error_set(err, child_errno == ENOENT ? LAUNCH_NOCMD : LAUNCH_NOEXEC,
 				    "cannot run %s: %s", argv[0], strerror(child_errno));
 	}
 	workload_forget_exit(pid);
@@ -172,6 +260,7 @@ int launch_run(char *const argv[], int quiet, struct xt_error *err)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	write_exit(pid, status);
+	forget_socket(pid);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	/* End as the workload did, for the shell and scripts (no core of
@@ -276,7 +365,7 @@ pid_t launch_spawn(char *const argv[], const char *logdir_arg, char *log, size_t
 	close(pfd[0]);
 	if (k == (ssize_t)sizeof(child_errno)) {
 		waitpid(pid, NULL, 0);
-		return xt_error_set(err, child_errno == ENOENT ? XT_ENOENT : XT_EIO,
+		return xt_error_set(err, child_errno == ENOENT ? LAUNCH_NOCMD : LAUNCH_NOEXEC,
 				    "cannot run %s: %s", argv[0], strerror(child_errno));
 	}
 	workload_adopt(pid);

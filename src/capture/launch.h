@@ -33,9 +33,12 @@ char *launch_preload_value(const char *agent);
  * the child (the terminal sends them to both), SIGTERM, SIGHUP, SIGUSR1 and
  * SIGUSR2 are passed on. When it ends, how is written to
  * <socket dir>/agent-PID.exit (workload_ended() reads it), and the return
- * value is its exit status, or it dies of the same signal. Returns a
- * negative XT_E* with err when it cannot start.
+ * value is its exit status, or it dies of the same signal. Returns
+ * LAUNCH_NOCMD or LAUNCH_NOEXEC with err when exec fails (as a shell's 127
+ * and 126), or another negative XT_E* when xtop cannot start it (no agent).
  */
+#define LAUNCH_NOCMD (-127)  /* no such command */
+#define LAUNCH_NOEXEC (-126) /* there, but it cannot be run (not executable) */
 int launch_run(char *const argv[], int quiet, struct xt_error *err);
 
 /*

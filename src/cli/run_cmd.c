@@ -23,7 +23,8 @@ static void usage(FILE *f)
 		      "server: the agent drives the profiler of every PJRT plugin CMD loads (JAX's\n"
 		      "GPU and TPU plugins) and collects what CMD records with libxtop-trace.\n"
 		      "xtop run waits for CMD, passes on the signals meant for it, and ends as it\n"
-		      "ends (its exit status or signal), which xtop capture then reports.",
+		      "ends (its exit status or signal), which xtop capture then reports. When CMD\n"
+		      "cannot start: 127 (not found), 126 (not executable), 125 (no agent).",
 		      run_options);
 }
 
@@ -60,7 +61,8 @@ int run_main(int argc, char **argv)
 	i = launch_run(argv + i, quiet, &err);
 	if (i < 0) {
 		fprintf(stderr, "xtop: %s\n", err.msg);
-		return 127;
+		/* As a shell, and as env(1) and timeout(1) for their own failures. */
+		return i == LAUNCH_NOCMD ? 127 : i == LAUNCH_NOEXEC ? 126 : 125;
 	}
 	return i;
 }

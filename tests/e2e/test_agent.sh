@@ -46,8 +46,10 @@ trap cleanup EXIT
 # run_w ARGS...: starts `xtop run -- ARGS` in the background; RP is xtop
 # run's PID, WP the workload's (from the line xtop run prints); waits for
 # the agent's socket. PRELOAD, when set, is xtop run's LD_PRELOAD.
-run_w() {
-	if [ -n "${PRELOAD:-}" ]; then
+run_w() { # RUN_XTOP: an xtop whose path may hold spaces, instead of $XTOP
+	if [ -n "${RUN_XTOP:-}" ]; then
+		"$RUN_XTOP" run -- "$@" >"$TMP/run.out" 2>"$TMP/run.err" &
+	elif [ -n "${PRELOAD:-}" ]; then
 		env LD_PRELOAD="$PRELOAD" $XTOP run -- "$@" >"$TMP/run.out" 2>"$TMP/run.err" &
 	else
 		$XTOP run -- "$@" >"$TMP/run.out" 2>"$TMP/run.err" &
@@ -415,6 +417,36 @@ else
 fi
 expect_error "xtop run without a command" 2 "run needs a command" $XTOP run
 expect_error "xtop run of a missing command" 127 "cannot run /nonexistent" $XTOP run -q -- /nonexistent
+printf 'not a program\n' >"$TMP/notexec"
+chmod 644 "$TMP/notexec"
+expect_error "xtop run of a file that cannot run: 126, as a shell" 126 "cannot run $TMP/notexec: Permission denied" \
+	$XTOP run -q -- "$TMP/notexec"
+expect_error "xtop run without its agent: 125, its own failure" 125 "XTOP_AGENT=/nonexistent" \
+	env XTOP_AGENT=/nonexistent $XTOP run -q -- true
+# A killed workload cannot remove its socket: xtop run does, as it ends.
+run_w "$W" || fail "killed" "no socket"
+kill -9 "$WP"
+{ wait "$RP"; } 2>/dev/null
+if [ ! -e "$SD/agent-$WP.sock" ] && [ -e "$SD/agent-$WP.exit" ]; then
+	ok "a killed workload's socket is removed by xtop run; its exit record stays for capture"
+else
+	fail "killed workload's files" "$(ls "$SD")"
+fi
+# An agent whose path has a space: LD_PRELOAD splits there, so xtop run
+# preloads it through a link in the socket directory.
+mkdir "$TMP/my tools"
+cp "$XTOP" "$O/libxtop-agent.so" "$TMP/my tools/"
+RUN_XTOP="$TMP/my tools/xtop"
+run_w "$AG/workload-static" || fail "space" "no socket"
+RUN_XTOP=
+if [ "$(tr '\0' '\n' <"/proc/$WP/environ" | sed -n 's/^LD_PRELOAD=//p')" = "$SD/libxtop-agent.so" ] &&
+	[ "$(readlink "$SD/libxtop-agent.so")" = "$TMP/my tools/libxtop-agent.so" ] &&
+	$XTOP capture --duration 300 --logdir "$TMP/logSp" "$WP" >"$TMP/out" 2>"$TMP/err"; then
+	ok "an agent installed under a path with a space is preloaded through a link, and captures"
+else
+	fail "agent path with a space" "$(cat "$TMP/run.err" "$TMP/err" 2>/dev/null | tail -n 3)"
+fi
+kill -9 "$WP"
 
 # 13. The viewer: xtop --attach -- CMD launches with the agent, c captures,
 # x knows the capture is saved, q leaves the workload running.
