@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../agent/agent_proto.h"
+#include "workload.h"
 
 /* XDG_RUNTIME_DIR from the environment of pid (its own, which may differ
  * from xtop's); "" when unreadable or unset. */
@@ -277,9 +278,18 @@ int agent_client_find(pid_t pid, char *path, size_t n, struct xt_error *err)
 			return fd;
 		rc = agent_client_call(fd, AGENT_REQ_STATUS, NULL, 0, 5000, &r, err);
 		close(fd);
-		if (rc < 0)
+		if (rc < 0) {
+			char how[128];
+			int crashed;
+
+			/* The process may have died as it answered: say so,
+			 * rather than blame its agent. */
+			if (workload_ended(pid, 1000, dirs[i], how, sizeof(how), &crashed))
+				return xt_error_set(err, XT_EIO, "process %d has ended (%s)", (int)pid,
+						    how);
 			return xt_error_set(err, XT_EIO, "%s does not answer as an xtop agent (%.300s)",
 					    path, err->msg);
+		}
 		snprintf(pidtxt, sizeof(pidtxt), "%d", (int)pid);
 		if (r.type != AGENT_REP_OK ||
 		    !agent_kv((const char *)r.data, r.len, "pid", xdg, sizeof(xdg)) ||
