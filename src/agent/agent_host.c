@@ -68,33 +68,66 @@ void host_enc_init(struct host_enc *h, uint64_t base_ns, uint64_t stop_ns, int64
 {
 	memset(h, 0, sizeof(*h));
 	abuf_init(&h->fields);
-	abuf_init(&h->line);
 	h->base_ns = base_ns;
 	h->stop_ns = stop_ns;
 	h->next_eid = (emax > 0 ? emax : 0) + 1;
 	h->next_sid = (smax > 0 ? smax : 0) + 1;
 }
 
-static void end_line(struct host_enc *h)
+static int ref_cmp(const void *x, const void *y)
+{
+	const struct ev_ref *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->at > b->at) - (a->at < b->at);
+}
+
+/* Writes line l into the plane's fields, its events in start order. */
+static void put_line(struct host_enc *h, struct host_line *l)
 {
 	struct abuf hd;
+	size_t i;
 
-	if (!h->in_line)
+	if (!l->nrefs)
 		return;
-	h->in_line = 0;
-	if (!h->line.n)
-		return;
+	/* One copy gives its events in the order they began; two are merged. */
+	if (l->copies > 1)
+		qsort(l->refs, l->nrefs, sizeof(*l->refs), ref_cmp);
 	/* XLine {1: id, 2: name, 4: events...}; timestamp_ns 0 = the start. */
 	abuf_init(&hd);
-	abuf_uint(&hd, 1, h->tid);
-	abuf_text(&hd, 2, h->tname, strlen(h->tname));
+	abuf_uint(&hd, 1, l->tid);
+	abuf_text(&hd, 2, l->tname, strlen(l->tname));
 	abuf_tag(&h->fields, 3, 2);
-	abuf_varint(&h->fields, hd.n + h->line.n);
+	abuf_varint(&h->fields, hd.n + l->ev.n);
 	abuf_put(&h->fields, hd.p, hd.n);
-	abuf_put(&h->fields, h->line.p, h->line.n);
-	h->oom |= hd.oom;
+	for (i = 0; i < l->nrefs; i++)
+		abuf_put(&h->fields, l->ev.p + l->refs[i].at, l->refs[i].len);
+	h->oom |= hd.oom | l->ev.oom;
 	abuf_fini(&hd);
-	h->line.n = 0;
+}
+
+/* The line of thread tid, made when new; NULL without memory. */
+static struct host_line *line_of(struct host_enc *h, uint64_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < h->nlines; i++)
+		if (h->lines[i].tid == tid)
+			return &h->lines[i];
+	if (h->nlines == h->caplines) {
+		size_t cap = h->caplines ? h->caplines * 2 : 16;
+		struct host_line *v = realloc(h->lines, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		h->lines = v;
+		h->caplines = cap;
+	}
+	memset(&h->lines[h->nlines], 0, sizeof(h->lines[0]));
+	h->lines[h->nlines].tid = tid;
+	abuf_init(&h->lines[h->nlines].ev);
+	return &h->lines[h->nlines++];
 }
 
 /* Threads named in the warnings one by one; the rest are counted. */
@@ -114,19 +147,27 @@ static void warn(struct host_enc *h, const char *fmt, unsigned long long a, unsi
 void host_enc_thread(void *ctx, const struct xtop_trace_thread *t)
 {
 	struct host_enc *h = ctx;
+	struct host_line *l;
 
-	end_line(h);
+	h->cur = NULL;
 	if (!t->tid && !t->nev) { /* the threads that got no buffer */
 		h->lost += t->dropped;
 		h->dropped += t->dropped;
 		return;
 	}
-	h->in_line = 1;
-	h->tid = t->tid;
-	snprintf(h->tname, sizeof(h->tname), "%s", t->name && t->name[0] ? t->name : "thread");
-	/* The kernel keeps 15 bytes of a name, maybe half a character: the
-	 * line's name and the warnings below are text. */
-	abuf_u8_fix(h->tname, h->tname, strlen(h->tname));
+	l = line_of(h, t->tid);
+	if (!l) {
+		h->oom = 1;
+		return;
+	}
+	h->cur = l;
+	if (!l->copies++) {
+		snprintf(l->tname, sizeof(l->tname), "%s",
+			 t->name && t->name[0] ? t->name : "thread");
+		/* The kernel keeps 15 bytes of a name, maybe half a character:
+		 * the line's name and the warnings below are text. */
+		abuf_u8_fix(l->tname, l->tname, strlen(l->tname));
+	}
 	if (t->dropped) {
 		size_t k = strlen(h->warnings);
 
@@ -135,7 +176,7 @@ void host_enc_thread(void *ctx, const struct xtop_trace_thread *t)
 			snprintf(h->warnings + k, sizeof(h->warnings) - k,
 				 "%sxtop trace: thread %llu (%s) dropped %llu events (past the "
 				 "library's bounds: memory, or spans nested over 128 deep)",
-				 k ? "\n" : "", (unsigned long long)t->tid, h->tname,
+				 k ? "\n" : "", (unsigned long long)t->tid, l->tname,
 				 (unsigned long long)t->dropped);
 	}
 }
@@ -262,7 +303,7 @@ void host_enc_event(void *ctx, const struct xtop_trace_event *e)
 	uint64_t start = e->start_ns, end = e->end_ns ? e->end_ns : h->stop_ns;
 	int64_t eid;
 
-	if (!h->in_line)
+	if (!h->cur)
 		return;
 	if (e->kind == XTOP_TRACE_STEP) {
 		name = "train";
@@ -301,7 +342,27 @@ void host_enc_event(void *ctx, const struct xtop_trace_event *e)
 	} else if (bare < n) {
 		stats_from(h, &ev, name + bare + 1, n - bare - 2);
 	}
-	abuf_bytes(&h->line, 4, ev.p, ev.n);
+	{
+		struct host_line *l = h->cur;
+
+		if (l->nrefs == l->caprefs) {
+			size_t cap = l->caprefs ? l->caprefs * 2 : 64;
+			struct ev_ref *v = realloc(l->refs, cap * sizeof(*v));
+
+			if (!v) {
+				h->oom = 1;
+				abuf_fini(&ev);
+				return;
+			}
+			l->refs = v;
+			l->caprefs = cap;
+		}
+		l->refs[l->nrefs].start = start;
+		l->refs[l->nrefs].at = l->ev.n;
+		abuf_bytes(&l->ev, 4, ev.p, ev.n);
+		l->refs[l->nrefs].len = (uint32_t)(l->ev.n - l->refs[l->nrefs].at);
+		l->nrefs++;
+	}
 	h->oom |= ev.oom;
 	abuf_fini(&ev);
 	h->nev++;
@@ -332,7 +393,11 @@ static void put_meta(struct abuf *out, uint32_t field, const struct name_tab *t)
 
 int host_enc_finish(struct host_enc *h)
 {
-	end_line(h);
+	size_t i;
+
+	h->cur = NULL;
+	for (i = 0; i < h->nlines; i++)
+		put_line(h, &h->lines[i]);
 	if (h->drop_threads > WARN_THREADS)
 		warn(h, "xtop trace: %llu more threads dropped events; %llu dropped in all",
 		     (unsigned long long)(h->drop_threads - WARN_THREADS),
@@ -343,14 +408,20 @@ int host_enc_finish(struct host_enc *h)
 		     (unsigned long long)h->lost, 4096ull);
 	put_meta(&h->fields, 4, &h->enames);
 	put_meta(&h->fields, 5, &h->snames);
-	h->oom |= h->fields.oom | h->line.oom;
+	h->oom |= h->fields.oom;
 	return h->oom ? -1 : 0;
 }
 
 void host_enc_fini(struct host_enc *h)
 {
+	size_t i;
+
+	for (i = 0; i < h->nlines; i++) {
+		abuf_fini(&h->lines[i].ev);
+		free(h->lines[i].refs);
+	}
+	free(h->lines);
 	abuf_fini(&h->fields);
-	abuf_fini(&h->line);
 	tab_fini(&h->enames);
 	tab_fini(&h->snames);
 }

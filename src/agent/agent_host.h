@@ -29,12 +29,27 @@ struct name_tab {
 	size_t cap, used;
 };
 
-struct host_enc {
-	struct abuf fields;      /* the XPlane fields: lines, then metadata (host_enc_finish) */
-	struct abuf line;        /* events of the current thread */
+/* One thread's line, gathered from every copy of libxtop-trace that
+ * recorded on the thread (a static copy in the program and one in a
+ * library it loaded), so that their spans nest in one line. */
+struct host_line {
 	uint64_t tid;
 	char tname[17];
-	int in_line;
+	struct abuf ev;          /* its encoded XEvents, as they came */
+	struct ev_ref {
+		uint64_t start;      /* ns */
+		size_t at;           /* where in ev */
+		uint32_t len;
+	} *refs;                 /* one per event: sorted when copies merged */
+	size_t nrefs, caprefs;
+	int copies;              /* thread callbacks that opened it */
+};
+
+struct host_enc {
+	struct abuf fields;      /* the XPlane fields: lines, then metadata (host_enc_finish) */
+	struct host_line *lines; /* by first appearance; owned */
+	size_t nlines, caplines;
+	struct host_line *cur;   /* the thread being collected, or NULL */
 	uint64_t base_ns, stop_ns;
 	int64_t next_eid, next_sid; /* ids to give out next */
 	struct name_tab enames, snames;

@@ -193,6 +193,63 @@ static void test_drop_warnings(void **state)
 	host_enc_fini(&h);
 }
 
+/* Two copies of libxtop-trace recorded on one thread (a static copy in the
+ * program, another in a library it loaded): one line, their events in
+ * start order, the library's span nested in the program's. */
+static void test_two_copies_one_thread(void **state)
+{
+	uint64_t base = T0, stop = T0 + 20000;
+	struct xtop_trace_thread th = { 77, "app", 1, 0 };
+	struct xtop_trace_event e;
+	struct space_out o;
+	struct host_enc h;
+	struct xt_trace *t;
+	const struct xt_plane *hp;
+	const struct xt_line *l;
+	size_t k;
+
+	(void)state;
+	host_enc_init(&h, base, stop, 0, 0);
+	memset(&e, 0, sizeof(e));
+	e.kind = XTOP_TRACE_SPAN;
+	host_enc_thread(&h, &th); /* the program's copy */
+	e.name = "app_outer";
+	e.name_len = 9;
+	e.start_ns = base + 1000;
+	e.end_ns = base + 9000;
+	host_enc_event(&h, &e);
+	e.name = "app_late";
+	e.name_len = 8;
+	e.start_ns = base + 10000;
+	e.end_ns = base + 11000;
+	host_enc_event(&h, &e);
+	th.name = "app";
+	host_enc_thread(&h, &th); /* the library's copy */
+	e.name = "lib_inner";
+	e.name_len = 9;
+	e.start_ns = base + 2000;
+	e.end_ns = base + 3000;
+	host_enc_event(&h, &e);
+	assert_int_equal(host_enc_finish(&h), 0);
+	space_out_init(&o);
+	space_emit_plane(&o, "/host:CPU", h.fields.p, h.fields.n);
+	space_emit_task_env(&o, base, stop);
+	t = decode(&o);
+	hp = plane(t, "/host:CPU");
+	assert_int_equal(hp->nlines, 1);
+	l = line(hp, "app");
+	assert_int_equal(l->id, 77);
+	assert_int_equal(l->nev, 3);
+	for (k = 0; k < 3; k++) {
+		static const char *const want[3] = { "app_outer", "lib_inner", "app_late" };
+
+		assert_string_equal(trace_event_display_name(hp, &l->ev[k]), want[k]);
+	}
+	assert_int_equal(xt_event_depth(&l->ev[1]), 1);
+	host_enc_fini(&h);
+	space_out_fini(&o);
+}
+
 /* Feeds the encoder what a registry's collect() would. */
 static void feed(struct host_enc *h, uint64_t base, int with_open)
 {
@@ -379,6 +436,7 @@ int main(void)
 		TU_TEST(test_trim),
 		TU_TEST(test_utf8_fix),
 		TU_TEST(test_drop_warnings),
+		TU_TEST(test_two_copies_one_thread),
 		TU_TEST(test_malformed),
 		TU_TEST(test_merge_and_normalize),
 		TU_TEST(test_own_plane_two_plugins),
