@@ -380,24 +380,66 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 
 static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t top, int width)
 {
-	static const struct tt_col cols[] = {
+	struct tt_col cols[] = { /* drop priorities change below */
 		{ "TOTAL", 9, 1, 0 },  { "OCC", 7, 1, 0 },    { "AVG", 9, 1, 6 },
 		{ "GRID", 12, 0, 3 },  { "BLOCK", 10, 0, 4 }, { "REGS", 4, 1, 5 },
 		{ "SHARED", 9, 1, 2 }, { "OCC%", 4, 1, 1 },   { "KERNEL (OP)", 0, 0, 0 },
 	};
 	size_t i, n = top && top < a->nkernels ? top : a->nkernels, k;
-	char b[9][1024], **fit;
+	int regs = 0, shared = 0, occ = 0;
+	char b[9][1024], **fit, none[64] = "";
 	const char *cells[9];
 	struct texttab tt;
 
 	if (!a->nkernels)
 		return;
+	/* A column the profile fills for no listed kernel would read '-' on
+	 * every row: it is left out after the columns are chosen, its room
+	 * going to the names, and said so below the table (ROCm profiles
+	 * give no registers or occupancy). */
+	for (i = 0; i < n; i++) {
+		regs |= a->kernels[i].registers >= 0;
+		shared |= a->kernels[i].shared_bytes >= 0;
+		occ |= !isnan(a->kernels[i].occupancy_percent);
+	}
+	snprintf(none, sizeof(none), "%s%s%s%s%s", !regs ? "registers" : "",
+		 !regs && (!shared || !occ) ? ", " : "", !shared ? "shared memory" : "",
+		 !shared && !occ ? ", " : "", !occ ? "occupancy" : "");
+	/* Rows of one kernel and op differ by their launch: then GRID (and
+	 * BLOCK, where grids are alike too) stays longest, or the rows would
+	 * read the same (five wrapped_broadcast rows of the MI300X gemm). */
+	{
+		int grid = 0, block = 0;
+		size_t j;
+
+		for (i = 0; i < n && !(grid && block); i++)
+			for (j = i + 1; j < n; j++) {
+				const struct xt_kernel_row *x = &a->kernels[i], *y = &a->kernels[j];
+
+				if (strcmp(x->name, y->name) || strcmp(x->op, y->op))
+					continue;
+				if (memcmp(x->grid, y->grid, sizeof(x->grid)))
+					grid = 1;
+				else if (memcmp(x->block, y->block, sizeof(x->block)))
+					block = 1;
+			}
+		if (grid) {
+			cols[3].drop = 1;
+			cols[7].drop = 2;
+			cols[6].drop = 3;
+		}
+		if (block)
+			cols[4].drop = 1;
+	}
 	for (k = 0; k < 9; k++)
 		cells[k] = b[k];
 	section(o, "");
 	o->len--;
 	strbuf_addf(o, "GPU kernels: %zu%s\n", a->nkernels, n < a->nkernels ? " (top)" : "");
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, 24);
+	tt.show[5] &= regs;
+	tt.show[6] &= shared;
+	tt.show[7] &= occ;
 	tt_head(&tt, o);
 	{
 		/* "name (op)", then fitted together so that rows alike tell
@@ -449,6 +491,8 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 		tt_row(&tt, o, cells);
 	}
 	tt_fit_free(fit, n);
+	if (none[0])
+		put_text(o, width, "  not in this profile's kernel details: %s", none);
 }
 
 /* With several hosts: where the host sits on the trace's clock and its
