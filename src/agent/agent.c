@@ -425,6 +425,10 @@ static void after_fork_child(void)
 		if (A.conns[i].fd >= 0)
 			close(A.conns[i].fd);
 	A.path[0] = '\0';
+	/* Forked while the agent thread held the registries' lock: the child
+	 * has no such thread to release it, and its libraries' destructors
+	 * take it at exit. */
+	agent_trace_after_fork();
 }
 
 __attribute__((constructor)) static void agent_load(void)

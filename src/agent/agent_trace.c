@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <string.h>
 
 /* The registries held; a NULL slot is free. Under `lock`, which the agent
  * also holds while it calls into a registry, so a copy being unloaded
@@ -55,6 +56,14 @@ xtop_agent_unregister_v1(const struct xtop_trace_registry *r)
 		if (slots[i] == r)
 			slots[i] = NULL;
 	pthread_mutex_unlock(&lock);
+}
+
+void agent_trace_after_fork(void)
+{
+	static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	/* Only this thread runs in the child: a fresh mutex in its place. */
+	memcpy(&lock, &fresh, sizeof(lock));
 }
 
 void agent_trace_lock(void)

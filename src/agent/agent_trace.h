@@ -27,5 +27,8 @@ void agent_trace_lock(void);
 void agent_trace_unlock(void);
 /* Whether r is still registered (its library loaded). Lock held. */
 int agent_trace_held(const struct xtop_trace_registry *r);
+/* In a forked child: the lock made free again (the thread that held it is
+ * not in the child). */
+void agent_trace_after_fork(void);
 
 #endif

@@ -6,10 +6,12 @@
  *
  *   workload [--plugin SO[,XSPACE[,MODE]]]... [--plugin-after MS]
  *            [--log FILE] [--no-annotate] [--exit-after MS] [--odd-names] [--deep]
+ *            [--forker]
  *
  * --plugin-after loads the plugins only after MS (a JAX program loads its
  * plugin at its first computation). --odd-names adds a thread whose names
- * are not clean UTF-8 (odd_names()), --deep one that nests too deep (deep()). It prints nothing; it runs until
+ * are not clean UTF-8 (odd_names()), --deep one that nests too deep (deep()),
+ * --forker one that forks children that exit at once (forker()). It prints nothing; it runs until
  * killed, or exits with status 0 after --exit-after.
  */
 #include <dlfcn.h>
@@ -17,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,6 +97,55 @@ static void *deep(void *arg)
 	return NULL;
 }
 
+static void *spin(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (;;) {
+		for (i = 0; i < 1000; i++) {
+			xtop_trace_begin("spin");
+			xtop_trace_end();
+		}
+		usleep(100);
+	}
+	return NULL;
+}
+
+/* Forks children that exit at once, while spinning threads keep the
+ * agent busy collecting: a child forked while the agent held a lock must
+ * still exit (its libraries' destructors run). Says HUNG on stderr when
+ * one has not ended within 3 s. */
+static void *forker(void *arg)
+{
+	pthread_t t;
+	long k;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 4; i++)
+		pthread_create(&t, NULL, spin, NULL);
+	for (k = 0;; k++) {
+		pid_t c = fork();
+		int st, w;
+
+		if (c == 0)
+			exit(0);
+		if (c < 0) {
+			sleep_ms(10);
+			continue;
+		}
+		for (w = 0; w < 300 && waitpid(c, &st, WNOHANG) != c; w++)
+			sleep_ms(10);
+		if (w == 300) {
+			fprintf(stderr, "workload: HUNG child %d after %ld forks\n", (int)c, k);
+			kill(c, SIGKILL);
+			waitpid(c, &st, 0);
+		}
+	}
+	return NULL;
+}
+
 static void load_plugin(const char *spec, const char *log)
 {
 	char buf[4096], *xs, *mode;
@@ -139,6 +192,8 @@ int main(int argc, char **argv)
 			pthread_create(&t, NULL, odd_names, NULL);
 		else if (!strcmp(argv[i], "--deep"))
 			pthread_create(&t, NULL, deep, NULL);
+		else if (!strcmp(argv[i], "--forker"))
+			pthread_create(&t, NULL, forker, NULL);
 		else if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
 			exit_after = atol(argv[++i]);
 		else {

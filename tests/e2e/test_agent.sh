@@ -185,6 +185,20 @@ else
 fi
 kill -9 "$WP"
 
+# Children forked while captures collect (the agent then holds the lock
+# its registries' destructors take at exit) still exit.
+run_w "$AG/workload-static" --forker || fail "forker" "no socket"
+for k in 1 2 3 4 5 6; do
+	$XTOP capture --duration 200 --logdir "$TMP/logK" "$WP" >/dev/null 2>&1
+done
+sleep 3.5
+if ! grep -q HUNG "$TMP/run.err" && kill -0 "$WP" 2>/dev/null; then
+	ok "children forked during captures exit (no lock held across fork)"
+else
+	fail "fork during capture" "$(grep HUNG "$TMP/run.err" | head -n 2)"
+fi
+kill -9 "$WP"
+
 # 3. Two plugins in one process give one XSpace with both plugins' planes;
 # the header's size-first protocol works too.
 run_w "$W" --plugin "$FAKE,$FX" --plugin "$TMP/fake_b.so,$TMP/tpu.xplane.pb,copy" || fail "two plugins" "no socket"
