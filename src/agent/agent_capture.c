@@ -220,7 +220,7 @@ int agent_capture_collect(struct agent_capture *c, char *msg, size_t mn)
 				   i == target ? c->host.fields.n : 0);
 	}
 	if (target < 0 && c->host.fields.n)
-		space_emit_plane(&c->out, "/host:CPU", c->host.fields.p, c->host.fields.n);
+		space_emit_plane_ref(&c->out, "/host:CPU", c->host.fields.p, c->host.fields.n);
 	space_emit_task_env(&c->out, c->start_ns, c->stop_ns);
 	emit_lines(&c->out, 2, &c->errors);
 	emit_lines(&c->out, 3, &c->warnings);

@@ -80,6 +80,9 @@ static int ref_cmp(const void *x, const void *y)
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
+	/* Begun together: the longer first, the parent before its child. */
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
 	return (a->at > b->at) - (a->at < b->at);
 }
 
@@ -89,7 +92,7 @@ static void put_line(struct host_enc *h, struct host_line *l)
 	struct abuf hd;
 	size_t i;
 
-	if (!l->nrefs)
+	if (!l->ev.n)
 		return;
 	/* One copy gives its events in the order they began; two are merged. */
 	if (l->copies > 1)
@@ -101,8 +104,11 @@ static void put_line(struct host_enc *h, struct host_line *l)
 	abuf_tag(&h->fields, 3, 2);
 	abuf_varint(&h->fields, hd.n + l->ev.n);
 	abuf_put(&h->fields, hd.p, hd.n);
-	for (i = 0; i < l->nrefs; i++)
-		abuf_put(&h->fields, l->ev.p + l->refs[i].at, l->refs[i].len);
+	if (l->copies > 1)
+		for (i = 0; i < l->nrefs; i++)
+			abuf_put(&h->fields, l->ev.p + l->refs[i].at, l->refs[i].len);
+	else
+		abuf_put(&h->fields, l->ev.p, l->ev.n);
 	h->oom |= hd.oom | l->ev.oom;
 	abuf_fini(&hd);
 }
@@ -130,19 +136,84 @@ static struct host_line *line_of(struct host_enc *h, uint64_t tid)
 	return &h->lines[h->nlines++];
 }
 
-/* Threads named in the warnings one by one; the rest are counted. */
-enum { WARN_THREADS = 8 };
-
-static void warn(struct host_enc *h, const char *fmt, unsigned long long a, unsigned long long b)
+/* Notes where an event of a merged line lies (ev_ref). */
+static void push_ref(struct host_enc *h, struct host_line *l, uint64_t start, uint64_t end,
+		     size_t at, size_t len)
 {
-	size_t k = strlen(h->warnings);
+	if (l->nrefs == l->caprefs) {
+		size_t cap = l->caprefs ? l->caprefs * 2 : 64;
+		struct ev_ref *v = realloc(l->refs, cap * sizeof(*v));
 
-	if (k + 160 < sizeof(h->warnings)) {
-		if (k)
-			h->warnings[k++] = '\n';
-		snprintf(h->warnings + k, sizeof(h->warnings) - k, fmt, a, b);
+		if (!v) {
+			h->oom = 1;
+			return;
+		}
+		l->refs = v;
+		l->caprefs = cap;
+	}
+	l->refs[l->nrefs++] = (struct ev_ref){ start, end, (uint32_t)at, (uint32_t)len };
+}
+
+/* A varint at *p (below end); 0 past the end or on a broken one. */
+static uint64_t get_varint(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v = 0;
+	unsigned sh;
+
+	for (sh = 0; *p < end && sh < 64; sh += 7) {
+		uint8_t c = *(*p)++;
+
+		v |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80))
+			return v;
+	}
+	return 0;
+}
+
+/*
+ * A second copy records on this line's thread: its events must be merged
+ * by start, so the line's events so far get their refs, read back from
+ * what this file encoded (XEvent {1: metadata id, 2: offset_ps,
+ * 3: duration_ps, 4: stats}, each field 4 of the line). A line of one
+ * copy, the usual case, keeps no refs.
+ */
+static void refs_rebuild(struct host_enc *h, struct host_line *l)
+{
+	const uint8_t *p = l->ev.p, *end = l->ev.p + l->ev.n;
+
+	while (p < end) {
+		const uint8_t *at = p, *e;
+		uint64_t off = 0, dur = 0, len;
+
+		p++; /* the tag of field 4, one byte */
+		len = get_varint(&p, end);
+		if (len > (uint64_t)(end - p))
+			break;
+		for (e = p + len; p < e;) {
+			uint64_t key = get_varint(&p, e);
+
+			if ((key & 7) == 0) {
+				uint64_t v = get_varint(&p, e);
+
+				if (key >> 3 == 2)
+					off = v;
+				else if (key >> 3 == 3)
+					dur = v;
+			} else if ((key & 7) == 2) {
+				uint64_t n = get_varint(&p, e);
+
+				p += n < (uint64_t)(e - p) ? n : (uint64_t)(e - p);
+			} else {
+				p = e; /* not written here */
+			}
+		}
+		push_ref(h, l, h->base_ns + off / 1000, h->base_ns + (off + dur) / 1000,
+			 (size_t)(at - l->ev.p), (size_t)(e - at));
 	}
 }
+
+/* Threads named in the warnings one by one; the rest are counted. */
+enum { WARN_THREADS = 8 };
 
 void host_enc_thread(void *ctx, const struct xtop_trace_thread *t)
 {
@@ -152,7 +223,6 @@ void host_enc_thread(void *ctx, const struct xtop_trace_thread *t)
 	h->cur = NULL;
 	if (!t->tid && !t->nev) { /* the threads that got no buffer */
 		h->lost += t->dropped;
-		h->dropped += t->dropped;
 		return;
 	}
 	l = line_of(h, t->tid);
@@ -161,6 +231,8 @@ void host_enc_thread(void *ctx, const struct xtop_trace_thread *t)
 		return;
 	}
 	h->cur = l;
+	if (l->copies == 1)
+		refs_rebuild(h, l);
 	if (!l->copies++) {
 		snprintf(l->tname, sizeof(l->tname), "%s",
 			 t->name && t->name[0] ? t->name : "thread");
@@ -169,16 +241,37 @@ void host_enc_thread(void *ctx, const struct xtop_trace_thread *t)
 		abuf_u8_fix(l->tname, l->tname, strlen(l->tname));
 	}
 	if (t->dropped) {
-		size_t k = strlen(h->warnings);
+		size_t k = strlen(h->thread_notes);
 
 		h->dropped += t->dropped;
-		if (++h->drop_threads <= WARN_THREADS && k + 120 < sizeof(h->warnings))
-			snprintf(h->warnings + k, sizeof(h->warnings) - k,
-				 "%sxtop trace: thread %llu (%s) dropped %llu events (past the "
-				 "library's bounds: memory, or spans nested over 128 deep)",
-				 k ? "\n" : "", (unsigned long long)t->tid, l->tname,
-				 (unsigned long long)t->dropped);
+		if (++h->drop_threads <= WARN_THREADS && k + 80 < sizeof(h->thread_notes))
+			snprintf(h->thread_notes + k, sizeof(h->thread_notes) - k,
+				 "\nxtop trace: thread %llu (%s) dropped %llu",
+				 (unsigned long long)t->tid, l->tname, (unsigned long long)t->dropped);
 	}
+}
+
+/* The warnings: the totals first (a message cut short keeps them), then
+ * the first threads that dropped events. */
+static void drop_warnings(struct host_enc *h)
+{
+	size_t k = 0;
+
+	if (h->dropped)
+		k = (size_t)snprintf(h->warnings, sizeof(h->warnings),
+				     "xtop trace: %llu events dropped by %llu thread%s (past the "
+				     "library's bounds: memory, or spans nested over 128 deep)",
+				     (unsigned long long)h->dropped, (unsigned long long)h->drop_threads,
+				     h->drop_threads == 1 ? "" : "s");
+	if (h->lost && k < sizeof(h->warnings))
+		k += (size_t)snprintf(h->warnings + k, sizeof(h->warnings) - k,
+				      "%sxtop trace: %llu events of threads that got no buffer "
+				      "(over 4096 threads recording, or out of memory)",
+				      k ? "; " : "", (unsigned long long)h->lost);
+	if (h->dropped && k < sizeof(h->warnings))
+		k += (size_t)snprintf(h->warnings + k, sizeof(h->warnings) - k, "%s%s",
+				      h->thread_notes,
+				      h->drop_threads > WARN_THREADS ? "\nxtop trace: ..." : "");
 }
 
 /* Whole-string number parses; 1 when all of s is the number. */
@@ -344,24 +437,11 @@ void host_enc_event(void *ctx, const struct xtop_trace_event *e)
 	}
 	{
 		struct host_line *l = h->cur;
+		size_t at = l->ev.n;
 
-		if (l->nrefs == l->caprefs) {
-			size_t cap = l->caprefs ? l->caprefs * 2 : 64;
-			struct ev_ref *v = realloc(l->refs, cap * sizeof(*v));
-
-			if (!v) {
-				h->oom = 1;
-				abuf_fini(&ev);
-				return;
-			}
-			l->refs = v;
-			l->caprefs = cap;
-		}
-		l->refs[l->nrefs].start = start;
-		l->refs[l->nrefs].at = l->ev.n;
 		abuf_bytes(&l->ev, 4, ev.p, ev.n);
-		l->refs[l->nrefs].len = (uint32_t)(l->ev.n - l->refs[l->nrefs].at);
-		l->nrefs++;
+		if (l->copies > 1)
+			push_ref(h, l, start, end, at, l->ev.n - at);
 	}
 	h->oom |= ev.oom;
 	abuf_fini(&ev);
@@ -396,16 +476,24 @@ int host_enc_finish(struct host_enc *h)
 	size_t i;
 
 	h->cur = NULL;
-	for (i = 0; i < h->nlines; i++)
+	/* The fields take every line at once (no doubling past what they
+	 * need), and each line's buffers go as soon as it is written: the
+	 * peak is the lines once and one of them again, not all twice. */
+	{
+		size_t need = h->fields.n;
+
+		for (i = 0; i < h->nlines; i++)
+			need += h->lines[i].ev.n + 64;
+		abuf_reserve(&h->fields, need - h->fields.n);
+	}
+	for (i = 0; i < h->nlines; i++) {
 		put_line(h, &h->lines[i]);
-	if (h->drop_threads > WARN_THREADS)
-		warn(h, "xtop trace: %llu more threads dropped events; %llu dropped in all",
-		     (unsigned long long)(h->drop_threads - WARN_THREADS),
-		     (unsigned long long)h->dropped);
-	if (h->lost)
-		warn(h, "xtop trace: %llu events of threads that got no buffer (over %llu threads "
-		     "recording, or out of memory) are not in the profile",
-		     (unsigned long long)h->lost, 4096ull);
+		abuf_fini(&h->lines[i].ev);
+		free(h->lines[i].refs);
+		h->lines[i].refs = NULL;
+		h->lines[i].nrefs = h->lines[i].caprefs = 0;
+	}
+	drop_warnings(h);
 	put_meta(&h->fields, 4, &h->enames);
 	put_meta(&h->fields, 5, &h->snames);
 	h->oom |= h->fields.oom;

@@ -37,10 +37,11 @@ struct host_line {
 	char tname[17];
 	struct abuf ev;          /* its encoded XEvents, as they came */
 	struct ev_ref {
-		uint64_t start;      /* ns */
-		size_t at;           /* where in ev */
+		uint64_t start, end; /* ns */
+		uint32_t at;         /* where in ev (a line's events stay under 4 GiB) */
 		uint32_t len;
-	} *refs;                 /* one per event: sorted when copies merged */
+	} *refs;                 /* one per event, once a second copy records on the
+				  * thread (refs_rebuild); sorted then */
 	size_t nrefs, caprefs;
 	int copies;              /* thread callbacks that opened it */
 };
@@ -54,11 +55,11 @@ struct host_enc {
 	int64_t next_eid, next_sid; /* ids to give out next */
 	struct name_tab enames, snames;
 	uint64_t nev;            /* events encoded */
-	uint64_t dropped;        /* events the library could not keep */
+	uint64_t dropped;        /* events the library's threads could not keep */
 	uint64_t drop_threads;   /* threads that dropped some */
 	uint64_t lost;           /* events of threads that got no buffer */
-	char warnings[2048];     /* a line for each of the first threads that
-				  * dropped events, then the totals */
+	char thread_notes[1024]; /* a line for each of the first of them */
+	char warnings[2048];     /* the totals, then thread_notes (host_enc_finish) */
 	int oom;
 };
 

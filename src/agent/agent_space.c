@@ -363,14 +363,25 @@ void space_emit(struct space_out *o, const uint8_t *d, size_t n, uint64_t base_n
 	piece(o, run, (size_t)(d + n - run), 1);
 }
 
-void space_emit_plane(struct space_out *o, const char *name, const uint8_t *fields, size_t n)
+static void plane_head(struct space_out *o, const char *name, size_t n)
 {
 	size_t nl = strlen(name);
 
 	gen_tag_len(o, 1, 1 + pb_varint_size(nl) + nl + n);
 	gen_tag_len(o, 2, nl);
 	gen(o, name, nl);
+}
+
+void space_emit_plane(struct space_out *o, const char *name, const uint8_t *fields, size_t n)
+{
+	plane_head(o, name, n);
 	gen(o, fields, n);
+}
+
+void space_emit_plane_ref(struct space_out *o, const char *name, const uint8_t *fields, size_t n)
+{
+	plane_head(o, name, n);
+	piece(o, fields, n, 1);
 }
 
 void space_emit_task_env(struct space_out *o, uint64_t start_ns, uint64_t stop_ns)

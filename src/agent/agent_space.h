@@ -67,6 +67,9 @@ void space_emit(struct space_out *o, const uint8_t *d, size_t n, uint64_t base_n
 		const uint8_t *extra, size_t extra_n);
 /* Appends a plane named name holding fields (copied). */
 void space_emit_plane(struct space_out *o, const char *name, const uint8_t *fields, size_t n);
+/* The same, fields not copied: they must outlive o (the C API's encoded
+ * events, which may be hundreds of MB, sent from where they are). */
+void space_emit_plane_ref(struct space_out *o, const char *name, const uint8_t *fields, size_t n);
 /* Appends a Task Environment plane: profile_start_time, profile_stop_time. */
 void space_emit_task_env(struct space_out *o, uint64_t start_ns, uint64_t stop_ns);
 /* Appends a string to XSpace field 2 (errors) or 3 (warnings). */
