@@ -412,22 +412,23 @@ int64_t timeline_first_child(struct timeline *tl, size_t i, int64_t ev)
 int64_t timeline_from_view(struct timeline *tl, size_t i, int64_t v0, int64_t v1, int dir)
 {
 	const struct xt_line *l = tl->tracks[i].l;
-	size_t lo = 0, hi = l->nev;
-	int64_t t = dir > 0 ? v0 : v1, k;
+	size_t first, end = trace_line_window(l, v0, v1, &first), k;
 
-	/* Events are in start order: the first starting at or after t. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (xt_event_start(l, &l->ev[mid]) < t)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* [first, end) holds every event that starts before v1 and may reach
+	 * v0, events folded into summaries (at the line's end) left out. */
+	if (dir > 0) {
+		/* The first on screen, one begun before it and covering its
+		 * start included; else the first after it. */
+		for (k = first; k < end; k++)
+			if (!xt_event_aggregated(&l->ev[k]) &&
+			    (xt_event_end(l, &l->ev[k]) > v0 || xt_event_start(l, &l->ev[k]) >= v0))
+				return (int64_t)k;
+		return end < l->nev && !xt_event_aggregated(&l->ev[end]) ? (int64_t)end : -1;
 	}
-	for (k = dir > 0 ? (int64_t)lo : (int64_t)lo - 1; k >= 0 && k < (int64_t)l->nev;
-	     k += dir > 0 ? 1 : -1)
+	/* The last that starts before the view's end. */
+	for (k = end; k-- > 0;)
 		if (!xt_event_aggregated(&l->ev[k]))
-			return k;
+			return (int64_t)k;
 	return -1;
 }
 

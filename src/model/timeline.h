@@ -85,9 +85,10 @@ int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev);
 /* The first event one level below event ev of track i that lies within it
  * (starts at or after it and ends by its end); -1 when none. */
 int64_t timeline_first_child(struct timeline *tl, size_t i, int64_t ev);
-/* With nothing selected on track i: dir > 0, the first event (not folded
- * into a summary) that starts at or after v0; dir < 0, the last that
- * starts before v1; -1 when none. */
+/* With nothing selected on track i, events folded into summaries aside:
+ * dir > 0, the first event on screen in [v0, v1) (one begun before v0 that
+ * reaches into it included), else the first after v1; dir < 0, the last
+ * that starts before v1; -1 when none. */
 int64_t timeline_from_view(struct timeline *tl, size_t i, int64_t v0, int64_t v1, int dir);
 /* Track index of (host, plane, line), or -1. */
 long timeline_track_of(const struct timeline *tl, const struct xt_line *l);

@@ -287,6 +287,35 @@ static void test_search_whole_profile(void **state)
 	timeline_free(tl);
 }
 
+/* '.' and ',' with nothing selected, on a line whose summaries (events
+ * folded by num_occurrences) come last with small starts: the view's
+ * events, never a summary, and an event that covers the view's start is
+ * on screen. */
+static void test_from_view(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	tu_line *l = tu_line_add(p, 3, "python3", 0);
+	struct timeline *tl;
+	int i;
+
+	(void)state;
+	tu_ev(p, l, "long", 50, 500); /* [50, 550) */
+	tu_ev(p, l, "a", 100, 10);
+	tu_ev(p, l, "b", 200, 10);
+	tu_ev(p, l, "c", 300, 10);
+	for (i = 0; i < 20; i++)
+		tu_event_agg(l, tu_emeta(p, "agg")->id, 3, 10);
+	tl = timeline_new(tu_read(tu_write(s, 0)));
+	assert_int_equal(timeline_from_view(tl, 0, 150, 350, 1), 0); /* long covers 150 */
+	assert_int_equal(timeline_from_view(tl, 0, 600, 700, 1), -1);
+	assert_int_equal(timeline_from_view(tl, 0, 0, 150, -1), 1);   /* a */
+	assert_int_equal(timeline_from_view(tl, 0, 150, 250, -1), 2); /* b */
+	assert_int_equal(timeline_from_view(tl, 0, 600, 700, -1), 3); /* c, before the view */
+	assert_int_equal(timeline_from_view(tl, 0, 0, 40, -1), -1);
+	timeline_free(tl);
+}
+
 /* Matches that start together on one track (nested name scopes, TPU
  * copy-start and copy-done): n and N visit each, in turn. */
 static void test_search_same_start(void **state)
@@ -328,6 +357,7 @@ int main(void)
 		TU_TEST(test_device_span),
 		TU_TEST(test_search_whole_profile),
 		TU_TEST(test_search_same_start),
+		TU_TEST(test_from_view),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
