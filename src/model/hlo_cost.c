@@ -293,17 +293,30 @@ static void fusion_cost(struct hlo_module *m, struct hlo_inst *in, int depth)
 		in->bytes = default_bytes(m, in);
 		return;
 	}
-	/* Outputs: every array leaf (a dynamic-update-slice root writes only
-	 * its update). */
+	/* Outputs: every array leaf; a dynamic-update-slice writes only its
+	 * update, as the root or as an element of a tuple root (a scan with
+	 * several carries updates each in place), as upstream counts them. */
 	{
 		int64_t key[2] = { (int64_t)(c - m->comp), c->root_id };
 		const uint32_t *rv = hmap_find(&m->by_cid, key, sizeof(key));
 		const struct hlo_inst *root = rv ? &m->inst[*rv] : NULL;
 
-		if (root && op_is(root, "dynamic-update-slice") && operand(m, root, 1))
+		if (root && op_is(root, "dynamic-update-slice") && operand(m, root, 1)) {
 			bytes += shape_size(shape(m, operand(m, root, 1)));
-		else
+		} else if (root && op_is(root, "tuple")) {
+			for (i = 0; i < root->operands.n; i++) {
+				const struct hlo_inst *el = operand(m, root, i);
+
+				if (!el)
+					continue;
+				if (op_is(el, "dynamic-update-slice") && operand(m, el, 1))
+					bytes += shape_size(shape(m, operand(m, el, 1)));
+				else
+					bytes += shape(m, el)->bytes;
+			}
+		} else {
 			bytes += s->bytes; /* a tuple's bytes are its leaves' */
+		}
 	}
 	for (i = 0; i < c->n; i++) {
 		const struct hlo_inst *p = &m->inst[c->first + i];

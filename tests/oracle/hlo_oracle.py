@@ -313,6 +313,19 @@ class Program:
                 if root is not None and root.opcode == 'dynamic-update-slice' and \
                         self.operand(root, 1) is not None:
                     nbytes = self.operand(root, 1).shape.size()
+                elif root is not None and root.opcode == 'tuple':
+                    # Each element as upstream's HandleFusion looks through
+                    # a tuple root: a dynamic-update-slice writes its update.
+                    nbytes = 0
+                    for k in range(len(root.operands)):
+                        el = self.operand(root, k)
+                        if el is None:
+                            continue
+                        if el.opcode == 'dynamic-update-slice' and \
+                                self.operand(el, 1) is not None:
+                            nbytes += self.operand(el, 1).shape.size()
+                        else:
+                            nbytes += el.shape.bytes
                 else:
                     nbytes = out.bytes
                 for x in comp[2]:

@@ -162,10 +162,11 @@ static const struct hlo_inst *inst(const struct hlo_module *m, const char *name)
 static void test_hlo_cost_model(void **state)
 {
 	struct hb b;
-	XlaSubset__HloComputationProto *red, *fused, *sl, *dus, *body, *main_c, *loop_body;
+	XlaSubset__HloComputationProto *red, *fused, *sl, *dus, *dus2, *body, *main_c, *loop_body;
 	XlaSubset__HloInstructionProto *x, *y, *lhs, *rhs, *dot, *in4, *ker, *conv, *a, *bb, *add,
 		*ex, *rd, *c0, *f0, *f1, *mul, *fadd, *fus, *big, *slice, *sfus, *g0, *g1, *gemm,
-		*opaque, *w0, *wadd, *wh, *call, *upd, *idx, *dbuf, *dupd, *didx, *dfus;
+		*opaque, *w0, *wadd, *wh, *call, *upd, *idx, *dbuf, *dupd, *didx, *dfus, *big2, *d1,
+		*d2, *tup, *dbuf2, *dfus2;
 	XlaSubset__WindowDimension wd[2], *wdp[2];
 	XlaSubset__Window win;
 	XlaSubset__ConvolutionDimensionNumbers cd;
@@ -203,6 +204,18 @@ static void test_hlo_cost_model(void **state)
 	idx = hb_inst(&b, dus, "param_2.2", "parameter", S32, 0, D(0), NOOPS);
 	hb_inst(&b, dus, "dynamic-update-slice.1", "dynamic-update-slice", F32, 1, D(1000),
 		OPS(big, upd, idx));
+	/* two carries in one fusion, its root a tuple of the updates */
+	dus2 = hb_comp(&b, "fused_dus2");
+	big = hb_inst(&b, dus2, "param_0.3", "parameter", F32, 1, D(1000), NOOPS);
+	big2 = hb_inst(&b, dus2, "param_1.3", "parameter", F32, 1, D(1000), NOOPS);
+	upd = hb_inst(&b, dus2, "param_2.3", "parameter", F32, 1, D(100), NOOPS);
+	idx = hb_inst(&b, dus2, "param_3.3", "parameter", S32, 0, D(0), NOOPS);
+	d1 = hb_inst(&b, dus2, "dynamic-update-slice.2", "dynamic-update-slice", F32, 1, D(1000),
+		     OPS(big, upd, idx));
+	d2 = hb_inst(&b, dus2, "dynamic-update-slice.3", "dynamic-update-slice", F32, 1, D(1000),
+		     OPS(big2, upd, idx));
+	tup = hb_inst(&b, dus2, "tuple.1", "tuple", F32, 1, D(1000), OPS(d1, d2));
+	hb_tuple2(tup, hb_shape(F32, 1, D(1000)));
 
 	loop_body = hb_comp(&b, "while_body");
 	w0 = hb_inst(&b, loop_body, "p", "parameter", F32, 1, D(4), NOOPS);
@@ -290,6 +303,13 @@ static void test_hlo_cost_model(void **state)
 		       OPS(dbuf, dupd, didx));
 	dfus->fusion_kind = "kLoop";
 	hb_calls(dfus, dus);
+	/* 400 + 400 written, 400 + 4 read: not the two 4000 B carries */
+	dbuf2 = hb_inst(&b, body, "carry2", "parameter", F32, 1, D(1000), NOOPS);
+	dfus2 = hb_inst(&b, body, "loop_dynamic_update_slice_fusion.2", "fusion", F32, 1, D(1000),
+			OPS(dbuf, dbuf2, dupd, didx));
+	hb_tuple2(dfus2, hb_shape(F32, 1, D(1000)));
+	dfus2->fusion_kind = "kLoop";
+	hb_calls(dfus2, dus2);
 	wh = hb_inst(&b, body, "while.1", "while", F32, 1, D(4), NOOPS);
 	hb_calls(wh, loop_body);
 
@@ -315,6 +335,7 @@ static void test_hlo_cost_model(void **state)
 	assert_near(inst(m, "slice_fusion.1")->flops, 10);
 	assert_near(inst(m, "slice_fusion.1")->bytes, 80);
 	assert_near(inst(m, "loop_dynamic_update_slice_fusion")->bytes, 804);
+	assert_near(inst(m, "loop_dynamic_update_slice_fusion.2")->bytes, 1204);
 	assert_near(inst(m, "custom-call.2")->flops, 524288);
 	assert_near(inst(m, "custom-call.2")->bytes, 28672);
 	assert_true(inst(m, "custom-call.3")->flops < 0);
