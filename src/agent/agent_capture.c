@@ -107,7 +107,7 @@ int agent_capture_start(struct agent_capture *c, const uint8_t *opts, size_t n, 
 		if (!agent_trace_held(c->regs[i])) {
 			c->regs[i] = NULL; /* unloaded since */
 		} else if (c->regs[i]->start(0) < 0) {
-			line_add(&c->errors, "xtop trace: a copy of libxtop-trace was already recording");
+			line_add(&c->errors, "libxtop-trace: a copy was already recording (another capture?)");
 			c->regs[i] = NULL;
 		} else {
 			started++;

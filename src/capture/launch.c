@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,7 +104,15 @@ static int preload_path(char *agent, size_t n, struct xt_error *err)
 	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022))
 		return xt_error_set(err, XT_EIO, "%s is not a private directory of this user", dir);
-	snprintf(link, sizeof(link), "%s/libxtop-agent.so", dir);
+	{
+		/* Named for its target: two installs at once keep their own. */
+		uint32_t h = 2166136261u;
+		const char *c;
+
+		for (c = agent; *c; c++)
+			h = (h ^ (unsigned char)*c) * 16777619u;
+		snprintf(link, sizeof(link), "%s/libxtop-agent-%08x.so", dir, h);
+	}
 	snprintf(tmp, sizeof(tmp), "%s/.libxtop-agent.so.%ld", dir, (long)getpid());
 	unlink(tmp);
 	if (symlink(agent, tmp) < 0 || rename(tmp, link) < 0) {
@@ -161,6 +171,27 @@ static void write_exit(pid_t pid, int status)
 		unlink(tmp);
 }
 
+/* Whether an agent listens on the socket at path: the PID may be of
+ * another PID namespace (a container sharing the directory) whose process
+ * kill() cannot see. */
+static int listening(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+
+	if (fd < 0 || strlen(path) >= sizeof(sa.sun_path)) {
+		if (fd >= 0)
+			close(fd);
+		return 1; /* cannot tell: keep it */
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path));
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 || errno != ECONNREFUSED;
+	close(fd);
+	return ok;
+}
+
 /* The files agents and earlier runs left in the socket directory: sockets
  * of processes gone (a workload killed or crashed cannot remove its own),
  * and exit records past the two minutes anyone reads them within. */
@@ -185,15 +216,13 @@ static void sweep_stale(void)
 		if (!strcmp(kind, "exit") && S_ISREG(st.st_mode) && time(NULL) - st.st_mtime > 120)
 			unlink(path);
 		else if (!strcmp(kind, "sock") && S_ISSOCK(st.st_mode) && kill((pid_t)pid, 0) < 0 &&
-			 errno == ESRCH)
+			 errno == ESRCH && !listening(path))
 			unlink(path);
 	}
 	closedir(dp);
 }
 
-/* The socket of pid, which has ended (its agent could not remove it if it
- * was killed). */
-static void forget_socket(pid_t pid)
+void launch_forget_socket(pid_t pid)
 {
 	char dir[256], path[320];
 	struct stat st;
@@ -260,7 +289,7 @@ int launch_run(char *const argv[], int quiet, struct xt_error *err)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	write_exit(pid, status);
-	forget_socket(pid);
+	launch_forget_socket(pid);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	/* End as the workload did, for the shell and scripts (no core of

@@ -50,4 +50,8 @@ int launch_run(char *const argv[], int quiet, struct xt_error *err);
 pid_t launch_spawn(char *const argv[], const char *logdir, char *log, size_t n,
 		   struct xt_error *err);
 
+/* Removes the agent socket of pid, a workload that has ended (its agent
+ * could not if it was killed). Can't fail. */
+void launch_forget_socket(pid_t pid);
+
 #endif

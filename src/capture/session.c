@@ -68,6 +68,7 @@ int capture_session_launch(struct capture_session *s, char *const argv[],
 
 		if (workload_ended(s->child, 0, NULL, how, sizeof(how), &crashed)) {
 			s->child_ended = 1;
+			launch_forget_socket(s->child);
 			return xt_error_set(err, XT_EIO, "%s ended before xtop could attach: %s (its output is in %s)",
 					    argv[0], how, s->child_log);
 		}
@@ -212,6 +213,7 @@ int capture_session_poll_child(struct capture_session *s)
 	if (!s->child || s->child_ended || !workload_ended(s->child, 0, NULL, how, sizeof(how), &crashed))
 		return 0;
 	s->child_ended = 1;
+	launch_forget_socket(s->child);
 	snprintf(s->summary, sizeof(s->summary), "the workload (PID %d) %s; its output is in %.700s",
 		 (int)s->child, how, s->child_log);
 	s->summary_err = crashed;
