@@ -64,6 +64,7 @@ struct capture_host {
 	int empty;          /* 1: it answered, but captured nothing (see msg) */
 	char msg[1024];     /* why not, when !captured; else "" */
 	char warning[1024]; /* saved, but something is wrong (e.g. no device events); else "" */
+	int no_device;      /* 1: host events only, the device tracer having failed */
 	char json[4096];    /* the trace JSON written beside path (--trace-json); else "" */
 	char bad[4096];     /* bytes saved that do not read as a profile, kept aside; else "" */
 	uint64_t bytes;

@@ -89,7 +89,7 @@ static int judge(struct xt_trace *t, struct capture_job *j, const struct capture
 		trace_host_fini(&t->hosts[--t->nhosts]);
 		return -1;
 	}
-	if (o->device_tracer && why[0] && device_events(host) == 0)
+	if (o->device_tracer && why[0] && device_events(host) == 0 && (h->no_device = 1))
 		snprintf(h->warning, sizeof(h->warning),
 			 "%.100s: no device events, the device tracer failed (%.700s): the profile "
 			 "has host events only",

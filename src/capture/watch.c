@@ -128,10 +128,31 @@ int watch_collect(struct watch *w, uint64_t now_ms)
 	for (i = 0; i < r->nhosts; i++)
 		w->reached |= r->hosts[i].captured || r->hosts[i].empty;
 	w->msg[0] = '\0';
+	/* A capture that lost a host, or whose device tracer failed (host
+	 * events only), is no sample of the workload: averaged in, its
+	 * missing time would read as a speed-up. It fails the refresh, and
+	 * the averages keep to the whole captures. */
+	if (got) {
+		int partial = r->nsaved < r->nhosts;
+
+		for (i = 0; i < r->nhosts; i++)
+			partial |= r->hosts[i].captured && r->hosts[i].no_device;
+		if (partial) {
+			got = 0;
+			if (r->nsaved < r->nhosts)
+				snprintf(w->msg, sizeof(w->msg), "%zu of %zu hosts captured, not averaged: ",
+					 r->nsaved, r->nhosts);
+			else
+				snprintf(w->msg, sizeof(w->msg), "not averaged: ");
+			host_reasons(r, w->msg + strlen(w->msg), sizeof(w->msg) - strlen(w->msg));
+		}
+	}
 	if (!got) {
 		w->failures++;
 		w->last_failed = 1;
-		if (s->rc < 0)
+		if (w->msg[0])
+			; /* partial: said above */
+		else if (s->rc < 0)
 			snprintf(w->msg, sizeof(w->msg), "%s", s->err.msg);
 		else
 			host_reasons(r, w->msg, sizeof(w->msg));
