@@ -2,6 +2,7 @@
 #include "session.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,26 @@ void capture_session_stop(struct capture_session *s)
 {
 	if (s->running)
 		s->stop = 1;
+}
+
+int capture_session_quit(struct capture_session *s, int wait_ms)
+{
+	struct pollfd pf;
+	struct timespec t0, now;
+	long left = wait_ms;
+
+	if (!s->running)
+		return 0;
+	s->stop = 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pf.fd = s->wake[0];
+	pf.events = POLLIN;
+	while (!atomic_load(&s->done) && left > 0) {
+		poll(&pf, 1, (int)left);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = wait_ms - ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
+	}
+	return atomic_load(&s->done) ? 0 : -1;
 }
 
 double capture_session_elapsed(const struct capture_session *s)

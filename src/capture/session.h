@@ -61,6 +61,11 @@ void capture_session_fini(struct capture_session *s);
 int capture_session_start(struct capture_session *s);
 /* Asks a running capture to stop early (the data is still saved). */
 void capture_session_stop(struct capture_session *s);
+/* Asks a running capture to stop and waits up to wait_ms for its worker.
+ * Returns 0 when none runs any more, -1 when it still does (blocked on a
+ * server that answers nothing: the caller should leave without
+ * capture_session_fini(), which would wait for it). */
+int capture_session_quit(struct capture_session *s, int wait_ms);
 /* After the wake fd fired: joins the worker; returns 1 when a new profile
  * (s->t, s->an: ownership passes to the caller) is ready, 0 otherwise; the
  * summary says what happened either way (summary_err for a failure). */

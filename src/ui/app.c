@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../capture/capture.h"
 #include "../capture/session.h"
 #include "../model/clock.h"
 #include "../model/load.h"
@@ -856,6 +857,28 @@ int app_main(const struct app_opts *o)
 	loading_stop(&a); /* quit while loading */
 	term_fini();
 	loop_fini(&loop);
+	if (a.cap && a.cap->running) {
+		/* Quit during a capture: it is ended now, and saved if it
+		 * returns within a second; a server that answers nothing is
+		 * left behind, without the exit handlers, which could wait for
+		 * the gRPC call (as xtop top leaves). */
+		if (capture_session_quit(a.cap, 1000) < 0) {
+			fprintf(stderr, "xtop: left the capture from %s, which does not answer\n",
+				a.cap->target);
+			capture_scratch_clean();
+			fflush(NULL);
+			_exit(rc);
+		}
+		if (capture_session_collect(a.cap)) {
+			trace_free(a.cap->t);
+			analysis_free(a.cap->an);
+			a.cap->t = NULL;
+			a.cap->an = NULL;
+		}
+		if (a.cap->res.nsaved && a.cap->res.run_dir[0])
+			fprintf(stderr, "xtop: the capture under way at quit was ended then, and saved "
+					"in %s\n", a.cap->res.run_dir);
+	}
 	if (a.cap && a.cap->child && !a.cap->child_ended)
 		fprintf(stderr, "xtop: PID %d still runs, its output going to %s (attach again with: xtop --attach %d)\n",
 			(int)a.cap->child, a.cap->child_log, (int)a.cap->child);

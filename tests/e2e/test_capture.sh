@@ -355,3 +355,39 @@ else
 	fail "viewer quit" "$(tail -n 3 "$TMP/pane")"
 fi
 $T kill-server 2>/dev/null
+
+# 12b. q during a capture: ended then, and said where it is saved; with a
+# server that answers nothing (stopped), q leaves within a second or so,
+# not after the gRPC deadline (a minute).
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
+$T new-session -d -x 250 -y 30 "env LC_ALL=C.UTF-8 TERM=screen-256color $XTOP --attach localhost:$PORT --duration 20000 --logdir $TMP/logQ; echo EXIT=\$?; sleep 30"
+tmux_wait "attached to localhost:$PORT" >/dev/null
+$T send-keys c
+sleep 0.8
+$T send-keys q
+if tmux_wait "EXIT=0" && grep -q "^xtop: the capture under way at quit was ended then, and saved in $TMP/logQ/plugins/profile/" "$TMP/pane" &&
+	ls "$TMP"/logQ/plugins/profile/*/*.xplane.pb >/dev/null 2>&1; then
+	ok "viewer: q during a capture ends it and says where it was saved"
+else
+	fail "viewer quit during a capture" "$(tail -n 3 "$TMP/pane")"
+fi
+$T kill-server 2>/dev/null
+kill "$SPID" 2>/dev/null
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
+$T new-session -d -x 250 -y 30 "env LC_ALL=C.UTF-8 TERM=screen-256color $XTOP --attach localhost:$PORT --duration 20000 --logdir $TMP/logQ2; echo EXIT=\$?; sleep 30"
+tmux_wait "attached to localhost:$PORT" >/dev/null
+$T send-keys c
+tmux_wait "capturing" >/dev/null
+sleep 0.5
+kill -STOP "$SPID"
+t0=$(date +%s)
+$T send-keys q
+if tmux_wait "EXIT=0" && [ $(($(date +%s) - t0)) -le 4 ] &&
+	grep -q "^xtop: left the capture from localhost:$PORT, which does not answer" "$TMP/pane"; then
+	ok "viewer: q with a server that answers nothing leaves at once, and says so"
+else
+	fail "viewer quit, server stopped" "$(($(date +%s) - t0)) s: $(tail -n 3 "$TMP/pane")"
+fi
+kill -CONT "$SPID" 2>/dev/null
+kill "$SPID" 2>/dev/null
+$T kill-server 2>/dev/null
