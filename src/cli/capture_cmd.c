@@ -99,8 +99,38 @@ static void remove_run(const struct kept_run *k, size_t keep)
 									  : strerror(errno));
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The last runs of one kind this command made, oldest first. */
+struct run_queue {
+	struct kept_run *v;
+	size_t n;
+};
+
+/* Adds r's run to q, removing the oldest past keep. */
+static void queue_run(struct run_queue *q, const struct capture_result *r, size_t keep)
+{
+	q->v[q->n++] = kept_run_of(r);
+	while (q->n > keep) {
+		remove_run(&q->v[0], keep);
+		kept_run_free(&q->v[0]);
+		memmove(q->v, q->v + 1, (q->n - 1) * sizeof(*q->v));
+		q->n--;
+	}
+}
+
+/* good: runs with a profile saved; bad: runs that hold only bytes that do
+ * not read as a profile, kept aside for a bug report (a server sending
+ * garbage at every capture must not fill the disk), each its own last N,
+ * so that bad runs never push out good ones. */
 static int capture_once(const struct capture_targets *tg, const struct capture_opts *o,
-			struct kept_run *kept, size_t *nkept, size_t keep)
+			struct run_queue *good, struct run_queue *bad, size_t keep)
 {
 	struct capture_result r;
 	struct xt_error err;
@@ -127,15 +157,15 @@ static int capture_once(const struct capture_targets *tg, const struct capture_o
 	if (r.nsaved) {
 		printf("run %s: %zu of %zu host%s saved (open it with: xtop %s)\n", r.run_dir, r.nsaved,
 		       r.nhosts, r.nhosts == 1 ? "" : "s", r.run_dir);
-		if (keep) {
-			kept[(*nkept)++] = kept_run_of(&r);
-			while (*nkept > keep) {
-				remove_run(&kept[0], keep);
-				kept_run_free(&kept[0]);
-				memmove(kept, kept + 1, (*nkept - 1) * sizeof(*kept));
-				(*nkept)--;
-			}
-		}
+		if (keep)
+			queue_run(good, &r, keep);
+	} else if (keep && r.run_dir[0]) {
+		int any_bad = 0;
+
+		for (i = 0; i < r.nhosts; i++)
+			any_bad |= r.hosts[i].bad[0] != '\0';
+		if (any_bad)
+			queue_run(bad, &r, keep);
 	}
 	fflush(stdout);
 	capture_result_fini(&r);
@@ -149,9 +179,9 @@ int capture_main(int argc, char **argv)
 	unsigned long long v, every = 0, keep = 0;
 	struct option lopts[16];
 	char sopts[64];
-	struct kept_run *kept = NULL;
+	struct run_queue good = { NULL, 0 }, bad = { NULL, 0 };
 	struct capture_targets tg;
-	size_t nkept = 0, i;
+	size_t i;
 	struct xt_error err;
 	int c, rc;
 
@@ -234,22 +264,29 @@ int capture_main(int argc, char **argv)
 	}
 	signal(SIGINT, on_sigint);
 	signal(SIGTERM, on_sigint);
-	if (keep)
-		kept = xcalloc(keep + 1, sizeof(*kept));
+	if (keep) {
+		good.v = xcalloc(keep + 1, sizeof(*good.v));
+		bad.v = xcalloc(keep + 1, sizeof(*bad.v));
+	}
 	for (;;) {
-		time_t t0 = time(NULL);
+		uint64_t t0 = mono_ms();
 
-		rc = capture_once(&tg, &o, kept, &nkept, (size_t)keep);
+		rc = capture_once(&tg, &o, &good, &bad, (size_t)keep);
 		if (!every || stop_flag || rc == 2)
 			break;
-		while (!stop_flag && (unsigned long long)(time(NULL) - t0) < every)
-			usleep(100000);
+		/* --every 2 is 2 s from this capture's start, not to the
+		 * next change of a whole second (time()). */
+		while (!stop_flag && mono_ms() - t0 < every * 1000)
+			usleep(20000);
 		if (stop_flag)
 			break;
 	}
 	capture_targets_fini(&tg);
-	for (i = 0; i < nkept; i++)
-		kept_run_free(&kept[i]);
-	free(kept);
+	for (i = 0; i < good.n; i++)
+		kept_run_free(&good.v[i]);
+	for (i = 0; i < bad.n; i++)
+		kept_run_free(&bad.v[i]);
+	free(good.v);
+	free(bad.v);
 	return rc;
 }

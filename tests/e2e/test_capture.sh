@@ -167,6 +167,21 @@ else
 		fail "one host of two garbage" "$(cat "$TMP/out" "$TMP/err")"
 	fi
 fi
+# --every --keep with a server that sends garbage every time: the runs
+# holding only .bad bytes are pruned too (each kind its own last N), so
+# the disk does not fill.
+$XTOP capture --duration 100 --every 1 --keep 1 --logdir "$TMP/logAB" "localhost:$PG" >"$TMP/out" 2>"$TMP/err" &
+XP=$!
+sleep 3.5
+kill -INT $XP
+wait $XP
+nb=$(ls "$TMP"/logAB/plugins/profile/*/*.bad 2>/dev/null | wc -l)
+if [ "$nb" -eq 1 ] && [ "$(ls "$TMP/logAB/plugins/profile" | wc -l)" -eq 1 ] &&
+	[ "$(grep -c '^removed' "$TMP/out")" -ge 2 ]; then
+	ok "--every --keep 1 with garbage each time: the runs of only .bad bytes are pruned to the last one"
+else
+	fail "--keep with .bad runs" "$nb .bad files; $(ls "$TMP/logAB/plugins/profile"); $(tail -n 3 "$TMP/out")"
+fi
 kill "$GPID" 2>/dev/null
 # 7. empty_trace.
 start_server "$TMP/served.xplane.pb" --empty || exit 0
