@@ -189,9 +189,11 @@ void capture_remove_tree(const char *dir)
  * ends while a capture waits on a stuck server (xtop top: ^C with --batch,
  * or q) never returns from capture_run(): at exit, or before its _exit
  * (capture_scratch_clean), it removes them, so such a capture leaves
- * nothing behind. (A signal's default action, as in top's screen, or a
- * kill runs no handler: that directory stays, as before.) A process runs
- * one capture at a time; past SCRATCH_MAX at once, one is not listed.
+ * nothing behind; the viewer's and top's screens remove them on SIGINT,
+ * SIGTERM and SIGHUP too (capture_scratch_clean_signal; a kill -9 runs no
+ * handler: that directory stays). top's copy of a capture for its viewer
+ * is listed too. A process runs one capture at a time; past SCRATCH_MAX
+ * at once, one is not listed.
  */
 #define SCRATCH_MAX 16
 static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -212,12 +214,25 @@ void capture_scratch_clean(void)
 	pthread_mutex_unlock(&scratch_lock);
 }
 
+void capture_scratch_clean_signal(void)
+{
+	size_t i;
+
+	/* In a signal handler: the interrupted code may hold the lock. */
+	if (pthread_mutex_trylock(&scratch_lock) != 0)
+		return;
+	for (i = 0; i < SCRATCH_MAX; i++)
+		if (scratch_dirs[i])
+			capture_remove_tree(scratch_dirs[i]);
+	pthread_mutex_unlock(&scratch_lock);
+}
+
 static void scratch_install(void)
 {
 	atexit(capture_scratch_clean);
 }
 
-static void scratch_add(const char *dir)
+void capture_scratch_add(const char *dir)
 {
 	char *d = xstrdup(dir);
 	size_t i;
@@ -236,7 +251,7 @@ static void scratch_add(const char *dir)
 
 /* dir removed, then off the list, under the lock: an exit meanwhile
  * waits for it. */
-static void scratch_remove(const char *dir)
+void capture_scratch_remove(const char *dir)
 {
 	size_t i;
 	char *d = NULL;
@@ -315,7 +330,7 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 		if (!mkdtemp(logdir))
 			return xt_error_set(err, XT_EIO, "cannot make a scratch directory in %s: %s",
 					    tmp && *tmp ? tmp : "/tmp", strerror(errno));
-		scratch_add(logdir);
+		capture_scratch_add(logdir);
 	} else if (o->logdir[0] == '/') {
 		snprintf(logdir, sizeof(logdir), "%s", o->logdir);
 	} else {
@@ -331,7 +346,7 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 				sizeof(r->session), err);
 	if (rc < 0) {
 		if (o->in_memory)
-			scratch_remove(logdir);
+			capture_scratch_remove(logdir);
 		else
 			xplane_remove_run_dir(logdir, NULL, missing);
 		return rc;
@@ -369,7 +384,7 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 	 * levels made for it. In memory nothing stays at all (a profile the
 	 * server wrote is mapped by the trace, which outlives its file). */
 	if (o->in_memory) {
-		scratch_remove(logdir);
+		capture_scratch_remove(logdir);
 		r->run_dir[0] = '\0';
 	} else if (!r->nsaved) {
 		xplane_remove_run_dir(logdir, r->run_dir, missing);

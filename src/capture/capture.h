@@ -113,5 +113,10 @@ void capture_remove_tree(const char *dir);
 /* Removes the scratch directories of in-memory captures still under way
  * (at exit it runs by itself; call it before an _exit). */
 void capture_scratch_clean(void);
+/* The same from a signal handler (skipped when the list is being changed). */
+void capture_scratch_clean_signal(void);
+/* Lists dir as scratch (removed at exit), and removes it and takes it off. */
+void capture_scratch_add(const char *dir);
+void capture_scratch_remove(const char *dir);
 
 #endif

@@ -807,6 +807,7 @@ int app_main(const struct app_opts *o)
 		loop_fini(&loop);
 		return 2;
 	}
+	term_on_signal(capture_scratch_clean_signal);
 	if (o->diff_base) {
 		/* xtop --diff BASE NEW: BASE is profile 1, NEW the current. */
 		rc = app_load_wait(&a, o->diff_base, o->run);

@@ -26,9 +26,19 @@ void term_fini(void)
 	}
 }
 
+static void (*on_signal_hook)(void);
+
+void term_on_signal(void (*fn)(void))
+{
+	on_signal_hook = fn;
+}
+
 static void term_signal(int sig)
 {
 	term_fini();
+	/* Asked to end (not a crash): the owner's files go first. */
+	if (on_signal_hook && (sig == SIGINT || sig == SIGTERM || sig == SIGHUP))
+		on_signal_hook();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

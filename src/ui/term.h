@@ -39,6 +39,9 @@ int term_init_headless(int rows, int cols);
 /* Restores the terminal; safe to call twice and from signal handlers. */
 void term_fini(void);
 int term_attr(enum term_role r);
+/* fn runs when SIGINT, SIGTERM or SIGHUP ends the program on its screen,
+ * after the terminal is given back (removing what it must not leave). */
+void term_on_signal(void (*fn)(void));
 /* Attribute of the event palette entry for a name (stable per name). */
 int term_event_attr(const char *name);
 /* Copies a row of cells to the screen at (y, x); cells beyond the screen

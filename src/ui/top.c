@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../capture/capture.h"
 #include "../capture/watch.h"
 #include "../model/rolling.h"
 #include "../util/timefmt.h"
@@ -511,6 +512,7 @@ int top_tui(struct watch *w, const struct top_opts *o)
 		loop_fini(&u.l);
 		return 2;
 	}
+	term_on_signal(capture_scratch_clean_signal);
 	nodelay(stdscr, TRUE);
 	table_init(&u);
 	loop_add_fd(&u.l, STDIN_FILENO, on_input, &u);

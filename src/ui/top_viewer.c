@@ -69,9 +69,11 @@ int top_viewer_open(const struct watch *w, const char *logdir, int ascii, char *
 				 td && *td ? td : "/tmp", strerror(errno));
 			return -1;
 		}
+		/* Listed, so that an exit or a hangup meanwhile removes it. */
+		capture_scratch_add(tmp);
 		if (xplane_save_run(w->t, tmp, &wo, path, sizeof(path), &err) < 0) {
 			snprintf(why, n, "cannot open the viewer: %s", err.msg);
-			capture_remove_tree(tmp);
+			capture_scratch_remove(tmp);
 			return -1;
 		}
 	}
@@ -89,7 +91,7 @@ int top_viewer_open(const struct watch *w, const char *logdir, int ascii, char *
 	reset_prog_mode();
 	refresh();
 	if (tmp[0])
-		capture_remove_tree(tmp);
+		capture_scratch_remove(tmp);
 	if (rc < 0) {
 		snprintf(why, n, "cannot start the viewer: %s", strerror(errno));
 		return -1;

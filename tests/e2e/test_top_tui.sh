@@ -150,3 +150,20 @@ check "top: q quits, the terminal restored" 'has "EXIT=0 TTY=restored"' "$(shot)
 start 80 24 "$XTOP top localhost:1"
 check "top: a target refusing the first capture: one line, exit 2" \
 	'has "EXIT=2 TTY=restored" && has "xtop: localhost:1: cannot reach it"' "$(shot)" 20
+
+# 12. The terminal hung up (an SSH session dropped) while top's viewer shows
+# a capture: its copy of the capture in TMPDIR goes with top.
+mkdir "$TMP/tmpd"
+start 80 24 "TMPDIR=$TMP/tmpd $XTOP top --every 0.5 --duration 100 localhost:$PORT"
+check "top: captures (for the hangup check)" 'line 2 | grep -q "took .* ops, avg of"' "$(line 2)" 30
+keys Enter
+check "top: Enter opens the viewer (for the hangup check)" \
+	'line 1 | grep -q "^ xtop  .*events" && [ -n "$(ls -A "$TMP/tmpd")" ]' "$(line 1)" 10
+$T kill-session -t t
+n=0
+while [ -n "$(ls -A "$TMP/tmpd")" ] && [ $n -lt 40 ]; do sleep 0.1; n=$((n + 1)); done
+if [ -z "$(ls -A "$TMP/tmpd")" ]; then
+	ok "top: a hangup while its viewer is open leaves nothing in TMPDIR"
+else
+	fail "top: hangup leaves files" "$(find "$TMP/tmpd" | head -n 4 | tr '\n' ' ')"
+fi
