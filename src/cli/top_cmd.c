@@ -319,6 +319,13 @@ static int top_batch(struct watch *w, const struct top_cmd *c)
 	signal(SIGTERM, SIG_DFL);
 	sig_loop = NULL;
 	loop_fini(&b.l);
+	/* Asked for N refreshes and stopped before: a script must see that
+	 * it got fewer (with no count, a signal is how top --json ends). */
+	if (stop_sig && c->count && w->refreshes < c->count && b.rc == 0) {
+		fprintf(stderr, "xtop: stopped by %s after %lu of %lu refreshes\n",
+			stop_sig == SIGINT ? "SIGINT" : "SIGTERM", w->refreshes, c->count);
+		b.rc = 1;
+	}
 	return b.rc;
 }
 

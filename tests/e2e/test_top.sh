@@ -305,6 +305,20 @@ else
 	wait $XP
 fi
 
+# 5c. --batch N stopped before its N refreshes exits 1 and says so: a
+# script asking for N must see that it got fewer.
+$XTOP top --json --batch 20 --every 0.3 --duration 50 "localhost:$PORT" >"$TMP/cut.json" 2>"$TMP/cut.err" &
+XP=$!
+wait_lines "$TMP/cut.json" 2 30
+kill -TERM $XP
+wait $XP
+rc=$?
+if [ $rc -eq 1 ] && grep -q "^xtop: stopped by SIGTERM after [0-9]* of 20 refreshes" "$TMP/cut.err"; then
+	ok "top --batch 20 stopped early: exit 1, and how many refreshes it printed"
+else
+	fail "top --batch cut short" "rc=$rc $(cat "$TMP/cut.err")"
+fi
+
 # 6. Settings: XTOP_TOP_EVERY and XTOP_TOP_DURATION, the command line over them.
 if XTOP_TOP_EVERY=1 XTOP_TOP_DURATION=70 timeout 60 $XTOP top --json --batch 1 "localhost:$PORT" \
 	>"$TMP/s1.json" 2>"$TMP/err" &&
