@@ -115,7 +115,7 @@ static void *spin(void *arg)
 /* Forks children that exit at once, while spinning threads keep the
  * agent busy collecting: a child forked while the agent held a lock must
  * still exit (its libraries' destructors run). Says HUNG on stderr when
- * one has not ended within 3 s. */
+ * one has not ended within 10 s. */
 static void *forker(void *arg)
 {
 	pthread_t t;
@@ -135,9 +135,9 @@ static void *forker(void *arg)
 			sleep_ms(10);
 			continue;
 		}
-		for (w = 0; w < 300 && waitpid(c, &st, WNOHANG) != c; w++)
+		for (w = 0; w < 1000 && waitpid(c, &st, WNOHANG) != c; w++)
 			sleep_ms(10);
-		if (w == 300) {
+		if (w == 1000) {
 			fprintf(stderr, "workload: HUNG child %d after %ld forks\n", (int)c, k);
 			kill(c, SIGKILL);
 			waitpid(c, &st, 0);
