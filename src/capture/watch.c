@@ -67,6 +67,12 @@ int watch_tick(struct watch *w, uint64_t now_ms)
 	if (w->paused || w->cap.running || now_ms < w->next_ms)
 		return 0;
 	w->started_ms = now_ms;
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		w->started_wall_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
 	/* Start to start; a capture longer than the period is followed at
 	 * once by the next. */
 	w->next_ms = now_ms + w->every_ms;
@@ -75,6 +81,7 @@ int watch_tick(struct watch *w, uint64_t now_ms)
 		w->failures++;
 		w->last_failed = 1;
 		w->reached = 0;
+		w->wall_ns = w->started_wall_ns;
 		snprintf(w->msg, sizeof(w->msg), "cannot start a capture (no thread)");
 		return 0;
 	}
@@ -121,7 +128,8 @@ int watch_collect(struct watch *w, uint64_t now_ms)
 		return 0;
 	w->refreshes++;
 	w->took_ms = now_ms - w->started_ms;
-	w->wall_ns = r->start_ns;
+	/* A capture that failed before it began has no start of its own. */
+	w->wall_ns = r->start_ns ? r->start_ns : w->started_wall_ns;
 	w->hosts = r->nhosts;
 	w->hosts_ok = r->nsaved;
 	w->reached = 0;

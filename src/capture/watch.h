@@ -39,6 +39,7 @@ struct watch {
 	int paused;
 	uint64_t next_ms;           /* when the next capture starts (monotonic ms) */
 	uint64_t started_ms;        /* when the running or last capture started */
+	uint64_t started_wall_ns;   /* the same, wall clock (for a capture that fails early) */
 	/* The last finished capture. */
 	unsigned long refreshes;    /* captures finished, failed ones included */
 	unsigned long failures;

@@ -174,7 +174,11 @@ static void print_json(struct strbuf *o, const struct watch *w, const struct top
 		    w->wall_ns, w->took_ms, c->o.duration_ms, c->o.every_ms, w->hosts, w->hosts_ok);
 	if (w->last_failed) {
 		strbuf_json_str(o, w->msg, strlen(w->msg));
-		strbuf_addf(o, ",\"retry_in_ms\":%lld,\"ops\":null}\n", (long long)due);
+		/* As the text: no retry after the last refresh asked for. */
+		if (due >= 0 && (!c->count || w->refreshes < c->count))
+			strbuf_addf(o, ",\"retry_in_ms\":%lld,\"ops\":null}\n", (long long)due);
+		else
+			strbuf_puts(o, ",\"retry_in_ms\":null,\"ops\":null}\n");
 		return;
 	}
 	strbuf_puts(o, "null,\"warning\":");

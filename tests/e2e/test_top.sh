@@ -134,8 +134,12 @@ res=$($PY - "$TMP/tf.json" <<'PYEOF'
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
 bad = [r for r in rs if not (r["error"] and "not averaged" in r["error"] and
-                             "device tracer failed" in r["error"] and r["ops"] is None)]
-print("OK" if len(rs) == 2 and not bad else "bad: %r" % [r["error"] for r in rs])
+                             "device tracer failed" in r["error"] and r["ops"] is None and
+                             r["start_ns"] > 10**18)]
+# A retry follows the first refresh, none the last one asked for.
+retry = [r["retry_in_ms"] for r in rs]
+ok = len(rs) == 2 and not bad and isinstance(retry[0], int) and retry[1] is None
+print("OK" if ok else "bad: %r %r" % ([r["error"] for r in rs], retry))
 PYEOF
 )
 if [ $rc -eq 1 ] && [ "$res" = OK ]; then
