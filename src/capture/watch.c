@@ -2,8 +2,6 @@
 #include "watch.h"
 
 #include <errno.h>
-#include <poll.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,23 +191,7 @@ int watch_collect(struct watch *w, uint64_t now_ms)
 
 int watch_stop(struct watch *w, int wait_ms)
 {
-	struct pollfd pf;
-	struct timespec t0, now;
-	long left = wait_ms;
-
-	if (!w->cap.running)
-		return 0;
-	capture_session_stop(&w->cap);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pf.fd = w->cap.wake[0];
-	pf.events = POLLIN;
-	/* The worker sets done, then writes to the pipe (not read here). */
-	while (!atomic_load(&w->cap.done) && left > 0) {
-		poll(&pf, 1, (int)left);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = wait_ms - ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
-	}
-	return atomic_load(&w->cap.done) ? 0 : -1;
+	return capture_session_quit(&w->cap, wait_ms);
 }
 
 void watch_pause(struct watch *w, int paused, uint64_t now_ms)
