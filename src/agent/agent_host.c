@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/wire.h"
+
 static uint64_t hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -154,61 +156,43 @@ static void push_ref(struct host_enc *h, struct host_line *l, uint64_t start, ui
 	l->refs[l->nrefs++] = (struct ev_ref){ start, end, (uint32_t)at, (uint32_t)len };
 }
 
-/* A varint at *p (below end); 0 past the end or on a broken one. */
-static uint64_t get_varint(const uint8_t **p, const uint8_t *end)
-{
-	uint64_t v = 0;
-	unsigned sh;
-
-	for (sh = 0; *p < end && sh < 64; sh += 7) {
-		uint8_t c = *(*p)++;
-
-		v |= (uint64_t)(c & 0x7f) << sh;
-		if (!(c & 0x80))
-			return v;
-	}
-	return 0;
-}
-
 /*
  * A second copy records on this line's thread: its events must be merged
  * by start, so the line's events so far get their refs, read back from
- * what this file encoded (XEvent {1: metadata id, 2: offset_ps,
- * 3: duration_ps, 4: stats}, each field 4 of the line). A line of one
- * copy, the usual case, keeps no refs.
+ * what this file encoded (each field 4 of the line an XEvent {1: metadata
+ * id, 2: offset_ps, 3: duration_ps, 4: stats}). A line of one copy, the
+ * usual case, keeps no refs.
  */
 static void refs_rebuild(struct host_enc *h, struct host_line *l)
 {
-	const uint8_t *p = l->ev.p, *end = l->ev.p + l->ev.n;
+	struct wire w;
 
-	while (p < end) {
-		const uint8_t *at = p, *e;
-		uint64_t off = 0, dur = 0, len;
+	wire_init(&w, l->ev.p, l->ev.n);
+	while (wire_more(&w)) {
+		const uint8_t *at = w.p, *ev;
+		uint64_t off = 0, dur = 0;
+		struct wire e;
+		uint32_t f;
+		size_t n;
 
-		p++; /* the tag of field 4, one byte */
-		len = get_varint(&p, end);
-		if (len > (uint64_t)(end - p))
+		if (wire_tag(&w, &f) != WIRE_LEN)
 			break;
-		for (e = p + len; p < e;) {
-			uint64_t key = get_varint(&p, e);
+		ev = wire_bytes(&w, &n);
+		if (w.bad)
+			break;
+		wire_init(&e, ev, n);
+		while (wire_more(&e)) {
+			unsigned t = wire_tag(&e, &f);
 
-			if ((key & 7) == 0) {
-				uint64_t v = get_varint(&p, e);
-
-				if (key >> 3 == 2)
-					off = v;
-				else if (key >> 3 == 3)
-					dur = v;
-			} else if ((key & 7) == 2) {
-				uint64_t n = get_varint(&p, e);
-
-				p += n < (uint64_t)(e - p) ? n : (uint64_t)(e - p);
-			} else {
-				p = e; /* not written here */
-			}
+			if (t == WIRE_VARINT && f == 2)
+				off = wire_varint(&e);
+			else if (t == WIRE_VARINT && f == 3)
+				dur = wire_varint(&e);
+			else
+				wire_skip(&e, t);
 		}
 		push_ref(h, l, h->base_ns + off / 1000, h->base_ns + (off + dur) / 1000,
-			 (size_t)(at - l->ev.p), (size_t)(e - at));
+			 (size_t)(at - l->ev.p), (size_t)(w.p - at));
 	}
 }
 
