@@ -279,6 +279,15 @@ static double param_read_bytes(const struct hlo_module *m, const struct hlo_comp
 	return part + (whole ? shape_size(shape(m, param)) : 0);
 }
 
+/* What a fused output in writes: a dynamic-update-slice only its update
+ * (operand 0 is updated in place), anything else whole bytes. */
+static double written_bytes(const struct hlo_module *m, const struct hlo_inst *in, double whole)
+{
+	const struct hlo_inst *upd = op_is(in, "dynamic-update-slice") ? operand(m, in, 1) : NULL;
+
+	return upd ? shape_size(shape(m, upd)) : whole;
+}
+
 static void fusion_cost(struct hlo_module *m, struct hlo_inst *in, int depth)
 {
 	const struct hlo_comp *c = called(m, in, 0);
@@ -301,21 +310,16 @@ static void fusion_cost(struct hlo_module *m, struct hlo_inst *in, int depth)
 		const uint32_t *rv = hmap_find(&m->by_cid, key, sizeof(key));
 		const struct hlo_inst *root = rv ? &m->inst[*rv] : NULL;
 
-		if (root && op_is(root, "dynamic-update-slice") && operand(m, root, 1)) {
-			bytes += shape_size(shape(m, operand(m, root, 1)));
-		} else if (root && op_is(root, "tuple")) {
+		if (root && op_is(root, "tuple")) {
 			for (i = 0; i < root->operands.n; i++) {
 				const struct hlo_inst *el = operand(m, root, i);
 
-				if (!el)
-					continue;
-				if (op_is(el, "dynamic-update-slice") && operand(m, el, 1))
-					bytes += shape_size(shape(m, operand(m, el, 1)));
-				else
-					bytes += shape(m, el)->bytes;
+				if (el)
+					bytes += written_bytes(m, el, shape(m, el)->bytes);
 			}
 		} else {
-			bytes += s->bytes; /* a tuple's bytes are its leaves' */
+			/* a tuple's bytes are its leaves' */
+			bytes += root ? written_bytes(m, root, s->bytes) : s->bytes;
 		}
 	}
 	for (i = 0; i < c->n; i++) {
