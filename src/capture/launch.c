@@ -10,15 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../agent/agent_proto.h"
 #include "../util/xalloc.h"
+#include "agent_client.h"
 #include "workload.h"
 
 extern char **environ;
@@ -176,20 +175,12 @@ static void write_exit(pid_t pid, int status)
  * kill() cannot see. */
 static int listening(const char *path)
 {
-	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+	struct xt_error e;
+	int fd = agent_client_connect(path, 0, &e);
 
-	if (fd < 0 || strlen(path) >= sizeof(sa.sun_path)) {
-		if (fd >= 0)
-			close(fd);
-		return 1; /* cannot tell: keep it */
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, path, strlen(path));
-	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 || errno != ECONNREFUSED;
-	close(fd);
-	return ok;
+	if (fd >= 0)
+		close(fd);
+	return fd != XT_ENOENT; /* refused: nobody listens */
 }
 
 /* The files agents and earlier runs left in the socket directory: sockets
