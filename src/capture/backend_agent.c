@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../agent/agent_proto.h"
+#include "../model/xspace_merge.h"
 #include "agent_client.h"
 #include "backend.h"
 #include "profiler_msgs.h"
@@ -55,8 +56,8 @@ static int agent_capture(struct capture_job *j)
 	struct profile_req q;
 	struct agent_reply r;
 	struct xt_error err;
-	uint8_t *opts;
-	size_t len;
+	uint8_t *opts, *merged;
+	size_t len, merged_n;
 	int fd, w;
 
 	fd = agent_client_connect(j->tg->addr, j->tg->pid, &err);
@@ -97,6 +98,14 @@ static int agent_capture(struct capture_job *j)
 	j->data = r.data;
 	j->len = r.len;
 	j->empty = r.len == 0;
+	/* The agent sends the plugins' planes as they made them; upstream's
+	 * ProfilerSession merges the host's planes before it saves a profile,
+	 * so this side does (the CUPTI launch calls join /host:CPU). */
+	if (r.len && xspace_merge(r.data, r.len, &merged, &merged_n) == 1) {
+		free(r.data);
+		j->data = merged;
+		j->len = merged_n;
+	}
 	return 0;
 fail:
 	close(fd);

@@ -16,6 +16,7 @@
 #include "line_decode.h"
 #include "stats.h"
 #include "wire.h"
+#include "xspace_merge.h"
 #include "xplane_int.h"
 
 static const char *const known_names[XS_COUNT] = {
@@ -531,9 +532,23 @@ static int open_host(struct xt_trace *t, const char *path, const char *host_name
 {
 	struct source src;
 	int rc = source_open(&src, path, err);
+	uint8_t *merged;
+	size_t n;
 
 	if (rc < 0)
 		return rc;
+	/* A profile no ProfilerSession saved (an agent capture of an earlier
+	 * xtop) has its host's planes apart: read it as upstream would have
+	 * saved it (xspace_merge.h). */
+	if (xspace_merge(src.data, src.size, &merged, &n) == 1) {
+		size_t file_size = src.file_size;
+		int gzipped = src.gzipped;
+
+		source_close(&src);
+		source_adopt(&src, merged, n);
+		src.file_size = file_size;
+		src.gzipped = gzipped;
+	}
 	return load_host(t, &src, path, host_name, opts, err);
 }
 

@@ -12,39 +12,8 @@
 
 #include "../util/strbuf.h"
 #include "wire.h"
+#include "wire_put.h"
 #include "../util/xalloc.h"
-
-/* ---- a tiny protobuf encoder for the few fields we add ---- */
-
-static void put_varint(struct strbuf *b, uint64_t v)
-{
-	char c[10];
-	size_t n = 0;
-
-	do {
-		c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	strbuf_add(b, c, n);
-}
-
-static void put_tag(struct strbuf *b, uint32_t field, unsigned type)
-{
-	put_varint(b, (uint64_t)field << 3 | type);
-}
-
-static void put_bytes(struct strbuf *b, uint32_t field, const void *p, size_t n)
-{
-	put_tag(b, field, 2);
-	put_varint(b, n);
-	strbuf_add(b, p, n);
-}
-
-static void put_uint(struct strbuf *b, uint32_t field, uint64_t v)
-{
-	put_tag(b, field, 0);
-	put_varint(b, v);
-}
 
 /* A Task Environment plane with profile_start_time / profile_stop_time
  * (uint64 wall-clock ns, as upstream's SetSessionTimestamps writes them). */
@@ -58,23 +27,23 @@ static void task_env_plane(struct strbuf *out, uint64_t start, uint64_t stop)
 	strbuf_init(&st);
 	strbuf_init(&ent);
 	strbuf_init(&md);
-	put_bytes(&plane, 2, "Task Environment", 16);
+	wire_put_bytes(&plane, 2, "Task Environment", 16);
 	for (i = 0; i < 2; i++) {
 		/* stat_metadata map entry {1: id, 2: XStatMetadata{1: id, 2: name}} */
 		strbuf_reset(&md);
-		put_uint(&md, 1, (uint64_t)(i + 1));
-		put_bytes(&md, 2, names[i], strlen(names[i]));
+		wire_put_uint(&md, 1, (uint64_t)(i + 1));
+		wire_put_bytes(&md, 2, names[i], strlen(names[i]));
 		strbuf_reset(&ent);
-		put_uint(&ent, 1, (uint64_t)(i + 1));
-		put_bytes(&ent, 2, md.buf, md.len);
-		put_bytes(&plane, 5, ent.buf, ent.len);
+		wire_put_uint(&ent, 1, (uint64_t)(i + 1));
+		wire_put_bytes(&ent, 2, md.buf, md.len);
+		wire_put_bytes(&plane, 5, ent.buf, ent.len);
 		/* plane stat XStat{1: metadata_id, 3: uint64_value} */
 		strbuf_reset(&st);
-		put_uint(&st, 1, (uint64_t)(i + 1));
-		put_uint(&st, 3, i ? stop : start);
-		put_bytes(&plane, 6, st.buf, st.len);
+		wire_put_uint(&st, 1, (uint64_t)(i + 1));
+		wire_put_uint(&st, 3, i ? stop : start);
+		wire_put_bytes(&plane, 6, st.buf, st.len);
 	}
-	put_bytes(out, 1, plane.buf, plane.len);
+	wire_put_bytes(out, 1, plane.buf, plane.len);
 	strbuf_fini(&plane);
 	strbuf_fini(&st);
 	strbuf_fini(&ent);
@@ -230,7 +199,7 @@ static void extras(struct strbuf *extra, int has_hostnames, int has_env,
 		   const struct xplane_write_opts *o)
 {
 	if (o && o->hostname && o->hostname[0] && !has_hostnames)
-		put_bytes(extra, 4, o->hostname, strlen(o->hostname));
+		wire_put_bytes(extra, 4, o->hostname, strlen(o->hostname));
 	if (o && o->start_ns && o->stop_ns && !has_env)
 		task_env_plane(extra, o->start_ns, o->stop_ns);
 }

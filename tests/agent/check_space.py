@@ -25,6 +25,10 @@ import tempfile
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+HOST_PLANES = ("/host:CPU", "/host:CUPTI", "/host:ROCTRACER", "/host:python-tracer",
+               "/host:TPU-runtime", "/host:NVTX-CUPTI")
+
+
 def load_pb2():
     out = tempfile.mkdtemp(prefix="xtop-pb2-")
     subprocess.run(["protoc", "--python_out=" + out, "-I", os.path.join(REPO, "proto"),
@@ -71,9 +75,19 @@ def main():
     for p in got.planes:
         planes.setdefault(p.name, []).append(p)
     fixture_events = 0
+    # A fixture's host planes (as a PJRT plugin makes them: TraceMe, CUPTI
+    # API calls, NVTX apart) are saved as one /host:CPU plane, as upstream's
+    # ProfilerSession saves them: a line id's events are those of every
+    # host plane's line of that id.
+    host_want = {}
     for fx in a.fixture:
         for p in space(pb, fx).planes:
             if p.name == "Task Environment":
+                continue
+            if p.name in HOST_PLANES:
+                for line in p.lines:
+                    fixture_events += len(line.events)
+                    host_want[line.id] = host_want.get(line.id, 0) + len(line.events)
                 continue
             if p.name not in planes:
                 fail("plane %s of %s is missing" % (p.name, os.path.basename(fx)))
@@ -85,6 +99,18 @@ def main():
                 if not match:
                     fail("line %r of plane %s (%d events) is missing or changed" %
                          (line.name, p.name, len(line.events)))
+    if host_want:
+        for name in HOST_PLANES[1:]:
+            if name in planes:
+                fail("plane %s was not merged into /host:CPU" % name)
+        if len(planes.get("/host:CPU", [])) != 1:
+            fail("%d /host:CPU planes" % len(planes.get("/host:CPU", [])))
+        got_n = {}
+        for line in planes["/host:CPU"][0].lines:
+            got_n[line.id] = got_n.get(line.id, 0) + len(line.events)
+        for lid, n in host_want.items():
+            if got_n.get(lid) != n:
+                fail("host line %d: %s events, not %d" % (lid, got_n.get(lid), n))
     env = planes.get("Task Environment", [])
     if len(env) != 1:
         fail("%d Task Environment planes" % len(env))

@@ -219,6 +219,25 @@ else
 fi
 kill -9 "$WP"
 
+# 3b. A plugin's host planes apart, as the CUDA plugin makes them (an agent
+# capture of JAX on an H100, saved before xtop merged them): XLA's TraceMe
+# plane, the CUPTI API plane, an empty NVTX plane. The capture is saved as a
+# ProfilerSession saves one: one /host:CPU plane, a thread's launch calls on
+# its line.
+gzip -dc tests/fixtures/h100/agent-h100-mlp-cb.xplane.pb.gz >"$TMP/cupti.xplane.pb"
+run_w "$W" --plugin "$FAKE,$TMP/cupti.xplane.pb" || fail "host planes" "no socket"
+if $XTOP capture --duration 300 --logdir "$TMP/logC" "$WP" >"$TMP/out" 2>"$TMP/err"; then
+	f=$(sed -n 's/^saved \([^ ]*\) .*/\1/p' "$TMP/out")
+	chk=$($PY tests/agent/check_space.py "$f" --fixture "$TMP/cupti.xplane.pb" --annotations 2>&1)
+	case "$chk" in
+	OK*) ok "the CUDA plugin's host planes saved as one /host:CPU, the C API's lines in it: $chk" ;;
+	*) fail "host planes" "$chk" ;;
+	esac
+else
+	fail "host planes" "$(cat "$TMP/err")"
+fi
+kill -9 "$WP"
+
 # 4. libxtop-trace linked statically: it registers with the agent itself.
 run_w "$AG/workload-static" || fail "static" "no socket"
 if $XTOP capture --duration 300 --logdir "$TMP/logS" "$WP" >"$TMP/out" 2>"$TMP/err"; then

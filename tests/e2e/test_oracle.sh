@@ -38,6 +38,11 @@ else
 	skip_n 8 "oracle on fixtures" "$NOFIX"
 fi
 
+# The project's own agent capture of JAX on an H100, its host planes apart
+# (tests/fixtures/h100/README.md): xtop merges them as upstream would have
+# saved them, the oracle reads them as one plane by its own rule (C35).
+compare "oracle h100 agent capture (host planes apart)" tests/fixtures/h100/agent-h100-mlp-cb.xplane.pb.gz
+
 for kind in tpu gpu; do
 	$GEN --kind $kind --events 30000 --seed 11 -o "$TMP/g-$kind.xplane.pb" >/dev/null 2>&1 ||
 		fail "generate $kind" "xtop-gen failed"

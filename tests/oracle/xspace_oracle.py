@@ -211,6 +211,13 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       a stretch with one on that device.
   C34 An op's percent is its self time over all ops' summed self time, so
       the column adds up to 100 %; dominant_op: 2 self >= that sum.
+  C35 A profile that no ProfilerSession post-processed (the xtop agent's
+      before it was merged) has its host's planes apart: /host:CUPTI,
+      /host:ROCTRACER, /host:python-tracer and /host:TPU-runtime planes are
+      read as one /host:CPU plane with /host:CPU's, lines of one id as one
+      line (the earliest timestamp, the first non-empty name), events in
+      file order; /host:NVTX-CUPTI's lines after them, under ids not taken
+      (from 2^32 on).
 """
 
 import gzip
@@ -392,6 +399,56 @@ def convert_plane(pb, p):
                                      stats_of(e.stats), mst, line, ei))
         plane.lines.append(line)
     return plane
+
+
+HOST_PLANES = ('/host:CPU', '/host:CUPTI', '/host:ROCTRACER', '/host:python-tracer',
+               '/host:TPU-runtime')
+
+
+def merge_host_planes(planes):
+    """CHOICE C35: the host's planes as one /host:CPU plane, after the others."""
+    host = [p for p in planes if p.name in HOST_PLANES]
+    nvtx = [p for p in planes if p.name == '/host:NVTX-CUPTI'][:1]
+    if not nvtx and (not host or (len(host) == 1 and host[0].name == '/host:CPU')):
+        return planes
+    used = {l.id for p in host for l in p.lines}
+    nxt = 1 << 32
+    sources = [(p, l, l.id) for p in host for l in p.lines]
+    for p in nvtx:
+        for l in p.lines:
+            lid = l.id
+            if lid in used:
+                while nxt in used:
+                    nxt += 1
+                lid = nxt
+                nxt += 1
+            used.add(lid)
+            sources.append((p, l, lid))
+    merged = Plane()
+    merged.name = '/host:CPU'
+    merged.lines = []
+    merged.nevents = sum(p.nevents for p in host + nvtx)
+    merged.stats = [s for p in host + nvtx for s in p.stats]
+    by_id = {}
+    for _, l, lid in sources:
+        m = by_id.get(lid)
+        if m is None:
+            m = Line()
+            m.id, m.name, m.events, m.ts, m.has_events = lid, l.name, [], l.ts, False
+            m.index = len(merged.lines)
+            by_id[lid] = m
+            merged.lines.append(m)
+        elif l.has_events and (not m.has_events or l.ts < m.ts):
+            m.ts = l.ts
+        if not m.name:
+            m.name = l.name
+        m.has_events = m.has_events or l.has_events
+        for e in l.events:
+            e.line = m
+            e.idx = len(m.events)
+            m.events.append(e)
+    rest = [p for p in planes if p not in host and p not in nvtx]
+    return rest + [merged]
 
 
 def read_space(pb, path):
@@ -730,7 +787,7 @@ def load_host(pb, path, index, hpb=None):
     h.name = host_name_of(path)
     h.file = path
     h.index = index
-    h.planes = [convert_plane(pb, p) for p in sp.planes]
+    h.planes = merge_host_planes([convert_plane(pb, p) for p in sp.planes])
     h.origin = None     # set by place_hosts()
     h.programs = load_programs(hpb, sp, h)
     # CHOICE C3: module names from /host:metadata, keyed by unsigned id string.

@@ -1,0 +1,46 @@
+/*
+ * wire_put: the protobuf encoder's half of wire.h, onto a strbuf: the few
+ * writers that make XSpace bytes (xplane_writer's additions, xspace_merge's
+ * merged planes) share it.
+ */
+#ifndef XT_WIRE_PUT_H
+#define XT_WIRE_PUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/strbuf.h"
+
+static inline void wire_put_varint(struct strbuf *b, uint64_t v)
+{
+	char c[10];
+	size_t n = 0;
+
+	do {
+		c[n++] = (char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	strbuf_add(b, c, n);
+}
+
+static inline void wire_put_tag(struct strbuf *b, uint32_t field, unsigned type)
+{
+	wire_put_varint(b, (uint64_t)field << 3 | type);
+}
+
+/* A length-delimited field: bytes, a string or an embedded message. */
+static inline void wire_put_bytes(struct strbuf *b, uint32_t field, const void *p, size_t n)
+{
+	wire_put_tag(b, field, 2);
+	wire_put_varint(b, n);
+	strbuf_add(b, p, n);
+}
+
+/* A varint field (int64 values as their two's complement, as protobuf). */
+static inline void wire_put_uint(struct strbuf *b, uint32_t field, uint64_t v)
+{
+	wire_put_tag(b, field, 0);
+	wire_put_varint(b, v);
+}
+
+#endif
