@@ -20,7 +20,7 @@
 #include "ui/app.h"
 
 enum { OPT_ASCII = 1, OPT_RUN, OPT_ATTACH, OPT_DURATION, OPT_LOGDIR, OPT_VIEW, OPT_DIFF, OPT_CONFIG,
-       OPT_HELP };
+       OPT_CMDBUF, OPT_HELP };
 
 static const struct xt_option main_options[] = {
 	{ OPT_ASCII, 0, "ascii", 0, NULL, "draw with ASCII only (also when the locale is not UTF-8)" },
@@ -28,6 +28,9 @@ static const struct xt_option main_options[] = {
 	{ OPT_ATTACH, 'a', "attach", 1, "TARGET",
 	  "capture live from HOST:PORT[,HOST:PORT...] or a PID (c captures, x saves); "
 	  "--attach -- CMD starts CMD with the xtop agent first" },
+	{ OPT_CMDBUF, 0, "command-buffers", 0, NULL,
+	  "with --attach -- CMD: leave XLA's CUDA command buffers on (off by default: a GPU "
+	  "capture with them can crash the workload)" },
 	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture length (default: the duration setting, 2000)" },
 	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR",
 	  "captures and saves go under DIR (default: the logdir setting, xtop-logdir)" },
@@ -111,6 +114,9 @@ int main(int argc, char **argv)
 		case OPT_ATTACH:
 			ao.attach = optarg;
 			break;
+		case OPT_CMDBUF:
+			ao.capture.command_buffers = 1;
+			break;
 		case OPT_DURATION: {
 			unsigned long long v;
 
@@ -162,6 +168,11 @@ int main(int argc, char **argv)
 		ao.path = argv[optind];
 	if (ao.attach && ao.launch) {
 		fprintf(stderr, "xtop: give --attach a TARGET or -- CMD, not both\n");
+		return 2;
+	}
+	if (ao.capture.command_buffers && !ao.launch) {
+		fprintf(stderr, "xtop: --command-buffers is for a workload xtop starts: "
+				"xtop --command-buffers --attach -- CMD\n");
 		return 2;
 	}
 	if (cfg_rc < 0 && (ao.attach || ao.launch || (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)))) {

@@ -16,35 +16,6 @@
 #include "../agent/agent_proto.h"
 #include "workload.h"
 
-/* XDG_RUNTIME_DIR from the environment of pid (its own, which may differ
- * from xtop's); "" when unreadable or unset. */
-static void pid_xdg(pid_t pid, char *out, size_t n)
-{
-	char path[64], buf[65536];
-	int fd;
-	ssize_t k;
-	size_t i = 0;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	k = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (k <= 0)
-		return;
-	buf[k] = '\0';
-	while (i < (size_t)k) {
-		const char *e = buf + i;
-
-		if (!strncmp(e, "XDG_RUNTIME_DIR=", 16)) {
-			snprintf(out, n, "%s", e + 16);
-			return;
-		}
-		i += strlen(e) + 1;
-	}
-}
 
 int agent_client_connect(const char *path, pid_t pid, struct xt_error *err)
 {
@@ -248,7 +219,7 @@ int agent_client_find(pid_t pid, char *path, size_t n, struct xt_error *err)
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
 	if (stat(proc, &st) < 0)
 		return xt_error_set(err, XT_ENOENT, "no process with PID %d", (int)pid);
-	pid_xdg(pid, xdg, sizeof(xdg));
+	workload_env(pid, "XDG_RUNTIME_DIR", xdg, sizeof(xdg));
 	if (xdg[0] && agent_socket_dir(dirs[nd], sizeof(dirs[nd]), xdg, st.st_uid) == 0)
 		nd++;
 	if (own && *own && st.st_uid == geteuid() &&

@@ -16,6 +16,7 @@
 #include "agent_client.h"
 #include "backend.h"
 #include "profiler_msgs.h"
+#include "workload.h"
 
 static int agent_find(pid_t pid, struct capture_target *t, struct xt_error *err)
 {
@@ -42,8 +43,23 @@ static int call(struct capture_job *j, int fd, uint16_t type, const void *p, siz
 		return -1;
 	}
 	if (r->type == AGENT_REP_ERROR) {
-		snprintf(j->msg, sizeof(j->msg), "%.100s: %s: %.600s", j->tg->label, step,
-			 r->data ? (const char *)r->data : "error");
+		char *t = r->data ? (char *)r->data : NULL;
+		size_t tn = t ? strlen(t) : 0;
+		const char *hint = "";
+
+		/* XLA's CUPTI errors end in ": " and CUPTI's own text, often
+		 * empty ("CUPTI call error: "). */
+		while (tn && (t[tn - 1] == ' ' || t[tn - 1] == ':' || t[tn - 1] == '\n'))
+			t[--tn] = '\0';
+		/* Seen on an H100: with command buffers on, a capture started
+		 * right after another failed so; 5 s later one worked. */
+		if (t && strstr(t, "CUPTI") && j->tg->pid && workload_cmdbuf_on(j->tg->pid))
+			hint = "; the workload runs CUDA command buffers, with which CUPTI can "
+			       "refuse a capture that follows another closely, and a capture can "
+			       "crash it: wait a few seconds, or start it with xtop run (README, "
+			       "Known issues)";
+		snprintf(j->msg, sizeof(j->msg), "%.100s: %s: %.600s%s", j->tg->label, step,
+			 t && tn ? t : "error", hint);
 		free(r->data);
 		r->data = NULL;
 		return -1;

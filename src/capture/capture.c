@@ -92,6 +92,12 @@ static int find_pid(pid_t pid, struct capture_targets *tg, struct xt_error *err)
 				snprintf(nt->label, sizeof(nt->label), "%.127s", nt->addr);
 			if (!nt->host[0])
 				snprintf(nt->host, sizeof(nt->host), "%.127s", nt->addr);
+			if (workload_cmdbuf_on(pid))
+				snprintf(tg->warning, sizeof(tg->warning),
+					 "PID %d runs XLA's CUDA plugin with CUDA command buffers on: "
+					 "a capture can crash it (README, Known issues); xtop run starts "
+					 "workloads with them off",
+					 (int)pid);
 			return 0;
 		}
 		if (rc != XT_ENOENT)

@@ -41,6 +41,9 @@ struct capture_opts {
 	 * writes it into a scratch directory that is removed once it is read.
 	 * Use with keep_trace; logdir is not used. */
 	int in_memory;
+	/* xtop --attach -- CMD: leave XLA's CUDA command buffers on in the
+	 * workload started (launch.h says why they are turned off). */
+	int command_buffers;
 };
 
 /* One workload to capture from. */
@@ -55,6 +58,9 @@ struct capture_target {
 struct capture_targets {
 	struct capture_target *v; /* owned; capture_targets_fini() */
 	size_t n;
+	/* For a PID whose captures can crash it (workload_cmdbuf_on), what to
+	 * say before capturing; else "". */
+	char warning[320];
 };
 
 struct capture_host {

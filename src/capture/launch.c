@@ -126,12 +126,31 @@ static int preload_path(char *agent, size_t n, struct xt_error *err)
 	return 0;
 }
 
-static int prepare_env(struct xt_error *err)
+char *launch_xla_flags(const char *cur)
+{
+	size_t n;
+	char *v;
+
+	if (cur && strstr(cur, "xla_gpu_enable_command_buffer"))
+		return NULL; /* the user's own choice */
+	if (!cur || !*cur)
+		return xstrdup(LAUNCH_CMDBUF_OFF);
+	n = strlen(cur) + sizeof(LAUNCH_CMDBUF_OFF) + 1;
+	v = xmalloc(n);
+	snprintf(v, n, "%s %s", cur, LAUNCH_CMDBUF_OFF);
+	return v;
+}
+
+/* LD_PRELOAD gets the agent; XLA_FLAGS turns CUDA command buffers off
+ * unless cmdbuf (--command-buffers) or the user's flags name them. *off
+ * says whether they were turned off. */
+static int prepare_env(int cmdbuf, int *off, struct xt_error *err)
 {
 	char agent[PATH_MAX];
 	char *v;
 	int rc = launch_agent_path(agent, sizeof(agent), err);
 
+	*off = 0;
 	if (rc < 0 || (rc = preload_path(agent, sizeof(agent), err)) < 0)
 		return rc;
 	v = launch_preload_value(agent);
@@ -139,8 +158,21 @@ static int prepare_env(struct xt_error *err)
 	free(v);
 	if (rc < 0)
 		return xt_error_set(err, XT_EIO, "cannot set LD_PRELOAD: %s", strerror(errno));
+	v = cmdbuf ? NULL : launch_xla_flags(getenv("XLA_FLAGS"));
+	if (v) {
+		rc = setenv("XLA_FLAGS", v, 1);
+		free(v);
+		if (rc < 0)
+			return xt_error_set(err, XT_EIO, "cannot set XLA_FLAGS: %s", strerror(errno));
+		*off = 1;
+	}
 	return 0;
 }
+
+#define CMDBUF_NOTE                                                                              \
+	"xtop: CUDA command buffers are off in this workload (XLA_FLAGS gets "                  \
+	LAUNCH_CMDBUF_OFF "): a GPU capture with them can crash it; --command-buffers keeps "   \
+	"them\n"
 
 static volatile sig_atomic_t run_child;
 
@@ -225,16 +257,16 @@ void launch_forget_socket(pid_t pid)
 		unlink(path);
 }
 
-int launch_run(char *const argv[], int quiet, struct xt_error *err)
+int launch_run(char *const argv[], int quiet, int cmdbuf, struct xt_error *err)
 {
 	static const int passed[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
-	int pfd[2], child_errno = 0, status = 0, rc;
+	int pfd[2], child_errno = 0, status = 0, rc, off;
 	struct sigaction sa;
 	pid_t pid;
 	ssize_t k;
 	size_t i;
 
-	rc = prepare_env(err);
+	rc = prepare_env(cmdbuf, &off, err);
 	if (rc < 0)
 		return rc;
 	sweep_stale();
@@ -275,8 +307,8 @@ int launch_run(char *const argv[], int quiet, struct xt_error *err)
 	if (!quiet)
 		fprintf(stderr,
 			"xtop: PID %d runs %s with the xtop agent (capture: xtop capture %d, view: "
-			"xtop --attach %d)\n",
-			(int)pid, argv[0], (int)pid, (int)pid);
+			"xtop --attach %d)\n%s",
+			(int)pid, argv[0], (int)pid, (int)pid, off ? CMDBUF_NOTE : "");
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	write_exit(pid, status);
@@ -317,13 +349,14 @@ static int make_dirs(const char *dir)
 	return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-pid_t launch_spawn(char *const argv[], const char *logdir_arg, char *log, size_t n,
+pid_t launch_spawn(char *const argv[], const char *logdir_arg, int cmdbuf, char *log, size_t n,
 		   struct xt_error *err)
 {
-	int pfd[2], child_errno = 0, rc;
+	int pfd[2], child_errno = 0, rc, off;
 	pid_t pid;
 	ssize_t k;
 	char *old = getenv("LD_PRELOAD") ? xstrdup(getenv("LD_PRELOAD")) : NULL;
+	char *old_xla = getenv("XLA_FLAGS") ? xstrdup(getenv("XLA_FLAGS")) : NULL;
 	char logdir[PATH_MAX], cwd[PATH_MAX / 2];
 
 	/* Absolute, so that the messages that name the log are exact. */
@@ -333,16 +366,21 @@ pid_t launch_spawn(char *const argv[], const char *logdir_arg, char *log, size_t
 		snprintf(logdir, sizeof(logdir), "%s", logdir_arg);
 	if (make_dirs(logdir) < 0) {
 		free(old);
+		free(old_xla);
 		return xt_error_set(err, XT_EIO, "cannot create %s: %s", logdir, strerror(errno));
 	}
-	/* LD_PRELOAD is set in xtop for the fork only, then restored. */
-	rc = prepare_env(err);
-	if (rc < 0) {
+	/* LD_PRELOAD and XLA_FLAGS are set in xtop for the fork only, then
+	 * restored. */
+	rc = prepare_env(cmdbuf, &off, err);
+	if (rc < 0 || pipe2(pfd, O_CLOEXEC) < 0) {
+		if (old_xla)
+			setenv("XLA_FLAGS", old_xla, 1);
+		else
+			unsetenv("XLA_FLAGS");
 		free(old);
-		return rc;
-	}
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		free(old);
+		free(old_xla);
+		if (rc < 0)
+			return rc;
 		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(errno));
 	}
 	pid = fork();
@@ -361,6 +399,9 @@ pid_t launch_spawn(char *const argv[], const char *logdir_arg, char *log, size_t
 		if (fd < 0 || in < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
 			child_errno = errno;
 		} else {
+			/* The log says what xtop changed in the workload. */
+			if (off && write(2, CMDBUF_NOTE, sizeof(CMDBUF_NOTE) - 1) < 0)
+				(void)0;
 			execvp(argv[0], argv);
 			child_errno = errno;
 		}
@@ -372,7 +413,12 @@ pid_t launch_spawn(char *const argv[], const char *logdir_arg, char *log, size_t
 		setenv("LD_PRELOAD", old, 1);
 	else
 		unsetenv("LD_PRELOAD");
+	if (old_xla)
+		setenv("XLA_FLAGS", old_xla, 1);
+	else
+		unsetenv("XLA_FLAGS");
 	free(old);
+	free(old_xla);
 	close(pfd[1]);
 	if (pid < 0) {
 		close(pfd[0]);

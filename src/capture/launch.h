@@ -28,8 +28,27 @@ int launch_agent_path(char *buf, size_t n, struct xt_error *err);
 char *launch_preload_value(const char *agent);
 
 /*
+ * CUDA command buffers (XLA's default on NVIDIA GPUs) with a GPU profiler
+ * (CUPTI) can corrupt the workload's memory: XLA's own command_buffer_thunk
+ * runs op by op while its profiler session is active, but a capture through
+ * the agent is not such a session, nor is one through jaxlib's profiler
+ * server. On an H100 (JAX 0.11.2) workloads died of CUDA_ERROR_LAUNCH_FAILED
+ * or ILLEGAL_ADDRESS seconds after one capture, through the agent and the
+ * server alike, and a second capture at once failed in CUPTI; with command
+ * buffers off, none did. So the workloads xtop starts get them off (the
+ * flag below appended to XLA_FLAGS), unless their XLA_FLAGS already name
+ * xla_gpu_enable_command_buffer or the user asks to keep them
+ * (--command-buffers). Programs that are not XLA ignore XLA_FLAGS.
+ */
+#define LAUNCH_CMDBUF_OFF "--xla_gpu_enable_command_buffer="
+/* XLA_FLAGS for a workload: cur with LAUNCH_CMDBUF_OFF appended (malloc'd),
+ * or NULL when cur already names xla_gpu_enable_command_buffer. */
+char *launch_xla_flags(const char *cur);
+
+/*
  * Runs argv[0] (searched in PATH) with the agent as a child, says its PID on
- * stderr (unless quiet), and waits for it. SIGINT and SIGQUIT are left to
+ * stderr (unless quiet; and that command buffers are off, when they were
+ * turned off: cmdbuf keeps them), and waits for it. SIGINT and SIGQUIT are left to
  * the child (the terminal sends them to both), SIGTERM, SIGHUP, SIGUSR1 and
  * SIGUSR2 are passed on. When it ends, how is written to
  * <socket dir>/agent-PID.exit (workload_ended() reads it), and the return
@@ -39,7 +58,7 @@ char *launch_preload_value(const char *agent);
  */
 #define LAUNCH_NOCMD (-127)  /* no such command */
 #define LAUNCH_NOEXEC (-126) /* there, but it cannot be run (not executable) */
-int launch_run(char *const argv[], int quiet, struct xt_error *err);
+int launch_run(char *const argv[], int quiet, int cmdbuf, struct xt_error *err);
 
 /*
  * Starts argv with the agent as a child in a new session, stdin from
@@ -47,7 +66,7 @@ int launch_run(char *const argv[], int quiet, struct xt_error *err);
  * gets that path). Returns the child's PID, or a negative XT_E* with err
  * (no agent, the command cannot be executed).
  */
-pid_t launch_spawn(char *const argv[], const char *logdir, char *log, size_t n,
+pid_t launch_spawn(char *const argv[], const char *logdir, int cmdbuf, char *log, size_t n,
 		   struct xt_error *err);
 
 /* Removes the agent socket of pid, a workload that has ended (its agent

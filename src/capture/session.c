@@ -54,7 +54,8 @@ int capture_session_launch(struct capture_session *s, char *const argv[],
 
 	memset(s, 0, sizeof(*s));
 	s->wake[0] = s->wake[1] = -1;
-	s->child = launch_spawn(argv, o->logdir, s->child_log, sizeof(s->child_log), err);
+	s->child = launch_spawn(argv, o->logdir, o->command_buffers, s->child_log,
+				 sizeof(s->child_log), err);
 	if (s->child < 0) {
 		rc = (int)s->child;
 		s->child = 0;

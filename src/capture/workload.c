@@ -211,3 +211,55 @@ int workload_ended(pid_t pid, int wait_ms, const char *hint, char *desc, size_t 
 		waited += 20;
 	}
 }
+
+int workload_env(pid_t pid, const char *name, char *out, size_t n)
+{
+	char path[64];
+	static char buf[1 << 17]; /* not on the stack: the viewer's threads have small ones */
+	static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
+	size_t i = 0, len = strlen(name), got = 0;
+	ssize_t k;
+	int fd, found = 0;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	pthread_mutex_lock(&env_lock);
+	while (got < sizeof(buf) - 1 && (k = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)k;
+	close(fd);
+	buf[got] = '\0';
+	while (i < got) {
+		const char *e = buf + i;
+
+		if (!strncmp(e, name, len) && e[len] == '=') {
+			snprintf(out, n, "%s", e + len + 1);
+			found = 1;
+			break;
+		}
+		i += strlen(e) + 1;
+	}
+	pthread_mutex_unlock(&env_lock);
+	return found;
+}
+
+int workload_cmdbuf_on(pid_t pid)
+{
+	char path[64], line[4096], flags[8192];
+	FILE *f;
+	int cuda = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!cuda && fgets(line, sizeof(line), f))
+		cuda = strstr(line, "xla_cuda_plugin") != NULL;
+	fclose(f);
+	if (!cuda)
+		return 0;
+	return !(workload_env(pid, "XLA_FLAGS", flags, sizeof(flags)) &&
+		 strstr(flags, "xla_gpu_enable_command_buffer"));
+}

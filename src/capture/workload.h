@@ -34,4 +34,13 @@ int workload_exit_dir(char *dir, size_t n);
 /* Removes a record left for pid by an earlier process with that PID. */
 void workload_forget_exit(pid_t pid);
 
+/* The variable name in the environment pid started with (its own, which
+ * may differ from xtop's), into out; returns 1, or 0 when it has none or
+ * it cannot be read (out ""). Thread-safe. */
+int workload_env(pid_t pid, const char *name, char *out, size_t n);
+/* 1 when pid has XLA's CUDA plugin loaded and its XLA_FLAGS leave CUDA
+ * command buffers on (XLA's default), which a capture can crash
+ * (launch.h); 0 otherwise or when /proc cannot tell. */
+int workload_cmdbuf_on(pid_t pid);
+
 #endif

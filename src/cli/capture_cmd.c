@@ -262,6 +262,8 @@ int capture_main(int argc, char **argv)
 		fprintf(stderr, "xtop: %s\n", err.msg);
 		return 2;
 	}
+	if (tg.warning[0])
+		fprintf(stderr, "xtop: warning: %s\n", tg.warning);
 	signal(SIGINT, on_sigint);
 	signal(SIGTERM, on_sigint);
 	if (keep) {

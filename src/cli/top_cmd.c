@@ -472,6 +472,8 @@ int top_main(int argc, char **argv)
 		watch_fini(&w);
 		return 2;
 	}
+	if (w.cap.tg.warning[0])
+		fprintf(stderr, "xtop: warning: %s\n", w.cap.tg.warning);
 	if (!c.batch && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {
 		fprintf(stderr, "xtop: top needs a terminal; use --batch N (or --json) to print refreshes "
 				"as text\n");

@@ -836,9 +836,13 @@ int app_main(const struct app_opts *o)
 
 		snprintf(label, sizeof(label), "attached to %s", a.cap->target);
 		app_add_empty(&a, label);
-		app_status(&a, 0, "attached to %s (%s): c captures %.1f s, ? for help", a.cap->target,
-			   a.cap->child ? "started with the xtop agent" : a.cap->tg.v[0].addr,
-			   (double)o->capture.duration_ms / 1000.0);
+		if (a.cap->tg.warning[0])
+			app_status(&a, 1, "%s", a.cap->tg.warning);
+		else
+			app_status(&a, 0, "attached to %s (%s): c captures %.1f s, ? for help",
+				   a.cap->target,
+				   a.cap->child ? "started with the xtop agent" : a.cap->tg.v[0].addr,
+				   (double)o->capture.duration_ms / 1000.0);
 	}
 	nodelay(stdscr, TRUE);
 	a.loop = &loop;

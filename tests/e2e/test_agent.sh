@@ -52,7 +52,8 @@ run_w() { # RUN_XTOP: an xtop whose path may hold spaces, instead of $XTOP
 	elif [ -n "${PRELOAD:-}" ]; then
 		env LD_PRELOAD="$PRELOAD" $XTOP run -- "$@" >"$TMP/run.out" 2>"$TMP/run.err" &
 	else
-		$XTOP run -- "$@" >"$TMP/run.out" 2>"$TMP/run.err" &
+		# shellcheck disable=SC2086 # RUN_OPTS: options of xtop run, split
+		$XTOP run ${RUN_OPTS:-} -- "$@" >"$TMP/run.out" 2>"$TMP/run.err" &
 	fi
 	RP=$!
 	PIDS="$PIDS $RP"
@@ -303,6 +304,49 @@ expect_error "an empty trace because the device tracer failed" 1 \
 [ -d "$TMP/logG" ] && fail "empty run" "$TMP/logG left behind" || ok "an empty capture leaves no directory behind"
 kill -9 "$WP"
 
+# 6b. XLA's CUDA command buffers: a capture with them on can crash the
+# workload (launch.h), so xtop run turns them off in XLA_FLAGS, keeping the
+# user's flags and their own choice; with them kept (--command-buffers) a
+# capture of a process that loaded XLA's CUDA plugin warns, and a start
+# that fails in CUPTI says what to do.
+for c in ":--xla_gpu_enable_command_buffer=" "--xla_dump_to=d:--xla_dump_to=d --xla_gpu_enable_command_buffer=" \
+	"--xla_gpu_enable_command_buffer=FUSION:--xla_gpu_enable_command_buffer=FUSION"; do
+	got=$(env XLA_FLAGS="${c%%:*}" $XTOP run -- sh -c 'printf %s "$XLA_FLAGS"' 2>"$TMP/cb.err")
+	[ "$got" = "${c#*:}" ] || fail "XLA_FLAGS" "'${c%%:*}' became '$got', not '${c#*:}'"
+done
+if grep -q "^xtop: CUDA command buffers are off in this workload (XLA_FLAGS gets --xla_gpu_enable_command_buffer=): a GPU capture with them can crash it; --command-buffers keeps them$" "$TMP/cb.err"; then
+	fail "XLA_FLAGS" "said to turn off what the user set: $(cat "$TMP/cb.err")"
+fi
+got=$(env -u XLA_FLAGS $XTOP run -- sh -c 'printf %s "${XLA_FLAGS-unset}"' 2>"$TMP/cb.err")
+got2=$(env -u XLA_FLAGS $XTOP run --command-buffers -- sh -c 'printf %s "${XLA_FLAGS-unset}"' 2>/dev/null)
+if [ "$got" = "--xla_gpu_enable_command_buffer=" ] && [ "$got2" = unset ] &&
+	grep -q "^xtop: CUDA command buffers are off in this workload" "$TMP/cb.err"; then
+	ok "xtop run turns CUDA command buffers off (and says so), keeps the user's XLA_FLAGS, --command-buffers keeps them on"
+else
+	fail "XLA_FLAGS" "'$got', '$got2': $(cat "$TMP/cb.err")"
+fi
+cp "$FAKE" "$TMP/xla_cuda_plugin.so"
+RUN_OPTS=--command-buffers run_w "$AG/idle" --plugin "$TMP/xla_cuda_plugin.so,$FX,fail-start" ||
+	fail "command buffers" "no socket"
+$XTOP capture --duration 200 --logdir "$TMP/logCB" "$WP" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -ne 0 ] &&
+	grep -q "^xtop: warning: PID $WP runs XLA's CUDA plugin with CUDA command buffers on: a capture can crash it" "$TMP/err" &&
+	grep -q "CUPTI_ERROR_NOT_INITIALIZED; the workload runs CUDA command buffers, with which CUPTI can refuse a capture that follows another closely" "$TMP/err"; then
+	ok "CUDA command buffers kept: the capture warns first, and a CUPTI failure says what to do"
+else
+	fail "command buffers kept" "rc $rc: $(cat "$TMP/err")"
+fi
+kill -9 "$WP"
+run_w "$AG/idle" --plugin "$TMP/xla_cuda_plugin.so,$FX" || fail "command buffers" "no socket"
+if $XTOP capture --duration 200 --logdir "$TMP/logCB" "$WP" >"$TMP/out" 2>"$TMP/err" &&
+	! grep -q "warning" "$TMP/err" && tr '\0' '\n' <"/proc/$WP/environ" | grep -qx "XLA_FLAGS=--xla_gpu_enable_command_buffer="; then
+	ok "CUDA command buffers off: no warning"
+else
+	fail "command buffers off" "$(cat "$TMP/err")"
+fi
+kill -9 "$WP"
+
 # 7. Clients that vanish mid-request, bad requests, a second capture: the
 # workload keeps running and the next capture works.
 run_w "$W" --plugin "$FAKE,$FX" --log "$TMP/plugin2.log" || fail "peers" "no socket"
@@ -521,8 +565,10 @@ else
 fi
 $T send-keys q
 if tmux_wait "EXIT=0" && grep -q "PID $VP still runs, its output going to $TMP/logV/xtop-run-$VP.log" "$TMP/pane" &&
-	kill -0 "$VP" 2>/dev/null && [ -e "$TMP/logV/xtop-run-$VP.log" ]; then
-	ok "viewer: q leaves the launched workload running and says where its output goes"
+	kill -0 "$VP" 2>/dev/null && [ -e "$TMP/logV/xtop-run-$VP.log" ] &&
+	grep -q "^xtop: CUDA command buffers are off in this workload" "$TMP/logV/xtop-run-$VP.log" &&
+	tr '\0' '\n' <"/proc/$VP/environ" | grep -q "^XLA_FLAGS=.*--xla_gpu_enable_command_buffer=$"; then
+	ok "viewer: q leaves the launched workload running and says where its output goes (its log: command buffers off)"
 else
 	fail "viewer quit" "$(tail -n 4 "$TMP/pane")"
 fi
