@@ -20,6 +20,7 @@
  * the plugin wrote them.
  *
  * The input is borrowed; the output is the caller's. No curses, no I/O.
+ * A merged plane is built by mplane.h.
  */
 #ifndef XT_XSPACE_MERGE_H
 #define XT_XSPACE_MERGE_H
