@@ -131,14 +131,17 @@ int xspace_merge(const uint8_t *in, size_t n, uint8_t **out, size_t *out_n)
 		memset(&v[np], 0, sizeof(v[0]));
 		v[np].p.p = wire_bytes(&w, &v[np].p.n);
 		v[np].group = -1;
+		/* Protobuf writes the name (2) second, after the id: reading
+		 * no further keeps a GB-sized profile's pages untouched. */
 		wire_init(&p, v[np].p.p, v[np].p.n);
 		while (wire_more(&p)) {
 			unsigned pt = wire_tag(&p, &f);
 
-			if (f == 2)
+			if (f == 2) {
 				v[np].name = mplane_rd_len(&p, pt);
-			else
-				wire_skip(&p, pt);
+				break;
+			}
+			wire_skip(&p, pt);
 		}
 		if (p.bad)
 			bad = 1;
