@@ -52,11 +52,33 @@ static int rd_entry(struct bytes e, struct src_md *m)
 	return w.bad ? -1 : 0;
 }
 
-static struct src_md *src_find(struct src_md *v, size_t n, int64_t key)
+static struct src_md *src_find(struct src_md *v, size_t n, const int32_t *idx, size_t dense,
+			       int64_t key)
 {
 	struct src_md k = { .key = key };
 
+	if (key >= 0 && (uint64_t)key < dense)
+		return idx[key] < 0 ? NULL : &v[idx[key]];
 	return n ? bsearch(&k, v, n, sizeof(*v), src_md_cmp) : NULL;
+}
+
+#define SRC_EV(c, key) src_find((c)->ev, (c)->nev, (c)->ev_idx, (c)->ev_dense, (key))
+#define SRC_ST(c, key) src_find((c)->st, (c)->nst, (c)->st_idx, (c)->st_dense, (key))
+
+/* The dense index of sorted v, when its largest key is small. */
+static int32_t *dense_index(const struct src_md *v, size_t n, size_t *dense)
+{
+	int32_t *idx;
+
+	*dense = 0;
+	if (!n || v[0].key < 0 || v[n - 1].key >= 1 << 20 || n > INT32_MAX)
+		return NULL;
+	*dense = (size_t)v[n - 1].key + 1;
+	idx = xmalloc(*dense * sizeof(*idx));
+	memset(idx, 0xff, *dense * sizeof(*idx));
+	for (size_t i = n; i-- > 0;) /* the first of a key, as bsearch may not */
+		idx[v[i].key] = (int32_t)i;
+	return idx;
 }
 
 /* ---- the merged plane's metadata ---- */
@@ -89,7 +111,7 @@ static int64_t st_map(struct mplane *d, struct src_ctx *c, int64_t key)
 
 	if (c->identity)
 		return key;
-	m = src_find(c->st, c->nst, key);
+	m = SRC_ST(c, key);
 	if (!m) {
 		i = st_get(d, none); /* before d->st is read: it may move */
 		return d->st[i].id;
@@ -99,18 +121,42 @@ static int64_t st_map(struct mplane *d, struct src_ctx *c, int64_t key)
 	return d->st[m->dst].id;
 }
 
-/* One XStat of source ctx re-encoded for the merged plane: its metadata id
- * and a ref_value mapped by name; a ref to nothing leaves no value. */
-static void put_stat(struct mplane *d, struct src_ctx *c, struct bytes s, struct strbuf *out)
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v > 0x7f) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* One XStat of source ctx as field `field` of out, for the merged plane:
+ * its metadata id and a ref_value mapped by name (a ref to nothing leaves
+ * no value), written at once (its size is known before). Returns the
+ * merged metadata id. */
+static int64_t put_stat(struct mplane *d, struct src_ctx *c, struct bytes s, uint32_t field,
+			struct strbuf *out)
 {
 	struct wire w;
-	int64_t md = 0;
+	int64_t md = 0, ref = -1, refid = -1;
 	struct bytes val = { NULL, 0 };
-	int64_t ref = -1;
+	size_t n;
 
 	if (c->identity) {
-		strbuf_add(out, (const char *)s.p, s.n);
-		return;
+		wire_put_bytes(out, field, s.p, s.n);
+		wire_init(&w, s.p, s.n);
+		while (wire_more(&w)) {
+			uint32_t f;
+			unsigned t = wire_tag(&w, &f);
+
+			if (f == 1)
+				md = mplane_rd_int(&w, t);
+			else
+				wire_skip(&w, t);
+		}
+		return md;
 	}
 	wire_init(&w, s.p, s.n);
 	while (wire_more(&w)) {
@@ -134,20 +180,31 @@ static void put_stat(struct mplane *d, struct src_ctx *c, struct bytes s, struct
 	}
 	if (w.bad) {
 		d->bad = 1;
-		return;
+		return 0;
 	}
-	wire_put_uint(out, 1, (uint64_t)st_map(d, c, md));
+	md = st_map(d, c, md);
 	if (ref >= 0) {
-		struct src_md *m = src_find(c->st, c->nst, ref);
+		struct src_md *m = SRC_ST(c, ref);
 
 		if (m) {
 			if (m->dst < 0)
 				m->dst = (int32_t)st_get(d, m->name);
-			wire_put_uint(out, 7, (uint64_t)d->st[m->dst].id);
+			refid = d->st[m->dst].id;
 		}
-	} else if (val.p) {
-		strbuf_add(out, (const char *)val.p, val.n);
 	}
+	n = 1 + varint_len((uint64_t)md);
+	if (refid >= 0)
+		n += 1 + varint_len((uint64_t)refid);
+	else if (ref < 0 && val.p)
+		n += val.n;
+	wire_put_tag(out, field, WIRE_LEN);
+	wire_put_varint(out, n);
+	wire_put_uint(out, 1, (uint64_t)md);
+	if (refid >= 0)
+		wire_put_uint(out, 7, (uint64_t)refid);
+	else if (ref < 0 && val.p)
+		strbuf_add(out, (const char *)val.p, val.n);
+	return md;
 }
 
 /* Every stat (fields `field`) of message m, re-encoded into out as fields
@@ -156,9 +213,7 @@ void mplane_put_stats(struct mplane *d, struct src_ctx *c, struct bytes m, uint3
 		      struct strbuf *out)
 {
 	struct wire w;
-	struct strbuf one;
 
-	strbuf_init(&one);
 	wire_init(&w, m.p, m.n);
 	while (wire_more(&w)) {
 		uint32_t f;
@@ -168,16 +223,13 @@ void mplane_put_stats(struct mplane *d, struct src_ctx *c, struct bytes m, uint3
 			struct bytes s;
 
 			s.p = wire_bytes(&w, &s.n);
-			strbuf_reset(&one);
-			put_stat(d, c, s, &one);
-			wire_put_bytes(out, field, one.buf, one.len);
+			put_stat(d, c, s, field, out);
 		} else {
 			wire_skip(&w, t);
 		}
 	}
 	if (w.bad)
 		d->bad = 1;
-	strbuf_fini(&one);
 }
 
 static uint32_t ev_add(struct mplane *d, int64_t id, struct bytes name)
@@ -240,7 +292,7 @@ static int64_t ev_map(struct mplane *d, struct src_ctx *c, int64_t key)
 
 	if (c->identity)
 		return key;
-	m = src_find(c->ev, c->nev, key);
+	m = SRC_EV(c, key);
 	name = m ? m->name : none;
 	if (m && m->dst >= 0)
 		return d->ev[m->dst].id;
@@ -339,15 +391,23 @@ static void merge_line(struct mplane *d, uint16_t ci, struct bytes lb, const int
 		if (!l->disp.n)
 			l->disp = disp;
 	} else {
+		/* Times far apart enough to overflow are no profile. */
 		if (ts <= l->ts) {
-			int64_t up = (l->ts - ts) * 1000;
+			int64_t up;
 
+			if (__builtin_sub_overflow(l->ts, ts, &up) ||
+			    __builtin_mul_overflow(up, 1000, &up)) {
+				d->bad = 1;
+				return;
+			}
 			for (size_t i = 0; i < l->n; i++)
-				if (!l->ev[i].agg)
-					l->ev[i].t += up;
+				if (!l->ev[i].agg && __builtin_add_overflow(l->ev[i].t, up, &l->ev[i].t))
+					d->bad = 1;
 			l->ts = ts;
-		} else {
-			shift = (ts - l->ts) * 1000;
+		} else if (__builtin_sub_overflow(ts, l->ts, &shift) ||
+			   __builtin_mul_overflow(shift, 1000, &shift)) {
+			d->bad = 1;
+			return;
 		}
 		if (!l->name.n)
 			l->name = name;
@@ -389,8 +449,10 @@ static void merge_line(struct mplane *d, uint16_t ci, struct bytes lb, const int
 			d->bad = 1;
 			return;
 		}
-		if (!ev.agg)
-			ev.t += shift;
+		if (!ev.agg && __builtin_add_overflow(ev.t, shift, &ev.t)) {
+			d->bad = 1;
+			return;
+		}
 		ev.md = ev_map(d, c, md);
 		ev.p = eb.p;
 		ev.n = (uint32_t)eb.n;
@@ -420,28 +482,19 @@ static void push_md(struct src_md **v, size_t *n, size_t *cap, struct bytes e, i
 		(*n)++;
 }
 
-/* SetOrAddStat: a plane stat replaces the one of the same metadata. */
-static void plane_stat(struct mplane *d, struct src_ctx *c, struct bytes s)
+/* The seed's own plane stats, as they are (its duplicates too); or a
+ * source's, replacing one of the same metadata (SetOrAddStat). */
+static void plane_stat(struct mplane *d, struct src_ctx *c, struct bytes s, int seed)
 {
 	struct strbuf one;
-	struct wire w;
-	int64_t md = 0;
-	size_t i;
+	int64_t md;
+	size_t i = d->npst;
 
 	strbuf_init(&one);
-	put_stat(d, c, s, &one);
-	wire_init(&w, (const uint8_t *)one.buf, one.len);
-	while (wire_more(&w)) {
-		uint32_t f;
-		unsigned t = wire_tag(&w, &f);
-
-		if (f == 1)
-			md = mplane_rd_int(&w, t);
-		else
-			wire_skip(&w, t);
-	}
-	for (i = 0; i < d->npst && d->pst[i].md != md; i++)
-		;
+	md = put_stat(d, c, s, 6, &one);
+	if (!seed)
+		for (i = 0; i < d->npst && d->pst[i].md != md; i++)
+			;
 	if (i == d->npst) {
 		d->pst = xreallocarray(d->pst, d->npst + 1, sizeof(*d->pst));
 		d->pst[d->npst++].md = md;
@@ -499,6 +552,8 @@ void mplane_merge(struct mplane *d, struct bytes p, const int64_t *ids, int seed
 		qsort(c->ev, c->nev, sizeof(*c->ev), src_md_cmp);
 	if (c->nst)
 		qsort(c->st, c->nst, sizeof(*c->st), src_md_cmp);
+	c->ev_idx = dense_index(c->ev, c->nev, &c->ev_dense);
+	c->st_idx = dense_index(c->st, c->nst, &c->st_dense);
 	if (!seed) {
 		/* Upstream copies only the metadata an event uses; every one is
 		 * kept here, by name, so that an HLO program of a second
@@ -509,9 +564,12 @@ void mplane_merge(struct mplane *d, struct bytes p, const int64_t *ids, int seed
 		/* Its metadata stay, ids and all; by name, the first of a name. */
 		for (size_t i = 0; i < c->nst; i++) {
 			int ins;
-			uint32_t *v = hmap_get(&d->st_by_name, c->st[i].name.p, c->st[i].name.n,
-					       (uint32_t)d->nst, &ins);
 			struct wire m;
+
+			/* As XPlaneBuilder: only a name is found by name. */
+			if (c->st[i].name.n)
+				(void)hmap_get(&d->st_by_name, c->st[i].name.p, c->st[i].name.n,
+					       (uint32_t)d->nst, &ins);
 
 			if (d->nst == d->capst) {
 				d->capst = d->capst ? 2 * d->capst : 64;
@@ -532,14 +590,15 @@ void mplane_merge(struct mplane *d, struct bytes p, const int64_t *ids, int seed
 			}
 			if (c->st[i].key > d->last_st)
 				d->last_st = c->st[i].key;
-			(void)v;
 			d->nst++;
 		}
 		for (size_t i = 0; i < c->nev; i++) {
 			int ins;
 			uint32_t idx = ev_add(d, c->ev[i].key, c->ev[i].name);
 
-			(void)hmap_get(&d->ev_by_name, c->ev[i].name.p, c->ev[i].name.n, idx, &ins);
+			if (c->ev[i].name.n)
+				(void)hmap_get(&d->ev_by_name, c->ev[i].name.p, c->ev[i].name.n, idx,
+					       &ins);
 			d->ev[idx].raw = c->ev[i].v;
 			ev_fill(d, c, &d->ev[idx], c->ev[i].v);
 		}
@@ -556,7 +615,7 @@ void mplane_merge(struct mplane *d, struct bytes p, const int64_t *ids, int seed
 		}
 		b.p = wire_bytes(&w, &b.n);
 		if (f == 6)
-			plane_stat(d, &d->ctx[ci], b);
+			plane_stat(d, &d->ctx[ci], b, seed);
 		else
 			merge_line(d, ci, b, ids ? &ids[k++] : NULL, seed);
 	}
@@ -590,7 +649,10 @@ void mplane_fini(struct mplane *d)
 	for (i = 0; i < d->nctx; i++) {
 		free(d->ctx[i].ev);
 		free(d->ctx[i].st);
+		free(d->ctx[i].ev_idx);
+		free(d->ctx[i].st_idx);
 	}
+
 	free(d->ctx);
 	hmap_fini(&d->line_by_id);
 	hmap_fini(&d->ev_by_name);

@@ -36,6 +36,10 @@ struct src_md {
 struct src_ctx {
 	struct src_md *ev, *st;
 	size_t nev, nst;
+	/* key -> index into ev / st, for keys below *_dense (ids are small
+	 * in practice: a lookup per event and stat without a search) */
+	int32_t *ev_idx, *st_idx;
+	size_t ev_dense, st_dense;
 	int identity;
 };
 
@@ -69,8 +73,8 @@ struct dst_line {
 };
 
 struct plane_stat {
-	int64_t md;         /* stat metadata id */
-	struct strbuf bytes; /* the whole encoded XStat */
+	int64_t md;          /* stat metadata id */
+	struct strbuf bytes; /* the XPlane.stats field: tag, length, XStat */
 };
 
 struct mplane {

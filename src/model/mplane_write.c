@@ -14,9 +14,11 @@
 static int event_cmp(const void *a, const void *b)
 {
 	const struct dst_event *x = a, *y = b;
+	/* An aggregated event has no offset: 0, as upstream's OffsetPs(). */
+	int64_t tx = x->agg ? 0 : x->t, ty = y->agg ? 0 : y->t;
 
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
 	if (x->dur != y->dur)
 		return x->dur > y->dur ? -1 : 1;
 	return (x->p > y->p) - (x->p < y->p);
@@ -150,7 +152,7 @@ void mplane_write(struct mplane *d, int lines_by_name, struct strbuf *out)
 		wire_put_bytes(&pl, 5, en.buf, en.len);
 	}
 	for (i = 0; i < d->npst; i++)
-		wire_put_bytes(&pl, 6, d->pst[i].bytes.buf, d->pst[i].bytes.len);
+		strbuf_add(&pl, d->pst[i].bytes.buf, d->pst[i].bytes.len);
 	wire_put_bytes(out, 1, pl.buf, pl.len);
 	strbuf_fini(&pl);
 	strbuf_fini(&lb);

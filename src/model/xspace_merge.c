@@ -22,6 +22,8 @@ struct src_plane {
 	struct bytes p, name;
 	int kind;
 	int group; /* index of the first plane of its name, or -1 */
+	int next;  /* the next plane of its name, or -1; last: the group's last (first only) */
+	int last;
 };
 
 static int is_host_plane(struct bytes n)
@@ -38,11 +40,6 @@ static int is_host_plane(struct bytes n)
 static int bytes_is(struct bytes b, const char *s)
 {
 	return b.n == strlen(s) && !memcmp(b.p, s, b.n);
-}
-
-static int bytes_eq(struct bytes a, struct bytes b)
-{
-	return a.n == b.n && (!a.n || !memcmp(a.p, b.p, a.n));
 }
 
 /* The line ids of the NVTX plane moved off those of the host planes, as
@@ -110,7 +107,7 @@ static int64_t *nvtx_ids(const struct src_plane *v, size_t n, size_t nvtx, int *
 int xspace_merge(const uint8_t *in, size_t n, uint8_t **out, size_t *out_n)
 {
 	struct src_plane *v = NULL;
-	size_t np = 0, cap = 0, nhost = 0, nvtx = SIZE_MAX, i, j;
+	size_t np = 0, cap = 0, nhost = 0, nvtx = SIZE_MAX, i;
 	int dups = 0, bad = 0, rc = 0;
 	struct wire w;
 
@@ -130,7 +127,7 @@ int xspace_merge(const uint8_t *in, size_t n, uint8_t **out, size_t *out_n)
 		}
 		memset(&v[np], 0, sizeof(v[0]));
 		v[np].p.p = wire_bytes(&w, &v[np].p.n);
-		v[np].group = -1;
+		v[np].group = v[np].next = v[np].last = -1;
 		/* Protobuf writes the name (2) second, after the id: reading
 		 * no further keeps a GB-sized profile's pages untouched. */
 		wire_init(&p, v[np].p.p, v[np].p.n);
@@ -160,14 +157,28 @@ int xspace_merge(const uint8_t *in, size_t n, uint8_t **out, size_t *out_n)
 			nvtx = i;
 		}
 	}
-	for (i = 0; i < np; i++) {
-		if (v[i].kind != PK_OTHER || v[i].group >= 0)
-			continue;
-		for (j = i + 1; j < np; j++)
-			if (v[j].kind == PK_OTHER && bytes_eq(v[i].name, v[j].name)) {
-				v[i].group = v[j].group = (int)i;
+	{
+		/* Planes of one name: by a hash, since a hostile file may hold
+		 * a hundred thousand planes. */
+		struct hmap names;
+
+		hmap_init(&names);
+		for (i = 0; i < np; i++) {
+			int ins;
+			uint32_t first;
+
+			if (v[i].kind != PK_OTHER)
+				continue;
+			first = *hmap_get(&names, v[i].name.n ? v[i].name.p : (const uint8_t *)"",
+					  v[i].name.n, (uint32_t)i, &ins);
+			if (!ins) {
+				v[first].group = v[i].group = (int)first;
+				v[v[first].last >= 0 ? (size_t)v[first].last : first].next = (int)i;
+				v[first].last = (int)i;
 				dups = 1;
 			}
+		}
+		hmap_fini(&names);
 	}
 	for (i = 0; i < np && nhost == 1 && !bytes_is(v[i].name, "/host:CPU"); i++)
 		;
@@ -204,9 +215,8 @@ int xspace_merge(const uint8_t *in, size_t n, uint8_t **out, size_t *out_n)
 			continue;
 		mplane_init(&g, v[i].name);
 		mplane_merge(&g, v[i].p, NULL, 1);
-		for (j = i + 1; j < np; j++)
-			if (v[j].group == (int)i)
-				mplane_merge(&g, v[j].p, NULL, 0);
+		for (int k = v[i].next; k >= 0; k = v[k].next)
+			mplane_merge(&g, v[k].p, NULL, 0);
 		if (!g.bad)
 			mplane_write(&g, 0, &o);
 		host.bad |= g.bad;
