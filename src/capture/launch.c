@@ -349,10 +349,26 @@ static int make_dirs(const char *dir)
 	return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* xtop's own LD_PRELOAD and XLA_FLAGS as they were (old: NULL = unset);
+ * frees the copies. */
+static void restore_env(char *old, char *old_xla)
+{
+	if (old)
+		setenv("LD_PRELOAD", old, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	if (old_xla)
+		setenv("XLA_FLAGS", old_xla, 1);
+	else
+		unsetenv("XLA_FLAGS");
+	free(old);
+	free(old_xla);
+}
+
 pid_t launch_spawn(char *const argv[], const char *logdir_arg, int cmdbuf, char *log, size_t n,
 		   struct xt_error *err)
 {
-	int pfd[2], child_errno = 0, rc, off;
+	int pfd[2], child_errno = 0, rc, off, fork_errno;
 	pid_t pid;
 	ssize_t k;
 	char *old = getenv("LD_PRELOAD") ? xstrdup(getenv("LD_PRELOAD")) : NULL;
@@ -365,23 +381,22 @@ pid_t launch_spawn(char *const argv[], const char *logdir_arg, int cmdbuf, char 
 	else
 		snprintf(logdir, sizeof(logdir), "%s", logdir_arg);
 	if (make_dirs(logdir) < 0) {
+		int e = errno;
+
 		free(old);
 		free(old_xla);
-		return xt_error_set(err, XT_EIO, "cannot create %s: %s", logdir, strerror(errno));
+		return xt_error_set(err, XT_EIO, "cannot create %s: %s", logdir, strerror(e));
 	}
 	/* LD_PRELOAD and XLA_FLAGS are set in xtop for the fork only, then
 	 * restored. */
 	rc = prepare_env(cmdbuf, &off, err);
 	if (rc < 0 || pipe2(pfd, O_CLOEXEC) < 0) {
-		if (old_xla)
-			setenv("XLA_FLAGS", old_xla, 1);
-		else
-			unsetenv("XLA_FLAGS");
-		free(old);
-		free(old_xla);
+		int e = errno;
+
+		restore_env(old, old_xla);
 		if (rc < 0)
 			return rc;
-		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(errno));
+		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(e));
 	}
 	pid = fork();
 	if (pid == 0) {
@@ -409,20 +424,12 @@ pid_t launch_spawn(char *const argv[], const char *logdir_arg, int cmdbuf, char 
 			_exit(127);
 		_exit(127);
 	}
-	if (old)
-		setenv("LD_PRELOAD", old, 1);
-	else
-		unsetenv("LD_PRELOAD");
-	if (old_xla)
-		setenv("XLA_FLAGS", old_xla, 1);
-	else
-		unsetenv("XLA_FLAGS");
-	free(old);
-	free(old_xla);
+	fork_errno = errno;
+	restore_env(old, old_xla);
 	close(pfd[1]);
 	if (pid < 0) {
 		close(pfd[0]);
-		return xt_error_set(err, XT_EIO, "cannot fork: %s", strerror(errno));
+		return xt_error_set(err, XT_EIO, "cannot fork: %s", strerror(fork_errno));
 	}
 	/* The pipe closes on exec; a number on it is exec's errno. */
 	do

@@ -532,7 +532,7 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 
 		snprintf(head, sizeof(head), "  host %s: ", host->name);
 		snprintf(tail, sizeof(tail), " (%s%s), %s events",
-			 fmt_bytes(b1, sizeof(b1), (double)host->src.size),
+			 fmt_bytes(b1, sizeof(b1), (double)host->src.file_xspace),
 			 host->src.gzipped ? ", gzip" : "", fmt_count(b2, sizeof(b2), host->nev));
 		/* The path gives way first: its file name is its tail. */
 		room = w ? w - tt_cols(head) - tt_cols(tail) : 0;

@@ -85,7 +85,7 @@ static void hosts_json(struct strbuf *o, const struct xt_trace *t)
 		jfield(o, "name", host->name, 1);
 		jfield(o, "file", host->path, 0);
 		strbuf_addf(o, ",\"bytes\":%zu,\"gzip\":%s,\"events\":%zu,\"profile_start_ns\":",
-			    host->src.size, host->src.gzipped ? "true" : "false", host->nev);
+			    host->src.file_xspace, host->src.gzipped ? "true" : "false", host->nev);
 		if (host->profile_start_ns)
 			strbuf_addf(o, "%" PRIu64, host->profile_start_ns);
 		else

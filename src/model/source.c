@@ -170,6 +170,7 @@ int source_open(struct source *src, const char *path, struct xt_error *err)
 		}
 	}
 	src->size = (size_t)st.st_size;
+	src->file_xspace = src->size;
 	if (src->size == 0) {
 		close(mfd);
 		return 0;
@@ -191,6 +192,7 @@ void source_adopt(struct source *src, void *data, size_t size)
 	src->data = size ? data : NULL;
 	src->size = size;
 	src->file_size = size;
+	src->file_xspace = size;
 	src->heap = 1;
 	if (!size)
 		free(data);

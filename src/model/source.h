@@ -26,6 +26,8 @@
 struct source {
 	const uint8_t *data; /* mapped bytes; NULL for an empty file */
 	size_t size;         /* bytes of (uncompressed) XSpace */
+	size_t file_xspace;  /* bytes of XSpace the file holds: size, unless the reader
+				merged its host planes (xspace_merge.h) into data */
 	size_t file_size;    /* bytes on disk */
 	int gzipped;         /* 1 when the file was gzip-compressed */
 	int heap;            /* 1: data is a malloc'd buffer (source_adopt), not a mapping */

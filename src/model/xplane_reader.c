@@ -541,12 +541,13 @@ static int open_host(struct xt_trace *t, const char *path, const char *host_name
 	 * xtop) has its host's planes apart: read it as upstream would have
 	 * saved it (xspace_merge.h). */
 	if (xspace_merge(src.data, src.size, &merged, &n) == 1) {
-		size_t file_size = src.file_size;
+		size_t file_size = src.file_size, file_xspace = src.size;
 		int gzipped = src.gzipped;
 
 		source_close(&src);
 		source_adopt(&src, merged, n);
 		src.file_size = file_size;
+		src.file_xspace = file_xspace;
 		src.gzipped = gzipped;
 	}
 	return load_host(t, &src, path, host_name, opts, err);
