@@ -52,7 +52,7 @@ static void usage(FILE *f)
 			 "       xtop diff [--json] [--top N] BASE NEW\n"
 			 "       xtop capture [--duration MS] [--logdir DIR] HOST:PORT[,...] | PID\n"
 			 "       xtop top [--every S] [--duration MS] [--batch N] HOST:PORT[,...] | PID\n"
-			 "       xtop run [--quiet] -- CMD [ARGS...]",
+			 "       xtop run [--quiet] [--command-buffers] -- CMD [ARGS...]",
 		      "Open an XLA profile in the terminal. PATH is a .xplane.pb file (plain or gzip),\n"
 		      "a run directory with one file per host, or a TensorBoard logdir (the newest run\n"
 		      "under plugins/profile/). When stdout is not a terminal, prints the report.\n"
