@@ -12,7 +12,9 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -538,6 +540,36 @@ void app_log_clocks(struct app *a, const struct xt_trace *t)
 	}
 }
 
+/* The run directory under a->logdir that file (a profile's file or run
+ * directory) is in, or NULL. */
+static char *saved_run_of(const struct app *a, const char *file)
+{
+	char run[PATH_MAX], want[PATH_MAX], lp[PATH_MAX], *r;
+	struct stat st;
+
+	if (!file || !a->logdir || !realpath(file, run) || stat(run, &st) < 0)
+		return NULL;
+	if (!S_ISDIR(st.st_mode)) {
+		if (!(r = strrchr(run, '/')))
+			return NULL;
+		*r = '\0'; /* the run directory */
+	}
+	if (!(r = strrchr(run, '/')))
+		return NULL;
+	*r = '\0'; /* its parent, which must be <logdir>/plugins/profile */
+	snprintf(want, sizeof(want), "%s/plugins/profile", a->logdir);
+	if (!realpath(want, lp) || strcmp(lp, run))
+		return NULL;
+	*r = '/';
+	return xstrdup(run);
+}
+
+/* app_saved_run: see app.h. */
+char *app_saved_run(const struct app *a, const struct xt_trace *t)
+{
+	return t->nhosts ? saved_run_of(a, t->hosts[0].path) : NULL;
+}
+
 void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path)
 {
 	struct prof *p;
@@ -551,7 +583,9 @@ void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const ch
 	p->tl = timeline_new(t);
 	p->folded = xcalloc(p->tl->ntracks ? p->tl->ntracks : 1, 1);
 	p->path = xstrdup(path);
-	p->saved = NULL;
+	/* A file or run directory (xtop top's viewer opens the run top saved);
+	 * a logdir's run is known once loaded (loading.c). */
+	p->saved = t->nhosts ? app_saved_run(a, t) : saved_run_of(a, path);
 	app_use(a, a->nprofs - 1);
 }
 
@@ -624,6 +658,7 @@ static void app_capture_turn(struct app *a)
 			     capture_session_elapsed(a->cap), (double)a->cap->opts.duration_ms / 1000.0);
 	if (capture_session_collect(a->cap)) {
 		app_add(a, a->cap->t, a->cap->an, a->cap->res.run_dir);
+		free(a->profs[a->nprofs - 1].saved);
 		a->profs[a->nprofs - 1].saved = xstrdup(a->cap->res.run_dir);
 		a->cap->t = NULL;
 		a->cap->an = NULL;

@@ -202,6 +202,10 @@ int app_jump_longest(struct app *a,
 		     int (*match)(struct app *a, const struct tl_track *tr, const struct xt_event *ev,
 				  const void *arg),
 		     const void *arg, const char *what, const char *name);
+/* The run under the logdir whose file t was read from (malloc'd), or NULL:
+ * x has nothing to add to such a profile (xtop top's viewer opens the run
+ * top saved; so does `xtop LOGDIR`). */
+char *app_saved_run(const struct app *a, const struct xt_trace *t);
 /* x: saves the current profile in a new run under the logdir, once
  * (ui_save.c). Returns enum ui_reaction bits. */
 unsigned app_save(struct app *a);

@@ -217,6 +217,8 @@ static int loading_end(struct app *a, struct loading *ld)
 	retimeline(a, ld, t);
 	analysis_free(p->an);
 	p->an = an;
+	if (!p->saved)
+		p->saved = app_saved_run(a, t);
 	if (a->cur == ld->prof)
 		a->an = an;
 	note(ld, "ready");

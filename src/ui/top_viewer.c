@@ -50,9 +50,9 @@ static int run_child(char *const argv[], int *status)
 	return rc;
 }
 
-int top_viewer_open(const struct watch *w, const char *logdir, int ascii, char *why, size_t n)
+int top_viewer_open(struct watch *w, const char *logdir, int ascii, char *why, size_t n)
 {
-	char tmp[4096] = "", path[4096];
+	char tmp[4096] = "", path[4096], note[4200];
 	char *argv[8];
 	struct xt_error err;
 	int status = 0, k = 0, rc;
@@ -77,6 +77,12 @@ int top_viewer_open(const struct watch *w, const char *logdir, int ascii, char *
 			return -1;
 		}
 	}
+	/* x in the viewer saves the copy: the file named here gets its run,
+	 * so that x in top then says where, not saves it again. */
+	if (tmp[0]) {
+		snprintf(note, sizeof(note), "%s/saved-to", tmp);
+		setenv("XTOP_SAVED_TO", note, 1);
+	}
 	argv[k++] = "xtop";
 	if (ascii)
 		argv[k++] = "--ascii";
@@ -90,8 +96,17 @@ int top_viewer_open(const struct watch *w, const char *logdir, int ascii, char *
 	rc = run_child(argv, &status);
 	reset_prog_mode();
 	refresh();
-	if (tmp[0])
+	if (tmp[0]) {
+		FILE *f = fopen(note, "r");
+		char run[4096];
+
+		unsetenv("XTOP_SAVED_TO");
+		if (f && fgets(run, sizeof(run), f) && run[0] == '/' && !w->saved)
+			w->saved = strdup(run);
+		if (f)
+			fclose(f);
 		capture_scratch_remove(tmp);
+	}
 	if (rc < 0) {
 		snprintf(why, n, "cannot start the viewer: %s", strerror(errno));
 		return -1;

@@ -14,10 +14,12 @@ struct watch;
 
 /*
  * Runs the viewer on w's newest capture (w->t must be set) and waits for
- * it; the viewer's x saves under logdir. Returns 0 when it ran and quit
+ * it; the viewer's x saves under logdir, and w->saved then names that run
+ * (x in top says where instead of saving it twice; the viewer of a saved
+ * capture says so itself). Returns 0 when it ran and quit
  * normally, or -1 with why (one line) when it could not run or failed.
  * Leave curses' state alone around it: this suspends and resumes it.
  */
-int top_viewer_open(const struct watch *w, const char *logdir, int ascii, char *why, size_t n);
+int top_viewer_open(struct watch *w, const char *logdir, int ascii, char *why, size_t n);
 
 #endif

@@ -51,6 +51,16 @@ unsigned app_save(struct app *a)
 		return UI_REDRAW;
 	}
 	p->saved = xstrdup(run);
+	{
+		/* xtop top's viewer: tell top where its capture went. */
+		const char *note = getenv("XTOP_SAVED_TO");
+		FILE *f = note && *note ? fopen(note, "wx") : NULL;
+
+		if (f) {
+			fputs(run, f);
+			fclose(f);
+		}
+	}
 	for (h = 0; h < a->t->nhosts; h++)
 		dated &= xplane_host_window(&a->t->hosts[h], &s, &e) != 0;
 	app_status(a, 0, "saved in %s%s", run,

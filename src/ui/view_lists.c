@@ -25,6 +25,9 @@
 static const char cat_letter[XT_CAT_COUNT + 1] = { 'C', 'O', 'X', 'I', 'H', '.' };
 static const char *const cat_label[XT_CAT_COUNT + 1] = { "compute", "dev->host", "collectives",
 							 "host->dev", "host", "idle" };
+/* The legend's words where the whole ones do not fit (60 columns). */
+static const char *const cat_short[XT_CAT_COUNT + 1] = { "comp", "d2h", "coll", "h2d", "host",
+							 "idle" };
 
 static int cat_role(int c)
 {
@@ -267,14 +270,25 @@ static void steps_draw(struct app *a, int y, int h)
 	}
 	/* Legend, the header, the averages, one row per step, the selected
 	 * step in numbers. */
-	x = ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), " legend:", 0);
-	for (c = 0; c <= XT_CAT_COUNT && x < a->cols; c++) {
-		char ch[2] = { cat_letter[c], 0 };
+	{
+		/* Whole entries only: a swatch whose word is cut off says
+		 * nothing. The short words when the long ones do not fit. */
+		const char *const *label = cat_label;
+		int need = 8;
 
-		x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
-		x += ui_put(y, x, 1, cat_attr(c), term.colors == 256 ? " " : ch, 0);
-		x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
-		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), cat_label[c], 0);
+		for (c = 0; c <= XT_CAT_COUNT; c++)
+			need += 3 + (int)strlen(cat_label[c]);
+		if (need > a->cols)
+			label = cat_short;
+		x = ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), " legend:", 0);
+		for (c = 0; c <= XT_CAT_COUNT && x + 3 + (int)strlen(label[c]) <= a->cols; c++) {
+			char ch[2] = { cat_letter[c], 0 };
+
+			x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
+			x += ui_put(y, x, 1, cat_attr(c), term.colors == 256 ? " " : ch, 0);
+			x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
+			x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), label[c], 0);
+		}
 	}
 	ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), "", 1);
 	/* Where the steps come from: a line of its own when they are only

@@ -101,6 +101,9 @@ check "top: x again says where it already is" "bottom | grep -q 'already saved i
 keys Enter
 check "top: Enter opens the viewer" 'line 1 | grep -q "^ xtop  .*events" && ! line 1 | grep -q "xtop top"' \
 	"$(line 1)" 15
+keys x
+check "top's viewer: x on the capture top saved says where it is" \
+	"bottom | grep -q 'already saved in $TMP/logs/plugins/profile/'" "$(bottom)" 5
 keys q
 check "top: q in the viewer returns to top" \
 	'line 1 | grep -q "^ xtop top " && bottom | grep -q "back from the viewer" && line 3 | grep -q LATEST' \
@@ -108,6 +111,24 @@ check "top: q in the viewer returns to top" \
 keys p
 check "top: p resumes" '! line 1 | grep -q "\[paused\]" && { [ "$(captures)" -gt "$n1" ] || [ "$(captures)" -eq 10 ]; }' \
 	"$(line 1) / $(line 2)" 10
+# A capture saved by x in the viewer is known to top: x there says where.
+n2=$(captures)
+check "top: a newer capture (for x in the viewer)" '[ "$(captures)" -gt "$n2" ]' "$(line 2)" 15
+keys p
+check "top: paused (for x in the viewer)" 'line 2 | grep -q "paused (p resumes)"' "$(line 2)" 5
+sleep 0.5 # a capture under way when p came ends first
+keys Enter
+check "top: Enter opens the viewer (for x there)" 'line 1 | grep -q "^ xtop  .*events"' "$(line 1)" 15
+keys x
+check "top's viewer: x saves the capture" "bottom | grep -q '^ *saved in $TMP/logs/plugins/profile/'" \
+	"$(bottom)" 10
+keys q
+check "top: back from the viewer (x there)" 'line 1 | grep -q "^ xtop top "' "$(line 1)" 10
+keys x
+check "top: x after the viewer saved it says where, saves nothing more" \
+	"bottom | grep -q 'already saved in' && [ \$(ls -d $TMP/logs/plugins/profile/* | wc -l) -eq 2 ]" \
+	"$(bottom); $(ls "$TMP/logs/plugins/profile")" 5
+keys p
 
 # 7. Help, generated from the key table; Esc closes it.
 keys '?'

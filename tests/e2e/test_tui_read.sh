@@ -815,6 +815,10 @@ ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen-256color XTOP_VIEW=steps"
 start 120 24 "$XTOP" "$H100/jax-h100-mlp-nocb.xplane.pb.gz"
 check "256 colours: the steps' bars are colours alone" \
 	'has "legend:" && ! grep -Eq " C+H+\.+ *$" "$TMP/screen"' "letters" 5
+# At 60 columns the legend's words are short, and none is cut.
+$T resize-window -t t -x 60 -y 24
+check "steps legend at 60 columns: every category, in short words" \
+	'line 2 | grep -q "^ legend:   comp   d2h   coll   h2d   host   idle *$"' "legend cut" 5
 keys q
 wait_for "EXIT=" >/dev/null
 ENVV=$ENVV_SAVE
