@@ -124,6 +124,17 @@ static void *worker(void *arg)
 		analysis_run(ac, s->t);
 		s->an = analysis_finish(ac, s->t);
 	}
+	{
+		/* Here, not when the UI collects it: xtop top may be in its
+		 * viewer meanwhile. */
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		s->took_ms = (uint64_t)((now.tv_sec - s->t0.tv_sec) * 1000 +
+					(now.tv_nsec - s->t0.tv_nsec) / 1000000);
+		if (!s->took_ms)
+			s->took_ms = 1;
+	}
 	atomic_store(&s->done, 1);
 	if (write(s->wake[1], &one, 1) < 0) {
 		/* The UI also polls `done` on its timer. */
@@ -141,6 +152,7 @@ int capture_session_start(struct capture_session *s)
 	s->stop = 0;
 	atomic_store(&s->done, 0);
 	s->summary[0] = '\0';
+	s->took_ms = 0;
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	if (pthread_create(&s->tid, NULL, worker, s) != 0)
 		return -1;

@@ -30,6 +30,7 @@ struct capture_session {
 	atomic_int done;
 	int wake[2];                  /* [0] polled by the UI loop */
 	struct timespec t0;
+	uint64_t took_ms;             /* from t0 to the worker's end (0 before it ends) */
 	/* results, read by the UI thread after done */
 	int rc;
 	struct xt_error err;

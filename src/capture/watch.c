@@ -125,7 +125,8 @@ int watch_collect(struct watch *w, uint64_t now_ms)
 	if (!was || s->running)
 		return 0;
 	w->refreshes++;
-	w->took_ms = now_ms - w->started_ms;
+	/* The capture's own time, viewer or not in between. */
+	w->took_ms = s->took_ms ? s->took_ms : now_ms - w->started_ms;
 	/* A capture that failed before it began has no start of its own. */
 	w->wall_ns = r->start_ns ? r->start_ns : w->started_wall_ns;
 	w->hosts = r->nhosts;
