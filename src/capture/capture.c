@@ -206,6 +206,66 @@ static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
 static char *scratch_dirs[SCRATCH_MAX];
 
+/*
+ * A capture's run directory, made at its start (a server that writes the
+ * profile itself writes into it), is empty until a host is saved: a run
+ * ended by a signal or an exit meanwhile (^C in the viewer just after c)
+ * would leave it, and the logdir levels made for it, behind. Listed here
+ * until the capture ends, they are removed with rmdir() alone, which takes
+ * an empty directory and nothing else (never what a server wrote). The
+ * paths are made when listed: a signal handler only calls rmdir().
+ */
+#define PENDING_MAX 8
+static struct pending_run {
+	int used;
+	char dirs[4][4200]; /* the run, then the logdir levels it made, deepest first */
+	int ndirs;
+} pending_runs[PENDING_MAX];
+
+static void pending_clean(void)
+{
+	for (size_t i = 0; i < PENDING_MAX; i++) {
+		if (!pending_runs[i].used)
+			continue;
+		for (int k = 0; k < pending_runs[i].ndirs; k++)
+			if (rmdir(pending_runs[i].dirs[k]) != 0)
+				break;
+	}
+}
+
+static int pending_add(const char *run, const char *logdir, unsigned missing)
+{
+	static const char *const sub[] = { "/plugins/profile", "/plugins", "" };
+	int slot = -1;
+
+	pthread_mutex_lock(&scratch_lock);
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (!pending_runs[i].used) {
+			struct pending_run *p = &pending_runs[i];
+
+			snprintf(p->dirs[0], sizeof(p->dirs[0]), "%s", run);
+			p->ndirs = 1;
+			/* missing: bit k for level k (logdir, plugins, profile) */
+			for (int k = 2; k >= 0 && (missing & (1u << k)); k--)
+				snprintf(p->dirs[p->ndirs++], sizeof(p->dirs[0]), "%s%s", logdir,
+					 sub[2 - k]);
+			p->used = 1;
+			slot = i;
+			break;
+		}
+	pthread_mutex_unlock(&scratch_lock);
+	return slot;
+}
+
+static void pending_remove(int slot)
+{
+	if (slot < 0)
+		return;
+	pthread_mutex_lock(&scratch_lock);
+	pending_runs[slot].used = 0;
+	pthread_mutex_unlock(&scratch_lock);
+}
+
 void capture_scratch_clean(void)
 {
 	size_t i;
@@ -217,6 +277,7 @@ void capture_scratch_clean(void)
 	for (i = 0; i < SCRATCH_MAX; i++)
 		if (scratch_dirs[i])
 			capture_remove_tree(scratch_dirs[i]);
+	pending_clean();
 	pthread_mutex_unlock(&scratch_lock);
 }
 
@@ -230,6 +291,7 @@ void capture_scratch_clean_signal(void)
 	for (i = 0; i < SCRATCH_MAX; i++)
 		if (scratch_dirs[i])
 			capture_remove_tree(scratch_dirs[i]);
+	pending_clean();
 	pthread_mutex_unlock(&scratch_lock);
 }
 
@@ -323,7 +385,7 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 	pthread_t *tid;
 	size_t i, n = tg->n;
 	unsigned missing;
-	int rc;
+	int rc, pending = -1;
 
 	memset(r, 0, sizeof(*r));
 	/* A server resolves repository_root on its side: make it absolute. In
@@ -356,6 +418,10 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 		else
 			xplane_remove_run_dir(logdir, NULL, missing);
 		return rc;
+	}
+	if (!o->in_memory) {
+		pthread_once(&scratch_once, scratch_install);
+		pending = pending_add(r->run_dir, logdir, missing);
 	}
 	snprintf(root, sizeof(root), "%s/plugins/profile", logdir);
 	r->hosts = xcalloc(n, sizeof(*r->hosts));
@@ -395,6 +461,7 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 	} else if (!r->nsaved) {
 		xplane_remove_run_dir(logdir, r->run_dir, missing);
 	}
+	pending_remove(pending);
 	free(jobs);
 	free(tid);
 	return 0;

@@ -406,3 +406,27 @@ fi
 kill -CONT "$SPID" 2>/dev/null
 kill "$SPID" 2>/dev/null
 $T kill-server 2>/dev/null
+
+# 12c. ^C just after c: the capture's run directory, made at its start and
+# empty yet, goes with the viewer, and so do the logdir levels made for it.
+start_server "$TMP/served.xplane.pb" --mode auto || exit 0
+$T new-session -d -x 100 -y 30 "env LC_ALL=C.UTF-8 TERM=screen-256color $XTOP --attach localhost:$PORT --duration 20000 --logdir $TMP/logI/deep; echo EXIT=\$?; sleep 30"
+mkdir -p "$TMP/logI"
+tmux_wait "attached to localhost:$PORT" >/dev/null
+$T send-keys c
+tmux_wait "capturing" >/dev/null
+made=$(ls -d "$TMP"/logI/deep/plugins/profile/* 2>/dev/null | wc -l)
+$T send-keys C-c
+# (^C ends the pane's shell too: no EXIT line to wait for)
+n=0
+while [ -e "$TMP/logI/deep" ] && [ $n -lt 100 ]; do
+	sleep 0.05
+	n=$((n + 1))
+done
+if [ "$made" -eq 1 ] && [ ! -e "$TMP/logI/deep" ] && [ -d "$TMP/logI" ]; then
+	ok "viewer: ^C during a capture leaves no empty run directory, nor the logdir made for it"
+else
+	fail "viewer ^C during a capture" "made $made; $(find "$TMP/logI" | tr '\n' ' ')"
+fi
+kill "$SPID" 2>/dev/null
+$T kill-server 2>/dev/null
