@@ -6,6 +6,7 @@
  * src/agent/agent_proto.h: START with the ProfileOptions, wait, STOP,
  * COLLECT the XSpace.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,29 @@ static int call(struct capture_job *j, int fd, uint16_t type, const void *p, siz
 	return 0;
 }
 
+/* The command line of pid, its arguments joined with spaces, into out;
+ * -1 when it cannot be read (the process is gone). */
+static int proc_cmdline(pid_t pid, char *out, size_t n)
+{
+	char path[64];
+	int fd;
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	k = read(fd, out, n - 1);
+	close(fd);
+	if (k < 0)
+		return -1;
+	out[k] = '\0';
+	for (ssize_t i = 0; i < k; i++)
+		if (!out[i])
+			out[i] = ' ';
+	return 0;
+}
+
 static int agent_capture(struct capture_job *j)
 {
 	struct profile_req q;
@@ -75,7 +99,11 @@ static int agent_capture(struct capture_job *j)
 	uint8_t *opts, *merged;
 	size_t len, merged_n;
 	int fd, w;
+	char was[4096];
 
+	was[0] = '\0';
+	if (j->tg->pid)
+		proc_cmdline(j->tg->pid, was, sizeof(was));
 	fd = agent_client_connect(j->tg->addr, j->tg->pid, &err);
 	if (fd < 0) {
 		snprintf(j->msg, sizeof(j->msg), "%.100s: %.800s", j->tg->label, err.msg);
@@ -96,8 +124,21 @@ static int agent_capture(struct capture_job *j)
 	free(r.data);
 	w = agent_client_wait(fd, j->o->duration_ms, j->stop);
 	if (w < 0) {
-		snprintf(j->msg, sizeof(j->msg),
-			 "%.100s: the agent closed the connection during the capture", j->tg->label);
+		char now[4096];
+
+		/* exec keeps the PID and ends the agent with the old program;
+		 * the new one gets an agent of its own (LD_PRELOAD is kept). */
+		if (j->tg->pid && proc_cmdline(j->tg->pid, now, sizeof(now)) >= 0 &&
+		    strcmp(now, was))
+			snprintf(j->msg, sizeof(j->msg),
+				 "%.100s: the process started another program (exec) during the "
+				 "capture, which ended it; the new program has an agent of its own: "
+				 "capture again",
+				 j->tg->label);
+		else
+			snprintf(j->msg, sizeof(j->msg),
+				 "%.100s: the agent closed the connection during the capture",
+				 j->tg->label);
 		goto fail;
 	}
 	if (call(j, fd, AGENT_REQ_STOP, NULL, 0, 60000, "cannot stop", &r) < 0)

@@ -359,6 +359,19 @@ else
 fi
 kill -9 "$WP"
 
+# 6c. A workload that starts another program (exec) during a capture, as
+# a launcher script does: its agent goes with the old program; the error
+# says so, and the new program's agent captures.
+run_w "$W" --exec-after 1200 || fail "exec" "no socket"
+if ! $XTOP capture --duration 4000 --logdir "$TMP/logE" "$WP" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q "PID $WP: the process started another program (exec) during the capture, which ended it; the new program has an agent of its own: capture again" "$TMP/err" &&
+	$XTOP capture --duration 200 --logdir "$TMP/logE" "$WP" >"$TMP/out" 2>"$TMP/err2"; then
+	ok "exec during a capture: said so, and the new program's agent captures"
+else
+	fail "exec during a capture" "$(cat "$TMP/err" "$TMP/err2" 2>/dev/null)"
+fi
+kill -9 "$WP"
+
 # 7. Clients that vanish mid-request, bad requests, a second capture: the
 # workload keeps running and the next capture works.
 run_w "$W" --plugin "$FAKE,$FX" --log "$TMP/plugin2.log" || fail "peers" "no socket"
