@@ -560,8 +560,18 @@ static char *saved_run_of(const struct app *a, const char *file)
 	snprintf(want, sizeof(want), "%s/plugins/profile", a->logdir);
 	if (!realpath(want, lp) || strcmp(lp, run))
 		return NULL;
-	*r = '/';
-	return xstrdup(run);
+	/* Named as x names the runs it writes (the logdir made absolute, no
+	 * link resolved), so that top and the viewer say the same path. */
+	if (a->logdir[0] == '/') {
+		snprintf(want, sizeof(want), "%s/plugins/profile/%s", a->logdir, r + 1);
+	} else {
+		char cwd[2048];
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			return NULL;
+		snprintf(want, sizeof(want), "%s/%s/plugins/profile/%s", cwd, a->logdir, r + 1);
+	}
+	return xstrdup(want);
 }
 
 /* app_saved_run: see app.h. */

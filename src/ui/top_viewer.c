@@ -18,11 +18,25 @@
 /* Runs argv on the terminal and waits for it. While it runs, ^C and ^\ are
  * the child's (the terminal sends them to both): top ignores them, as
  * system() does, and the child gets the defaults back. */
-static int run_child(char *const argv[], int *status)
+static int run_child(char *const argv[], const char *env_add, int *status)
 {
+	extern char **environ;
 	struct sigaction ign, old_int, old_quit;
 	pid_t pid;
 	int rc = 0;
+	size_t ne = 0;
+	char **envp;
+
+	/* The child's environment: top's own and env_add, made here, so that
+	 * top's environment never changes while its capture threads read it. */
+	while (environ[ne])
+		ne++;
+	envp = calloc(ne + 2, sizeof(*envp));
+	if (!envp)
+		return -1;
+	memcpy(envp, environ, ne * sizeof(*envp));
+	if (env_add)
+		envp[ne] = (char *)env_add;
 
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
@@ -33,7 +47,7 @@ static int run_child(char *const argv[], int *status)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
-		execv("/proc/self/exe", argv);
+		execve("/proc/self/exe", argv, envp);
 		_exit(127);
 	}
 	if (pid < 0) {
@@ -47,12 +61,13 @@ static int run_child(char *const argv[], int *status)
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	free(envp);
 	return rc;
 }
 
 int top_viewer_open(struct watch *w, const char *logdir, int ascii, char *why, size_t n)
 {
-	char tmp[4096] = "", path[4096], note[4200];
+	char tmp[4096] = "", path[4096], note[4200], env_note[4300] = "";
 	char *argv[8];
 	struct xt_error err;
 	int status = 0, k = 0, rc;
@@ -81,7 +96,7 @@ int top_viewer_open(struct watch *w, const char *logdir, int ascii, char *why, s
 	 * so that x in top then says where, not saves it again. */
 	if (tmp[0]) {
 		snprintf(note, sizeof(note), "%s/saved-to", tmp);
-		setenv("XTOP_SAVED_TO", note, 1);
+		snprintf(env_note, sizeof(env_note), "XTOP_SAVED_TO=%s", note);
 	}
 	argv[k++] = "xtop";
 	if (ascii)
@@ -93,14 +108,13 @@ int top_viewer_open(struct watch *w, const char *logdir, int ascii, char *why, s
 	argv[k] = NULL;
 	def_prog_mode();
 	endwin();
-	rc = run_child(argv, &status);
+	rc = run_child(argv, env_note[0] ? env_note : NULL, &status);
 	reset_prog_mode();
 	refresh();
 	if (tmp[0]) {
 		FILE *f = fopen(note, "r");
 		char run[4096];
 
-		unsetenv("XTOP_SAVED_TO");
 		if (f && fgets(run, sizeof(run), f) && run[0] == '/' && !w->saved)
 			w->saved = strdup(run);
 		if (f)

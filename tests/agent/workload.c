@@ -6,15 +6,15 @@
  *
  *   workload [--plugin SO[,XSPACE[,MODE]]]... [--plugin-after MS]
  *            [--log FILE] [--no-annotate] [--exit-after MS] [--odd-names] [--deep]
- *            [--forker] [--exec-after MS]
+ *            [--forker] [--exec-when FILE]
  *
  * --plugin-after loads the plugins only after MS (a JAX program loads its
  * plugin at its first computation). --odd-names adds a thread whose names
  * are not clean UTF-8 (odd_names()), --deep one that nests too deep (deep()),
  * --forker one that forks children that exit at once (forker()). It prints nothing; it runs until
- * killed, or exits with status 0 after --exit-after. --exec-after MS runs
- * itself again with exec (with no arguments), as a launcher script would
- * start the real program.
+ * killed, or exits with status 0 after --exit-after. --exec-when FILE runs
+ * itself again with exec (with no arguments) once FILE exists, as a
+ * launcher script would start the real program.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -176,7 +176,8 @@ static void load_plugin(const char *spec, const char *log)
 int main(int argc, char **argv)
 {
 	const char *plugins[8], *log = NULL;
-	long after = 0, exit_after = 0, exec_after = 0, step;
+	long after = 0, exit_after = 0, step;
+	const char *exec_when = NULL;
 	int np = 0, i;
 	pthread_t t;
 	struct timespec t0, now;
@@ -198,8 +199,8 @@ int main(int argc, char **argv)
 			pthread_create(&t, NULL, forker, NULL);
 		else if (!strcmp(argv[i], "--exit-after") && i + 1 < argc)
 			exit_after = atol(argv[++i]);
-		else if (!strcmp(argv[i], "--exec-after") && i + 1 < argc)
-			exec_after = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--exec-when") && i + 1 < argc)
+			exec_when = argv[++i];
 		else {
 			fprintf(stderr, "workload: bad argument %s\n", argv[i]);
 			return 2;
@@ -223,7 +224,7 @@ int main(int argc, char **argv)
 		}
 		if (exit_after && el >= exit_after)
 			exit(0);
-		if (exec_after && el >= exec_after) {
+		if (exec_when && access(exec_when, F_OK) == 0) {
 			char *nargv[] = { argv[0], NULL };
 
 			execv("/proc/self/exe", nargv);

@@ -362,9 +362,16 @@ kill -9 "$WP"
 # 6c. A workload that starts another program (exec) during a capture, as
 # a launcher script does: its agent goes with the old program; the error
 # says so, and the new program's agent captures.
-run_w "$W" --exec-after 1200 || fail "exec" "no socket"
-if ! $XTOP capture --duration 4000 --logdir "$TMP/logE" "$WP" >"$TMP/out" 2>"$TMP/err" &&
-	grep -q "PID $WP: the process started another program (exec) during the capture, which ended it; the new program has an agent of its own: capture again" "$TMP/err" &&
+run_w "$W" --exec-when "$TMP/exec-now" || fail "exec" "no socket"
+$XTOP capture --duration 5000 --logdir "$TMP/logE" "$WP" >"$TMP/out" 2>"$TMP/err" &
+CP=$!
+sleep 1.5 # the capture under way (5 s)
+touch "$TMP/exec-now"
+wait $CP
+rc=$?
+rm -f "$TMP/exec-now"
+if [ $rc -ne 0 ] &&
+	grep -q "PID $WP: the process started another program (exec) during the capture, which ended it: capture the new program again" "$TMP/err" &&
 	$XTOP capture --duration 200 --logdir "$TMP/logE" "$WP" >"$TMP/out" 2>"$TMP/err2"; then
 	ok "exec during a capture: said so, and the new program's agent captures"
 else

@@ -116,7 +116,18 @@ n2=$(captures)
 check "top: a newer capture (for x in the viewer)" '[ "$(captures)" -gt "$n2" ]' "$(line 2)" 15
 keys p
 check "top: paused (for x in the viewer)" 'line 2 | grep -q "paused (p resumes)"' "$(line 2)" 5
-sleep 0.5 # a capture under way when p came ends first
+# A capture under way when p came ends first: the status line (its time
+# and figures) stays.
+cap
+n3=$(line 2)
+k=0
+while [ $k -lt 20 ]; do
+	sleep 0.4
+	cap
+	[ "$(line 2)" = "$n3" ] && break
+	n3=$(line 2)
+	k=$((k + 1))
+done
 keys Enter
 check "top: Enter opens the viewer (for x there)" 'line 1 | grep -q "^ xtop  .*events"' "$(line 1)" 15
 keys x
