@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/profile_path.h"
 #include "../model/xplane_writer.h"
 #include "../util/xalloc.h"
 #include "backend.h"
@@ -399,15 +400,9 @@ int capture_run(const struct capture_targets *tg, const struct capture_opts *o,
 			return xt_error_set(err, XT_EIO, "cannot make a scratch directory in %s: %s",
 					    tmp && *tmp ? tmp : "/tmp", strerror(errno));
 		capture_scratch_add(logdir);
-	} else if (o->logdir[0] == '/') {
-		snprintf(logdir, sizeof(logdir), "%s", o->logdir);
-	} else {
-		char cwd[2000];
-
-		if (!getcwd(cwd, sizeof(cwd)))
-			return xt_error_set(err, XT_EIO, "cannot get the current directory: %s",
-					    strerror(errno));
-		snprintf(logdir, sizeof(logdir), "%s/%s", cwd, o->logdir);
+	} else if (profile_path_absolute(o->logdir, logdir, sizeof(logdir)) < 0) {
+		return xt_error_set(err, XT_EIO, "cannot get the current directory: %s",
+				    strerror(errno));
 	}
 	missing = xplane_missing_dirs(logdir);
 	rc = xplane_new_run_dir(logdir, r->run_dir, sizeof(r->run_dir), r->session,

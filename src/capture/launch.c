@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../agent/agent_proto.h"
+#include "../model/profile_path.h"
 #include "../util/xalloc.h"
 #include "agent_client.h"
 #include "workload.h"
@@ -373,12 +374,10 @@ pid_t launch_spawn(char *const argv[], const char *logdir_arg, int cmdbuf, char 
 	ssize_t k;
 	char *old = getenv("LD_PRELOAD") ? xstrdup(getenv("LD_PRELOAD")) : NULL;
 	char *old_xla = getenv("XLA_FLAGS") ? xstrdup(getenv("XLA_FLAGS")) : NULL;
-	char logdir[PATH_MAX], cwd[PATH_MAX / 2];
+	char logdir[PATH_MAX];
 
 	/* Absolute, so that the messages that name the log are exact. */
-	if (logdir_arg[0] != '/' && getcwd(cwd, sizeof(cwd)))
-		snprintf(logdir, sizeof(logdir), "%s/%s", cwd, logdir_arg);
-	else
+	if (profile_path_absolute(logdir_arg, logdir, sizeof(logdir)) < 0)
 		snprintf(logdir, sizeof(logdir), "%s", logdir_arg);
 	if (make_dirs(logdir) < 0) {
 		int e = errno;

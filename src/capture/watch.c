@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/profile_path.h"
 #include "../model/xplane_writer.h"
 #include "../util/xalloc.h"
 #include "backend.h"
@@ -217,16 +218,9 @@ int watch_save(struct watch *w, const char *logdir, struct xt_error *err)
 		return xt_error_set(err, XT_ENOENT, "nothing captured yet");
 	if (w->saved)
 		return 1;
-	if (logdir[0] == '/') {
-		snprintf(abs, sizeof(abs), "%s", logdir);
-	} else {
-		char cwd[2048];
-
-		if (!getcwd(cwd, sizeof(cwd)))
-			return xt_error_set(err, XT_EIO, "cannot get the current directory: %s",
-					    strerror(errno));
-		snprintf(abs, sizeof(abs), "%s/%s", cwd, logdir);
-	}
+	if (profile_path_absolute(logdir, abs, sizeof(abs)) < 0)
+		return xt_error_set(err, XT_EIO, "cannot get the current directory: %s",
+				    strerror(errno));
 	/* The capture's bytes already carry its hostnames and the Task
 	 * Environment plane with its wall-clock window (capture_save). */
 	rc = xplane_save_run(w->t, abs, &wo, run, sizeof(run), err);

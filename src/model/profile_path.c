@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../util/xalloc.h"
 
@@ -286,4 +288,18 @@ const struct profile_run *profile_pick(const struct profile_set *set, const char
 	xt_error_set(err, XT_ENOENT, "%s: no run named '%s' (see xtop report --list %s)", path,
 		     run_name, path);
 	return NULL;
+}
+
+int profile_path_absolute(const char *path, char *out, size_t n)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/') {
+		snprintf(out, n, "%s", path);
+		return 0;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	snprintf(out, n, "%s/%s", cwd, path);
+	return 0;
 }

@@ -49,5 +49,9 @@ char *profile_host_name(const char *file_name);
 /* The name path is shown by: its last component, trailing slashes
  * ignored ("runs/tw003/" is "tw003"), into buf (size n). Returns buf. */
 char *profile_show_name(const char *path, char *buf, size_t n);
+/* path made absolute against the current directory (links left as they
+ * are, as the user wrote it), into out (size n). Returns 0, or -1 with
+ * errno when the current directory cannot be had. */
+int profile_path_absolute(const char *path, char *out, size_t n);
 
 #endif

@@ -544,7 +544,7 @@ void app_log_clocks(struct app *a, const struct xt_trace *t)
  * directory) is in, or NULL. */
 static char *saved_run_of(const struct app *a, const char *file)
 {
-	char run[PATH_MAX], want[PATH_MAX], lp[PATH_MAX], *r;
+	char run[PATH_MAX], want[2 * PATH_MAX + 32], lp[PATH_MAX], *r;
 	struct stat st;
 
 	if (!file || !a->logdir || !realpath(file, run) || stat(run, &st) < 0)
@@ -562,15 +562,9 @@ static char *saved_run_of(const struct app *a, const char *file)
 		return NULL;
 	/* Named as x names the runs it writes (the logdir made absolute, no
 	 * link resolved), so that top and the viewer say the same path. */
-	if (a->logdir[0] == '/') {
-		snprintf(want, sizeof(want), "%s/plugins/profile/%s", a->logdir, r + 1);
-	} else {
-		char cwd[2048];
-
-		if (!getcwd(cwd, sizeof(cwd)))
-			return NULL;
-		snprintf(want, sizeof(want), "%s/%s/plugins/profile/%s", cwd, a->logdir, r + 1);
-	}
+	if (profile_path_absolute(a->logdir, lp, sizeof(lp)) < 0)
+		return NULL;
+	snprintf(want, sizeof(want), "%s/plugins/profile/%s", lp, r + 1);
 	return xstrdup(want);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../model/profile_path.h"
 #include "../model/xplane_writer.h"
 #include "../util/xalloc.h"
 #include "app.h"
@@ -34,17 +35,9 @@ unsigned app_save(struct app *a)
 		app_status(a, 0, "already saved in %s", p->saved);
 		return UI_REDRAW;
 	}
-	if (a->logdir[0] == '/') {
-		snprintf(logdir, sizeof(logdir), "%s", a->logdir);
-	} else {
-		char cwd[2048];
-
-		if (!getcwd(cwd, sizeof(cwd))) {
-			app_status(a, 1, "not saved: cannot get the current directory: %s",
-				   strerror(errno));
-			return UI_REDRAW;
-		}
-		snprintf(logdir, sizeof(logdir), "%s/%s", cwd, a->logdir);
+	if (profile_path_absolute(a->logdir, logdir, sizeof(logdir)) < 0) {
+		app_status(a, 1, "not saved: cannot get the current directory: %s", strerror(errno));
+		return UI_REDRAW;
 	}
 	if (xplane_save_run(a->t, logdir, &wo, run, sizeof(run), &err) < 0) {
 		app_status(a, 1, "not saved: %s", err.msg);
