@@ -27,12 +27,13 @@ unsigned app_save(struct app *a)
 	size_t h;
 	int dated = 1;
 
-	if (!a->t->nhosts) {
-		app_status(a, 1, "nothing to save yet");
-		return UI_REDRAW;
-	}
+	/* First: a saved run is known before its profile has loaded. */
 	if (p->saved) {
 		app_status(a, 0, "already saved in %s", p->saved);
+		return UI_REDRAW;
+	}
+	if (!a->t->nhosts) {
+		app_status(a, 1, "nothing to save yet");
 		return UI_REDRAW;
 	}
 	if (profile_path_absolute(a->logdir, logdir, sizeof(logdir)) < 0) {

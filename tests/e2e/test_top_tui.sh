@@ -101,6 +101,8 @@ check "top: x again says where it already is" "bottom | grep -q 'already saved i
 keys Enter
 check "top: Enter opens the viewer" 'line 1 | grep -q "^ xtop  .*events" && ! line 1 | grep -q "xtop top"' \
 	"$(line 1)" 15
+# (its load done first: the load's last status line would cover x's)
+check "top's viewer: loaded" "bottom | grep -q ': ? for hel'" "$(bottom)" 15
 keys x
 check "top's viewer: x on the capture top saved says where it is" \
 	"bottom | grep -q 'already saved in $TMP/logs/plugins/profile/'" "$(bottom)" 5
@@ -130,6 +132,7 @@ while [ $k -lt 20 ]; do
 done
 keys Enter
 check "top: Enter opens the viewer (for x there)" 'line 1 | grep -q "^ xtop  .*events"' "$(line 1)" 15
+check "top's viewer: loaded (for x there)" "bottom | grep -q ': ? for hel'" "$(bottom)" 15
 keys x
 check "top's viewer: x saves the capture" "bottom | grep -q '^ *saved in $TMP/logs/plugins/profile/'" \
 	"$(bottom)" 10
