@@ -6,7 +6,6 @@
  * src/agent/agent_proto.h: START with the ProfileOptions, wait, STOP,
  * COLLECT the XSpace.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,51 +67,6 @@ static int call(struct capture_job *j, int fd, uint16_t type, const void *p, siz
 	return 0;
 }
 
-/* The command line of pid, its arguments joined with spaces, into out,
- * after its start time (so that another process of that PID differs);
- * -1 when it cannot be read or is empty (the process is gone, a zombie). */
-static int proc_cmdline(pid_t pid, char *out, size_t n)
-{
-	char path[64], st[1024], *p;
-	int fd, w;
-	ssize_t k;
-	unsigned long long start = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	k = read(fd, st, sizeof(st) - 1);
-	close(fd);
-	if (k <= 0)
-		return -1;
-	st[k] = '\0';
-	/* field 22, counted after the name's closing parenthesis (field 2) */
-	p = strrchr(st, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-				"%*d %*d %*d %*d %llu", &start) != 1)
-		return -1;
-	w = snprintf(out, n, "%llu ", start);
-	if (w < 0 || (size_t)w >= n)
-		return -1;
-	out += w;
-	n -= (size_t)w;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	k = read(fd, out, n - 1);
-	close(fd);
-	if (k <= 0)
-		return -1;
-	out[k] = '\0';
-	for (ssize_t i = 0; i < k; i++)
-		if (!out[i])
-			out[i] = ' ';
-	return 0;
-}
-
 static int agent_capture(struct capture_job *j)
 {
 	struct profile_req q;
@@ -124,7 +78,7 @@ static int agent_capture(struct capture_job *j)
 	char was[4096];
 
 	was[0] = '\0';
-	if (j->tg->pid && proc_cmdline(j->tg->pid, was, sizeof(was)) < 0)
+	if (j->tg->pid && workload_identity(j->tg->pid, was, sizeof(was)) < 0)
 		was[0] = '\0';
 	fd = agent_client_connect(j->tg->addr, j->tg->pid, &err);
 	if (fd < 0) {
@@ -150,7 +104,7 @@ static int agent_capture(struct capture_job *j)
 
 		/* exec keeps the PID and ends the agent with the old program;
 		 * the new one gets an agent of its own (LD_PRELOAD is kept). */
-		if (j->tg->pid && was[0] && proc_cmdline(j->tg->pid, now, sizeof(now)) >= 0 &&
+		if (j->tg->pid && was[0] && workload_identity(j->tg->pid, now, sizeof(now)) >= 0 &&
 		    strcmp(now, was) && !strncmp(now, was, strcspn(was, " ") + 1))
 			snprintf(j->msg, sizeof(j->msg),
 				 "%.100s: the process started another program (exec) during the "

@@ -74,24 +74,36 @@ static int child_state(pid_t pid, int *ended, int *status)
 	return found;
 }
 
+/* /proc/<pid>/<what> into buf (n - 1 bytes at most, then a NUL): the bytes
+ * read, or -1 when it cannot be opened. */
+static ssize_t proc_read(pid_t pid, const char *what, char *buf, size_t n)
+{
+	char path[64];
+	size_t got = 0;
+	ssize_t k;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (got < n - 1 && (k = read(fd, buf + got, n - 1 - got)) > 0)
+		got += (size_t)k;
+	close(fd);
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
 /* From /proc/<pid>/stat: 0 running, 1 gone (status unknown), 2 a zombie with
  * its wait status in *status (the exit_code field, Linux 3.5+). */
 static int proc_state(pid_t pid, int *status)
 {
-	char path[64], buf[2048], *p, *save = NULL, *tok;
-	int fd, field;
-	ssize_t k;
+	char buf[2048], *p, *save = NULL, *tok;
+	int field;
 	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
 		return 1;
-	k = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (k <= 0)
-		return 1;
-	buf[k] = '\0';
 	p = strrchr(buf, ')');
 	if (!p || !p[1])
 		return 0;
@@ -214,23 +226,16 @@ int workload_ended(pid_t pid, int wait_ms, const char *hint, char *desc, size_t 
 
 int workload_env(pid_t pid, const char *name, char *out, size_t n)
 {
-	char path[64];
 	static char buf[1 << 17]; /* not on the stack: the viewer's threads have small ones */
 	static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
-	size_t i = 0, len = strlen(name), got = 0;
+	size_t i = 0, len = strlen(name), got;
 	ssize_t k;
-	int fd, found = 0;
+	int found = 0;
 
 	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
 	pthread_mutex_lock(&env_lock);
-	while (got < sizeof(buf) - 1 && (k = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += (size_t)k;
-	close(fd);
-	buf[got] = '\0';
+	k = proc_read(pid, "environ", buf, sizeof(buf));
+	got = k > 0 ? (size_t)k : 0;
 	while (i < got) {
 		const char *e = buf + i;
 
@@ -262,4 +267,28 @@ int workload_cmdbuf_on(pid_t pid)
 		return 0;
 	return !(workload_env(pid, "XLA_FLAGS", flags, sizeof(flags)) &&
 		 strstr(flags, "xla_gpu_enable_command_buffer"));
+}
+
+int workload_identity(pid_t pid, char *out, size_t n)
+{
+	char st[2048], *p;
+	unsigned long long start;
+	ssize_t k;
+	int w;
+
+	/* field 22 (the start time), counted after the name's ')' (field 2) */
+	if (proc_read(pid, "stat", st, sizeof(st)) <= 0 || !(p = strrchr(st, ')')) ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+			  "%*d %llu", &start) != 1)
+		return -1;
+	w = snprintf(out, n, "%llu ", start);
+	if (w < 0 || (size_t)w >= n)
+		return -1;
+	k = proc_read(pid, "cmdline", out + w, n - (size_t)w);
+	if (k <= 0)
+		return -1;
+	for (ssize_t i = 0; i < k; i++)
+		if (!out[w + i])
+			out[w + i] = ' ';
+	return 0;
 }

@@ -38,6 +38,12 @@ void workload_forget_exit(pid_t pid);
  * may differ from xtop's), into out; returns 1, or 0 when it has none or
  * it cannot be read (out ""). Thread-safe. */
 int workload_env(pid_t pid, const char *name, char *out, size_t n);
+/* What program pid runs, as a string: its start time, a space, then its
+ * command line (arguments joined by spaces), into out; -1 when it cannot
+ * be read or is empty (gone, a zombie). Two readings differ when it exec'd
+ * another program, or when the PID is another process's (the start time
+ * first). */
+int workload_identity(pid_t pid, char *out, size_t n);
 /* 1 when pid has XLA's CUDA plugin loaded and its XLA_FLAGS leave CUDA
  * command buffers on (XLA's default), which a capture can crash
  * (launch.h); 0 otherwise or when /proc cannot tell. */
