@@ -219,38 +219,25 @@ static char *scratch_dirs[SCRATCH_MAX];
 #define PENDING_MAX 8
 static struct pending_run {
 	int used;
-	char dirs[4][4200]; /* the run, then the logdir levels it made, deepest first */
-	int ndirs;
+	struct xplane_trail trail; /* the run, then the logdir levels it made */
 } pending_runs[PENDING_MAX];
 
 static void pending_clean(void)
 {
-	for (size_t i = 0; i < PENDING_MAX; i++) {
-		if (!pending_runs[i].used)
-			continue;
-		for (int k = 0; k < pending_runs[i].ndirs; k++)
-			if (rmdir(pending_runs[i].dirs[k]) != 0)
-				break;
-	}
+	for (size_t i = 0; i < PENDING_MAX; i++)
+		if (pending_runs[i].used)
+			xplane_rmdir_trail(&pending_runs[i].trail);
 }
 
 static int pending_add(const char *run, const char *logdir, unsigned missing)
 {
-	static const char *const sub[] = { "/plugins/profile", "/plugins", "" };
 	int slot = -1;
 
 	pthread_mutex_lock(&scratch_lock);
 	for (int i = 0; i < PENDING_MAX; i++)
 		if (!pending_runs[i].used) {
-			struct pending_run *p = &pending_runs[i];
-
-			snprintf(p->dirs[0], sizeof(p->dirs[0]), "%s", run);
-			p->ndirs = 1;
-			/* missing: bit k for level k (logdir, plugins, profile) */
-			for (int k = 2; k >= 0 && (missing & (1u << k)); k--)
-				snprintf(p->dirs[p->ndirs++], sizeof(p->dirs[0]), "%s%s", logdir,
-					 sub[2 - k]);
-			p->used = 1;
+			xplane_run_trail(logdir, run, missing, &pending_runs[i].trail);
+			pending_runs[i].used = 1;
 			slot = i;
 			break;
 		}

@@ -393,21 +393,36 @@ unsigned xplane_missing_dirs(const char *logdir)
 	return m;
 }
 
-void xplane_remove_run_dir(const char *logdir, const char *run_dir, unsigned missing)
+void xplane_run_trail(const char *logdir, const char *run_dir, unsigned missing,
+		      struct xplane_trail *t)
 {
-	char p[4200];
 	int k;
 
+	t->n = 0;
 	if (run_dir && run_dir[0])
-		rmdir(run_dir);
-	/* rmdir() refuses a directory that holds anything. */
-	for (k = 2; k >= 0; k--) {
-		if (!(missing & (1u << k)))
+		snprintf(t->dirs[t->n++], sizeof(t->dirs[0]), "%s", run_dir);
+	t->levels_from = t->n;
+	for (k = 2; k >= 0 && (missing & (1u << k)); k--)
+		logdir_level(t->dirs[t->n++], sizeof(t->dirs[0]), logdir, k);
+}
+
+void xplane_rmdir_trail(const struct xplane_trail *t)
+{
+	int i;
+
+	/* rmdir() refuses a directory that holds anything: a level that
+	 * stays holds the ones above it. */
+	for (i = 0; i < t->n; i++)
+		if (rmdir(t->dirs[i]) != 0 && i >= t->levels_from)
 			break;
-		logdir_level(p, sizeof(p), logdir, k);
-		if (rmdir(p) != 0)
-			break;
-	}
+}
+
+void xplane_remove_run_dir(const char *logdir, const char *run_dir, unsigned missing)
+{
+	struct xplane_trail t;
+
+	xplane_run_trail(logdir, run_dir, missing, &t);
+	xplane_rmdir_trail(&t);
 }
 
 int xplane_save_run(const struct xt_trace *t, const char *logdir, const struct xplane_write_opts *o,

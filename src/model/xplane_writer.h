@@ -68,6 +68,17 @@ unsigned xplane_missing_dirs(const char *logdir);
  * xplane_missing_dirs()) that are empty, deepest first. Never removes a
  * file or a directory that was there before. Can't fail. */
 void xplane_remove_run_dir(const char *logdir, const char *run_dir, unsigned missing);
+/* What xplane_remove_run_dir() removes, as paths made beforehand, for a
+ * signal handler that may call rmdir() alone: xplane_run_trail() fills t,
+ * xplane_rmdir_trail() does the removal. */
+struct xplane_trail {
+	char dirs[4][4200]; /* run_dir (when given), then the levels of `missing`, deepest first */
+	int n, levels_from;  /* dirs[levels_from..n) are the levels */
+};
+void xplane_run_trail(const char *logdir, const char *run_dir, unsigned missing,
+		      struct xplane_trail *t);
+/* Async-signal-safe. */
+void xplane_rmdir_trail(const struct xplane_trail *t);
 
 /* The pieces of an atomic write, for writers that stream (trace_json):
  * xplane_tmp_create() refuses an existing path and returns an fd on a new
