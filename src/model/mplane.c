@@ -121,17 +121,6 @@ static int64_t st_map(struct mplane *d, struct src_ctx *c, int64_t key)
 	return d->st[m->dst].id;
 }
 
-static size_t varint_len(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v > 0x7f) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 /* One XStat of source ctx as field `field` of out, for the merged plane:
  * its metadata id and a ref_value mapped by name (a ref to nothing leaves
  * no value), written at once (its size is known before). Returns the
@@ -192,9 +181,9 @@ static int64_t put_stat(struct mplane *d, struct src_ctx *c, struct bytes s, uin
 			refid = d->st[m->dst].id;
 		}
 	}
-	n = 1 + varint_len((uint64_t)md);
+	n = 1 + wire_varint_len((uint64_t)md);
 	if (refid >= 0)
-		n += 1 + varint_len((uint64_t)refid);
+		n += 1 + wire_varint_len((uint64_t)refid);
 	else if (ref < 0 && val.p)
 		n += val.n;
 	wire_put_tag(out, field, WIRE_LEN);

@@ -59,14 +59,13 @@ static void put_event(struct mplane *d, const struct dst_event *e, struct strbuf
 
 void mplane_write(struct mplane *d, int lines_by_name, struct strbuf *out)
 {
-	struct strbuf pl, lb, eb, mb, en;
+	struct strbuf pl, lb, eb, mb;
 	size_t i, j;
 
 	strbuf_init(&pl);
 	strbuf_init(&lb);
 	strbuf_init(&eb);
 	strbuf_init(&mb);
-	strbuf_init(&en);
 	for (i = 0; i < d->nlines; i++) {
 		struct dst_line *l = &d->lines[i];
 
@@ -129,11 +128,7 @@ void mplane_write(struct mplane *d, int lines_by_name, struct strbuf *out)
 					strbuf_add(&mb, (const char *)at, (size_t)(w.p - at));
 			}
 		}
-		strbuf_reset(&en);
-		if (m->id)
-			wire_put_uint(&en, 1, (uint64_t)m->id);
-		wire_put_bytes(&en, 2, mb.buf, mb.len);
-		wire_put_bytes(&pl, 4, en.buf, en.len);
+		wire_put_entry(&pl, 4, m->id, mb.buf, mb.len);
 	}
 	for (i = 0; i < d->nst; i++) {
 		struct dst_st_md *m = &d->st[i];
@@ -145,11 +140,7 @@ void mplane_write(struct mplane *d, int lines_by_name, struct strbuf *out)
 			wire_put_bytes(&mb, 2, m->name.p, m->name.n);
 		if (m->desc.n)
 			wire_put_bytes(&mb, 3, m->desc.p, m->desc.n);
-		strbuf_reset(&en);
-		if (m->id)
-			wire_put_uint(&en, 1, (uint64_t)m->id);
-		wire_put_bytes(&en, 2, mb.buf, mb.len);
-		wire_put_bytes(&pl, 5, en.buf, en.len);
+		wire_put_entry(&pl, 5, m->id, mb.buf, mb.len);
 	}
 	for (i = 0; i < d->npst; i++)
 		strbuf_add(&pl, d->pst[i].bytes.buf, d->pst[i].bytes.len);
@@ -158,5 +149,4 @@ void mplane_write(struct mplane *d, int lines_by_name, struct strbuf *out)
 	strbuf_fini(&lb);
 	strbuf_fini(&eb);
 	strbuf_fini(&mb);
-	strbuf_fini(&en);
 }

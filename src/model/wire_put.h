@@ -43,4 +43,33 @@ static inline void wire_put_uint(struct strbuf *b, uint32_t field, uint64_t v)
 	wire_put_varint(b, v);
 }
 
+/* Bytes v takes as a varint. */
+static inline size_t wire_varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v > 0x7f) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* A map<int64, message> entry as field `field`: {1: key (left out when 0,
+ * as protobuf does), 2: the value's n bytes}, written at once (tags of
+ * fields below 16 take a byte). */
+static inline void wire_put_entry(struct strbuf *b, uint32_t field, int64_t key, const void *v,
+				  size_t n)
+{
+	size_t len = 1 + wire_varint_len(n) + n;
+
+	if (key)
+		len += 1 + wire_varint_len((uint64_t)key);
+	wire_put_tag(b, field, 2);
+	wire_put_varint(b, len);
+	if (key)
+		wire_put_uint(b, 1, (uint64_t)key);
+	wire_put_bytes(b, 2, v, n);
+}
+
 #endif

@@ -19,13 +19,12 @@
  * (uint64 wall-clock ns, as upstream's SetSessionTimestamps writes them). */
 static void task_env_plane(struct strbuf *out, uint64_t start, uint64_t stop)
 {
-	struct strbuf plane, st, ent, md;
+	struct strbuf plane, st, md;
 	static const char *const names[2] = { "profile_start_time", "profile_stop_time" };
 	int i;
 
 	strbuf_init(&plane);
 	strbuf_init(&st);
-	strbuf_init(&ent);
 	strbuf_init(&md);
 	wire_put_bytes(&plane, 2, "Task Environment", 16);
 	for (i = 0; i < 2; i++) {
@@ -33,10 +32,7 @@ static void task_env_plane(struct strbuf *out, uint64_t start, uint64_t stop)
 		strbuf_reset(&md);
 		wire_put_uint(&md, 1, (uint64_t)(i + 1));
 		wire_put_bytes(&md, 2, names[i], strlen(names[i]));
-		strbuf_reset(&ent);
-		wire_put_uint(&ent, 1, (uint64_t)(i + 1));
-		wire_put_bytes(&ent, 2, md.buf, md.len);
-		wire_put_bytes(&plane, 5, ent.buf, ent.len);
+		wire_put_entry(&plane, 5, i + 1, md.buf, md.len);
 		/* plane stat XStat{1: metadata_id, 3: uint64_value} */
 		strbuf_reset(&st);
 		wire_put_uint(&st, 1, (uint64_t)(i + 1));
@@ -46,7 +42,6 @@ static void task_env_plane(struct strbuf *out, uint64_t start, uint64_t stop)
 	wire_put_bytes(out, 1, plane.buf, plane.len);
 	strbuf_fini(&plane);
 	strbuf_fini(&st);
-	strbuf_fini(&ent);
 	strbuf_fini(&md);
 }
 
