@@ -25,6 +25,7 @@ const char *const xt_op_attr_names[XT_ATTR_COUNT] = {
 	[XT_ATTR_UNRESOLVED] = "unresolved",
 	[XT_ATTR_TF_OP] = "tf_op",
 	[XT_ATTR_EVENT_NAME] = "event_name",
+	[XT_ATTR_COPY_CALL] = "copy_call",
 };
 
 /*

@@ -36,6 +36,7 @@ static void host_part_free(void *part)
 	kern_part_free(hp->kern);
 	free(hp->markers);
 	free(hp->comp);
+	free(hp->calls);
 	span_pack_free(&hp->work);
 	free(hp);
 }
@@ -66,6 +67,8 @@ static void host_part_event(void *part, const struct xt_sink_ev *e)
 	}
 	if (on & SINK_MEM)
 		memory_event(hp->mem, e);
+	if (on & SINK_COPY)
+		copies_sink_event(hp, e);
 	if ((on & SINK_MARKER) || e->watched)
 		steps_marker_event(hp, e);
 	if ((on & SINK_COMPILE) && e->dur_ps > 0) {

@@ -30,10 +30,18 @@ const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace 
 		stat_collect(&ks, h, p, l, ev,
 			     1ull << XS_HLO_OP | 1ull << XS_TF_OP | 1ull << XS_LEVEL0 |
 				     1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
-				     1ull << XS_HLO_CATEGORY);
+				     1ull << XS_HLO_CATEGORY | 1ull << XS_CORRELATION_ID);
 		attr_gpu(&ga, host < a->nhlo ? &a->hlo[host] : NULL, p,
 			 op_line_flags(bref_str(l->name)), ev, &ks);
 		r = ga.name;
+		/* A blit copy that names no op: by its host call (an_copies.c). */
+		if (ga.attr == XT_ATTR_EVENT_NAME && !ga.module.n && !ga.has_program_key &&
+		    stat_has(&ks, XS_CORRELATION_ID) && copy_is_blit(xt_event_meta(p, ev)->name)) {
+			unsigned c = copies_class(a, host, stat_as_int(&ks.v[XS_CORRELATION_ID]));
+
+			if (c)
+				r = copies_op_name(c);
+		}
 	}
 	snprintf(buf, n, "%.*s", (int)r.n, r.p);
 	return buf;
@@ -307,6 +315,47 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 		sp->rec[i - sp->first] = slot | (from_hlo ? 1u << 31 : 0);
 	else
 		stream_order_event(&sp->ord, lp, p, l, i, slot, from_hlo, x);
+}
+
+/* The pass's part of a HIP blit copy (an_copies.c): its class waits for
+ * its host call, and one that names no op waits whole, for the op its
+ * direction names. Returns 1 when it is held. */
+static int blit_hold(struct stream_pass *sp, size_t i, uint32_t slot, int64_t corr,
+		     const struct acct_stats *as)
+{
+	const struct op_acc *a = &sp->lp->ops[slot];
+	struct copy_pend cp = { i, corr, slot, 0, *as };
+
+	cp.held = a->attr == XT_ATTR_EVENT_NAME && !a->module.n && !a->has_program && !a->key_has;
+	copies_pend_add(sp->lp, &cp);
+	if (!cp.held)
+		return 0;
+	/* Counted later, in no order: it parts the kernels around it now. */
+	if (sp->rec)
+		sp->rec[i - sp->first] = REC_HELD;
+	else
+		sp->ord.prev_slot = UINT32_MAX;
+	return 1;
+}
+
+void stream_account_held(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
+			 const struct copy_pend *v, const uint32_t *slots, size_t n)
+{
+	struct stream_pass sp;
+	size_t k;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.lp = lp;
+	sp.p = p;
+	sp.l = l;
+	sp.meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
+	sp.kc = xcalloc(KC_SIZE, sizeof(*sp.kc));
+	sp.ord = (struct stream_order){ UINT32_MAX, 0, 0 };
+	for (k = 0; k < n; k++)
+		if (slots[k] != UINT32_MAX)
+			stream_account(&sp, v[k].i, slots[k], 0, &v[k].as);
+	free(sp.meta_flags);
+	free(sp.kc);
 }
 
 /*
@@ -613,6 +662,13 @@ static void stream_piece(struct stream_pass *sp)
 				m->as = as;
 				m->op = raw;
 			}
+		}
+		if (pc->info && pc->info[mi].blit) {
+			if (!corr_known)
+				corr = stream_corr(h, p, l, ev);
+			corr_known = 1;
+			if (corr != INT64_MIN && blit_hold(sp, i, slot, corr, &as))
+				continue;
 		}
 		if (lp->ops[slot].cb_mod) {
 			/* A command buffer's kernel: held until its run ends. */

@@ -66,6 +66,12 @@ uint32_t *stream_join(struct line_part *lp, const struct line_part *second)
 		lp->opk[e].total_ps += ok->total_ps;
 	}
 	kernels_join(lp, second);
+	for (k = 0; k < second->npend; k++) {
+		struct copy_pend cp = second->pend[k];
+
+		cp.slot = map[cp.slot];
+		copies_pend_add(lp, &cp);
+	}
 	lp->op_events += second->op_events;
 	lp->small_kernels_cb += second->small_kernels_cb;
 	return map;
@@ -138,6 +144,10 @@ void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct
 
 		if (rec[i - cut] == UINT32_MAX)
 			continue;
+		if (rec[i - cut] == REC_HELD) {
+			st->prev_slot = UINT32_MAX;
+			continue;
+		}
 		if (e < nex && ex[e].i == i)
 			x = &ex[e++];
 		stream_order_event(st, lp, p, l, i, map[rec[i - cut] & 0x7fffffffu],

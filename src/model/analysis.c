@@ -209,6 +209,8 @@ void line_part_free(struct line_part *lp)
 	free(lp->meta_ks);
 	free(lp->kd);
 	free(lp->kmemo);
+	free(lp->calls);
+	free(lp->pend);
 	free(lp->cls);
 	free(lp->ops);
 	free(lp->slot_of_meta);
@@ -370,9 +372,12 @@ static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
 			break;
 		}
 	}
-	if (role == ROLE_DEVICE)
+	if (role == ROLE_DEVICE) {
 		in->name_flags = (uint8_t)op_name_flags(bref_str(m->name));
+		in->blit = (uint8_t)copy_is_blit(m->name);
+	}
 	if (role == ROLE_HOST) {
+		in->copy_cls = (uint8_t)copy_call_class(m->name);
 		if (!strcmp(m->name, "MemoryAllocation"))
 			in->mem = 1;
 		else if (!strcmp(m->name, "MemoryDeallocation"))
@@ -412,6 +417,7 @@ static void plane_hook(void *vctx, struct xt_host *h, struct xt_plane *p)
 		for (i = 0; i < p->nemeta; i++) {
 			emeta_info_fill(&pc->info[i], h, p, &p->emeta[i], pc->role);
 			pc->has_mem |= pc->info[i].mem != 0;
+			pc->has_copy_calls |= pc->info[i].copy_cls != 0;
 		}
 	}
 	p->hook_data = pc;
@@ -510,6 +516,7 @@ static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 			const struct emeta_info *in = &pc->info[i];
 
 			on[i] = (uint8_t)((in->mem ? SINK_MEM : 0) | (in->compile ? SINK_COMPILE : 0) |
+					  (in->copy_cls ? SINK_COPY : 0) |
 					  (pc->sink_markers && (in->mk.has & (MK_STEP | MK_ROOT))
 						   ? SINK_MARKER
 						   : 0));
@@ -569,6 +576,8 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 			overview_line_host(lp, p, l);
 		}
 		memory_line(lp, h, p, l, sunk);
+		if (role == LROLE_HOST)
+			copies_line_host(lp, h, p, l, sunk);
 		break;
 	case LROLE_NONE:
 		break;
@@ -802,6 +811,8 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	arena_init(&a->arena);
 	a->origin_ps = t->origin_ps;
 	hlo_keep(a, ctx, t);
+	/* Before anything reads the line parts: it moves blit copies. */
+	copies_resolve(a, t);
 	/* The hosts' activity and the GPUs' busy unions first, one list of
 	 * jobs (the hosts' halves first, often the largest), so that a profile
 	 * of one GPU and one busy host line unions both at once. Then the step
@@ -862,6 +873,7 @@ void analysis_free(struct xt_analysis *a)
 		free(a->ops[i].kernels);
 	for (i = 0; i < a->nhlo; i++)
 		hlo_set_free(&a->hlo[i]);
+	copies_free(a);
 	free(a->hlo);
 	free(a->ops);
 	free(a->devices);

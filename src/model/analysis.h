@@ -39,6 +39,7 @@ enum xt_op_attr {
 	XT_ATTR_UNRESOLVED,          /* GPU: hlo_op names no instruction; listed by kernel name */
 	XT_ATTR_TF_OP,               /* a TensorFlow op (stat tf_op or "level 0") */
 	XT_ATTR_EVENT_NAME,          /* no op stats: the kernel or copy name itself */
+	XT_ATTR_COPY_CALL,           /* GPU: a HIP blit copy, by its host call's direction */
 	XT_ATTR_COUNT
 };
 extern const char *const xt_op_attr_names[XT_ATTR_COUNT]; /* JSON values */
@@ -250,6 +251,9 @@ struct xt_analysis {
 	size_t hlo_programs;          /* HLO programs decoded (0: none in the profile) */
 	struct hlo_set *hlo;          /* per host (GPU hosts' programs; owned) */
 	size_t nhlo;
+	/* per host (nhlo of them): its HIP copy calls by correlation id, which
+	 * name the blit copies that name no op (an_copies.c; owned) */
+	struct copy_calls *copies;
 	struct xt_overview overview;
 	struct arena arena;           /* strings of all rows */
 };

@@ -75,6 +75,8 @@ struct emeta_info {
 	uint8_t mem;                /* 1 alloc, 2 dealloc */
 	uint8_t compile;            /* host planes: a compilation (overview_is_compile) */
 	uint8_t name_flags;         /* device planes: op_name_flags(name) */
+	uint8_t blit;               /* device planes: a HIP blit copy kernel (an_copies.c) */
+	uint8_t copy_cls;           /* host planes: the EVC_* a copy call moves, else 0 */
 	struct marker_keys mk;      /* from a TraceMe-encoded name, then metadata stats */
 };
 
@@ -92,6 +94,7 @@ struct plane_ctx {
 	int has_marker_stats;   /* host plane defines step_num, or _r and group_id */
 	int has_mem;            /* host plane defines MemoryAllocation or MemoryDeallocation */
 	int sink_markers;       /* host plane: the sink finds its step markers */
+	int has_copy_calls;     /* host plane: some event metadata is a copy call */
 	struct emeta_info *info;/* [plane->nemeta] */
 };
 
@@ -282,6 +285,12 @@ struct line_part {
 	 * program (for steps inferred from repeated runs) */
 	struct mod_run *runs;
 	size_t nruns, capruns;
+	/* copies (an_copies.c): a host line's copy calls; a stream line's
+	 * blit copies, until copies_resolve() */
+	struct copy_call *calls;
+	size_t ncalls, capcalls;
+	struct copy_pend *pend;
+	size_t npend, cappend;
 };
 
 /* A compilation on a host line, its times offsets from the line's start
@@ -314,11 +323,13 @@ struct host_part {
 	 * to leave out. */
 	struct span_pack work;
 	size_t work_mk;
+	struct copy_call *calls; /* its copy calls (an_copies.c) */
+	size_t ncalls, capcalls;
 };
 /* What a plane's sink_meta marks of an event metadata: on a host plane
  * memory events, step markers and compilations, on a GPU plane every
  * kernel launch. */
-enum { SINK_MEM = 1, SINK_MARKER = 2, SINK_COMPILE = 4, SINK_KERNEL = 8 };
+enum { SINK_MEM = 1, SINK_MARKER = 2, SINK_COMPILE = 4, SINK_KERNEL = 8, SINK_COPY = 16 };
 extern const struct xt_sink analysis_sink;
 
 struct analysis_ctx {
@@ -537,9 +548,10 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
  * (and their FLOPs and bytes) and the program runs, for the second piece
  * of a line cut at event cut, the first having counted its own as it went
  * and left st. rec: per event from cut on (rec[0] is event cut's) its slot
- * in the second piece | from_hlo << 31 (UINT32_MAX: none), mapped to the
- * line's by map; ex: the
- * second piece's extras. */
+ * in the second piece | from_hlo << 31 (UINT32_MAX: none; REC_HELD: a
+ * blit copy held for later, which parts the kernels around it), mapped to
+ * the line's by map; ex: the second piece's extras. */
+#define REC_HELD 0x7fffffffu
 void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
 		    struct stream_order *st, const uint32_t *rec, size_t cut, const uint32_t *map,
 		    const struct stream_extra *ex, size_t nex);
@@ -592,6 +604,39 @@ void memory_free(struct line_part *lp);
 /* Lines of this many events or more have their memory events read in two
  * halves at once (a variable so that tests can lower it). */
 extern size_t memory_split_events;
+/* an_copies.c: HIP's blit copies, named and classed by the host call of
+ * the same correlation id, once every line is analysed. */
+struct copy_call {
+	int64_t corr;           /* its correlation id */
+	uint8_t cls;            /* EVC_H2D, EVC_D2H or EVC_D2D */
+};
+struct copy_pend {
+	size_t i;               /* the blit kernel's event in the line */
+	int64_t corr;
+	uint32_t slot;          /* the op it is counted under (held: its kernel's) */
+	uint8_t held;           /* named no op: counted once its direction is known */
+	struct acct_stats as;   /* held: what stream_account_held() needs */
+};
+int copy_is_blit(const char *kernel_name);
+/* The EVC_* a HIP copy call moves, by its name; 0 when not one or unsaid. */
+unsigned copy_call_class(const char *name);
+void copies_sink_event(struct host_part *hp, const struct xt_sink_ev *e);
+/* A host line's copy calls into lp: from the sink's parts, else the line. */
+void copies_line_host(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
+		      const struct xt_line *l, const struct xt_sunk *sunk);
+void copies_pend_add(struct line_part *lp, const struct copy_pend *cp);
+/* Settles every held blit copy of t, before anything reads the line
+ * parts; a keeps each host's copy calls (a->nhlo set). */
+void copies_resolve(struct xt_analysis *a, struct xt_trace *t);
+void copies_free(struct xt_analysis *a);
+/* The EVC_* of host's copy call corr (0: none known), and its op name. */
+unsigned copies_class(const struct xt_analysis *a, size_t host, int64_t corr);
+struct bytes_ref copies_op_name(unsigned cls);
+/* an_stream.c: counts the held events v[k] of a stream line for op
+ * slots[k] (UINT32_MAX: not held), as the pass counts a kernel that names
+ * no op. */
+void stream_account_held(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
+			 const struct copy_pend *v, const uint32_t *slots, size_t n);
 /* an_kernels.c (kernel_details parsing also used by tests) */
 /* Adds the kernel rows of src (another piece of the same line) to lp's. */
 void kernels_join(struct line_part *lp, const struct line_part *src);

@@ -305,6 +305,10 @@ static void describe(const struct app *a, const struct row *r, char *buf, size_t
 	case XT_ATTR_TF_OP:
 		snprintf(buf, n, " TensorFlow op %s of type %s", o->name, o->category);
 		break;
+	case XT_ATTR_COPY_CALL:
+		snprintf(buf, n, " %s: HIP's copy kernels, moving what the host call of the same "
+				 "correlation id says", o->name);
+		break;
 	default:
 		snprintf(buf, n, " %s%s%s", o->name, o->program[0] ? " in " : "", o->program);
 		break;

@@ -306,8 +306,38 @@ if have_fixtures; then
 		 'x2' in d['devices'][0]['peak_hbm_source'] and
 		 [o for o in d['ops'] if o['name'] == 'loop_convert_fusion' and o['program'] == 'jit_multiply'][0]['rate_note'] is None and
 		 0.5 < [o for o in d['ops'] if o['name'] == 'loop_convert_fusion' and o['program'] == 'jit_multiply'][0]['hbm_bw_utilization'] < 0.7"
+	# 12 hipMemcpyHtoDAsync calls ran as HIP's copy kernel on stream 17, no op:
+	# host-to-device copies, not a compute op named after the kernel.
+	jcheck "ROCm fixture: HIP's copy kernels are the host calls' copies (MemcpyH2D), not compute" \
+		"$TMP/rocm.json" \
+		"ops['MemcpyH2D']['attribution'] == 'copy_call' and ops['MemcpyH2D']['occurrences'] == 12 and
+		 ops['MemcpyH2D']['self_ps'] == 60240000 and ops['MemcpyH2D']['category'] == 'memcpy' and
+		 '__amd_rocclr_copyBuffer.kd' not in ops and ops['copy.1']['occurrences'] == 12 and
+		 d['devices'][0]['kernels'] == 30"
 else
 	skip "fidelity on the real fixtures" "../shared/fixtures not found"
+fi
+
+# ---- HIP's copy kernels, by the host call of the same correlation id ----
+# tests/fixtures/rocm_copies.py: 5 steps, each an H2D copy (20-24 us), an add
+# and XLA's copy.1 (device to device), a D2H copy (8 us); one copy no host
+# call explains and one whose id two calls of different kinds share.
+if $PY tests/fixtures/rocm_copies.py "$TMP/rocm-copies.xplane.pb" 2>"$TMP/err"; then
+	report "$TMP/rocm-copies.xplane.pb" "$TMP/rc.json"
+	oracle_match "HIP copies: every number matches the oracle" "$TMP/rocm-copies.xplane.pb" "$TMP/rc.json"
+	jcheck "HIP copies: each step's H2D and D2H time is its copies', not compute" "$TMP/rc.json" \
+		"[(s['host_to_device_ps'], s['device_to_host_ps'], s['device_compute_ps']) for s in d['steps']]
+		 == [((20 + i) * 10**6, 8 * 10**6, 55 * 10**6) for i in range(5)]"
+	jcheck "HIP copies: ops MemcpyH2D and MemcpyD2H (copy_call); copy.1 keeps its op" "$TMP/rc.json" \
+		"ops['MemcpyH2D']['attribution'] == 'copy_call' and ops['MemcpyH2D']['occurrences'] == 5 and
+		 ops['MemcpyD2H']['self_ps'] == 40 * 10**6 and ops['copy.1']['attribution'] == 'hlo_op_unchecked'
+		 and ops['MemcpyH2D']['kernels'][0]['name'] == '__amd_rocclr_copyBuffer.kd'"
+	jcheck "HIP copies: a copy no host call explains stays its kernel, counted as one" "$TMP/rc.json" \
+		"ops['__amd_rocclr_copyBuffer.kd']['occurrences'] == 2 and
+		 ops['__amd_rocclr_copyBuffer.kd']['attribution'] == 'event_name' and
+		 d['devices'][0]['kernels'] == 7"
+else
+	fail "generate rocm_copies" "$(cat "$TMP/err")"
 fi
 
 # ---- a device whose events are all instants: no span ----

@@ -43,6 +43,12 @@ fi
 # saved them, the oracle reads them as one plane by its own rule (C35).
 compare "oracle h100 agent capture (host planes apart)" tests/fixtures/h100/agent-h100-mlp-cb.xplane.pb.gz
 
+if $PY tests/fixtures/rocm_copies.py "$TMP/rocm-copies.xplane.pb" 2>"$TMP/err"; then
+	compare "oracle ROCm profile with HIP copy kernels" "$TMP/rocm-copies.xplane.pb"
+else
+	fail "generate rocm_copies" "$(cat "$TMP/err")"
+fi
+
 for kind in tpu gpu; do
 	$GEN --kind $kind --events 30000 --seed 11 -o "$TMP/g-$kind.xplane.pb" >/dev/null 2>&1 ||
 		fail "generate $kind" "xtop-gen failed"

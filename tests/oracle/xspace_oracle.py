@@ -218,6 +218,16 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       line (the earliest timestamp, the first non-empty name), events in
       file order; /host:NVTX-CUPTI's lines after them, under ids not taken
       (from 2^32 on).
+  C36 HIP blit copies (docs "HIP runs copies as kernels"): a GPU event
+      whose name starts with `__amd_rocclr_copy` and whose correlation_id
+      is that of exactly one kind of host call on a /host:CPU line of its
+      host (`hipMemcpy…` with `HtoD` -> host_to_device, `DtoH` ->
+      device_to_host, `DtoD` or `Peer` -> device to device; calls of two
+      kinds under one id say nothing) is that copy: in the step breakdown
+      (device to device is compute there) and not a kernel in the counts.
+      One attributed `event_name` with no hlo_module and no program_id is
+      the op `MemcpyH2D` / `MemcpyD2H` / `MemcpyD2D`, category `memcpy`,
+      attribution `copy_call`, never continuing an occurrence.
 """
 
 import gzip
@@ -927,6 +937,40 @@ def is_command_buffer_name(op):
     return strip_suffix(op) == 'command_buffer'
 
 
+D2D = 'D2D'
+BLIT_OP = {H2D: 'MemcpyH2D', D2H: 'MemcpyD2H', D2D: 'MemcpyD2D'}
+
+
+def copy_calls(h):
+    """CHOICE C36: correlation id -> H2D | D2H | D2D of a host's HIP copy
+    calls (None where calls of two kinds share an id)."""
+    out = {}
+    for plane in h.planes:
+        if plane.name != '/host:CPU':
+            continue
+        for line in plane.lines:
+            for ev in line.events:
+                n = ev.name
+                if not n.startswith('hipMemcpy'):
+                    continue
+                rest = n[len('hipMemcpy'):]
+                d = (H2D if 'HtoD' in rest else D2H if 'DtoH' in rest
+                     else D2D if ('DtoD' in rest or 'Peer' in rest) else None)
+                c = as_int(ev.stat('correlation_id'))
+                if d is None or c is None:
+                    continue
+                out[c] = d if out.get(c, d) == d else None
+    return out
+
+
+def blit_dir(calls, ev):
+    """CHOICE C36: the direction of a HIP blit copy kernel, else None."""
+    if not ev.name.startswith('__amd_rocclr_copy'):
+        return None
+    c = as_int(ev.stat('correlation_id'))
+    return calls.get(c) if c is not None else None
+
+
 def gpu_attr(h, ev, line):
     """CHOICE C19 (docs "Op profile", GPU): (name, category, attribution,
     parent, program, program_obj, inst, from_hlo, in_entry)."""
@@ -1348,6 +1392,7 @@ def analyse(hosts, origin):
     plane_info = {}      # plane key -> (peak flops, peak bw, async spans)
 
     for h in hosts:
+        calls = copy_calls(h)
         for pi, plane in enumerate(h.planes):
             kind = device_kind(plane)
             if kind is None:
@@ -1421,10 +1466,17 @@ def analyse(hosts, origin):
                     evs = sorted(line.events, key=lambda e: (e.start, -e.dur, e.idx))
                     attrs = [gpu_attr(h, ev, line) for ev in evs]
                     cb_attrs(attrs, evs)
+                    dirs = [blit_dir(calls, ev) for ev in evs]
+                    for i, d in enumerate(dirs):
+                        if (d is not None and attrs[i][2] == 'event_name'
+                                and as_str(evs[i].stat('hlo_module')) is None
+                                and as_int(evs[i].stat('program_id')) is None):
+                            attrs[i] = (BLIT_OP[d], 'memcpy', 'copy_call', '', '', None, None,
+                                        False, True)
                     prev = None
                     first_kernel = None
                     lruns = []
-                    for ev, at in zip(evs, attrs):
+                    for ev, at, bd in zip(evs, attrs, dirs):
                         spans.append((ev.start, ev.end))
                         (name, cat, attr, parent, prog, pobj, inst, from_hlo,
                          in_entry) = at
@@ -1483,10 +1535,12 @@ def analyse(hosts, origin):
                                 lruns.append([ident, ev.start, ev.end, slot, False, restarts,
                                               ev.name, bool(again and not r[4])])
                         if ev.dur > 0:
-                            activity.append((ev.start, ev.end,
-                                             device_category(name, cat, ev.name, line.name)))
+                            dc = device_category(name, cat, ev.name, line.name)
+                            if bd is not None:
+                                dc = bd if bd != D2D else DEVICE_COMPUTE
+                            activity.append((ev.start, ev.end, dc))
                             bspans.append((ev.start, ev.end))
-                            if not is_copy(name, cat, ev.name, line.name):
+                            if bd is None and not is_copy(name, cat, ev.name, line.name):
                                 kern[0] += 1
                                 if ev.dur < SMALL_KERNEL_PS:
                                     kern[1] += 1

@@ -82,7 +82,7 @@ static const struct fixture fixtures[] = {
 		{
 			{ "custom-call.1", 0, "jit_dot", 15, 3218884000 },
 			{ "wrapped_broadcast", 0, "jit_broadcast_in_dim", 12, 153720000 },
-			{ "__amd_rocclr_copyBuffer.kd", 0, "", 12, 60240000 },
+			{ "MemcpyH2D", 0, "", 12, 60240000 },
 		},
 		{ NULL, "GPU_0_bfc", 482345216, 6302359000, 738197504, 154606239744, 134217728 },
 	},
