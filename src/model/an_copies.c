@@ -11,7 +11,7 @@
  * Host lines are decoded after the device's in upstream's files, and beside
  * them while loading, so the join waits for the analyses' end: the stream
  * pass holds such kernels (struct copy_pend), host lines keep their copy
- * calls (struct copy_call), and copies_resolve() settles each held kernel
+ * calls (correlation id, direction), and copies_resolve() settles each kernel
  * before anything reads the line parts: its class (the steps' H2D, D2H and
  * D2D time), and for one that names no op, the op it is counted under.
  */
@@ -43,13 +43,28 @@ unsigned copy_call_class(const char *name)
 	return 0;
 }
 
-static void call_add(struct copy_call **v, size_t *n, size_t *cap, int64_t corr, unsigned cls)
+int64_t copy_event_corr(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
+			const struct xt_event *ev)
 {
+	struct stat_want sw;
+	struct xt_stat v[XS_COUNT];
+	uint64_t found = 0;
+
+	stat_want_init(&sw, p, 1ull << XS_CORRELATION_ID);
+	if (sw.n)
+		stat_scan_event(h, p, l, ev, &sw, v, &found);
+	return found ? stat_as_int(&v[XS_CORRELATION_ID]) : INT64_MIN;
+}
+
+static void call_add(struct sort_kv **v, size_t *n, size_t *cap, int64_t corr, unsigned cls)
+{
+	if (corr == INT64_MIN)
+		return; /* the stream pass's "none": no kernel can match it */
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
 		*v = xreallocarray(*v, *cap, sizeof(**v));
 	}
-	(*v)[(*n)++] = (struct copy_call){ corr, (uint8_t)cls };
+	(*v)[(*n)++] = (struct sort_kv){ corr, cls };
 }
 
 void copies_sink_event(struct host_part *hp, const struct xt_sink_ev *e)
@@ -76,13 +91,21 @@ void copies_line_host(struct line_part *lp, const struct xt_host *h, const struc
 	if (!pc->has_copy_calls)
 		return;
 	if (sunk && sunk->nparts) {
-		/* What the sink read while the line was decoded. */
+		/* What the sink read while the line was decoded: the first
+		 * part's calls taken, the others' added. */
 		for (k = 0; k < sunk->nparts; k++) {
 			struct host_part *hp = sunk->parts[k];
 
+			if (!lp->calls) {
+				lp->calls = hp->calls;
+				lp->ncalls = hp->ncalls;
+				lp->capcalls = hp->capcalls;
+				hp->calls = NULL;
+				continue;
+			}
 			for (i = 0; i < hp->ncalls; i++)
-				call_add(&lp->calls, &lp->ncalls, &lp->capcalls, hp->calls[i].corr,
-					 hp->calls[i].cls);
+				call_add(&lp->calls, &lp->ncalls, &lp->capcalls, hp->calls[i].k,
+					 (unsigned)hp->calls[i].v);
 		}
 		return;
 	}
@@ -91,24 +114,54 @@ void copies_line_host(struct line_part *lp, const struct xt_host *h, const struc
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		unsigned cls = pc->info[xt_event_meta_index(ev)].copy_cls;
-		struct xt_known_stats ks;
 
-		if (!cls || xt_event_aggregated(ev))
-			continue;
-		stat_collect(&ks, h, p, l, ev, 1ull << XS_CORRELATION_ID);
-		if (stat_has(&ks, XS_CORRELATION_ID))
+		if (cls && !xt_event_aggregated(ev))
 			call_add(&lp->calls, &lp->ncalls, &lp->capcalls,
-				 stat_as_int(&ks.v[XS_CORRELATION_ID]), cls);
+				 copy_event_corr(h, p, l, ev), cls);
 	}
 }
 
-void copies_pend_add(struct line_part *lp, const struct copy_pend *cp)
+void copies_pend_add(struct line_part *lp, size_t i, int64_t corr, uint32_t slot,
+		     const struct acct_stats *as)
 {
+	uint32_t held = 0;
+
+	if (as) {
+		if (lp->npend_as == lp->cappend_as) {
+			lp->cappend_as = lp->cappend_as ? lp->cappend_as * 2 : 16;
+			lp->pend_as = xreallocarray(lp->pend_as, lp->cappend_as,
+						    sizeof(*lp->pend_as));
+		}
+		lp->pend_as[lp->npend_as++] = *as;
+		held = (uint32_t)lp->npend_as;
+	}
 	if (lp->npend == lp->cappend) {
 		lp->cappend = lp->cappend ? lp->cappend * 2 : 16;
 		lp->pend = xreallocarray(lp->pend, lp->cappend, sizeof(*lp->pend));
 	}
-	lp->pend[lp->npend++] = *cp;
+	lp->pend[lp->npend++] = (struct copy_pend){ i, corr, slot, held };
+}
+
+void copies_pend_slot(struct line_part *lp, size_t i, uint32_t slot)
+{
+	size_t lo = 0, hi = lp->npend;
+
+	/* Most often the one just added; else (a command buffer's kernel,
+	 * counted when its run ends) a search: they are added in line order. */
+	if (hi && lp->pend[hi - 1].i == i) {
+		lp->pend[hi - 1].slot = slot;
+		return;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lp->pend[mid].i < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < lp->npend && lp->pend[lo].i == i)
+		lp->pend[lo].slot = slot;
 }
 
 /* The op of a held copy whose direction is known. */
@@ -126,8 +179,10 @@ static uint32_t copy_slot(struct line_part *lp, unsigned cls)
 }
 
 /* overview_line_device counted event i as a kernel while its class was
- * compute; a copy is not one. */
-static void kernel_uncount(struct line_part *lp, const struct xt_line *l, size_t i, int was)
+ * compute, and stream_account as a small kernel in a command buffer when
+ * its op (slot) ran in one; a copy is neither. */
+static void kernel_uncount(struct line_part *lp, const struct xt_line *l, size_t i, int was,
+			   uint32_t slot)
 {
 	int64_t d = xt_event_dur(l, &l->ev[i]);
 
@@ -138,42 +193,52 @@ static void kernel_uncount(struct line_part *lp, const struct xt_line *l, size_t
 	if (d < SMALL_KERNEL_PS) {
 		lp->small_kernels--;
 		lp->small_kernel_ps -= d;
+		if (lp->ops[slot].in_cb)
+			lp->small_kernels_cb--;
 	}
 }
 
 struct copy_calls {
-	struct copy_call *v; /* by correlation id, one each (cls 0: calls disagree) */
+	struct sort_kv *v; /* by correlation id, one each (v 0: calls disagree) */
 	size_t n;
 };
 
-static int call_cmp(const void *x, const void *y)
-{
-	const struct copy_call *a = x, *b = y;
-
-	return (a->corr > b->corr) - (a->corr < b->corr);
-}
-
 /* One host's copy calls, sorted; where two of one id disagree (two
- * processes in one file) the id says no direction. */
+ * processes in one file) the id says no direction. The lines' lists are
+ * freed as they are taken. */
 static void calls_index(struct copy_calls *cc, const struct xt_host *h)
 {
-	size_t p, l, k, cap = 0, o;
+	size_t p, l, k, n = 0, o;
 
 	for (p = 0; p < h->nplanes; p++)
 		for (l = 0; l < h->planes[p].nlines; l++) {
 			const struct line_part *lp = h->planes[p].lines[l].hook_data;
 
-			for (k = 0; lp && lp->role == LROLE_HOST && k < lp->ncalls; k++)
-				call_add(&cc->v, &cc->n, &cap, lp->calls[k].corr, lp->calls[k].cls);
+			if (lp && (lp->role == LROLE_HOST || lp->role == LROLE_HOST_PY))
+				n += lp->ncalls;
 		}
-	if (!cc->n)
+	if (!n)
 		return;
-	qsort(cc->v, cc->n, sizeof(*cc->v), call_cmp);
+	cc->v = xmalloc(n * sizeof(*cc->v));
+	for (p = 0; p < h->nplanes; p++)
+		for (l = 0; l < h->planes[p].nlines; l++) {
+			struct line_part *lp = h->planes[p].lines[l].hook_data;
+
+			if (!lp || (lp->role != LROLE_HOST && lp->role != LROLE_HOST_PY))
+				continue;
+			if (lp->ncalls)
+				memcpy(cc->v + cc->n, lp->calls, lp->ncalls * sizeof(*cc->v));
+			cc->n += lp->ncalls;
+			free(lp->calls);
+			lp->calls = NULL;
+			lp->ncalls = lp->capcalls = 0;
+		}
+	sort_kv(cc->v, cc->n);
 	for (k = 1, o = 0; k < cc->n; k++) {
-		if (cc->v[k].corr != cc->v[o].corr)
+		if (cc->v[k].k != cc->v[o].k)
 			cc->v[++o] = cc->v[k];
-		else if (cc->v[k].cls != cc->v[o].cls)
-			cc->v[o].cls = 0;
+		else if (cc->v[k].v != cc->v[o].v)
+			cc->v[o].v = 0;
 	}
 	cc->n = o + 1;
 }
@@ -181,13 +246,17 @@ static void calls_index(struct copy_calls *cc, const struct xt_host *h)
 unsigned copies_class(const struct xt_analysis *a, size_t host, int64_t corr)
 {
 	const struct copy_calls *cc = a->copies && host < a->nhlo ? &a->copies[host] : NULL;
-	struct copy_call key = { corr, 0 };
-	const struct copy_call *c;
+	size_t lo = 0, hi = cc ? cc->n : 0;
 
-	if (!cc || !cc->n)
-		return 0;
-	c = bsearch(&key, cc->v, cc->n, sizeof(*cc->v), call_cmp);
-	return c ? c->cls : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cc->v[mid].k < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return cc && lo < cc->n && cc->v[lo].k == corr ? (unsigned)cc->v[lo].v : 0;
 }
 
 struct bytes_ref copies_op_name(unsigned cls)
@@ -201,29 +270,46 @@ struct bytes_ref copies_op_name(unsigned cls)
 static void resolve_line(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
 			 const struct xt_analysis *a, size_t host)
 {
+	const struct copy_calls *cc = &a->copies[host];
 	uint32_t *slots = xmalloc(lp->npend * sizeof(*slots));
-	uint8_t *was = xmalloc(lp->npend);
-	size_t k;
+	uint8_t *was = xmalloc(lp->npend), *cls = xmalloc(lp->npend);
+	struct sort_kv *q = xmalloc(lp->npend * sizeof(*q));
+	size_t k, j = 0;
 
+	/* The kernels' ids sorted, walked beside the calls'. */
+	for (k = 0; k < lp->npend; k++)
+		q[k] = (struct sort_kv){ lp->pend[k].corr, k };
+	sort_kv(q, lp->npend);
 	for (k = 0; k < lp->npend; k++) {
-		const struct copy_pend *cp = &lp->pend[k];
-		unsigned c = copies_class(a, host, cp->corr);
+		while (j < cc->n && cc->v[j].k < q[k].k)
+			j++;
+		cls[q[k].v] = (uint8_t)(j < cc->n && cc->v[j].k == q[k].k ? cc->v[j].v : 0);
+	}
+	free(q);
+	for (k = 0; k < lp->npend; k++) {
+		struct copy_pend *cp = &lp->pend[k];
+		unsigned c = cls[k];
 
 		was[k] = lp->cls[cp->i];
 		slots[k] = UINT32_MAX;
-		if (cp->held)
-			slots[k] = c ? copy_slot(lp, c) : cp->slot; /* may move lp->ops */
-		else if (c)
+		if (cp->held) {
+			/* may move lp->ops */
+			slots[k] = cp->slot = c ? copy_slot(lp, c) : cp->slot;
+		} else if (c) {
 			lp->cls[cp->i] = (uint8_t)c;
+		}
 	}
-	stream_account_held(lp, p, l, lp->pend, slots, lp->npend);
+	stream_account_held(lp, p, l, slots);
 	for (k = 0; k < lp->npend; k++)
-		kernel_uncount(lp, l, lp->pend[k].i, was[k]);
+		kernel_uncount(lp, l, lp->pend[k].i, was[k], lp->pend[k].slot);
 	free(slots);
 	free(was);
+	free(cls);
 	free(lp->pend);
+	free(lp->pend_as);
 	lp->pend = NULL;
-	lp->npend = lp->cappend = 0;
+	lp->pend_as = NULL;
+	lp->npend = lp->cappend = lp->npend_as = lp->cappend_as = 0;
 }
 
 void copies_resolve(struct xt_analysis *a, struct xt_trace *t)

@@ -30,14 +30,15 @@ const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace 
 		stat_collect(&ks, h, p, l, ev,
 			     1ull << XS_HLO_OP | 1ull << XS_TF_OP | 1ull << XS_LEVEL0 |
 				     1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID |
-				     1ull << XS_HLO_CATEGORY | 1ull << XS_CORRELATION_ID);
+				     1ull << XS_HLO_CATEGORY);
 		attr_gpu(&ga, host < a->nhlo ? &a->hlo[host] : NULL, p,
 			 op_line_flags(bref_str(l->name)), ev, &ks);
 		r = ga.name;
 		/* A blit copy that names no op: by its host call (an_copies.c). */
 		if (ga.attr == XT_ATTR_EVENT_NAME && !ga.module.n && !ga.has_program_key &&
-		    stat_has(&ks, XS_CORRELATION_ID) && copy_is_blit(xt_event_meta(p, ev)->name)) {
-			unsigned c = copies_class(a, host, stat_as_int(&ks.v[XS_CORRELATION_ID]));
+		    copy_is_blit(xt_event_meta(p, ev)->name)) {
+			int64_t corr = copy_event_corr(h, p, l, ev);
+			unsigned c = corr != INT64_MIN ? copies_class(a, host, corr) : 0;
 
 			if (c)
 				r = copies_op_name(c);
@@ -242,6 +243,7 @@ struct stream_pass {
 	struct stream_order ord; /* no rec: what the order-dependent count carries */
 	struct stream_extra *ex; /* events with a group id, FLOPs or bytes, in order */
 	size_t nex, capex;
+	int held_pass;          /* stream_account_held(): the blit copies' slots are known */
 };
 
 static void acct_keep(struct acct_stats *as, const struct xt_known_stats *ks)
@@ -288,6 +290,10 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	 * one: no launch overhead each (the launch_bound finding). */
 	if (a->in_cb && dur > 0 && dur < SMALL_KERNEL_PS && lp->cls[i] <= EVC_COLLECTIVE)
 		lp->small_kernels_cb++;
+	/* A blit copy waiting for its direction: the op it counts under
+	 * (its class may change, and with it the counts above). */
+	if (lp->npend && !sp->held_pass && ((const struct plane_ctx *)p->hook_data)->info[mi].blit)
+		copies_pend_slot(lp, i, slot);
 	a->total_ps += dur;
 	a->self_ps += dur;
 	op_kernel_add(lp, sp->kc, slot, mi, dur);
@@ -318,28 +324,30 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 }
 
 /* The pass's part of a HIP blit copy (an_copies.c): its class waits for
- * its host call, and one that names no op waits whole, for the op its
- * direction names. Returns 1 when it is held. */
-static int blit_hold(struct stream_pass *sp, size_t i, uint32_t slot, int64_t corr,
-		     const struct acct_stats *as)
+ * its host call, and one that names no op (held) waits whole, for the op
+ * its direction names. */
+static int blit_held(const struct line_part *lp, uint32_t slot)
 {
-	const struct op_acc *a = &sp->lp->ops[slot];
-	struct copy_pend cp = { i, corr, slot, 0, *as };
+	const struct op_acc *a = &lp->ops[slot];
 
-	cp.held = a->attr == XT_ATTR_EVENT_NAME && !a->module.n && !a->has_program && !a->key_has;
-	copies_pend_add(sp->lp, &cp);
-	if (!cp.held)
-		return 0;
+	return a->attr == XT_ATTR_EVENT_NAME && !a->module.n && !a->has_program && !a->key_has;
+}
+
+static void blit_hold(struct stream_pass *sp, size_t i, uint32_t slot, int64_t corr,
+		      const struct acct_stats *as)
+{
+	copies_pend_add(sp->lp, i, corr, slot, as);
+	if (!as)
+		return;
 	/* Counted later, in no order: it parts the kernels around it now. */
 	if (sp->rec)
 		sp->rec[i - sp->first] = REC_HELD;
 	else
 		sp->ord.prev_slot = UINT32_MAX;
-	return 1;
 }
 
 void stream_account_held(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
-			 const struct copy_pend *v, const uint32_t *slots, size_t n)
+			 const uint32_t *slots)
 {
 	struct stream_pass sp;
 	size_t k;
@@ -348,12 +356,15 @@ void stream_account_held(struct line_part *lp, const struct xt_plane *p, const s
 	sp.lp = lp;
 	sp.p = p;
 	sp.l = l;
+	sp.line_flags = op_line_flags(bref_str(l->name));
+	sp.held_pass = 1;
 	sp.meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
 	sp.kc = xcalloc(KC_SIZE, sizeof(*sp.kc));
 	sp.ord = (struct stream_order){ UINT32_MAX, 0, 0 };
-	for (k = 0; k < n; k++)
+	for (k = 0; k < lp->npend; k++)
 		if (slots[k] != UINT32_MAX)
-			stream_account(&sp, v[k].i, slots[k], 0, &v[k].as);
+			stream_account(&sp, lp->pend[k].i, slots[k], 0,
+				       &lp->pend_as[lp->pend[k].held - 1]);
 	free(sp.meta_flags);
 	free(sp.kc);
 }
@@ -559,20 +570,6 @@ static uint32_t stream_ident_slot(struct stream_pass *sp, const struct plane_ctx
 	return slot;
 }
 
-/* The correlation id of an event as decoded (INT64_MIN: none). */
-static int64_t stream_corr(const struct xt_host *h, const struct xt_plane *p,
-			   const struct xt_line *l, const struct xt_event *ev)
-{
-	struct stat_want sw;
-	struct xt_stat v[XS_COUNT];
-	uint64_t found = 0;
-
-	stat_want_init(&sw, p, 1ull << XS_CORRELATION_ID);
-	if (sw.n)
-		stat_scan_event(h, p, l, ev, &sw, v, &found);
-	return found ? stat_as_int(&v[XS_CORRELATION_ID]) : INT64_MIN;
-}
-
 /* The pass over one piece of the line: sp->lp gets its ops. */
 static void stream_piece(struct stream_pass *sp)
 {
@@ -665,10 +662,16 @@ static void stream_piece(struct stream_pass *sp)
 		}
 		if (pc->info && pc->info[mi].blit) {
 			if (!corr_known)
-				corr = stream_corr(h, p, l, ev);
+				corr = copy_event_corr(h, p, l, ev);
 			corr_known = 1;
-			if (corr != INT64_MIN && blit_hold(sp, i, slot, corr, &as))
+			if (corr != INT64_MIN && blit_held(lp, slot)) {
+				if (run.n)
+					cb_flush(sp, &run); /* it ends the run, as a kernel would */
+				blit_hold(sp, i, slot, corr, &as);
 				continue;
+			}
+			if (corr != INT64_MIN)
+				blit_hold(sp, i, slot, corr, NULL);
 		}
 		if (lp->ops[slot].cb_mod) {
 			/* A command buffer's kernel: held until its run ends. */
@@ -676,7 +679,7 @@ static void stream_piece(struct stream_pass *sp)
 			uint32_t comp = lp->ops[slot].cb_comp;
 
 			if (!corr_known)
-				corr = stream_corr(h, p, l, ev);
+				corr = copy_event_corr(h, p, l, ev);
 			/* The same annotation as the run's (most often the very
 			 * same bytes): the same command buffer. */
 			struct bytes_ref parent =

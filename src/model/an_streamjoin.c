@@ -67,10 +67,10 @@ uint32_t *stream_join(struct line_part *lp, const struct line_part *second)
 	}
 	kernels_join(lp, second);
 	for (k = 0; k < second->npend; k++) {
-		struct copy_pend cp = second->pend[k];
+		const struct copy_pend *cp = &second->pend[k];
 
-		cp.slot = map[cp.slot];
-		copies_pend_add(lp, &cp);
+		copies_pend_add(lp, cp->i, cp->corr, map[cp->slot],
+				cp->held ? &second->pend_as[cp->held - 1] : NULL);
 	}
 	lp->op_events += second->op_events;
 	lp->small_kernels_cb += second->small_kernels_cb;

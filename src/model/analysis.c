@@ -211,6 +211,7 @@ void line_part_free(struct line_part *lp)
 	free(lp->kmemo);
 	free(lp->calls);
 	free(lp->pend);
+	free(lp->pend_as);
 	free(lp->cls);
 	free(lp->ops);
 	free(lp->slot_of_meta);
@@ -576,8 +577,7 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 			overview_line_host(lp, p, l);
 		}
 		memory_line(lp, h, p, l, sunk);
-		if (role == LROLE_HOST)
-			copies_line_host(lp, h, p, l, sunk);
+		copies_line_host(lp, h, p, l, sunk);
 		break;
 	case LROLE_NONE:
 		break;

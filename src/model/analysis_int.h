@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 
 #include "../util/hmap.h"
+#include "../util/sort64.h"
 #include "analysis.h"
 #include "ev_sink.h"
 #include "hlo.h"
@@ -287,10 +288,12 @@ struct line_part {
 	size_t nruns, capruns;
 	/* copies (an_copies.c): a host line's copy calls; a stream line's
 	 * blit copies, until copies_resolve() */
-	struct copy_call *calls;
+	struct sort_kv *calls;  /* k: correlation id, v: EVC_* */
 	size_t ncalls, capcalls;
 	struct copy_pend *pend;
 	size_t npend, cappend;
+	struct acct_stats *pend_as;
+	size_t npend_as, cappend_as;
 };
 
 /* A compilation on a host line, its times offsets from the line's start
@@ -323,7 +326,7 @@ struct host_part {
 	 * to leave out. */
 	struct span_pack work;
 	size_t work_mk;
-	struct copy_call *calls; /* its copy calls (an_copies.c) */
+	struct sort_kv *calls;  /* its copy calls (an_copies.c) */
 	size_t ncalls, capcalls;
 };
 /* What a plane's sink_meta marks of an event metadata: on a host plane
@@ -606,25 +609,29 @@ void memory_free(struct line_part *lp);
 extern size_t memory_split_events;
 /* an_copies.c: HIP's blit copies, named and classed by the host call of
  * the same correlation id, once every line is analysed. */
-struct copy_call {
-	int64_t corr;           /* its correlation id */
-	uint8_t cls;            /* EVC_H2D, EVC_D2H or EVC_D2D */
-};
 struct copy_pend {
 	size_t i;               /* the blit kernel's event in the line */
-	int64_t corr;
-	uint32_t slot;          /* the op it is counted under (held: its kernel's) */
-	uint8_t held;           /* named no op: counted once its direction is known */
-	struct acct_stats as;   /* held: what stream_account_held() needs */
+	int64_t corr;           /* its correlation id (never INT64_MIN: none) */
+	uint32_t slot;          /* the op it was counted under (held: its kernel's) */
+	uint32_t held;          /* named no op, counted once its direction is known:
+				 * its accounting stats' index in pend_as + 1; else 0 */
 };
 int copy_is_blit(const char *kernel_name);
+/* The correlation id of a GPU or host event, from its own stats (a launch
+ * has its own; one on its metadata is not read): INT64_MIN when none. */
+int64_t copy_event_corr(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
+			const struct xt_event *ev);
 /* The EVC_* a HIP copy call moves, by its name; 0 when not one or unsaid. */
 unsigned copy_call_class(const char *name);
 void copies_sink_event(struct host_part *hp, const struct xt_sink_ev *e);
 /* A host line's copy calls into lp: from the sink's parts, else the line. */
 void copies_line_host(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 		      const struct xt_line *l, const struct xt_sunk *sunk);
-void copies_pend_add(struct line_part *lp, const struct copy_pend *cp);
+/* A blit kernel of the stream pass, held (as: its accounting stats) or not
+ * (as NULL); copies_pend_slot() says the op it was then counted under. */
+void copies_pend_add(struct line_part *lp, size_t i, int64_t corr, uint32_t slot,
+		     const struct acct_stats *as);
+void copies_pend_slot(struct line_part *lp, size_t i, uint32_t slot);
 /* Settles every held blit copy of t, before anything reads the line
  * parts; a keeps each host's copy calls (a->nhlo set). */
 void copies_resolve(struct xt_analysis *a, struct xt_trace *t);
@@ -632,11 +639,11 @@ void copies_free(struct xt_analysis *a);
 /* The EVC_* of host's copy call corr (0: none known), and its op name. */
 unsigned copies_class(const struct xt_analysis *a, size_t host, int64_t corr);
 struct bytes_ref copies_op_name(unsigned cls);
-/* an_stream.c: counts the held events v[k] of a stream line for op
+/* an_stream.c: counts each held event lp->pend[k] of a stream line for op
  * slots[k] (UINT32_MAX: not held), as the pass counts a kernel that names
  * no op. */
 void stream_account_held(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,
-			 const struct copy_pend *v, const uint32_t *slots, size_t n);
+			 const uint32_t *slots);
 /* an_kernels.c (kernel_details parsing also used by tests) */
 /* Adds the kernel rows of src (another piece of the same line) to lp's. */
 void kernels_join(struct line_part *lp, const struct line_part *src);

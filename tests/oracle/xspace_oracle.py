@@ -220,14 +220,16 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       (from 2^32 on).
   C36 HIP blit copies (docs "HIP runs copies as kernels"): a GPU event
       whose name starts with `__amd_rocclr_copy` and whose correlation_id
-      is that of exactly one kind of host call on a /host:CPU line of its
-      host (`hipMemcpy…` with `HtoD` -> host_to_device, `DtoH` ->
+      (the event's own stat, read as a signed 64-bit integer; -2^63 counts
+      as none) is that of exactly one kind of host call on a /host:CPU line
+      of its host (`hipMemcpy…` with `HtoD` -> host_to_device, `DtoH` ->
       device_to_host, `DtoD` or `Peer` -> device to device; calls of two
       kinds under one id say nothing) is that copy: in the step breakdown
       (device to device is compute there) and not a kernel in the counts.
-      One attributed `event_name` with no hlo_module and no program_id is
-      the op `MemcpyH2D` / `MemcpyD2H` / `MemcpyD2D`, category `memcpy`,
-      attribution `copy_call`, never continuing an occurrence.
+      One attributed `event_name` with no (or an empty) hlo_module and no
+      program_id is the op `MemcpyH2D` / `MemcpyD2H` / `MemcpyD2D`,
+      category `memcpy`, attribution `copy_call`, never continuing an
+      occurrence.
 """
 
 import gzip
@@ -941,6 +943,20 @@ D2D = 'D2D'
 BLIT_OP = {H2D: 'MemcpyH2D', D2H: 'MemcpyD2H', D2D: 'MemcpyD2D'}
 
 
+def event_corr(ev):
+    """CHOICE C36: the event's own correlation_id as a signed 64-bit
+    integer; None when absent or -2^63."""
+    for k, v in ev.stats:
+        if k == 'correlation_id':
+            c = as_int(v)
+            if c is None:
+                return None
+            c &= U64
+            c = c - (1 << 64) if c >= (1 << 63) else c
+            return None if c == -(1 << 63) else c
+    return None
+
+
 def copy_calls(h):
     """CHOICE C36: correlation id -> H2D | D2H | D2D of a host's HIP copy
     calls (None where calls of two kinds share an id)."""
@@ -956,7 +972,7 @@ def copy_calls(h):
                 rest = n[len('hipMemcpy'):]
                 d = (H2D if 'HtoD' in rest else D2H if 'DtoH' in rest
                      else D2D if ('DtoD' in rest or 'Peer' in rest) else None)
-                c = as_int(ev.stat('correlation_id'))
+                c = event_corr(ev)
                 if d is None or c is None:
                     continue
                 out[c] = d if out.get(c, d) == d else None
@@ -967,7 +983,7 @@ def blit_dir(calls, ev):
     """CHOICE C36: the direction of a HIP blit copy kernel, else None."""
     if not ev.name.startswith('__amd_rocclr_copy'):
         return None
-    c = as_int(ev.stat('correlation_id'))
+    c = event_corr(ev)
     return calls.get(c) if c is not None else None
 
 
@@ -1469,7 +1485,7 @@ def analyse(hosts, origin):
                     dirs = [blit_dir(calls, ev) for ev in evs]
                     for i, d in enumerate(dirs):
                         if (d is not None and attrs[i][2] == 'event_name'
-                                and as_str(evs[i].stat('hlo_module')) is None
+                                and not as_str(evs[i].stat('hlo_module'))
                                 and as_int(evs[i].stat('program_id')) is None):
                             attrs[i] = (BLIT_OP[d], 'memcpy', 'copy_call', '', '', None, None,
                                         False, True)

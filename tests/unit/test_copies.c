@@ -132,6 +132,56 @@ static void assert_copies(const struct xt_analysis *a)
 	assert_int_equal(a->steps[0].idle_ps, 400 - 146 - 40 - 10);
 }
 
+/* Every GPU stream event's name in the viewer (analysis_op_name) is an op
+ * of the profile, and each name's events add up to its ops' total time. */
+static void assert_viewer_agrees(const struct xt_trace *t, const struct xt_analysis *a)
+{
+	struct name_time {
+		char name[256];
+		int64_t ev_ps, op_ps;
+	} *v = NULL;
+	size_t n = 0, h, p, l, i, k;
+	char buf[256];
+
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++) {
+			const struct xt_plane *g = &t->hosts[h].planes[p];
+
+			if (strncmp(g->name, "/device:GPU:", 12))
+				continue;
+			for (l = 0; l < g->nlines; l++) {
+				const struct xt_line *ln = &g->lines[l];
+
+				if (strncmp(ln->name, "Stream #", 8))
+					continue;
+				for (i = 0; i < ln->nev; i++) {
+					if (xt_event_aggregated(&ln->ev[i]))
+						continue;
+					analysis_op_name(a, t, h, g, ln, &ln->ev[i], buf, sizeof(buf));
+					for (k = 0; k < n && strcmp(v[k].name, buf); k++)
+						;
+					if (k == n) {
+						v = realloc(v, (n + 1) * sizeof(*v));
+						assert_non_null(v);
+						memset(&v[n], 0, sizeof(*v));
+						snprintf(v[n++].name, sizeof(v->name), "%s", buf);
+					}
+					v[k].ev_ps += xt_event_dur(ln, &ln->ev[i]);
+				}
+			}
+		}
+	for (i = 0; i < a->nops; i++)
+		for (k = 0; k < n; k++)
+			if (!strcmp(v[k].name, a->ops[i].name))
+				v[k].op_ps += a->ops[i].total_ps;
+	for (k = 0; k < n; k++)
+		if (v[k].ev_ps != v[k].op_ps)
+			fail_msg("%s: its events %lld ps, its ops %lld ps", v[k].name,
+				 (long long)v[k].ev_ps, (long long)v[k].op_ps);
+	assert_true(n > 0);
+	free(v);
+}
+
 static void test_copies_by_host_call(void **state)
 {
 	struct xt_trace *t;
@@ -145,6 +195,7 @@ static void test_copies_by_host_call(void **state)
 	(void)state;
 	a = tu_load_space(copies_space(0), &t);
 	assert_copies(a);
+	assert_viewer_agrees(t, a);
 	/* The viewer's name of each event is the op it was counted under. */
 	g = tu_find_plane(&t->hosts[0], "/device:GPU:0");
 	c = tu_find_line(g, "Stream #17(Kernel)");
@@ -190,6 +241,29 @@ static void test_copies_run_and_keep_none(void **state)
  * held copies of the second piece join the line's, and part the kernels
  * around them there as in the first. Kernel launches of one op on both
  * sides of a copy are two occurrences. */
+/* The real MI300X profiles: the viewer names every kernel as the op
+ * profile counts it. */
+static void test_copies_fixtures(void **state)
+{
+	static const char *const f[] = { "jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb",
+					  "jax-rocm-mi300x-jax08_attention/tw003.xplane.pb",
+					  "jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb" };
+	struct xt_trace *t;
+	struct xt_analysis *a;
+	size_t i;
+
+	(void)state;
+	if (!tu_have_fixtures()) {
+		skip();
+		return;
+	}
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		a = tu_load(tu_fixture(f[i]), &t);
+		assert_viewer_agrees(t, a);
+		tu_find_op(a, "MemcpyH2D", "");
+	}
+}
+
 static void test_copies_split_line(void **state)
 {
 	tu_space *s = tu_space_new();
@@ -241,6 +315,62 @@ static void test_copies_split_line(void **state)
 	}
 }
 
+/* A copy-only stream (the tracer names a line by what ran on it): a copy
+ * the host does not explain keeps the line's direction, as before. A copy
+ * XLA ran inside a command buffer, which the host call names: not a small
+ * kernel in a command buffer either. Correlation ids a launch does not carry
+ * itself (on its metadata) or that read as the pass's "none" (-2^63) say
+ * nothing, in the op profile and the viewer alike. */
+static void test_copies_edges(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_plane *h = tu_plane_add(s, 2, "/host:CPU");
+	tu_line *c = tu_line_add(g, 5, "Stream #5(MemcpyH2D)", 0);
+	tu_line *k = tu_line_add(g, 6, "Stream #6(Kernel)", 0);
+	tu_line *steps = tu_line_add(g, 9, "Steps", 0);
+	tu_line *th = tu_line_add(h, 3, "Host Threads/3", 0);
+	tu_emeta_t *m;
+	tu_event *e;
+	struct xt_trace *t;
+	struct xt_analysis *a;
+	const struct xt_device_row *dv;
+
+	(void)state;
+	blit(g, c, 0, 20, 7, NULL);
+	call(h, th, "hipMemcpyAsync", 1000, 7);
+	e = tu_ev(g, k, "__amd_rocclr_copyBufferAligned", 30, 5);
+	TU_SI(g, e, "correlation_id", 8);
+	TU_SS(g, e, "hlo_op", "command_buffer.3");
+	TU_SS(g, e, "hlo_module", "jit_a");
+	call(h, th, "hipMemcpyHtoDAsync", 1010, 8);
+	/* The id on the metadata, not the launch. */
+	m = tu_emeta_id(g, 40, "__amd_rocclr_copyBufferRect.kd", NULL);
+	TU_SI(g, m, "correlation_id", 9);
+	tu_event_add(k, 40, 50, 4);
+	call(h, th, "hipMemcpyDtoHAsync", 1020, 9);
+	/* -2^63 on both sides. */
+	e = tu_ev(g, k, BLIT, 60, 3);
+	TU_SU(g, e, "correlation_id", 0x8000000000000000ull);
+	call(h, th, "hipMemcpyDtoHAsync", 1030, INT64_MIN);
+	e = tu_ev(g, steps, "1", 0, 100);
+	TU_SI(g, e, "group_id", 1);
+
+	a = tu_load_space(s, &t);
+	assert_viewer_agrees(t, a);
+	/* The unexplained copy on the H2D stream: host to device, no kernel. */
+	assert_int_equal(a->steps[0].cat_ps[XT_CAT_HOST_TO_DEVICE], 20 + 5);
+	assert_int_equal(a->steps[0].cat_ps[XT_CAT_DEVICE_TO_HOST], 0);
+	dv = tu_find_device(a, NULL, "/device:GPU:0");
+	/* The last two stay kernels (no id to match); the command buffer's copy
+	 * is H2D, not a kernel, and not a small kernel in a command buffer. */
+	assert_int_equal(dv->kernels, 2);
+	assert_int_equal(dv->small_kernels, 2);
+	assert_int_equal(dv->small_kernels_cb, 0);
+	assert_int_equal(tu_find_op(a, BLIT, "")->occurrences, 2);
+	assert_int_equal(tu_find_op(a, "__amd_rocclr_copyBufferRect.kd", "")->occurrences, 1);
+}
+
 static void test_copy_call_class(void **state)
 {
 	(void)state;
@@ -265,6 +395,8 @@ int main(void)
 		TU_TEST(test_copies_by_host_call),
 		TU_TEST(test_copies_run_and_keep_none),
 		TU_TEST(test_copies_split_line),
+		TU_TEST(test_copies_edges),
+		TU_TEST(test_copies_fixtures),
 		TU_TEST(test_copy_call_class),
 	};
 
