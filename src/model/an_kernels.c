@@ -47,9 +47,14 @@ static void parse_dim3(const char *p, const char *end, uint32_t d[3])
 int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
 			 int64_t *regs, int64_t *shared, double *occ)
 {
-	const char *p = s, *end = s + n;
+	const char *p, *end;
 	int64_t st = 0, dyn = 0, group = 0;
 	int have_sd = 0, have_group = 0, seen = 0;
+
+	if (!n)
+		s = ""; /* an empty value may come as no pointer at all */
+	p = s;
+	end = s + n;
 
 	grid[0] = grid[1] = grid[2] = 1;
 	block[0] = block[1] = block[2] = 1;

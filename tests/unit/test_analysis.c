@@ -775,6 +775,9 @@ static void test_kernel_details_parse(void **state)
 	assert_int_equal(shared, -1);
 	assert_int_equal(kernel_details_parse("", 0, grid, block, &regs, &shared, &occ), 0);
 	assert_int_equal(shared, -1);
+	/* An empty stat value may have no bytes at all (found by fuzzing). */
+	assert_int_equal(kernel_details_parse(NULL, 0, grid, block, &regs, &shared, &occ), 0);
+	assert_int_equal(grid[0], 1);
 }
 
 /* ---- host step markers ---- */
