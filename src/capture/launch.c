@@ -142,31 +142,62 @@ char *launch_xla_flags(const char *cur)
 	return v;
 }
 
-/* LD_PRELOAD gets the agent; XLA_FLAGS turns CUDA command buffers off
- * unless cmdbuf (--command-buffers) or the user's flags name them. *off
- * says whether they were turned off. */
-static int prepare_env(int cmdbuf, int *off, struct xt_error *err)
+/* The workload's environment: xtop's own with LD_PRELOAD naming the agent
+ * and, unless cmdbuf (--command-buffers) or the user's flags name them,
+ * XLA_FLAGS turning CUDA command buffers off (*off says so). Built apart,
+ * so that xtop's own environment never changes: a thread of the viewer
+ * may read it at any time. Freed with env_free(). */
+struct child_env {
+	char **envp;
+	char *preload, *xla; /* the two entries, owned */
+};
+
+static void env_free(struct child_env *ce)
+{
+	free(ce->envp);
+	free(ce->preload);
+	free(ce->xla);
+}
+
+static char *env_entry(const char *name, const char *v)
+{
+	size_t n = strlen(name) + strlen(v) + 2;
+	char *e = xmalloc(n);
+
+	snprintf(e, n, "%s=%s", name, v);
+	return e;
+}
+
+static int child_env(struct child_env *ce, int cmdbuf, int *off, struct xt_error *err)
 {
 	char agent[PATH_MAX];
 	char *v;
+	size_t n = 0, k = 0;
 	int rc = launch_agent_path(agent, sizeof(agent), err);
 
+	memset(ce, 0, sizeof(*ce));
 	*off = 0;
 	if (rc < 0 || (rc = preload_path(agent, sizeof(agent), err)) < 0)
 		return rc;
 	v = launch_preload_value(agent);
-	rc = setenv("LD_PRELOAD", v, 1);
+	ce->preload = env_entry("LD_PRELOAD", v);
 	free(v);
-	if (rc < 0)
-		return xt_error_set(err, XT_EIO, "cannot set LD_PRELOAD: %s", strerror(errno));
 	v = cmdbuf ? NULL : launch_xla_flags(getenv("XLA_FLAGS"));
 	if (v) {
-		rc = setenv("XLA_FLAGS", v, 1);
+		ce->xla = env_entry("XLA_FLAGS", v);
 		free(v);
-		if (rc < 0)
-			return xt_error_set(err, XT_EIO, "cannot set XLA_FLAGS: %s", strerror(errno));
 		*off = 1;
 	}
+	while (environ[n])
+		n++;
+	ce->envp = xcalloc(n + 3, sizeof(*ce->envp));
+	for (n = 0; environ[n]; n++)
+		if (strncmp(environ[n], "LD_PRELOAD=", 11) &&
+		    (!ce->xla || strncmp(environ[n], "XLA_FLAGS=", 10)))
+			ce->envp[k++] = environ[n];
+	ce->envp[k++] = ce->preload;
+	if (ce->xla)
+		ce->envp[k++] = ce->xla;
 	return 0;
 }
 
@@ -261,31 +292,36 @@ void launch_forget_socket(pid_t pid)
 int launch_run(char *const argv[], int quiet, int cmdbuf, struct xt_error *err)
 {
 	static const int passed[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
-	int pfd[2], child_errno = 0, status = 0, rc, off;
+	int pfd[2], child_errno = 0, status = 0, rc, off, fork_errno;
 	struct sigaction sa;
 	pid_t pid;
 	ssize_t k;
 	size_t i;
+	struct child_env ce;
 
-	rc = prepare_env(cmdbuf, &off, err);
+	rc = child_env(&ce, cmdbuf, &off, err);
 	if (rc < 0)
 		return rc;
 	sweep_stale();
-	if (pipe2(pfd, O_CLOEXEC) < 0)
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		env_free(&ce);
 		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(errno));
+	}
 	pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, ce.envp);
 		child_errno = errno;
 		if (write(pfd[1], &child_errno, sizeof(child_errno)) < 0)
 			_exit(127);
 		_exit(127);
 	}
+	fork_errno = errno;
+	env_free(&ce);
 	close(pfd[1]);
 	if (pid < 0) {
 		close(pfd[0]);
-		return xt_error_set(err, XT_EIO, "cannot fork: %s", strerror(errno));
+		return xt_error_set(err, XT_EIO, "cannot fork: %s", strerror(fork_errno));
 	}
 	do
 		k = read(pfd[0], &child_errno, sizeof(child_errno));
@@ -350,51 +386,27 @@ static int make_dirs(const char *dir)
 	return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* xtop's own LD_PRELOAD and XLA_FLAGS as they were (old: NULL = unset);
- * frees the copies. */
-static void restore_env(char *old, char *old_xla)
-{
-	if (old)
-		setenv("LD_PRELOAD", old, 1);
-	else
-		unsetenv("LD_PRELOAD");
-	if (old_xla)
-		setenv("XLA_FLAGS", old_xla, 1);
-	else
-		unsetenv("XLA_FLAGS");
-	free(old);
-	free(old_xla);
-}
-
 pid_t launch_spawn(char *const argv[], const char *logdir_arg, int cmdbuf, char *log, size_t n,
 		   struct xt_error *err)
 {
 	int pfd[2], child_errno = 0, rc, off, fork_errno;
 	pid_t pid;
 	ssize_t k;
-	char *old = getenv("LD_PRELOAD") ? xstrdup(getenv("LD_PRELOAD")) : NULL;
-	char *old_xla = getenv("XLA_FLAGS") ? xstrdup(getenv("XLA_FLAGS")) : NULL;
 	char logdir[PATH_MAX];
+	struct child_env ce;
 
 	/* Absolute, so that the messages that name the log are exact. */
 	if (profile_path_absolute(logdir_arg, logdir, sizeof(logdir)) < 0)
 		snprintf(logdir, sizeof(logdir), "%s", logdir_arg);
-	if (make_dirs(logdir) < 0) {
+	if (make_dirs(logdir) < 0)
+		return xt_error_set(err, XT_EIO, "cannot create %s: %s", logdir, strerror(errno));
+	rc = child_env(&ce, cmdbuf, &off, err);
+	if (rc < 0)
+		return rc;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		int e = errno;
 
-		free(old);
-		free(old_xla);
-		return xt_error_set(err, XT_EIO, "cannot create %s: %s", logdir, strerror(e));
-	}
-	/* LD_PRELOAD and XLA_FLAGS are set in xtop for the fork only, then
-	 * restored. */
-	rc = prepare_env(cmdbuf, &off, err);
-	if (rc < 0 || pipe2(pfd, O_CLOEXEC) < 0) {
-		int e = errno;
-
-		restore_env(old, old_xla);
-		if (rc < 0)
-			return rc;
+		env_free(&ce);
 		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(e));
 	}
 	pid = fork();
@@ -416,7 +428,7 @@ pid_t launch_spawn(char *const argv[], const char *logdir_arg, int cmdbuf, char 
 			/* The log says what xtop changed in the workload. */
 			if (off && write(2, CMDBUF_NOTE, sizeof(CMDBUF_NOTE) - 1) < 0)
 				(void)0;
-			execvp(argv[0], argv);
+			execvpe(argv[0], argv, ce.envp);
 			child_errno = errno;
 		}
 		if (write(pfd[1], &child_errno, sizeof(child_errno)) < 0)
@@ -424,7 +436,7 @@ pid_t launch_spawn(char *const argv[], const char *logdir_arg, int cmdbuf, char 
 		_exit(127);
 	}
 	fork_errno = errno;
-	restore_env(old, old_xla);
+	env_free(&ce);
 	close(pfd[1]);
 	if (pid < 0) {
 		close(pfd[0]);
