@@ -216,7 +216,7 @@ void rate_add(struct rate_acc *ra, const struct op_acc *o, const struct xt_devic
 	}
 }
 
-void op_rates(struct xt_op_row *r, const struct rate_acc *ra)
+static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 {
 	double s = (double)ra->ps * 1e-12;
 	int has_f = r->has_flops && !ra->flops_unknown, has_b = r->has_bytes && !ra->bytes_unknown;
@@ -278,4 +278,45 @@ void op_rates(struct xt_op_row *r, const struct rate_acc *ra)
 	if (!isnan(r->flops_utilization) && !isnan(r->hbm_bw_utilization))
 		r->bound_by = r->flops_utilization >= r->hbm_bw_utilization ? XT_BOUND_COMPUTE
 									   : XT_BOUND_MEMORY;
+}
+
+/* Why a rate is absent that no check above explained: the counts it is
+ * made of, or the peak it is a share of, are unknown. */
+static const char *rates_why(const struct xt_op_row *r, int has_f, int has_b)
+{
+	if (!has_f && !has_b) {
+		if (!strcmp(r->category, "memcpy"))
+			return "a copy: the profile counts no bytes for it";
+		switch (r->attr) {
+		case XT_ATTR_TF_OP:
+			return "no FLOPs or bytes: the profile counts none for TensorFlow ops";
+		case XT_ATTR_HLO_OP_UNCHECKED:
+		case XT_ATTR_KERNEL_NAME_UNCHECKED:
+			return "no FLOPs or bytes: the profile counts none for it and holds no HLO to "
+			       "count them";
+		case XT_ATTR_UNRESOLVED:
+		case XT_ATTR_EVENT_NAME:
+		case XT_ATTR_COPY_CALL:
+			return "no FLOPs or bytes: it is no instruction of the program's HLO";
+		default:
+			return "no FLOPs or bytes for every occurrence: not in the profile, and the "
+			       "HLO cost model does not count this instruction";
+		}
+	}
+	if (!has_b)
+		return "no bytes for every occurrence: no bandwidth";
+	if (!has_f)
+		return "no FLOPs for every occurrence: no FLOP rate";
+	return "the device's peak is unknown: no share of it";
+}
+
+void op_rates(struct xt_op_row *r, const struct rate_acc *ra)
+{
+	rates_measure(r, ra);
+	/* Every absent figure says why (docs/analyses.md). */
+	if (!*r->rate_note && (isnan(r->flops_per_s) || isnan(r->bytes_per_s) ||
+			       isnan(r->hbm_bytes_per_s) || isnan(r->flops_utilization) ||
+			       isnan(r->hbm_bw_utilization)))
+		r->rate_note = rates_why(r, r->has_flops && !ra->flops_unknown,
+					 r->has_bytes && !ra->bytes_unknown);
 }

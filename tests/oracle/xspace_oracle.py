@@ -230,6 +230,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       program_id is the op `MemcpyH2D` / `MemcpyD2H` / `MemcpyD2D`,
       category `memcpy`, attribution `copy_call`, never continuing an
       occurrence.
+  C37 An op's rate_note is set whenever one of its rates or utilizations
+      is null, whatever the reason (the text is not compared).
 """
 
 import gzip
@@ -1746,6 +1748,8 @@ def op_row(a, plane_info, self_total):
         if br is not None and (br > MAX_BW or (a.hbm == a.bytes and hr is None)):
             br = None
             note = note or 'bandwidth above any memory'
+    if note is None and None in (fr, br, hr, fu, hu):
+        note = 'counts or peak unknown'  # C37: every absent figure says why
     r.update({'flops_per_s': fr, 'bytes_per_s': br, 'hbm_bytes_per_s': hr,
               'flops_utilization': fu, 'hbm_bw_utilization': hu,
               'arithmetic_intensity': intensity,

@@ -565,6 +565,9 @@ static void test_gpu_tf_ops_and_plain_kernels(void **state)
 	assert_int_equal(op->self_ps, 20);
 	assert_string_equal(op->category, "MatMul"); /* the TF op type */
 	assert_int_equal(op->attr, XT_ATTR_TF_OP);
+	/* No counts, no rates: and the reason is given. */
+	assert_true(isnan(op->flops_per_s));
+	assert_non_null(strstr(op->rate_note, "TensorFlow"));
 	assert_int_equal(op->nkernels, 1);
 	assert_string_equal(op->kernels[0].name, "volta_sgemm");
 	assert_int_equal(op->kernels[0].occurrences, 2);
@@ -576,6 +579,7 @@ static void test_gpu_tf_ops_and_plain_kernels(void **state)
 	op = tu_find_op(a, "cudnn-conv.1.0", "77");
 	assert_string_equal(op->category, "cudnn-conv");
 	assert_int_equal(op->attr, XT_ATTR_HLO_OP_UNCHECKED); /* no HLO to check it */
+	assert_non_null(strstr(op->rate_note, "no HLO"));
 	assert_int_equal(a->nops, 3);
 }
 

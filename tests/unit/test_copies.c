@@ -96,11 +96,13 @@ static void assert_copies(const struct xt_analysis *a)
 	assert_int_equal(o->self_ps, 40);
 	assert_int_equal(o->nkernels, 1);
 	assert_string_equal(o->kernels[0].name, BLIT);
+	assert_non_null(strstr(o->rate_note, "copy")); /* why its rates are absent */
 	o = tu_find_op(a, "MemcpyD2H", "");
 	assert_int_equal(o->attr, XT_ATTR_COPY_CALL);
 	assert_int_equal(o->self_ps, 10);
 	o = tu_find_op(a, BLIT, "");
 	assert_int_equal(o->attr, XT_ATTR_EVENT_NAME);
+	assert_non_null(strstr(o->rate_note, "no instruction"));
 	assert_int_equal(o->occurrences, 4);
 	assert_int_equal(o->self_ps, 16);
 	o = tu_find_op(a, "copy.1", "jit_a");
