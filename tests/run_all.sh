@@ -63,7 +63,7 @@ if [ -n "${FUZZ:-}" ] && [ -x "$FUZZ" ]; then
 	corpus=$(mktemp -d "${TMPDIR:-/tmp}/xtop-fuzz.XXXXXX")
 	"${BUILDS%% *}/xtop-gen" --kind tpu --events 300 -o "$corpus/tpu.pb" >/dev/null 2>&1
 	"${BUILDS%% *}/xtop-gen" --kind gpu --events 300 -o "$corpus/gpu.pb" >/dev/null 2>&1
-	# HIP's copy kernels and their host calls (an_copies.c), where python3-protobuf is
+	# HIP's copy kernels and their host calls (an_copies.c); skipped without python3-protobuf
 	/usr/bin/python3 tests/fixtures/rocm_copies.py "$corpus/rocm.pb" >/dev/null 2>&1 || true
 	if "$FUZZ" -max_total_time="${FUZZ_SECONDS:-30}" -rss_limit_mb=2048 -max_len=65536 \
 		-print_final_stats=1 "$corpus" >"$log" 2>&1; then

@@ -304,8 +304,10 @@ int launch_run(char *const argv[], int quiet, int cmdbuf, struct xt_error *err)
 		return rc;
 	sweep_stale();
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		int e = errno;
+
 		env_free(&ce);
-		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(errno));
+		return xt_error_set(err, XT_EIO, "cannot create a pipe: %s", strerror(e));
 	}
 	pid = fork();
 	if (pid == 0) {

@@ -328,7 +328,7 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t)
 			r->cost_src = 0;
 		r->percent = a->ops_self_ps > 0 ? 100.0 * (double)r->self_ps / (double)a->ops_self_ps
 						 : 0.0;
-		op_rates(r, &ra->ra);
+		op_rates(r, &ra->ra, ra->n_flops > 0 || ra->n_bytes > 0);
 		if (r->nkernels > 1)
 			qsort(r->kernels, r->nkernels, sizeof(*r->kernels), op_kernel_cmp);
 	}

@@ -280,43 +280,85 @@ static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 									   : XT_BOUND_MEMORY;
 }
 
-/* Why a rate is absent that no check above explained: the counts it is
- * made of, or the peak it is a share of, are unknown. */
-static const char *rates_why(const struct xt_op_row *r, int has_f, int has_b)
+/* Why a rate or share is absent that no check above explained: the counts
+ * it is made of (by how the op was found), then the peak it is a share of. */
+enum why_counts {
+	WHY_NONE,        /* the counts are known */
+	WHY_COPY,
+	WHY_TF,
+	WHY_XLA,         /* an XLA Ops event without counts */
+	WHY_NO_HLO,
+	WHY_NOT_INST,
+	WHY_COST_MODEL,
+	WHY_SOME,        /* some occurrences had them: a sum would understate */
+	WHY_NO_BYTES,
+	WHY_NO_FLOPS,
+	WHY_COUNT
+};
+
+#define NO_PEAK "the device's peak is unknown: no share of it"
+static const char *const why_text[WHY_COUNT][2] = {
+#define WHY(k, t) [k] = { t, t "; " NO_PEAK }
+	[WHY_NONE] = { "", NO_PEAK },
+	WHY(WHY_COPY, "a copy: no FLOPs, and its bytes (memcpy_details) cross a bus, which no "
+		      "HBM roof measures"),
+	WHY(WHY_TF, "no FLOPs or bytes: the profile counts none for TensorFlow ops"),
+	WHY(WHY_XLA, "no FLOPs or bytes: the profile counts none for this op"),
+	WHY(WHY_NO_HLO, "no FLOPs or bytes: the profile counts none for it and holds no HLO to "
+			"count them"),
+	WHY(WHY_NOT_INST, "no FLOPs or bytes: it is no instruction of the program's HLO"),
+	WHY(WHY_COST_MODEL, "no FLOPs or bytes: the profile counts none for it, and the HLO "
+			    "cost model does not count this instruction"),
+	WHY(WHY_SOME, "FLOPs or bytes for some occurrences only: their sum would understate it"),
+	WHY(WHY_NO_BYTES, "no bytes for every occurrence: no bandwidth"),
+	WHY(WHY_NO_FLOPS, "no FLOPs for every occurrence: no FLOP rate"),
+#undef WHY
+};
+
+static enum why_counts why_counts(const struct xt_op_row *r, int has_f, int has_b, int some)
 {
-	if (!has_f && !has_b) {
-		if (!strcmp(r->category, "memcpy"))
-			return "a copy: the profile counts no bytes for it";
-		switch (r->attr) {
-		case XT_ATTR_TF_OP:
-			return "no FLOPs or bytes: the profile counts none for TensorFlow ops";
-		case XT_ATTR_HLO_OP_UNCHECKED:
-		case XT_ATTR_KERNEL_NAME_UNCHECKED:
-			return "no FLOPs or bytes: the profile counts none for it and holds no HLO to "
-			       "count them";
-		case XT_ATTR_UNRESOLVED:
-		case XT_ATTR_EVENT_NAME:
-		case XT_ATTR_COPY_CALL:
-			return "no FLOPs or bytes: it is no instruction of the program's HLO";
-		default:
-			return "no FLOPs or bytes for every occurrence: not in the profile, and the "
-			       "HLO cost model does not count this instruction";
-		}
+	if (has_f && has_b)
+		return WHY_NONE;
+	if (has_f)
+		return WHY_NO_BYTES;
+	if (has_b)
+		return WHY_NO_FLOPS;
+	if (!strcmp(r->category, "memcpy"))
+		return WHY_COPY;
+	if (some)
+		return WHY_SOME;
+	switch (r->attr) {
+	case XT_ATTR_TF_OP:
+		return WHY_TF;
+	case XT_ATTR_XLA_OP:
+		return WHY_XLA;
+	case XT_ATTR_HLO_OP_UNCHECKED:
+	case XT_ATTR_KERNEL_NAME_UNCHECKED:
+		return WHY_NO_HLO;
+	case XT_ATTR_UNRESOLVED:
+	case XT_ATTR_EVENT_NAME:
+	case XT_ATTR_COPY_CALL:
+		return WHY_NOT_INST;
+	default:
+		return WHY_COST_MODEL;
 	}
-	if (!has_b)
-		return "no bytes for every occurrence: no bandwidth";
-	if (!has_f)
-		return "no FLOPs for every occurrence: no FLOP rate";
-	return "the device's peak is unknown: no share of it";
 }
 
-void op_rates(struct xt_op_row *r, const struct rate_acc *ra)
+void op_rates(struct xt_op_row *r, const struct rate_acc *ra, int some_counts)
 {
+	int has_f = r->has_flops && !ra->flops_unknown, has_b = r->has_bytes && !ra->bytes_unknown;
+	enum why_counts w;
+	int no_peak;
+
 	rates_measure(r, ra);
-	/* Every absent figure says why (docs/analyses.md). */
-	if (!*r->rate_note && (isnan(r->flops_per_s) || isnan(r->bytes_per_s) ||
-			       isnan(r->hbm_bytes_per_s) || isnan(r->flops_utilization) ||
-			       isnan(r->hbm_bw_utilization)))
-		r->rate_note = rates_why(r, r->has_flops && !ra->flops_unknown,
-					 r->has_bytes && !ra->bytes_unknown);
+	/* Every absent figure says why (docs/analyses.md): a check above, or
+	 * its counts, and its peak where a rate has none. */
+	if (*r->rate_note)
+		return;
+	w = why_counts(r, has_f, has_b, some_counts);
+	no_peak = (!isnan(r->flops_per_s) && isnan(r->flops_utilization)) ||
+		  (!isnan(r->hbm_bytes_per_s) && isnan(r->hbm_bw_utilization));
+	if (isnan(r->flops_per_s) || isnan(r->bytes_per_s) || isnan(r->hbm_bytes_per_s) ||
+	    isnan(r->flops_utilization) || isnan(r->hbm_bw_utilization))
+		r->rate_note = why_text[w][no_peak];
 }

@@ -254,7 +254,8 @@ static void acct_keep(struct acct_stats *as, const struct xt_known_stats *ks)
 	as->flops = (as->have >> XS_FLOPS) & 1 ? stat_as_double(&ks->v[XS_FLOPS]) : 0;
 	as->bytes = (as->have >> XS_BYTES_ACCESSED) & 1 ? stat_as_double(&ks->v[XS_BYTES_ACCESSED])
 							: 0;
-	as->kd = (as->have >> XS_KERNEL_DETAILS) & 1
+	/* Text only: a number in its place has no bytes (and no pointer). */
+	as->kd = ((as->have >> XS_KERNEL_DETAILS) & 1) && ks->v[XS_KERNEL_DETAILS].s
 			 ? bref(ks->v[XS_KERNEL_DETAILS].s, ks->v[XS_KERNEL_DETAILS].n)
 			 : bref("", 0);
 }

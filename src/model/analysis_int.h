@@ -432,8 +432,9 @@ struct rate_acc {
  * line's Async XLA Ops part (NULL when none). */
 void rate_add(struct rate_acc *ra, const struct op_acc *o, const struct xt_device_row *d,
 	      const struct line_part *async);
-/* Fills r's rates from ra. */
-void op_rates(struct xt_op_row *r, const struct rate_acc *ra);
+/* Fills r's rates from ra; some_counts: some of its occurrences had FLOPs
+ * or bytes (not all: the rates are then absent). */
+void op_rates(struct xt_op_row *r, const struct rate_acc *ra, int some_counts);
 
 /* an_ops.c */
 /* The op accumulator of one line for a key: name, category, module, and

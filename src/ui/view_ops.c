@@ -315,7 +315,7 @@ static void describe(const struct app *a, const struct row *r, char *buf, size_t
 	}
 	if (*o->rate_note)
 		snprintf(buf + strlen(buf), n - strlen(buf), "; rates: %s", o->rate_note);
-	else if (o->cost_src)
+	if (o->cost_src)
 		snprintf(buf + strlen(buf), n - strlen(buf), "; FLOPs from %s",
 			 o->cost_src & XT_COST_PROFILE ? "the profile" : "the HLO cost model");
 	if (o->nkernels)
