@@ -60,17 +60,6 @@ static inline void abuf_put(struct abuf *b, const void *p, size_t n)
 	}
 }
 
-static inline size_t pb_varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v > 0x7f) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 /* Encodes v into c (10 bytes at most); returns the length. */
 static inline size_t pb_varint_encode(uint8_t *c, uint64_t v)
 {

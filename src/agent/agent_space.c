@@ -118,7 +118,7 @@ static size_t line_size(const uint8_t *d, size_t n, uint64_t base)
 			int64_t ts = (int64_t)wire_varint(&w);
 
 			if (ts >= DATE_NS)
-				out = out - (size_t)(w.p - at) + pb_varint_size((uint64_t)(ts - (int64_t)base));
+				out = out - (size_t)(w.p - at) + wire_varint_len((uint64_t)(ts - (int64_t)base));
 		} else {
 			wire_skip(&w, t);
 		}
@@ -268,7 +268,7 @@ static size_t plane_size(const uint8_t *d, size_t n, uint64_t base)
 			const uint8_t *s = wire_bytes(&w, &sn);
 
 			ln = line_size(s, sn, base);
-			out += pb_varint_size(3 << 3 | WIRE_LEN) + pb_varint_size(ln) + ln;
+			out += wire_varint_len(3 << 3 | WIRE_LEN) + wire_varint_len(ln) + ln;
 		} else {
 			wire_skip(&w, t);
 			out += (size_t)(w.p - at);
@@ -367,7 +367,7 @@ static void plane_head(struct space_out *o, const char *name, size_t n)
 {
 	size_t nl = strlen(name);
 
-	gen_tag_len(o, 1, 1 + pb_varint_size(nl) + nl + n);
+	gen_tag_len(o, 1, 1 + wire_varint_len(nl) + nl + n);
 	gen_tag_len(o, 2, nl);
 	gen(o, name, nl);
 }

@@ -27,6 +27,18 @@ struct wire {
 	int bad;            /* set on the first malformed read */
 };
 
+/* Bytes v takes as a varint (for writers: wire_put.h, the agent's abuf). */
+static inline size_t wire_varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v > 0x7f) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
 static inline void wire_init(struct wire *w, const uint8_t *p, size_t n)
 {
 	static const uint8_t none[1];

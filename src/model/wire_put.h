@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../util/strbuf.h"
+#include "wire.h"
 
 static inline void wire_put_varint(struct strbuf *b, uint64_t v)
 {
@@ -41,18 +42,6 @@ static inline void wire_put_uint(struct strbuf *b, uint32_t field, uint64_t v)
 {
 	wire_put_tag(b, field, 0);
 	wire_put_varint(b, v);
-}
-
-/* Bytes v takes as a varint. */
-static inline size_t wire_varint_len(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v > 0x7f) {
-		v >>= 7;
-		n++;
-	}
-	return n;
 }
 
 /* A map<int64, message> entry as field `field`: {1: key (left out when 0,
