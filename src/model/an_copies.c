@@ -26,6 +26,11 @@ int copy_is_blit(const char *name)
 	return !strncmp(name, "__amd_rocclr_copy", 17);
 }
 
+int copy_names_no_op(enum xt_op_attr attr, size_t module_n, int program_key)
+{
+	return attr == XT_ATTR_EVENT_NAME && !module_n && !program_key;
+}
+
 unsigned copy_call_class(const char *name)
 {
 	if (strncmp(name, "hipMemcpy", 9))

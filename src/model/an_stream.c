@@ -35,7 +35,7 @@ const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace 
 			 op_line_flags(bref_str(l->name)), ev, &ks);
 		r = ga.name;
 		/* A blit copy that names no op: by its host call (an_copies.c). */
-		if (ga.attr == XT_ATTR_EVENT_NAME && !ga.module.n && !ga.has_program_key &&
+		if (copy_names_no_op(ga.attr, ga.module.n, ga.has_program_key) &&
 		    copy_is_blit(xt_event_meta(p, ev)->name)) {
 			int64_t corr = copy_event_corr(h, p, l, ev);
 			unsigned c = corr != INT64_MIN ? copies_class(a, host, corr) : 0;
@@ -325,15 +325,8 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 }
 
 /* The pass's part of a HIP blit copy (an_copies.c): its class waits for
- * its host call, and one that names no op (held) waits whole, for the op
- * its direction names. */
-static int blit_held(const struct line_part *lp, uint32_t slot)
-{
-	const struct op_acc *a = &lp->ops[slot];
-
-	return a->attr == XT_ATTR_EVENT_NAME && !a->module.n && !a->has_program && !a->key_has;
-}
-
+ * its host call, and one that names no op (held: as, its accounting
+ * stats) waits whole, for the op its direction names. */
 static void blit_hold(struct stream_pass *sp, size_t i, uint32_t slot, int64_t corr,
 		      const struct acct_stats *as)
 {
@@ -665,14 +658,16 @@ static void stream_piece(struct stream_pass *sp)
 			if (!corr_known)
 				corr = copy_event_corr(h, p, l, ev);
 			corr_known = 1;
-			if (corr != INT64_MIN && blit_held(lp, slot)) {
-				if (run.n)
+			if (corr != INT64_MIN) {
+				const struct op_acc *a = &lp->ops[slot];
+				int held = copy_names_no_op(a->attr, a->module.n, a->key_has);
+
+				if (held && run.n)
 					cb_flush(sp, &run); /* it ends the run, as a kernel would */
-				blit_hold(sp, i, slot, corr, &as);
-				continue;
+				blit_hold(sp, i, slot, corr, held ? &as : NULL);
+				if (held)
+					continue;
 			}
-			if (corr != INT64_MIN)
-				blit_hold(sp, i, slot, corr, NULL);
 		}
 		if (lp->ops[slot].cb_mod) {
 			/* A command buffer's kernel: held until its run ends. */

@@ -618,6 +618,9 @@ struct copy_pend {
 				 * its accounting stats' index in pend_as + 1; else 0 */
 };
 int copy_is_blit(const char *kernel_name);
+/* Whether a blit copy attributed so names no op (no stat names one, nor its
+ * program): held, and named by its direction. */
+int copy_names_no_op(enum xt_op_attr attr, size_t module_n, int program_key);
 /* The correlation id of a GPU or host event, from its own stats (a launch
  * has its own; one on its metadata is not read): INT64_MIN when none. */
 int64_t copy_event_corr(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
