@@ -336,7 +336,7 @@ static uint64_t wall_ns(void)
  * the news, with how it ended. */
 static void check_death(struct capture_job *j)
 {
-	char how[160], dir[256], *slash;
+	char how[160], dir[256], who[24], *slash;
 	int crashed;
 
 	/* An agent's socket directory also holds xtop run's exit records. */
@@ -347,8 +347,11 @@ static void check_death(struct capture_job *j)
 	if (!j->tg->pid ||
 	    !workload_ended(j->tg->pid, 2000, dir[0] ? dir : NULL, how, sizeof(how), &crashed))
 		return;
-	snprintf(j->msg, sizeof(j->msg), "%.100s: the workload (PID %d) died during the capture: %s%s",
-		 j->tg->label, (int)j->tg->pid, how,
+	/* A target named by its PID says it once ("PID 7: the workload died"). */
+	snprintf(who, sizeof(who), strncmp(j->tg->label, "PID ", 4) ? " (PID %d)" : "",
+		 (int)j->tg->pid);
+	snprintf(j->msg, sizeof(j->msg), "%.100s: the workload%s died during the capture: %s%s",
+		 j->tg->label, who, how,
 		 crashed ? "; if it crashed in the GPU profiler (CUPTI) with CUDA command buffers, "
 			   "run it with XLA_FLAGS=--xla_gpu_enable_command_buffer= (README, Known "
 			   "issues)"

@@ -446,11 +446,11 @@ for sig in KILL SEGV; do
 	wait "$RP"
 	rrc=$?
 	if [ $sig = KILL ]; then
-		pat="PID $WP: the workload (PID $WP) died during the capture: killed by signal 9 (SIGKILL)$"
+		pat="PID $WP: the workload died during the capture: killed by signal 9 (SIGKILL)$"
 		want=137
 	else
 		# ASan's own SEGV handler turns the signal into exit status 1.
-		pat="PID $WP: the workload (PID $WP) died during the capture: .*XLA_FLAGS=--xla_gpu_enable_command_buffer= "
+		pat="PID $WP: the workload died during the capture: .*XLA_FLAGS=--xla_gpu_enable_command_buffer= "
 		want=$(grep -q AddressSanitizer "$TMP/run.err" && echo 1 || echo 139)
 	fi
 	if [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "$pat" "$TMP/err"; then
@@ -615,7 +615,7 @@ else
 fi
 kill -9 "$VP"
 $T send-keys c
-if tmux_wait "the workload (PID $VP) died" || tmux_wait "no process"; then
+if tmux_wait "PID $VP: the workload died" || tmux_wait "no process"; then
 	ok "viewer: capturing from a workload that is gone is one status line"
 else
 	fail "viewer dead workload" "$(tail -n 2 "$TMP/pane")"

@@ -264,6 +264,44 @@ else
 	ok "report: the time-base and FLOPs lines are whole at 80 columns"
 fi
 
+# ---- real JAX profiles from an H200 (tests/fixtures/h200/README.md) ----
+H2=tests/fixtures/h200
+report "$H2/jax-h200-tfm-nocb.xplane.pb.gz" "$TMP/h2-tfm.json"
+oracle_match "H200 transformer: every number matches the oracle" "$H2/jax-h200-tfm-nocb.xplane.pb.gz" "$TMP/h2-tfm.json"
+report "$H2/agent-h200-mlp-cb.xplane.pb.gz" "$TMP/h2-mlp.json"
+oracle_match "H200 agent capture: every number matches the oracle" "$H2/agent-h200-mlp-cb.xplane.pb.gz" "$TMP/h2-mlp.json"
+jcheck "H200: peaks from the plane (the H100's SMs and clock, 4.81 TB/s), no rate above them" \
+	"$TMP/h2-tfm.json" \
+	"d['devices'][0]['model'] == 'NVIDIA H200' and
+	 abs(d['devices'][0]['peak_flops_per_s'] - 4096 * 132 * 1.98e9) < 1 and
+	 d['devices'][0]['peak_hbm_bytes_per_s'] == 4814304000000 and
+	 all(o['flops_per_s'] is None or o['flops_per_s'] <= 4096 * 132 * 1.98e9 for o in d['ops']) and
+	 all(o['hbm_bytes_per_s'] is None or o['hbm_bytes_per_s'] <= 4814304000000 for o in d['ops'])"
+k=$(gpu_kernels "$H2/jax-h200-tfm-nocb.xplane.pb.gz")
+jcheck "H200 transformer: 97 ops once a step, 12 inferred steps, all $k kernels in the op rows" \
+	"$TMP/h2-tfm.json" \
+	"len(d['ops']) == 97 and all(o['occurrences'] == 12 and o['attribution'] == 'hlo_op' for o in d['ops'])
+	 and d['steps_source'] == 'inferred' and len(d['steps']) == 12 and
+	 sum(k['occurrences'] for o in d['ops'] for k in o['kernels']) == $k"
+k=$(gpu_kernels "$H2/agent-h200-mlp-cb.xplane.pb.gz")
+# The planes of the file itself (the report's are those after any merge).
+planes=$($PY -c "
+import sys
+sys.path.insert(0, 'tests/fixtures')
+import xspace_io
+print(' '.join(sorted(p.name for p in xspace_io.read('$H2/agent-h200-mlp-cb.xplane.pb.gz', sys.exit).planes)))
+")
+if [ "$planes" = "/device:GPU:0 /host:CPU /host:__ScopeRangeCallStack__ /host:metadata Task Environment" ]; then
+	ok "H200 agent capture: saved with one /host:CPU, the CUPTI planes merged into it"
+else
+	fail "H200 agent capture: saved with one /host:CPU, the CUPTI planes merged into it" "$planes"
+fi
+jcheck "H200 agent capture, command buffers: the MLP's 21 ops by kernel, none unresolved, all $k kernels" \
+	"$TMP/h2-mlp.json" \
+	"len(d['ops']) == 21 and {o['attribution'] for o in d['ops']} == {'kernel_name', 'kernel_order'} and
+	 {o['occurrences'] for o in d['ops']} <= {403, 404} and
+	 sum(k['occurrences'] for o in d['ops'] for k in o['kernels']) == $k"
+
 # ---- real profiles ----
 if have_fixtures; then
 	report "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" "$TMP/tpu.json"
