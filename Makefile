@@ -108,11 +108,14 @@ TEST_LIBS = $(shell pkg-config --libs cmocka libprotobuf-c 2>/dev/null || echo -
 $(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN) | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -I$(O)/gen -Isrc -o $@ $< $(O)/gen/xplane.pb-c.c \
-	    $(O)/gen/hlo_subset.pb-c.c $(CORE_OBJ) $(filter $(O)/src/ui/%.o,$^) $(TEST_LIBS)
+	    $(O)/gen/hlo_subset.pb-c.c $(CORE_OBJ) $(filter $(O)/src/ui/%.o $(O)/src/capture/%.o,$^) \
+	    $(TEST_LIBS)
 
-# The UI code that never touches curses is unit-tested too.
+# The UI code that never touches curses is unit-tested too, and capture's
+# reading of a workload.
 $(O)/tests/test_panel: $(O)/src/ui/panel.o $(O)/src/ui/cellrow.o
 $(O)/tests/test_loop: $(O)/src/ui/loop.o
+$(O)/tests/test_workload: $(O)/src/capture/workload.o
 
 tests: all $(TEST_BIN) | $(NEED_TEST_DEPS)
 

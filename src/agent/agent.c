@@ -207,11 +207,30 @@ static void conn_close(int i)
 	c->fd = -1;
 }
 
+/*
+ * XLA_FLAGS as the process has them now, for xtop's command-buffer warning:
+ * a script may set os.environ["XLA_FLAGS"] before importing JAX, which
+ * /proc/PID/environ (the environment it started with) does not show. Read
+ * with getenv on this thread, as the workload's own threads do; a line of
+ * msg (of n bytes), left out when it does not fit or holds a newline.
+ */
+static void status_flags(char *msg, size_t n)
+{
+	const char *v = getenv("XLA_FLAGS");
+	size_t k = strlen(msg);
+
+	if (!v)
+		snprintf(msg + k, n - k, "xla_flags_set=0\n");
+	else if (strlen(v) < AGENT_FLAGS_MAX && !strchr(v, '\n') &&
+		 k + strlen(v) + sizeof("xla_flags=\n") <= n)
+		snprintf(msg + k, n - k, "xla_flags=%s\n", v);
+}
+
 /* Handles one complete request; returns -1 to close the connection. */
 static int handle(int i, const struct agent_hdr *h, const uint8_t *p, size_t n)
 {
 	int fd = A.conns[i].fd;
-	char msg[2048];
+	char msg[2048 + AGENT_FLAGS_MAX];
 
 	switch (h->type) {
 	case AGENT_REQ_STATUS: {
@@ -219,6 +238,7 @@ static int handle(int i, const struct agent_hdr *h, const uint8_t *p, size_t n)
 				 (int)A.pid, (unsigned)A.uid);
 
 		agent_capture_status(&A.cap, msg + k, sizeof(msg) - (size_t)k);
+		status_flags(msg, sizeof(msg));
 		return reply(fd, AGENT_REP_OK, msg);
 	}
 	case AGENT_REQ_START:

@@ -21,7 +21,8 @@
  * All integers little-endian. One request, one reply, in order:
  *
  *   STATUS   (no payload)            -> OK: "key=value\n" lines (version, pid,
- *                                       uid, state, plugins, plugin=..., trace_libs)
+ *                                       uid, state, plugins, plugin=..., trace_libs,
+ *                                       xla_flags=VALUE or xla_flags_set=0)
  *   START    serialized tensorflow.ProfileOptions
  *                                    -> OK: the same kind of lines, saying what
  *                                       was started; or ERROR (busy, nothing
@@ -46,6 +47,9 @@
 #define AGENT_VERSION 1
 #define AGENT_HDR_SIZE 16
 #define AGENT_MAX_REQUEST (1u << 20)
+/* The longest XLA_FLAGS a STATUS reply carries (a longer one is left out:
+ * the reader falls back on the environment the process started with). */
+#define AGENT_FLAGS_MAX 4096
 
 enum agent_msg {
 	AGENT_REQ_STATUS = 1,

@@ -208,9 +208,9 @@ static int check_path(const char *path, uid_t uid, struct xt_error *err)
 	return 0;
 }
 
-int agent_client_find(pid_t pid, char *path, size_t n, struct xt_error *err)
+int agent_client_find(pid_t pid, char *path, size_t n, int *cmdbuf, struct xt_error *err)
 {
-	char xdg[4096], dirs[3][256], pidtxt[32];
+	char xdg[4096], dirs[3][256], pidtxt[32], flags[AGENT_FLAGS_MAX];
 	const char *own = getenv("XDG_RUNTIME_DIR");
 	struct stat st;
 	int nd = 0, i, k, stale = 0;
@@ -270,6 +270,15 @@ int agent_client_find(pid_t pid, char *path, size_t n, struct xt_error *err)
 					  r.type == AGENT_REP_ERROR ? (const char *)r.data : "");
 			free(r.data);
 			return rc;
+		}
+		if (cmdbuf) {
+			if (agent_kv((const char *)r.data, r.len, "xla_flags", flags, sizeof(flags)))
+				*cmdbuf = workload_flags_cmdbuf_on(flags);
+			else if (agent_kv((const char *)r.data, r.len, "xla_flags_set", flags,
+					  sizeof(flags)) && !strcmp(flags, "0"))
+				*cmdbuf = workload_flags_cmdbuf_on(NULL);
+			else
+				*cmdbuf = -1;
 		}
 		free(r.data);
 		return 0;

@@ -21,9 +21,11 @@
  * itself. Returns 0 with path set; XT_ENOENT when pid has no agent (no
  * socket, or a stale one nobody listens on); another negative XT_E* with a
  * one-line err when something else sits at that path (a foreign socket is
- * refused, never used).
+ * refused, never used). With cmdbuf, what the process's XLA_FLAGS say of
+ * CUDA command buffers now, as its agent reads them (1 on, 0 off;
+ * workload_flags_cmdbuf_on), or -1 from an agent that does not say.
  */
-int agent_client_find(pid_t pid, char *path, size_t n, struct xt_error *err);
+int agent_client_find(pid_t pid, char *path, size_t n, int *cmdbuf, struct xt_error *err);
 
 /* Connects to path; when pid > 0 the peer must be pid, and it must run as
  * xtop's user. Returns a connected fd (close it), or a negative XT_E*. */

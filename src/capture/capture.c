@@ -82,6 +82,7 @@ static int find_pid(pid_t pid, struct capture_targets *tg, struct xt_error *err)
 		int rc;
 
 		memset(&t, 0, sizeof(t));
+		t.cmdbuf_flags = -1;
 		rc = backends[b]->find(pid, &t, &e);
 		if (rc == 0) {
 			struct capture_target *nt = target_add(tg);
@@ -93,7 +94,7 @@ static int find_pid(pid_t pid, struct capture_targets *tg, struct xt_error *err)
 				snprintf(nt->label, sizeof(nt->label), "%.127s", nt->addr);
 			if (!nt->host[0])
 				snprintf(nt->host, sizeof(nt->host), "%.127s", nt->addr);
-			if (workload_cmdbuf_on(pid))
+			if (workload_cmdbuf_on(pid, nt->cmdbuf_flags))
 				snprintf(tg->warning, sizeof(tg->warning),
 					 "PID %d runs XLA's CUDA plugin with CUDA command buffers on: "
 					 "a capture can crash it (README, Known issues); xtop run starts "
@@ -348,8 +349,9 @@ static void check_death(struct capture_job *j)
 	    !workload_ended(j->tg->pid, 2000, dir[0] ? dir : NULL, how, sizeof(how), &crashed))
 		return;
 	/* A target named by its PID says it once ("PID 7: the workload died"). */
-	snprintf(who, sizeof(who), strncmp(j->tg->label, "PID ", 4) ? " (PID %d)" : "",
-		 (int)j->tg->pid);
+	who[0] = '\0';
+	if (strncmp(j->tg->label, "PID ", 4))
+		snprintf(who, sizeof(who), " (PID %d)", (int)j->tg->pid);
 	snprintf(j->msg, sizeof(j->msg), "%.100s: the workload%s died during the capture: %s%s",
 		 j->tg->label, who, how,
 		 crashed ? "; if it crashed in the GPU profiler (CUPTI) with CUDA command buffers, "

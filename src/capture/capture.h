@@ -53,6 +53,9 @@ struct capture_target {
 	char label[128]; /* how messages name it: "localhost:9999", "PID 1234" */
 	char host[128];  /* host name for the saved file and XSpace.hostnames */
 	pid_t pid;       /* the workload's PID when known (a local target), else 0 */
+	/* Whether its XLA_FLAGS leave CUDA command buffers on, read by its
+	 * agent from its environment now (workload_cmdbuf_on); -1 unknown. */
+	int cmdbuf_flags;
 };
 
 struct capture_targets {

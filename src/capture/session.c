@@ -74,7 +74,7 @@ int capture_session_launch(struct capture_session *s, char *const argv[],
 			return xt_error_set(err, XT_EIO, "%s ended before xtop could attach: %s (its output is in %s)",
 					    argv[0], how, s->child_log);
 		}
-		if (agent_client_find(s->child, path, sizeof(path), &e) == 0)
+		if (agent_client_find(s->child, path, sizeof(path), NULL, &e) == 0)
 			break;
 		if (waited >= 10000)
 			return xt_error_set(err, XT_EIO,

@@ -1,6 +1,7 @@
 /* workload: see workload.h. */
 #include "workload.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -250,7 +251,59 @@ int workload_env(pid_t pid, const char *name, char *out, size_t n)
 	return found;
 }
 
-int workload_cmdbuf_on(pid_t pid)
+/* Whether token [t, t + n) of XLA_FLAGS sets command buffers: 1 on, 0
+ * off, -1 another flag. */
+static int flag_cmdbuf(const char *t, size_t n)
+{
+	static const char cb[] = "xla_gpu_enable_command_buffer=", gl[] = "xla_gpu_graph_level=";
+	size_t d = 0;
+
+	while (d < n && d < 2 && t[d] == '-')
+		d++;
+	if (!d)
+		return -1;
+	t += d;
+	n -= d;
+	if (n >= sizeof(cb) - 1 && !memcmp(t, cb, sizeof(cb) - 1)) {
+		/* The list of command kinds run as graphs, or "+KIND"/"-KIND"
+		 * changes to the default list: only an empty one (also written
+		 * '' or "") turns them off. */
+		t += sizeof(cb) - 1;
+		n -= sizeof(cb) - 1;
+		return !(n == 0 || (n == 2 && (t[0] == '\'' || t[0] == '"') && t[1] == t[0]));
+	}
+	if (n >= sizeof(gl) - 1 && !memcmp(t, gl, sizeof(gl) - 1)) {
+		/* The legacy flag: level 0 is off. */
+		t += sizeof(gl) - 1;
+		n -= sizeof(gl) - 1;
+		return !(n == 1 && t[0] == '0');
+	}
+	return -1;
+}
+
+int workload_flags_cmdbuf_on(const char *flags)
+{
+	const char *q = flags;
+	int on = 1; /* XLA's default */
+
+	/* XLA splits XLA_FLAGS at blanks; the last setting wins. */
+	while (q && *q) {
+		size_t n;
+		int v;
+
+		while (isspace((unsigned char)*q))
+			q++;
+		for (n = 0; q[n] && !isspace((unsigned char)q[n]); n++)
+			;
+		v = flag_cmdbuf(q, n);
+		if (v >= 0)
+			on = v;
+		q += n;
+	}
+	return on;
+}
+
+int workload_cmdbuf_on(pid_t pid, int flags_on)
 {
 	char path[64], line[4096], flags[8192];
 	FILE *f;
@@ -265,8 +318,10 @@ int workload_cmdbuf_on(pid_t pid)
 	fclose(f);
 	if (!cuda)
 		return 0;
-	return !(workload_env(pid, "XLA_FLAGS", flags, sizeof(flags)) &&
-		 strstr(flags, "xla_gpu_enable_command_buffer"));
+	if (flags_on >= 0)
+		return flags_on;
+	return workload_flags_cmdbuf_on(workload_env(pid, "XLA_FLAGS", flags, sizeof(flags)) ? flags
+											   : NULL);
 }
 
 int workload_identity(pid_t pid, char *out, size_t n)

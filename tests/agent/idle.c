@@ -3,7 +3,8 @@
  * not use libxtop-trace, so that without a plugin the agent has nothing to
  * profile; with --plugin SO,XSPACE[,MODE] --after MS it dlopens a fake
  * PJRT plugin after MS, as a JAX program loads its plugin at its first
- * computation.
+ * computation. --setenv NAME=VALUE sets a variable first, as a Python
+ * script that sets os.environ before importing JAX.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -22,6 +23,8 @@ int main(int argc, char **argv)
 			plugin = argv[i + 1];
 		else if (!strcmp(argv[i], "--after"))
 			after = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--setenv"))
+			putenv(argv[i + 1]);
 	}
 	if (plugin) {
 		char buf[4096], *xs, *mode = NULL;

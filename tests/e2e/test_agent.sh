@@ -358,6 +358,36 @@ else
 	fail "command buffers off" "$(cat "$TMP/err")"
 fi
 kill -9 "$WP"
+# What XLA reads is XLA_FLAGS as the workload has it when JAX starts, which
+# a script may set itself (os.environ) after /proc/PID/environ was fixed:
+# the agent says what it is now. And only an empty list turns them off.
+cb_warn() { # cb_warn NAME WARN(0|1) IDLE-ARGS...: xtop run's options in RUN_OPTS
+	name=$1 want=$2
+	shift 2
+	run_w "$AG/idle" "$@" --plugin "$TMP/xla_cuda_plugin.so,$FX" || { fail "$name" "no socket"; return; }
+	if ! $XTOP capture --duration 100 --logdir "$TMP/logCW" "$WP" >"$TMP/out" 2>"$TMP/err"; then
+		fail "$name" "capture failed: $(cat "$TMP/err")"
+	elif [ "$want" = 1 ] && ! grep -q "^xtop: warning: PID $WP runs XLA's CUDA plugin with CUDA command buffers on" "$TMP/err"; then
+		fail "$name" "no warning: $(cat "$TMP/err")"
+	elif [ "$want" = 0 ] && grep -q "warning" "$TMP/err"; then
+		fail "$name" "warned: $(cat "$TMP/err")"
+	else
+		cw_ok=$((cw_ok + 1))
+	fi
+	kill -9 "$WP"
+}
+cw_ok=0
+cb_warn "flags replaced by the workload" 1 --setenv XLA_FLAGS=--xla_dump_to=d
+RUN_OPTS=--command-buffers cb_warn "flags set off by the workload" 0 \
+	--setenv XLA_FLAGS=--xla_gpu_enable_command_buffer=
+RUN_OPTS=--command-buffers cb_warn "flags unset by the workload" 1 --setenv XLA_FLAGS
+export XLA_FLAGS="--xla_gpu_enable_command_buffer=FUSION,CUBLAS"
+cb_warn "a user's list of command kinds" 1
+export XLA_FLAGS="--xla_gpu_enable_command_buffer=FUSION --xla_gpu_enable_command_buffer="
+cb_warn "a user's last setting empty" 0
+unset XLA_FLAGS
+[ "$cw_ok" -eq 5 ] &&
+	ok "the command-buffer warning follows XLA_FLAGS as the workload has them now, and as XLA reads them"
 
 # 6c. A workload that starts another program (exec) during a capture, as
 # a launcher script does: its agent goes with the old program; the error
