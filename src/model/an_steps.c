@@ -151,6 +151,11 @@ void steps_take_markers(struct line_part *lp, const struct xt_line *l, struct xt
 		qsort(lp->markers, lp->nmarkers, sizeof(*lp->markers), marker_ev_cmp);
 }
 
+static int same_module(struct bytes_ref a, struct bytes_ref b)
+{
+	return a.n == b.n && (a.p == b.p || !memcmp(a.p, b.p, a.n));
+}
+
 /* The module of an XLA Modules event: its name without "(program id)". */
 static struct bytes_ref module_of(const char *name)
 {
@@ -202,6 +207,14 @@ void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t progra
 						  (uint8_t)!!restarts, split };
 }
 
+int steps_run_within(const struct line_part *lp, struct bytes_ref module, int64_t program,
+		     uint32_t slot)
+{
+	const struct mod_run *r = lp->nruns ? &lp->runs[lp->nruns - 1] : NULL;
+
+	return r && r->first_slot != slot && r->program_id == program && same_module(r->module, module);
+}
+
 void steps_line_modules(struct line_part *lp, const struct xt_host *h, const struct xt_plane *p,
 			const struct xt_line *l)
 {
@@ -233,10 +246,6 @@ static int run_cmp(const void *x, const void *y)
 	return (a->start_ps > b->start_ps) - (a->start_ps < b->start_ps);
 }
 
-static int same_module(struct bytes_ref a, struct bytes_ref b)
-{
-	return a.n == b.n && (a.p == b.p || !memcmp(a.p, b.p, a.n));
-}
 
 /* Index of run r's program in *pr (added when new); *last is the answer
  * before, tried first (runs come in long stretches of one program). */

@@ -85,14 +85,20 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
 	uint32_t mi = xt_event_meta_index(ev);
 	int64_t group = x && x->has_group ? x->group : INT64_MIN;
 	struct op_acc *a = &lp->ops[slot];
+	int64_t program = a->has_program || a->key_has ? a->program_id : 0;
 	int cont;
 
 	/* Consecutive kernels of one XLA op in one step are one
 	 * occurrence (a fusion launched as several kernels), unless the
 	 * op's first kernel comes again (the op ran again); TF ops and
-	 * plain kernels count every launch, as XProf does. */
+	 * plain kernels count every launch, as XProf does. An op of the
+	 * entry computation that did not open its program's run runs once
+	 * in it, whatever its kernels repeat: CUB's radix sort (a custom
+	 * call) sets memory before each of its passes. */
 	cont = from_hlo && slot == st->prev_slot && group == st->prev_group &&
-	       strcmp(p->emeta[mi].name, p->emeta[st->occ_first].name);
+	       (strcmp(p->emeta[mi].name, p->emeta[st->occ_first].name) ||
+		(a->in_entry && (a->module.n || a->has_program) &&
+		 steps_run_within(lp, a->module, program, slot)));
 	if (!cont)
 		st->occ_first = mi;
 	st->prev_slot = from_hlo ? slot : UINT32_MAX;
@@ -129,8 +135,8 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
 	 * its program id (one module compiled for several shapes is several
 	 * programs, and back-to-back runs of two are two runs). */
 	if (a->module.n || a->has_program)
-		steps_run_add(lp, a->module, a->has_program || a->key_has ? a->program_id : 0, slot,
-			      mi, a->in_entry, xt_event_start(l, ev), xt_event_end(l, ev));
+		steps_run_add(lp, a->module, program, slot, mi, a->in_entry, xt_event_start(l, ev),
+			      xt_event_end(l, ev));
 }
 
 void stream_ordered(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l,

@@ -566,6 +566,10 @@ void steps_line_modules(struct line_part *lp, const struct xt_host *h, const str
 			const struct xt_line *l);
 void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t program, uint32_t slot,
 		   uint32_t meta, int restarts, int64_t s, int64_t e);
+/* 1 when the line's current run is of (module, program) and another op
+ * than `slot` opened it: an op of the entry computation runs once a run. */
+int steps_run_within(const struct line_part *lp, struct bytes_ref module, int64_t program,
+		     uint32_t slot);
 struct host_act; /* an_overview.c, below */
 void steps_merge(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha);
 /* A host event the sink hands over that may be a step marker (its

@@ -301,6 +301,14 @@ jcheck "H200 agent capture, command buffers: the MLP's 21 ops by kernel, none un
 	"len(d['ops']) == 21 and {o['attribution'] for o in d['ops']} == {'kernel_name', 'kernel_order'} and
 	 {o['occurrences'] for o in d['ops']} <= {403, 404} and
 	 sum(k['occurrences'] for o in d['ops'] for k in o['kernels']) == $k"
+report "$H2/jax-h200-sort-nocb.xplane.pb.gz" "$TMP/h2-sort.json"
+oracle_match "H200 sort: every number matches the oracle" "$H2/jax-h200-sort-nocb.xplane.pb.gz" "$TMP/h2-sort.json"
+jcheck "H200 sort: CUB's sort ran once a call (12), though its first kernel, a memset, comes 6 times in each" \
+	"$TMP/h2-sort.json" \
+	"ops['custom-call.1']['occurrences'] == 12 and ops['loop_select_fusion']['occurrences'] == 12 and
+	 {k['name']: k['occurrences'] for k in ops['custom-call.1']['kernels']}['Memset 3'] == 72 and
+	 sum(k['occurrences'] for k in ops['custom-call.1']['kernels']) == 144 and
+	 d['steps_source'] == 'inferred' and len(d['steps']) == 12"
 
 # ---- real profiles ----
 if have_fixtures; then

@@ -57,7 +57,9 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       program, name, group_id)" applies only to events whose name came from
       the `hlo_op` stat (attribution hlo_op, hlo_op_unchecked, kernel_name,
       kernel_name_unchecked), and stops when the occurrence's first kernel
-      name comes again (the op ran again).  TF ops, unresolved kernels,
+      name comes again (the op ran again), except for an op outside loops
+      whose program's current run on the line (C20) another op opened: it
+      runs once a run (CUB's radix sort repeats its memset).  TF ops, unresolved kernels,
       plain kernels and memcpys are one occurrence per event.
       "Consecutive" = adjacent in the line's events sorted by (start,
       longer first, file order).  A missing group_id equals a missing
@@ -1504,7 +1506,23 @@ def analyse(hosts, origin):
                         # (same program id too: two programs are two runs).
                         pidk = as_int(ev.stat('program_id')) if attr != 'tf_op' else None
                         key = (pidk, prog, name, gid) if from_hlo else None
-                        if key is not None and prev == key and ev.name != first_kernel:
+                        # The program this kernel runs (CHOICE C20, below).
+                        modname = as_str(ev.stat('hlo_module')) if attr != 'tf_op' else None
+                        pidv = as_int(ev.stat('program_id')) if attr != 'tf_op' else None
+                        if modname:
+                            # One module compiled for several shapes is several
+                            # programs: their back-to-back runs are two runs.
+                            ident = (modname, pidv if pidv is not None else 0)
+                        elif pidv is not None:
+                            ident = ('', pidv)
+                        else:
+                            ident = None
+                        slot = (pidk, prog, name, cat)
+                        # C10: an op of the entry computation that did not open
+                        # the current run of its program runs once in it.
+                        within = (in_entry and ident is not None and lruns and
+                                  lruns[-1][0] == ident and lruns[-1][3] != slot)
+                        if key is not None and prev == key and (ev.name != first_kernel or within):
                             a.total_ps += ev.dur
                             a.self_ps += ev.dur
                             a.per_plane[pkey][1] += ev.dur
@@ -1526,18 +1544,7 @@ def analyse(hosts, origin):
                         k[0] += 1
                         k[1] += ev.dur
                         # Program runs (CHOICE C20): restart on the run's first op.
-                        modname = as_str(ev.stat('hlo_module')) if attr != 'tf_op' else None
-                        pidv = as_int(ev.stat('program_id')) if attr != 'tf_op' else None
-                        if modname:
-                            # One module compiled for several shapes is several
-                            # programs: their back-to-back runs are two runs.
-                            ident = (modname, pidv if pidv is not None else 0)
-                        elif pidv is not None:
-                            ident = ('', pidv)
-                        else:
-                            ident = None
                         if ident is not None:
-                            slot = (pidk, prog, name, cat)
                             restarts = in_entry and attr not in ('tf_op', 'event_name')
                             r = lruns[-1] if lruns else None
                             again = r and r[0] == ident and restarts and slot == r[3]

@@ -612,6 +612,52 @@ static void test_gpu_merged_occurrence_flops(void **state)
 	assert_near(op->bytes_accessed, 64.0);
 }
 
+/* An op that launches its first kernel again within one run of its program
+ * (CUB's radix sort: a memset, another, a histogram, then a memset before
+ * each pass) ran once that run, counted once with its first kernel's bytes;
+ * the op that opens the run still opens an occurrence with each run, and a
+ * program of one op (a matmul called in a loop) one with each repeat of its
+ * first kernel. Raw JAX profiles have no group_id: one group throughout. */
+static void test_gpu_op_repeats_first_kernel(void **state)
+{
+	static const char *const sort[] = { "memset", "memset", "hist", "memset", "pass", "memset",
+					    "pass" };
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *l = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
+	struct xt_analysis *a;
+	const struct xt_op_row *op;
+	tu_event *e;
+	int64_t t = 0;
+	int c;
+	size_t k;
+
+	(void)state;
+	for (c = 0; c < 3; c++) {
+		kernel(g, l, "loop_select_fusion", t, 10, "loop_select_fusion", 1, NULL);
+		t += 10;
+		for (k = 0; k < sizeof(sort) / sizeof(sort[0]); k++, t += 5) {
+			e = kernel(g, l, sort[k], t, 5, "custom-call.1", 1, NULL);
+			TU_SI(g, e, "bytes_accessed", 100);
+		}
+	}
+	for (c = 0; c < 3; c++, t += 20) {
+		e = tu_ev(g, l, "gemm", t, 20);
+		TU_SS(g, e, "hlo_op", "custom-call.2");
+		TU_SS(g, e, "hlo_module", "jit_dot");
+		TU_SI(g, e, "group_id", 1);
+	}
+	a = tu_load_space(s, NULL);
+	op = tu_find_op(a, "custom-call.1", "jit_train");
+	assert_int_equal(op->occurrences, 3);
+	assert_int_equal(op->self_ps, 3 * 35);
+	assert_true(op->has_bytes);
+	assert_near(op->bytes_accessed, 300.0);
+	assert_int_equal(tu_find_op(a, "loop_select_fusion", "jit_train")->occurrences, 3);
+	assert_int_equal(tu_find_op(a, "custom-call.2", "jit_dot")->occurrences, 3);
+	assert_int_equal(a->nsteps, 3); /* the runs of jit_train, the most device time */
+}
+
 /* BUG (reported): docs/analyses.md groups kernel rows by (name, op, grid,
  * block, registers, shared memory); occupancy is not part of the key. */
 static void test_kernel_rows_grouping_key(void **state)
@@ -856,6 +902,7 @@ int main(void)
 		TU_TEST(test_gpu_streams),
 		TU_TEST(test_gpu_tf_ops_and_plain_kernels),
 		TU_TEST(test_gpu_merged_occurrence_flops),
+		TU_TEST(test_gpu_op_repeats_first_kernel),
 		TU_TEST(test_kernel_rows_grouping_key),
 		TU_TEST(test_kernel_rows_rotation),
 		TU_TEST(test_event_stat_first_match),
