@@ -94,6 +94,7 @@ static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
 		a->in_entry = (uint8_t)ga.in_entry;
 		if (ga.attr == XT_ATTR_TF_OP || ga.attr == XT_ATTR_EVENT_NAME)
 			a->in_entry = 0; /* not an XLA op: it never opens a run */
+		a->once = (uint8_t)(ga.inst && a->in_entry);
 		if (ga.inst) {
 			a->hlo_flops = ga.inst->flops;
 			a->hlo_bytes = ga.inst->bytes;
@@ -445,6 +446,7 @@ static uint32_t cb_inst_slot(struct line_part *lp, struct cb_run *r, uint32_t ix
 		a->parent = r->parent.n ? r->parent : f->parent;
 		a->in_cb = 1; /* resolved by its place in a command buffer run */
 		a->in_entry = (uint8_t)!hlo_in_loop(r->mod, in);
+		a->once = a->in_entry;
 		a->hlo_flops = in->flops;
 		a->hlo_bytes = in->bytes;
 		a->cb_mod = r->mod;

@@ -91,13 +91,14 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
 	/* Consecutive kernels of one XLA op in one step are one
 	 * occurrence (a fusion launched as several kernels), unless the
 	 * op's first kernel comes again (the op ran again); TF ops and
-	 * plain kernels count every launch, as XProf does. An op of the
-	 * entry computation that did not open its program's run runs once
-	 * in it, whatever its kernels repeat: CUB's radix sort (a custom
-	 * call) sets memory before each of its passes. */
+	 * plain kernels count every launch, as XProf does. An op the HLO
+	 * places in the entry computation that did not open its program's
+	 * run runs once in it, whatever its kernels repeat: CUB's radix sort
+	 * (a custom call) sets memory before each of its passes. Without the
+	 * HLO a loop's op could be that op: the first rule holds. */
 	cont = from_hlo && slot == st->prev_slot && group == st->prev_group &&
 	       (strcmp(p->emeta[mi].name, p->emeta[st->occ_first].name) ||
-		(a->in_entry && (a->module.n || a->has_program) &&
+		(a->once && (a->module.n || a->has_program) &&
 		 steps_run_within(lp, a->module, program, slot)));
 	if (!cont)
 		st->occ_first = mi;

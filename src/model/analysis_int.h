@@ -116,6 +116,8 @@ struct op_acc {
 	/* The HLO instruction's cost (GPU), per occurrence; < 0 unknown. */
 	double hlo_flops, hlo_bytes;
 	uint8_t in_entry;       /* GPU: its instruction is in the entry computation */
+	uint8_t once;           /* GPU: and the HLO says so (in_entry is also 1 for an
+				 * instruction not found): it runs once a run */
 	uint8_t in_cb;          /* GPU: its kernels ran inside a command buffer */
 	uint8_t key_has;        /* GPU: the program id is part of its key */
 	/* GPU: a command buffer's kernels, resolved by their order in runs

@@ -309,6 +309,24 @@ jcheck "H200 sort: CUB's sort ran once a call (12), though its first kernel, a m
 	 {k['name']: k['occurrences'] for k in ops['custom-call.1']['kernels']}['Memset 3'] == 72 and
 	 sum(k['occurrences'] for k in ops['custom-call.1']['kernels']) == 144 and
 	 d['steps_source'] == 'inferred' and len(d['steps']) == 12"
+# Without its HLO a loop body's op could pass for one of the entry: the scan's
+# dynamic slices (eight a step, back to back on side streams) keep an
+# occurrence per iteration.
+$PY -c "
+import sys
+sys.path.insert(0, 'tests/fixtures')
+import xspace_io
+sp = xspace_io.read('$H/jax-h100-scan-nocb.xplane.pb.gz', sys.exit)
+keep = [p for p in sp.planes if p.name != '/host:metadata']
+del sp.planes[:]
+sp.planes.extend(keep)
+open('$TMP/scan-nohlo.xplane.pb', 'wb').write(sp.SerializeToString())
+"
+report "$TMP/scan-nohlo.xplane.pb" "$TMP/scan-nohlo.json"
+jcheck "H100 scan without its HLO: the loop's slices keep an occurrence an iteration (96)" \
+	"$TMP/scan-nohlo.json" \
+	"all(o['occurrences'] == 96 for o in d['ops'] if 'dynamic' in o['name']) and
+	 sum(1 for o in d['ops'] if 'dynamic' in o['name']) == 10"
 
 # ---- real profiles ----
 if have_fixtures; then

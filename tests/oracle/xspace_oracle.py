@@ -57,8 +57,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       program, name, group_id)" applies only to events whose name came from
       the `hlo_op` stat (attribution hlo_op, hlo_op_unchecked, kernel_name,
       kernel_name_unchecked), and stops when the occurrence's first kernel
-      name comes again (the op ran again), except for an op outside loops
-      whose program's current run on the line (C20) another op opened: it
+      name comes again (the op ran again), except for an op the HLO places
+      outside loops whose program's current run on the line (C20) another op opened: it
       runs once a run (CUB's radix sort repeats its memset).  TF ops, unresolved kernels,
       plain kernels and memcpys are one occurrence per event.
       "Consecutive" = adjacent in the line's events sorted by (start,
@@ -1520,7 +1520,7 @@ def analyse(hosts, origin):
                         slot = (pidk, prog, name, cat)
                         # C10: an op of the entry computation that did not open
                         # the current run of its program runs once in it.
-                        within = (in_entry and ident is not None and lruns and
+                        within = (in_entry and inst is not None and ident is not None and lruns and
                                   lruns[-1][0] == ident and lruns[-1][3] != slot)
                         if key is not None and prev == key and (ev.name != first_kernel or within):
                             a.total_ps += ev.dur
