@@ -53,7 +53,8 @@ static int call(struct capture_job *j, int fd, uint16_t type, const void *p, siz
 			t[--tn] = '\0';
 		/* Seen on an H100: with command buffers on, a capture started
 		 * right after another failed so; 5 s later one worked. */
-		if (t && strstr(t, "CUPTI") && j->tg->pid && workload_cmdbuf_on(j->tg->pid, j->tg->cmdbuf_flags))
+		if (t && strstr(t, "CUPTI") && j->tg->pid &&
+		    workload_cmdbuf_on(j->tg->pid, j->tg->cmdbuf_flags))
 			hint = "; the workload runs CUDA command buffers, with which CUPTI can "
 			       "refuse a capture that follows another closely, and a capture can "
 			       "crash it: wait a few seconds, or start it with xtop run (README, "

@@ -185,8 +185,7 @@ void steps_run_add(struct line_part *lp, struct bytes_ref module, int64_t progra
 	struct mod_run *r = lp->nruns ? &lp->runs[lp->nruns - 1] : NULL;
 	uint8_t split = 0;
 
-	if (r && r->program_id == program && r->module.n == module.n &&
-	    (r->module.p == module.p || !memcmp(r->module.p, module.p, module.n))) {
+	if (r && r->program_id == program && same_module(r->module, module)) {
 		int again = restarts && slot == r->first_slot;
 
 		if (!(again && (r->seen_other || meta == r->first_meta))) {
@@ -245,7 +244,6 @@ static int run_cmp(const void *x, const void *y)
 
 	return (a->start_ps > b->start_ps) - (a->start_ps < b->start_ps);
 }
-
 
 /* Index of run r's program in *pr (added when new); *last is the answer
  * before, tried first (runs come in long stretches of one program). */

@@ -86,6 +86,7 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
 	int64_t group = x && x->has_group ? x->group : INT64_MIN;
 	struct op_acc *a = &lp->ops[slot];
 	int64_t program = a->has_program || a->key_has ? a->program_id : 0;
+	int runs = a->module.n || a->has_program; /* its program's runs are known */
 	int cont;
 
 	/* Consecutive kernels of one XLA op in one step are one
@@ -98,8 +99,7 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
 	 * HLO a loop's op could be that op: the first rule holds. */
 	cont = from_hlo && slot == st->prev_slot && group == st->prev_group &&
 	       (strcmp(p->emeta[mi].name, p->emeta[st->occ_first].name) ||
-		(a->once && (a->module.n || a->has_program) &&
-		 steps_run_within(lp, a->module, program, slot)));
+		(a->once && runs && steps_run_within(lp, a->module, program, slot)));
 	if (!cont)
 		st->occ_first = mi;
 	st->prev_slot = from_hlo ? slot : UINT32_MAX;
@@ -135,7 +135,7 @@ void stream_order_event(struct stream_order *st, struct line_part *lp, const str
 	/* A run is of one program: its module and, when the kernels say,
 	 * its program id (one module compiled for several shapes is several
 	 * programs, and back-to-back runs of two are two runs). */
-	if (a->module.n || a->has_program)
+	if (runs)
 		steps_run_add(lp, a->module, program, slot, mi, a->in_entry, xt_event_start(l, ev),
 			      xt_event_end(l, ev));
 }

@@ -133,15 +133,30 @@ fi
 
 # ---- real JAX profiles from an H100 (tests/fixtures/h100/README.md) ----
 H=tests/fixtures/h100
-# Kernels on the GPU plane's lines, counted from the file itself.
-gpu_kernels() {
+# xspace_eval FILE EXPR: EXPR of the file itself (sp, as xspace_io reads it).
+xspace_eval() {
 	$PY -c "
 import sys
 sys.path.insert(0, 'tests/fixtures')
 import xspace_io
 sp = xspace_io.read('$1', sys.exit)
-print(sum(len(l.events) for p in sp.planes if p.name.startswith('/device:GPU:') for l in p.lines))
+print($2)
 "
+}
+# Kernels on the GPU plane's lines, counted from the file itself.
+gpu_kernels() {
+	xspace_eval "$1" \
+		"sum(len(l.events) for p in sp.planes if p.name.startswith('/device:GPU:') for l in p.lines)"
+}
+# peaks NAME JSON MODEL HBM: a Hopper's peaks from its plane (4096 FLOP/SM/
+# cycle x 132 SMs x 1.98 GHz; HBM bytes/s), and no op's rate above them.
+peaks() {
+	jcheck "$1" "$2" \
+		"d['devices'][0]['model'] == '$3' and
+		 abs(d['devices'][0]['peak_flops_per_s'] - 4096 * 132 * 1.98e9) < 1 and
+		 d['devices'][0]['peak_hbm_bytes_per_s'] == $4 and
+		 all(o['flops_per_s'] is None or o['flops_per_s'] <= 4096 * 132 * 1.98e9 for o in d['ops']) and
+		 all(o['hbm_bytes_per_s'] is None or o['hbm_bytes_per_s'] <= $4 for o in d['ops'])"
 }
 for n in mlp-cb mlp-nocb tfm-cb tfm-nocb scan-cb scan-nocb; do
 	report "$H/jax-h100-$n.xplane.pb.gz" "$TMP/h-$n.json"
@@ -233,13 +248,8 @@ for n in mlp-cb mlp-nocb tfm-cb scan-nocb; do
 	jcheck "H100 $n: %DEV adds up to 100 (concurrent streams do not push it over)" "$TMP/h-$n.json" \
 		"abs(sum(o['percent'] for o in d['ops']) - 100) < 0.01"
 done
-jcheck "H100: peaks from the plane (4096 FLOP/SM/cycle x 132 SMs x 1.98 GHz, 3.35 TB/s)" \
-	"$TMP/h-tfm-cb.json" \
-	"d['devices'][0]['model'] == 'NVIDIA H100 80GB HBM3' and
-	 abs(d['devices'][0]['peak_flops_per_s'] - 4096 * 132 * 1.98e9) < 1 and
-	 d['devices'][0]['peak_hbm_bytes_per_s'] == 3352320000000 and
-	 all(o['flops_per_s'] is None or o['flops_per_s'] <= 4096 * 132 * 1.98e9 for o in d['ops']) and
-	 all(o['hbm_bytes_per_s'] is None or o['hbm_bytes_per_s'] <= 3352320000000 for o in d['ops'])"
+peaks "H100: peaks from the plane (4096 FLOP/SM/cycle x 132 SMs x 1.98 GHz, 3.35 TB/s)" \
+	"$TMP/h-tfm-cb.json" "NVIDIA H100 80GB HBM3" 3352320000000
 jcheck "H100 MLP: 12 steps from the host markers, times from the profile start" "$TMP/h-mlp-cb.json" \
 	"d['steps_source'] == 'host' and len(d['steps']) == 12 and
 	 0 < d['steps'][0]['start_ps'] < 10**12 and d['time_base'] == 'profile_start'"
@@ -270,32 +280,22 @@ report "$H2/jax-h200-tfm-nocb.xplane.pb.gz" "$TMP/h2-tfm.json"
 oracle_match "H200 transformer: every number matches the oracle" "$H2/jax-h200-tfm-nocb.xplane.pb.gz" "$TMP/h2-tfm.json"
 report "$H2/agent-h200-mlp-cb.xplane.pb.gz" "$TMP/h2-mlp.json"
 oracle_match "H200 agent capture: every number matches the oracle" "$H2/agent-h200-mlp-cb.xplane.pb.gz" "$TMP/h2-mlp.json"
-jcheck "H200: peaks from the plane (the H100's SMs and clock, 4.81 TB/s), no rate above them" \
-	"$TMP/h2-tfm.json" \
-	"d['devices'][0]['model'] == 'NVIDIA H200' and
-	 abs(d['devices'][0]['peak_flops_per_s'] - 4096 * 132 * 1.98e9) < 1 and
-	 d['devices'][0]['peak_hbm_bytes_per_s'] == 4814304000000 and
-	 all(o['flops_per_s'] is None or o['flops_per_s'] <= 4096 * 132 * 1.98e9 for o in d['ops']) and
-	 all(o['hbm_bytes_per_s'] is None or o['hbm_bytes_per_s'] <= 4814304000000 for o in d['ops'])"
+peaks "H200: peaks from the plane (the H100's SMs and clock, 4.81 TB/s), no rate above them" \
+	"$TMP/h2-tfm.json" "NVIDIA H200" 4814304000000
 k=$(gpu_kernels "$H2/jax-h200-tfm-nocb.xplane.pb.gz")
 jcheck "H200 transformer: 97 ops once a step, 12 inferred steps, all $k kernels in the op rows" \
 	"$TMP/h2-tfm.json" \
 	"len(d['ops']) == 97 and all(o['occurrences'] == 12 and o['attribution'] == 'hlo_op' for o in d['ops'])
 	 and d['steps_source'] == 'inferred' and len(d['steps']) == 12 and
 	 sum(k['occurrences'] for o in d['ops'] for k in o['kernels']) == $k"
-k=$(gpu_kernels "$H2/agent-h200-mlp-cb.xplane.pb.gz")
 # The planes of the file itself (the report's are those after any merge).
-planes=$($PY -c "
-import sys
-sys.path.insert(0, 'tests/fixtures')
-import xspace_io
-print(' '.join(sorted(p.name for p in xspace_io.read('$H2/agent-h200-mlp-cb.xplane.pb.gz', sys.exit).planes)))
-")
+planes=$(xspace_eval "$H2/agent-h200-mlp-cb.xplane.pb.gz" "' '.join(sorted(p.name for p in sp.planes))")
 if [ "$planes" = "/device:GPU:0 /host:CPU /host:__ScopeRangeCallStack__ /host:metadata Task Environment" ]; then
 	ok "H200 agent capture: saved with one /host:CPU, the CUPTI planes merged into it"
 else
 	fail "H200 agent capture: saved with one /host:CPU, the CUPTI planes merged into it" "$planes"
 fi
+k=$(gpu_kernels "$H2/agent-h200-mlp-cb.xplane.pb.gz")
 jcheck "H200 agent capture, command buffers: the MLP's 21 ops by kernel, none unresolved, all $k kernels" \
 	"$TMP/h2-mlp.json" \
 	"len(d['ops']) == 21 and {o['attribution'] for o in d['ops']} == {'kernel_name', 'kernel_order'} and
