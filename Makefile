@@ -115,7 +115,8 @@ $(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN) | $(
 # reading of a workload.
 $(O)/tests/test_panel: $(O)/src/ui/panel.o $(O)/src/ui/cellrow.o
 $(O)/tests/test_loop: $(O)/src/ui/loop.o
-$(O)/tests/test_workload: $(O)/src/capture/workload.o
+$(O)/tests/test_workload: $(O)/src/capture/workload.o $(O)/src/capture/xla_flags.o
+$(O)/tests/test_xla_flags: $(O)/src/capture/xla_flags.o
 
 tests: all $(TEST_BIN) | $(NEED_TEST_DEPS)
 

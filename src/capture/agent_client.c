@@ -15,6 +15,7 @@
 
 #include "../agent/agent_proto.h"
 #include "workload.h"
+#include "xla_flags.h"
 
 
 int agent_client_connect(const char *path, pid_t pid, struct xt_error *err)
@@ -210,7 +211,7 @@ static int check_path(const char *path, uid_t uid, struct xt_error *err)
 
 int agent_client_find(pid_t pid, char *path, size_t n, int *cmdbuf, struct xt_error *err)
 {
-	char xdg[4096], dirs[3][256], pidtxt[32], flags[AGENT_FLAGS_MAX];
+	char xdg[4096], dirs[3][256], pidtxt[32], flags[AGENT_FLAGS_MAX + 1];
 	const char *own = getenv("XDG_RUNTIME_DIR");
 	struct stat st;
 	int nd = 0, i, k, stale = 0;
@@ -272,11 +273,13 @@ int agent_client_find(pid_t pid, char *path, size_t n, int *cmdbuf, struct xt_er
 			return rc;
 		}
 		if (cmdbuf) {
+			/* A value longer than an agent sends was cut: unknown. */
 			if (agent_kv((const char *)r.data, r.len, "xla_flags", flags, sizeof(flags)))
-				*cmdbuf = workload_flags_cmdbuf_on(flags);
+				*cmdbuf = strlen(flags) < AGENT_FLAGS_MAX ? xla_flags_cmdbuf_on(flags, pid)
+									 : -1;
 			else if (agent_kv((const char *)r.data, r.len, "xla_flags_set", flags,
 					  sizeof(flags)) && !strcmp(flags, "0"))
-				*cmdbuf = workload_flags_cmdbuf_on(NULL);
+				*cmdbuf = xla_flags_cmdbuf_on(NULL, pid);
 			else
 				*cmdbuf = -1;
 		}

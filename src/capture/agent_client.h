@@ -23,7 +23,7 @@
  * one-line err when something else sits at that path (a foreign socket is
  * refused, never used). With cmdbuf, what the process's XLA_FLAGS say of
  * CUDA command buffers now, as its agent reads them (1 on, 0 off;
- * workload_flags_cmdbuf_on), or -1 from an agent that does not say.
+ * xla_flags_cmdbuf_on), or -1 from an agent that does not say.
  */
 int agent_client_find(pid_t pid, char *path, size_t n, int *cmdbuf, struct xt_error *err);
 

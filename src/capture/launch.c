@@ -20,6 +20,7 @@
 #include "../util/xalloc.h"
 #include "agent_client.h"
 #include "workload.h"
+#include "xla_flags.h"
 
 extern char **environ;
 
@@ -127,23 +128,8 @@ static int preload_path(char *agent, size_t n, struct xt_error *err)
 	return 0;
 }
 
-char *launch_xla_flags(const char *cur)
-{
-	size_t n;
-	char *v;
-
-	if (cur && strstr(cur, "xla_gpu_enable_command_buffer"))
-		return NULL; /* the user's own choice */
-	if (!cur || !*cur)
-		return xstrdup(LAUNCH_CMDBUF_OFF);
-	n = strlen(cur) + sizeof(LAUNCH_CMDBUF_OFF) + 1;
-	v = xmalloc(n);
-	snprintf(v, n, "%s %s", cur, LAUNCH_CMDBUF_OFF);
-	return v;
-}
-
 /* The workload's environment: xtop's own with LD_PRELOAD naming the agent
- * and, unless cmdbuf (--command-buffers) or the user's flags name them,
+ * and, unless cmdbuf (--command-buffers) or the user's flags set them,
  * XLA_FLAGS turning CUDA command buffers off (*off says so). Built apart,
  * so that xtop's own environment never changes: a thread of the viewer
  * may read it at any time. Freed with env_free(). */
@@ -182,7 +168,7 @@ static int child_env(struct child_env *ce, int cmdbuf, int *off, struct xt_error
 	v = launch_preload_value(agent);
 	ce->preload = env_entry("LD_PRELOAD", v);
 	free(v);
-	v = cmdbuf ? NULL : launch_xla_flags(getenv("XLA_FLAGS"));
+	v = cmdbuf ? NULL : xla_flags_cmdbuf_off(getenv("XLA_FLAGS"), LAUNCH_CMDBUF_OFF);
 	if (v) {
 		ce->xla = env_entry("XLA_FLAGS", v);
 		free(v);

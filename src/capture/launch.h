@@ -36,14 +36,12 @@ char *launch_preload_value(const char *agent);
  * or ILLEGAL_ADDRESS seconds after one capture, through the agent and the
  * server alike, and a second capture at once failed in CUPTI; with command
  * buffers off, none did. So the workloads xtop starts get them off (the
- * flag below appended to XLA_FLAGS), unless their XLA_FLAGS already name
- * xla_gpu_enable_command_buffer or the user asks to keep them
- * (--command-buffers). Programs that are not XLA ignore XLA_FLAGS.
+ * flag below first in XLA_FLAGS, before the user's flags or a flag file's:
+ * xla_flags_cmdbuf_off), unless their XLA_FLAGS already set them or the
+ * user asks to keep them (--command-buffers). Programs that are not XLA
+ * ignore XLA_FLAGS.
  */
 #define LAUNCH_CMDBUF_OFF "--xla_gpu_enable_command_buffer="
-/* XLA_FLAGS for a workload: cur with LAUNCH_CMDBUF_OFF appended (malloc'd),
- * or NULL when cur already names xla_gpu_enable_command_buffer. */
-char *launch_xla_flags(const char *cur);
 
 /*
  * Runs argv[0] (searched in PATH) with the agent as a child, says its PID on

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../agent/agent_proto.h"
+#include "xla_flags.h"
 
 #define MAX_CHILDREN 8
 
@@ -241,66 +242,15 @@ int workload_env(pid_t pid, const char *name, char *out, size_t n)
 		const char *e = buf + i;
 
 		if (!strncmp(e, name, len) && e[len] == '=') {
-			snprintf(out, n, "%s", e + len + 1);
-			found = 1;
+			found = (size_t)snprintf(out, n, "%s", e + len + 1) < n ? 1 : -1;
+			if (found < 0)
+				out[0] = '\0';
 			break;
 		}
 		i += strlen(e) + 1;
 	}
 	pthread_mutex_unlock(&env_lock);
 	return found;
-}
-
-/* Whether token [t, t + n) of XLA_FLAGS sets command buffers: 1 on, 0
- * off, -1 another flag. */
-static int flag_cmdbuf(const char *t, size_t n)
-{
-	static const char cb[] = "xla_gpu_enable_command_buffer=", gl[] = "xla_gpu_graph_level=";
-	size_t d = 0;
-
-	while (d < n && d < 2 && t[d] == '-')
-		d++;
-	if (!d)
-		return -1;
-	t += d;
-	n -= d;
-	if (n >= sizeof(cb) - 1 && !memcmp(t, cb, sizeof(cb) - 1)) {
-		/* The list of command kinds run as graphs, or "+KIND"/"-KIND"
-		 * changes to the default list: only an empty one (also written
-		 * '' or "") turns them off. */
-		t += sizeof(cb) - 1;
-		n -= sizeof(cb) - 1;
-		return !(n == 0 || (n == 2 && (t[0] == '\'' || t[0] == '"') && t[1] == t[0]));
-	}
-	if (n >= sizeof(gl) - 1 && !memcmp(t, gl, sizeof(gl) - 1)) {
-		/* The legacy flag: level 0 is off. */
-		t += sizeof(gl) - 1;
-		n -= sizeof(gl) - 1;
-		return !(n == 1 && t[0] == '0');
-	}
-	return -1;
-}
-
-int workload_flags_cmdbuf_on(const char *flags)
-{
-	const char *q = flags;
-	int on = 1; /* XLA's default */
-
-	/* XLA splits XLA_FLAGS at blanks; the last setting wins. */
-	while (q && *q) {
-		size_t n;
-		int v;
-
-		while (isspace((unsigned char)*q))
-			q++;
-		for (n = 0; q[n] && !isspace((unsigned char)q[n]); n++)
-			;
-		v = flag_cmdbuf(q, n);
-		if (v >= 0)
-			on = v;
-		q += n;
-	}
-	return on;
 }
 
 int workload_cmdbuf_on(pid_t pid, int flags_on)
@@ -320,8 +270,14 @@ int workload_cmdbuf_on(pid_t pid, int flags_on)
 		return 0;
 	if (flags_on >= 0)
 		return flags_on;
-	return workload_flags_cmdbuf_on(workload_env(pid, "XLA_FLAGS", flags, sizeof(flags)) ? flags
-											   : NULL);
+	switch (workload_env(pid, "XLA_FLAGS", flags, sizeof(flags))) {
+	case 1:
+		return xla_flags_cmdbuf_on(flags, pid);
+	case 0:
+		return xla_flags_cmdbuf_on(NULL, pid);
+	default:
+		return 1; /* too long to read here: XLA's default */
+	}
 }
 
 int workload_identity(pid_t pid, char *out, size_t n)

@@ -36,7 +36,8 @@ void workload_forget_exit(pid_t pid);
 
 /* The variable name in the environment pid started with (its own, which
  * may differ from xtop's), into out; returns 1, or 0 when it has none or
- * it cannot be read (out ""). Thread-safe. */
+ * it cannot be read, -1 when its value does not fit in n (out "" both
+ * ways). Thread-safe. */
 int workload_env(pid_t pid, const char *name, char *out, size_t n);
 /* What program pid runs, as a string: its start time, a space, then its
  * command line (arguments joined by spaces), into out; -1 when it cannot
@@ -44,17 +45,12 @@ int workload_env(pid_t pid, const char *name, char *out, size_t n);
  * another program, or when the PID is another process's (the start time
  * first). */
 int workload_identity(pid_t pid, char *out, size_t n);
-/* 1 when XLA_FLAGS `flags` (NULL: unset) leave CUDA command buffers on
- * (XLA's default): the last --xla_gpu_enable_command_buffer has a value
- * that is not empty, or the last legacy --xla_gpu_graph_level is not 0, or
- * neither is there. */
-int workload_flags_cmdbuf_on(const char *flags);
 /* 1 when pid has XLA's CUDA plugin loaded and its XLA_FLAGS leave CUDA
  * command buffers on, which a capture can crash (launch.h); 0 otherwise or
  * when /proc cannot tell. flags_on is what its flags say now when known
  * (the agent reads the process's live environment: a script may have set
  * XLA_FLAGS itself before importing JAX), else -1: the environment it
- * started with, from /proc. */
+ * started with, from /proc, read as XLA reads it (xla_flags.h). */
 int workload_cmdbuf_on(pid_t pid, int flags_on);
 
 #endif

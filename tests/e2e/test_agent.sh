@@ -332,11 +332,20 @@ cb_case() { # cb_case XLA_FLAGS|- WANT|- NOTE(0|1) [RUN_OPTS]: - = unset
 }
 cb_ok=0
 cb_case - "--xla_gpu_enable_command_buffer=" 1
-cb_case "--xla_dump_to=d" "--xla_dump_to=d --xla_gpu_enable_command_buffer=" 1
+cb_case "--xla_dump_to=d" "--xla_gpu_enable_command_buffer= --xla_dump_to=d" 1
+# XLA reads no flag after a word that is not one: xtop's comes first.
+cb_case "--xla_dump_to=d stray" "--xla_gpu_enable_command_buffer= --xla_dump_to=d stray" 1
 cb_case "--xla_gpu_enable_command_buffer=FUSION" "--xla_gpu_enable_command_buffer=FUSION" 0
 cb_case - - 0 --command-buffers
-[ "$cb_ok" -eq 4 ] &&
-	ok "xtop run turns CUDA command buffers off (and says so), keeps the user's XLA_FLAGS, --command-buffers keeps them on"
+# A value that does not start with '-' is a file of flags to XLA: its
+# flags go in its place, after xtop's (a name with a flag after it is a
+# file XLA cannot open); one that sets command buffers is kept.
+printf '%s' "--xla_dump_to=d" >"$TMP/on.flags"
+printf '  %s\n' "--xla_gpu_enable_command_buffer=" >"$TMP/off.flags"
+cb_case "$TMP/on.flags" "--xla_gpu_enable_command_buffer= --xla_dump_to=d" 1
+cb_case "$TMP/off.flags" "$TMP/off.flags" 0
+[ "$cb_ok" -eq 7 ] &&
+	ok "xtop run turns CUDA command buffers off (and says so), keeps the user's XLA_FLAGS and flag files, --command-buffers keeps them on"
 cp "$FAKE" "$TMP/xla_cuda_plugin.so"
 RUN_OPTS=--command-buffers run_w "$AG/idle" --plugin "$TMP/xla_cuda_plugin.so,$FX,fail-start" ||
 	fail "command buffers" "no socket"
@@ -380,13 +389,19 @@ cw_ok=0
 cb_warn "flags replaced by the workload" 1 --setenv XLA_FLAGS=--xla_dump_to=d
 RUN_OPTS=--command-buffers cb_warn "flags set off by the workload" 0 \
 	--setenv XLA_FLAGS=--xla_gpu_enable_command_buffer=
+# Started with them off, /proc would say off: only the agent knows better.
+export XLA_FLAGS="--xla_gpu_enable_command_buffer="
 RUN_OPTS=--command-buffers cb_warn "flags unset by the workload" 1 --setenv XLA_FLAGS
 export XLA_FLAGS="--xla_gpu_enable_command_buffer=FUSION,CUBLAS"
 cb_warn "a user's list of command kinds" 1
 export XLA_FLAGS="--xla_gpu_enable_command_buffer=FUSION --xla_gpu_enable_command_buffer="
 cb_warn "a user's last setting empty" 0
+export XLA_FLAGS="$TMP/off.flags"
+RUN_OPTS=--command-buffers cb_warn "a flag file setting them off" 0
+RUN_OPTS=--command-buffers cb_warn "a flag file named by the workload" 1 \
+	--setenv "XLA_FLAGS=$TMP/on.flags"
 unset XLA_FLAGS
-[ "$cw_ok" -eq 5 ] &&
+[ "$cw_ok" -eq 7 ] &&
 	ok "the command-buffer warning follows XLA_FLAGS as the workload has them now, and as XLA reads them"
 
 # 6c. A workload that starts another program (exec) during a capture, as
@@ -629,7 +644,7 @@ $T send-keys q
 if tmux_wait "EXIT=0" && grep -q "PID $VP still runs, its output going to $TMP/logV/xtop-run-$VP.log" "$TMP/pane" &&
 	kill -0 "$VP" 2>/dev/null && [ -e "$TMP/logV/xtop-run-$VP.log" ] &&
 	grep -q "^xtop: CUDA command buffers are off in this workload" "$TMP/logV/xtop-run-$VP.log" &&
-	tr '\0' '\n' <"/proc/$VP/environ" | grep -q "^XLA_FLAGS=.*--xla_gpu_enable_command_buffer=$"; then
+	tr '\0' '\n' <"/proc/$VP/environ" | grep -q "^XLA_FLAGS=--xla_gpu_enable_command_buffer=\\( \\|$\\)"; then
 	ok "viewer: q leaves the launched workload running and says where its output goes (its log: command buffers off)"
 else
 	fail "viewer quit" "$(tail -n 4 "$TMP/pane")"

@@ -1,56 +1,46 @@
 /*
  * test_workload: what capture reads of a workload (src/capture/workload.c):
- * whether its XLA_FLAGS leave CUDA command buffers on, as XLA reads them
- * (the last setting wins; only an empty list, or the legacy level 0, turns
- * them off), and the live answer an agent gives over the one /proc shows.
+ * the environment it started with, and whether it is one a capture can
+ * crash (how its XLA_FLAGS read is test_xla_flags').
  */
 #include "testutil.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "capture/workload.h"
 
-static void test_flags(void **state)
+/* The environment a process started with, and a value too long to read
+ * whole, which must never read as a shorter one. */
+static void test_env(void **state)
 {
-	static const struct {
-		const char *flags;
-		int on;
-	} cases[] = {
-		{ NULL, 1 },
-		{ "", 1 },
-		{ "--xla_dump_to=/tmp/d", 1 },
-		{ "--xla_gpu_enable_command_buffer=", 0 },
-		{ "-xla_gpu_enable_command_buffer=", 0 },
-		{ "--xla_gpu_enable_command_buffer=''", 0 },
-		{ "--xla_gpu_enable_command_buffer=\"\"", 0 },
-		{ "  --xla_dump_to=d\t--xla_gpu_enable_command_buffer=  ", 0 },
-		{ "--xla_gpu_enable_command_buffer=FUSION,CUBLAS", 1 },
-		{ "--xla_gpu_enable_command_buffer=-FUSION", 1 },
-		/* the last setting wins, as in XLA's parser */
-		{ "--xla_gpu_enable_command_buffer= --xla_gpu_enable_command_buffer=FUSION", 1 },
-		{ "--xla_gpu_enable_command_buffer=FUSION --xla_gpu_enable_command_buffer=", 0 },
-		/* the legacy level */
-		{ "--xla_gpu_graph_level=0", 0 },
-		{ "--xla_gpu_graph_level=1", 1 },
-		{ "--xla_gpu_enable_command_buffer= --xla_gpu_graph_level=2", 1 },
-		{ "--xla_gpu_graph_level=0 --xla_gpu_enable_command_buffer=CUDNN", 1 },
-		/* other flags that only contain the name, or a value naming it */
-		{ "--my_xla_gpu_enable_command_buffer=", 1 },
-		{ "---xla_gpu_enable_command_buffer=", 1 },
-		{ "--xla_gpu_enable_command_buffers=", 1 },
-		{ "--xla_gpu_enable_command_buffer", 1 },
-		{ "--xla_dump_to=--xla_gpu_enable_command_buffer=", 1 },
-		{ "--xla_gpu_graph_level=00", 1 },
-	};
-	size_t i;
+	char *envp[] = { "XLA_FLAGS=--xla_gpu_enable_command_buffer=FUSION", "EMPTY=", NULL };
+	char *argv[] = { "sleep", "5", NULL };
+	char out[64] = "x";
+	pid_t pid;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (workload_flags_cmdbuf_on(cases[i].flags) != cases[i].on)
-			fail_msg("XLA_FLAGS '%s': want %d", cases[i].flags ? cases[i].flags : "(unset)",
-				 cases[i].on);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		execve("/bin/sleep", argv, envp);
+		_exit(127);
 	}
+	/* until it runs sleep, /proc shows the test's own environment */
+	for (int i = 0; i < 200 && workload_env(pid, "EMPTY", out, sizeof(out)) != 1; i++)
+		usleep(10 * 1000);
+	assert_int_equal(workload_env(pid, "EMPTY", out, sizeof(out)), 1);
+	assert_string_equal(out, "");
+	assert_int_equal(workload_env(pid, "XLA_FLAGS", out, sizeof(out)), 1);
+	assert_string_equal(out, "--xla_gpu_enable_command_buffer=FUSION");
+	assert_int_equal(workload_env(pid, "XLA_FLAGS", out, 20), -1);
+	assert_string_equal(out, "");
+	assert_int_equal(workload_env(pid, "XLA_FLAG", out, sizeof(out)), 0);
+	assert_int_equal(workload_env(pid, "HOME", out, sizeof(out)), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 /* A process without XLA's CUDA plugin is never warned about, whatever its
@@ -65,7 +55,7 @@ static void test_no_plugin(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		TU_TEST(test_flags),
+		TU_TEST(test_env),
 		TU_TEST(test_no_plugin),
 	};
 
