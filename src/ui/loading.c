@@ -15,6 +15,7 @@
 #include "../model/load.h"
 #include "../model/profile_path.h"
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "app.h"
 #include "term.h"
@@ -227,12 +228,19 @@ static int loading_end(struct app *a, struct loading *ld)
 	app_log_clocks(a, t);
 	{
 		double took = now_s() - ld->t0;
-		char b[48] = "";
+		char b[48] = "", tail[160], path[1024];
+		int room;
 
 		if (took >= 0.5)
 			snprintf(b, sizeof(b), " (loaded in %.1f s)", took);
-		app_status(a, 0, "%s: ? for help, Tab switches views%s%s", a->profs[ld->prof].path,
-			   t->nhosts > 1 ? ", m shows the hosts' clocks" : "", b);
+		snprintf(tail, sizeof(tail), ": ? for help, Tab switches views%s%s",
+			 t->nhosts > 1 ? ", m shows the hosts' clocks" : "", b);
+		/* The hint is the point (the title names the file): a long
+		 * path gives way in its middle, down to a dozen columns. */
+		room = a->cols - utf8_width(tail);
+		utf8_elide(path, sizeof(path), a->profs[ld->prof].path, room > 12 ? room : 12,
+			   term.g.ellipsis);
+		app_status(a, 0, "%s%s", path, tail);
 	}
 	a->load = NULL;
 	free(ld);

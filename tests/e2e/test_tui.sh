@@ -13,6 +13,12 @@ $GEN --kind gpu --events 20000 --seed 6 -o "$TMP/g.xplane.pb" >/dev/null 2>&1 ||
 head -c 4096 /dev/urandom >"$TMP/random.xplane.pb"
 
 # ---------------------------------------------------------------- 80x24 ----
+# A logdir's path is long: it gives way in its middle to the whole hint.
+LONG="$TMP/a-directory-with-a-rather-long-name-as-logdirs-have/plugins/profile/2026_11_28_09_30_00"
+mkdir -p "$LONG" && cp "$TMP/t.xplane.pb" "$LONG/t.xplane.pb"
+start 80 24 "$XTOP" "$LONG/t.xplane.pb"
+check "status: a long path gives way in its middle, the hint whole" \
+	'bottom | grep -q "^/.*t.xplane.pb: ? for help, Tab switches views *$"' "hint cut"
 start 80 24 "$XTOP" "$TMP/t.xplane.pb"
 if wait_until 'has "[timeline]" && has "/device:TPU:0" && has "XLA Ops" &&
 	line 2 | grep -Eq "^ [0-9.]+ (ps|ns|us|ms|s) +│[0-9.]+ (ps|ns|us|ms|s) +│"'; then
