@@ -173,7 +173,13 @@ $(O)/bench/pb_parse: bench/pb_parse.cc proto/xplane.proto
 	g++ -O2 -std=c++17 -I$(O)/bench/pb -o $@ bench/pb_parse.cc $(O)/bench/pb/xplane.pb.cc \
 	    $$(pkg-config --cflags --libs protobuf)
 
-bench: all $(O)/bench_window $(O)/bench_frame $(O)/bench_shape | $(NEED_TEST_DEPS)
+# The floor: one core reading every event's fields and nothing else.
+$(O)/bench/bare_decode: bench/bare_decode.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) $(LDFLAGS) -o $@ $<
+
+bench: all $(O)/bench_window $(O)/bench_frame $(O)/bench_shape $(O)/bench/bare_decode \
+       | $(NEED_TEST_DEPS)
 	scripts/deps.sh bench
 	$(MAKE) --no-print-directory $(O)/bench/pb_parse
 	sh bench/bench.sh

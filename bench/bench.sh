@@ -12,7 +12,11 @@
 # page faults) paired run by run with the libprotobuf yardstick
 # (bench/pb_parse.cc: Debian's libprotobuf, generated classes, arena),
 # medians of BENCH_RUNS runs, so every figure is also a ratio measured
-# beside it. Then the viewer: time to the first frame and to the analyses,
+# beside it; and with the floor (bench/bare_decode.c: one core reading
+# every event's fields, nothing else), whose time is the machine's, not the
+# kernel's: FLOOR_S is it, X/FLOOR2 xtop's wall over half of it (two cores
+# each reading half the events, the best any reader of every event could
+# do here). Then the viewer: time to the first frame and to the analyses,
 # frame times at 32 M events, window queries, and capture to first frame;
 # first of all, the C tracing API's cost per call (bench_trace.c).
 #
@@ -37,6 +41,7 @@ O=${O:-build}
 XTOP=$O/xtop
 GEN=$O/xtop-gen
 PB=$O/bench/pb_parse
+FLOOR=$O/bench/bare_decode
 DIR=${BENCH_DIR:-$O/bench}
 RUNS=${BENCH_RUNS:-3}
 IDLE=${BENCH_IDLE:-5}
@@ -93,10 +98,10 @@ if [ -x "$O/bench_trace" ]; then
 	"$O/bench_trace"
 	echo
 fi
-echo "xtop: $XTOP report --json FILE >/dev/null; libprotobuf: $PB FILE (parse only); median of $RUNS paired runs, warm page cache (as xtop reads it)"
+echo "xtop: $XTOP report --json FILE >/dev/null; libprotobuf: $PB FILE (parse only); floor: $FLOOR FILE; median of $RUNS paired runs, warm page cache (as xtop reads it)"
 echo
-printf '%-17s %7s %8s %6s %6s %5s %6s %6s %6s %8s %7s %7s %6s %8s %7s %6s\n' \
-	FILE SIZE_MB EVENTS_M WALL_S CPU_S USR_S SYS_S RSS/SZ GB/S FAULTS_K WALL/GB CPU/GB PB_S PB_RSS_G SPEEDUP IDLE_S
+printf '%-17s %7s %8s %6s %6s %5s %6s %6s %6s %8s %7s %7s %6s %8s %7s %7s %8s %6s\n' \
+	FILE SIZE_MB EVENTS_M WALL_S CPU_S USR_S SYS_S RSS/SZ GB/S FAULTS_K WALL/GB CPU/GB PB_S PB_RSS_G SPEEDUP FLOOR_S X/FLOOR2 IDLE_S
 
 measure() {
 	label=$1 f=$2
@@ -107,6 +112,7 @@ measure() {
 	: >"$DIR/x.times"
 	: >"$DIR/p.times"
 	: >"$DIR/i.times"
+	: >"$DIR/f.times"
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		/usr/bin/time -f "%e %U %S %M %R" -o "$DIR/t1" "$XTOP" report --json "$f" >/dev/null
@@ -114,6 +120,9 @@ measure() {
 		if [ -x "$PB" ] && [ "$size" -lt 2147483648 ]; then
 			/usr/bin/time -f "%M" -o "$DIR/t2" "$PB" "$f" >"$DIR/p.out"
 			echo "$(sed -n 's/.*parse_s \([0-9.]*\).*/\1/p' "$DIR/p.out") $(cat "$DIR/t2")" >>"$DIR/p.times"
+		fi
+		if [ -x "$FLOOR" ]; then
+			"$FLOOR" "$f" | sed -n 's/.*read_s \([0-9.]*\).*/\1/p' >>"$DIR/f.times"
 		fi
 		i=$((i + 1))
 	done
@@ -134,6 +143,7 @@ measure() {
 			if ($4 > rss) rss = $4; f[nx] = $5 }
 		FILENAME ~ /p.times$/ { np++; pw[np] = $1; if ($2 > prss) prss = $2 }
 		FILENAME ~ /i.times$/ { ni++; iw[ni] = $1 }
+		FILENAME ~ /f.times$/ { nf++; fw[nf] = $1 }
 		END {
 			gb = size / 1e9
 			wall = median(w, nx); cpu = median(c, nx)
@@ -144,8 +154,11 @@ measure() {
 			if (np) { pws = median(pw, np)
 				printf " %6.2f %8.2f %6.1fx", pws, prss / 1048576, (wall > 0 ? pws / wall : 0) }
 			else printf " %6s %8s %7s", "-", "-", "-"
+			if (nf) { fws = median(fw, nf)
+				printf " %7.3f %7.2fx", fws, (fws > 0 ? wall / (fws / 2) : 0) }
+			else printf " %7s %8s", "-", "-"
 			if (ni) printf " %6.3f\n", median(iw, ni); else printf " %6s\n", "-"
-		}' "$DIR/x.times" "$DIR/p.times" "$DIR/i.times"
+		}' "$DIR/x.times" "$DIR/p.times" "$DIR/f.times" "$DIR/i.times"
 }
 
 for label in $FILES; do
