@@ -178,18 +178,49 @@ static int label_width(struct app *a)
 	return w < 16 ? 16 : w > cap ? cap : w;
 }
 
-/* A track's label in lw - 1 columns: its unique name (model/timeline.c),
- * shortened in the middle so the distinguishing tail stays, and " +" when
- * deeper levels are summarised on its last row. */
-static void label_of(struct app *a, long ti, int lw, char *buf, size_t n)
+#define TRACK_NAME_MAX 200
+
+static int track_deep(const struct app *a, size_t ti)
 {
 	const struct xt_line *l = a->tl->tracks[ti].l;
-	int deep = l->nev && l->max_depth + 1 > TL_MAX_DEPTH_ROWS;
-	char name[200];
 
-	utf8_elide(name, sizeof(name), a->tl->tracks[ti].label, lw - 1 - 2 - (deep ? 2 : 0),
-		   term.g.ellipsis);
-	snprintf(buf, n, "  %s%s", name, deep ? " +" : "");
+	return l->nev && l->max_depth + 1 > TL_MAX_DEPTH_ROWS;
+}
+
+/*
+ * Every track's name fitted to the label column (lw), TRACK_NAME_MAX bytes
+ * each in one block: its unique name (model/timeline.c) shortened in the
+ * middle so the distinguishing tail stays, and where two would still read
+ * alike ("Stream…MemcpyOther)" for streams #7 to #10), told apart
+ * (utf8_elide_apart) in the room of the narrower kind of row.
+ */
+static char *track_names(const struct app *a, int lw)
+{
+	size_t k = a->tl->ntracks, i;
+	char *buf = xmalloc(k * TRACK_NAME_MAX + 1);
+	char **out = xmalloc((k + 1) * sizeof(*out));
+	const char **src = xmalloc((k + 1) * sizeof(*src));
+	int room = lw - 1 - 2, narrow = room - 2 > 1 ? room - 2 : 1;
+
+	for (i = 0; i < k; i++) {
+		int w = room - (track_deep(a, i) ? 2 : 0);
+
+		out[i] = buf + i * TRACK_NAME_MAX;
+		src[i] = a->tl->tracks[i].label;
+		utf8_elide(out[i], TRACK_NAME_MAX, src[i], w > 1 ? w : 1, term.g.ellipsis);
+	}
+	utf8_elide_apart(out, TRACK_NAME_MAX, src, k, narrow, term.g.ellipsis);
+	free(out);
+	free(src);
+	return buf;
+}
+
+/* A track's label in lw - 1 columns: its name from track_names(), and
+ * " +" when deeper levels are summarised on its last row. */
+static void label_of(const struct app *a, long ti, const char *names, char *buf, size_t n)
+{
+	snprintf(buf, n, "  %s%s", names + (size_t)ti * TRACK_NAME_MAX,
+		 track_deep(a, (size_t)ti) ? " +" : "");
 }
 
 static void tl_draw(struct app *a, int y, int h)
@@ -200,6 +231,7 @@ static void tl_draw(struct app *a, int y, int h)
 	struct tl_cell *cells = xmalloc((size_t)(w > 0 ? w : 1) * sizeof(*cells));
 	long cur;
 	int dh = details_height(a, h);
+	char *names = track_names(a, lw);
 
 	n = build_items(a, it);
 	cur = item_of_cursor(a, it, n);
@@ -234,7 +266,7 @@ static void tl_draw(struct app *a, int y, int h)
 			       label, 1);
 			continue;
 		}
-		label_of(a, it[k].track, lw, label, sizeof(label));
+		label_of(a, it[k].track, names, label, sizeof(label));
 		ui_put(row, 0, lw - 1, is_cur ? term_attr(ROLE_SELECT) : term_attr(ROLE_TEXT), label, 1);
 		{
 			unsigned d;
@@ -250,6 +282,7 @@ static void tl_draw(struct app *a, int y, int h)
 	}
 	if (dh)
 		details_draw(a, y + h - dh, dh);
+	free(names);
 	free(cells);
 	free(it);
 }

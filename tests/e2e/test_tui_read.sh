@@ -107,6 +107,9 @@ if have_fixtures; then
 	fi
 	labels_run "labels 80x24, TPU host's 122 threads (End)" 80 24 \
 		"$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" End
+	# Four streams whose names differ only in a number in the middle.
+	labels_run "labels 80x24, MI300X streams #7 to #10 (MemcpyOther)" 80 24 \
+		"$FIX/jax-rocm-mi300x-conv-legacy"
 	start 200 50 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
 	wait_for "[timeline]" >/dev/null
 	keys End
@@ -115,7 +118,7 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 5 "labels on the fixtures" "$NOFIX"
+	skip_n 6 "labels on the fixtures" "$NOFIX"
 fi
 
 # ------------------------------------------------- nothing cut for good ----
