@@ -414,6 +414,13 @@ unsigned panel_act(struct panel *p, enum action act)
  * their drop order; then, still too wide, the sort column if it may go,
  * then figures from the right: the flexible column, what names the row,
  * keeps its room, and no figure is drawn cut ("72" of "72.83 s"). */
+static int drop_rank(const struct panel *p, size_t c)
+{
+	int empty = c < sizeof(p->empty) * 8 && ((p->empty >> c) & 1);
+
+	return p->cols[c].drop + (empty ? 1000 : 0);
+}
+
 static void layout(const struct panel *p, int w, int *show, int *width)
 {
 	size_t c;
@@ -436,10 +443,11 @@ static void layout(const struct panel *p, int w, int *show, int *width)
 		used += nshown > 1 ? nshown - 1 : 0; /* one space between columns */
 		if (used + flex * (p->flex_min ? p->flex_min : PANEL_FLEX_MIN) <= w)
 			break;
-		/* The most droppable column goes (the sort column last). */
+		/* The most droppable column goes (the sort column last), one that
+		 * holds nothing before any that says something. */
 		for (c = 0; c < p->ncols; c++)
 			if (show[c] && p->cols[c].drop && ((int)c != p->sort || pass) &&
-			    (worst < 0 || p->cols[c].drop > p->cols[worst].drop))
+			    (worst < 0 || drop_rank(p, c) > drop_rank(p, (size_t)worst)))
 				worst = (int)c;
 		if (worst < 0 && pass == 2) {
 			/* The rightmost fixed column, while one other stays. */

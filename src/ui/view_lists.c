@@ -226,8 +226,10 @@ CAT_COLUMN(3)
 CAT_COLUMN(4)
 CAT_COLUMN(5)
 
-/* The categories as columns, the narrowest screens losing the rarest first;
- * the bar takes what is left. */
+/* The categories as columns, the narrowest screens losing the rarest first
+ * (and before them any that is 0 in every step: steps_empty); the bar takes
+ * what is left. */
+#define STEP_COL_CAT0 3 /* COMPUTE's column; the others follow in XT_CAT order */
 static const struct panel_column step_columns[] = {
 	{ "STEP", 8, 1, 0, col_step, NULL, cmp_step },
 	{ "START", 10, 1, 0, col_start, NULL, cmp_start },
@@ -250,6 +252,25 @@ static struct panel *steps_panel(struct app *a)
 		a->steps.sort = 0;
 	}
 	return &a->steps;
+}
+
+/* The category columns that are 0 in every step (bits of step_columns):
+ * when the screen is narrow they go before those that say something, as
+ * in the report ("COLLECTIVE: 0 in every step"). */
+static unsigned long steps_empty(const struct xt_analysis *an)
+{
+	unsigned long empty = 0;
+	int c;
+
+	for (c = 0; c <= XT_CAT_COUNT; c++) {
+		size_t i;
+
+		for (i = 0; i < an->nsteps && !cat_ps(&an->steps[i], c); i++)
+			;
+		if (i == an->nsteps)
+			empty |= 1ul << (STEP_COL_CAT0 + c);
+	}
+	return empty;
 }
 
 static void steps_draw(struct app *a, int y, int h)
@@ -308,6 +329,7 @@ static void steps_draw(struct app *a, int y, int h)
 	}
 	if (h < 5)
 		return;
+	p->empty = steps_empty(an);
 	panel_refresh(p, a->cols);
 	cellrow_init(&r, a->cols);
 	panel_header(p, &r, a->cols);
