@@ -351,13 +351,14 @@ static void name_cell(struct app *a, const struct row *r, const struct xt_op_row
 /* The NAME cells of rows top.. (vis of them), w wide: each row's indent,
  * then its name with its middle elided to the room left; names that would
  * then read alike are told apart (utf8_elide_apart), among rows with the
- * same indent. fit[i] is row top + i's cell (NULL for a kernel row).
- * Returns the buffer to free. */
+ * same indent. fit[i] is row top + i's cell; for a kernel row, its
+ * kernel's name in kw columns (the row after its figures), told apart
+ * from the other kernels' likewise. Returns the buffer to free. */
 static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t vis, int w,
-		       int prog, char **fit)
+		       int kw, int prog, char **fit)
 {
 	enum { IND = 32, SRC = 4096 };
-	size_t cap = (size_t)w * 4 + 16; /* w columns of up to four bytes */
+	size_t cap = (size_t)(w > kw ? w : kw) * 4 + 16; /* columns of up to four bytes */
 	size_t each = IND + SRC + cap + IND + cap; /* indent, name, fitted, the cell */
 	char *buf = xmalloc(vis * each), **src = xmalloc(vis * sizeof(*src));
 	char **gout = xmalloc(vis * sizeof(*gout)), **name = xmalloc(vis * sizeof(*name));
@@ -371,12 +372,16 @@ static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t
 		char *ind = buf + i * each;
 
 		fit[i] = name[i] = NULL;
-		room[i] = -1;
-		if (r->kind == ROW_KERNEL)
-			continue;
 		src[i] = ind + IND;
 		name[i] = src[i] + SRC;
 		fit[i] = name[i] + cap;
+		if (r->kind == ROW_KERNEL) {
+			ind[0] = '\0';
+			snprintf(src[i], SRC, "%s", a->an->ops[r->op].kernels[r->kernel].name);
+			room[i] = kw > 1 ? kw : 1;
+			utf8_elide(name[i], cap, src[i], room[i], term.g.ellipsis);
+			continue;
+		}
 		name_cell(a, r, o, prog, ind, IND, src[i], SRC);
 		room[i] = w - utf8_width(ind);
 		if (room[i] < 1)
@@ -404,6 +409,21 @@ static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t
 	free(gsrc);
 	free(room);
 	return buf;
+}
+
+/* A kernel row's figures and words before its name, into buf; returns
+ * their width in columns (the same for every kernel; kr NULL: blank). */
+static int kernel_prefix(const struct xt_op_kernel *kr, char *buf, size_t n)
+{
+	char b1[32] = "", b2[32] = "";
+
+	if (kr) {
+		fmt_ps(b1, sizeof(b1), kr->total_ps);
+		fmt_count(b2, sizeof(b2), kr->occurrences);
+	}
+	snprintf(buf, n, "%*s %*s launches  %s kernel ", op_columns[0].width, b1, 9, b2,
+		 term.ascii ? "->" : "\xe2\x86\xb3");
+	return utf8_width(buf);
 }
 
 static void ops_draw(struct app *a, int y, int h)
@@ -485,6 +505,7 @@ static void ops_draw(struct app *a, int y, int h)
 			vis = (size_t)(h > 3 ? h - 3 : 0);
 		fit = xcalloc(vis ? vis : 1, sizeof(*fit));
 		fitbuf = vis ? fit_names(a, rows, (size_t)a->ops.top, vis, wname > 1 ? wname : 1,
+					 a->cols - kernel_prefix(NULL, line, sizeof(line)),
 					 !a->ops.grouped && !show[op_column_find("PROGRAM")], fit)
 			     : NULL;
 	}
@@ -499,14 +520,10 @@ static void ops_draw(struct app *a, int y, int h)
 
 		if (rows[k].kind == ROW_KERNEL) {
 			/* A kernel beneath its op: its launches and time. */
-			const struct xt_op_kernel *kr = &o->kernels[rows[k].kernel];
-			char b1[32], b2[32];
+			int pw = kernel_prefix(&o->kernels[rows[k].kernel], line, sizeof(line));
 
-			snprintf(line, sizeof(line), "%*s %*s launches  %s kernel %s",
-				 op_columns[0].width, fmt_ps(b1, sizeof(b1), kr->total_ps), 9,
-				 fmt_count(b2, sizeof(b2), kr->occurrences),
-				 term.ascii ? "->" : "\xe2\x86\xb3", kr->name);
-			ui_put(row, 0, a->cols, attr, line, 1);
+			ui_put(row, 0, a->cols, attr, line, 0);
+			ui_put(row, pw, a->cols - pw, attr, fit[k - (size_t)a->ops.top], 1);
 			continue;
 		}
 

@@ -585,6 +585,24 @@ if have_fixtures; then
 else
 	skip_n 2 "lists: names apart" "$NOFIX"
 fi
+# An op's kernels opened under it (Space), their long names alike for 60
+# characters: each elided in its middle and told apart, as in the kernels
+# view, never cut at the edge.
+if have_fixtures; then
+	start 120 24 "$XTOP" "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 3
+	wait_for "custom-call.1" >/dev/null
+	keys Space
+	check "ops: an op's kernel rows end with their names' tails, each row apart" \
+		'[ "$(grep -c "launches  ↳ kernel Cijk_.*….*\.kd *\$" "$TMP/screen")" -eq 4 ] &&
+		 [ "$(grep "launches  ↳ kernel" "$TMP/screen" | awk "{print \$NF}" | sort -u | wc -l)" -eq 4 ]' \
+		"kernel names cut" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 1 "ops: kernel rows apart" "$NOFIX"
+fi
 # One op name in several programs (jit_add's, jit_sin's loop_convert_fusion):
 # without the PROGRAM column, each row names its program. A taller window
 # shows the list's first rows again, not blank lines under its last.
