@@ -34,7 +34,7 @@ static const struct xt_option main_options[] = {
 	{ OPT_DURATION, 'd', "duration", 1, "MS", "capture length (default: the duration setting, 2000)" },
 	{ OPT_LOGDIR, 'o', "logdir", 1, "DIR",
 	  "captures and saves go under DIR (default: the logdir setting, xtop-logdir)" },
-	{ OPT_VIEW, 0, "view", 1, "VIEW", "open on overview, timeline, ops, steps or memory" },
+	{ OPT_VIEW, 0, "view", 1, "VIEW", "open on a view: overview, timeline, ops, steps, memory, kernels, devices, diff" },
 	{ OPT_DIFF, 0, "diff", 1, "BASE", "compare PATH with the profile BASE (opens on the diff view)" },
 	{ OPT_CONFIG, 0, "config", 0, NULL,
 	  "print the settings ($XTOP_*, ~/.config/xtop/config, defaults) and where each came from" },
