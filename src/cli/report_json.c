@@ -226,7 +226,7 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 		strbuf_puts(o, i ? ",{" : "{");
 		jfield(o, "host", d->host, 1);
 		jfield(o, "name", d->name, 0);
-		jfield(o, "model", d->model, 0);
+		jfield_opt(o, "model", d->model, 0); /* null: the profile names none */
 		/* A device with no span has no start and no idle share: null,
 		 * not 0 (which would read as busy all the time). */
 		strbuf_addf(o, ",\"kind\":\"%s\",\"busy_ps\":%" PRId64 ",\"span_ps\":%" PRId64,

@@ -363,6 +363,8 @@ if have_fixtures; then
 		 ops['custom-call.1']['bound_by'] == 'compute' and
 		 0.05 < ops['custom-call.1']['flops_utilization'] < 1 and
 		 ops['custom-call.1']['flops_source'] == 'hlo_cost_model'"
+	jcheck "ROCm fixture: the profile names no device model: null, not an empty name" "$TMP/rocm.json" \
+		"all(x['model'] is None for x in d['devices']) and ops['MemcpyH2D']['program'] == ''"
 	report "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" "$TMP/rocm2.json"
 	jcheck "ROCm fixture: HBM3 peak 5.3 TB/s (the stat's 2.66 doubled), fusions at 3.07 TB/s shown, not impossible" \
 		"$TMP/rocm2.json" \
