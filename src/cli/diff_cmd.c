@@ -246,12 +246,7 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 
 			full[i] = xmalloc(len);
 			/* The program first: one op name is often in several. */
-			if (r->match == XT_MATCH_IDENTITY && strcmp(r->base_name, r->name))
-				snprintf(full[i], len, "%s%s%s (was %s)", r->program,
-					 *r->program ? "/" : "", r->name, r->base_name);
-			else
-				snprintf(full[i], len, "%s%s%s", r->program, *r->program ? "/" : "",
-					 r->name);
+			compare_op_label(r, full[i], len);
 		}
 		fit = tt_fit_flex(&tt, (const char *const *)full, n);
 		for (i = 0; i < n; i++)

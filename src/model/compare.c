@@ -391,3 +391,21 @@ void compare_free(struct xt_cmp *c)
 	arena_fini(&c->arena);
 	free(c);
 }
+
+void compare_op_label(const struct xt_cmp_op *o, char *buf, size_t n)
+{
+	const char *sep = *o->program ? "/" : "";
+	size_t k = 0, cut = 0;
+
+	if (o->match != XT_MATCH_IDENTITY || !strcmp(o->base_name, o->name)) {
+		snprintf(buf, n, "%s%s%s", o->program, sep, o->name);
+		return;
+	}
+	/* The shared head, up to its last separator: ".12" of "fusion.12". */
+	while (o->name[k] && o->name[k] == o->base_name[k]) {
+		if (strchr("._/-", o->name[k]))
+			cut = k;
+		k++;
+	}
+	snprintf(buf, n, "%s%s%s (was %s)", o->program, sep, o->name, o->base_name + cut);
+}

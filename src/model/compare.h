@@ -78,4 +78,13 @@ struct xt_cmp {
 struct xt_cmp *compare_new(const struct xt_analysis *base, const struct xt_analysis *new_);
 void compare_free(struct xt_cmp *c);
 
+/*
+ * An op's label in a comparison, into buf (n bytes, always terminated):
+ * PROGRAM/NAME, and for one matched by identity under another name the
+ * base's name from where the two differ, cut at a separator ('.', '_',
+ * '/', '-'): "jit_step/fusion.20 (was .12)", so that the new name, not the
+ * old, is what a narrow column elided in its middle keeps. Can't fail.
+ */
+void compare_op_label(const struct xt_cmp_op *o, char *buf, size_t n);
+
 #endif

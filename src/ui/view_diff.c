@@ -102,13 +102,7 @@ static void col_match(void *ctx, size_t row, char *buf, size_t n)
 
 static void col_op(void *ctx, size_t row, char *buf, size_t n)
 {
-	const struct xt_cmp_op *o = op_of(ctx, row);
-
-	if (o->match == XT_MATCH_IDENTITY && strcmp(o->base_name, o->name))
-		snprintf(buf, n, "%s%s%s (was %s)", o->program, *o->program ? "/" : "", o->name,
-			 o->base_name);
-	else
-		snprintf(buf, n, "%s%s%s", o->program, *o->program ? "/" : "", o->name);
+	compare_op_label(op_of(ctx, row), buf, n);
 }
 
 static int cmp64(int64_t x, int64_t y)

@@ -212,6 +212,14 @@ assert d['per_step'] and len(d['devices']) == 1
 dv = d['devices'][0]
 assert dv['base_busy_ps'] == d['busy']['base_ps'] and dv['new_busy_ps'] == d['busy']['new_ps'], (dv, d['busy'])
 " && ok "diff --json: devices' busy per step, as busy" || fail "diff --json: devices' busy per step" "see above"
+# An op renamed by a recompile, at 80 columns: its new name stays, the old
+# one from where they differ ("gemm_fusion_dot.68 (was .8)").
+if COLUMNS=80 $XTOP diff "$H/jax-h100-tfm-nocb.xplane.pb.gz" "$H/jax-h100-tfm-cb.xplane.pb.gz" \
+	>"$TMP/dh80.txt" && grep -q "identity .*_dot\.68 (was \.8) *$" "$TMP/dh80.txt"; then
+	ok "diff at 80 columns: an op matched by identity keeps its new name, the old one shortened"
+else
+	fail "diff at 80 columns: renamed op" "$(grep identity "$TMP/dh80.txt" | head -n 3)"
+fi
 # At 80 columns no two rows read alike: ops of 24 layers, the GPUs of two hosts.
 COLUMNS=80 $XTOP diff --top 40 "$V" "$V/34.83.195.179_6003.xplane.pb" >"$TMP/d80.txt"
 ops=$(sed -n '/^Ops:/,/^$/p' "$TMP/d80.txt" | sed '1,2d;/^$/d' | awk '{print $NF}')

@@ -277,6 +277,36 @@ static void test_gate(void **state)
 	compare_free(c);
 }
 
+/* Labels: the new name whole, the old one from where the two differ. */
+static void test_op_label(void **state)
+{
+	static const struct {
+		const char *program, *name, *base;
+		enum xt_match match;
+		const char *want;
+	} c[] = {
+		{ "jit_step", "fusion.20", "fusion.12", XT_MATCH_IDENTITY, "jit_step/fusion.20 (was .12)" },
+		{ "jit_train_step", "gemm_fusion_dot.68", "gemm_fusion_dot.8", XT_MATCH_IDENTITY,
+		  "jit_train_step/gemm_fusion_dot.68 (was .8)" },
+		{ "", "jit_step.9", "jit_step.3", XT_MATCH_IDENTITY, "jit_step.9 (was .3)" },
+		{ "p", "copy", "convert", XT_MATCH_IDENTITY, "p/copy (was convert)" },
+		{ "p", "fusion.2", "fusion.2", XT_MATCH_IDENTITY, "p/fusion.2" },
+		{ "p", "fusion.2", "fusion.2", XT_MATCH_EXACT, "p/fusion.2" },
+		{ "", "MemcpyH2D", "", XT_MATCH_ADDED, "MemcpyH2D" },
+	};
+	char buf[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct xt_cmp_op o = { .name = c[i].name, .base_name = c[i].base,
+				       .program = c[i].program, .match = c[i].match };
+
+		compare_op_label(&o, buf, sizeof(buf));
+		assert_string_equal(buf, c[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_devices_memory),
 		cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_op_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
