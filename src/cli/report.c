@@ -66,6 +66,31 @@ static void put_text(struct strbuf *o, int width, const char *fmt, ...)
 	tt_wrap(o, prefix, line + lead, (int)lead + 2, width);
 }
 
+/* A device's name in the devices table (malloc'd): with its host's when
+ * there are several, then its model in parentheses, which gives way first
+ * (the device's own name, its index, is what tells the rows apart). */
+static char *device_name(const struct texttab *tt, const struct xt_trace *t,
+			 const struct xt_device_row *d)
+{
+	char name[512];
+
+	if (t->nhosts > 1)
+		snprintf(name, sizeof(name), "%s %s", d->host, d->name);
+	else
+		snprintf(name, sizeof(name), "%s", d->name);
+	if (*d->model) {
+		int fw = tt_flex_width(tt), room = fw - tt_cols(name) - 3;
+		char m[256];
+
+		if (!fw || tt_cols(name) + tt_cols(d->model) + 3 <= fw)
+			snprintf(name + strlen(name), sizeof(name) - strlen(name), " (%s)", d->model);
+		else if (room >= 6)
+			snprintf(name + strlen(name), sizeof(name) - strlen(name), " (%s)",
+				 tt_elide(m, sizeof(m), d->model, room));
+	}
+	return xstrdup(name);
+}
+
 static void report_devices(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
 			   int width)
 {
@@ -76,35 +101,24 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 	};
 	struct texttab tt;
 	size_t i;
+	char **names = xmalloc((a->ndevices ? a->ndevices : 1) * sizeof(*names)), **fit;
 
 	section(o, "Devices");
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, 28);
 	tt_head(&tt, o);
+	/* The names first, fitted together: two hosts' devices of one index
+	 * differ in the middle of the host's name. */
+	for (i = 0; i < a->ndevices; i++)
+		names[i] = device_name(&tt, t, &a->devices[i]);
+	fit = tt_fit_flex(&tt, (const char *const *)names, a->ndevices);
 	for (i = 0; i < a->ndevices; i++) {
 		const struct xt_device_row *d = &a->devices[i];
 		static const char *const kinds[] = { "-", "xla", "gpu" };
-		char busy[32], span[32], idle[16], hb[32], gap[32], pf[32], pb[32], name[512];
-		const char *cells[9] = { busy, span, idle, hb, gap, pf, pb, kinds[d->kind], name };
+		char busy[32], span[32], idle[16], hb[32], gap[32], pf[32], pb[32];
+		const char *cells[9] = { busy, span, idle, hb, gap, pf, pb, kinds[d->kind], fit[i] };
 
 		if (d->kind == XT_DEV_OTHER && !d->span_ps)
 			continue;
-		if (t->nhosts > 1)
-			snprintf(name, sizeof(name), "%s %s", d->host, d->name);
-		else
-			snprintf(name, sizeof(name), "%s", d->name);
-		if (*d->model) {
-			/* The model gives way first: the device's own name (its
-			 * index) is what tells the rows apart. */
-			int fw = tt_flex_width(&tt), room = fw - tt_cols(name) - 3;
-			char m[256];
-
-			if (!fw || tt_cols(name) + tt_cols(d->model) + 3 <= fw)
-				snprintf(name + strlen(name), sizeof(name) - strlen(name), " (%s)",
-					 d->model);
-			else if (room >= 6)
-				snprintf(name + strlen(name), sizeof(name) - strlen(name), " (%s)",
-					 tt_elide(m, sizeof(m), d->model, room));
-		}
 		fmt_rate(pf, sizeof(pf), d->peak_flops, " ", "FLOP/s"); /* "918 TFLOP/s" */
 		fmt_rate(pb, sizeof(pb), d->peak_hbm_bw, " ", "B/s");
 		if (!d->op_events) {
@@ -122,6 +136,8 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 		}
 		tt_row(&tt, o, cells);
 	}
+	tt_fit_free(fit, a->ndevices);
+	tt_fit_free(names, a->ndevices);
 }
 
 static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top, int width)
@@ -534,10 +550,16 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		snprintf(tail, sizeof(tail), " (%s%s), %s events",
 			 fmt_bytes(b1, sizeof(b1), (double)host->src.file_xspace),
 			 host->src.gzipped ? ", gzip" : "", fmt_count(b2, sizeof(b2), host->nev));
-		/* The path gives way first: its file name is its tail. */
+		/* The path gives way first: its file name is its tail; with less
+		 * than a dozen columns for it, it goes, and the host's name (what
+		 * tells the hosts apart) wraps whole. */
 		room = w ? w - tt_cols(head) - tt_cols(tail) : 0;
-		tt_elide(path, sizeof(path), host->path, w && room < 12 ? 12 : room);
-		put_line(o, w, "%s%s%s", head, path, tail);
+		if (w && room < 12) {
+			put_text(o, w, "  host %s%s", host->name, tail);
+		} else {
+			tt_elide(path, sizeof(path), host->path, room);
+			put_line(o, w, "%s%s%s", head, path, tail);
+		}
 		for (p = 0; p < host->nerrors; p++)
 			put_text(o, w, "    profiler error: %s", host->errors[p]);
 		if (t->nhosts > 1)

@@ -225,8 +225,19 @@ if have_fixtures; then
 	else
 		fail "report, kernels apart" "$(grep "void tenso" "$TMP/apart.txt" | head -3 | tr '\n' '|')"
 	fi
+	# At 50 columns two hosts' GPUs of one index still read apart, and
+	# each host's header names it whole (its path gives way).
+	COLUMNS=50 $XTOP report "$FIX/tf-gpu-v100-2host" >"$TMP/apart50.txt" 2>&1
+	devs=$(sed -n '/^Devices/,/^$/p' "$TMP/apart50.txt" | grep -E "(idle|%) " | awk '{print $NF}')
+	if [ "$(echo "$devs" | wc -l)" -eq 16 ] && [ "$(echo "$devs" | sort -u | wc -l)" -eq 16 ] &&
+		grep -q "^  host 34.83.195.179_6003 " "$TMP/apart50.txt" &&
+		grep -q "^  host 34.83.195.180_6003 " "$TMP/apart50.txt"; then
+		ok "report at 50 columns: two hosts' devices and headers read apart"
+	else
+		fail "report at 50 columns, hosts apart" "$(echo "$devs" | head -3 | tr '\n' '|')"
+	fi
 else
-	skip_n 2 "report, names apart" "$NOFIX"
+	skip_n 3 "report, names apart" "$NOFIX"
 fi
 # Figures fit their columns, whole: never "1..300" for 127,300 occurrences,
 # "1..0%" for an op with all the time, "20..4 KiB" for 208 KiB of shared
