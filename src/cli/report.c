@@ -253,8 +253,9 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 	struct texttab tt;
 	char b[11][32];
 	const char *cells[11];
-	int64_t sum[XT_CAT_COUNT + 2] = { 0 };
+	int64_t sum[XT_CAT_COUNT + 2] = { 0 }, *rel, unit;
 	size_t i, k;
+	int dec;
 
 	for (k = 0; k < 11; k++)
 		cells[k] = b[k];
@@ -289,11 +290,20 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 			snprintf(zero + strlen(zero), sizeof(zero) - strlen(zero), "%s%s",
 				 zero[0] ? ", " : "", cols[3 + k].head);
 	tt_head(&tt, o);
+	/* Starts a few ms apart read alike in three digits: as many as tell
+	 * them apart. */
+	rel = xmalloc(a->nsteps * sizeof(*rel));
+	for (i = 0; i < a->nsteps; i++)
+		rel[i] = trace_rel_ps(t, a->steps[i].start_ps);
+	timefmt_apart(rel, a->nsteps, cols[1].width, &unit, &dec);
 	for (i = 0; i < a->nsteps; i++) {
 		const struct xt_step_row *s = &a->steps[i];
 
 		snprintf(b[0], sizeof(b[0]), "%" PRId64, s->id);
-		fmt_ps(b[1], sizeof(b[1]), trace_rel_ps(t, s->start_ps));
+		if (unit)
+			fmt_ps_unit(b[1], sizeof(b[1]), rel[i], unit, dec);
+		else
+			fmt_ps(b[1], sizeof(b[1]), rel[i]);
 		fmt_ps(b[2], sizeof(b[2]), s->duration_ps);
 		sum[0] += s->duration_ps;
 		for (k = 0; k < XT_CAT_COUNT; k++) {
@@ -304,6 +314,7 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 		fmt_ps(b[3 + XT_CAT_COUNT], sizeof(b[0]), s->idle_ps);
 		tt_row(&tt, o, cells);
 	}
+	free(rel);
 	snprintf(b[0], sizeof(b[0]), "average");
 	snprintf(b[1], sizeof(b[1]), " ");
 	for (k = 0; k < XT_CAT_COUNT + 2; k++)

@@ -123,6 +123,12 @@ struct app {
 	struct tl_state tls;
 	struct ops_state ops;
 	struct panel steps, mem; /* the steps and memory lists (view_lists.c) */
+	struct {
+		const struct xt_analysis *an; /* what unit/dec were worked out for */
+		size_t n;
+		int64_t unit; /* 0: fmt_ps; else fmt_ps_unit (timefmt_apart) */
+		int dec;
+	} step_starts; /* how the steps' START column tells them apart */
 	struct panel kern, devs; /* the kernel and device tables (view_tables.c) */
 	struct {
 		long sel, top;  /* selected item, first line (view_overview.c) */

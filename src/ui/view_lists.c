@@ -97,8 +97,31 @@ static void col_start(void *ctx, size_t row, char *buf, size_t n)
 	step_of(a, row, &s);
 	if (s.start_ps == INT64_MIN)
 		buf[0] = '\0';
+	else if (a->step_starts.unit)
+		fmt_ps_unit(buf, n, timeaxis_rel(a, s.start_ps), a->step_starts.unit,
+			    a->step_starts.dec);
 	else
 		timeaxis_fmt(a, buf, n, s.start_ps);
+}
+
+/* Steps that start within a few ms of each other read alike in fmt_ps's
+ * three digits ("1.64 s" three times): the START column's precision,
+ * worked out once per analysis. */
+static void step_starts_fit(struct app *a, int w)
+{
+	const struct xt_analysis *an = a->an;
+	int64_t *v;
+	size_t i;
+
+	if (a->step_starts.an == an && a->step_starts.n == an->nsteps)
+		return;
+	v = xmalloc((an->nsteps ? an->nsteps : 1) * sizeof(*v));
+	for (i = 0; i < an->nsteps; i++)
+		v[i] = timeaxis_rel(a, an->steps[i].start_ps);
+	timefmt_apart(v, an->nsteps, w, &a->step_starts.unit, &a->step_starts.dec);
+	free(v);
+	a->step_starts.an = an;
+	a->step_starts.n = an->nsteps;
 }
 
 static void col_duration(void *ctx, size_t row, char *buf, size_t n)
@@ -330,6 +353,7 @@ static void steps_draw(struct app *a, int y, int h)
 	if (h < 5)
 		return;
 	p->empty = steps_empty(an);
+	step_starts_fit(a, step_columns[1].width);
 	panel_refresh(p, a->cols);
 	cellrow_init(&r, a->cols);
 	panel_header(p, &r, a->cols);

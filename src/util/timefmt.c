@@ -189,6 +189,39 @@ void timefmt_unit(int64_t maxabs, int64_t step, int64_t *unit, int *dec)
 		(*dec)++;
 }
 
+void timefmt_apart(const int64_t *v, size_t n, int w, int64_t *unit, int *dec)
+{
+	char a[48], b[48];
+	int64_t gap = INT64_MAX, lo = 0, hi = 0, step = 1;
+	size_t i;
+	int alike = 0;
+
+	*unit = 0;
+	*dec = 0;
+	for (i = 0; i < n; i++) {
+		if (v[i] < lo)
+			lo = v[i];
+		if (v[i] > hi)
+			hi = v[i];
+		if (i && v[i] != v[i - 1]) {
+			int64_t d = v[i] > v[i - 1] ? v[i] - v[i - 1] : v[i - 1] - v[i];
+
+			if (d > 0 && d < gap)
+				gap = d;
+			if (!alike && !strcmp(fmt_ps(a, sizeof(a), v[i - 1]), fmt_ps(b, sizeof(b), v[i])))
+				alike = 1;
+		}
+	}
+	if (!alike || gap == INT64_MAX || lo == INT64_MIN)
+		return;
+	while (step <= gap / 10)
+		step *= 10;
+	timefmt_unit(-lo > hi ? -lo : hi, step, unit, dec);
+	while (*dec > 0 && ((int)strlen(fmt_ps_unit(a, sizeof(a), lo, *unit, *dec)) > w ||
+			    (int)strlen(fmt_ps_unit(b, sizeof(b), hi, *unit, *dec)) > w))
+		(*dec)--;
+}
+
 static int64_t nice_step(int64_t raw)
 {
 	int64_t p = 1;

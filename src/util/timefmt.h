@@ -26,6 +26,12 @@ char *fmt_ps_unit(char *buf, size_t n, int64_t ps, int64_t unit, int dec);
 /* The unit for values up to maxabs ps (s, ms, us, ns or ps) and the decimals
  * that show every multiple of step exactly in it. */
 void timefmt_unit(int64_t maxabs, int64_t step, int64_t *unit, int *dec);
+/* For a column of times v[0..n) in order that fmt_ps shows alike side by
+ * side ("1.64 s" for steps 3.7 ms apart): the unit and decimals for
+ * fmt_ps_unit that tell every two neighbours apart ("1.639 s"), with fewer
+ * decimals where w columns cannot hold them; *unit 0 when fmt_ps does
+ * already (or nothing can). */
+void timefmt_apart(const int64_t *v, size_t n, int w, int64_t *unit, int *dec);
 /* ps in its own unit, exact down to 1 ns (to the ps below 1 ns), as the
  * details pane shows a time so it can be checked against the raw event:
  * 1196759000 -> "1.196759 ms". */

@@ -58,6 +58,41 @@ static void test_unit(void **state)
 	assert_int_equal(d, 0);
 }
 
+/* A column of times that three digits show alike side by side gets the
+ * decimals that tell neighbours apart, within its width; one they already
+ * tell apart keeps fmt_ps. */
+static void test_apart(void **state)
+{
+	static const int64_t conv[] = { 1635860000000LL, 1639550000000LL, 1643210000000LL,
+					1646900000000LL, 1650600000000LL };
+	static const int64_t far[] = { 1200000000000LL, 2400000000000LL, 3600000000000LL };
+	static const int64_t same[] = { 5, 5, 5 };
+	int64_t u, v[2];
+	int d, i;
+	char b[2][48];
+
+	(void)state;
+	timefmt_apart(conv, 5, 9, &u, &d);
+	assert_int_equal(u, XT_PS_S);
+	assert_int_equal(d, 3);
+	for (i = 1; i < 5; i++)
+		assert_string_not_equal(fmt_ps_unit(b[0], sizeof(b[0]), conv[i - 1], u, d),
+					fmt_ps_unit(b[1], sizeof(b[1]), conv[i], u, d));
+	assert_string_equal(fmt_ps_unit(b[0], sizeof(b[0]), conv[1], u, d), "1.639 s");
+	/* 2 us apart at 22 s: 22.550002 s is 11 columns; in 9, 4 decimals */
+	v[0] = 22550000000000LL;
+	v[1] = v[0] + 2000000;
+	timefmt_apart(v, 2, 9, &u, &d);
+	assert_int_equal(u, XT_PS_S);
+	assert_int_equal(d, 4);
+	timefmt_apart(far, 3, 9, &u, &d);
+	assert_int_equal(u, 0);
+	timefmt_apart(same, 3, 9, &u, &d);
+	assert_int_equal(u, 0);
+	timefmt_apart(NULL, 0, 9, &u, &d);
+	assert_int_equal(u, 0);
+}
+
 /* Checks one ruler: labels distinct, columns increasing with room for
  * each label, all inside [0, w). */
 static void check_ruler(int64_t t0, int64_t t1, int w)
@@ -530,6 +565,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TU_TEST(test_fmt_ps_unit),
 		TU_TEST(test_unit),
+		TU_TEST(test_apart),
 		TU_TEST(test_ticks_every_zoom),
 		TU_TEST(test_ticks_deep_zoom_uses_offsets),
 		TU_TEST(test_fmt_known),
