@@ -342,7 +342,10 @@ void app_goto_gap(struct app *a, const struct xt_device_row *d)
 		    !strcmp(a->t->hosts[a->tl->tracks[i].host].name, d->host))
 			track = (long)i;
 	if (d->longest_gap_ps <= 0) {
-		app_status(a, 0, "%s has no gap", d->name);
+		/* Say which device of which host, and why there is none. */
+		app_status(a, 0, "%s%s%s has no gap: %s", a->t->nhosts > 1 ? d->host : "",
+			   a->t->nhosts > 1 ? " " : "", d->name,
+			   !d->op_events ? "no events" : "busy throughout its span");
 		return;
 	}
 	app_jump(a, s - pad, e + pad, s, track, -1);

@@ -547,6 +547,17 @@ if have_fixtures; then
 	keys q
 	check "ROCm fixture: q quits cleanly" 'has "EXIT=0 TTY=restored"' "no clean exit"
 
+	# A device with no events: Enter says which (two hosts) and why no gap.
+	start 80 24 "$XTOP" "$FIX/tf-gpu-v100-2host"
+	wait_for "[timeline]" >/dev/null
+	keys 7
+	wait_for "[devices]" >/dev/null
+	keys Enter
+	check "devices view: Enter on a device with no events says so, with its host" \
+		'bottom | grep -q "^34.83.195.179_6003 /device:GPU:0 has no gap: no events"' "no reason"
+	keys q
+	wait_for "EXIT=" >/dev/null
+
 	# The overview, the default first view, on the TPU fixture at 80x24.
 	start 80 24 XTOP_VIEW= "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
 	check "overview: the first view, with steps, devices, top ops and findings" \
@@ -576,5 +587,5 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 24 "viewer on the real fixtures" "$NOFIX"
+	skip_n 25 "viewer on the real fixtures" "$NOFIX"
 fi
