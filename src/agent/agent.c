@@ -212,7 +212,8 @@ static void conn_close(int i)
  * a script may set os.environ["XLA_FLAGS"] before importing JAX, which
  * /proc/PID/environ (the environment it started with) does not show. Read
  * with getenv on this thread, as the workload's own threads do; a line of
- * msg (of n bytes), left out when it does not fit or holds a newline.
+ * msg (of n bytes): xla_flags=VALUE, xla_flags_set=0 when unset, and
+ * xla_flags_set=1 when the value does not fit or holds a newline.
  */
 static void status_flags(char *msg, size_t n)
 {
@@ -224,6 +225,9 @@ static void status_flags(char *msg, size_t n)
 	else if (strlen(v) < AGENT_FLAGS_MAX && !strchr(v, '\n') &&
 		 k + strlen(v) + sizeof("xla_flags=\n") <= n)
 		snprintf(msg + k, n - k, "xla_flags=%s\n", v);
+	else /* set, but not sendable: the client reads it as unknown, never
+	      * as the environment the process started with */
+		snprintf(msg + k, n - k, "xla_flags_set=1\n");
 }
 
 /* Handles one complete request; returns -1 to close the connection. */

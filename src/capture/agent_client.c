@@ -278,10 +278,13 @@ int agent_client_find(pid_t pid, char *path, size_t n, int *cmdbuf, struct xt_er
 				*cmdbuf = strlen(flags) < AGENT_FLAGS_MAX ? xla_flags_cmdbuf_on(flags, pid)
 									 : -1;
 			else if (agent_kv((const char *)r.data, r.len, "xla_flags_set", flags,
-					  sizeof(flags)) && !strcmp(flags, "0"))
-				*cmdbuf = xla_flags_cmdbuf_on(NULL, pid);
+					  sizeof(flags)))
+				/* 0: unset (XLA's default); 1: set to a value too
+				 * long, or with a newline, to send: unknown, which
+				 * errs towards the warning. */
+				*cmdbuf = !strcmp(flags, "0") ? xla_flags_cmdbuf_on(NULL, pid) : 1;
 			else
-				*cmdbuf = -1;
+				*cmdbuf = -1; /* an older agent: the starting environment */
 		}
 		free(r.data);
 		return 0;

@@ -130,7 +130,8 @@ static int preload_path(char *agent, size_t n, struct xt_error *err)
 
 /* The workload's environment: xtop's own with LD_PRELOAD naming the agent
  * and, unless cmdbuf (--command-buffers) or the user's flags set them,
- * XLA_FLAGS turning CUDA command buffers off (*off says so). Built apart,
+ * XLA_FLAGS turning CUDA command buffers off (*off 1; 2 when a flag file
+ * xtop cannot read whole keeps them on, which the caller says too). Built apart,
  * so that xtop's own environment never changes: a thread of the viewer
  * may read it at any time. Freed with env_free(). */
 struct child_env {
@@ -159,6 +160,7 @@ static int child_env(struct child_env *ce, int cmdbuf, int *off, struct xt_error
 	char agent[PATH_MAX];
 	char *v;
 	size_t n = 0, k = 0;
+	int unread = 0;
 	int rc = launch_agent_path(agent, sizeof(agent), err);
 
 	memset(ce, 0, sizeof(*ce));
@@ -168,11 +170,13 @@ static int child_env(struct child_env *ce, int cmdbuf, int *off, struct xt_error
 	v = launch_preload_value(agent);
 	ce->preload = env_entry("LD_PRELOAD", v);
 	free(v);
-	v = cmdbuf ? NULL : xla_flags_cmdbuf_off(getenv("XLA_FLAGS"), LAUNCH_CMDBUF_OFF);
+	v = cmdbuf ? NULL : xla_flags_cmdbuf_off(getenv("XLA_FLAGS"), LAUNCH_CMDBUF_OFF, &unread);
 	if (v) {
 		ce->xla = env_entry("XLA_FLAGS", v);
 		free(v);
 		*off = 1;
+	} else if (!cmdbuf && unread) {
+		*off = 2; /* they stay on: said, not hidden */
 	}
 	while (environ[n])
 		n++;
@@ -191,6 +195,15 @@ static int child_env(struct child_env *ce, int cmdbuf, int *off, struct xt_error
 	"xtop: CUDA command buffers are off in this workload (XLA_FLAGS gets "                  \
 	LAUNCH_CMDBUF_OFF "): a GPU capture with them can crash it; --command-buffers keeps "   \
 	"them\n"
+#define CMDBUF_KEPT_NOTE                                                                         \
+	"xtop: CUDA command buffers stay on in this workload: xtop cannot read whole the flag "  \
+	"file XLA_FLAGS names, to turn them off (a GPU capture with them can crash it; put "      \
+	LAUNCH_CMDBUF_OFF " in that file)\n"
+/* The note for child_env's *off: 1 turned off, 2 left on, 0 nothing to say. */
+static const char *cmdbuf_note(int off)
+{
+	return off == 1 ? CMDBUF_NOTE : off == 2 ? CMDBUF_KEPT_NOTE : "";
+}
 
 static volatile sig_atomic_t run_child;
 
@@ -333,7 +346,7 @@ int launch_run(char *const argv[], int quiet, int cmdbuf, struct xt_error *err)
 		fprintf(stderr,
 			"xtop: PID %d runs %s with the xtop agent (capture: xtop capture %d, view: "
 			"xtop --attach %d)\n%s",
-			(int)pid, argv[0], (int)pid, (int)pid, off ? CMDBUF_NOTE : "");
+			(int)pid, argv[0], (int)pid, (int)pid, cmdbuf_note(off));
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	write_exit(pid, status);
@@ -414,7 +427,9 @@ pid_t launch_spawn(char *const argv[], const char *logdir_arg, int cmdbuf, char 
 			child_errno = errno;
 		} else {
 			/* The log says what xtop changed in the workload. */
-			if (off && write(2, CMDBUF_NOTE, sizeof(CMDBUF_NOTE) - 1) < 0)
+			const char *note = cmdbuf_note(off);
+
+			if (*note && write(2, note, strlen(note)) < 0)
 				(void)0;
 			execvpe(argv[0], argv, ce.envp);
 			child_errno = errno;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../agent/agent_proto.h"
+#include "../util/xalloc.h"
 #include "xla_flags.h"
 
 #define MAX_CHILDREN 8
@@ -242,7 +243,11 @@ int workload_env(pid_t pid, const char *name, char *out, size_t n)
 		const char *e = buf + i;
 
 		if (!strncmp(e, name, len) && e[len] == '=') {
-			found = (size_t)snprintf(out, n, "%s", e + len + 1) < n ? 1 : -1;
+			/* A value that runs to the end of a full buffer was cut
+			 * there: too long, never a shorter one. */
+			int cut = got == sizeof(buf) - 1 && i + strlen(e) >= got;
+
+			found = !cut && (size_t)snprintf(out, n, "%s", e + len + 1) < n ? 1 : -1;
 			if (found < 0)
 				out[0] = '\0';
 			break;
@@ -255,9 +260,9 @@ int workload_env(pid_t pid, const char *name, char *out, size_t n)
 
 int workload_cmdbuf_on(pid_t pid, int flags_on)
 {
-	char path[64], line[4096], flags[8192];
+	char path[64], line[4096], *flags;
 	FILE *f;
-	int cuda = 0;
+	int cuda = 0, on;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
@@ -270,14 +275,21 @@ int workload_cmdbuf_on(pid_t pid, int flags_on)
 		return 0;
 	if (flags_on >= 0)
 		return flags_on;
-	switch (workload_env(pid, "XLA_FLAGS", flags, sizeof(flags))) {
+	/* Room for a flag file's content, which xtop run puts in its place. */
+	flags = xmalloc(XLA_FLAGS_FILE_MAX + 256);
+	switch (workload_env(pid, "XLA_FLAGS", flags, XLA_FLAGS_FILE_MAX + 256)) {
 	case 1:
-		return xla_flags_cmdbuf_on(flags, pid);
+		on = xla_flags_cmdbuf_on(flags, pid);
+		break;
 	case 0:
-		return xla_flags_cmdbuf_on(NULL, pid);
+		on = xla_flags_cmdbuf_on(NULL, pid);
+		break;
 	default:
-		return 1; /* too long to read here: XLA's default */
+		on = 1; /* too long to read here: XLA's default */
+		break;
 	}
+	free(flags);
+	return on;
 }
 
 int workload_identity(pid_t pid, char *out, size_t n)

@@ -79,12 +79,13 @@ static int next_value(const char **p, const char *end, const char **v, size_t *n
 }
 
 /* --xla_gpu_enable_command_buffer=v: empty clears the set; a list of kinds
- * replaces it; a list of +KIND/-KIND changes it; a mix changes nothing. */
+ * replaces it; a list of +KIND/-KIND changes it; a mix (which XLA refuses)
+ * changes nothing. */
 static void set_kinds(unsigned *set, const char *s)
 {
 	const char *end = s + strlen(s), *p, *v;
 	size_t n, total = 0, incr = 0;
-	unsigned k = *set;
+	unsigned k = *set, after_first = 0;
 	int first = 1;
 
 	if (s == end) {
@@ -109,6 +110,8 @@ static void set_kinds(unsigned *set, const char *s)
 				k |= bit;
 			else if (bit != KIND_OTHER)
 				k &= ~bit;
+			if (first)
+				after_first = k;
 		} else {
 			if (first)
 				k = 0;
@@ -118,6 +121,11 @@ static void set_kinds(unsigned *set, const char *s)
 		}
 		first = 0;
 	}
+	/* Older XLA applied only the first change of a +/- list: one that
+	 * leaves nothing only after its second leaves kinds on there. Read
+	 * as on, which errs towards the warning. */
+	if (incr >= 2 && !(k & ~KIND_INVALID) && (after_first & ~KIND_INVALID))
+		k = KIND_OTHER;
 	*set = k;
 }
 
@@ -207,9 +215,11 @@ static int names_file(const char *v)
 }
 
 /* Flag file `name` (as XLA opens it: blanks and all) as process pid sees it
- * (0: this one), whole, malloc'd, with *len; NULL when it is not a regular
- * file that can be read, or is longer than XLA_FLAGS_FILE_MAX. Opened
- * without blocking: a FIFO there must not hang a capture. */
+ * (0: this one; an absolute path through /proc/PID/root, whose own absolute
+ * symlinks still resolve in xtop's root), whole, malloc'd, with *len ("" for
+ * a directory, as XLA reads one); NULL when it is not a regular file that
+ * can be read whole, or is longer than XLA_FLAGS_FILE_MAX. Opened without
+ * blocking: a FIFO there must not hang a capture. */
 static char *flags_file(const char *name, pid_t pid, size_t *len)
 {
 	char path[PATH_MAX + 64], *buf;
@@ -228,14 +238,21 @@ static char *flags_file(const char *name, pid_t pid, size_t *len)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > XLA_FLAGS_FILE_MAX) {
+	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
+	    st.st_size > XLA_FLAGS_FILE_MAX) {
 		close(fd);
 		return NULL;
 	}
 	buf = xmalloc(XLA_FLAGS_FILE_MAX + 1);
-	while (got <= XLA_FLAGS_FILE_MAX &&
-	       (k = read(fd, buf + got, XLA_FLAGS_FILE_MAX + 1 - got)) > 0)
+	/* A directory opens and reads as nothing to XLA's fopen/fread. */
+	while (S_ISREG(st.st_mode) && got <= XLA_FLAGS_FILE_MAX &&
+	       (k = read(fd, buf + got, XLA_FLAGS_FILE_MAX + 1 - got)) != 0) {
+		if (k < 0) {
+			got = XLA_FLAGS_FILE_MAX + 1; /* not read whole: unknown */
+			break;
+		}
 		got += (size_t)k;
+	}
 	close(fd);
 	if (got > XLA_FLAGS_FILE_MAX) {
 		free(buf);
@@ -264,18 +281,20 @@ int xla_flags_cmdbuf_on(const char *v, pid_t pid)
 	return (r.kinds & ~KIND_INVALID) != 0;
 }
 
-char *xla_flags_cmdbuf_off(const char *cur, const char *off)
+char *xla_flags_cmdbuf_off(const char *cur, const char *off, int *unread)
 {
 	char *file = NULL, *v;
 	const char *text = cur;
 	size_t len, n;
 
+	*unread = 0;
 	if (!cur || !*cur)
 		return xstrdup(off);
 	if (names_file(cur)) {
 		/* A NUL byte cannot go into the environment. */
 		if (!(file = flags_file(cur, 0, &len)) || memchr(file, '\0', len)) {
 			free(file);
+			*unread = 1;
 			return NULL;
 		}
 		text = file;

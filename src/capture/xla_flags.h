@@ -38,9 +38,11 @@ int xla_flags_cmdbuf_on(const char *v, pid_t pid);
  * The XLA_FLAGS value that turns CUDA command buffers off, `off` (a flag)
  * placed before the flags of cur (NULL: unset), so that a word XLA stops at
  * cannot hide it; a flag file's content is put in its place (malloc'd).
- * NULL when cur sets command buffers itself (the user's own choice) or
- * names a flag file that cannot be read whole (XLA reports that itself).
+ * NULL when cur sets command buffers itself (the user's own choice), or
+ * names a flag file xtop cannot read whole or put in the environment (over
+ * XLA_FLAGS_FILE_MAX, a NUL byte, unreadable): then *unread is set, and
+ * the caller says that they stay on.
  */
-char *xla_flags_cmdbuf_off(const char *cur, const char *off);
+char *xla_flags_cmdbuf_off(const char *cur, const char *off, int *unread);
 
 #endif

@@ -126,7 +126,8 @@ struct app {
 	struct {
 		const struct xt_analysis *an; /* what unit/dec were worked out for */
 		size_t n;
-		int64_t unit; /* 0: fmt_ps; else fmt_ps_unit (timefmt_apart) */
+		int64_t origin; /* the time axis's (timeaxis_rel of 0) */
+		int64_t unit;	/* 0: fmt_ps; else fmt_ps_unit (timefmt_apart) */
 		int dec;
 	} step_starts; /* how the steps' START column tells them apart */
 	struct panel kern, devs; /* the kernel and device tables (view_tables.c) */

@@ -110,10 +110,11 @@ static void col_start(void *ctx, size_t row, char *buf, size_t n)
 static void step_starts_fit(struct app *a, int w)
 {
 	const struct xt_analysis *an = a->an;
-	int64_t *v;
+	int64_t *v, origin = timeaxis_rel(a, 0);
 	size_t i;
 
-	if (a->step_starts.an == an && a->step_starts.n == an->nsteps)
+	if (a->step_starts.an == an && a->step_starts.n == an->nsteps &&
+	    a->step_starts.origin == origin)
 		return;
 	v = xmalloc((an->nsteps ? an->nsteps : 1) * sizeof(*v));
 	for (i = 0; i < an->nsteps; i++)
@@ -122,6 +123,7 @@ static void step_starts_fit(struct app *a, int w)
 	free(v);
 	a->step_starts.an = an;
 	a->step_starts.n = an->nsteps;
+	a->step_starts.origin = origin;
 }
 
 static void col_duration(void *ctx, size_t row, char *buf, size_t n)

@@ -392,13 +392,15 @@ static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t
 		if (room[i] < 0)
 			continue;
 		for (j = i, ng = 0; j < vis; j++)
-			if (room[j] == room[i]) {
+			if (room[j] == room[i] &&
+			    (rows[top + j].kind == ROW_KERNEL) == (rows[top + i].kind == ROW_KERNEL)) {
 				gout[ng] = name[j];
 				gsrc[ng++] = src[j];
 				if (j > i)
 					room[j] = -2; /* done with this group */
 			}
 		utf8_elide_apart(gout, cap, gsrc, ng, room[i], term.g.ellipsis);
+		room[i] = -2;
 	}
 	for (i = 0; i < vis; i++)
 		if (fit[i])

@@ -345,7 +345,10 @@ void app_goto_gap(struct app *a, const struct xt_device_row *d)
 		/* Say which device of which host, and why there is none. */
 		app_status(a, 0, "%s%s%s has no gap: %s", a->t->nhosts > 1 ? d->host : "",
 			   a->t->nhosts > 1 ? " " : "", d->name,
-			   !d->op_events ? "no events" : "busy throughout its span");
+			   !d->op_events      ? "no events"
+			   : !d->span_ps      ? "only instants, no span"
+			   : !xt_device_has_gaps(d) ? "its gaps are not measured"
+						    : "busy throughout its span");
 		return;
 	}
 	app_jump(a, s - pad, e + pad, s, track, -1);

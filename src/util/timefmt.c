@@ -204,10 +204,12 @@ void timefmt_apart(const int64_t *v, size_t n, int w, int64_t *unit, int *dec)
 		if (v[i] > hi)
 			hi = v[i];
 		if (i && v[i] != v[i - 1]) {
-			int64_t d = v[i] > v[i - 1] ? v[i] - v[i - 1] : v[i - 1] - v[i];
+			/* unsigned: no overflow between far apart extremes */
+			uint64_t d = v[i] > v[i - 1] ? (uint64_t)v[i] - (uint64_t)v[i - 1]
+						     : (uint64_t)v[i - 1] - (uint64_t)v[i];
 
-			if (d > 0 && d < gap)
-				gap = d;
+			if (d < (uint64_t)gap)
+				gap = (int64_t)d;
 			if (!alike && !strcmp(fmt_ps(a, sizeof(a), v[i - 1]), fmt_ps(b, sizeof(b), v[i])))
 				alike = 1;
 		}

@@ -344,7 +344,16 @@ printf '%s' "--xla_dump_to=d" >"$TMP/on.flags"
 printf '  %s\n' "--xla_gpu_enable_command_buffer=" >"$TMP/off.flags"
 cb_case "$TMP/on.flags" "--xla_gpu_enable_command_buffer= --xla_dump_to=d" 1
 cb_case "$TMP/off.flags" "$TMP/off.flags" 0
-[ "$cb_ok" -eq 7 ] &&
+# One too long to put in the environment stays as it is, and xtop says that
+# command buffers stay on.
+head -c 70000 /dev/zero | tr '\0' ' ' >"$TMP/big.flags"
+cb_case "$TMP/big.flags" "$TMP/big.flags" 0
+if grep -q "^xtop: CUDA command buffers stay on in this workload: xtop cannot read whole the flag file XLA_FLAGS names" "$TMP/run.err"; then
+	cb_ok=$((cb_ok + 1))
+else
+	fail "XLA_FLAGS" "a flag file too long: not said: $(cat "$TMP/run.err")"
+fi
+[ "$cb_ok" -eq 9 ] &&
 	ok "xtop run turns CUDA command buffers off (and says so), keeps the user's XLA_FLAGS and flag files, --command-buffers keeps them on"
 cp "$FAKE" "$TMP/xla_cuda_plugin.so"
 RUN_OPTS=--command-buffers run_w "$AG/idle" --plugin "$TMP/xla_cuda_plugin.so,$FX,fail-start" ||
@@ -392,6 +401,9 @@ RUN_OPTS=--command-buffers cb_warn "flags set off by the workload" 0 \
 # Started with them off, /proc would say off: only the agent knows better.
 export XLA_FLAGS="--xla_gpu_enable_command_buffer="
 RUN_OPTS=--command-buffers cb_warn "flags unset by the workload" 1 --setenv XLA_FLAGS
+# Set to a value too long to send: unknown, never the starting value.
+RUN_OPTS=--command-buffers cb_warn "flags too long for the agent to send" 1 \
+	--setenv "XLA_FLAGS=--xla_dump_to=$(printf '%05000d' 0)"
 export XLA_FLAGS="--xla_gpu_enable_command_buffer=FUSION,CUBLAS"
 cb_warn "a user's list of command kinds" 1
 export XLA_FLAGS="--xla_gpu_enable_command_buffer=FUSION --xla_gpu_enable_command_buffer="
@@ -401,7 +413,7 @@ RUN_OPTS=--command-buffers cb_warn "a flag file setting them off" 0
 RUN_OPTS=--command-buffers cb_warn "a flag file named by the workload" 1 \
 	--setenv "XLA_FLAGS=$TMP/on.flags"
 unset XLA_FLAGS
-[ "$cw_ok" -eq 7 ] &&
+[ "$cw_ok" -eq 8 ] &&
 	ok "the command-buffer warning follows XLA_FLAGS as the workload has them now, and as XLA reads them"
 
 # 6c. A workload that starts another program (exec) during a capture, as

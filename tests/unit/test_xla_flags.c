@@ -18,9 +18,22 @@
 #define CB "--xla_gpu_enable_command_buffer="
 #define OFF CB
 
+static int last_unread;
+
 /* flags, whether they leave command buffers on, and what the user's flags
  * are to `xtop run`: 0 flags it adds its own to, 1 a setting of their own
  * it keeps, 2 a flag file it cannot read (it leaves that to XLA). */
+/* xla_flags_cmdbuf_off, checking what it says of an unread file. */
+static char *cmdbuf_off(const char *cur, const char *off)
+{
+	int unread = -1;
+	char *v = xla_flags_cmdbuf_off(cur, off, &unread);
+
+	assert_true(unread == 0 || (unread == 1 && !v));
+	last_unread = unread;
+	return v;
+}
+
 static const struct {
 	const char *flags;
 	int on, user;
@@ -46,8 +59,12 @@ static const struct {
 	/* +KIND/-KIND change the set: XLA's default is six kinds */
 	{ CB "-FUSION", 1, 1 },
 	{ CB "-FUSION,-CUBLAS,-CUBLASLT,-CUSTOM_CALL,-CUDNN", 1, 1 },
-	{ CB "-FUSION,-CUBLAS,-CUBLASLT,-CUSTOM_CALL,-CUDNN,-DYNAMIC_SLICE_FUSION", 0, 1 },
-	{ CB "-fusion,-cublas,-cublaslt,-custom_call,-cudnn,-dynamic_slice_fusion,-WHILE", 0, 1 },
+	/* emptied only past the first change: older XLA, which applied the
+	 * first alone, kept kinds on: read as on */
+	{ CB "-FUSION,-CUBLAS,-CUBLASLT,-CUSTOM_CALL,-CUDNN,-DYNAMIC_SLICE_FUSION", 1, 1 },
+	{ CB "-fusion,-cublas,-cublaslt,-custom_call,-cudnn,-dynamic_slice_fusion,-WHILE", 1, 1 },
+	{ CB "FUSION " CB "-FUSION,-CUBLAS", 0, 1 },
+	{ CB "FUSION,CUBLAS " CB "-FUSION,-CUBLAS", 1, 1 },
 	{ CB " " CB "+FUSION", 1, 1 },
 	{ CB "INVALID " CB "+WHILE", 1, 1 },
 	{ CB "FUSION " CB "-FUSION", 0, 1 },
@@ -110,19 +127,22 @@ static void test_off_value(void **state)
 	char *v;
 
 	(void)state;
-	v = xla_flags_cmdbuf_off(NULL, OFF);
+	v = cmdbuf_off(NULL, OFF);
 	assert_string_equal(v, OFF);
 	free(v);
-	v = xla_flags_cmdbuf_off("--xla_dump_to=d stray", OFF);
+	v = cmdbuf_off("--xla_dump_to=d stray", OFF);
 	assert_string_equal(v, OFF " --xla_dump_to=d stray");
 	free(v);
-	assert_null(xla_flags_cmdbuf_off(CB "FUSION", OFF));
-	assert_null(xla_flags_cmdbuf_off("--xla_dump_to=d --xla_gpu_graph_level=1", OFF));
-	assert_null(xla_flags_cmdbuf_off("no-such-flag-file", OFF));
+	assert_null(cmdbuf_off(CB "FUSION", OFF));
+	assert_null(cmdbuf_off("--xla_dump_to=d --xla_gpu_graph_level=1", OFF));
+	assert_null(cmdbuf_off("no-such-flag-file", OFF));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *f = cases[i].flags;
 
-		v = xla_flags_cmdbuf_off(f, OFF);
+		v = cmdbuf_off(f, OFF);
+		if (last_unread != (cases[i].user == 2))
+			fail_msg("XLA_FLAGS '%s' under xtop run: unread %d", f ? f : "(unset)",
+				 last_unread);
 		if (!v != (cases[i].user != 0))
 			fail_msg("XLA_FLAGS '%s' under xtop run: want %s", f ? f : "(unset)",
 				 cases[i].user ? "them unchanged" : "its flag added");
@@ -157,12 +177,13 @@ static void test_flag_file(void **state)
 	write_file(path, off, sizeof(off) - 1);
 	assert_int_equal(xla_flags_cmdbuf_on(path, 0), 0);
 	assert_int_equal(xla_flags_cmdbuf_on(path, getpid()), 0);
-	assert_null(xla_flags_cmdbuf_off(path, OFF)); /* the user's own choice */
+	assert_null(cmdbuf_off(path, OFF)); /* the user's own choice */
+	assert_int_equal(last_unread, 0);
 
 	snprintf(path, sizeof(path), "%s/on", dir);
 	write_file(path, on, sizeof(on) - 1);
 	assert_int_equal(xla_flags_cmdbuf_on(path, 0), 1);
-	v = xla_flags_cmdbuf_off(path, OFF);
+	v = cmdbuf_off(path, OFF);
 	assert_string_equal(v, OFF " --xla_dump_to=x\n");
 	assert_int_equal(xla_flags_cmdbuf_on(v, 0), 0);
 	free(v);
@@ -179,16 +200,21 @@ static void test_flag_file(void **state)
 	snprintf(path, sizeof(path), "%s/nul", dir);
 	write_file(path, CB "\0FUSION", sizeof(CB "\0FUSION") - 1);
 	assert_int_equal(xla_flags_cmdbuf_on(path, 0), 0);
-	assert_null(xla_flags_cmdbuf_off(path, OFF));
+	assert_null(cmdbuf_off(path, OFF));
+	assert_int_equal(last_unread, 1);
 	unlink(path);
 
 	/* not a regular file, or too long: XLA's default, at once */
 	snprintf(path, sizeof(path), "%s/fifo", dir);
 	assert_int_equal(mkfifo(path, 0600), 0);
 	assert_int_equal(xla_flags_cmdbuf_on(path, 0), 1);
-	assert_null(xla_flags_cmdbuf_off(path, OFF));
+	assert_null(cmdbuf_off(path, OFF));
 	unlink(path);
+	/* a directory: XLA opens it and reads nothing */
 	assert_int_equal(xla_flags_cmdbuf_on(dir, 0), 1);
+	v = cmdbuf_off(dir, OFF);
+	assert_string_equal(v, OFF " ");
+	free(v);
 	snprintf(path, sizeof(path), "%s/big", dir);
 	big = malloc(XLA_FLAGS_FILE_MAX + 2);
 	assert_non_null(big);
