@@ -373,11 +373,25 @@ static void logdir_level(char *buf, size_t n, const char *logdir, int level)
 	snprintf(buf, n, "%s%s", logdir, sub[level]);
 }
 
+/* The length of the directory above p[0, len) ("/a/b/" -> "/a"); 0 when
+ * there is none to remove (the root, or a relative name's first part). */
+static size_t parent_len(const char *p, size_t len)
+{
+	while (len > 1 && p[len - 1] == '/')
+		len--;
+	while (len > 0 && p[len - 1] != '/')
+		len--;
+	while (len > 1 && p[len - 1] == '/')
+		len--;
+	return len > 1 ? len : 0;
+}
+
 unsigned xplane_missing_dirs(const char *logdir)
 {
 	char p[4200];
 	struct stat st;
 	unsigned m = 0;
+	size_t len;
 	int k;
 
 	for (k = 0; k < 3; k++) {
@@ -385,31 +399,58 @@ unsigned xplane_missing_dirs(const char *logdir)
 		if (stat(p, &st) != 0)
 			m |= 1u << k;
 	}
+	if (!(m & 1u))
+		return m;
+	snprintf(p, sizeof(p), "%s", logdir);
+	len = strlen(p);
+	for (k = 0; k < XPLANE_TRAIL_UP && (len = parent_len(p, len)); k++) {
+		p[len] = '\0';
+		if (stat(p, &st) == 0)
+			break;
+		m |= 1u << (3 + k);
+	}
 	return m;
 }
 
 void xplane_run_trail(const char *logdir, const char *run_dir, unsigned missing,
 		      struct xplane_trail *t)
 {
+	size_t base = strlen(logdir), len;
 	int k;
 
 	t->n = 0;
-	if (run_dir && run_dir[0])
-		snprintf(t->dirs[t->n++], sizeof(t->dirs[0]), "%s", run_dir);
-	t->levels_from = t->n;
+	snprintf(t->run, sizeof(t->run), "%s", run_dir ? run_dir : "");
+	snprintf(t->path, sizeof(t->path), "%s/plugins/profile", logdir);
+	if (base + sizeof("/plugins/profile") > sizeof(t->path))
+		return; /* cut: remove nothing but the run */
+	/* <logdir>/plugins/profile, <logdir>/plugins, <logdir>, while missing */
 	for (k = 2; k >= 0 && (missing & (1u << k)); k--)
-		logdir_level(t->dirs[t->n++], sizeof(t->dirs[0]), logdir, k);
+		t->cut[t->n++] = base + (k == 2 ? sizeof("/plugins/profile") - 1
+					 : k == 1 ? sizeof("/plugins") - 1 : 0);
+	if (k >= 0)
+		return;
+	/* then the directories above it that mkdir -p made */
+	for (len = base, k = 0; k < XPLANE_TRAIL_UP && (missing & (1u << (3 + k))) &&
+				(len = parent_len(t->path, len));
+	     k++)
+		t->cut[t->n++] = len;
 }
 
 void xplane_rmdir_trail(const struct xplane_trail *t)
 {
+	char p[sizeof(t->path)];
 	int i;
 
+	if (t->run[0])
+		rmdir(t->run);
 	/* rmdir() refuses a directory that holds anything: a level that
 	 * stays holds the ones above it. */
-	for (i = 0; i < t->n; i++)
-		if (rmdir(t->dirs[i]) != 0 && i >= t->levels_from)
+	for (i = 0; i < t->n; i++) {
+		memcpy(p, t->path, t->cut[i]);
+		p[t->cut[i]] = '\0';
+		if (rmdir(p) != 0)
 			break;
+	}
 }
 
 void xplane_remove_run_dir(const char *logdir, const char *run_dir, unsigned missing)

@@ -60,8 +60,12 @@ int xplane_new_run_dir(const char *logdir, char *run_dir, size_t n, char *name, 
 		       struct xt_error *err);
 
 /* Which of <logdir>, <logdir>/plugins and <logdir>/plugins/profile do not
- * exist yet (bits 0, 1 and 2): call before xplane_new_run_dir() to know what
- * xplane_remove_run_dir() may take away again. Can't fail. */
+ * exist yet (bits 0, 1 and 2), and when <logdir> does not, which of the
+ * directories above it (bit 3 its parent, 4 the one above, up to
+ * XPLANE_TRAIL_UP) do not either, since mkdir -p makes them too: call
+ * before xplane_new_run_dir() to know what xplane_remove_run_dir() may
+ * take away again. Can't fail. */
+#define XPLANE_TRAIL_UP 8
 unsigned xplane_missing_dirs(const char *logdir);
 /* Undoes a run directory that received nothing: removes run_dir (may be
  * NULL) if it is empty, then those of the directories in `missing` (from
@@ -72,8 +76,10 @@ void xplane_remove_run_dir(const char *logdir, const char *run_dir, unsigned mis
  * signal handler that may call rmdir() alone: xplane_run_trail() fills t,
  * xplane_rmdir_trail() does the removal. */
 struct xplane_trail {
-	char dirs[4][4200]; /* run_dir (when given), then the levels of `missing`, deepest first */
-	int n, levels_from;  /* dirs[levels_from..n) are the levels */
+	char run[4200];	 /* run_dir, "" when none */
+	char path[4200]; /* <logdir>/plugins/profile: each level a prefix of it */
+	size_t cut[3 + XPLANE_TRAIL_UP]; /* the levels of `missing`, deepest first */
+	int n;
 };
 void xplane_run_trail(const char *logdir, const char *run_dir, unsigned missing,
 		      struct xplane_trail *t);

@@ -300,8 +300,9 @@ kill -9 "$WP"
 run_w "$W" --no-annotate --plugin "$FAKE,$FX,tracer-failed" || fail "tracer" "no socket"
 expect_error "an empty trace because the device tracer failed" 1 \
 	"nothing was captured (empty trace): the device tracer failed (cuptiSubscribe" \
-	$XTOP capture --duration 200 --logdir "$TMP/logG" "$WP"
-[ -d "$TMP/logG" ] && fail "empty run" "$TMP/logG left behind" || ok "an empty capture leaves no directory behind"
+	$XTOP capture --duration 200 --logdir "$TMP/made/for/logG" "$WP"
+[ -d "$TMP/made" ] && fail "empty run" "$TMP/made left behind" ||
+	ok "an empty capture leaves no directory behind, nor those made above its logdir"
 kill -9 "$WP"
 
 # 6b. XLA's CUDA command buffers: a capture with them on can crash the

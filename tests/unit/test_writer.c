@@ -4,6 +4,7 @@
  * plane, line, event, metadata and stat; it also checks the TensorBoard
  * layout and that nothing existing is ever overwritten.
  */
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,6 +154,51 @@ static void test_save_run_layout(void **state)
 	assert_non_null(strstr(err.msg, "cannot create"));
 }
 
+/* A run that received nothing is undone with the directories made for it:
+ * the logdir's levels and those above it that mkdir -p made, never one
+ * that was there before or holds anything. */
+static void test_remove_run_dir(void **state)
+{
+	const char *tmp = tu_mkdtemp();
+	const char *logdir = tu_fmt("%s/a/b/logs", tmp);
+	char run[4096];
+	struct xt_error err;
+	struct stat st;
+	unsigned missing;
+	struct xplane_trail t;
+	FILE *f;
+
+	(void)state;
+	missing = xplane_missing_dirs(logdir);
+	assert_int_equal(missing, 0x1fu); /* logs, plugins, profile, b, a */
+	assert_int_equal(xplane_new_run_dir(logdir, run, sizeof(run), NULL, 0, &err), 0);
+	xplane_remove_run_dir(logdir, run, missing);
+	assert_int_not_equal(stat(tu_fmt("%s/a", tmp), &st), 0);
+	assert_int_equal(stat(tmp, &st), 0);
+
+	/* The same through a trail, as a signal handler removes it; a level
+	 * that holds something else stays, and the ones above it. */
+	missing = xplane_missing_dirs(logdir);
+	assert_int_equal(xplane_new_run_dir(logdir, run, sizeof(run), NULL, 0, &err), 0);
+	f = fopen(tu_fmt("%s/a/keep", tmp), "w");
+	assert_non_null(f);
+	fclose(f);
+	xplane_run_trail(logdir, run, missing, &t);
+	xplane_rmdir_trail(&t);
+	assert_int_not_equal(stat(tu_fmt("%s/a/b", tmp), &st), 0);
+	assert_int_equal(stat(tu_fmt("%s/a/keep", tmp), &st), 0);
+
+	/* A logdir that existed: only the levels made inside it go. */
+	missing = xplane_missing_dirs(tmp);
+	assert_int_equal(missing, 0x6u);
+	assert_int_equal(xplane_new_run_dir(tmp, run, sizeof(run), NULL, 0, &err), 0);
+	xplane_remove_run_dir(tmp, run, missing);
+	assert_int_not_equal(stat(tu_fmt("%s/plugins", tmp), &st), 0);
+	assert_int_equal(stat(tmp, &st), 0);
+	unlink(tu_fmt("%s/a/keep", tmp));
+	rmdir(tu_fmt("%s/a", tmp));
+}
+
 /* The value of plane stat name of p, or 0. */
 static uint64_t plane_stat(const struct xt_host *h, const struct xt_plane *p, const char *name)
 {
@@ -229,6 +275,7 @@ int main(void)
 		TU_TEST(test_roundtrip_generated),
 		TU_TEST(test_roundtrip_fixtures),
 		TU_TEST(test_save_run_layout),
+		TU_TEST(test_remove_run_dir),
 		TU_TEST(test_save_from_trace),
 	};
 
