@@ -465,17 +465,30 @@ int xplane_save_run(const struct xt_trace *t, const char *logdir, const struct x
 		    char *run_dir, size_t n, struct xt_error *err)
 {
 	char file[4096];
-	size_t h;
+	size_t h, k;
+	unsigned missing = xplane_missing_dirs(logdir);
 	int rc;
 
 	rc = xplane_new_run_dir(logdir, run_dir, n, NULL, 0, err);
-	if (rc < 0)
+	if (rc < 0) {
+		xplane_remove_run_dir(logdir, NULL, missing);
 		return rc;
+	}
 	for (h = 0; h < t->nhosts; h++) {
 		xplane_host_file(file, sizeof(file), run_dir, t->hosts[h].name, ".xplane.pb");
 		rc = xplane_write(&t->hosts[h], file, o, err);
-		if (rc < 0)
+		if (rc < 0) {
+			/* A run with some hosts would open as the whole profile:
+			 * the hosts written go, and the run with them. */
+			for (k = 0; k < h; k++) {
+				xplane_host_file(file, sizeof(file), run_dir, t->hosts[k].name,
+						 ".xplane.pb");
+				unlink(file);
+			}
+			xplane_remove_run_dir(logdir, run_dir, missing);
+			run_dir[0] = '\0';
 			return rc;
+		}
 	}
 	return 0;
 }

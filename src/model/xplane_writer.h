@@ -100,7 +100,9 @@ void xplane_host_file(char *buf, size_t n, const char *dir, const char *host, co
  * Saves every host of t in TensorBoard's layout under logdir:
  * <logdir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/<host>.xplane.pb, in a new
  * run directory (a suffix _2, _3... when that second's name is taken).
- * run_dir (size n) receives the directory written. Returns 0 or XT_E*.
+ * run_dir (size n) receives the directory written. Returns 0 or XT_E*;
+ * on an error nothing of the run stays (the hosts already written, the run
+ * directory, the logdir levels made for it) and run_dir is "".
  */
 int xplane_save_run(const struct xt_trace *t, const char *logdir, const struct xplane_write_opts *o,
 		    char *run_dir, size_t n, struct xt_error *err);

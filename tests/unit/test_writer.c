@@ -152,6 +152,22 @@ static void test_save_run_layout(void **state)
 					 &err),
 			 XT_EIO);
 	assert_non_null(strstr(err.msg, "cannot create"));
+	/* A host that cannot be written (here a second one of the same name:
+	 * its file exists) leaves nothing: not the first host's file, which
+	 * would open as the whole profile, nor the run or its levels. */
+	{
+		struct xt_trace two = *a;
+		struct xt_host hs[2];
+		const char *fresh = tu_fmt("%s/fresh", logdir);
+		struct stat st2;
+
+		hs[0] = hs[1] = a->hosts[0];
+		two.hosts = hs;
+		two.nhosts = 2;
+		assert_int_equal(xplane_save_run(&two, fresh, NULL, run1, sizeof(run1), &err), XT_EIO);
+		assert_string_equal(run1, "");
+		assert_int_not_equal(stat(fresh, &st2), 0);
+	}
 }
 
 /* A run that received nothing is undone with the directories made for it:
