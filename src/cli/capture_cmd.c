@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,29 +47,53 @@ static void on_sigint(int sig)
 	stop_flag = 1;
 }
 
-/* A run this command made, and the files it wrote there. */
+/* A run this command made, and the files it wrote there, each with what
+ * it was when written (a file someone put in its place is theirs). */
+struct kept_file {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
 struct kept_run {
 	char *dir;
-	char **files;
+	struct kept_file *files;
 	size_t nfiles;
 };
 
+static void kept_add(struct kept_run *k, const char *path)
+{
+	struct stat st;
+
+	if (!path[0] || lstat(path, &st) != 0)
+		return;
+	k->files[k->nfiles++] = (struct kept_file){ xstrdup(path), st.st_dev, st.st_ino, st.st_size,
+						    st.st_mtim };
+}
+
 static struct kept_run kept_run_of(const struct capture_result *r)
 {
-	struct kept_run k = { xstrdup(r->run_dir), xcalloc(3 * r->nhosts + 1, sizeof(char *)), 0 };
+	struct kept_run k = { xstrdup(r->run_dir), xcalloc(3 * r->nhosts + 1, sizeof(*k.files)),
+			      0 };
 	size_t i;
 
 	for (i = 0; i < r->nhosts; i++) {
-		const struct capture_host *h = &r->hosts[i];
-
-		if (h->path[0])
-			k.files[k.nfiles++] = xstrdup(h->path);
-		if (h->json[0])
-			k.files[k.nfiles++] = xstrdup(h->json);
-		if (h->bad[0])
-			k.files[k.nfiles++] = xstrdup(h->bad);
+		kept_add(&k, r->hosts[i].path);
+		kept_add(&k, r->hosts[i].json);
+		kept_add(&k, r->hosts[i].bad);
 	}
 	return k;
+}
+
+/* Whether f is still the file this command wrote. */
+static int kept_same(const struct kept_file *f)
+{
+	struct stat st;
+
+	return lstat(f->path, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino &&
+	       st.st_size == f->size && st.st_mtim.tv_sec == f->mtime.tv_sec &&
+	       st.st_mtim.tv_nsec == f->mtime.tv_nsec;
 }
 
 static void kept_run_free(struct kept_run *k)
@@ -76,7 +101,7 @@ static void kept_run_free(struct kept_run *k)
 	size_t i;
 
 	for (i = 0; i < k->nfiles; i++)
-		free(k->files[i]);
+		free(k->files[i].path);
 	free(k->files);
 	free(k->dir);
 }
@@ -88,8 +113,13 @@ static void remove_run(const struct kept_run *k, size_t keep)
 {
 	size_t i;
 
-	for (i = 0; i < k->nfiles; i++)
-		unlink(k->files[i]);
+	for (i = 0; i < k->nfiles; i++) {
+		if (kept_same(&k->files[i]))
+			unlink(k->files[i].path);
+		else if (!access(k->files[i].path, F_OK))
+			printf("kept %s: not the file this capture wrote any more\n",
+			       k->files[i].path);
+	}
 	if (rmdir(k->dir) == 0)
 		printf("removed %s (keeping the last %zu runs)\n", k->dir, keep);
 	else

@@ -282,6 +282,27 @@ else
 	fail "--every/--keep" "$runs runs; $(ls -R "$first" 2>&1 | head -n 5); $(cat "$TMP/out" "$TMP/err" | tail -n 5)"
 fi
 
+# 11a. A profile the user put in place of one xtop wrote (a copy moved over
+# it) is theirs: pruning leaves it, and says so.
+$XTOP capture --duration 100 --every 1 --keep 1 --logdir "$TMP/logK" "localhost:$PORT" >"$TMP/outK" 2>"$TMP/errK" &
+XP=$!
+f=""
+for i in $(seq 1 50); do
+	f=$(ls "$TMP"/logK/plugins/profile/*/*.xplane.pb 2>/dev/null | head -n 1)
+	[ -n "$f" ] && break
+	sleep 0.1
+done
+[ -n "$f" ] && cp "$f" "$TMP/mine.pb" && echo "mine" >>"$TMP/mine.pb" && mv "$TMP/mine.pb" "$f"
+sleep 2.5
+kill -INT $XP
+wait $XP
+if [ -n "$f" ] && [ -s "$f" ] && tail -c 5 "$f" | grep -q mine &&
+	grep -q "^kept $f: not the file this capture wrote any more" "$TMP/outK"; then
+	ok "--keep: a profile the user put in place of one xtop wrote stays, and xtop says so"
+else
+	fail "--keep and the user's file" "'$f'; $(tail -n 4 "$TMP/outK")"
+fi
+
 # 11b. --trace-json writes <host>.trace.json.gz beside the profile (Perfetto).
 if $XTOP capture --trace-json --duration 100 --logdir "$TMP/logL" "localhost:$PORT" >"$TMP/out" 2>"$TMP/err"; then
 	j=$(ls "$TMP"/logL/plugins/profile/*/*.trace.json.gz 2>/dev/null | head -n 1)
