@@ -161,7 +161,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 && !((ao.attach || ao.launch) && optind == argc)) {
-		fprintf(stderr, "xtop: expected one PATH (see xtop --help)\n");
+		if (ao.diff_base)
+			fprintf(stderr, "xtop: --diff BASE compares one PATH with BASE: xtop --diff BASE "
+					"PATH (see xtop --help)\n");
+		else
+			fprintf(stderr, "xtop: expected one PATH (see xtop --help)\n");
 		return 2;
 	}
 	if (optind < argc)

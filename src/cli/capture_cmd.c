@@ -121,11 +121,13 @@ static void remove_run(const struct kept_run *k, size_t keep)
 			       k->files[i].path);
 	}
 	if (rmdir(k->dir) == 0)
-		printf("removed %s (keeping the last %zu runs)\n", k->dir, keep);
+		printf("removed %s (keeping the last %zu run%s)\n", k->dir, keep,
+		       keep == 1 ? "" : "s");
 	else
-		printf("removed the profiles of %s (keeping the last %zu runs); the directory "
+		printf("removed the profiles of %s (keeping the last %zu run%s); the directory "
 		       "stays: %s\n",
-		       k->dir, keep, errno == ENOTEMPTY || errno == EEXIST ? "it holds other files"
+		       k->dir, keep, keep == 1 ? "" : "s",
+		       errno == ENOTEMPTY || errno == EEXIST ? "it holds other files"
 									  : strerror(errno));
 }
 
@@ -175,9 +177,10 @@ static int capture_once(const struct capture_targets *tg, const struct capture_o
 		char b1[32], b2[32];
 
 		if (r.hosts[i].path[0])
-			printf("saved %s (%s, %s events) from %s\n", r.hosts[i].path,
+			printf("saved %s (%s, %s event%s) from %s\n", r.hosts[i].path,
 			       fmt_bytes(b1, sizeof(b1), (double)r.hosts[i].bytes),
-			       fmt_count(b2, sizeof(b2), r.hosts[i].events), r.hosts[i].addr);
+			       fmt_count(b2, sizeof(b2), r.hosts[i].events),
+			       r.hosts[i].events == 1 ? "" : "s", r.hosts[i].addr);
 		else
 			fprintf(stderr, "xtop: %s\n", r.hosts[i].msg);
 		if (r.hosts[i].warning[0])
