@@ -176,12 +176,17 @@ static void print_json(struct strbuf *o, const struct watch *w, const struct top
 		strbuf_json_str(o, w->msg, strlen(w->msg));
 		/* As the text: no retry after the last refresh asked for. */
 		if (due >= 0 && (!c->count || w->refreshes < c->count))
-			strbuf_addf(o, ",\"retry_in_ms\":%lld,\"ops\":null}\n", (long long)due);
+			strbuf_addf(o, ",\"retry_in_ms\":%lld", (long long)due);
 		else
-			strbuf_puts(o, ",\"retry_in_ms\":null,\"ops\":null}\n");
+			strbuf_puts(o, ",\"retry_in_ms\":null");
+		/* Every object has every key: what this refresh did not
+		 * measure is null; the window's captures are still there. */
+		strbuf_addf(o, ",\"warning\":null,\"captures\":%zu,\"window\":%zu,\"busy_ps\":null,"
+			       "\"events\":null,\"ops\":null}\n",
+			    r->n, r->window);
 		return;
 	}
-	strbuf_puts(o, "null,\"warning\":");
+	strbuf_puts(o, "null,\"retry_in_ms\":null,\"warning\":");
 	if (w->msg[0])
 		strbuf_json_str(o, w->msg, strlen(w->msg));
 	else

@@ -135,7 +135,9 @@ import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
 bad = [r for r in rs if not (r["error"] and "not averaged" in r["error"] and
                              "device tracer failed" in r["error"] and r["ops"] is None and
-                             r["start_ns"] > 10**18)]
+                             r["start_ns"] > 10**18 and r["busy_ps"] is None and
+                             r["events"] is None and r["warning"] is None and
+                             r["captures"] == 0 and r["window"] >= 1)]
 # A retry follows the first refresh, none the last one asked for.
 retry = [r["retry_in_ms"] for r in rs]
 ok = len(rs) == 2 and not bad and isinstance(retry[0], int) and retry[1] is None
