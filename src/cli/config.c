@@ -134,8 +134,18 @@ static int load_file(struct config *c, struct xt_error *err)
 			fclose(f);
 			return xt_error_set(err, XT_EUSAGE, "%s: line too long", where);
 		}
-		key = trim(buf);
-		if (!*key || *key == '#')
+		key = buf;
+		/* A file an editor saved with a byte order mark. */
+		if (line == 1 && !strncmp(key, "\xef\xbb\xbf", 3))
+			key += 3;
+		/* A comment: '#' at the line's start or after a blank, to its end. */
+		for (k = 0; key[k]; k++)
+			if (key[k] == '#' && (!k || isspace((unsigned char)key[k - 1]))) {
+				key[k] = '\0';
+				break;
+			}
+		key = trim(key);
+		if (!*key)
 			continue;
 		if (!(eq = strchr(key, '='))) {
 			fclose(f);

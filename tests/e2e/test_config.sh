@@ -25,6 +25,16 @@ if echo "$out" | grep -q "^duration *= 750 *($TMP/cfg:2)" &&
 else
 	fail "config: the file's settings, with file:line" "$out"
 fi
+# A comment after a value (after a blank; a '#' inside a value stays), and
+# a file an editor saved with a byte order mark.
+printf '\357\273\277duration = 500 # half a second\nlogdir = /tmp/a#b\n' >"$TMP/cfg2"
+out=$(XTOP_CONFIG="$TMP/cfg2" $XTOP --config 2>&1)
+if echo "$out" | grep -q "^duration *= 500 *($TMP/cfg2:1)" &&
+	echo "$out" | grep -q "^logdir *= /tmp/a#b *($TMP/cfg2:2)"; then
+	ok "config: a comment after a value, a byte order mark"
+else
+	fail "config: a comment after a value, a byte order mark" "$out"
+fi
 out=$(XTOP_CONFIG="$TMP/cfg" XTOP_DURATION=1234 $XTOP --config 2>&1)
 echo "$out" | grep -q "^duration *= 1234 *(XTOP_DURATION)" &&
 	ok "config: XTOP_* over the file" || fail "config: XTOP_* over the file" "$out"
