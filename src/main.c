@@ -68,6 +68,7 @@ int main(int argc, char **argv)
 	struct config cfg;
 	struct xt_error err;
 	int c, k, cfg_rc;
+	int show_config = 0, view_given = 0, duration_given = 0, logdir_given = 0;
 
 	if (argc >= 2 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
@@ -124,10 +125,12 @@ int main(int argc, char **argv)
 					   &v))
 				return 2;
 			ao.capture.duration_ms = v;
+			duration_given = 1;
 			break;
 		}
 		case OPT_LOGDIR:
 			ao.capture.logdir = optarg;
+			logdir_given = 1;
 			break;
 		case OPT_VIEW: {
 			int v = config_view_named(optarg);
@@ -139,19 +142,17 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			ao.view = (enum view_id)v;
+			view_given = 1;
 			break;
 		}
 		case OPT_DIFF:
 			ao.diff_base = optarg;
 			ao.view = VIEW_DIFF;
+			view_given = 1;
 			break;
 		case OPT_CONFIG:
-			if (cfg_rc < 0) {
-				fprintf(stderr, "xtop: %s\n", err.msg);
-				return 2;
-			}
-			config_print(stdout, &cfg);
-			return 0;
+			show_config = 1; /* after the options, which it shows too */
+			break;
 		case OPT_HELP:
 			usage(stdout);
 			return 0;
@@ -159,6 +160,28 @@ int main(int argc, char **argv)
 			options_error(main_options, c, argv, "xtop");
 			return 2;
 		}
+	}
+	if (show_config) {
+		char b[32];
+
+		if (cfg_rc < 0) {
+			fprintf(stderr, "xtop: %s\n", err.msg);
+			return 2;
+		}
+		if (optind < argc) {
+			fprintf(stderr, "xtop: --config takes no PATH, not '%s'\n", argv[optind]);
+			return 2;
+		}
+		if (logdir_given)
+			config_set(&cfg, CFG_LOGDIR, ao.capture.logdir, "--logdir");
+		if (duration_given) {
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)ao.capture.duration_ms);
+			config_set(&cfg, CFG_DURATION, b, "--duration");
+		}
+		if (view_given)
+			config_set(&cfg, CFG_VIEW, config_views[ao.view], ao.diff_base ? "--diff" : "--view");
+		config_print(stdout, &cfg);
+		return 0;
 	}
 	if (optind != argc - 1 && !((ao.attach || ao.launch) && optind == argc)) {
 		if (ao.diff_base)

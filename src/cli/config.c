@@ -273,3 +273,9 @@ void config_capture_opts(const struct config *c, struct capture_opts *o)
 	o->deadline_ms = config_num(c, CFG_DEADLINE);
 	o->logdir = config_str(c, CFG_LOGDIR);
 }
+
+void config_set(struct config *c, enum config_key k, const char *v, const char *source)
+{
+	snprintf(c->value[k], sizeof(c->value[k]), "%s", v);
+	snprintf(c->source[k], sizeof(c->source[k]), "%s", source);
+}

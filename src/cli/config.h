@@ -57,6 +57,8 @@ int config_view(const struct config *c);
 struct capture_opts;
 /* Fills o (all of it) from the capture settings. */
 void config_capture_opts(const struct config *c, struct capture_opts *o);
+/* Sets k to v from source (an option: "--view"), over what was loaded. */
+void config_set(struct config *c, enum config_key k, const char *v, const char *source);
 /* `xtop --config`: every setting, its value, where it came from, and what
  * it does. */
 void config_print(FILE *f, const struct config *c);

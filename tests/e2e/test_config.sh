@@ -25,6 +25,16 @@ if echo "$out" | grep -q "^duration *= 750 *($TMP/cfg:2)" &&
 else
 	fail "config: the file's settings, with file:line" "$out"
 fi
+# The command line is the first source, and --config shows it so.
+out=$(XTOP_CONFIG="$TMP/cfg" XTOP_DURATION=1234 $XTOP --config --duration 5 --view timeline --logdir /tmp/z 2>&1)
+if echo "$out" | grep -q "^duration *= 5 *(--duration)" &&
+	echo "$out" | grep -q "^view *= timeline *(--view)" &&
+	echo "$out" | grep -q "^logdir *= /tmp/z *(--logdir)"; then
+	ok "config: options given with --config show as from the command line"
+else
+	fail "config: options with --config" "$out"
+fi
+expect_error "config: --config takes no PATH" 2 "--config takes no PATH, not 'extra'" $XTOP --config extra
 # A comment after a value (after a blank; a '#' inside a value stays), and
 # a file an editor saved with a byte order mark.
 printf '\357\273\277duration = 500 # half a second\nlogdir = /tmp/a#b\n' >"$TMP/cfg2"
