@@ -242,8 +242,10 @@ static void status_text(struct top_ui *u, char *buf, size_t n, int *err)
 	char when[16], next[64], busy[32];
 
 	*err = 0;
-	if (watch_running(w))
+	if (watch_running(w) && run_s <= dur_s)
 		snprintf(next, sizeof(next), "capturing %.1f of %.1f s", run_s, dur_s);
+	else if (watch_running(w)) /* recorded; the server has not answered yet */
+		snprintf(next, sizeof(next), "waiting %.1f s for the %.1f s capture", run_s, dur_s);
 	else if (w->paused)
 		snprintf(next, sizeof(next), "paused (p resumes)");
 	else
