@@ -98,7 +98,9 @@ static void print_table(struct strbuf *o, const struct watch *w, const struct to
 	for (k = 0; k < ROLLING_NCOLS; k++) {
 		const struct rolling_column *rc = &rolling_columns[k];
 
-		cols[k] = (struct tt_col){ rc->name, rc->width, rc->right, rc->drop };
+		/* The column the table is sorted by stays, as on the screen. */
+		cols[k] = (struct tt_col){ rc->name, rc->width, rc->right,
+					   k == (int)c->o.sort ? 0 : rc->drop };
 		cells[k] = cell[k];
 	}
 	tt_init(&tt, cols, ROLLING_NCOLS, tt_output_width(0), 1, 26);

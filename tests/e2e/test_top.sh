@@ -224,6 +224,15 @@ else
 	fail "top COLUMNS=120" "$(head -n 4 "$TMP/top120.txt" | tr '\n' '|') $(cat "$TMP/err")"
 fi
 
+# The column a table is sorted by stays at 80 columns (SEEN drops first otherwise).
+if COLUMNS=80 timeout 120 $XTOP top --batch 1 --top 3 --sort seen --duration 50 "localhost:$PORT" \
+	>"$TMP/topseen.txt" 2>"$TMP/err" && grep -q " SEEN" "$TMP/topseen.txt" &&
+	! awk 'length($0) > 80' "$TMP/topseen.txt" | grep -q .; then
+	ok "top --batch --sort seen at 80 columns shows SEEN, within 80 columns"
+else
+	fail "top --sort seen at 80 columns" "$(head -n 4 "$TMP/topseen.txt" | tr '\n' '|') $(cat "$TMP/err")"
+fi
+
 # 3. Captures stay in memory: no run directory in the logdir setting, and
 # the scratch directory of a server that writes the profile itself (here
 # it writes into the repository_root it is given) is gone afterwards.
