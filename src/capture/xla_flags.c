@@ -263,43 +263,48 @@ static char *flags_file(const char *name, pid_t pid, size_t *len)
 	return buf;
 }
 
+/* The flags value v stands for, with *len: v itself, or the content of
+ * the flag file it names (*file, to free; NULL else); NULL when that file
+ * cannot be read whole. */
+static const char *flags_text(const char *v, pid_t pid, size_t *len, char **file)
+{
+	*file = NULL;
+	if (!names_file(v)) {
+		*len = strlen(v);
+		return v;
+	}
+	return *file = flags_file(v, pid, len);
+}
+
 int xla_flags_cmdbuf_on(const char *v, pid_t pid)
 {
 	struct reading r;
+	const char *text;
 	char *file;
 	size_t len;
 
-	if (!v || !*v)
+	if (!v || !*v || !(text = flags_text(v, pid, &len, &file)))
 		return 1;
-	if (!names_file(v))
-		r = flags_read(v, strlen(v));
-	else if ((file = flags_file(v, pid, &len))) {
-		r = flags_read(file, len);
-		free(file);
-	} else
-		return 1;
+	r = flags_read(text, len);
+	free(file);
 	return (r.kinds & ~KIND_INVALID) != 0;
 }
 
 char *xla_flags_cmdbuf_off(const char *cur, const char *off, int *unread)
 {
-	char *file = NULL, *v;
-	const char *text = cur;
+	const char *text;
+	char *file, *v;
 	size_t len, n;
 
 	*unread = 0;
 	if (!cur || !*cur)
 		return xstrdup(off);
-	if (names_file(cur)) {
-		/* A NUL byte cannot go into the environment. */
-		if (!(file = flags_file(cur, 0, &len)) || memchr(file, '\0', len)) {
-			free(file);
-			*unread = 1;
-			return NULL;
-		}
-		text = file;
-	} else
-		len = strlen(cur);
+	/* A NUL byte of a flag file cannot go into the environment. */
+	if (!(text = flags_text(cur, 0, &len, &file)) || (file && memchr(file, '\0', len))) {
+		free(file);
+		*unread = 1;
+		return NULL;
+	}
 	if (flags_read(text, len).set) {
 		free(file);
 		return NULL;
