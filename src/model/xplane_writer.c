@@ -333,6 +333,14 @@ static int mkdir_p(char *path)
 	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* The levels a run directory sits under: <logdir>, then these. */
+static const char *const level_sub[] = { "", "/plugins", "/plugins/profile" };
+
+static void logdir_level(char *buf, size_t n, const char *logdir, int level)
+{
+	snprintf(buf, n, "%s%s", logdir, level_sub[level]);
+}
+
 int xplane_new_run_dir(const char *logdir, char *run_dir, size_t n, char *name, size_t nn,
 		       struct xt_error *err)
 {
@@ -341,7 +349,7 @@ int xplane_new_run_dir(const char *logdir, char *run_dir, size_t n, char *name, 
 	struct tm tm;
 	int k;
 
-	snprintf(root, sizeof(root), "%s/plugins/profile", logdir);
+	logdir_level(root, sizeof(root), logdir, 2);
 	if (mkdir_p(root) < 0)
 		return xt_error_set(err, XT_EIO, "cannot create %s: %s", root, strerror(errno));
 	localtime_r(&now, &tm);
@@ -364,13 +372,6 @@ int xplane_new_run_dir(const char *logdir, char *run_dir, size_t n, char *name, 
 			return xt_error_set(err, XT_EIO, "cannot create %s: %s", run_dir,
 					    strerror(errno));
 	}
-}
-
-static void logdir_level(char *buf, size_t n, const char *logdir, int level)
-{
-	static const char *const sub[] = { "", "/plugins", "/plugins/profile" };
-
-	snprintf(buf, n, "%s%s", logdir, sub[level]);
 }
 
 /* The length of the directory above p[0, len) ("/a/b/" -> "/a"); 0 when
@@ -420,13 +421,12 @@ void xplane_run_trail(const char *logdir, const char *run_dir, unsigned missing,
 
 	t->n = 0;
 	snprintf(t->run, sizeof(t->run), "%s", run_dir ? run_dir : "");
-	snprintf(t->path, sizeof(t->path), "%s/plugins/profile", logdir);
-	if (base + sizeof("/plugins/profile") > sizeof(t->path))
+	logdir_level(t->path, sizeof(t->path), logdir, 2);
+	if (base + strlen(level_sub[2]) >= sizeof(t->path))
 		return; /* cut: remove nothing but the run */
 	/* <logdir>/plugins/profile, <logdir>/plugins, <logdir>, while missing */
 	for (k = 2; k >= 0 && (missing & (1u << k)); k--)
-		t->cut[t->n++] = base + (k == 2 ? sizeof("/plugins/profile") - 1
-					 : k == 1 ? sizeof("/plugins") - 1 : 0);
+		t->cut[t->n++] = base + strlen(level_sub[k]);
 	if (k >= 0)
 		return;
 	/* then the directories above it that mkdir -p made */
