@@ -102,23 +102,30 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 	struct texttab tt;
 	size_t i;
 	char **names = xmalloc((a->ndevices ? a->ndevices : 1) * sizeof(*names)), **fit;
+	const struct xt_device_row **shown = xmalloc((a->ndevices ? a->ndevices : 1) * sizeof(*shown));
+	size_t n = 0;
 
 	section(o, "Devices");
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, 28);
 	tt_head(&tt, o);
-	/* The names first, fitted together: two hosts' devices of one index
-	 * differ in the middle of the host's name. */
-	for (i = 0; i < a->ndevices; i++)
-		names[i] = device_name(&tt, t, &a->devices[i]);
-	fit = tt_fit_flex(&tt, (const char *const *)names, a->ndevices);
+	/* The names of the rows shown first, fitted together: two hosts'
+	 * devices of one index differ in the middle of the host's name. */
 	for (i = 0; i < a->ndevices; i++) {
 		const struct xt_device_row *d = &a->devices[i];
+
+		/* A device that is not XLA's nor a GPU, with nothing in it. */
+		if (d->kind == XT_DEV_OTHER && !d->span_ps)
+			continue;
+		shown[n] = d;
+		names[n++] = device_name(&tt, t, d);
+	}
+	fit = tt_fit_flex(&tt, (const char *const *)names, n);
+	for (i = 0; i < n; i++) {
+		const struct xt_device_row *d = shown[i];
 		static const char *const kinds[] = { "-", "xla", "gpu" };
 		char busy[32], span[32], idle[16], hb[32], gap[32], pf[32], pb[32];
 		const char *cells[9] = { busy, span, idle, hb, gap, pf, pb, kinds[d->kind], fit[i] };
 
-		if (d->kind == XT_DEV_OTHER && !d->span_ps)
-			continue;
 		fmt_rate(pf, sizeof(pf), d->peak_flops, " ", "FLOP/s"); /* "918 TFLOP/s" */
 		fmt_rate(pb, sizeof(pb), d->peak_hbm_bw, " ", "B/s");
 		if (!d->op_events) {
@@ -136,8 +143,9 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 		}
 		tt_row(&tt, o, cells);
 	}
-	tt_fit_free(fit, a->ndevices);
-	tt_fit_free(names, a->ndevices);
+	tt_fit_free(fit, n);
+	tt_fit_free(names, n);
+	free(shown);
 }
 
 static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top, int width)
@@ -300,10 +308,7 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 		const struct xt_step_row *s = &a->steps[i];
 
 		snprintf(b[0], sizeof(b[0]), "%" PRId64, s->id);
-		if (unit)
-			fmt_ps_unit(b[1], sizeof(b[1]), rel[i], unit, dec);
-		else
-			fmt_ps(b[1], sizeof(b[1]), rel[i]);
+		fmt_ps_apart(b[1], sizeof(b[1]), rel[i], unit, dec);
 		fmt_ps(b[2], sizeof(b[2]), s->duration_ps);
 		sum[0] += s->duration_ps;
 		for (k = 0; k < XT_CAT_COUNT; k++) {
