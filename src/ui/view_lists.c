@@ -97,11 +97,9 @@ static void col_start(void *ctx, size_t row, char *buf, size_t n)
 	step_of(a, row, &s);
 	if (s.start_ps == INT64_MIN)
 		buf[0] = '\0';
-	else if (a->step_starts.unit)
-		fmt_ps_unit(buf, n, timeaxis_rel(a, s.start_ps), a->step_starts.unit,
-			    a->step_starts.dec);
 	else
-		timeaxis_fmt(a, buf, n, s.start_ps);
+		fmt_ps_apart(buf, n, timeaxis_rel(a, s.start_ps), a->step_starts.unit,
+			     a->step_starts.dec);
 }
 
 /* Steps that start within a few ms of each other read alike in fmt_ps's

@@ -400,7 +400,6 @@ static char *fit_names(struct app *a, const struct row *rows, size_t top, size_t
 					room[j] = -2; /* done with this group */
 			}
 		utf8_elide_apart(gout, cap, gsrc, ng, room[i], term.g.ellipsis);
-		room[i] = -2;
 	}
 	for (i = 0; i < vis; i++)
 		if (fit[i])

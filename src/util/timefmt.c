@@ -224,6 +224,11 @@ void timefmt_apart(const int64_t *v, size_t n, int w, int64_t *unit, int *dec)
 		(*dec)--;
 }
 
+char *fmt_ps_apart(char *buf, size_t n, int64_t ps, int64_t unit, int dec)
+{
+	return unit ? fmt_ps_unit(buf, n, ps, unit, dec) : fmt_ps(buf, n, ps);
+}
+
 static int64_t nice_step(int64_t raw)
 {
 	int64_t p = 1;

@@ -32,6 +32,9 @@ void timefmt_unit(int64_t maxabs, int64_t step, int64_t *unit, int *dec);
  * decimals where w columns cannot hold them; *unit 0 when fmt_ps does
  * already (or nothing can). */
 void timefmt_apart(const int64_t *v, size_t n, int w, int64_t *unit, int *dec);
+/* One time of such a column: fmt_ps_unit in (unit, dec), fmt_ps when unit
+ * is 0. */
+char *fmt_ps_apart(char *buf, size_t n, int64_t ps, int64_t unit, int dec);
 /* ps in its own unit, exact down to 1 ns (to the ps below 1 ns), as the
  * details pane shows a time so it can be checked against the raw event:
  * 1196759000 -> "1.196759 ms". */
