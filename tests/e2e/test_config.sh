@@ -17,34 +17,30 @@ duration = 750
   view=steps
 logdir = /tmp/somewhere
 CFG
+# shows NAME LINE...: $out (xtop --config's) has each LINE (a pattern) at
+# the start of one of its lines.
+shows() {
+	name=$1
+	shift
+	for l; do
+		echo "$out" | grep -q "^$l" || { fail "$name" "no '$l' in: $out"; return; }
+	done
+	ok "$name"
+}
 out=$(XTOP_CONFIG="$TMP/cfg" $XTOP --config 2>&1)
-if echo "$out" | grep -q "^duration *= 750 *($TMP/cfg:2)" &&
-	echo "$out" | grep -q "^view *= steps *($TMP/cfg:3)" &&
-	echo "$out" | grep -q "^host_tracer *= 2 *(default)"; then
-	ok "config: the file's settings, with file:line"
-else
-	fail "config: the file's settings, with file:line" "$out"
-fi
+shows "config: the file's settings, with file:line" "duration *= 750 *($TMP/cfg:2)" \
+	"view *= steps *($TMP/cfg:3)" "host_tracer *= 2 *(default)"
 # The command line is the first source, and --config shows it so.
 out=$(XTOP_CONFIG="$TMP/cfg" XTOP_DURATION=1234 $XTOP --config --duration 5 --view timeline --logdir /tmp/z 2>&1)
-if echo "$out" | grep -q "^duration *= 5 *(--duration)" &&
-	echo "$out" | grep -q "^view *= timeline *(--view)" &&
-	echo "$out" | grep -q "^logdir *= /tmp/z *(--logdir)"; then
-	ok "config: options given with --config show as from the command line"
-else
-	fail "config: options with --config" "$out"
-fi
+shows "config: options given with --config show as from the command line" \
+	"duration *= 5 *(--duration)" "view *= timeline *(--view)" "logdir *= /tmp/z *(--logdir)"
 expect_error "config: --config takes no PATH" 2 "--config takes no PATH, not 'extra'" $XTOP --config extra
 # A comment after a value (after a blank; a '#' inside a value stays), and
 # a file an editor saved with a byte order mark.
 printf '\357\273\277duration = 500 # half a second\nlogdir = /tmp/a#b\n' >"$TMP/cfg2"
 out=$(XTOP_CONFIG="$TMP/cfg2" $XTOP --config 2>&1)
-if echo "$out" | grep -q "^duration *= 500 *($TMP/cfg2:1)" &&
-	echo "$out" | grep -q "^logdir *= /tmp/a#b *($TMP/cfg2:2)"; then
-	ok "config: a comment after a value, a byte order mark"
-else
-	fail "config: a comment after a value, a byte order mark" "$out"
-fi
+shows "config: a comment after a value, a byte order mark" "duration *= 500 *($TMP/cfg2:1)" \
+	"logdir *= /tmp/a#b *($TMP/cfg2:2)"
 out=$(XTOP_CONFIG="$TMP/cfg" XTOP_DURATION=1234 $XTOP --config 2>&1)
 echo "$out" | grep -q "^duration *= 1234 *(XTOP_DURATION)" &&
 	ok "config: XTOP_* over the file" || fail "config: XTOP_* over the file" "$out"
