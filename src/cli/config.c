@@ -103,7 +103,9 @@ static char *trim(char *s)
 	return s;
 }
 
-static int load_file(struct config *c, struct xt_error *err)
+/* named: the path came from XTOP_CONFIG, so a missing file is the user's
+ * typo, not "no settings". */
+static int load_file(struct config *c, int named, struct xt_error *err)
 {
 	/* Not blocking: a FIFO in the file's place must not hang xtop. */
 	int fd = open(c->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -113,9 +115,10 @@ static int load_file(struct config *c, struct xt_error *err)
 	FILE *f;
 
 	if (fd < 0) {
-		if (errno == ENOENT)
+		if (errno == ENOENT && !named)
 			return 0;
-		return xt_error_set(err, XT_EIO, "%s: %s", c->path, strerror(errno));
+		return xt_error_set(err, XT_EIO, "%s%s: %s", named ? "XTOP_CONFIG: " : "", c->path,
+				    strerror(errno));
 	}
 	/* A device reads without blocking too: /dev/null is "no settings". */
 	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) ||
@@ -200,7 +203,7 @@ int config_load(struct config *c, struct xt_error *err)
 	if (n >= (int)sizeof(c->path))
 		return xt_error_set(err, XT_EUSAGE, "the config file's path is longer than %zu bytes "
 				    "(XTOP_CONFIG, XDG_CONFIG_HOME or HOME)", sizeof(c->path) - 1);
-	if (c->path[0] && load_file(c, err) < 0)
+	if (c->path[0] && load_file(c, p && *p, err) < 0)
 		return -1;
 	for (k = 0; k < CFG_COUNT; k++) {
 		const char *v = getenv(settings[k].env);

@@ -72,6 +72,14 @@ expect_error "config: capture refuses a bad setting too" 2 "XTOP_DURATION" \
 	env XTOP_DURATION=-1 $XTOP capture localhost:1
 mkdir -p "$TMP/dir-as-config"
 expect_error "config: unreadable file" 2 "dir-as-config" env XTOP_CONFIG="$TMP/dir-as-config" $XTOP --config
+# A file XTOP_CONFIG names must be there: a typo in it is not "no settings".
+expect_error "config: XTOP_CONFIG names a missing file" 2 "XTOP_CONFIG: $TMP/no-such-cfg: No such file" \
+	env XTOP_CONFIG="$TMP/no-such-cfg" $XTOP --config
+expect_error "config: capture refuses a missing XTOP_CONFIG" 2 "no-such-cfg" \
+	env XTOP_CONFIG="$TMP/no-such-cfg" $XTOP capture localhost:1
+out=$(env -u XTOP_CONFIG -u XDG_CONFIG_HOME HOME="$TMP/nohome" $XTOP --config 2>&1) &&
+	shows "config: a missing default file is no settings" "config file: $TMP/nohome/.config/xtop/config (not there)" ||
+	fail "config: a missing default file is no settings" "$out"
 # report and diff read no settings: a broken file does not stop them.
 $GEN --kind tpu --events 2000 -o "$TMP/p.pb" >/dev/null 2>&1
 XTOP_CONFIG="$TMP/bad1" $XTOP report "$TMP/p.pb" >/dev/null 2>&1 &&
