@@ -55,6 +55,43 @@ int options_id(const struct xt_option *t, int c)
 	return 0;
 }
 
+/* The help column: option lines fit 80 columns (an SSH terminal), the help
+ * text wrapped at blanks, its later lines under its first. */
+enum { HELP_COL = 27, HELP_WIDTH = 80 };
+
+/* Prints help text h from column HELP_COL (on the next line when the option
+ * already reached it), wrapped. */
+static void help_wrap(FILE *f, const char *h, int own_line)
+{
+	const size_t room = HELP_WIDTH - HELP_COL;
+	int first = 1;
+
+	if (own_line)
+		fprintf(f, "\n%*s", HELP_COL, "");
+	else
+		fputc(' ', f);
+	while (*h) {
+		size_t n = strlen(h), cut = n;
+
+		if (n > room) {
+			/* the last blank that fits; a longer word stands alone */
+			for (cut = room; cut > 0 && h[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = strcspn(h, " ");
+		}
+		if (!first)
+			fprintf(f, "%*s", HELP_COL, "");
+		fprintf(f, "%.*s\n", (int)cut, h);
+		first = 0;
+		h += cut;
+		while (*h == ' ')
+			h++;
+	}
+	if (first)
+		fputc('\n', f);
+}
+
 void options_usage(FILE *f, const char *usage, const char *about, const struct xt_option *t)
 {
 	size_t i;
@@ -72,7 +109,8 @@ void options_usage(FILE *f, const char *usage, const char *about, const struct x
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", t[i].name, t[i].arg ? " " : "",
 				 t[i].arg ? t[i].arg : "");
-		fprintf(f, "  %-24s %s\n", left, t[i].help);
+		fprintf(f, "  %-24s", left);
+		help_wrap(f, t[i].help, strlen(left) > 24);
 	}
 }
 

@@ -94,3 +94,18 @@ if [ "$(cd "$TMP/E" && find . | sort | tr '\n' ' ')" = ". ./mine " ]; then
 else
 	fail "refused capture, existing logdir" "now holds: $(cd "$TMP/E" && find . | tr '\n' ' ')"
 fi
+
+# Every --help fits an 80-column terminal; a long help text wraps under its
+# own column, and a wrapped option still lists every view.
+for c in "" report capture top run diff; do
+	wide=$($XTOP $c --help 2>&1 | awk 'length($0) > 80')
+	[ -z "$wide" ] && ok "xtop ${c:+$c }--help fits 80 columns" ||
+		fail "xtop ${c:+$c }--help fits 80 columns" "$wide"
+done
+$XTOP --help | grep -A1 -- "--view VIEW" | tr -s ' \n' ' ' |
+	grep -q "overview, timeline, ops, steps, memory, kernels, devices, diff" &&
+	ok "--help: the wrapped --view line lists every view" ||
+	fail "--help: --view" "$($XTOP --help | grep -A1 -- --view)"
+$GEN --help 2>&1 | awk 'length($0) > 80' | grep -q . &&
+	fail "xtop-gen --help fits 80 columns" "$($GEN --help 2>&1 | awk 'length($0) > 80')" ||
+	ok "xtop-gen --help fits 80 columns"

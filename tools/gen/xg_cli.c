@@ -18,7 +18,8 @@ static void xg_cli_usage(FILE *f)
 	fputs("usage: xtop-gen [options] -o FILE\n"
 	      "Writes a synthetic XSpace profile (*.xplane.pb) shaped like real XLA profiles.\n"
 	      "  --kind tpu|gpu    device planes: TPU-like (default) or GPU-like\n"
-	      "  --events N        approximate number of XEvents (default 20000; K/M/G = 10^3/6/9)\n"
+	      "  --events N        approximate number of XEvents (default 20000;\n"
+	      "                    K/M/G = 10^3/6/9)\n"
 	      "  --size BYTES      instead: generate at least this many bytes of XSpace\n"
 	      "                    (uncompressed; K/M/G/T = 2^10/20/30/40)\n"
 	      "  --devices D       device planes (default 4 for tpu, 2 for gpu; 1..256)\n"
@@ -26,8 +27,9 @@ static void xg_cli_usage(FILE *f)
 	      "  --seed X          PRNG seed (default 1); same arguments give identical bytes\n"
 	      "  --gzip            write gzip-compressed output\n"
 	      "  --expect FILE     also write the expected analysis results as JSON\n"
-	      "  --scale FILE K    instead: copy the profile FILE (.pb or .pb.gz) with every line's\n"
-	      "                    events repeated K times, each copy shifted by the line's span\n"
+	      "  --scale FILE K    instead: copy the profile FILE (.pb or .pb.gz) with every\n"
+	      "                    line's events repeated K times, each copy shifted by the\n"
+	      "                    line's span\n"
 	      "  -o, --output FILE output file (written to a temporary file, then renamed)\n"
 	      "  -h, --help        show this help\n", f);
 }
