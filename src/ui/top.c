@@ -330,16 +330,14 @@ static void top_draw(void *arg)
 		 u->w->roll->window, u->w->paused ? "  [paused]" : "");
 	ui_put(0, 0, cols, term_attr(ROLE_TITLE), line, 1);
 	status_text(u, u->shown, sizeof(u->shown), &err);
-	ui_put(1, 0, cols, term_attr(err ? ROLE_ERROR : ROLE_TEXT), u->shown, 1);
 	if (err && utf8_width(u->shown) > cols && rows > 8) {
-		/* An error is read in full: its rest takes a second row. */
-		const char *rest = u->shown;
-		int k;
+		/* An error is read whole: broken between words over up to
+		 * six rows (fewer on a short screen), the table below them. */
+		int most = (rows - 6) / 2 > 6 ? 6 : (rows - 6) / 2 < 2 ? 2 : (rows - 6) / 2;
 
-		for (k = 0; k < cols && *rest; k++)
-			rest += utf8_len(rest);
-		ui_put(2, 0, cols, term_attr(ROLE_ERROR), rest, 1);
-		y = 3;
+		y = 1 + ui_put_wrap(1, cols, most, term_attr(ROLE_ERROR), u->shown, 2);
+	} else {
+		ui_put(1, 0, cols, term_attr(err ? ROLE_ERROR : ROLE_TEXT), u->shown, 1);
 	}
 	if (rows > y + 1 && u->help_open) {
 		ui_put(y, 0, cols, term_attr(ROLE_HEADER),

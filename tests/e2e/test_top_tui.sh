@@ -171,6 +171,14 @@ kill -9 "$SPID"
 check "top: server killed: one error line with the retry time, the table kept" \
 	'line 2 | grep -q "capture failed at [0-9:]*, retry" && has "LATEST" && has "$picked"' \
 	"$(line 2)" 15
+# The error is read whole: broken between words over the rows above the
+# table, so the rows joined by blanks give back its phrases.
+err_text() {
+	sed -n '2,7p' "$TMP/screen" | sed '/LATEST/,$d' | sed 's/^ *//; s/ *$//' | tr '\n' ' '
+}
+check "top: the failure is read whole, broken between words" \
+	'err_text | grep -q "cannot reach it or lost it (nothing listening, connection refused, or the workload exited during the capture)" &&
+	 ! err_text | grep -q "…"' "$(shot | sed -n 2,6p)" 5
 start_server "$TMP/b.xplane.pb" --port "$PORT" || exit 0
 check "top: server back: captures again" 'line 2 | grep -q "took .* ops, avg of"' "$(line 2)" 30
 check "top: after the profile changed, the same op is selected where it moved" \
