@@ -436,8 +436,50 @@ static int load_live(struct reader *r, struct xt_host *h, struct xt_error *err)
 	return rc;
 }
 
-/* Decodes the bytes of src (owned by the new host from here on, released on
- * failure) as a host of t; path names them in the host and in errors. */
+/* What is wrong with the top-level field at byte at of b (n bytes), which
+ * the reader refused: into buf, for an error a user can act on (a file cut
+ * short reads as a length past its end). */
+static void field_why(const uint8_t *b, size_t n, size_t at, char *buf, size_t bn)
+{
+	static const char *const names[] = { "", " (a plane)", " (an error)", " (a warning)",
+					     " (a host name)" };
+	struct wire w;
+	uint32_t f;
+	unsigned ty;
+	uint64_t len;
+	const char *name;
+
+	wire_init(&w, b + at, n - at);
+	ty = wire_tag(&w, &f);
+	if (w.bad) {
+		snprintf(buf, bn, "its tag cannot be read");
+		return;
+	}
+	name = f < sizeof(names) / sizeof(names[0]) ? names[f] : "";
+	switch (ty) {
+	case WIRE_LEN:
+		len = wire_varint(&w);
+		if (w.bad)
+			snprintf(buf, bn, "field %u%s has no readable length", (unsigned)f, name);
+		else
+			snprintf(buf, bn, "field %u%s claims %llu bytes, but %zu follow it",
+				 (unsigned)f, name, (unsigned long long)len,
+				 (size_t)(w.end - w.p));
+		return;
+	case WIRE_I64:
+	case WIRE_I32:
+		snprintf(buf, bn, "field %u needs %d bytes, but %zu follow it", (unsigned)f,
+			 ty == WIRE_I64 ? 8 : 4, (size_t)(w.end - w.p));
+		return;
+	case WIRE_VARINT:
+		snprintf(buf, bn, "field %u's number has no end", (unsigned)f);
+		return;
+	default:
+		snprintf(buf, bn, "field %u%s has wire type %u, which no XSpace field uses",
+			 (unsigned)f, name, ty);
+	}
+}
+
 static int load_host(struct xt_trace *t, struct source *src, const char *path,
 		     const char *host_name, const struct xplane_load_opts *opts,
 		     struct xt_error *err)
@@ -491,10 +533,13 @@ static int load_host(struct xt_trace *t, struct source *src, const char *path,
 		}
 	}
 	if (w.bad) {
+		char why[128];
+
+		field_why(h.src.data, h.src.size, field_at, why, sizeof(why));
 		rc = xt_error_set(err, XT_EFORMAT,
-				  "%s: not a valid XSpace profile (malformed protobuf in the field at "
-				  "byte %zu of %zu; truncated or corrupted file?)",
-				  path, field_at, h.src.size);
+				  "%s: not a valid XSpace profile (malformed protobuf at byte %zu of "
+				  "%zu: %s; truncated or corrupted file?)",
+				  path, field_at, h.src.size, why);
 		goto fail;
 	}
 	if (h.nplanes == 0 && h.nhostnames == 0 && h.nerrors == 0 && h.nwarnings == 0) {

@@ -21,6 +21,15 @@ for cut in 1 7 100 1000 $((size / 2)) $((size - 1)); do
 	expect_error "truncated at $cut of $size bytes" 2 "not a valid XSpace\|not an XSpace" \
 		$XTOP report "$TMP/cut.xplane.pb"
 done
+# A file cut inside its last plane says what the cut left: the plane's
+# length against the bytes that follow it.
+head -c $((size / 2)) "$TMP/gen.xplane.pb" >"$TMP/cut.xplane.pb"
+expect_error "truncated: the plane's length against what follows" 2 \
+	"malformed protobuf at byte [0-9]* of $((size / 2)): field 1 (a plane) claims [0-9]* bytes, but [0-9]* follow it; truncated" \
+	$XTOP report "$TMP/cut.xplane.pb"
+printf '\017\001' >"$TMP/wt7.xplane.pb"
+expect_error "a wire type no field uses is named" 2 "at byte 0 of 2: field 1 (a plane) has wire type 7" \
+	$XTOP report "$TMP/wt7.xplane.pb"
 gzip -c "$TMP/gen.xplane.pb" >"$TMP/gen.xplane.pb.gz"
 gsize=$(stat -c %s "$TMP/gen.xplane.pb.gz")
 head -c $((gsize / 2)) "$TMP/gen.xplane.pb.gz" >"$TMP/half.xplane.pb.gz"
@@ -64,7 +73,8 @@ else
 fi
 
 if have_fixtures; then
-	expect_error "corrupt fixture (U+FFFD-mangled TPU profile)" 2 "not a valid XSpace" \
+	expect_error "corrupt fixture (U+FFFD-mangled TPU profile)" 2 \
+		"not a valid XSpace profile (malformed protobuf at byte 0 of 1365940: field 1 (a plane) claims 28501368332271 bytes, but 1365932 follow it" \
 		$XTOP report "$FIX/corrupt/tpu_inference_2-utf8-mangled.xplane.pb"
 	expect_error "SSTABLE cache file given directly" 2 "not a valid XSpace" \
 		$XTOP report "$FIX/jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.SSTABLE"
