@@ -4,8 +4,8 @@
 # Inputs (made once under $O/bench/, never committed):
 #   - the real fixtures in ../shared/fixtures, and the JAX-on-H100
 #     transformer of tests/fixtures/h100 (with command buffers), scaled to
-#     about 1 GB with `xtop-gen --scale` (every line's events repeated,
-#     shifted in time);
+#     about 1 GB with `xtop-gen --scale` (the run repeated: every line's
+#     events again, shifted by the profile's span, identifiers renumbered);
 #   - generated profiles: xtop-gen --kind tpu|gpu --size 1G --seed 42;
 #   - with BENCH_BIG=1 (the default), a generated profile over 4 GiB.
 # Per file: `xtop report --json FILE` (wall, CPU = user + sys, peak RSS,

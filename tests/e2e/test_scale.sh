@@ -25,11 +25,18 @@ else
 fi
 
 # K copies: every count and time of the ops and kernels is K times the
-# original (the copies do not overlap on a line, so nesting is unchanged).
+# original (the copies do not overlap on a line, so nesting is unchanged),
+# and so is every step: each copy is the run again, every line shifted by
+# the profile's span and every step, launch and run identifier renumbered,
+# so each step row comes back K times, inferred, from host markers (the
+# H100 MLP) or from device Steps lines (TF V100).
+gzip -dc tests/fixtures/h100/jax-h100-mlp-nocb.xplane.pb.gz >"$TMP/h100-mlp.xplane.pb"
 for f in "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" \
+	"$FIX/jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb" \
 	"$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" \
-	"$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb"; do
+	"$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb" "$TMP/h100-mlp.xplane.pb"; do
 	name=$(basename "$(dirname "$f")")
+	[ "$name" = "${TMP##*/}" ] && name=h100-mlp
 	$GEN --scale "$f" 3 -o "$TMP/three.pb" >/dev/null 2>&1
 	$XTOP report --json "$f" >"$TMP/a.json" 2>&1
 	$XTOP report --json "$TMP/three.pb" >"$TMP/b.json" 2>&1
@@ -52,7 +59,17 @@ assert ka.keys() == kb.keys(), "kernel rows differ"
 for k in ka:
     assert kb[k]["occurrences"] == 3 * ka[k]["occurrences"], (k, "kernel occurrences")
     assert (kb[k]["min_ps"], kb[k]["max_ps"]) == (ka[k]["min_ps"], ka[k]["max_ps"]), k
-print(len(oa), "ops,", len(ka), "kernels")
+import collections
+def steps(d):
+    keys = ("duration_ps", "device_compute_ps", "device_to_host_ps", "host_to_device_ps",
+            "collectives_ps", "host_compute_ps", "idle_ps")
+    return collections.Counter(tuple(r.get(k) for k in keys) for r in d["steps"])
+sa, sb = steps(a), steps(b)
+assert a["steps_source"] == b["steps_source"], ("steps source", a["steps_source"], b["steps_source"])
+assert sa and sb == collections.Counter({k: 3 * v for k, v in sa.items()}), \
+    ("steps", sum(sa.values()), sum(sb.values()))
+assert len({r["id"] for r in b["steps"]}) == len(b["steps"]), "step numbers repeat"
+print(len(oa), "ops,", len(ka), "kernels,", sum(sa.values()), a["steps_source"], "steps")
 PYEOF
 		ok "scale x3 of $name: 3x the events, op and kernel times ($(cat "$TMP/why"))"
 	else

@@ -28,8 +28,9 @@ static void xg_cli_usage(FILE *f)
 	      "  --gzip            write gzip-compressed output\n"
 	      "  --expect FILE     also write the expected analysis results as JSON\n"
 	      "  --scale FILE K    instead: copy the profile FILE (.pb or .pb.gz) with every\n"
-	      "                    line's events repeated K times, each copy shifted by the\n"
-	      "                    line's span\n"
+	      "                    line's events repeated K times: each copy is the run\n"
+	      "                    again, shifted by the profile's span, its step, launch\n"
+	      "                    and run ids renumbered\n"
 	      "  -o, --output FILE output file (written to a temporary file, then renamed)\n"
 	      "  -h, --help        show this help\n", f);
 }

@@ -20,6 +20,13 @@
 #include "pbwrite.h"
 #include "xg_die.h"
 
+/* The stats that name one instance of something (a step, a launch, a
+ * program run): each copy gets its own, as a longer run would have, so that
+ * steps, launch-to-kernel pairs and clock matches stay one per instance. */
+static const char *const xg_ids[] = { "group_id", "step_num", "iter_num", "correlation_id",
+				      "run_id" };
+enum { XG_NIDS = sizeof(xg_ids) / sizeof(xg_ids[0]), XG_PIDS = 32 };
+
 struct xg_scale {
 	const char *path;
 	const uint8_t *in;	/* the mapped input */
@@ -32,6 +39,19 @@ struct xg_scale {
 	size_t nline, nplane, line_cap, plane_cap;
 	size_t line_i, plane_i; /* writing pass: next entry to use */
 	struct xg_scale_stats st;
+	/* The survey's findings: the profile's span (first start to last
+	 * end over every line, so copies keep the lines in step) and each
+	 * identifier's range. */
+	uint64_t span;
+	int64_t id_lo[XG_NIDS], id_hi[XG_NIDS];
+	uint64_t id_step[XG_NIDS]; /* copy c adds c * id_step (0: kept) */
+	unsigned id_seen;          /* bit i: xg_ids[i] has a value */
+	/* the current plane's stat metadata ids of those identifiers */
+	uint64_t pid[XG_PIDS];
+	unsigned pname[XG_PIDS];
+	size_t npid;
+	uint8_t *tmp; /* a copy's event with its identifiers renumbered */
+	size_t tmp_cap;
 };
 
 /* Inflates a gzip file into an unlinked temporary file; returns its fd. */
@@ -153,6 +173,154 @@ static int xg_scale_event(const uint8_t *b, size_t n, struct xg_scale_ev *e, uin
 	return w.bad ? -1 : 0;
 }
 
+/* The plane's stat metadata ids of the identifiers, into x->pid: its
+ * field 5, a map whose values are XStatMetadata (1 id, 2 name). */
+static void xg_scale_plane_ids(struct xg_scale *x, const uint8_t *b, size_t n)
+{
+	struct wire w;
+
+	x->npid = 0;
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		if (f != 5 || t != WIRE_LEN) {
+			wire_skip(&w, t);
+			continue;
+		}
+		size_t en, nn = 0;
+		const uint8_t *eb = wire_bytes(&w, &en), *nm = NULL;
+		uint64_t key = 0, id = 0;
+		int has_id = 0;
+		struct wire m;
+		wire_init(&m, eb, w.bad ? 0 : en);
+		while (wire_more(&m)) {
+			uint32_t mf;
+			unsigned mt = wire_tag(&m, &mf);
+			if (mf == 1 && mt == WIRE_VARINT) {
+				key = wire_varint(&m);
+			} else if (mf == 2 && mt == WIRE_LEN) {
+				size_t vn;
+				const uint8_t *vb = wire_bytes(&m, &vn);
+				struct wire v;
+				wire_init(&v, vb, m.bad ? 0 : vn);
+				while (wire_more(&v)) {
+					uint32_t vf;
+					unsigned vt = wire_tag(&v, &vf);
+					if (vf == 1 && vt == WIRE_VARINT) {
+						id = wire_varint(&v);
+						has_id = 1;
+					} else if (vf == 2 && vt == WIRE_LEN) {
+						nm = wire_bytes(&v, &nn);
+					} else {
+						wire_skip(&v, vt);
+					}
+				}
+				if (v.bad)
+					xg_scale_bad(x, "stat metadata");
+			} else {
+				wire_skip(&m, mt);
+			}
+		}
+		if (m.bad)
+			xg_scale_bad(x, "stat metadata");
+		for (unsigned k = 0; nm && k < XG_NIDS && x->npid < XG_PIDS; k++)
+			if (strlen(xg_ids[k]) == nn && !memcmp(nm, xg_ids[k], nn)) {
+				x->pid[x->npid] = has_id ? id : key;
+				x->pname[x->npid++] = k;
+			}
+	}
+	if (w.bad)
+		xg_scale_bad(x, "plane");
+}
+
+/* Walks the identifiers among event b's stats (an integer value, under
+ * one of the plane's identifier ids). Surveying (out NULL): widens each
+ * one's range. Else: writes into out the event of copy c, each identifier
+ * moved by c of its steps and every other byte as it is; returns its
+ * length, or 0 when nothing moved (out holds at most 3 n + 64 bytes). */
+static size_t xg_scale_ids(struct xg_scale *x, const uint8_t *b, size_t n, uint64_t c,
+			   uint8_t *out)
+{
+	struct wire w;
+	const uint8_t *done = b; /* bytes before it are in out */
+	uint8_t *q = out;
+
+	if (!x->npid)
+		return 0;
+	wire_init(&w, b, n);
+	while (wire_more(&w)) {
+		const uint8_t *at = w.p;
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		if (f != 4 || t != WIRE_LEN) {
+			wire_skip(&w, t);
+			continue;
+		}
+		size_t sn, v0 = 0, v1 = 0;
+		const uint8_t *sb = wire_bytes(&w, &sn);
+		uint64_t mid = 0, v = 0;
+		unsigned vf = 0, k;
+		struct wire sw;
+		wire_init(&sw, sb, w.bad ? 0 : sn);
+		while (wire_more(&sw)) {
+			size_t fat = (size_t)(sw.p - sb);
+			uint32_t ff;
+			unsigned tt = wire_tag(&sw, &ff);
+			if (tt == WIRE_VARINT && ff == 1) {
+				mid = wire_varint(&sw);
+			} else if (tt == WIRE_VARINT && (ff == 3 || ff == 4)) {
+				v = wire_varint(&sw);
+				vf = ff;
+				v0 = fat;
+				v1 = (size_t)(sw.p - sb);
+			} else {
+				wire_skip(&sw, tt);
+				if (ff >= 2 && ff <= 7) /* another value: the last wins */
+					vf = 0;
+			}
+		}
+		if (sw.bad)
+			xg_scale_bad(x, "event stat");
+		for (k = 0; vf && k < x->npid && x->pid[k] != mid; k++)
+			;
+		if (!vf || k == x->npid)
+			continue;
+		unsigned id = x->pname[k];
+		if (!out) {
+			int seen = (x->id_seen >> id) & 1;
+			if (!seen || (int64_t)v < x->id_lo[id])
+				x->id_lo[id] = (int64_t)v;
+			if (!seen || (int64_t)v > x->id_hi[id])
+				x->id_hi[id] = (int64_t)v;
+			x->id_seen |= 1u << id;
+			continue;
+		}
+		if (!x->id_step[id])
+			continue;
+		/* the bytes up to this stat, then the stat with its new value */
+		uint64_t nv = v + c * x->id_step[id];
+		size_t body = sn - (v1 - v0) + 1 + pb_varint_len(nv);
+		memcpy(q, done, (size_t)(at - done));
+		q += at - done;
+		*q++ = PB_TAG(4, PB_LEN);
+		q = pb_wvarint(q, body);
+		memcpy(q, sb, v0);
+		q += v0;
+		*q++ = PB_TAG(vf, PB_VARINT);
+		q = pb_wvarint(q, nv);
+		memcpy(q, sb + v1, sn - v1);
+		q += sn - v1;
+		done = w.p;
+	}
+	if (w.bad)
+		xg_scale_bad(x, "event");
+	if (!out || done == b)
+		return 0;
+	memcpy(q, done, (size_t)(b + n - done));
+	return (size_t)(q + (b + n - done) - out);
+}
+
 /* Body length of copy c of e (shift = c * span). */
 static uint64_t xg_scale_ev_len(const struct xg_scale_ev *e, uint64_t shift)
 {
@@ -218,6 +386,102 @@ static void xg_scale_push(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
 	(*v)[(*n)++] = x;
 }
 
+static void xg_scale_tmp(struct xg_scale *x, size_t n)
+{
+	if (n > x->tmp_cap) {
+		free(x->tmp);
+		x->tmp = malloc(n);
+		if (!x->tmp)
+			xg_die("out of memory");
+		x->tmp_cap = n;
+	}
+}
+
+/* The survey: the profile's span over every line (line timestamp_ns,
+ * field 3, plus the event's offset) and each identifier's range, which
+ * set every copy's shift and identifier step. */
+static void xg_scale_survey(struct xg_scale *x)
+{
+	struct wire w, pw, lw;
+	__int128 lo = 0, hi = 0;
+	int any = 0;
+
+	wire_init(&w, x->in, x->in_len);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+		if (f != 1 || t != WIRE_LEN) {
+			wire_skip(&w, t);
+			continue;
+		}
+		size_t pn;
+		const uint8_t *pb = wire_bytes(&w, &pn);
+		if (w.bad)
+			break;
+		xg_scale_plane_ids(x, pb, pn);
+		wire_init(&pw, pb, pn);
+		while (wire_more(&pw)) {
+			unsigned pt = wire_tag(&pw, &f);
+			if (f != 3 || pt != WIRE_LEN) {
+				wire_skip(&pw, pt);
+				continue;
+			}
+			size_t ln;
+			const uint8_t *lb = wire_bytes(&pw, &ln);
+			int64_t ts = 0;
+			/* the line's timestamp first: it may follow its events */
+			wire_init(&lw, lb, pw.bad ? 0 : ln);
+			while (wire_more(&lw)) {
+				unsigned lt = wire_tag(&lw, &f);
+				if (f == 3 && lt == WIRE_VARINT)
+					ts = (int64_t)wire_varint(&lw);
+				else
+					wire_skip(&lw, lt);
+			}
+			if (lw.bad)
+				xg_scale_bad(x, "line");
+			wire_init(&lw, lb, ln);
+			while (wire_more(&lw)) {
+				unsigned lt = wire_tag(&lw, &f);
+				if (f != 4 || lt != WIRE_LEN) {
+					wire_skip(&lw, lt);
+					continue;
+				}
+				size_t en;
+				const uint8_t *eb = wire_bytes(&lw, &en);
+				struct xg_scale_ev e;
+				uint64_t dur;
+				if (lw.bad || xg_scale_event(eb, en, &e, &dur) < 0)
+					xg_scale_bad(x, "event");
+				xg_scale_ids(x, eb, en, 0, NULL);
+				if (!e.timed)
+					continue;
+				__int128 a = (__int128)ts * 1000 + (int64_t)e.off, z = a + dur;
+				if (!any || a < lo)
+					lo = a;
+				if (!any || z > hi)
+					hi = z;
+				any = 1;
+			}
+		}
+		if (pw.bad)
+			xg_scale_bad(x, "plane");
+	}
+	if (w.bad)
+		xg_scale_bad(x, "field in the XSpace");
+	if (any && hi - lo > INT64_MAX)
+		xg_die("%s: its lines' events span more than %lld ps: copies of it overflow the time "
+		       "stamps", x->path, (long long)INT64_MAX);
+	x->span = !any ? 0 : hi > lo ? (uint64_t)(hi - lo) : 1;
+	for (unsigned i = 0; i < XG_NIDS; i++) {
+		__int128 step = (__int128)x->id_hi[i] - x->id_lo[i] + 1;
+		/* a range the copies cannot follow keeps its values */
+		if (((x->id_seen >> i) & 1) &&
+		    x->id_hi[i] + step * (__int128)(x->k - 1) <= INT64_MAX)
+			x->id_step[i] = (uint64_t)step;
+	}
+}
+
 /* One XLine: its header as it is, its events k times. */
 static void xg_scale_line(struct xg_scale *x, const uint8_t *b, size_t n)
 {
@@ -248,10 +512,10 @@ static void xg_scale_line(struct xg_scale *x, const uint8_t *b, size_t n)
 	}
 	if (w.bad)
 		xg_scale_bad(x, "line");
-	uint64_t span = lo == UINT64_MAX ? 0 : hi > lo ? hi - lo : 1;
+	uint64_t span = lo == UINT64_MAX ? 0 : x->span;
 	if (span && (x->k - 1 > (uint64_t)INT64_MAX / span ||
 		     hi > (uint64_t)INT64_MAX - (x->k - 1) * span))
-		xg_die("%s: a line spans %llu ps: %llu copies of it overflow the time stamps",
+		xg_die("%s: the profile spans %llu ps: %llu copies of it overflow a line's time stamps",
 		       x->path, (unsigned long long)span, (unsigned long long)x->k);
 
 	uint64_t pos = pb_sink_pos(x->s);
@@ -281,9 +545,16 @@ static void xg_scale_line(struct xg_scale *x, const uint8_t *b, size_t n)
 					uint32_t ef;
 					unsigned et = wire_tag(&ew, &ef);
 					if (ef == 4 && et == WIRE_LEN) {
-						size_t n2;
+						size_t n2, m = 0;
 						const uint8_t *eb = wire_bytes(&ew, &n2);
-						xg_scale_event(eb, n2, &e, &dur);
+						if (c && x->npid) {
+							xg_scale_tmp(x, 3 * n2 + 64);
+							m = xg_scale_ids(x, eb, n2, c, x->tmp);
+						}
+						if (m)
+							xg_scale_event(x->tmp, m, &e, &dur);
+						else
+							xg_scale_event(eb, n2, &e, &dur);
 						xg_scale_ev_write(x, &e, c * span);
 					} else {
 						wire_skip(&ew, et);
@@ -326,6 +597,7 @@ static void xg_scale_plane(struct xg_scale *x, const uint8_t *b, size_t n)
 			xg_die("internal error: more planes than counted");
 		xg_scale_head(x->s, 1, x->plane_len[x->plane_i]);
 	}
+	xg_scale_plane_ids(x, b, n);
 	pos = pb_sink_pos(x->s);
 	wire_init(&w, b, n);
 	while (wire_more(&w)) {
@@ -391,6 +663,7 @@ struct xg_scale *xg_scale_new(const char *in, uint64_t k)
 	x->path = in;
 	x->k = k;
 	x->in = xg_scale_map(in, &x->in_len);
+	xg_scale_survey(x);
 	pb_sink_open(&count, PB_SINK_COUNT, -1, 0);
 	x->s = &count;
 	x->sizing = 1;
@@ -414,5 +687,6 @@ void xg_scale_free(struct xg_scale *x)
 	munmap((void *)x->in, x->in_len);
 	free(x->line_len);
 	free(x->plane_len);
+	free(x->tmp);
 	free(x);
 }

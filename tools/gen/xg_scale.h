@@ -3,15 +3,21 @@
  * bigger with its shape kept, for benchmarks on real-shaped data.
  *
  * Every line's events are written K times; copy c is shifted by c times
- * the line's span (the first start to the last end of its timed events),
- * so copies follow each other and nesting within a copy is unchanged.
- * Everything else (planes, metadata, stats, event stats, line headers) is
- * copied byte for byte; a line's duration_ps, when set, grows by
- * (K - 1) spans. Aggregated events (num_occurrences) are repeated as they
- * are.
+ * the profile's span (the first start to the last end of the timed events
+ * of every line), so each copy is the run again: copies follow each other,
+ * nesting within a copy is unchanged, and what happens at once on two
+ * lines (a launch and its kernel, a step marker and its ops) still does.
+ * The stats that name one instance (group_id, step_num, iter_num,
+ * correlation_id, run_id, as event stats with an integer value) move by c
+ * times their range in the file, so each copy's steps, launches and runs
+ * are its own. Everything else (planes, metadata, other stats, line
+ * headers) is copied byte for byte; a line's duration_ps, when set, grows
+ * by (K - 1) spans. Aggregated events (num_occurrences) are repeated as
+ * they are.
  *
  * Like the generator it streams: the input is mapped (a gzip input is
- * first inflated to an unlinked temporary file), a counting pass learns
+ * first inflated to an unlinked temporary file), a survey finds the span
+ * and the identifiers' ranges, a counting pass learns
  * every new line and plane length, and the writing pass emits them
  * through pb_sink, so memory stays bounded whatever K is.
  */
