@@ -193,13 +193,14 @@ static inline void wire_skip(struct wire *w, unsigned type)
 }
 
 /* Reads a tag: *field gets the field number, returns the wire type. A field
- * number of 0 is malformed. */
+ * number of 0, or above protobuf's largest (2^29 - 1), is malformed: cut to
+ * 32 bits, a larger one would read as another field. */
 static inline unsigned wire_tag(struct wire *w, uint32_t *field)
 {
 	uint64_t t = wire_varint(w);
 
 	*field = (uint32_t)(t >> 3);
-	if (!w->bad && (t >> 3) == 0) {
+	if (!w->bad && (t >> 3) - 1 >= (1u << 29) - 1) {
 		w->bad = 1;
 		w->p = w->end;
 	}

@@ -452,7 +452,15 @@ static void field_why(const uint8_t *b, size_t n, size_t at, char *buf, size_t b
 	wire_init(&w, b + at, n - at);
 	ty = wire_tag(&w, &f);
 	if (w.bad) {
-		snprintf(buf, bn, "its tag cannot be read");
+		uint64_t t;
+
+		wire_init(&w, b + at, n - at);
+		t = wire_varint(&w);
+		if (w.bad)
+			snprintf(buf, bn, "its tag cannot be read");
+		else
+			snprintf(buf, bn, "its field number, %llu, is not one protobuf allows",
+				 (unsigned long long)(t >> 3));
 		return;
 	}
 	name = f < sizeof(names) / sizeof(names[0]) ? names[f] : "";

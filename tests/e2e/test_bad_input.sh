@@ -27,6 +27,13 @@ head -c $((size / 2)) "$TMP/gen.xplane.pb" >"$TMP/cut.xplane.pb"
 expect_error "truncated: the plane's length against what follows" 2 \
 	"malformed protobuf at byte [0-9]* of $((size / 2)): field 1 (a plane) claims [0-9]* bytes, but [0-9]* follow it; truncated" \
 	$XTOP report "$TMP/cut.xplane.pb"
+printf '\002' >"$TMP/f0.xplane.pb"
+expect_error "field number 0 is named" 2 "at byte 0 of 1: its field number, 0, is not one protobuf allows" \
+	$XTOP report "$TMP/f0.xplane.pb"
+# 2^32 + 1 cut to 32 bits would read as field 1, a plane of 5 bytes.
+printf '\212\200\200\200\200\001\000' >"$TMP/fbig.xplane.pb"
+expect_error "a field number above 2^29 - 1 is refused, not cut" 2 "its field number, 4294967297, is not" \
+	$XTOP report "$TMP/fbig.xplane.pb"
 printf '\017\001' >"$TMP/wt7.xplane.pb"
 expect_error "a wire type no field uses is named" 2 "at byte 0 of 2: field 1 (a plane) has wire type 7" \
 	$XTOP report "$TMP/wt7.xplane.pb"

@@ -5,8 +5,53 @@
 # input fails cleanly without leaving a file behind.
 . tests/e2e/lib.sh
 
+# Event by event (tests/fixtures/scale_check.py): copy c of every event
+# shifted by c profile spans, its identifiers by c of their ranges, all
+# else the same; crafted inputs for the edges, then real profiles.
+SC="$PY tests/fixtures/scale_check.py"
+for c in keyid negoff double pairs farlines; do
+	$SC make "$c" "$TMP/$c.pb" || { fail "scale: make $c" "scale_check.py failed"; continue; }
+	for k in 1 3; do
+		[ "$c.$k" = farlines.3 ] && continue
+		if $GEN --scale "$TMP/$c.pb" "$k" -o "$TMP/$c.$k.pb" >/dev/null 2>"$TMP/err" &&
+			$SC check "$TMP/$c.pb" "$TMP/$c.$k.pb" "$k" >"$TMP/why" 2>&1; then
+			ok "scale x$k of the crafted '$c' profile: $(cat "$TMP/why")"
+		else
+			fail "scale x$k of the crafted '$c' profile" "$(cat "$TMP/err" "$TMP/why" 2>/dev/null)"
+		fi
+	done
+done
+cmp -s "$TMP/farlines.pb" "$TMP/farlines.1.pb" &&
+	ok "scale x1 of lines 1.7e18 ns apart: the same bytes" ||
+	fail "scale x1 of lines far apart" "differs"
+expect_error "scale x3 of lines 1.7e18 ns apart: refused, nothing written" 2 \
+	"copies of it overflow the time stamps" $GEN --scale "$TMP/farlines.pb" 3 -o "$TMP/far3.pb"
+[ ! -e "$TMP/far3.pb" ] || fail "scale x3 of lines far apart" "left $TMP/far3.pb"
+# A group_id too large for its copies: said, and the copies share it.
+$PY - "$TMP/keyid.pb" "$TMP/huge.pb" <<'PYEOF'
+import sys
+sys.path.insert(0, 'tests/fixtures')
+import xspace_io
+s = xspace_io.read(sys.argv[1], sys.exit)
+s.planes[0].lines[0].events[0].stats[0].int64_value = 2**62
+xspace_io.write(s, sys.argv[2])
+PYEOF
+if $GEN --scale "$TMP/huge.pb" 3 -o "$TMP/huge3.pb" >/dev/null 2>"$TMP/err" &&
+	grep -q "group_id goes to 4611686018427387904: 3 copies cannot renumber it" "$TMP/err"; then
+	ok "scale: an identifier it cannot renumber is said"
+else
+	fail "scale: an identifier it cannot renumber" "$(cat "$TMP/err")"
+fi
+gzip -dc tests/fixtures/h100/jax-h100-mlp-nocb.xplane.pb.gz >"$TMP/h100-mlp.xplane.pb"
+$GEN --scale "$TMP/h100-mlp.xplane.pb" 3 -o "$TMP/h3.pb" >/dev/null 2>&1
+if $SC check "$TMP/h100-mlp.xplane.pb" "$TMP/h3.pb" 3 >"$TMP/why" 2>&1; then
+	ok "scale x3 of the H100 MLP, event by event: $(cat "$TMP/why")"
+else
+	fail "scale x3 of the H100 MLP, event by event" "$(cat "$TMP/why")"
+fi
+
 if ! have_fixtures; then
-	skip "scale" "../shared/fixtures is absent"
+	skip "scale of the shared fixtures" "../shared/fixtures is absent"
 	exit 0
 fi
 
@@ -30,7 +75,6 @@ fi
 # the profile's span and every step, launch and run identifier renumbered,
 # so each step row comes back K times, inferred, from host markers (the
 # H100 MLP) or from device Steps lines (TF V100).
-gzip -dc tests/fixtures/h100/jax-h100-mlp-nocb.xplane.pb.gz >"$TMP/h100-mlp.xplane.pb"
 for f in "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" \
 	"$FIX/jax-rocm-mi300x-conv-legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb" \
 	"$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb" \
@@ -74,6 +118,17 @@ PYEOF
 		ok "scale x3 of $name: 3x the events, op and kernel times ($(cat "$TMP/why"))"
 	else
 		fail "scale x3 of $name" "$(tail -n 3 "$TMP/why")"
+	fi
+done
+
+for f in "$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb" \
+	"$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"; do
+	name=$(basename "$(dirname "$f")")
+	$GEN --scale "$f" 2 -o "$TMP/two.pb" >/dev/null 2>&1
+	if $SC check "$f" "$TMP/two.pb" 2 >"$TMP/why" 2>&1; then
+		ok "scale x2 of $name, event by event: $(cat "$TMP/why")"
+	else
+		fail "scale x2 of $name, event by event" "$(cat "$TMP/why")"
 	fi
 done
 

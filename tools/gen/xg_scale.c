@@ -25,7 +25,9 @@
  * steps, launch-to-kernel pairs and clock matches stay one per instance. */
 static const char *const xg_ids[] = { "group_id", "step_num", "iter_num", "correlation_id",
 				      "run_id" };
-enum { XG_NIDS = sizeof(xg_ids) / sizeof(xg_ids[0]), XG_PIDS = 32 };
+enum { XG_NIDS = sizeof(xg_ids) / sizeof(xg_ids[0]), XG_PIDS = 32, XG_VAL_OTHER = 99 };
+/* Doubles hold integers exactly up to here. */
+#define XG_DBL_EXACT 9007199254740992.0
 
 struct xg_scale {
 	const char *path;
@@ -46,6 +48,8 @@ struct xg_scale {
 	int64_t id_lo[XG_NIDS], id_hi[XG_NIDS];
 	uint64_t id_step[XG_NIDS]; /* copy c adds c * id_step (0: kept) */
 	unsigned id_seen;          /* bit i: xg_ids[i] has a value */
+	unsigned id_dbl;           /* bit i: some of them are doubles */
+	unsigned id_other;         /* bit i: some are not integers (kept) */
 	/* the current plane's stat metadata ids of those identifiers */
 	uint64_t pid[XG_PIDS];
 	unsigned pname[XG_PIDS];
@@ -174,7 +178,8 @@ static int xg_scale_event(const uint8_t *b, size_t n, struct xg_scale_ev *e, uin
 }
 
 /* The plane's stat metadata ids of the identifiers, into x->pid: its
- * field 5, a map whose values are XStatMetadata (1 id, 2 name). */
+ * field 5, a map (1 key, 2 XStatMetadata, whose 2 is the name). Event stats
+ * name their metadata by the map's key, as the reader looks them up. */
 static void xg_scale_plane_ids(struct xg_scale *x, const uint8_t *b, size_t n)
 {
 	struct wire w;
@@ -190,8 +195,7 @@ static void xg_scale_plane_ids(struct xg_scale *x, const uint8_t *b, size_t n)
 		}
 		size_t en, nn = 0;
 		const uint8_t *eb = wire_bytes(&w, &en), *nm = NULL;
-		uint64_t key = 0, id = 0;
-		int has_id = 0;
+		uint64_t key = 0;
 		struct wire m;
 		wire_init(&m, eb, w.bad ? 0 : en);
 		while (wire_more(&m)) {
@@ -207,10 +211,7 @@ static void xg_scale_plane_ids(struct xg_scale *x, const uint8_t *b, size_t n)
 				while (wire_more(&v)) {
 					uint32_t vf;
 					unsigned vt = wire_tag(&v, &vf);
-					if (vf == 1 && vt == WIRE_VARINT) {
-						id = wire_varint(&v);
-						has_id = 1;
-					} else if (vf == 2 && vt == WIRE_LEN) {
+					if (vf == 2 && vt == WIRE_LEN) {
 						nm = wire_bytes(&v, &nn);
 					} else {
 						wire_skip(&v, vt);
@@ -226,7 +227,7 @@ static void xg_scale_plane_ids(struct xg_scale *x, const uint8_t *b, size_t n)
 			xg_scale_bad(x, "stat metadata");
 		for (unsigned k = 0; nm && k < XG_NIDS && x->npid < XG_PIDS; k++)
 			if (strlen(xg_ids[k]) == nn && !memcmp(nm, xg_ids[k], nn)) {
-				x->pid[x->npid] = has_id ? id : key;
+				x->pid[x->npid] = key;
 				x->pname[x->npid++] = k;
 			}
 	}
@@ -274,10 +275,20 @@ static size_t xg_scale_ids(struct xg_scale *x, const uint8_t *b, size_t n, uint6
 				vf = ff;
 				v0 = fat;
 				v1 = (size_t)(sw.p - sb);
+			} else if (tt == WIRE_I64 && ff == 2) {
+				/* a double, as the reader takes it for an integer */
+				double d;
+				uint64_t bits = wire_fixed64(&sw);
+				memcpy(&d, &bits, sizeof d);
+				vf = d >= -XG_DBL_EXACT && d <= XG_DBL_EXACT && d == (double)(int64_t)d
+					     ? 2 : XG_VAL_OTHER;
+				v = vf == 2 ? (uint64_t)(int64_t)d : 0;
+				v0 = fat;
+				v1 = (size_t)(sw.p - sb);
 			} else {
 				wire_skip(&sw, tt);
 				if (ff >= 2 && ff <= 7) /* another value: the last wins */
-					vf = 0;
+					vf = XG_VAL_OTHER;
 			}
 		}
 		if (sw.bad)
@@ -287,8 +298,15 @@ static size_t xg_scale_ids(struct xg_scale *x, const uint8_t *b, size_t n, uint6
 		if (!vf || k == x->npid)
 			continue;
 		unsigned id = x->pname[k];
+		if (vf == XG_VAL_OTHER) {
+			/* a string, or a double that is no integer: kept */
+			x->id_other |= 1u << id;
+			continue;
+		}
 		if (!out) {
 			int seen = (x->id_seen >> id) & 1;
+			if (vf == 2)
+				x->id_dbl |= 1u << id;
 			if (!seen || (int64_t)v < x->id_lo[id])
 				x->id_lo[id] = (int64_t)v;
 			if (!seen || (int64_t)v > x->id_hi[id])
@@ -300,15 +318,23 @@ static size_t xg_scale_ids(struct xg_scale *x, const uint8_t *b, size_t n, uint6
 			continue;
 		/* the bytes up to this stat, then the stat with its new value */
 		uint64_t nv = v + c * x->id_step[id];
-		size_t body = sn - (v1 - v0) + 1 + pb_varint_len(nv);
+		size_t body = sn - (v1 - v0) + 1 + (vf == 2 ? 8 : pb_varint_len(nv));
 		memcpy(q, done, (size_t)(at - done));
 		q += at - done;
 		*q++ = PB_TAG(4, PB_LEN);
 		q = pb_wvarint(q, body);
 		memcpy(q, sb, v0);
 		q += v0;
-		*q++ = PB_TAG(vf, PB_VARINT);
-		q = pb_wvarint(q, nv);
+		if (vf == 2) {
+			double d = (double)(int64_t)nv;
+			uint64_t bits;
+			memcpy(&bits, &d, sizeof bits);
+			*q++ = PB_TAG(2, PB_I64);
+			q = pb_wfixed64(q, bits);
+		} else {
+			*q++ = PB_TAG(vf, PB_VARINT);
+			q = pb_wvarint(q, nv);
+		}
 		memcpy(q, sb + v1, sn - v1);
 		q += sn - v1;
 		done = w.p;
@@ -469,17 +495,31 @@ static void xg_scale_survey(struct xg_scale *x)
 	}
 	if (w.bad)
 		xg_scale_bad(x, "field in the XSpace");
+	if (x->k == 1) /* one copy: nothing moves, however far apart */
+		return;
 	if (any && hi - lo > INT64_MAX)
 		xg_die("%s: its lines' events span more than %lld ps: copies of it overflow the time "
 		       "stamps", x->path, (long long)INT64_MAX);
 	x->span = !any ? 0 : hi > lo ? (uint64_t)(hi - lo) : 1;
 	for (unsigned i = 0; i < XG_NIDS; i++) {
-		__int128 step = (__int128)x->id_hi[i] - x->id_lo[i] + 1;
-		/* a range the copies cannot follow keeps its values */
-		if (((x->id_seen >> i) & 1) &&
-		    x->id_hi[i] + step * (__int128)(x->k - 1) <= INT64_MAX)
+		__int128 step = (__int128)x->id_hi[i] - x->id_lo[i] + 1,
+			 top = x->id_hi[i] + step * (__int128)(x->k - 1);
+		if (!((x->id_seen >> i) & 1))
+			continue;
+		/* a range the copies cannot follow keeps its values, said */
+		if (top <= ((x->id_dbl >> i) & 1 ? (__int128)XG_DBL_EXACT : (__int128)INT64_MAX))
 			x->id_step[i] = (uint64_t)step;
+		else
+			fprintf(stderr,
+				"xtop-gen: %s: %s goes to %lld: %llu copies cannot renumber it, so "
+				"they share its values\n", x->path, xg_ids[i], (long long)x->id_hi[i],
+				(unsigned long long)x->k);
 	}
+	for (unsigned i = 0; i < XG_NIDS; i++)
+		if ((x->id_other >> i) & 1)
+			fprintf(stderr,
+				"xtop-gen: %s: some %s values are not integers: the copies share "
+				"those\n", x->path, xg_ids[i]);
 }
 
 /* One XLine: its header as it is, its events k times. */
@@ -487,9 +527,12 @@ static void xg_scale_line(struct xg_scale *x, const uint8_t *b, size_t n)
 {
 	struct wire w;
 	struct xg_scale_ev e;
-	uint64_t lo = UINT64_MAX, hi = 0, dur, nev = 0;
+	uint64_t dur, nev = 0, d0 = 0;
+	__int128 hi = 0;
+	int timed = 0;
 
-	/* The span: first start to last end of the timed events. */
+	/* The last end of the timed events, and the line's duration: what
+	 * the last copy moves furthest. */
 	wire_init(&w, b, n);
 	while (wire_more(&w)) {
 		uint32_t f;
@@ -502,19 +545,21 @@ static void xg_scale_line(struct xg_scale *x, const uint8_t *b, size_t n)
 			nev++;
 			if (!e.timed)
 				continue;
-			if (e.off < lo)
-				lo = e.off;
-			if (e.off + dur > hi)
-				hi = e.off + dur;
+			__int128 end = (__int128)(int64_t)e.off + (int64_t)dur;
+			if (!timed || end > hi)
+				hi = end;
+			timed = 1;
+		} else if (f == 9 && t == WIRE_VARINT) {
+			d0 = wire_varint(&w);
 		} else {
 			wire_skip(&w, t);
 		}
 	}
 	if (w.bad)
 		xg_scale_bad(x, "line");
-	uint64_t span = lo == UINT64_MAX ? 0 : x->span;
-	if (span && (x->k - 1 > (uint64_t)INT64_MAX / span ||
-		     hi > (uint64_t)INT64_MAX - (x->k - 1) * span))
+	uint64_t span = timed ? x->span : 0;
+	__int128 move = (__int128)span * (x->k - 1);
+	if (span && (hi + move > INT64_MAX || (__int128)(int64_t)d0 + move > INT64_MAX))
 		xg_die("%s: the profile spans %llu ps: %llu copies of it overflow a line's time stamps",
 		       x->path, (unsigned long long)span, (unsigned long long)x->k);
 
