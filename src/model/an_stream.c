@@ -14,6 +14,64 @@
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
+/* The instruction a command buffer kernel's place in its run named, or NULL
+ * (not such a kernel, or not one of the line's kept events). */
+static const char *stream_named(const struct xt_analysis *a, const struct xt_line *l,
+				const struct xt_event *ev)
+{
+	size_t k, lo = 0, hi;
+	int64_t i;
+
+	if (!l->ev || ev < l->ev || ev >= l->ev + l->nev)
+		return NULL;
+	for (k = 0; k < a->ncb_names && a->cb_names[k].l != l; k++)
+		;
+	if (k == a->ncb_names)
+		return NULL;
+	i = ev - l->ev;
+	hi = a->cb_names[k].n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->cb_names[k].v[mid].k < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->cb_names[k].n && a->cb_names[k].v[lo].k == i
+		       ? (const char *)(uintptr_t)a->cb_names[k].v[lo].v
+		       : NULL;
+}
+
+void stream_keep_names(struct xt_analysis *a, struct xt_trace *t)
+{
+	size_t h, p, l;
+
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++)
+			for (l = 0; l < t->hosts[h].planes[p].nlines; l++) {
+				const struct xt_line *xl = &t->hosts[h].planes[p].lines[l];
+				struct line_part *lp = xl->hook_data;
+
+				if (!lp || lp->role != LROLE_STREAM || !lp->ncbn)
+					continue;
+				a->cb_names = xreallocarray(a->cb_names, a->ncb_names + 1,
+							    sizeof(*a->cb_names));
+				a->cb_names[a->ncb_names++] = (struct cb_names){ xl, lp->cbn, lp->ncbn };
+				lp->cbn = NULL;
+				lp->ncbn = lp->capcbn = 0;
+			}
+}
+
+void stream_names_free(struct xt_analysis *a)
+{
+	size_t k;
+
+	for (k = 0; k < a->ncb_names; k++)
+		free(a->cb_names[k].v);
+	free(a->cb_names);
+}
+
 const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace *t, size_t host,
 			     const struct xt_plane *p, const struct xt_line *l,
 			     const struct xt_event *ev, char *buf, size_t n)
@@ -26,6 +84,12 @@ const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace 
 		struct xt_known_stats ks;
 		struct gpu_attr ga;
 		const struct xt_host *h = &t->hosts[host];
+		const char *by_order = stream_named(a, l, ev);
+
+		if (by_order) {
+			snprintf(buf, n, "%s", by_order);
+			return buf;
+		}
 
 		stat_collect(&ks, h, p, l, ev,
 			     1ull << XS_HLO_OP | 1ull << XS_TF_OP | 1ull << XS_LEVEL0 |
@@ -509,10 +573,18 @@ static void cb_flush(struct stream_pass *sp, struct cb_run *r)
 		const struct cb_ev *e = &r->ev[k];
 		uint32_t ix = r->res[*v + k];
 
-		if (ix == UINT32_MAX)
+		if (ix == UINT32_MAX) {
 			stream_account(sp, e->i, e->slot, e->from_hlo, &e->as);
-		else
-			stream_account(sp, e->i, cb_inst_slot(sp->lp, r, ix, e->slot), 1, &e->as);
+			continue;
+		}
+		stream_account(sp, e->i, cb_inst_slot(sp->lp, r, ix, e->slot), 1, &e->as);
+		/* what the viewer asks of this event (analysis_op_name) */
+		if (sp->lp->ncbn == sp->lp->capcbn) {
+			sp->lp->capcbn = sp->lp->capcbn ? sp->lp->capcbn * 2 : 256;
+			sp->lp->cbn = xreallocarray(sp->lp->cbn, sp->lp->capcbn, sizeof(*sp->lp->cbn));
+		}
+		sp->lp->cbn[sp->lp->ncbn++] =
+			(struct sort_kv){ (int64_t)e->i, (uint64_t)(uintptr_t)r->mod->inst[ix].name };
 	}
 	r->n = 0;
 }
@@ -786,6 +858,15 @@ static void tail_job(void *arg, size_t i)
 		return;
 	}
 	map = stream_join(t->lp, t->sp[1].lp);
+	/* the second piece's named kernels follow the first's */
+	if (t->sp[1].lp->ncbn) {
+		struct line_part *a = t->lp, *b = t->sp[1].lp;
+
+		a->cbn = xreallocarray(a->cbn, a->ncbn + b->ncbn, sizeof(*a->cbn));
+		memcpy(a->cbn + a->ncbn, b->cbn, b->ncbn * sizeof(*a->cbn));
+		a->ncbn += b->ncbn;
+		a->capcbn = a->ncbn;
+	}
 	t->sp[1].lp->cls = NULL;
 	line_part_free(t->sp[1].lp);
 	stream_ordered(t->lp, t->p, t->l, &t->sp[0].ord, t->rec, t->cut, map, t->sp[1].ex,

@@ -221,6 +221,7 @@ void line_part_free(struct line_part *lp)
 	free(lp->comp);
 	memory_free(lp);
 	free(lp->kerns);
+	free(lp->cbn);
 	free(lp);
 }
 
@@ -813,6 +814,7 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	hlo_keep(a, ctx, t);
 	/* Before anything reads the line parts: it moves blit copies. */
 	copies_resolve(a, t);
+	stream_keep_names(a, t);
 	/* The hosts' activity and the GPUs' busy unions first, one list of
 	 * jobs (the hosts' halves first, often the largest), so that a profile
 	 * of one GPU and one busy host line unions both at once. Then the step
@@ -874,6 +876,7 @@ void analysis_free(struct xt_analysis *a)
 	for (i = 0; i < a->nhlo; i++)
 		hlo_set_free(&a->hlo[i]);
 	copies_free(a);
+	stream_names_free(a);
 	free(a->hlo);
 	free(a->ops);
 	free(a->devices);

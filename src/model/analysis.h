@@ -254,6 +254,10 @@ struct xt_analysis {
 	/* per host (nhlo of them): its HIP copy calls by correlation id, which
 	 * name the blit copies that name no op (an_copies.c; owned) */
 	struct copy_calls *copies;
+	/* GPU lines whose command buffer kernels their place in the run
+	 * named (an_cmdbuf.c), for analysis_op_name (an_stream.c; owned) */
+	struct cb_names *cb_names;
+	size_t ncb_names;
 	struct xt_overview overview;
 	struct arena arena;           /* strings of all rows */
 };

@@ -267,6 +267,11 @@ struct line_part {
 	int64_t dev_first, dev_last;
 	uint64_t kernels, small_kernels;
 	int64_t small_kernel_ps;
+	/* command buffer kernels named by their place in the run: event
+	 * index -> the instruction's name (a const char * of the module), in
+	 * event order (cb_flush) */
+	struct sort_kv *cbn;
+	size_t ncbn, capcbn;
 	/* memory: the line's records in parts (what the sink read from each
 	 * decoded range, or each half of the line), in the line's order */
 	struct mem_part **mem;
@@ -408,6 +413,17 @@ struct bytes_ref attr_last_scope(struct bytes_ref r);
 struct bytes_ref attr_kernel_name(const struct xt_event_meta *m);
 /* The op category of an HLO instruction (fusion kind, gemm, ...). */
 struct bytes_ref attr_hlo_category(const struct hlo_inst *in);
+/* One GPU line's command buffer kernels named by their place in the run
+ * (line_part.cbn, kept by the analysis). */
+struct cb_names {
+	const struct xt_line *l;
+	struct sort_kv *v;
+	size_t n;
+};
+/* an_stream.c: the lines' cbn lists into a->cb_names (after the stream
+ * passes), and their release. */
+void stream_keep_names(struct xt_analysis *a, struct xt_trace *t);
+void stream_names_free(struct xt_analysis *a);
 /* an_cmdbuf.c: the kernels of one command buffer run, kn[0..n) in start
  * order, matched with the launch sequence of computation comp of m: out[i]
  * gets kernel i's instruction index (UINT32_MAX: keep the name rule) and

@@ -232,13 +232,19 @@ static void kern_draw(struct app *a, int y, int h)
 	}
 }
 
-/* A launch of kernel arg: a GPU track's event of that name. */
+/* A launch of kernel row arg: a GPU track's event of that name, launched
+ * for the row's op (one kernel runs for several ops: XLA launches one
+ * fusion's kernel for its identical twins). */
 static int is_launch(struct app *a, const struct tl_track *tr, const struct xt_event *ev,
 		     const void *arg)
 {
-	(void)a;
-	return !strncmp(tr->p->name, "/device:GPU:", 12) &&
-	       !strcmp(xt_event_meta(tr->p, ev)->name, ((const struct xt_kernel_row *)arg)->name);
+	const struct xt_kernel_row *k = arg;
+	char op[512];
+
+	if (strncmp(tr->p->name, "/device:GPU:", 12) || strcmp(xt_event_meta(tr->p, ev)->name, k->name))
+		return 0;
+	return !k->op[0] ||
+	       !strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, tr->l, ev, op, sizeof(op)), k->op);
 }
 
 static void kern_jump(struct app *a, const struct xt_kernel_row *k)

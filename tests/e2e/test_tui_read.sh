@@ -860,3 +860,45 @@ check "memory at 40 columns: the peak's split is whole" \
 	'has "peak 194.01 MiB = 10 largest live" && has "unattributed 8.00 MiB (reserved 0 B)"' "cut" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# Command buffers: XLA launches fusion.153's kernel for its twin fusion.148,
+# and the op profile names such kernels by their place in the run. Enter on
+# those ops, the details of their launches and Enter on their kernel rows
+# follow the same naming: before, Enter on fusion.148 (the top op) found
+# "no run", the details named fusion.153 for all 24 launches, and both
+# kernel rows jumped to fusion.153's longest launch.
+start 140 40 "$XTOP" --view ops tests/fixtures/h100/jax-h100-tfm-cb.xplane.pb.gz
+wait_for "[op profile]" >/dev/null
+keys Enter
+check "command buffers: Enter on fusion.148 (named by its place) finds its longest run" \
+	'bottom | grep -q "^longest run of fusion.148: 23.55 us"' "$(bottom)" 5
+keys Enter
+check "command buffers: the run's details name fusion.148's row" \
+	'has "op profile: fusion.148 [custom fusion]"' "$(grep "op profile" "$TMP/screen")" 5
+keys 6
+wait_for "[kernels]" >/dev/null
+keys Enter
+check "command buffers: Enter on fusion_153 (fusion.148) shows that row's longest launch" \
+	'bottom | grep -q "^longest launch of fusion_153: 23.55 us"' "$(bottom)" 5
+keys 6
+wait_for "[kernels]" >/dev/null
+keys j Enter
+check "command buffers: Enter on fusion_153 (fusion.153) shows that row's longest launch" \
+	'bottom | grep -q "^longest launch of fusion_153: 23.68 us"' "$(bottom)" 5
+# Every one of the first 30 ops (custom-calls named by their place among
+# them) has a run Enter finds.
+keys 3
+wait_for "[op profile]" >/dev/null
+keys g
+missed=""
+for i in $(seq 1 30); do
+	keys Enter
+	wait_for "run of" 5 >/dev/null
+	has "no run of" && missed="$missed $(bottom | sed 's/.*no run of \([^ ]*\).*/\1/')"
+	keys 3
+	wait_for "[op profile]" >/dev/null
+	keys j
+done
+[ -z "$missed" ] && ok "command buffers: Enter finds a run for each of the first 30 ops" ||
+	fail "command buffers: ops Enter cannot find" "$missed"
+keys q
+wait_for "EXIT=" >/dev/null

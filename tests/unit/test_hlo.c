@@ -530,6 +530,39 @@ static void same_analysis(const struct xt_analysis *a, const struct xt_analysis 
 	}
 }
 
+/* What the viewer asks of each launch (analysis_op_name: Enter on an op,
+ * the details pane) names the op rows that counted it: each op's launches
+ * are as many as its kernels' occurrences. */
+static void names_agree(const struct xt_analysis *an, const struct xt_trace *t)
+{
+	size_t i, h, p, l, e, n;
+	char buf[256];
+
+	for (i = 0; i < an->nops; i++) {
+		const struct xt_op_row *op = &an->ops[i];
+		uint64_t want = 0;
+
+		for (n = 0; n < op->nkernels; n++)
+			want += op->kernels[n].occurrences;
+		for (n = 0, h = 0; h < t->nhosts; h++)
+			for (p = 0; p < t->hosts[h].nplanes; p++) {
+				const struct xt_plane *pl = &t->hosts[h].planes[p];
+
+				if (strncmp(pl->name, "/device:GPU:", 12))
+					continue;
+				for (l = 0; l < pl->nlines; l++)
+					for (e = 0; e < pl->lines[l].nev; e++)
+						n += !strcmp(analysis_op_name(an, t, h, pl, &pl->lines[l],
+									      &pl->lines[l].ev[e], buf,
+									      sizeof(buf)),
+							     op->name);
+			}
+		if (n != want)
+			fail_msg("%s: %zu launches named so, %llu counted", op->name, n,
+				 (unsigned long long)want);
+	}
+}
+
 /* A kernel of the graph launch with correlation id corr. */
 static void cb_kernel(tu_plane *g, tu_line *l, const char *name, int64_t t, int64_t corr)
 {
@@ -554,7 +587,8 @@ static void test_command_buffer_order(void **state)
 	XlaSubset__HloComputationProto *main_c;
 	static const char *const run[] = { "fusion_1", "Memset 0", "nvjet_a", "fusion_1",
 					   "Memset 0", "nvjet_b", "nvjet_c", "fusion_3" };
-	struct xt_analysis *an;
+	struct xt_analysis *an, *an2;
+	struct xt_trace *tr, *t2;
 	const struct xt_op_row *op;
 	struct hb b;
 	size_t k;
@@ -585,7 +619,7 @@ static void test_command_buffer_order(void **state)
 	cb_kernel(g, l, "nvjet_x", 5020, 200);
 	cb_kernel(g, l, "nvjet_y", 5040, 200);
 	cb_kernel(g, l, "fusion_3", 5060, 200);
-	an = tu_load_space(s, NULL);
+	an = tu_load_space(s, &tr);
 	op = tu_find_op(an, "fusion.1", "jit_step");
 	assert_int_equal(op->attr, XT_ATTR_KERNEL_NAME);
 	assert_int_equal(op->occurrences, 3);
@@ -616,10 +650,13 @@ static void test_command_buffer_order(void **state)
 	assert_int_equal(op->attr, XT_ATTR_UNRESOLVED);
 	assert_int_equal(op->occurrences, 1);
 	assert_int_equal(an->nops, 8);
+	names_agree(an, tr);
 	/* A long line is analysed in two pieces at once, cut between two
 	 * graph launches: the same answer. */
 	stream_split_min = 2;
-	same_analysis(an, tu_load_space(s, NULL));
+	an2 = tu_load_space(s, &t2);
+	same_analysis(an, an2);
+	names_agree(an2, t2);
 	stream_split_min = 400000;
 }
 
