@@ -406,6 +406,22 @@ struct mod_stat {
 	struct bytes_ref name;
 };
 
+/* A marker (or a run) of step st, [s, e): the step is its longest one, as
+ * XProf times a step by its longest device marker (the earliest on a tie).
+ * Devices run a step's markers apart in time (two GPUs of one TF step 647
+ * ms apart; four TPU chips up to 130 ms apart), and spanning them all
+ * counted the time between as the step's, and made steps overlap. */
+static void step_take(struct xt_step_row *st, int64_t s, int64_t e)
+{
+	int64_t d = e - s;
+
+	if (st->duration_ps < 0 || d > st->duration_ps ||
+	    (d == st->duration_ps && s < st->start_ps)) {
+		st->start_ps = s;
+		st->duration_ps = d;
+	}
+}
+
 static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 {
 	struct mod_run **runs = NULL;
@@ -485,26 +501,17 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 		a->steps = xcalloc(best->most, sizeof(*a->steps));
 		for (i = 0; i < best->most; i++) {
 			a->steps[i].id = (int64_t)i;
-			a->steps[i].start_ps = INT64_MAX;
-			a->steps[i].duration_ps = INT64_MIN; /* the end, until below */
+			a->steps[i].duration_ps = -1; /* no run yet */
 		}
 		for (d = 0; d < ndev; d++) {
 			size_t k = 0;
 
 			for (i = 0; i < nruns[d]; i++) {
-				struct xt_step_row *st;
-
 				if (!same_module(runs[d][i].module, best->name))
 					continue;
-				st = &a->steps[k++];
-				if (runs[d][i].start_ps < st->start_ps)
-					st->start_ps = runs[d][i].start_ps;
-				if (runs[d][i].end_ps > st->duration_ps)
-					st->duration_ps = runs[d][i].end_ps;
+				step_take(&a->steps[k++], runs[d][i].start_ps, runs[d][i].end_ps);
 			}
 		}
-		for (i = 0; i < best->most; i++)
-			a->steps[i].duration_ps -= a->steps[i].start_ps;
 		a->nsteps = best->most;
 		a->steps_source = XT_STEPS_INFERRED;
 		/* Not in a->arena: this runs beside the other merges. */
@@ -574,17 +581,7 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t, const struct host_ac
 						st->duration_ps = m->end_ps - m->start_ps;
 						continue;
 					}
-					st = &a->steps[*v];
-					{
-						int64_t s = st->start_ps < m->start_ps ? st->start_ps
-										      : m->start_ps;
-						int64_t e = st->start_ps + st->duration_ps;
-
-						if (m->end_ps > e)
-							e = m->end_ps;
-						st->start_ps = s;
-						st->duration_ps = e - s;
-					}
+					step_take(&a->steps[*v], m->start_ps, m->end_ps);
 				}
 			}
 	hmap_fini(&ids);

@@ -561,7 +561,7 @@ if have_fixtures; then
 	# The overview, the default first view, on the TPU fixture at 80x24.
 	start 80 24 XTOP_VIEW= "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
 	check "overview: the first view, with steps, devices, top ops and findings" \
-		'has "[overview]" && has "100 (inferred)  mean 861.7 ms  p50 803.3 ms  p95 982.1 ms" &&
+		'has "[overview]" && has "100 (inferred)  mean 850.2 ms  p50 784.4 ms  p95 974.9 ms" &&
 		 has "/device:TPU:3" && has "jit_f/copy-done.2" && has "Findings" &&
 		 has "! /device:TPU:0 is idle 14.8% of its span"' "no overview"
 	check "overview: a bar per step under the step line" \

@@ -258,8 +258,8 @@ if have_fixtures; then
 		"shape cut" 5
 	keys 4
 	check "steps at 80x24: the selected step's shares whole, the smallest left out with a mark" \
-		'has "[steps]" && line $((H - 1)) | grep -Eq "^ step 0, 668.9 ms:( [a-z>-]+ [0-9.]+%)+ … *$" &&
-		 line $((H - 1)) | grep -q "idle 93.1%"' "share cut" 5
+		'has "[steps]" && line $((H - 1)) | grep -Eq "^ step 0, 21.31 ms:( [a-z>-]+ [0-9.]+%)+ … *$" &&
+		 line $((H - 1)) | grep -q "idle 2.2%"' "share cut" 5
 	# Its overview is taller than 24 rows: the last says what is below,
 	# and Down reaches the findings.
 	keys 1

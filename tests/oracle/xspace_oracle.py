@@ -75,7 +75,9 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       device marker.  A host marker whose id (step_num, else group_id) is not
       an integer is dropped.  The index fallback for device markers is the
       index in the Steps line's events sorted by start time (= file order in
-      all fixtures).  Markers are merged by id across devices and hosts.  Activity intervals of all hosts are clipped to every step.
+      all fixtures).  Markers of one id (devices, hosts) make one step, the
+      longest of them (the earliest on a tie), as XProf times a step by its
+      longest device marker.  Activity intervals of all hosts are clipped to every step.
   C14 Host compute: every event of /host:CPU that is not a host step marker
       (by the marker predicate, whether or not host markers are in use) and
       not on a line named exactly `python`; markers are removed *before*
@@ -118,7 +120,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       program of one op on a line, on the run's first kernel; stretches
       on several streams joined when they overlap); the module with the most
       summed run time among those run twice on a device (ties: shorter name,
-      then byte order); step k spans the k-th runs of all devices.
+      then byte order); step k is the longest of the k-th runs of the
+      devices (C13).
   C21 Rates: per device, ps = total time (async start: the Async XLA Ops
       spans of (metadata program_id, instruction name) when their count
       equals the occurrences, else left out; async done: left out); FLOPs
@@ -1786,13 +1789,10 @@ def infer_steps(all_runs):
         return [], None
     markers = []
     for k in range(best_n):
-        s = e = None
         for runs in all_runs:
             mine = [(rs, re_) for mm, rs, re_ in runs if mm == best]
             if k < len(mine):
-                s = mine[k][0] if s is None else min(s, mine[k][0])
-                e = mine[k][1] if e is None else max(e, mine[k][1])
-        markers.append((k, s, e))
+                markers.append((k, mine[k][0], mine[k][1]))
     return markers, best
 
 
@@ -1847,11 +1847,8 @@ def build_steps(markers, activity, origin):
         return []
     byid = {}
     for sid, s, e in markers:
-        if sid in byid:
-            a = byid[sid]
-            a[0] = min(a[0], s)
-            a[1] = max(a[1], e)
-        else:
+        a = byid.get(sid)
+        if a is None or e - s > a[1] - a[0] or (e - s == a[1] - a[0] and s < a[0]):
             byid[sid] = [s, e]
     # Paint the timeline once: disjoint segments with the winning category.
     pts = []

@@ -141,16 +141,17 @@ static void test_xla_ops_busy_steps(void **state)
 	assert_int_equal(op->self_ps, 20);
 	assert_int_equal(op->occurrences, 1);
 
-	/* Steps: 42 = [0,400) on TPU:0 merged with [50,420) on TPU:1 -> [0,420).
+	/* Steps: 42 is its longest marker, [0,400) on TPU:0 (TPU:1's [50,420)
+	 * is 370 long), as XProf times a step; spanning both read [0,420).
 	 * Depth-0 device ops in it: fusion.3 [0,100) compute, all-reduce.1
 	 * [150,250) collective, TPU:1 fusion.3 [200,300) compute.
 	 *   compute     = [0,100) + [200,300)       = 200
 	 *   collectives = [150,200) (compute wins)  = 50
-	 *   idle        = 420 - 250                 = 170
+	 *   idle        = 400 - 250                 = 150
 	 * 43 = [400,500): nothing runs, idle 100. */
 	assert_int_equal(a->steps_from_device, 1);
 	assert_int_equal(a->nsteps, 2);
-	assert_step(&a->steps[0], 42, 0, 420, 200, 0, 50, 0, 0, 170);
+	assert_step(&a->steps[0], 42, 0, 400, 200, 0, 50, 0, 0, 150);
 	assert_step(&a->steps[1], 43, 400, 100, 0, 0, 0, 0, 0, 100);
 	assert_int_equal(a->nmemory, 0);
 	assert_int_equal(a->nkernels, 0);

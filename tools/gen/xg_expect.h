@@ -47,13 +47,17 @@ static inline void xg_expect_dev_span(struct xg_expect *ex, int d, uint64_t star
 		ex->last[d] = end;
 }
 
-/* widens step k's span (over all devices) to cover [start, end) */
+/* a device's marker [start, end) of step k: the step is its longest (the
+ * earliest on a tie), as xtop and XProf time a step */
 static inline void xg_expect_step_span(struct xg_expect *ex, int k, uint64_t start, uint64_t end)
 {
-	if (ex->sfirst[k] > start)
+	int none = ex->sfirst[k] > ex->slast[k];
+	uint64_t d = end - start, cur = none ? 0 : ex->slast[k] - ex->sfirst[k];
+
+	if (none || d > cur || (d == cur && start < ex->sfirst[k])) {
 		ex->sfirst[k] = start;
-	if (ex->slast[k] < end)
 		ex->slast[k] = end;
+	}
 }
 
 #endif
