@@ -212,6 +212,14 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 	strbuf_addf(o, "xtop diff\n  base %s\n  new  %s\n", base, new_);
 	strbuf_addf(o, "\nStep time (%zu step%s -> %zu)%s\n", c->base_steps, c->base_steps == 1 ? "" : "s",
 		    c->new_steps, c->per_step ? "" : ": not both profiles have steps");
+	if (c->per_step && !c->steps_alike) {
+		char kb[192], kn[192];
+
+		strbuf_addf(o, "  step times not compared: what a step is differs, not how fast it"
+			       " ran\n    BASE: %s\n    NEW:  %s\n",
+			    compare_steps_kind(kb, sizeof(kb), c->base_source, c->base_module),
+			    compare_steps_kind(kn, sizeof(kn), c->new_source, c->new_module));
+	}
 	num_line(o, "mean", &c->step_mean);
 	num_line(o, "p50", &c->step_p50);
 	num_line(o, "p95", &c->step_p95);
@@ -332,6 +340,9 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 	}
 	strbuf_addf(o, "],\"steps\":{\"base_count\":%zu,\"new_count\":%zu", c->base_steps,
 		    c->new_steps);
+	strbuf_addf(o, ",\"base_source\":\"%s\",\"new_source\":\"%s\",\"compared\":%s",
+		    xt_steps_source_names[c->base_source], xt_steps_source_names[c->new_source],
+		    c->steps_alike ? "true" : "false");
 	jstats(o, "mean", &c->step_mean, 1);
 	jstats(o, "p50", &c->step_p50, 1);
 	jstats(o, "p95", &c->step_p95, 1);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -363,22 +364,38 @@ static void match_memory(struct xt_cmp *c, const struct xt_analysis *b, const st
 struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis *n)
 {
 	struct xt_cmp *c = xcalloc(1, sizeof(*c));
-	int both = b->nsteps && n->nsteps;
+	int both = b->nsteps && n->nsteps, alike;
 
 	arena_init(&c->arena);
 	c->base_steps = b->nsteps;
 	c->new_steps = n->nsteps;
+	c->base_source = b->steps_source;
+	c->new_source = n->steps_source;
+	alike = both && b->steps_source == n->steps_source &&
+		(b->steps_source != XT_STEPS_INFERRED || !strcmp(b->steps_module, n->steps_module));
+	c->steps_alike = alike;
+	c->base_module = arena_strndup(&c->arena, b->steps_module, strlen(b->steps_module));
+	c->new_module = arena_strndup(&c->arena, n->steps_module, strlen(n->steps_module));
 	c->per_step = both;
-	c->step_mean = num(step_mean(b), step_mean(n), both);
+	c->step_mean = num(step_mean(b), step_mean(n), alike);
 	c->step_p50 = num((double)analysis_step_percentile(b, 50),
-			  (double)analysis_step_percentile(n, 50), both);
+			  (double)analysis_step_percentile(n, 50), alike);
 	c->step_p95 = num((double)analysis_step_percentile(b, 95),
-			  (double)analysis_step_percentile(n, 95), both);
+			  (double)analysis_step_percentile(n, 95), alike);
 	c->busy = num((double)per(c, b->busy_ps, b->nsteps), (double)per(c, n->busy_ps, n->nsteps), 1);
 	match_ops(c, b, n);
 	match_devices(c, b, n);
 	match_memory(c, b, n);
 	return c;
+}
+
+const char *compare_steps_kind(char *buf, size_t n, enum xt_steps_source s, const char *module)
+{
+	if (s == XT_STEPS_INFERRED)
+		snprintf(buf, n, "inferred runs of %s", module);
+	else
+		snprintf(buf, n, "%s", s == XT_STEPS_DEVICE ? "device Steps lines" : "host step markers");
+	return buf;
 }
 
 void compare_free(struct xt_cmp *c)

@@ -65,7 +65,14 @@ struct xt_cmp {
 	size_t nops;
 	int per_step;           /* op and busy times are per step (both have steps) */
 	size_t base_steps, new_steps;
-	struct xt_cmp_num step_mean, step_p50, step_p95; /* ps */
+	/* Where each side's steps come from: step times are compared only
+	 * when both have steps of one kind (and, inferred, of one module):
+	 * host markers that include dispatch against device runs differ by
+	 * what a step is, not by how fast it ran (steps_alike 0). */
+	enum xt_steps_source base_source, new_source;
+	const char *base_module, *new_module; /* inferred steps' module ("" else) */
+	int steps_alike;
+	struct xt_cmp_num step_mean, step_p50, step_p95; /* ps, when steps_alike */
 	struct xt_cmp_num busy; /* summed device busy ps (per step when per_step) */
 	struct xt_cmp_dev *devs;
 	size_t ndevs;
@@ -74,6 +81,9 @@ struct xt_cmp {
 	struct arena arena;
 };
 
+/* What one side's steps are, in words ("host step markers", "inferred
+ * runs of jit_step"), into buf; returns buf. */
+const char *compare_steps_kind(char *buf, size_t n, enum xt_steps_source s, const char *module);
 /* Compares two analyses. Never NULL; free with compare_free(). */
 struct xt_cmp *compare_new(const struct xt_analysis *base, const struct xt_analysis *new_);
 void compare_free(struct xt_cmp *c);

@@ -215,7 +215,7 @@ static void diff_draw(struct app *a, int y, int h)
 {
 	const struct xt_cmp *c = diff_cmp(a);
 	struct panel *p = diff_panel(a);
-	char line[1024], s0[64], s1[160], s2[160], s3[160];
+	char line[1024], s0[64], s1[400], s2[160], s3[160];
 	long sel;
 
 	if (!c) {
@@ -233,7 +233,19 @@ static void diff_draw(struct app *a, int y, int h)
 	num_text(s1, sizeof(s1), "mean", &c->step_mean);
 	num_text(s2, sizeof(s2), "p50", &c->step_p50);
 	num_text(s3, sizeof(s3), "p95", &c->step_p95);
-	if (c->per_step) {
+	if (c->per_step && !c->steps_alike) {
+		/* Steps of different kinds: their times say what a step is. */
+		char kb[160], kn[160];
+		const char *parts[2] = { s0, s1 };
+
+		snprintf(s0, sizeof(s0), "steps %zu -> %zu", c->base_steps, c->new_steps);
+		snprintf(s1, sizeof(s1), "times not compared: %s -> %s",
+			 compare_steps_kind(kb, sizeof(kb), c->base_source, c->base_module),
+			 compare_steps_kind(kn, sizeof(kn), c->new_source, c->new_module));
+		if (utf8_width(s1) + 2 > a->cols) /* narrow: the gist, whole */
+			snprintf(s1, sizeof(s1), "times not compared: steps of two kinds");
+		flow(parts, 2, y + 2, 2, a->cols, term_attr(ROLE_TEXT));
+	} else if (c->per_step) {
 		const char *parts[4] = { s0, s1, s2, s3 };
 
 		snprintf(s0, sizeof(s0), "steps %zu -> %zu", c->base_steps, c->new_steps);

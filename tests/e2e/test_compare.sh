@@ -257,3 +257,37 @@ d = json.load(sys.stdin)
 g = [x for x in d['devices'] if x['name'] == '/device:GPU:0']
 assert len(g) == 3 and all(x['base_busy_ps'] is None or x['new_busy_ps'] is None for x in g), g
 " && ok "diff: nor when NEW has the two hosts" || fail "diff: ambiguous device names in NEW" "see above"
+# Steps of different kinds: the server capture's 12 host markers (which
+# include dispatch) against the agent capture's 288 inferred device runs of
+# the same training loop. Their step times differ by what a step is (899.6
+# against 322.6 us), so they are not compared and the gate does not read
+# them as a regression; busy per step (equal) is what compares them.
+M=tests/fixtures/h100/jax-h100-mlp-cb.xplane.pb.gz
+A=tests/fixtures/h100/agent-h100-mlp-cb.xplane.pb.gz
+$XTOP diff "$M" "$A" >"$TMP/kinds.txt"
+if grep -q "^  step times not compared: what a step is differs" "$TMP/kinds.txt" &&
+	grep -q "^    BASE: host step markers$" "$TMP/kinds.txt" &&
+	grep -q "^    NEW:  inferred runs of jit_train_step$" "$TMP/kinds.txt" &&
+	grep -q "^  mean  *-$" "$TMP/kinds.txt"; then
+	ok "diff: steps of different kinds are said so, their times not compared"
+else
+	fail "diff: steps of different kinds" "$(sed -n 5,12p "$TMP/kinds.txt")"
+fi
+$XTOP diff --json "$M" "$A" | $PY -c "
+import json, sys
+s = json.load(sys.stdin)['steps']
+assert (s['base_source'], s['new_source'], s['compared']) == ('host', 'inferred', False), s
+assert s['mean'] is None and s['p50'] is None, s
+" && ok "diff --json: each side's steps source, compared false, step times null" ||
+	fail "diff --json: steps of different kinds" "see above"
+$XTOP report "$A" --baseline "$M" --fail-over 5 --json 2>/dev/null | $PY -c "
+import json, sys
+g = json.load(sys.stdin)['gate']
+assert not [r for r in g['regressions'] if r['what'] in ('step_mean', 'busy')], g
+" && ok "gate: steps of different kinds do not fail the step time" ||
+	fail "gate: steps of different kinds" "see above"
+$XTOP diff --json "$M" "$M" | $PY -c "
+import json, sys
+s = json.load(sys.stdin)['steps']
+assert s['compared'] is True and s['mean']['delta_ps'] == 0, s
+" && ok "diff --json: steps of one kind are compared" || fail "diff: steps of one kind" "see above"

@@ -51,13 +51,26 @@ grep -q "^xtop diff" "$TMP/out" && ok "diff: --diff without a terminal prints xt
 expect_error "diff: --diff with a missing BASE" 2 "nope" sh -c "$XTOP --diff '$TMP/nope' '$TMP/new.pb' </dev/null"
 # At 40 columns the summary's figures stay whole with their units: a part
 # that does not fit its line starts the next, or is left out.
+start 40 14 "$XTOP" --diff tests/fixtures/h100/jax-h100-tfm-nocb.xplane.pb.gz \
+	tests/fixtures/h100/jax-h100-tfm-cb.xplane.pb.gz
+wait_for "[diff]" >/dev/null
+check "diff view at 40 columns: the summary's figures whole" \
+	'has " mean 855.9 us -> 846.1 us (-1.1%)" && has " busy/step 787.5 us -> 779.7 us (-1.0%)" &&
+	 ! sed -n 5,6p "$TMP/screen" | grep -q "[0-9] *\$"' "a figure cut" 5
+keys q
+wait_for "EXIT=" >/dev/null
+# Steps of two kinds (the runs of jit_dot against those of jit_matmul):
+# their times are not compared, and the view says so, whole, when narrow.
 if have_fixtures; then
 	start 40 14 "$XTOP" --diff "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb" \
 		"$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb"
 	wait_for "[diff]" >/dev/null
-	check "diff view at 40 columns: the summary's figures whole" \
-		'has " mean 179.7 us -> 87.30 us (-51.4%)" && has " busy/step 193.1 us -> 160.2 us (-17.0%)" &&
-		 ! sed -n 5,6p "$TMP/screen" | grep -q "[0-9] *\$"' "a figure cut" 5
+	check "diff view at 40 columns: steps of two kinds, their times not compared" \
+		'has " steps 18 -> 24" && has " times not compared: steps of two kinds" &&
+		 ! has "mean " && has " busy/step 193.1 us -> 160.2 us (-17.0%)"' "not said" 5
+	$T resize-window -t t -x 120 -y 14
+	check "diff view at 120 columns: which kinds, in full" \
+		'has "times not compared: inferred runs of jit_dot -> inferred runs of jit_matmul"' "not said" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
