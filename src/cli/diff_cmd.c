@@ -195,7 +195,7 @@ static void diff_op_row(struct texttab *tt, struct strbuf *o, const struct xt_cm
 	delta_cell(b[2], sizeof(b[2]), r->delta_ps);
 	pct_cell(b[3], sizeof(b[3]), r->delta_percent, r->match <= XT_MATCH_IDENTITY,
 		 (double)r->new_ps);
-	snprintf(b[4], sizeof(b[4]), "%s", xt_match_names[r->match]);
+	snprintf(b[4], sizeof(b[4]), "%s%s", xt_match_names[r->match], r->work_differs ? "*" : "");
 	tt_row(tt, o, cells);
 }
 
@@ -204,7 +204,7 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 {
 	static const struct tt_col cols[] = {
 		{ "BASE", 10, 1, 0 }, { "NEW", 10, 1, 0 },   { "DELTA", 11, 1, 0 },
-		{ "%", 8, 1, 0 },     { "MATCH", 8, 0, 1 }, { "PROGRAM/OP", 0, 0, 0 },
+		{ "%", 8, 1, 0 },     { "MATCH", 9, 0, 1 }, { "PROGRAM/OP", 0, 0, 0 },
 	};
 	struct texttab tt;
 	size_t i, k, n = top && top < c->nops ? top : c->nops;
@@ -257,9 +257,15 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 			compare_op_label(r, full[i], len);
 		}
 		fit = tt_fit_flex(&tt, (const char *const *)full, n);
-		for (i = 0; i < n; i++)
+		for (i = 0, k = 0; i < n; i++) {
 			diff_op_row(&tt, o, &c->ops[i], fit[i]);
+			k += (size_t)c->ops[i].work_differs;
+		}
 		tt_fit_free(fit, n);
+		if (k)
+			strbuf_addf(o, "  * does other work in NEW: FLOPs or bytes a run differ by more "
+				       "than 1%% (another\n    instruction under the name, or new "
+				       "shapes); its time is not gated\n");
 		tt_fit_free(full, n);
 	}
 	diff_devices(o, c, width);
@@ -336,7 +342,8 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 			strbuf_addf(o, "%" PRId64, r->new_ps);
 		strbuf_addf(o, ",\"delta_ps\":%" PRId64 ",\"delta_percent\":", r->delta_ps);
 		jnum(o, r->match <= XT_MATCH_IDENTITY ? r->delta_percent : NAN);
-		strbuf_addf(o, ",\"match\":\"%s\"}", xt_match_names[r->match]);
+		strbuf_addf(o, ",\"match\":\"%s\",\"work_differs\":%s}", xt_match_names[r->match],
+			    r->work_differs ? "true" : "false");
 	}
 	strbuf_addf(o, "],\"steps\":{\"base_count\":%zu,\"new_count\":%zu", c->base_steps,
 		    c->new_steps);
@@ -422,8 +429,11 @@ size_t diff_gate(const struct xt_cmp *c, double pct, struct diff_regression *out
 			continue;
 		/* A new op among the top 20 is all regression; a matched one
 		 * regresses when it grew by more than pct. */
+		/* An op that does other work than its match is not slower
+		 * for taking longer. */
 		if (!(added && o->new_ps > 0) &&
-		    !(o->match <= XT_MATCH_IDENTITY && o->base_ps > 0 && o->delta_percent > pct))
+		    !(o->match <= XT_MATCH_IDENTITY && !o->work_differs && o->base_ps > 0 &&
+		      o->delta_percent > pct))
 			continue;
 		regression(out, &n, "op", o->program, o->name, (double)o->base_ps, (double)o->new_ps,
 			   added ? NAN : o->delta_percent)->added = added;

@@ -89,6 +89,29 @@ static int64_t per(const struct xt_cmp *c, int64_t ps, size_t steps)
 	return c->per_step && steps ? ps / (int64_t)steps : ps;
 }
 
+/* x and y a run within 1 % of each other (either unknown: alike). */
+static int near(int hx, double x, uint64_t nx, int hy, double y, uint64_t ny)
+{
+	double a, b;
+
+	if (!hx || !hy || !nx || !ny)
+		return 1;
+	a = x / (double)nx;
+	b = y / (double)ny;
+	return fabs(a - b) <= 0.01 * fmax(fabs(a), fabs(b));
+}
+
+/* The same work a run: FLOPs and bytes, where both profiles know them.
+ * XLA numbers instructions per compilation, so `custom-call.2` of one
+ * build can be another GEMM than of the next (the H100 transformer with
+ * and without command buffers); names alone would pair them. */
+static int same_work(const struct xt_op_row *x, const struct xt_op_row *y)
+{
+	return near(x->has_flops, x->flops, x->occurrences, y->has_flops, y->flops, y->occurrences) &&
+	       near(x->has_bytes, x->bytes_accessed, x->occurrences, y->has_bytes, y->bytes_accessed,
+		    y->occurrences);
+}
+
 static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struct xt_analysis *n)
 {
 	uint8_t *bused = xcalloc(b->nops ? b->nops : 1, 1), *nused = xcalloc(n->nops ? n->nops : 1, 1);
@@ -120,7 +143,7 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 		strbuf_puts(&k, n->ops[i].name);
 		v = hmap_find(&exact, k.buf, k.len);
 		pair[i] = SIZE_MAX;
-		if (v && !bused[*v]) {
+		if (v && !bused[*v] && same_work(&b->ops[*v], &n->ops[i])) {
 			pair[i] = *v;
 			how[i] = XT_MATCH_EXACT;
 			bused[*v] = nused[i] = 1;
@@ -156,20 +179,30 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 				next[i] = SIZE_MAX;
 			}
 		}
-		for (i = 0; i < n->nops; i++) {
-			uint32_t *v;
+		/* The same work first (an op renumbered), the largest such;
+		 * then what is left in order (new shapes: nothing does the
+		 * same work). */
+		for (int pass = 0; pass < 2; pass++)
+			for (i = 0; i < n->nops; i++) {
+				uint32_t *v;
+				size_t j, *at;
 
-			if (nused[i])
-				continue;
-			identity(&k, &n->ops[i]);
-			v = (uint32_t *)hmap_find(&ident, k.buf, k.len);
-			if (!v || queue[*v] == SIZE_MAX)
-				continue;
-			pair[i] = queue[*v];
-			how[i] = XT_MATCH_IDENTITY;
-			bused[pair[i]] = nused[i] = 1;
-			queue[*v] = next[pair[i]];
-		}
+				if (nused[i])
+					continue;
+				identity(&k, &n->ops[i]);
+				v = (uint32_t *)hmap_find(&ident, k.buf, k.len);
+				if (!v)
+					continue;
+				for (at = &queue[*v]; (j = *at) != SIZE_MAX; at = &next[j])
+					if (pass || same_work(&b->ops[j], &n->ops[i]))
+						break;
+				if (j == SIZE_MAX)
+					continue;
+				pair[i] = j;
+				how[i] = XT_MATCH_IDENTITY;
+				bused[j] = nused[i] = 1;
+				*at = next[j]; /* out of its chain */
+			}
 		free(queue);
 		free(next);
 	}
@@ -189,6 +222,7 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 			r->base_name = arena_strndup(&c->arena, bo->name, strlen(bo->name));
 			r->base_ps = per(c, bo->self_ps, c->base_steps);
 			r->match = how[i];
+			r->work_differs = !same_work(bo, o);
 		} else {
 			r->base_name = "";
 			r->match = XT_MATCH_ADDED;

@@ -38,6 +38,10 @@ struct xt_cmp_op {
 	int64_t delta_ps;        /* new - base */
 	double delta_percent;    /* NAN when base_ps is 0 */
 	enum xt_match match;
+	/* matched, and the two do other work: their FLOPs or bytes a run
+	 * differ by more than 1 % (another instruction under the name, or
+	 * new shapes), so their times differ by more than speed */
+	int work_differs;
 	size_t new_rank;         /* rank by self time in NEW (0 = top); SIZE_MAX if removed */
 };
 

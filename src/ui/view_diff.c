@@ -97,7 +97,9 @@ static void col_pct(void *ctx, size_t row, char *buf, size_t n)
 
 static void col_match(void *ctx, size_t row, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s", xt_match_names[op_of(ctx, row)->match]);
+	const struct xt_cmp_op *o = op_of(ctx, row);
+
+	snprintf(buf, n, "%s%s", xt_match_names[o->match], o->work_differs ? "*" : "");
 }
 
 static void col_op(void *ctx, size_t row, char *buf, size_t n)
@@ -152,7 +154,7 @@ static const struct panel_column diff_columns[] = {
 	{ "NEW", 10, 1, 0, col_new, NULL, cmp_new },
 	{ "DELTA", 11, 1, 0, col_delta, NULL, cmp_delta },
 	{ "%", 8, 1, 0, col_pct, NULL, cmp_pct },
-	{ "MATCH", 8, 0, 1, col_match, NULL, cmp_match },
+	{ "MATCH", 9, 0, 1, col_match, NULL, cmp_match },
 	{ "PROGRAM/OP", 0, 0, 0, col_op, NULL, cmp_op },
 };
 static const struct panel_ops diff_ops = { diff_count, diff_key, NULL, NULL, NULL, NULL };
@@ -278,6 +280,10 @@ static void diff_draw(struct app *a, int y, int h)
 			 o->match == XT_MATCH_IDENTITY ? o->category : "");
 		if (o->match == XT_MATCH_IDENTITY)
 			strncat(line, ")", sizeof(line) - strlen(line) - 1);
+		if (o->work_differs) /* the gist first: the row's why */
+			snprintf(line, sizeof(line), " %s: matched %s, but does other work (FLOPs or "
+				 "bytes a run differ by more than 1%%): another instruction, or new "
+				 "shapes", o->name, xt_match_names[o->match]);
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
 	} else {
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM),
