@@ -646,6 +646,29 @@ static void sel_restore(struct app *a, const struct sel_key *k)
 	}
 	if (hit == SIZE_MAX)
 		hit = op_row;
+	/* Across a change of shape (p): an op folded away selects its group
+	 * (its category, else its program); a group in the flat list, its
+	 * first op. */
+	if (k->valid && hit == SIZE_MAX && k->kind == ROW_OP) {
+		const struct xt_op_row *want = &a->an->ops[k->op];
+
+		for (i = 0; i < n; i++) {
+			const struct row *r = &rows[i];
+
+			if ((r->kind == ROW_PROGRAM || r->kind == ROW_CATEGORY) &&
+			    !strcmp(r->agg.program, want->program) &&
+			    (r->kind == ROW_PROGRAM || !strcmp(r->agg.category, want->category)))
+				hit = i; /* its category row, after its program's, wins */
+		}
+	} else if (k->valid && hit == SIZE_MAX && k->kind != ROW_KERNEL) {
+		for (i = 0; i < n && hit == SIZE_MAX; i++) {
+			const struct row *r = &rows[i];
+
+			if (r->kind == ROW_OP && !strcmp(a->an->ops[r->op].program, k->program) &&
+			    (k->kind == ROW_PROGRAM || !strcmp(a->an->ops[r->op].category, k->category)))
+				hit = i;
+		}
+	}
 	a->ops.sel = hit == SIZE_MAX ? 0 : (long)hit;
 	if (hit == SIZE_MAX)
 		a->ops.top = 0;
@@ -697,9 +720,11 @@ static unsigned ops_act(struct app *a, enum action act)
 		sel_restore(a, &k);
 		break;
 	case ACT_GROUP:
-		/* Another shape of list: from its top, on its first program. */
+		/* Another shape of list, on the same op (or its group). */
+		k = sel_key(a);
 		a->ops.grouped = !a->ops.grouped;
-		a->ops.sel = a->ops.top = 0;
+		a->ops.top = 0;
+		sel_restore(a, &k);
 		break;
 	case ACT_ENTER:
 	case ACT_FOLD: {

@@ -80,7 +80,9 @@ check "group: programs sort by the sort key (jit_train_step, 99.8%, before jit_i
 check "group: categories sort by it too (convolution 41% before all-reduce 21%, not a-z)" \
 	'line 4 | grep -q "▾ convolution" && grep -q "▾ all-reduce" "$TMP/screen"' \
 	"categories not in SELF order"
-keys Enter
+check "group: p keeps the op that was selected selected (the first, by SELF)" \
+	'line $((H - 2)) | grep -q "^ $first0 in jit_train_step"' "$(line $((H - 2)))"
+keys Home Enter
 check "group: Enter folds the program row under the cursor" \
 	'has "▸ jit_train_step" && ! has "convolution.11"' "jit_train_step not folded"
 keys Enter p
