@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/timefmt.h"
 #include "../util/utf8.h"
 #include "../util/xalloc.h"
 
@@ -92,7 +93,8 @@ static void add_row(struct textview *tv, size_t line, size_t off, size_t len, in
 }
 
 /* Wraps line i: as many characters as fit, broken after the last space
- * when there is one in the second half of the row. */
+ * when there is one in the second half of the row, never between a figure
+ * and its unit ("189.17 ms"). */
 static void wrap_line(struct textview *tv, size_t i, int width)
 {
 	const struct tv_line *l = &tv->lines[i];
@@ -111,7 +113,7 @@ static void wrap_line(struct textview *tv, size_t i, int width)
 		if (avail < 8)
 			avail = width > 8 ? 8 : width > 0 ? width : 1;
 		while (s[o] && n < avail) {
-			if (s[o] == ' ' && n >= avail / 2) {
+			if (s[o] == ' ' && n >= avail / 2 && !fmt_is_unit(s + o + 1)) {
 				brk = n;
 				brk_off = o;
 			}

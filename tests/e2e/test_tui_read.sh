@@ -902,3 +902,21 @@ done
 	fail "command buffers: ops Enter cannot find" "$missed"
 keys q
 wait_for "EXIT=" >/dev/null
+# The details pane wraps between words, never between a figure and its
+# unit: at 80 columns the TPU's async copy read "self 189.172518" with
+# "ms" starting the next row.
+if have_fixtures; then
+	start 80 24 "$XTOP" --view timeline "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys Down Down .
+	sleep 0.3
+	keys Enter
+	check "details at 80 columns: a figure and its unit on one row" \
+		'has "189.172518 ms   depth 0" &&
+		 ! awk "/[0-9]\$/ { prev = 1; next } prev && /^ *(ps|ns|us|ms|s|B|KiB|MiB|GiB)( |\$)/ { bad = 1 } { prev = 0 } END { exit !bad }" "$TMP/screen"' \
+		"$(grep -A1 "duration" "$TMP/screen")" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip "details: a figure and its unit on one row" "$NOFIX"
+fi
