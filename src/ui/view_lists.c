@@ -679,6 +679,14 @@ static void mem_draw(struct app *a, int y, int h)
 		 m->name, m->allocator);
 	row += ui_put_wrap(row, a->cols, mem_rows_left(y, h, row, 2), term_attr(ROLE_DIM), line, 3);
 	for (k = 0; k < m->nlive && row < y + h; k++, row++) {
+		if (row == y + h - 1 && k + 1 < m->nlive) {
+			/* No room for the rest: say how many, not nothing. */
+			snprintf(line, sizeof(line), "  %s %zu more live at the peak (a taller "
+						     "terminal shows them)",
+				 term.g.ellipsis, m->nlive - k);
+			ui_put(row, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+			break;
+		}
 		/* The op's name gives way (its middle elided) to its shape:
 		 * op names run long, and their tails tell them apart. */
 		char op[256];

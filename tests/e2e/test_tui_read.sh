@@ -920,3 +920,17 @@ if have_fixtures; then
 else
 	skip "details: a figure and its unit on one row" "$NOFIX"
 fi
+# The memory view's live list says how many it cannot show: at 80x24 the
+# MI300X conv profile's GPU:7 lists 3 of its 4 largest.
+if have_fixtures; then
+	start 80 24 "$XTOP" --view memory "$FIX/jax-rocm-mi300x-conv-legacy"
+	wait_for "[memory]" >/dev/null
+	keys End
+	check "memory at 80x24: the live rows that do not fit are counted" \
+		'has "4 largest live" && line $((H - 1)) | grep -q "^  … 2 more live at the peak (a taller terminal shows them)"' \
+		"$(line $((H - 1)))" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip "memory: live rows counted" "$NOFIX"
+fi
