@@ -137,6 +137,7 @@ static uint32_t row_for(struct merge *m, const char *prog, const struct op_acc *
 		r->attr = (enum xt_op_attr)o->attr;
 		r->parent = arena_bref(&a->arena, o->parent);
 		r->async = o->async;
+		r->host_mem = o->host_mem;
 		a->nops++;
 	}
 	return *v;

@@ -92,6 +92,14 @@ static uint32_t op_slot(struct line_part *lp, struct bytes_ref name, struct byte
 	return op_slot_keyed(lp, name, cat, module, has_prog, prog, has_prog, prog);
 }
 
+/* The HLO text of an XLA Ops event (its metadata's name on TPU) puts an
+ * operand or result in host memory: memory space 5 (XLA's
+ * kHostMemorySpace), written "S(5)" at the end of a layout. */
+static uint8_t hlo_names_host_memory(const char *hlo)
+{
+	return strstr(hlo, "S(5)}") != NULL;
+}
+
 /* An async op of XLA's scheduler: its start returns at once and its done
  * waits; the transfer between them is on the Async XLA Ops line. */
 static uint8_t async_kind(struct bytes_ref name, struct bytes_ref cat)
@@ -205,6 +213,7 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 			a->cls = (uint8_t)op_classify(a->name, a->category, bref_str(m->name),
 						      bref_str(l->name), &memcpy_op);
 			a->async = async_kind(a->name, a->category);
+			a->host_mem = hlo_names_host_memory(m->name);
 			a->attr = XT_ATTR_XLA_OP;
 		}
 		lp->cls[i] = lp->ops[o.slot].cls;

@@ -278,6 +278,15 @@ static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 	if (!isnan(r->flops_utilization) && !isnan(r->hbm_bw_utilization))
 		r->bound_by = r->flops_utilization >= r->hbm_bw_utilization ? XT_BOUND_COMPUTE
 									   : XT_BOUND_MEMORY;
+	if (r->host_mem && !isnan(r->hbm_bytes_per_s)) {
+		/* A host offload (the TPU's 5 GiB copies at 9-30 GB/s read as
+		 * 0.5-1.9 % of HBM, "memory bound"): the rate is the link's. */
+		r->hbm_bytes_per_s = r->hbm_bw_utilization = r->intensity = NAN;
+		r->bound_by = XT_BOUND_UNKNOWN;
+		if (!*r->rate_note)
+			r->rate_note = "to or from host memory (S(5) in its HLO): its bytes cross the "
+				       "host link, which no HBM roof measures (bytes/s is the link's)";
+	}
 }
 
 /* Why a rate or share is absent that no check above explained: the counts

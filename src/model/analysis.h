@@ -84,6 +84,8 @@ struct xt_op_row {
 	 * spans.
 	 */
 	uint8_t async;         /* 0, 1: an async start, 2: an async done */
+	uint8_t host_mem;      /* its HLO text names host memory (S(5): a TPU host offload):
+				* its bytes cross the host link, so no HBM figures */
 	int64_t rate_ps;
 	double flops_per_s, bytes_per_s, hbm_bytes_per_s;
 	double flops_utilization, hbm_bw_utilization; /* 0-1 of the device's peak */

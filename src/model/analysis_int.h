@@ -107,6 +107,7 @@ struct op_acc {
 	uint8_t cls;            /* enum ev_class of the op (XLA lines) */
 	uint8_t attr;           /* enum xt_op_attr */
 	uint8_t async;          /* 1 async start, 2 async done (XLA lines) */
+	uint8_t host_mem;       /* its HLO names host memory (XLA lines; xt_op_row) */
 	uint8_t cost_src;       /* XT_COST_* */
 	uint8_t name_flags, cat_flags; /* op_name_flags() of name and category */
 	uint64_t occurrences;

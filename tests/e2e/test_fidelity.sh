@@ -437,3 +437,19 @@ if grep -Eq "^ +0 ps +0 ps +- +- +- /device:GPU:1" "$TMP/inst.txt" &&
 else
 	fail "instants, text" "$(grep -E 'devices:|GPU:1' "$TMP/inst.txt" | tr '\n' '|')"
 fi
+# The TPU's host offload: copy-starts whose HLO puts an operand or the
+# result in host memory (S(5)) move 5 GiB over the host link at 9-30 GB/s.
+# Read as HBM traffic they were "memory bound" at 0.5-1.9 % of the HBM
+# roof; they have no HBM figures now, say why, and keep the link's rate.
+if have_fixtures; then
+	report "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" "$TMP/tpu.json"
+	jcheck "TPU host offload: copy-starts have no HBM rate, share or bound, and say why" "$TMP/tpu.json" \
+		"sorted((o['name'], o['hbm_bytes_per_s'], o['hbm_bw_utilization'], o['bound_by'],
+		         o['rate_note'].startswith('to or from host memory (S(5)'),
+		         8e9 < o['bytes_per_s'] < 4e10)
+		        for o in d['ops'] if o['name'].startswith('copy-start'))
+		 == [(n, None, None, 'unknown', True, True) for n in
+		     ['copy-start', 'copy-start.1', 'copy-start.2', 'copy-start.3', 'copy-start.4', 'copy-start.5']]"
+else
+	skip "TPU host offload" "$NOFIX"
+fi

@@ -127,7 +127,9 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       equals the occurrences, else left out; async done: left out); FLOPs
       and bytes only from devices where every occurrence had them; a
       utilization over 1 (or, no peak, > 5e15 FLOP/s, > 50e12 B/s) drops the
-      rate; all-bytes rate also dropped when it equals the HBM one.
+      rate; all-bytes rate also dropped when it equals the HBM one.  An XLA
+      op whose first event's HLO text has an "S(5)}" layout (host memory)
+      has no HBM rate, share or intensity (its bytes cross the host link).
   C22 Memory names and split as docs "Memory".
   C23 Overview kernels (GPU): a stream-line event (duration > 0) is a copy,
       and no kernel, when the step breakdown files it as one: the collective
@@ -1360,7 +1362,7 @@ def overlap_length(a, b):
 class OpAcc:
     __slots__ = ('name', 'program', 'category', 'attr', 'parent', 'async_', 'occ', 'self_ps',
                  'total_ps', 'flops', 'bytes', 'hbm', 'n_flops', 'n_bytes', 'src', 'kernels',
-                 'per_plane', 'pid')
+                 'per_plane', 'pid', 'host_mem')
 
 
 def analyse(hosts, origin):
@@ -1383,6 +1385,7 @@ def analyse(hosts, origin):
             a.kernels = {}
             a.per_plane = {}
             a.pid = None
+            a.host_mem = False
             ops[key] = a
         return a
 
@@ -1461,6 +1464,9 @@ def analyse(hosts, origin):
                             cat = strip_suffix(name)
                         prog = program_of(h, ev, True)
                         a = op_of(prog, name, cat, 'xla_op', '', async_kind(name, cat))
+                        if a.occ == 0:
+                            # C21: an operand or result in host memory (S(5))
+                            a.host_mem = 'S(5)}' in ev.name
                         if a.pid is None:
                             a.pid = (as_int(ev.stat('program_id')) or 0) & U64
                         fl = ev.stat('flops')
@@ -1758,6 +1764,9 @@ def op_row(a, plane_info, self_total):
         if br is not None and (br > MAX_BW or (a.hbm == a.bytes and hr is None)):
             br = None
             note = note or 'bandwidth above any memory'
+        if a.host_mem and hr is not None:
+            hr = hu = intensity = None
+            note = note or 'host memory'
     if note is None and None in (fr, br, hr, fu, hu):
         note = 'counts or peak unknown'  # C37: every absent figure says why
     r.update({'flops_per_s': fr, 'bytes_per_s': br, 'hbm_bytes_per_s': hr,
