@@ -453,3 +453,11 @@ if have_fixtures; then
 else
 	skip "TPU host offload" "$NOFIX"
 fi
+# The idle finding names a device that computes: the MI300X conv profile's
+# GPU:0 only copies (no kernel, idle 96.8 %); GPU:7 runs the convolutions.
+if have_fixtures; then
+	report "$FIX/jax-rocm-mi300x-conv-legacy" "$TMP/conv.json"
+	jcheck "idle_gaps names the GPU that computes, not one that only copies" "$TMP/conv.json" \
+		"[x['numbers']['device'] for x in d['overview']['findings'] if x['id'] == 'idle_gaps']
+		 == ['/device:GPU:7']"
+fi

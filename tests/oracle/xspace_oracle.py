@@ -2230,14 +2230,15 @@ def overview(hosts, devices, ops, steps):
              'small_kernels_in_command_buffers': d['small_cb'],
              'small_kernel_ps': d['small_kernel_ps'], 'idle_percent': d['idle_percent']})
         break
-    worst = None
+    worst, worst_rank = None, None
     for d in devices:
         if d.get('host_bound_ps') is None or d['span_ps'] <= 0:
             continue
         idle = d['span_ps'] - d['busy_ps']
-        if 10 * idle >= d['span_ps'] and (worst is None or
-                                          idle > worst['span_ps'] - worst['busy_ps']):
-            worst = d
+        # A GPU that ran no kernel (copies only) only when no computing device is idle enough.
+        rank = (d.get('kernels') != 0, idle)
+        if 10 * idle >= d['span_ps'] and (worst is None or rank > worst_rank):
+            worst, worst_rank = d, rank
     if worst is not None:
         idle = worst['span_ps'] - worst['busy_ps']
         add('idle_gaps',
