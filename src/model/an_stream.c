@@ -578,7 +578,11 @@ static void cb_flush(struct stream_pass *sp, struct cb_run *r)
 			continue;
 		}
 		stream_account(sp, e->i, cb_inst_slot(sp->lp, r, ix, e->slot), 1, &e->as);
-		/* what the viewer asks of this event (analysis_op_name) */
+		/* what the viewer asks of this event (analysis_op_name); a
+		 * report asks nothing (2.9 M of them, 46 MB, on a 1 GB H100
+		 * profile) */
+		if (((const struct plane_ctx *)p->hook_data)->no_event_queries)
+			continue;
 		if (sp->lp->ncbn == sp->lp->capcbn) {
 			sp->lp->capcbn = sp->lp->capcbn ? sp->lp->capcbn * 2 : 256;
 			sp->lp->cbn = xreallocarray(sp->lp->cbn, sp->lp->capcbn, sizeof(*sp->lp->cbn));

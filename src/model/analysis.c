@@ -403,6 +403,7 @@ static void plane_hook(void *vctx, struct xt_host *h, struct xt_plane *p)
 
 	pc->host = h->name;
 	pc->hc = host_ctx_for(c, h);
+	pc->no_event_queries = c->keep_none;
 	if (!strncmp(p->name, "/device:", 8)) {
 		pc->role = ROLE_DEVICE;
 		/* XLA-ops devices are recognised in plane_hook_outer. */
@@ -613,7 +614,7 @@ static int line_keep(void *vctx, const struct xt_host *h, const struct xt_plane 
 
 void analysis_keep_none(struct analysis_ctx *ctx, struct xplane_load_opts *opts)
 {
-	(void)ctx;
+	ctx->keep_none = 1;
 	opts->line_keep = line_keep;
 }
 

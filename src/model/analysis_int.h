@@ -96,6 +96,8 @@ struct plane_ctx {
 	int has_mem;            /* host plane defines MemoryAllocation or MemoryDeallocation */
 	int sink_markers;       /* host plane: the sink finds its step markers */
 	int has_copy_calls;     /* host plane: some event metadata is a copy call */
+	int no_event_queries;   /* the caller never asks an event's op (analysis_keep_none:
+				 * a report), so line_part.cbn is not kept */
 	struct emeta_info *info;/* [plane->nemeta] */
 };
 
@@ -352,6 +354,7 @@ struct analysis_ctx {
 	struct line_part **parts;
 	size_t nparts, capparts;
 	int loading;            /* hooks run inside xplane_load (reader watch flags valid) */
+	int keep_none;          /* analysis_keep_none(): nothing asks about single events */
 };
 
 void *actx_own(struct analysis_ctx *c, void *p);
