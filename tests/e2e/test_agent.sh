@@ -59,14 +59,14 @@ run_w() { # RUN_XTOP: an xtop whose path may hold spaces, instead of $XTOP
 	PIDS="$PIDS $RP"
 	n=0
 	WP=
-	while [ -z "$WP" ] && [ $n -lt 200 ]; do
+	while [ -z "$WP" ] && [ $n -lt 600 ]; do
 		WP=$(sed -n 's/^xtop: PID \([0-9]*\) runs .*/\1/p' "$TMP/run.err")
 		[ -n "$WP" ] || sleep 0.05
 		n=$((n + 1))
 	done
 	[ -n "$WP" ] || return 1
 	PIDS="$PIDS $WP"
-	while [ ! -S "$SD/agent-$WP.sock" ] && [ $n -lt 200 ]; do
+	while [ ! -S "$SD/agent-$WP.sock" ] && [ $n -lt 600 ]; do
 		sleep 0.05
 		n=$((n + 1))
 	done
@@ -315,7 +315,7 @@ kill -9 "$WP"
 flags_of() { tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^XLA_FLAGS=/=/p'; }
 cb_case() { # cb_case XLA_FLAGS|- WANT|- NOTE(0|1) [RUN_OPTS]: - = unset
 	if [ "$1" = - ]; then unset XLA_FLAGS; else export XLA_FLAGS="$1"; fi
-	RUN_OPTS=${4:-} run_w "$AG/idle" || { fail "XLA_FLAGS" "no socket"; return; }
+	RUN_OPTS=${4:-} run_w "$AG/idle" || { fail "XLA_FLAGS" "no socket for '$1': $(cat "$TMP/run.err")"; return; }
 	unset XLA_FLAGS
 	got=$(flags_of "$WP")
 	kill -9 "$WP"
