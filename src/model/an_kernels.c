@@ -238,6 +238,26 @@ static void kmemo_grow(struct line_part *lp)
 	free(old);
 }
 
+int analysis_launch_shape(const struct xt_trace *t, size_t host, const struct xt_plane *p,
+			  const struct xt_line *l, const struct xt_event *ev, uint32_t grid[3],
+			  uint32_t block[3], int64_t *regs, int64_t *shared)
+{
+	struct xt_known_stats ks;
+	double occ;
+
+	memset(grid, 0, 3 * sizeof(*grid));
+	memset(block, 0, 3 * sizeof(*block));
+	*regs = *shared = -1;
+	if (host >= t->nhosts)
+		return 0;
+	stat_collect(&ks, &t->hosts[host], p, l, ev, 1ull << XS_KERNEL_DETAILS);
+	if (!stat_has(&ks, XS_KERNEL_DETAILS) || !ks.v[XS_KERNEL_DETAILS].s)
+		return 0;
+	kernel_details_parse(ks.v[XS_KERNEL_DETAILS].s, ks.v[XS_KERNEL_DETAILS].n, grid, block,
+			     regs, shared, &occ);
+	return 1;
+}
+
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
 		   int64_t dur, struct bytes_ref op, struct bytes_ref details)
 {

@@ -276,6 +276,13 @@ const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace 
 			     const struct xt_plane *p, const struct xt_line *l,
 			     const struct xt_event *ev, char *buf, size_t n);
 
+/* The launch shape of GPU event ev (its kernel_details: grid, block,
+ * registers, shared memory), as the kernel rows are keyed: 1 when it has
+ * one (a kernel row's launch), else 0. Can't fail. */
+int analysis_launch_shape(const struct xt_trace *t, size_t host, const struct xt_plane *p,
+			  const struct xt_line *l, const struct xt_event *ev, uint32_t grid[3],
+			  uint32_t block[3], int64_t *regs, int64_t *shared);
+
 /* The nearest-rank percentile p (0-100] of the step durations (ps): the
  * shortest step with at least p % of the steps at or below it; 0 without
  * steps. Can't fail. */

@@ -234,17 +234,25 @@ static void kern_draw(struct app *a, int y, int h)
 
 /* A launch of kernel row arg: a GPU track's event of that name, launched
  * for the row's op (one kernel runs for several ops: XLA launches one
- * fusion's kernel for its identical twins). */
+ * fusion's kernel for its identical twins) with the row's launch shape. */
 static int is_launch(struct app *a, const struct tl_track *tr, const struct xt_event *ev,
 		     const void *arg)
 {
 	const struct xt_kernel_row *k = arg;
+	uint32_t grid[3], block[3];
+	int64_t regs, shared;
 	char op[512];
 
 	if (strncmp(tr->p->name, "/device:GPU:", 12) || strcmp(xt_event_meta(tr->p, ev)->name, k->name))
 		return 0;
-	return !k->op[0] ||
-	       !strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, tr->l, ev, op, sizeof(op)), k->op);
+	if (k->op[0] &&
+	    strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, tr->l, ev, op, sizeof(op)), k->op))
+		return 0;
+	/* Rows of one kernel and op differ by their launch shape. */
+	return analysis_launch_shape(a->t, tr->host, tr->p, tr->l, ev, grid, block, &regs,
+				     &shared) &&
+	       !memcmp(grid, k->grid, sizeof(grid)) && !memcmp(block, k->block, sizeof(block)) &&
+	       regs == k->registers && shared == k->shared_bytes;
 }
 
 static void kern_jump(struct app *a, const struct xt_kernel_row *k)
