@@ -211,12 +211,14 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 
 	strbuf_addf(o, "xtop diff\n  base %s\n  new  %s\n", base, new_);
 	strbuf_addf(o, "\nStep time (%zu step%s -> %zu)%s\n", c->base_steps, c->base_steps == 1 ? "" : "s",
-		    c->new_steps, c->per_step ? "" : ": not both profiles have steps");
-	if (c->per_step && !c->steps_alike) {
+		    c->new_steps,
+		    c->per_step || c->per_occurrence ? "" : ": not both profiles have steps");
+	if (c->per_occurrence) {
 		char kb[192], kn[192];
 
 		strbuf_addf(o, "  step times not compared: what a step is differs, not how fast it"
-			       " ran\n    BASE: %s\n    NEW:  %s\n",
+			       " ran\n    BASE: %s\n    NEW:  %s\n  so busy time is not compared, "
+			       "and ops compare per occurrence\n",
 			    compare_steps_kind(kb, sizeof(kb), c->base_source, c->base_module),
 			    compare_steps_kind(kn, sizeof(kn), c->new_source, c->new_module));
 	}
@@ -239,7 +241,9 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 	}
 
 	strbuf_addf(o, "\nOps: self time %s, by the size of the change%s\n",
-		    c->per_step ? "per step" : "per run (not both profiles have steps)",
+		    c->per_step         ? "per step"
+		    : c->per_occurrence ? "per occurrence (steps of two kinds)"
+					: "per run (not both profiles have steps)",
 		    n < c->nops ? " (top; --top N for more)" : "");
 	tt_init(&tt, cols, 6, width, 1, 24);
 	tt_head(&tt, o);
@@ -265,7 +269,7 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 		if (k)
 			strbuf_addf(o, "  * does other work in NEW: FLOPs or bytes a run differ by more "
 				       "than 1%% (another\n    instruction under the name, or new "
-				       "shapes); its time is not gated\n");
+				       "shapes); gated on its time for BASE's work\n");
 		tt_fit_free(full, n);
 	}
 	diff_devices(o, c, width);
@@ -317,7 +321,8 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 {
 	size_t i, n = top && top < c->nops ? top : c->nops;
 
-	strbuf_addf(o, "{\"per_step\":%s,\"ops_total\":%zu,\"ops\":[", c->per_step ? "true" : "false",
+	strbuf_addf(o, "{\"per_step\":%s,\"per_occurrence\":%s,\"ops_total\":%zu,\"ops\":[",
+		    c->per_step ? "true" : "false", c->per_occurrence ? "true" : "false",
 		    c->nops);
 	for (i = 0; i < n; i++) {
 		const struct xt_cmp_op *r = &c->ops[i];
@@ -429,14 +434,21 @@ size_t diff_gate(const struct xt_cmp *c, double pct, struct diff_regression *out
 			continue;
 		/* A new op among the top 20 is all regression; a matched one
 		 * regresses when it grew by more than pct. */
-		/* An op that does other work than its match is not slower
-		 * for taking longer. */
+		/* An op that does other work than its match is gated on its
+		 * time for BASE's work (its time over the work ratio). */
+		double new_ps = (double)o->new_ps, delta = o->delta_percent;
+
+		if (o->work_differs && o->work_ratio > 0) {
+			new_ps /= o->work_ratio;
+			delta = o->base_ps ? 100.0 * (new_ps - (double)o->base_ps) / (double)o->base_ps
+					   : NAN;
+		}
 		if (!(added && o->new_ps > 0) &&
-		    !(o->match <= XT_MATCH_IDENTITY && !o->work_differs && o->base_ps > 0 &&
-		      o->delta_percent > pct))
+		    !(o->match <= XT_MATCH_IDENTITY && o->base_ps > 0 && delta > pct))
 			continue;
-		regression(out, &n, "op", o->program, o->name, (double)o->base_ps, (double)o->new_ps,
-			   added ? NAN : o->delta_percent)->added = added;
+		regression(out, &n, o->work_differs && o->work_ratio > 0 ? "op_work" : "op",
+			   o->program, o->name, (double)o->base_ps, new_ps,
+			   added ? NAN : delta)->added = added;
 	}
 	return n;
 }
@@ -456,6 +468,11 @@ void diff_gate_text(struct strbuf *o, const struct diff_regression *r, size_t n,
 		else if (!strcmp(r->what, "no_device_time"))
 			strbuf_addf(o, "regression: NEW has no device time (BASE: %s busy): nothing "
 				       "ran on its devices, or their tracer failed\n", b1);
+		else if (!strcmp(r->what, "op_work"))
+			strbuf_addf(o, "regression: op %s%s%s self time for BASE's work %s -> %s "
+				       "(%+.1f%%, over %.1f%%; it does other work in NEW)\n",
+				    r->program, *r->program ? "/" : "", r->name, b1, b2,
+				    r->delta_percent, pct);
 		else if (strcmp(r->what, "op"))
 			strbuf_addf(o, "regression: %s %s -> %s (%+.1f%%, over %.1f%%)\n", r->name, b1,
 				    b2, r->delta_percent, pct);

@@ -89,6 +89,27 @@ static int64_t per(const struct xt_cmp *c, int64_t ps, size_t steps)
 	return c->per_step && steps ? ps / (int64_t)steps : ps;
 }
 
+/* An op's self time in the comparison's unit. */
+static int64_t op_per(const struct xt_cmp *c, const struct xt_op_row *o, size_t steps)
+{
+	if (c->per_occurrence)
+		return o->occurrences ? o->self_ps / (int64_t)o->occurrences : 0;
+	return per(c, o->self_ps, steps);
+}
+
+/* NEW's work a run over BASE's: FLOPs where both count some, else bytes. */
+static double work_ratio(const struct xt_op_row *b, const struct xt_op_row *n)
+{
+	if (!b->occurrences || !n->occurrences)
+		return NAN;
+	if (b->has_flops && n->has_flops && b->flops > 0 && n->flops > 0)
+		return (n->flops / (double)n->occurrences) / (b->flops / (double)b->occurrences);
+	if (b->has_bytes && n->has_bytes && b->bytes_accessed > 0 && n->bytes_accessed > 0)
+		return (n->bytes_accessed / (double)n->occurrences) /
+		       (b->bytes_accessed / (double)b->occurrences);
+	return NAN;
+}
+
 /* x and y a run within 1 % of each other (either unknown: alike). */
 static int near(int hx, double x, uint64_t nx, int hy, double y, uint64_t ny)
 {
@@ -214,15 +235,16 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 		r->name = arena_strndup(&c->arena, o->name, strlen(o->name));
 		r->program = arena_strndup(&c->arena, o->program, strlen(o->program));
 		r->category = arena_strndup(&c->arena, o->category, strlen(o->category));
-		r->new_ps = per(c, o->self_ps, c->new_steps);
+		r->new_ps = op_per(c, o, c->new_steps);
 		r->new_rank = i;
 		if (pair[i] != SIZE_MAX) {
 			const struct xt_op_row *bo = &b->ops[pair[i]];
 
 			r->base_name = arena_strndup(&c->arena, bo->name, strlen(bo->name));
-			r->base_ps = per(c, bo->self_ps, c->base_steps);
+			r->base_ps = op_per(c, bo, c->base_steps);
 			r->match = how[i];
 			r->work_differs = !same_work(bo, o);
+			r->work_ratio = r->work_differs ? work_ratio(bo, o) : NAN;
 		} else {
 			r->base_name = "";
 			r->match = XT_MATCH_ADDED;
@@ -238,7 +260,7 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 		r->name = r->base_name = arena_strndup(&c->arena, bo->name, strlen(bo->name));
 		r->program = arena_strndup(&c->arena, bo->program, strlen(bo->program));
 		r->category = arena_strndup(&c->arena, bo->category, strlen(bo->category));
-		r->base_ps = per(c, bo->self_ps, c->base_steps);
+		r->base_ps = op_per(c, bo, c->base_steps);
 		r->match = XT_MATCH_REMOVED;
 		r->new_rank = SIZE_MAX;
 	}
@@ -410,13 +432,15 @@ struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis
 	c->steps_alike = alike;
 	c->base_module = arena_strndup(&c->arena, b->steps_module, strlen(b->steps_module));
 	c->new_module = arena_strndup(&c->arena, n->steps_module, strlen(n->steps_module));
-	c->per_step = both;
+	c->per_step = alike;
+	c->per_occurrence = both && !alike;
 	c->step_mean = num(step_mean(b), step_mean(n), alike);
 	c->step_p50 = num((double)analysis_step_percentile(b, 50),
 			  (double)analysis_step_percentile(n, 50), alike);
 	c->step_p95 = num((double)analysis_step_percentile(b, 95),
 			  (double)analysis_step_percentile(n, 95), alike);
-	c->busy = num((double)per(c, b->busy_ps, b->nsteps), (double)per(c, n->busy_ps, n->nsteps), 1);
+	c->busy = num((double)per(c, b->busy_ps, b->nsteps), (double)per(c, n->busy_ps, n->nsteps),
+		      !c->per_occurrence);
 	match_ops(c, b, n);
 	match_devices(c, b, n);
 	match_memory(c, b, n);

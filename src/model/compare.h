@@ -42,6 +42,8 @@ struct xt_cmp_op {
 	 * differ by more than 1 % (another instruction under the name, or
 	 * new shapes), so their times differ by more than speed */
 	int work_differs;
+	double work_ratio;       /* when it does: NEW's work a run / BASE's (FLOPs, else
+				  * bytes); NAN when unknown */
 	size_t new_rank;         /* rank by self time in NEW (0 = top); SIZE_MAX if removed */
 };
 
@@ -67,7 +69,12 @@ struct xt_cmp_mem {
 struct xt_cmp {
 	struct xt_cmp_op *ops;  /* by |delta_ps| descending */
 	size_t nops;
-	int per_step;           /* op and busy times are per step (both have steps) */
+	int per_step;           /* op and busy times are per step (steps of one kind on
+				 * both sides) */
+	/* Steps on both sides, of two kinds: a step count is no common unit
+	 * (3 host steps of 4 runs each against 12 inferred runs), so op times
+	 * are per occurrence and busy is not compared. */
+	int per_occurrence;
 	size_t base_steps, new_steps;
 	/* Where each side's steps come from: step times are compared only
 	 * when both have steps of one kind (and, inferred, of one module):

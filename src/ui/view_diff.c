@@ -235,7 +235,7 @@ static void diff_draw(struct app *a, int y, int h)
 	num_text(s1, sizeof(s1), "mean", &c->step_mean);
 	num_text(s2, sizeof(s2), "p50", &c->step_p50);
 	num_text(s3, sizeof(s3), "p95", &c->step_p95);
-	if (c->per_step && !c->steps_alike) {
+	if (c->per_occurrence) {
 		/* Steps of different kinds: their times say what a step is. */
 		char kb[160], kn[160];
 		const char *parts[2] = { s0, s1 };
@@ -260,7 +260,8 @@ static void diff_draw(struct app *a, int y, int h)
 	num_text(s1, sizeof(s1), c->per_step ? "device busy per step" : "device busy", &c->busy);
 	if (utf8_width(s1) + 1 > a->cols) /* narrow: the short label, the figures whole */
 		num_text(s1, sizeof(s1), c->per_step ? "busy/step" : "busy", &c->busy);
-	snprintf(s2, sizeof(s2), "ops' self time %s", c->per_step ? "per step" : "per run");
+	snprintf(s2, sizeof(s2), "ops' self time %s",
+		 c->per_step ? "per step" : c->per_occurrence ? "per occurrence" : "per run");
 	{
 		const char *parts[2] = { s1, s2 };
 

@@ -324,3 +324,25 @@ import json, sys
 ops = json.load(sys.stdin)['ops']
 assert ops and not any(o['work_differs'] for o in ops), [o['name'] for o in ops if o['work_differs']]
 " && ok "diff: the MLP's twins do the same work, op for op" || fail "diff: MLP twins" "see above"
+# A pair that does other work is gated on its time for BASE's work: the
+# transformer without command buffers, its custom-call.3 made 4x slower,
+# against the build with them (where custom-call.3 pairs with another GEMM).
+$PY tests/fixtures/slow_op.py "$TN" "$TMP/slow3.pb" custom-call.3 4 >/dev/null 2>&1
+$XTOP report "$TMP/slow3.pb" --baseline "$TC" --fail-over 10 --json 2>/dev/null | $PY -c "
+import json, sys
+r = json.load(sys.stdin)['gate']['regressions']
+assert ('op_work', 'custom-call.3') in [(x['what'], x['name']) for x in r], r
+" && ok "gate: a pair that does other work is gated on its time for BASE's work" ||
+	fail "gate: work_differs pairs" "custom-call.3 4x slower not gated"
+# Steps of two kinds: ops compare per occurrence, so a slower op is caught
+# whatever each side counts as a step (a count of steps is no common unit).
+$PY tests/fixtures/slow_op.py "$A" "$TMP/slowa.pb" loop_convert_multiply_fusion 3 >/dev/null 2>&1
+$XTOP report "$TMP/slowa.pb" --baseline "$M" --fail-over 30 --json 2>/dev/null | $PY -c "
+import json, sys
+d = json.load(sys.stdin)
+assert d['comparison']['per_occurrence'] is True and d['comparison']['per_step'] is False
+assert d['comparison']['busy'] is None or d['comparison']['busy'].get('base_ps') is None, d['comparison']['busy']
+r = [x for x in d['gate']['regressions'] if x['name'] == 'loop_convert_multiply_fusion']
+assert r and r[0]['delta_percent'] > 150, r
+" && ok "gate: steps of two kinds: ops per occurrence, a 3x slower op caught, busy not compared" ||
+	fail "gate: steps of two kinds, per occurrence" "see above"
