@@ -94,10 +94,16 @@ static uint32_t op_slot(struct line_part *lp, struct bytes_ref name, struct byte
 
 /* The HLO text of an XLA Ops event (its metadata's name on TPU) puts an
  * operand or result in host memory: memory space 5 (XLA's
- * kHostMemorySpace), written "S(5)" at the end of a layout. */
+ * kHostMemorySpace), written "S(5)" in a layout, before its end or the
+ * optional SC(...), P(...) and M(...) parts. */
 static uint8_t hlo_names_host_memory(const char *hlo)
 {
-	return strstr(hlo, "S(5)}") != NULL;
+	const char *p;
+
+	for (p = strstr(hlo, "S(5)"); p; p = strstr(p + 4, "S(5)"))
+		if (p[4] == '}' || p[4] == 'S' || p[4] == 'P' || p[4] == 'M')
+			return 1;
+	return 0;
 }
 
 /* An async op of XLA's scheduler: its start returns at once and its done

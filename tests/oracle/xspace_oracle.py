@@ -128,7 +128,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       and bytes only from devices where every occurrence had them; a
       utilization over 1 (or, no peak, > 5e15 FLOP/s, > 50e12 B/s) drops the
       rate; all-bytes rate also dropped when it equals the HBM one.  An XLA
-      op whose first event's HLO text has an "S(5)}" layout (host memory)
+      op whose first event's HLO text has "S(5)" in a layout, before its "}"
+      or an SC/P/M part (host memory),
       has no HBM rate, share or intensity (its bytes cross the host link).
   C22 Memory names and split as docs "Memory".
   C23 Overview kernels (GPU): a stream-line event (duration > 0) is a copy,
@@ -1466,7 +1467,7 @@ def analyse(hosts, origin):
                         a = op_of(prog, name, cat, 'xla_op', '', async_kind(name, cat))
                         if a.occ == 0:
                             # C21: an operand or result in host memory (S(5))
-                            a.host_mem = 'S(5)}' in ev.name
+                            a.host_mem = re.search(r'S\(5\)[}SPM]', ev.name) is not None
                         if a.pid is None:
                             a.pid = (as_int(ev.stat('program_id')) or 0) & U64
                         fl = ev.stat('flops')
