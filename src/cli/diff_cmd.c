@@ -193,7 +193,7 @@ static void diff_op_row(struct texttab *tt, struct strbuf *o, const struct xt_cm
 	else
 		fmt_ps(b[1], sizeof(b[1]), r->new_ps);
 	delta_cell(b[2], sizeof(b[2]), r->delta_ps);
-	pct_cell(b[3], sizeof(b[3]), r->delta_percent, r->match <= XT_MATCH_IDENTITY,
+	pct_cell(b[3], sizeof(b[3]), r->delta_percent, r->match <= XT_MATCH_WORK,
 		 (double)r->new_ps);
 	snprintf(b[4], sizeof(b[4]), "%s%s", xt_match_names[r->match], r->work_differs ? "*" : "");
 	tt_row(tt, o, cells);
@@ -346,7 +346,7 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 		else
 			strbuf_addf(o, "%" PRId64, r->new_ps);
 		strbuf_addf(o, ",\"delta_ps\":%" PRId64 ",\"delta_percent\":", r->delta_ps);
-		jnum(o, r->match <= XT_MATCH_IDENTITY ? r->delta_percent : NAN);
+		jnum(o, r->match <= XT_MATCH_WORK ? r->delta_percent : NAN);
 		strbuf_addf(o, ",\"match\":\"%s\",\"work_differs\":%s}", xt_match_names[r->match],
 			    r->work_differs ? "true" : "false");
 	}
@@ -444,7 +444,7 @@ size_t diff_gate(const struct xt_cmp *c, double pct, struct diff_regression *out
 					   : NAN;
 		}
 		if (!(added && o->new_ps > 0) &&
-		    !(o->match <= XT_MATCH_IDENTITY && o->base_ps > 0 && delta > pct))
+		    !(o->match <= XT_MATCH_WORK && o->base_ps > 0 && delta > pct))
 			continue;
 		regression(out, &n, o->work_differs && o->work_ratio > 0 ? "op_work" : "op",
 			   o->program, o->name, (double)o->base_ps, new_ps,

@@ -11,7 +11,7 @@
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 
-const char *const xt_match_names[4] = { "exact", "identity", "added", "removed" };
+const char *const xt_match_names[5] = { "exact", "identity", "work", "added", "removed" };
 
 static double step_mean(const struct xt_analysis *a)
 {
@@ -133,6 +133,38 @@ static int same_work(const struct xt_op_row *x, const struct xt_op_row *y)
 		    y->occurrences);
 }
 
+/* FLOPs and bytes known and not nothing: work that can tell an op. */
+static int known_work(const struct xt_op_row *o)
+{
+	return o->occurrences && o->has_flops && o->flops > 0 && o->has_bytes &&
+	       o->bytes_accessed > 0;
+}
+
+/* An op implemented another way (a GEMM one build runs as a cuBLAS custom
+ * call and the other as a Triton fusion: another name and category) pairs
+ * with one of its program that does the same work, known on both sides,
+ * in order of self time. */
+static void work_pass(const struct xt_analysis *b, const struct xt_analysis *n, uint8_t *bused,
+		      uint8_t *nused, size_t *pair, enum xt_match *how)
+{
+	size_t i, j;
+
+	for (i = 0; i < n->nops; i++) {
+		if (nused[i] || !known_work(&n->ops[i]))
+			continue;
+		for (j = 0; j < b->nops; j++)
+			if (!bused[j] && known_work(&b->ops[j]) &&
+			    !strcmp(b->ops[j].program, n->ops[i].program) &&
+			    same_work(&b->ops[j], &n->ops[i]))
+				break;
+		if (j == b->nops)
+			continue;
+		pair[i] = j;
+		how[i] = XT_MATCH_WORK;
+		bused[j] = nused[i] = 1;
+	}
+}
+
 static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struct xt_analysis *n)
 {
 	uint8_t *bused = xcalloc(b->nops ? b->nops : 1, 1), *nused = xcalloc(n->nops ? n->nops : 1, 1);
@@ -201,9 +233,11 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 			}
 		}
 		/* The same work first (an op renumbered), the largest such;
-		 * then what is left in order (new shapes: nothing does the
-		 * same work). */
-		for (int pass = 0; pass < 2; pass++)
+		 * then ops implemented another way (work_pass); then what is
+		 * left in order (new shapes: nothing does the same work). */
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass)
+				work_pass(b, n, bused, nused, pair, how);
 			for (i = 0; i < n->nops; i++) {
 				uint32_t *v;
 				size_t j, *at;
@@ -215,7 +249,7 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 				if (!v)
 					continue;
 				for (at = &queue[*v]; (j = *at) != SIZE_MAX; at = &next[j])
-					if (pass || same_work(&b->ops[j], &n->ops[i]))
+					if (!bused[j] && (pass || same_work(&b->ops[j], &n->ops[i])))
 						break;
 				if (j == SIZE_MAX)
 					continue;
@@ -224,6 +258,7 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 				bused[j] = nused[i] = 1;
 				*at = next[j]; /* out of its chain */
 			}
+		}
 		free(queue);
 		free(next);
 	}
@@ -472,7 +507,8 @@ void compare_op_label(const struct xt_cmp_op *o, char *buf, size_t n)
 	const char *sep = *o->program ? "/" : "";
 	size_t k = 0, cut = 0;
 
-	if (o->match != XT_MATCH_IDENTITY || !strcmp(o->base_name, o->name)) {
+	if ((o->match != XT_MATCH_IDENTITY && o->match != XT_MATCH_WORK) ||
+	    !strcmp(o->base_name, o->name)) {
 		snprintf(buf, n, "%s%s%s", o->program, sep, o->name);
 		return;
 	}

@@ -25,10 +25,11 @@
 enum xt_match {
 	XT_MATCH_EXACT = 0,   /* the same (program, name) */
 	XT_MATCH_IDENTITY,    /* the same identity after a recompile */
+	XT_MATCH_WORK,        /* the same program and work a run, implemented another way */
 	XT_MATCH_ADDED,       /* only in NEW */
 	XT_MATCH_REMOVED,     /* only in BASE */
 };
-extern const char *const xt_match_names[4];
+extern const char *const xt_match_names[5];
 
 struct xt_cmp_op {
 	const char *name;      /* NEW's name (BASE's when removed) */

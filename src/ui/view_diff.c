@@ -89,7 +89,7 @@ static void col_pct(void *ctx, size_t row, char *buf, size_t n)
 {
 	const struct xt_cmp_op *o = op_of(ctx, row);
 
-	if (o->match > XT_MATCH_IDENTITY || isnan(o->delta_percent))
+	if (o->match > XT_MATCH_WORK || isnan(o->delta_percent))
 		snprintf(buf, n, "-");
 	else
 		fmt_pct_change(buf, n, o->delta_percent);
