@@ -354,7 +354,7 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 		    c->new_steps);
 	strbuf_addf(o, ",\"base_source\":\"%s\",\"new_source\":\"%s\",\"compared\":%s",
 		    xt_steps_source_names[c->base_source], xt_steps_source_names[c->new_source],
-		    c->steps_alike ? "true" : "false");
+		    c->per_step ? "true" : "false");
 	jstats(o, "mean", &c->step_mean, 1);
 	jstats(o, "p50", &c->step_p50, 1);
 	jstats(o, "p95", &c->step_p95, 1);

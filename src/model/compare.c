@@ -464,7 +464,6 @@ struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis
 	c->new_source = n->steps_source;
 	alike = both && b->steps_source == n->steps_source &&
 		(b->steps_source != XT_STEPS_INFERRED || !strcmp(b->steps_module, n->steps_module));
-	c->steps_alike = alike;
 	c->base_module = arena_strndup(&c->arena, b->steps_module, strlen(b->steps_module));
 	c->new_module = arena_strndup(&c->arena, n->steps_module, strlen(n->steps_module));
 	c->per_step = alike;

@@ -70,8 +70,9 @@ struct xt_cmp_mem {
 struct xt_cmp {
 	struct xt_cmp_op *ops;  /* by |delta_ps| descending */
 	size_t nops;
-	int per_step;           /* op and busy times are per step (steps of one kind on
-				 * both sides) */
+	/* Both sides have steps of one kind: step times are compared, and op
+	 * and busy times are per step. */
+	int per_step;
 	/* Steps on both sides, of two kinds: a step count is no common unit
 	 * (3 host steps of 4 runs each against 12 inferred runs), so op times
 	 * are per occurrence and busy is not compared. */
@@ -80,11 +81,10 @@ struct xt_cmp {
 	/* Where each side's steps come from: step times are compared only
 	 * when both have steps of one kind (and, inferred, of one module):
 	 * host markers that include dispatch against device runs differ by
-	 * what a step is, not by how fast it ran (steps_alike 0). */
+	 * what a step is, not by how fast it ran (per_step 0). */
 	enum xt_steps_source base_source, new_source;
 	const char *base_module, *new_module; /* inferred steps' module ("" else) */
-	int steps_alike;
-	struct xt_cmp_num step_mean, step_p50, step_p95; /* ps, when steps_alike */
+	struct xt_cmp_num step_mean, step_p50, step_p95; /* ps, when per_step */
 	struct xt_cmp_num busy; /* summed device busy ps (per step when per_step) */
 	struct xt_cmp_dev *devs;
 	size_t ndevs;
