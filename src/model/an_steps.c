@@ -577,9 +577,7 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t, const struct host_ac
 						st = &a->steps[a->nsteps++];
 						memset(st, 0, sizeof(*st));
 						st->id = m->id;
-						st->start_ps = m->start_ps;
-						st->duration_ps = m->end_ps - m->start_ps;
-						continue;
+						st->duration_ps = -1; /* no marker yet */
 					}
 					step_take(&a->steps[*v], m->start_ps, m->end_ps);
 				}
