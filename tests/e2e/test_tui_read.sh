@@ -917,12 +917,8 @@ if have_fixtures; then
 		"$(grep -A1 "duration" "$TMP/screen")" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
-else
-	skip "details: a figure and its unit on one row" "$NOFIX"
-fi
-# The memory view's live list says how many it cannot show: at 80x24 the
-# MI300X conv profile's GPU:7 lists 3 of its 4 largest.
-if have_fixtures; then
+	# The memory view's live list says how many it cannot show: at 80x24 the
+	# MI300X conv profile's GPU:7 lists 3 of its 4 largest.
 	start 80 24 "$XTOP" --view memory "$FIX/jax-rocm-mi300x-conv-legacy"
 	wait_for "[memory]" >/dev/null
 	keys End
@@ -931,13 +927,9 @@ if have_fixtures; then
 		"$(line $((H - 1)))" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
-else
-	skip "memory: live rows counted" "$NOFIX"
-fi
-# Enter on a kernel row shows that row's own longest launch: rows of one
-# kernel and op differ by launch shape (the MI300X attention profile's
-# loop_convert_fusion has four), and each row's MAX is what Enter finds.
-if have_fixtures; then
+	# Enter on a kernel row shows that row's own longest launch: rows of one
+	# kernel and op differ by launch shape (the MI300X attention profile's
+	# loop_convert_fusion has four), and each row's MAX is what Enter finds.
 	start 200 40 "$XTOP" --view kernels "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb"
 	wait_for "[kernels]" >/dev/null
 	bad="" checked=0
@@ -965,5 +957,6 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip "kernels: Enter per row" "$NOFIX"
+	skip_n 3 "details: a figure and its unit; memory: live rows counted; kernels: Enter per row" \
+		"$NOFIX"
 fi
