@@ -97,8 +97,10 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 	source_prefetch(src, l->raw_off, XT_WINDOW);
 	while (q < le && !bad) {
 		/* Pointer chasing through the page cache: each field's place
-		 * depends on the last one's length, so fetch ahead. */
-		__builtin_prefetch(q + 512);
+		 * depends on the last one's length, so fetch ahead, a page
+		 * ahead: the hardware's own prefetch stops at a page's end
+		 * (512 bytes ahead was 2-3 % slower: docs/performance.md). */
+		__builtin_prefetch(q + 4096);
 		{
 			const uint8_t *tagp = q, *eb;
 			uint64_t en;
