@@ -123,22 +123,40 @@ static int window_start(const char *s, int c, int win)
 	return c - win / 3;
 }
 
+/* Most windows elide_at() opens: a text that differs from its likes in
+ * three places (replica, layer, dropout) shows all three. */
+#define APART_WIN 3
+
 /*
- * s in w columns showing columns c[0..nc) (nc 1 or 2, ascending, each
- * hidden by the plain elision): the plain elision's head (so what told s
- * apart there still does), a window on each, a shorter tail, with a mark
- * wherever text is left out. Writes out (n bytes) only when the whole
+ * s in w columns showing columns cin[0..nc) (nc 1 to APART_WIN, ascending,
+ * each hidden by the plain elision): the plain elision's head (so what
+ * told s apart there still does), a window on each, a shorter tail, with a
+ * mark wherever text is left out. Writes out (n bytes) only when the whole
  * result fits; 0 when it does not, or w leaves too little room.
  */
-static int elide_at(char *out, size_t n, const char *s, int w, const int *c, int nc,
+static int elide_at(char *out, size_t n, const char *s, int w, const int *cin, int nc,
 		    const char *mark)
 {
 	int len = utf8_width(s), mw = utf8_width(mark), head = (w - mw) / 3, room, tail, win;
-	int a[2], e[2], k, np = 0, from[4], to[4];
+	int c[APART_WIN], a[APART_WIN], e[APART_WIN], k, np = 0;
+	int from[APART_WIN + 2], to[APART_WIN + 2];
 	size_t ml = strlen(mark), o = 0, bytes = 0;
 
-	if (nc == 2 && c[1] - c[0] < (w - head) / 3)
-		nc = 1; /* close together: one window from the first shows both */
+	if (nc < 1 || nc > APART_WIN)
+		return 0;
+	memcpy(c, cin, (size_t)nc * sizeof(*c));
+	/* Close together: one window from the first shows both (it starts
+	 * at most two thirds of its width before the first). */
+	for (k = 1; k < nc;) {
+		int r = w - head - nc * mw, wide = (r - r / (nc + 1)) / (nc - 1 ? nc - 1 : 1);
+
+		if (c[k] - c[k - 1] < wide / 3) {
+			memmove(c + k, c + k + 1, (size_t)(nc - k - 1) * sizeof(*c));
+			nc--;
+		} else {
+			k++;
+		}
+	}
 	room = w - head - (nc + 1) * mw;
 	tail = room / (nc + 2);
 	win = nc ? (room - tail) / nc : 0;
@@ -153,15 +171,21 @@ static int elide_at(char *out, size_t n, const char *s, int w, const int *c, int
 	}
 	if (a[0] == head)
 		tail += mw; /* the first window continues the head: no mark */
-	if (e[nc - 1] > len - tail - 1)
-		return 0; /* no room before the tail: the plain elision */
-	from[np] = 0, to[np++] = a[0] == head ? e[0] : head;
-	for (k = a[0] == head; k < nc; k++)
+	if (e[nc - 1] > len - tail - 1) {
+		/* The last window runs into the tail: the tail starts there
+		 * (longer, in the room of the window and its mark). */
+		tail = len - a[nc - 1];
+		nc--;
+	}
+	from[np] = 0, to[np++] = nc && a[0] == head ? e[0] : head;
+	for (k = nc && a[0] == head; k < nc; k++)
 		from[np] = a[k], to[np++] = e[k];
 	from[np] = len - tail, to[np++] = len;
-	for (k = 0; k < np; k++)
+	for (k = 0, room = 0; k < np; k++) {
 		bytes += byte_at(s, to[k]) - byte_at(s, from[k]) + (k ? ml : 0);
-	if (bytes + 1 > n)
+		room += to[k] - from[k] + (k ? mw : 0);
+	}
+	if (bytes + 1 > n || room > w || from[np - 1] < to[np - 2])
 		return 0;
 	for (k = 0; k < np; k++) {
 		size_t b0 = byte_at(s, from[k]), b1 = byte_at(s, to[k]);
@@ -223,13 +247,29 @@ static void group_diffs(const struct apart_key *key, size_t g0, size_t g1,
 	}
 }
 
+static int col_add(int *v, int nc, int c, int head)
+{
+	int k, j;
+
+	if (c < head || nc >= APART_WIN)
+		return nc;
+	for (k = 0; k < nc && v[k] < c; k++)
+		;
+	if (k < nc && v[k] == c)
+		return nc;
+	for (j = nc; j > k; j--)
+		v[j] = v[j - 1];
+	v[k] = c;
+	return nc + 1;
+}
+
 void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k, int w,
 		      const char *mark)
 {
 	struct apart_key *key;
 	char *buf;
 	size_t g0, g1, i, *early, *late;
-	int *tgt, mw = utf8_width(mark), head = (w - mw) / 3, pass, again = 1;
+	int (*cols)[APART_WIN], *ncols, mw = utf8_width(mark), head = (w - mw) / 3, pass, again = 1;
 
 	if (k < 2 || !n)
 		return;
@@ -237,17 +277,18 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 	 * pass is done (out[] is what the pass groups by). */
 	buf = malloc(2 * k * n);
 	key = malloc(k * sizeof(*key));
-	tgt = malloc(k * sizeof(*tgt));
+	cols = malloc(k * sizeof(*cols));
+	ncols = malloc(k * sizeof(*ncols));
 	early = malloc(k * sizeof(*early));
 	late = malloc(k * sizeof(*late));
-	if (!buf || !key || !tgt || !early || !late)
+	if (!buf || !key || !cols || !ncols || !early || !late)
 		goto out;
 #define DEF(i) (buf + (i) * n)
 #define TMP(i) (buf + (k + (i)) * n)
 	for (i = 0; i < k; i++) {
 		memcpy(DEF(i), out[i], strlen(out[i]) + 1);
 		TMP(i)[0] = '\0';
-		tgt[i] = -1;
+		ncols[i] = 0;
 	}
 	/*
 	 * Pass 0: texts whose plain elisions read alike each show the
@@ -255,7 +296,7 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 	 * text most like it differs). Pass 1: texts still alike also show
 	 * the earliest (a replica before the layer).
 	 */
-	for (pass = 0; pass < 2; pass++) {
+	for (pass = 0; pass < APART_WIN; pass++) {
 		for (i = 0; i < k; i++)
 			key[i] = (struct apart_key){ out[i], i };
 		qsort(key, k, sizeof(*key), apart_cmp);
@@ -264,29 +305,26 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 				;
 			if (g1 - g0 < 2)
 				continue;
-			/* The group by text, for its neighbours in order. */
 			for (i = g0; i < g1; i++)
 				key[i].key = s[key[i].i];
 			qsort(key + g0, g1 - g0, sizeof(*key), apart_cmp);
 			group_diffs(key, g0, g1, s, early, late);
 			for (i = g0; i < g1; i++) {
 				size_t ii = key[i].i;
-				int c[2], nc = 0, ce, cl;
+				int c[APART_WIN], nc = ncols[ii];
 
 				if (early[ii] == SIZE_MAX)
-					continue; /* the same text reads the same */
-				ce = col_of(s[ii], early[ii]);
-				cl = pass && tgt[ii] >= 0 ? tgt[ii] : col_of(s[ii], late[ii]);
-				/* Pass 1 shows both: pass 0's window, and where the
-				 * texts still alike differ first (before it or after). */
-				if (pass && ce >= head && ce != cl)
-					c[nc++] = ce < cl ? ce : cl;
-				if ((ce < cl ? cl : ce) >= head && nc)
-					c[nc++] = ce < cl ? cl : ce;
-				else if (cl >= head)
-					c[nc++] = cl;
-				if (nc && elide_at(TMP(ii), n, s[ii], w, c, nc, mark) && !pass)
-					tgt[ii] = cl;
+					continue;
+				memcpy(c, cols[ii], (size_t)nc * sizeof(*c));
+				if (pass == 1 && !nc)
+					nc = col_add(c, nc, col_of(s[ii], late[ii]), head);
+				nc = col_add(c, nc, col_of(s[ii], pass == 1 ? early[ii] : late[ii]), head);
+				if (nc == ncols[ii])
+					continue;
+				if (elide_at(TMP(ii), n, s[ii], w, c, nc, mark)) {
+					memcpy(cols[ii], c, (size_t)nc * sizeof(*c));
+					ncols[ii] = nc;
+				}
 			}
 		}
 		for (i = 0; i < k; i++)
@@ -320,7 +358,8 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 out:
 	free(buf);
 	free(key);
-	free(tgt);
+	free(cols);
+	free(ncols);
 	free(early);
 	free(late);
 }

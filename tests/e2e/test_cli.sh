@@ -225,6 +225,26 @@ if have_fixtures; then
 	else
 		fail "report, kernels apart" "$(grep "void tenso" "$TMP/apart.txt" | head -3 | tr '\n' '|')"
 	fi
+	# Every kernel row: the dropout kernels (two replicas, 24 layers, up
+	# to three dropouts a layer) differ in three places, each shown in a
+	# window of its own; at 80 and 120 columns none of the 194 reads like
+	# another op's (192 did, when two windows were the most).
+	f1="$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb"
+	$XTOP report --json "$f1" | $PY -c 'import json, sys
+for k in json.load(sys.stdin)["kernels"]: print(k["op"])' >"$TMP/kops.txt" 2>&1
+	for cols in 80 120; do
+		COLUMNS=$cols $XTOP report --top 0 "$f1" 2>&1 |
+			sed -n '/^GPU kernels/,/^  not in/p' | sed '1,2d;$d' |
+			sed 's/^.* B //' >"$TMP/klab.txt"
+		alike=$(paste -d '\t' "$TMP/klab.txt" "$TMP/kops.txt" | grep "RandomUniform\$" |
+			sort -u | awk -F '\t' '{n[$1]++} END {for (l in n) if (n[l] > 1) t += n[l]; print t + 0}')
+		if [ "$(wc -l <"$TMP/klab.txt")" -eq 1330 ] && [ "$alike" -eq 0 ] &&
+			[ "$(grep -c "RandomUniform\$" "$TMP/kops.txt")" -eq 194 ]; then
+			ok "report at $cols columns: 194 dropout kernels that differ in three places read apart"
+		else
+			fail "report, kernels apart at $cols" "$alike alike, $(wc -l <"$TMP/klab.txt") rows"
+		fi
+	done
 	# At 50 columns two hosts' GPUs of one index still read apart, and
 	# each host's header names it whole (its path gives way).
 	COLUMNS=50 $XTOP report "$FIX/tf-gpu-v100-2host" >"$TMP/apart50.txt" 2>&1

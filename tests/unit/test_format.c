@@ -560,6 +560,57 @@ static void test_elide_apart_two_places(void **state)
 	}
 }
 
+/* Kernels of one kernel in two replicas, six layers and three dropouts
+ * of each layer: three places far apart, each shown in its own window at
+ * the report's 80-column width and wider; and a replica that only a wide
+ * column hides. */
+static void test_elide_apart_three_places(void **state)
+{
+	static const char *const drop[] = { "self_attention/dropout_3", "dropout_1", "dropout" };
+	static const int widths[] = { 34, 38, 50, 58, 78 };
+	enum { K = 36, N = 256 };
+	char name[K][256], buf[K][N], *out[K];
+	const char *s[K];
+	size_t i, j, x;
+
+	(void)state;
+	for (i = 0; i < K; i++) {
+		snprintf(name[i], sizeof(name[i]),
+			 "void tensorflow::functor::FillPhiloxRandomKernel (replica_%zu/bert_span_"
+			 "labeler/bert_encoder_1/transformer/layer_%zu/%s/dropout/random_uniform/"
+			 "RandomUniform)",
+			 (size_t)(i % 2 ? 6 : 4), i / 6, drop[(i / 2) % 3]);
+		s[i] = name[i];
+		out[i] = buf[i];
+	}
+	for (x = 0; x < sizeof(widths) / sizeof(widths[0]); x++) {
+		for (i = 0; i < K; i++)
+			tt_elide(out[i], N, s[i], widths[x]);
+		utf8_elide_apart(out, N, s, K, widths[x], "..");
+		for (i = 0; i < K; i++) {
+			assert_true(utf8_width(out[i]) <= widths[x]);
+			for (j = 0; j < i; j++)
+				if (!strcmp(out[i], out[j]))
+					fail_msg("w %d: [%s] for both\n%s\n%s", widths[x], out[i], s[i],
+						 s[j]);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(name[i], sizeof(name[i]),
+			 "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::"
+			 "TensorAssignOp<Eigen::half>>> (replica_%d/bert_span_labeler/bert_encoder_1/"
+			 "transformer/layer_9/self_attention/key/add/Cast)",
+			 i ? 6 : 4);
+		s[i] = name[i];
+		tt_elide(out[i], N, s[i], 118);
+	}
+	assert_string_equal(out[0], out[1]);
+	utf8_elide_apart(out, N, s, 2, 118, "..");
+	assert_string_not_equal(out[0], out[1]);
+	assert_non_null(strstr(out[1], "replica_6/bert_span_labeler/"));
+	assert_true(utf8_width(out[1]) <= 118);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,6 +626,7 @@ int main(void)
 		TU_TEST(test_elide_apart),
 		TU_TEST(test_elide_apart_promises),
 		TU_TEST(test_elide_apart_two_places),
+		TU_TEST(test_elide_apart_three_places),
 		TU_TEST(test_strbuf_i64),
 		TU_TEST(test_strbuf_sink),
 	};
