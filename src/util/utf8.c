@@ -247,6 +247,9 @@ static void group_diffs(const struct apart_key *key, size_t g0, size_t g1,
 	}
 }
 
+/* Column c added to the ascending list v of nc (at most APART_WIN) when it
+ * lies past the head (the plain elision shows what is before) and is not
+ * there yet; returns the new count. */
 static int col_add(int *v, int nc, int c, int head)
 {
 	int k, j;
@@ -294,7 +297,10 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 	 * Pass 0: texts whose plain elisions read alike each show the
 	 * latest of their first differences from one another (where the
 	 * text most like it differs). Pass 1: texts still alike also show
-	 * the earliest (a replica before the layer).
+	 * the earliest (a replica before the layer). Pass 2: texts alike
+	 * even then (a dropout after the layer; or texts of two plain
+	 * elisions that the shorter tail made alike) also show where they
+	 * differ from the text most like them among those.
 	 */
 	for (pass = 0; pass < APART_WIN; pass++) {
 		for (i = 0; i < k; i++)
@@ -305,6 +311,7 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 				;
 			if (g1 - g0 < 2)
 				continue;
+			/* The group by text, for its neighbours in order. */
 			for (i = g0; i < g1; i++)
 				key[i].key = s[key[i].i];
 			qsort(key + g0, g1 - g0, sizeof(*key), apart_cmp);
@@ -314,13 +321,14 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 				int c[APART_WIN], nc = ncols[ii];
 
 				if (early[ii] == SIZE_MAX)
-					continue;
+					continue; /* the same text reads the same */
+				/* What the last pass showed, and one place more. */
 				memcpy(c, cols[ii], (size_t)nc * sizeof(*c));
-				if (pass == 1 && !nc)
+				if (pass == 1 && !nc) /* pass 0 found no room */
 					nc = col_add(c, nc, col_of(s[ii], late[ii]), head);
 				nc = col_add(c, nc, col_of(s[ii], pass == 1 ? early[ii] : late[ii]), head);
 				if (nc == ncols[ii])
-					continue;
+					continue; /* nothing new to show */
 				if (elide_at(TMP(ii), n, s[ii], w, c, nc, mark)) {
 					memcpy(cols[ii], c, (size_t)nc * sizeof(*c));
 					ncols[ii] = nc;
