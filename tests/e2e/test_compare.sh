@@ -191,6 +191,33 @@ else
 	fail "host-only profile" "$(cat "$TMP/err")"
 fi
 
+# The same when NEW keeps its host step markers and BASE's steps are
+# inferred runs: steps of two kinds compare no busy time, but NEW having
+# none at all is still a regression (it passed the gate before).
+MLP="tests/fixtures/h100/jax-h100-mlp-cb.xplane.pb.gz"
+AGT="tests/fixtures/h100/agent-h100-mlp-cb.xplane.pb.gz"
+if $PY - "$MLP" "$TMP/mlp-hostonly.pb" <<'PYEOF' 2>"$TMP/err"; then
+import sys
+sys.path.insert(0, 'tests/fixtures')
+import xspace_io
+sp = xspace_io.read(sys.argv[1], sys.exit)
+keep = [p for p in sp.planes if not p.name.startswith('/device:')]
+del sp.planes[:]
+sp.planes.extend(keep)
+xspace_io.write(sp, sys.argv[2])
+PYEOF
+	$XTOP report --baseline "$AGT" --fail-over 10 "$TMP/mlp-hostonly.pb" >"$TMP/out" 2>&1
+	rc=$?
+	if [ $rc -eq 3 ] && grep -q "steps: 12" "$TMP/out" &&
+		grep -q "regression: NEW has no device time (BASE: .* busy)" "$TMP/out"; then
+		ok "gate: NEW with host steps but no device time fails against inferred steps"
+	else
+		fail "gate: host steps, no device time" "exit $rc: $(grep -A3 'Regression gate' "$TMP/out")"
+	fi
+else
+	fail "host-only MLP profile" "$(cat "$TMP/err")"
+fi
+
 # diff --json lists every op unless --top asks for fewer, and says how many.
 V="$FIX/tf-gpu-v100-2host"
 $XTOP diff --json "$V" "$V/34.83.195.179_6003.xplane.pb" | $PY -c "
