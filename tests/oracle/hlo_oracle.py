@@ -251,17 +251,24 @@ class Program:
     def param_read(self, comp, p):
         # Upstream's FusionParameterReadBytes: slices read what they take,
         # a dynamic-update-slice's operand 0 is its output (read nothing),
-        # any other use reads the parameter whole, once.
+        # any other use reads the parameter whole, once. A bitcast moves
+        # nothing: its uses count as the parameter's (the GPU cost model's
+        # utilizations pass through it).
         part, whole = 0, False
-        for u in comp[2]:
-            for k, oid in enumerate(u.operands):
-                if oid != p.id:
-                    continue
-                if u.opcode == 'slice' or (u.opcode in ('dynamic-slice', 'gather') and k == 0):
-                    part += u.shape.size()
-                elif not (u.opcode == 'dynamic-update-slice' and k == 0):
-                    whole = True
-                break
+        todo = [(p.id, 0)]
+        while todo:
+            of, depth = todo.pop()
+            for u in comp[2]:
+                for k, oid in enumerate(u.operands):
+                    if oid != of:
+                        continue
+                    if u.opcode == 'slice' or (u.opcode in ('dynamic-slice', 'gather') and k == 0):
+                        part += u.shape.size()
+                    elif u.opcode == 'bitcast' and depth < 8:
+                        todo.append((u.id, depth + 1))
+                    elif not (u.opcode == 'dynamic-update-slice' and k == 0):
+                        whole = True
+                    break
         return part + (p.shape.size() if whole else 0)
 
     def cost(self, i, depth):

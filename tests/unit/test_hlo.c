@@ -162,9 +162,9 @@ static const struct hlo_inst *inst(const struct hlo_module *m, const char *name)
 static void test_hlo_cost_model(void **state)
 {
 	struct hb b;
-	XlaSubset__HloComputationProto *red, *fused, *sl, *dus, *dus2, *body, *main_c, *loop_body;
+	XlaSubset__HloComputationProto *red, *fused, *sl, *bsl, *dus, *dus2, *body, *main_c, *loop_body;
 	XlaSubset__HloInstructionProto *x, *y, *lhs, *rhs, *dot, *in4, *ker, *conv, *a, *bb, *add,
-		*ex, *rd, *c0, *f0, *f1, *mul, *fadd, *fus, *big, *slice, *sfus, *g0, *g1, *gemm,
+		*ex, *rd, *c0, *f0, *f1, *mul, *fadd, *fus, *big, *slice, *sfus, *bfus, *bc, *g0, *g1, *gemm,
 		*opaque, *w0, *wadd, *wh, *call, *upd, *idx, *dbuf, *dupd, *didx, *dfus, *big2, *d1,
 		*d2, *tup, *dbuf2, *dfus2;
 	XlaSubset__WindowDimension wd[2], *wdp[2];
@@ -195,6 +195,14 @@ static void test_hlo_cost_model(void **state)
 	big = hb_inst(&b, sl, "param_0.1", "parameter", F32, 1, D(100), NOOPS);
 	slice = hb_inst(&b, sl, "slice.1", "slice", F32, 1, D(10), OPS(big));
 	hb_inst(&b, sl, "negate.1", "negate", F32, 1, D(10), OPS(slice));
+	/* the same through a bitcast (the H100 transformer's
+	 * input_transpose_fusion): a bitcast moves nothing, so the parameter
+	 * is read as the slice takes it */
+	bsl = hb_comp(&b, "fused_bitcast_slice");
+	big = hb_inst(&b, bsl, "param_0.9", "parameter", F32, 2, D(10, 10), NOOPS);
+	bc = hb_inst(&b, bsl, "bitcast.9", "bitcast", F32, 1, D(100), OPS(big));
+	slice = hb_inst(&b, bsl, "slice.9", "slice", F32, 1, D(10), OPS(bc));
+	hb_inst(&b, bsl, "negate.9", "negate", F32, 1, D(10), OPS(slice));
 
 	/* a scan's carry updated in place: the root writes its update into
 	 * param_0, which is its output, not read */
@@ -281,6 +289,10 @@ static void test_hlo_cost_model(void **state)
 	sfus = hb_inst(&b, body, "slice_fusion.1", "fusion", F32, 1, D(10), OPS(add));
 	sfus->fusion_kind = "kLoop";
 	hb_calls(sfus, sl);
+	/* and through a bitcast: 40 in, 40 out, not 400 in */
+	bfus = hb_inst(&b, body, "slice_fusion.2", "fusion", F32, 1, D(10), OPS(add));
+	bfus->fusion_kind = "kLoop";
+	hb_calls(bfus, bsl);
 	/* cuBLAS: bf16 [64,128] x [128,32] (dims from backend_config):
 	 * 2 x 2048 x 128 = 524288 FLOPs; bytes 4096 + 16384 + 8192 = 28672 */
 	g0 = hb_inst(&b, body, "g0", "parameter", BF16, 2, D(64, 128), NOOPS);
@@ -334,6 +346,7 @@ static void test_hlo_cost_model(void **state)
 	assert_near(inst(m, "loop_multiply_fusion")->bytes, 1200);
 	assert_near(inst(m, "slice_fusion.1")->flops, 10);
 	assert_near(inst(m, "slice_fusion.1")->bytes, 80);
+	assert_near(inst(m, "slice_fusion.2")->bytes, 80);
 	assert_near(inst(m, "loop_dynamic_update_slice_fusion")->bytes, 804);
 	assert_near(inst(m, "loop_dynamic_update_slice_fusion.2")->bytes, 1204);
 	assert_near(inst(m, "custom-call.2")->flops, 524288);
