@@ -226,7 +226,9 @@ static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 	r->flops_utilization = r->hbm_bw_utilization = r->intensity = NAN;
 	r->bound_by = XT_BOUND_UNKNOWN;
 	r->rate_note = "";
-	if (r->has_flops && r->has_bytes && r->hbm_bytes > 0)
+	/* No HBM intensity for a host offload (below), timed or not: a
+	 * copy-done's 0 FLOPs over its bytes read as "AI 0.00". */
+	if (r->has_flops && r->has_bytes && r->hbm_bytes > 0 && !r->host_mem)
 		r->intensity = r->flops / r->hbm_bytes;
 	if (ra->ps <= 0) {
 		if (r->async == 2)

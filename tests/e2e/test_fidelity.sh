@@ -450,6 +450,11 @@ if have_fixtures; then
 		        for o in d['ops'] if o['name'].startswith('copy-start'))
 		 == [(n, None, None, 'unknown', True, True) for n in
 		     ['copy-start', 'copy-start.1', 'copy-start.2', 'copy-start.3', 'copy-start.4', 'copy-start.5']]"
+	# Their copy-dones (no time of their own) read "AI 0.00" (0 FLOPs over
+	# the host copy's bytes): no intensity either.
+	jcheck "TPU host offload: copy-dones have no arithmetic intensity" "$TMP/tpu.json" \
+		"[o['arithmetic_intensity'] for o in d['ops'] if o['name'].startswith('copy-done')]
+		 == [None] * 6"
 else
 	skip "TPU host offload" "$NOFIX"
 fi

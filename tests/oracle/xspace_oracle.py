@@ -1737,7 +1737,8 @@ def op_row(a, plane_info, self_total):
                          next(iter(src)) if src else None)
     fr = br = hr = fu = hu = None
     note = None
-    intensity = a.flops / a.hbm if has_f and has_b and a.hbm > 0 else None
+    # no HBM intensity for a host offload, timed or not (a copy-done's 0)
+    intensity = a.flops / a.hbm if has_f and has_b and a.hbm > 0 and not a.host_mem else None
     if ps <= 0:
         if a.async_ == 'done':
             note = 'async done'
