@@ -402,7 +402,7 @@ static struct diff_regression *regression(struct diff_regression *out, size_t *n
 {
 	struct diff_regression *r = &out[(*n)++];
 
-	*r = (struct diff_regression){ what, program, name, base_ps, new_ps, delta_percent, 0, 0 };
+	*r = (struct diff_regression){ what, program, name, "", base_ps, new_ps, delta_percent, 0, 0 };
 	return r;
 }
 
@@ -438,6 +438,7 @@ size_t diff_gate(const struct xt_cmp *c, double pct, struct diff_regression *out
 		/* An op that does other work than its match is gated on its
 		 * time for BASE's work (its time over the work ratio). */
 		double new_ps = (double)o->new_ps, delta = o->delta_percent;
+		struct diff_regression *r;
 
 		if (o->work_differs && o->work_ratio > 0) {
 			new_ps /= o->work_ratio;
@@ -447,9 +448,10 @@ size_t diff_gate(const struct xt_cmp *c, double pct, struct diff_regression *out
 		if (!(added && o->new_ps > 0) &&
 		    !(o->match <= XT_MATCH_WORK && o->base_ps > 0 && delta > pct))
 			continue;
-		regression(out, &n, o->work_differs && o->work_ratio > 0 ? "op_work" : "op",
-			   o->program, o->name, (double)o->base_ps, new_ps,
-			   added ? NAN : delta)->added = added;
+		r = regression(out, &n, o->work_differs && o->work_ratio > 0 ? "op_work" : "op",
+			       o->program, o->name, (double)o->base_ps, new_ps, added ? NAN : delta);
+		r->added = added;
+		r->base_name = o->base_name;
 	}
 	return n;
 }
@@ -458,6 +460,13 @@ void diff_gate_text(struct strbuf *o, const struct diff_regression *r, size_t n,
 {
 	char b1[32], b2[32];
 	size_t i;
+
+	/* " (was NAME)" where BASE's op is named otherwise: a pair the user
+	 * can check (three %s). */
+#define WAS(r)                                                                              \
+	*(r)->base_name && strcmp((r)->base_name, (r)->name) ? " (was " : "",                \
+		*(r)->base_name && strcmp((r)->base_name, (r)->name) ? (r)->base_name : "", \
+		*(r)->base_name && strcmp((r)->base_name, (r)->name) ? ")" : ""
 
 	for (i = 0; i < n; i++, r++) {
 		/* no_steps has no times (NAN): no cast of them. */
@@ -470,9 +479,9 @@ void diff_gate_text(struct strbuf *o, const struct diff_regression *r, size_t n,
 			strbuf_addf(o, "regression: NEW has no device time (BASE: %s busy): nothing "
 				       "ran on its devices, or their tracer failed\n", b1);
 		else if (!strcmp(r->what, "op_work"))
-			strbuf_addf(o, "regression: op %s%s%s self time for BASE's work %s -> %s "
+			strbuf_addf(o, "regression: op %s%s%s%s%s%s self time for BASE's work %s -> %s "
 				       "(%+.1f%%, over %.1f%%; it does other work in NEW)\n",
-				    r->program, *r->program ? "/" : "", r->name, b1, b2,
+				    r->program, *r->program ? "/" : "", r->name, WAS(r), b1, b2,
 				    r->delta_percent, pct);
 		else if (strcmp(r->what, "op"))
 			strbuf_addf(o, "regression: %s %s -> %s (%+.1f%%, over %.1f%%)\n", r->name, b1,
@@ -481,10 +490,12 @@ void diff_gate_text(struct strbuf *o, const struct diff_regression *r, size_t n,
 			strbuf_addf(o, "regression: op %s%s%s is new among the top %d (%s)\n",
 				    r->program, *r->program ? "/" : "", r->name, DIFF_GATE_TOP, b2);
 		else
-			strbuf_addf(o, "regression: op %s%s%s self time %s -> %s (%+.1f%%, over %.1f%%)\n",
-				    r->program, *r->program ? "/" : "", r->name, b1, b2,
+			strbuf_addf(o, "regression: op %s%s%s%s%s%s self time %s -> %s (%+.1f%%, over "
+				       "%.1f%%)\n",
+				    r->program, *r->program ? "/" : "", r->name, WAS(r), b1, b2,
 				    r->delta_percent, pct);
 	}
+#undef WAS
 }
 
 void diff_gate_json(struct strbuf *o, const struct diff_regression *r, size_t n, double pct)
@@ -499,6 +510,13 @@ void diff_gate_json(struct strbuf *o, const struct diff_regression *r, size_t n,
 		jstr(o, r->program);
 		strbuf_puts(o, ",\"name\":");
 		jstr(o, r->name);
+		if (!strcmp(r->what, "op") || !strcmp(r->what, "op_work")) {
+			strbuf_puts(o, ",\"base_name\":");
+			if (r->added)
+				strbuf_puts(o, "null");
+			else
+				jstr(o, r->base_name);
+		}
 		if (!strcmp(r->what, "no_steps"))
 			strbuf_addf(o, ",\"base_steps\":%zu", r->base_steps);
 		strbuf_puts(o, ",\"base_ps\":");

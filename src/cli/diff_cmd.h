@@ -27,6 +27,7 @@ struct diff_regression {
 	const char *what;
 	const char *program; /* "" unless an op */
 	const char *name;
+	const char *base_name; /* an op: its match in BASE ("" when added) */
 	double base_ps, new_ps; /* NAN for no_steps */
 	double delta_percent; /* NAN for an added op and what NEW lost */
 	int added;            /* an op only in NEW, among its top 20 */

@@ -138,6 +138,7 @@ static uint32_t row_for(struct merge *m, const char *prog, const struct op_acc *
 		r->parent = arena_bref(&a->arena, o->parent);
 		r->async = o->async;
 		r->host_mem = o->host_mem;
+		r->shape_sig = o->shape_sig;
 		a->nops++;
 	}
 	return *v;
@@ -223,6 +224,8 @@ static void merge_line(struct merge *m, const struct line_part *lp, const struct
 		r->bytes_accessed += o->bytes;
 		r->hbm_bytes += o->hbm_bytes;
 		r->cost_src |= o->cost_src;
+		if (r->shape_sig != o->shape_sig)
+			r->shape_sig = 0; /* two shapes under one name: none */
 		ra->n_flops += o->n_flops;
 		ra->n_bytes += o->n_bytes;
 		ra->n_hbm += o->n_hbm;

@@ -162,6 +162,7 @@ static uint32_t stream_slot(struct line_part *lp, const struct plane_ctx *pc,
 		if (ga.inst) {
 			a->hlo_flops = ga.inst->flops;
 			a->hlo_bytes = ga.inst->bytes;
+			a->shape_sig = ga.inst->shape_sig;
 		}
 		a->key_has = (uint8_t)ga.has_program_key;
 		if (ga.cb_mod) {
@@ -513,6 +514,7 @@ static uint32_t cb_inst_slot(struct line_part *lp, struct cb_run *r, uint32_t ix
 		a->once = a->in_entry;
 		a->hlo_flops = in->flops;
 		a->hlo_bytes = in->bytes;
+		a->shape_sig = in->shape_sig;
 		a->cb_mod = r->mod;
 		a->cb_comp = r->comp;
 		a->key_has = f->key_has;

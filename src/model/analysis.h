@@ -71,6 +71,7 @@ struct xt_op_row {
 	double hbm_bytes;      /* bytes to/from HBM (TPU breakdown; else all bytes), has_bytes */
 	uint8_t has_flops, has_bytes;
 	uint8_t cost_src;      /* XT_COST_* bits of what was used */
+	uint64_t shape_sig;    /* its HLO output shape's hash (GPU); 0 unknown or several */
 	double percent;        /* self / all ops' summed self time, in % (they add up to 100) */
 	uint8_t name_shared;   /* an op of another program has this name too */
 	enum xt_op_attr attr;

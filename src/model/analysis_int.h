@@ -118,6 +118,7 @@ struct op_acc {
 	double flops, bytes, hbm_bytes;
 	/* The HLO instruction's cost (GPU), per occurrence; < 0 unknown. */
 	double hlo_flops, hlo_bytes;
+	uint64_t shape_sig;     /* GPU: its instruction's (hlo_inst.shape_sig); 0 unknown */
 	uint8_t in_entry;       /* GPU: its instruction is in the entry computation */
 	uint8_t once;           /* GPU: and the HLO says so (in_entry is also 1 for an
 				 * instruction not found): it runs once a run */

@@ -133,6 +133,13 @@ static int same_work(const struct xt_op_row *x, const struct xt_op_row *y)
 		    y->occurrences);
 }
 
+/* Both output shapes known and equal: of two GEMMs of equal work,
+ * [2,512,2048] and [2,2048,512], each pairs with its own shape. */
+static int same_shape(const struct xt_op_row *x, const struct xt_op_row *y)
+{
+	return x->shape_sig && x->shape_sig == y->shape_sig;
+}
+
 /* FLOPs and bytes known and not nothing: work that can tell an op. */
 static int known_work(const struct xt_op_row *o)
 {
@@ -232,11 +239,12 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 				next[i] = SIZE_MAX;
 			}
 		}
-		/* The same work first (an op renumbered), the largest such;
-		 * then ops implemented another way (work_pass); then what is
-		 * left in order (new shapes: nothing does the same work). */
-		for (int pass = 0; pass < 2; pass++) {
-			if (pass)
+		/* The same work and output shape first (an op renumbered),
+		 * the largest such; then the same work; then ops implemented
+		 * another way (work_pass); then what is left in order (new
+		 * shapes: nothing does the same work). */
+		for (int pass = 0; pass < 3; pass++) {
+			if (pass == 2)
 				work_pass(b, n, bused, nused, pair, how);
 			for (i = 0; i < n->nops; i++) {
 				uint32_t *v;
@@ -249,7 +257,10 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 				if (!v)
 					continue;
 				for (at = &queue[*v]; (j = *at) != SIZE_MAX; at = &next[j])
-					if (!bused[j] && (pass || same_work(&b->ops[j], &n->ops[i])))
+					if (!bused[j] &&
+					    (pass == 2 ||
+					     (same_work(&b->ops[j], &n->ops[i]) &&
+					      (pass || same_shape(&b->ops[j], &n->ops[i])))))
 						break;
 				if (j == SIZE_MAX)
 					continue;

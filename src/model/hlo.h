@@ -76,6 +76,10 @@ struct hlo_inst {
 	 * no answer (an opaque custom call), bytes likewise. */
 	double flops, bytes;
 	uint8_t cost_done;
+	/* A hash of its output shape (element types and dimensions), never 0:
+	 * two GEMMs of equal work, [2,512,2048] and [2,2048,512], tell apart
+	 * by it (compare.c). */
+	uint64_t shape_sig;
 	uint32_t seq_pos;     /* place in a launch sequence, UINT32_MAX if none */
 	uint32_t seq_comp;    /* the computation of that sequence (an async op's wrapped
 			       * instruction sits in its caller's) */

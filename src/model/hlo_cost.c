@@ -499,10 +499,30 @@ static void inst_cost(struct hlo_module *m, struct hlo_inst *in, int depth)
 	in->cost_done = 1;
 }
 
+/* FNV-1a over a shape's element types and dimensions, leaves of tuples
+ * in order (a few levels deep); never 0. */
+static uint64_t sig_of(const struct hlo_module *m, const struct hlo_shape *s, uint64_t h, int depth)
+{
+	uint32_t k;
+
+#define SIG_MIX(v) (h = (h ^ (uint64_t)(v)) * 0x100000001b3ull)
+	SIG_MIX(s->type);
+	SIG_MIX(s->rank);
+	for (k = 0; k < s->rank; k++)
+		SIG_MIX(s->dims[k]);
+	if (s->type == HLO_TUPLE && depth < 4)
+		for (k = 0; k < s->nchild; k++)
+			h = sig_of(m, &m->shapes[s->child0 + k], h, depth + 1);
+#undef SIG_MIX
+	return h;
+}
+
 void hlo_cost_module(struct hlo_module *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->ninst; i++)
+	for (i = 0; i < m->ninst; i++) {
 		inst_cost(m, &m->inst[i], 0);
+		m->inst[i].shape_sig = sig_of(m, shape(m, &m->inst[i]), 0xcbf29ce484222325ull, 0) | 1;
+	}
 }

@@ -336,6 +336,29 @@ assert w == {'custom-call.10': 'gemm_fusion_dot.14', 'custom-call.11': 'gemm_fus
 assert not [o['name'] for o in ops if o['work_differs'] or o['match'] in ('added', 'removed')]
 " >"$TMP/why" 2>&1 && ok "diff: GEMMs implemented another way pair by their work" ||
 	fail "diff: pairs by work" "$(cat "$TMP/why")"
+# GEMMs of equal work but transposed shapes pair by their output shape:
+# the build with command buffers runs [2,512,2048] as custom-call.7 and
+# [2,2048,512] as custom-call.3, the other as custom-call.9 and .5; by
+# self time alone they crossed (.7 with .5, .3 with .9), and the gate at
+# 0 % named .3, which got faster. A gated pair names BASE's op too.
+$XTOP diff --json "$TN" "$TC" | $PY -c "
+import json, sys
+ops = {o['name']: o for o in json.load(sys.stdin)['ops']}
+assert ops['custom-call.7']['base_name'] == 'custom-call.9', ops['custom-call.7']
+assert ops['custom-call.3']['base_name'] == 'custom-call.5', ops['custom-call.3']
+assert ops['custom-call.3']['delta_percent'] < 0, ops['custom-call.3']
+" >"$TMP/why" 2>&1 && ok "diff: GEMMs of equal work pair by their output shape" ||
+	fail "diff: pairs by shape" "$(cat "$TMP/why")"
+$XTOP report --json "$TC" --baseline "$TN" --fail-over 1 2>/dev/null | $PY -c "
+import json, sys
+r = {x['name']: x for x in json.load(sys.stdin)['gate']['regressions']}
+assert r['custom-call.7']['base_name'] == 'custom-call.9', r['custom-call.7']
+assert r['fusion.148']['base_name'] == 'fusion.148' and 'custom-call.3' not in r, r.keys()
+" >"$TMP/why" 2>&1 && ok "gate --json: a regression names BASE's op" || fail "gate: base_name" "$(cat "$TMP/why")"
+$XTOP report "$TC" --baseline "$TN" --fail-over 1 2>&1 |
+	grep -q "^regression: op jit_train_step/custom-call.7 (was custom-call.9) self time" &&
+	ok "gate: a regression of a renamed op says what it was" ||
+	fail "gate: (was ...)" "$($XTOP report "$TC" --baseline "$TN" --fail-over 1 2>&1 | grep -m3 ^regression)"
 COLUMNS=120 $XTOP diff "$TN" "$TC" >"$TMP/w.txt"
 grep -q " work  *jit_train_step/custom-call.11 (was gemm_fusion_dot.8) *$" "$TMP/w.txt" &&
 	ok "diff: a pair by work reads 'work', with the old name" || fail "diff: work label" "$(grep -m2 ' work ' "$TMP/w.txt")"
