@@ -102,6 +102,20 @@ static void term_setup(void)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	/* Home and End as tmux, screen, PuTTY and rxvt send them, whatever
+	 * TERM's entry says (xterm's says ESC O H): else they arrive as ESC
+	 * [ 1 ~, an Esc and three keys ("1" opened the overview; in a prompt
+	 * the Esc closed it and the keys after it ran). */
+	{
+		static const char *const home[] = { "\033[1~", "\033[7~", "\033[H", "\033OH" };
+		static const char *const end[] = { "\033[4~", "\033[8~", "\033[F", "\033OF" };
+		size_t i;
+
+		for (i = 0; i < sizeof(home) / sizeof(home[0]); i++) {
+			define_key(home[i], KEY_HOME);
+			define_key(end[i], KEY_END);
+		}
+	}
 	curs_set(0);
 	set_escdelay(25);
 	/* The wheel zooms the timeline and scrolls tables. As in htop, the

@@ -265,6 +265,30 @@ keys q
 check "q quits: the shell's line is back, the tty is restored" \
 	'has "EXIT=0 TTY=restored" && ! has "[timeline]"' "not quit cleanly"
 
+# Home and End as tmux sends them (ESC [ 1 ~, ESC [ 4 ~) where TERM says
+# xterm, whose entry names others: they were read as an Esc and three keys,
+# "1" opening the overview; in a filter prompt the Esc closed it and the
+# keys typed after ran as commands.
+start 80 24 TERM=xterm-256color "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys 3
+wait_for "SELFv" >/dev/null
+keys End
+sleep 0.3
+check "TERM=xterm in tmux: End stays in the op profile (it opened the steps view)" \
+	'has "[op profile]"' "End left the view" 5
+keys Home
+sleep 0.3
+check "TERM=xterm in tmux: Home stays in the op profile (it opened the overview)" \
+	'has "[op profile]"' "Home left the view" 5
+keys '\'
+text "fus"
+keys Home
+text "x"
+check "TERM=xterm in tmux: Home in the filter prompt moves its cursor, and keys after it type" \
+	'bottom | grep -q "xfus"' "the prompt closed" 5
+keys Escape
+
 # --------------------------------------------------------------- 120x40 ----
 start 120 40 "$XTOP" "$TMP/t.xplane.pb"
 wait_for "[timeline]" >/dev/null
