@@ -448,7 +448,8 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 			for (j = i + 1; j < n; j++) {
 				const struct xt_kernel_row *x = &a->kernels[i], *y = &a->kernels[j];
 
-				if (strcmp(x->name, y->name) || strcmp(x->op, y->op))
+				if (strcmp(x->name, y->name) || strcmp(x->op, y->op) ||
+				    strcmp(x->program, y->program))
 					continue;
 				if (memcmp(x->grid, y->grid, sizeof(x->grid)))
 					grid = 1;
@@ -477,17 +478,27 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 		/* "name (op)", then fitted together so that rows alike tell
 		 * apart. An op short enough stays whole, "(" and all, the
 		 * kernel's name giving way ("loop_ad..op_add_fusion.2)" read as
-		 * a kernel's name); a long one is elided with the rest. */
+		 * a kernel's name); a long one is elided with the rest. An op
+		 * whose name other programs' ops have too is "program: name
+		 * (op)", the program at the head, which elision keeps (in the
+		 * middle, as the viewer has it, it read "..ly/loop_convert_fusion)"). */
 		char **full = xmalloc((n ? n : 1) * sizeof(*full));
 		int fw = tt_flex_width(&tt);
 
 		for (i = 0; i < n; i++) {
-			const char *kn = a->kernels[i].name, *op = a->kernels[i].op;
-			size_t len = strlen(kn) + strlen(op) + 4, on = strlen(op) + 3;
+			const struct xt_kernel_row *kr = &a->kernels[i];
+			const char *kn = kr->name, *op = kr->op;
+			size_t len = strlen(kr->program) + strlen(kn) + strlen(op) + 6,
+			       on = strlen(op) + 3;
 			int room = fw - tt_cols(op) - 3;
 			char *e = xmalloc(len);
 
 			full[i] = xmalloc(len);
+			if (kr->op_shared && *kr->program) {
+				snprintf(full[i], len, "%s: %s (%s)", kr->program, kn, op);
+				free(e);
+				continue;
+			}
 			snprintf(full[i], len, "%s (%s)", kn, op);
 			/* Only where the plain elision would cut into " (op)". */
 			if (fw && room >= 8 &&

@@ -407,6 +407,7 @@ static void kernels_json(struct strbuf *o, const struct xt_analysis *a)
 		strbuf_puts(o, i ? ",{" : "{");
 		jfield(o, "name", k2->name, 1);
 		jfield(o, "op", k2->op, 0);
+		jfield(o, "program", k2->program, 0);
 		strbuf_addf(o, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u]", k2->grid[0], k2->grid[1],
 			    k2->grid[2], k2->block[0], k2->block[1], k2->block[2]);
 		jopt(o, "registers", k2->registers >= 0 ? (double)k2->registers : NAN);

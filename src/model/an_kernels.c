@@ -137,12 +137,14 @@ static void kernel_row_add(struct kern_acc *a, int64_t dur)
  * launch shape, not a key), then who: the kernel's metadata index on a
  * line (one plane, so one index is one name: a short key to hash for
  * every launch), its name across lines (at the merge, once per row); then
- * the op. A key longer than buf goes to the heap: the caller frees it
+ * the op's program and the op. A key longer than buf goes to the heap: the caller frees it
  * when it is not buf. */
 static char *kern_key(const struct kern_acc *k, const void *who, size_t nwho, char *buf,
 		      size_t nbuf, size_t *len)
 {
-	size_t need = sizeof(k->grid) + sizeof(k->block) + 16 + nwho + 1 + k->op.n, o = 0;
+	size_t need = sizeof(k->grid) + sizeof(k->block) + 16 + nwho + 1 + 9 + k->module.n + 1 +
+		      k->op.n,
+	       o = 0;
 	char *kb = need <= nbuf ? buf : xmalloc(need);
 
 	memcpy(kb + o, k->grid, sizeof(k->grid));
@@ -155,6 +157,13 @@ static char *kern_key(const struct kern_acc *k, const void *who, size_t nwho, ch
 	o += 8;
 	memcpy(kb + o, who, nwho);
 	o += nwho;
+	kb[o++] = '\0';
+	kb[o++] = (char)k->has_program;
+	memcpy(kb + o, &k->program_id, 8);
+	o += 8;
+	if (k->module.n)
+		memcpy(kb + o, k->module.p, k->module.n);
+	o += k->module.n;
 	kb[o++] = '\0';
 	if (k->op.n)
 		memcpy(kb + o, k->op.p, k->op.n);
@@ -211,16 +220,15 @@ void kernels_join(struct line_part *lp, const struct line_part *src)
 
 /* The memo slot of (gen, op): its entry, or the empty slot where it goes
  * (linear probing; the table is at most half full). */
-static struct kern_memo *kmemo_slot(const struct line_part *lp, uint32_t gen, struct bytes_ref op)
+static struct kern_memo *kmemo_slot(const struct line_part *lp, uint32_t gen, uint32_t slot)
 {
-	uint64_t h = ((uint64_t)gen << 40 ^ (uint64_t)(uintptr_t)op.p ^ (uint64_t)op.n << 20) *
-		     UINT64_C(0x9e3779b97f4a7c15);
+	uint64_t h = ((uint64_t)gen << 32 ^ slot) * UINT64_C(0x9e3779b97f4a7c15);
 	size_t i = (size_t)(h >> 32) & lp->kmemo_mask;
 
 	for (;; i = (i + 1) & lp->kmemo_mask) {
 		struct kern_memo *m = &lp->kmemo[i];
 
-		if (!m->gen || (m->gen == gen && m->op_p == op.p && m->op_n == op.n))
+		if (!m->gen || (m->gen == gen && m->slot == slot))
 			return m;
 	}
 }
@@ -234,7 +242,7 @@ static void kmemo_grow(struct line_part *lp)
 	lp->kmemo = xcalloc(2 * n, sizeof(*lp->kmemo));
 	for (i = 0; i < n; i++)
 		if (old[i].gen)
-			*kmemo_slot(lp, old[i].gen, bref(old[i].op_p, old[i].op_n)) = old[i];
+			*kmemo_slot(lp, old[i].gen, old[i].slot) = old[i];
 	free(old);
 }
 
@@ -259,8 +267,9 @@ int analysis_launch_shape(const struct xt_trace *t, size_t host, const struct xt
 }
 
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
-		   int64_t dur, struct bytes_ref op, struct bytes_ref details)
+		   int64_t dur, uint32_t slot, struct bytes_ref details)
 {
+	const struct op_acc *oa = &lp->ops[slot];
 	struct kern_acc k;
 	uint32_t mi = xt_event_meta_index(ev);
 	struct kd_cache *set, *c;
@@ -318,7 +327,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 		c->gen = ++lp->kd_gen;
 	}
 	/* Same parse (kernel and launch shape), same op: same row. */
-	memo = kmemo_slot(lp, c->gen, op);
+	memo = kmemo_slot(lp, c->gen, slot);
 	if (memo->gen) {
 		kernel_row_add(&lp->kerns[memo->row], dur);
 		return;
@@ -329,7 +338,10 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	k.regs = c->regs;
 	k.shared = c->shared;
 	k.occ = c->occ;
-	k.op = op;
+	k.op = oa->name;
+	k.module = oa->module;
+	k.program_id = oa->program_id;
+	k.has_program = oa->has_program;
 	k.meta = mi;
 	v = kern_row_find(lp, &k, &ins);
 	if (ins) {
@@ -338,7 +350,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 		lp->kerns[*v] = k;
 	}
 	kernel_row_add(&lp->kerns[*v], dur);
-	*memo = (struct kern_memo){ c->gen, *v, op.p, op.n };
+	*memo = (struct kern_memo){ c->gen, *v, slot };
 	if (++lp->kmemo_n * 2 > lp->kmemo_mask)
 		kmemo_grow(lp);
 }
@@ -354,9 +366,20 @@ static int kernel_row_cmp(const void *x, const void *y)
 		return c;
 	if ((c = strcmp(a->op, b->op)))
 		return c;
+	if ((c = strcmp(a->program, b->program)))
+		return c;
 	if ((c = memcmp(a->grid, b->grid, sizeof(a->grid))))
 		return c;
 	return memcmp(a->block, b->block, sizeof(a->block));
+}
+
+const char *analysis_kernel_op(const struct xt_kernel_row *k, char *buf, size_t n)
+{
+	if (k->op_shared && *k->program)
+		snprintf(buf, n, "%s/%s", k->program, k->op);
+	else
+		snprintf(buf, n, "%s", k->op);
+	return buf;
 }
 
 void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
@@ -366,6 +389,9 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 
 	hmap_init(&rows);
 	for (h = 0; h < t->nhosts; h++) {
+		struct prog_names pn;
+
+		prog_names_init(&pn, &t->hosts[h]);
 		for (p = 0; p < t->hosts[h].nplanes; p++) {
 			const struct xt_plane *pl = &t->hosts[h].planes[p];
 
@@ -375,7 +401,12 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 				if (!lp)
 					continue;
 				for (i = 0; i < lp->nkerns; i++) {
-					const struct kern_acc *k = &lp->kerns[i];
+					/* Across lines and hosts, by the program's
+					 * name, as the op rows are. */
+					struct kern_acc kc = lp->kerns[i];
+					const struct kern_acc *k = &kc;
+					const char *prog = prog_name(a, &pn, kc.has_program,
+								     kc.program_id, kc.module);
 					struct xt_kernel_row *r;
 					uint32_t *v;
 					int ins;
@@ -383,6 +414,9 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 					char key[512], *kb;
 					size_t len;
 
+					kc.module = bref_str(prog);
+					kc.has_program = 0;
+					kc.program_id = 0;
 					kb = kern_key(k, k->name.p, k->name.n, key, sizeof(key), &len);
 					v = hmap_get(&rows, kb, len, (uint32_t)a->nkernels, &ins);
 					if (kb != key)
@@ -397,6 +431,7 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 						memset(r, 0, sizeof(*r));
 						r->name = arena_bref(&a->arena, k->name);
 						r->op = arena_bref(&a->arena, k->op);
+						r->program = prog;
 						memcpy(r->grid, k->grid, sizeof(r->grid));
 						memcpy(r->block, k->block, sizeof(r->block));
 						r->registers = k->regs;
@@ -414,8 +449,28 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 				}
 			}
 		}
+		prog_names_fini(&pn);
 	}
 	if (a->nkernels > 1)
 		qsort(a->kernels, a->nkernels, sizeof(*a->kernels), kernel_row_cmp);
+	hmap_fini(&rows);
+	/* Ops of one name in several programs: their rows say which. */
+	hmap_init(&rows);
+	for (i = 0; i < a->nkernels; i++) {
+		struct xt_kernel_row *r = &a->kernels[i];
+		uint32_t *v;
+		int ins;
+
+		v = hmap_get(&rows, r->op, strlen(r->op), (uint32_t)i, &ins);
+		if (!ins && strcmp(a->kernels[*v].program, r->program))
+			a->kernels[*v].op_shared = r->op_shared = 1;
+	}
+	for (i = 0; i < a->nkernels; i++) {
+		struct xt_kernel_row *r = &a->kernels[i];
+		const uint32_t *v = hmap_find(&rows, r->op, strlen(r->op));
+
+		if (v && a->kernels[*v].op_shared)
+			r->op_shared = 1;
+	}
 	hmap_fini(&rows);
 }

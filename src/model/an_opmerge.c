@@ -45,25 +45,41 @@ static void program_names(struct hmap *m, const struct xt_host *h)
 	}
 }
 
-static const char *program_string(struct xt_analysis *a, const struct hmap *pmap,
-				  const struct xt_plane *meta_plane, const struct op_acc *o)
+void prog_names_init(struct prog_names *pn, const struct xt_host *h)
+{
+	size_t p;
+
+	hmap_init(&pn->map);
+	program_names(&pn->map, h);
+	pn->meta = NULL;
+	for (p = 0; p < h->nplanes; p++)
+		if (!strcmp(h->planes[p].name, "/host:metadata"))
+			pn->meta = &h->planes[p];
+}
+
+void prog_names_fini(struct prog_names *pn)
+{
+	hmap_fini(&pn->map);
+}
+
+const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int has_program,
+		      int64_t program_id, struct bytes_ref module)
 {
 	char buf[32];
 
-	if (o->has_program && meta_plane) {
-		int64_t id = o->program_id;
-		const uint32_t *v = hmap_find(pmap, &id, sizeof(id));
+	if (has_program && pn->meta) {
+		const uint32_t *v = hmap_find(&pn->map, &program_id, sizeof(program_id));
 
 		if (v) {
-			const char *n = meta_plane->emeta[*v].name;
+			const char *n = pn->meta->emeta[*v].name;
 
 			return arena_strndup(&a->arena, n, (size_t)(strrchr(n, '(') - n));
 		}
 	}
-	if (o->module.n)
-		return arena_bref(&a->arena, o->module);
-	if (o->has_program) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)o->program_id);
+	if (module.n)
+		return arena_bref(&a->arena, module);
+	if (has_program) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)program_id);
 		return arena_strndup(&a->arena, buf, strlen(buf));
 	}
 	return "";
@@ -281,14 +297,9 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t)
 	strbuf_init(&m.key);
 	for (h = 0; h < t->nhosts; h++) {
 		const struct xt_host *host = &t->hosts[h];
-		const struct xt_plane *meta = NULL;
-		struct hmap pmap;
+		struct prog_names pn;
 
-		hmap_init(&pmap);
-		program_names(&pmap, host);
-		for (p = 0; p < host->nplanes; p++)
-			if (!strcmp(host->planes[p].name, "/host:metadata"))
-				meta = &host->planes[p];
+		prog_names_init(&pn, host);
 		for (p = 0; p < host->nplanes; p++) {
 			const struct xt_plane *pl = &host->planes[p];
 			const struct xt_device_row *dev = device_of(a, &next_dev, pl);
@@ -302,12 +313,13 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t)
 					continue;
 				progs = xcalloc(lp->nops ? lp->nops : 1, sizeof(*progs));
 				for (i = 0; i < lp->nops; i++)
-					progs[i] = program_string(a, &pmap, meta, &lp->ops[i]);
+					progs[i] = prog_name(a, &pn, lp->ops[i].has_program,
+							     lp->ops[i].program_id, lp->ops[i].module);
 				merge_line(&m, lp, pl, progs, dev, async);
 				free(progs);
 			}
 		}
-		hmap_fini(&pmap);
+		prog_names_fini(&pn);
 	}
 	/* The percents' total: all ops' self time. Device busy time is the
 	 * union of each device's streams, which concurrent kernels overlap:

@@ -7,6 +7,7 @@
  * named by their places in it (an_cmdbuf.c).
  */
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,45 @@ const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace 
 		}
 	}
 	snprintf(buf, n, "%.*s", (int)r.n, r.p);
+	return buf;
+}
+
+const char *analysis_op_program(const struct xt_analysis *a, const struct xt_trace *t,
+				size_t host, const struct xt_plane *p, const struct xt_line *l,
+				const struct xt_event *ev, char *buf, size_t n)
+{
+	struct xt_known_stats ks;
+	struct gpu_attr ga;
+	struct prog_names pn;
+
+	buf[0] = '\0';
+	if (strncmp(p->name, "/device:GPU:", 12) || host >= t->nhosts)
+		return buf;
+	stat_collect(&ks, &t->hosts[host], p, l, ev,
+		     1ull << XS_HLO_OP | 1ull << XS_TF_OP | 1ull << XS_LEVEL0 | 1ull << XS_HLO_MODULE |
+			     1ull << XS_PROGRAM_ID | 1ull << XS_HLO_CATEGORY);
+	attr_gpu(&ga, host < a->nhlo ? &a->hlo[host] : NULL, p, op_line_flags(bref_str(l->name)), ev,
+		 &ks);
+	if (ga.attr == XT_ATTR_TF_OP || ga.attr == XT_ATTR_EVENT_NAME)
+		return buf;
+	/* The names by id of the host's /host:metadata: a few, one a program. */
+	prog_names_init(&pn, &t->hosts[host]);
+	if (ga.has_program && pn.meta) {
+		const uint32_t *v = hmap_find(&pn.map, &ga.program_id, sizeof(ga.program_id));
+
+		if (v) {
+			const char *nm = pn.meta->emeta[*v].name;
+
+			snprintf(buf, n, "%.*s", (int)(strrchr(nm, '(') - nm), nm);
+			prog_names_fini(&pn);
+			return buf;
+		}
+	}
+	prog_names_fini(&pn);
+	if (ga.module.n)
+		snprintf(buf, n, "%.*s", (int)ga.module.n, ga.module.p);
+	else if (ga.has_program)
+		snprintf(buf, n, "%" PRIu64, (uint64_t)ga.program_id);
 	return buf;
 }
 
@@ -366,7 +406,7 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	op_kernel_add(lp, sp->kc, slot, mi, dur);
 	lp->op_events++;
 	if (dur > 0 && ((as->have >> XS_KERNEL_DETAILS) & 1))
-		kernels_event(lp, p, ev, dur, a->name, as->kd);
+		kernels_event(lp, p, ev, dur, slot, as->kd);
 	if (as->have & (1ull << XS_GROUP_ID | 1ull << XS_FLOPS | 1ull << XS_BYTES_ACCESSED)) {
 		x = &one;
 		if (sp->rec) {

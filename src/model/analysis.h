@@ -194,6 +194,9 @@ extern const char *const xt_steps_source_names[4];
 struct xt_kernel_row {
 	const char *name;
 	const char *op;
+	const char *program;   /* the op's program (module), "" when unknown */
+	uint8_t op_shared;     /* a row of another program has this op name: label
+				* it "program/op" (one fusion name in seven jit_ modules) */
 	uint32_t grid[3], block[3];
 	int64_t registers;     /* -1 when absent or impossible */
 	int64_t shared_bytes;  /* -1 when absent or impossible */
@@ -276,6 +279,17 @@ struct analysis_ctx;
 const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace *t, size_t host,
 			     const struct xt_plane *p, const struct xt_line *l,
 			     const struct xt_event *ev, char *buf, size_t n);
+
+/* The program of the op a GPU event ran for, as the op and kernel rows
+ * name it ("" when none, and off GPU planes); into buf, returned. */
+const char *analysis_op_program(const struct xt_analysis *a, const struct xt_trace *t,
+				size_t host, const struct xt_plane *p, const struct xt_line *l,
+				const struct xt_event *ev, char *buf, size_t n);
+
+/* A kernel row's op as its label shows it: "program/op" when an op of
+ * another program has its name (op_shared), else the op. Into buf (n
+ * bytes); returns buf. */
+const char *analysis_kernel_op(const struct xt_kernel_row *k, char *buf, size_t n);
 
 /* The launch shape of GPU event ev (its kernel_details: grid, block,
  * registers, shared memory), as the kernel rows are keyed: 1 when it has

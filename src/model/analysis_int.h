@@ -208,6 +208,11 @@ struct mem_part {
 
 struct kern_acc {
 	struct bytes_ref name, op;
+	/* The op's program, as its op row names it (ops_program): ops of one
+	 * name in several programs are several rows. */
+	struct bytes_ref module;
+	int64_t program_id;
+	uint8_t has_program;
 	uint32_t meta;          /* the kernel's metadata index on its plane */
 	uint32_t grid[3], block[3];
 	int64_t regs, shared;
@@ -232,8 +237,7 @@ struct kd_cache {
 struct kern_memo {
 	uint32_t gen;           /* the kd_cache parse it belongs to; 0: empty */
 	uint32_t row;           /* kerns index */
-	const char *op_p;
-	size_t op_n;
+	uint32_t slot;          /* the op's index in the line's ops */
 };
 
 struct line_part {
@@ -679,8 +683,19 @@ void stream_account_held(struct line_part *lp, const struct xt_plane *p, const s
 /* Adds the kernel rows of src (another piece of the same line) to lp's. */
 void kernels_join(struct line_part *lp, const struct line_part *src);
 void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct xt_event *ev,
-		   int64_t dur, struct bytes_ref op, struct bytes_ref details);
+		   int64_t dur, uint32_t slot, struct bytes_ref details);
 void kernels_merge(struct xt_analysis *a, struct xt_trace *t);
+/* an_opmerge.c: a host's program names by id (its /host:metadata names
+ * "module(id)"), and an op's program as its op row names it: the name of
+ * its id, else its module, else the id; "" when none. */
+struct prog_names {
+	struct hmap map;
+	const struct xt_plane *meta;
+};
+void prog_names_init(struct prog_names *pn, const struct xt_host *h);
+void prog_names_fini(struct prog_names *pn);
+const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int has_program,
+		      int64_t program_id, struct bytes_ref module);
 int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
 			 int64_t *regs, int64_t *shared, double *occ);
 

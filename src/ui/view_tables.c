@@ -43,8 +43,8 @@ static void kern_key(void *ctx, size_t row, char *buf, size_t n)
 {
 	const struct xt_kernel_row *k = kern(ctx, row);
 
-	snprintf(buf, n, "%s%c%s%c%u,%u,%u%c%u,%u,%u", k->name, 1, k->op, 1, k->grid[0], k->grid[1],
-		 k->grid[2], 1, k->block[0], k->block[1], k->block[2]);
+	snprintf(buf, n, "%s%c%s%c%s%c%u,%u,%u%c%u,%u,%u", k->name, 1, k->program, 1, k->op, 1,
+		 k->grid[0], k->grid[1], k->grid[2], 1, k->block[0], k->block[1], k->block[2]);
 }
 
 static void k_total(void *ctx, size_t row, char *buf, size_t n)
@@ -118,16 +118,18 @@ static void k_occ(void *ctx, size_t row, char *buf, size_t n)
 static void k_name(void *ctx, size_t row, char *buf, size_t n)
 {
 	const struct xt_kernel_row *k = kern(ctx, row);
-	size_t lo = strlen(k->op), used;
+	char opb[512];
+	const char *op = analysis_kernel_op(k, opb, sizeof(opb));
+	size_t lo = strlen(op), used;
 
 	if (strlen(k->name) + lo + 4 <= n) {
-		snprintf(buf, n, "%s (%s)", k->name, k->op);
+		snprintf(buf, n, "%s (%s)", k->name, op);
 		return;
 	}
 	/* Four bytes a column at most: the elided name fits its share. */
 	utf8_elide(buf, n, k->name, (int)((n > lo + 16 ? n - lo - 16 : 16) / 4), term.g.ellipsis);
 	used = strlen(buf);
-	snprintf(buf + used, n - used, " (%s)", k->op);
+	snprintf(buf + used, n - used, " (%s)", op);
 }
 
 static int kc_total(void *ctx, size_t x, size_t y)
@@ -247,6 +249,11 @@ static int is_launch(struct app *a, const struct tl_track *tr, const struct xt_e
 		return 0;
 	if (k->op[0] &&
 	    strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, tr->l, ev, op, sizeof(op)), k->op))
+		return 0;
+	/* One op name in several programs is several rows. */
+	if (k->op_shared &&
+	    strcmp(analysis_op_program(a->an, a->t, tr->host, tr->p, tr->l, ev, op, sizeof(op)),
+		   k->program))
 		return 0;
 	/* Rows of one kernel and op differ by their launch shape. */
 	return analysis_launch_shape(a->t, tr->host, tr->p, tr->l, ev, grid, block, &regs,

@@ -458,6 +458,29 @@ if have_fixtures; then
 else
 	skip "TPU host offload" "$NOFIX"
 fi
+# One op name in eight programs is eight kernel rows, as it is eight ops:
+# the MI300X elementwise profile's loop_convert_fusion (84 % of its device
+# time) was two rows (two grids), one of 35 launches, which no op-profile
+# row matched.
+if have_fixtures; then
+	report "$FIX/jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb" "$TMP/ew.json"
+	jcheck "kernels: loop_convert_fusion of eight programs is eight rows, each its op's" "$TMP/ew.json" \
+		"(lambda ks, ops: sorted(set(k['program'] for k in ks if k['op'] == 'loop_convert_fusion'))
+		  == sorted(o['program'] for o in ops if o['name'] == 'loop_convert_fusion')
+		  and len(set(k['program'] for k in ks if k['op'] == 'loop_convert_fusion')) == 8
+		  and all(sum(k['total_ps'] for k in ks if k['op'] == o['name'] and k['program'] == o['program'])
+		          == o['total_ps'] for o in ops if o['name'] == 'loop_convert_fusion'))
+		 (d['kernels'], d['ops'])"
+	COLUMNS=80 $XTOP report "$FIX/jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb" >"$TMP/ew.txt" 2>&1
+	if grep -q " jit_add: lo\.\.kd (loop_convert_fusion)\$" "$TMP/ew.txt" &&
+		grep -q " jit_sin: lo\.\.kd (loop_convert_fusion)\$" "$TMP/ew.txt"; then
+		ok "report at 80 columns: a kernel row of a shared op name leads with its program"
+	else
+		fail "report, kernel program" "$(sed -n '/^GPU kernels/,/^\$/p' "$TMP/ew.txt" | head -5 | tr '\n' '|')"
+	fi
+else
+	skip "kernels by program" "$NOFIX"
+fi
 # The idle finding names a device that computes: the MI300X conv profile's
 # GPU:0 only copies (no kernel, idle 96.8 %); GPU:7 runs the convolutions.
 if have_fixtures; then

@@ -26,7 +26,7 @@ Checked (fields present in either side beyond these are ignored):
   memory        keyed by (host, allocator): peak_bytes, peak_time_ps,
                 lifetime_peak_bytes, capacity_bytes exact; the list of
                 live_at_peak bytes exact (in order)
-  kernels       a multiset keyed by (name, op, grid, block): per key the
+  kernels       a multiset keyed by (name, op, program, grid, block): per key the
                 sorted list of (occurrences, total_ps, min_ps, max_ps) exact
 Prints each difference (at most 20 lines, then a count) and exits 1 if any;
 otherwise prints "match: N ops, N devices, N steps, N allocators, N kernels,
@@ -312,7 +312,8 @@ def compare_kernels(x, o, df):
     def group(items):
         g = {}
         for k in items:
-            key = (s(k.get('name')), s(k.get('op')), dims(k.get('grid')), dims(k.get('block')))
+            key = (s(k.get('name')), s(k.get('op')), s(k.get('program')), dims(k.get('grid')),
+                   dims(k.get('block')))
             g.setdefault(key, []).append((num(k.get('occurrences')), num(k.get('total_ps')),
                                           num(k.get('min_ps')), num(k.get('max_ps')),
                                           num(k.get('registers')),
@@ -322,8 +323,8 @@ def compare_kernels(x, o, df):
         return g
     xk, ok = group(lst(x, 'kernels')), group(lst(o, 'kernels'))
     for k in ok:
-        label = 'kernel %s (op %s, grid %s, block %s)' % (short(k[0], 50), short(k[1], 30),
-                                                          list(k[2]), list(k[3]))
+        label = 'kernel %s (op %s/%s, grid %s, block %s)' % (short(k[0], 50), short(k[2], 30),
+                                                             short(k[1], 30), list(k[3]), list(k[4]))
         if k not in xk:
             df.add('%s missing in xtop' % label)
         elif xk[k] != ok[k]:
@@ -331,8 +332,8 @@ def compare_kernels(x, o, df):
                    % (label, xk[k], ok[k]))
     for k in xk:
         if k not in ok:
-            df.add('kernel %s (op %s, grid %s, block %s) only in xtop'
-                   % (short(k[0], 50), short(k[1], 30), list(k[2]), list(k[3])))
+            df.add('kernel %s (op %s/%s, grid %s, block %s) only in xtop'
+                   % (short(k[0], 50), short(k[2], 30), short(k[1], 30), list(k[3]), list(k[4])))
     return len(lst(o, 'kernels'))
 
 

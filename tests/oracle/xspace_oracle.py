@@ -1589,7 +1589,7 @@ def analyse(hosts, origin):
                                         else is_command_buffer_name(parent)) else 0
                             kd = as_str(ev.stat('kernel_details'))
                             if kd is not None:
-                                add_kernel(kernels, ev, name, kd)
+                                add_kernel(kernels, ev, name, kd, prog)
                     multi = set(r[0] for r in lruns if r[4])
                     joined = []
                     for r in lruns:
@@ -1923,7 +1923,7 @@ def parse_dims(v):
     return dims
 
 
-def add_kernel(kernels, ev, opname, details):
+def add_kernel(kernels, ev, opname, details, prog):
     kv = {}
     for tok in details.split():
         if ':' in tok:
@@ -1957,10 +1957,11 @@ def add_kernel(kernels, ev, opname, details):
         occ = None  # CHOICE C16: a kernel that ran had some occupancy
     grid = parse_dims(kv['grid']) if 'grid' in kv else [1, 1, 1]
     block = parse_dims(kv['block']) if 'block' in kv else [1, 1, 1]
-    key = (ev.name, opname, tuple(grid), tuple(block), regs, shared)
+    # Ops of one name in several programs are several rows.
+    key = (ev.name, opname, prog or '', tuple(grid), tuple(block), regs, shared)
     k = kernels.get(key)
     if k is None:
-        k = {'name': ev.name, 'op': opname, 'grid': grid, 'block': block,
+        k = {'name': ev.name, 'op': opname, 'program': prog or '', 'grid': grid, 'block': block,
              'registers': regs, 'shared_bytes': shared, 'occupancy_percent': occ,
              'occurrences': 0, 'total_ps': 0, 'min_ps': ev.dur, 'max_ps': ev.dur}
         kernels[key] = k
