@@ -282,9 +282,29 @@ const struct profile_run *profile_pick(const struct profile_set *set, const char
 	}
 	if (!run_name)
 		return &set->runs[set->nruns - 1];
+	/* Its full name first; a last component only when one run has it
+	 * (train/… and eval/… of the same second: which is meant?). */
 	for (r = 0; r < set->nruns; r++)
-		if (!strcmp(set->runs[r].name, run_name) || !strcmp(run_base(set->runs[r].name), run_name))
+		if (!strcmp(set->runs[r].name, run_name))
 			return &set->runs[r];
+	{
+		const struct profile_run *found = NULL;
+
+		for (r = 0; r < set->nruns; r++) {
+			if (strcmp(run_base(set->runs[r].name), run_name))
+				continue;
+			if (found) {
+				xt_error_set(err, XT_EUSAGE,
+					     "%s: runs '%s' and '%s' are both named '%s': give --run "
+					     "the name --list shows",
+					     path, found->name, set->runs[r].name, run_name);
+				return NULL;
+			}
+			found = &set->runs[r];
+		}
+		if (found)
+			return found;
+	}
 	xt_error_set(err, XT_ENOENT, "%s: no run named '%s' (see xtop report --list %s)", path,
 		     run_name, path);
 	return NULL;

@@ -42,6 +42,20 @@ gsize=$(stat -c %s "$TMP/gen.xplane.pb.gz")
 head -c $((gsize / 2)) "$TMP/gen.xplane.pb.gz" >"$TMP/half.xplane.pb.gz"
 expect_error "truncated gzip" 2 "truncated gzip" $XTOP report "$TMP/half.xplane.pb.gz"
 expect_error "logdir: unknown run" 2 "no run named" $XTOP report --run nope "$TMP"
+# Two runs of one name in two subdirectories: which is meant is asked, not
+# guessed (the last one found was read).
+for r in train eval; do
+	mkdir -p "$TMP/ld2/$r/plugins/profile/2024_01_01_00_00_00"
+	cp "$TMP/gen.xplane.pb" "$TMP/ld2/$r/plugins/profile/2024_01_01_00_00_00/h.xplane.pb"
+done
+expect_error "logdir: a run name two runs have" 2 \
+	"runs 'eval/2024_01_01_00_00_00' and 'train/2024_01_01_00_00_00' are both named" \
+	$XTOP report --run 2024_01_01_00_00_00 "$TMP/ld2"
+if $XTOP report --run train/2024_01_01_00_00_00 "$TMP/ld2" >/dev/null 2>&1; then
+	ok "logdir: the name --list shows picks one of them"
+else
+	fail "logdir: full run name" "exit $?"
+fi
 
 # A message is one line: a newline or an escape sequence in a path is shown
 # escaped; a path of thousands of bytes loses its middle, not the reason.
