@@ -103,6 +103,34 @@ static size_t scan_run(struct profile_run *run, const char *dir)
 	closedir(d);
 	if (run->nfiles > 1)
 		qsort(run->files, run->nfiles, sizeof(*run->files), file_cmp);
+	/* One host in two files (h.xplane.pb and a gzip'd h.xplane.pb.gz
+	 * beside it) is one host, not two with every time twice: the newer
+	 * file is read, the uncompressed one on a tie (--list shows which). */
+	{
+		size_t i, o = 0;
+
+		for (i = 0; i < run->nfiles; i++) {
+			struct profile_file *f = &run->files[i], *k = o ? &run->files[o - 1] : NULL;
+
+			if (k && !strcmp(k->host, f->host)) {
+				int f_wins = f->mtime > k->mtime ||
+					     (f->mtime == k->mtime && !ends_with(f->path, ".gz") &&
+					      ends_with(k->path, ".gz"));
+
+				if (f_wins) {
+					struct profile_file t = *k;
+
+					*k = *f;
+					*f = t;
+				}
+				free(f->path);
+				free(f->host);
+				continue;
+			}
+			run->files[o++] = *f;
+		}
+		run->nfiles = o;
+	}
 	return run->nfiles;
 }
 

@@ -56,6 +56,19 @@ if $XTOP report --json --run 2024_01_01_10_00_00 "$TMP/logdir" | grep -q '"name"
 else
 	fail "logdir --run" "hostA not reported"
 fi
+# A host's file and a gzip'd copy beside it are one host, not two with
+# every time twice.
+mkdir -p "$TMP/twice"
+cp "$TMP/g.xplane.pb" "$TMP/twice/h.xplane.pb"
+gzip -c "$TMP/g.xplane.pb" >"$TMP/twice/h.xplane.pb.gz"
+touch -r "$TMP/twice/h.xplane.pb" "$TMP/twice/h.xplane.pb.gz"
+one=$($XTOP report --json "$TMP/g.xplane.pb" | $PY -c 'import json, sys; d = json.load(sys.stdin); print(len(d["hosts"]), d["ops"][0]["self_ps"])')
+two=$($XTOP report --json "$TMP/twice" | $PY -c 'import json, sys; d = json.load(sys.stdin); print(len(d["hosts"]), d["ops"][0]["self_ps"])')
+if [ "$one" = "$two" ] && [ "$($XTOP report --list "$TMP/twice" | grep -c "h.xplane.pb\$")" -eq 1 ]; then
+	ok "run directory: h.xplane.pb and h.xplane.pb.gz are one host, the uncompressed read"
+else
+	fail "run directory: one host in two files" "one file: $one, both: $two"
+fi
 $XTOP report --list "$TMP/logdir" >"$TMP/list" 2>&1
 if grep -q "2024_03_05_12_30_00 (newest)" "$TMP/list" && grep -q "hostA" "$TMP/list"; then
 	ok "report --list shows runs, hosts and the newest"
