@@ -488,4 +488,8 @@ if have_fixtures; then
 	jcheck "idle_gaps names the GPU that computes, not one that only copies" "$TMP/conv.json" \
 		"[x['numbers']['device'] for x in d['overview']['findings'] if x['id'] == 'idle_gaps']
 		 == ['/device:GPU:7']"
+	# So does "idle while the host worked" (GPU:0 was named: 23.55 ms).
+	jcheck "the host-bound device is one that computes, not one that only copies" "$TMP/conv.json" \
+		"(d['overview']['host_bound_device'], round(d['overview']['host_bound_ps'] / 1e9, 2))
+		 == ('/device:GPU:7', 11.3)"
 fi

@@ -2194,11 +2194,15 @@ def overview(hosts, devices, ops, steps):
                        'min_ps': durs[0], 'max_ps': durs[-1]}
     else:
         ov['steps'] = None
-    best = None
+    # A device that computes first (a GPU that ran no kernel only copies),
+    # as for idle_gaps.
+    best, best_rank = None, None
     for d in devices:
-        if d.get('host_bound_ps') is not None and (best is None or
-                                                   d['host_bound_ps'] > best['host_bound_ps']):
-            best = d
+        if not d.get('host_bound_ps'):
+            continue
+        rank = (d.get('kernels') != 0, d['host_bound_ps'])
+        if best is None or rank > best_rank:
+            best, best_rank = d, rank
     ov['host_bound_ps'] = best['host_bound_ps'] if best else 0
     ov['host_bound_device'] = best['name'] if best and best['host_bound_ps'] > 0 else None
     ov['compile_ps'], ov['compiles'] = compile_stats(hosts)
