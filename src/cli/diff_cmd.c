@@ -34,6 +34,36 @@ static int64_t per_step(const struct xt_cmp *c, int64_t ps, size_t steps)
 	return c->per_step && steps ? ps / (int64_t)steps : ps;
 }
 
+/*
+ * A label "prog/name (was OLD)" wider than w: OLD gives way first, then
+ * the program, so that NEW's name stays whole (the plain elision kept the
+ * head and the tail: "jit_trai..emm_fusion_dot.14)" read as the old op).
+ */
+static void was_fit(const struct xt_cmp_op *r, char *buf, size_t n, int w)
+{
+	const char *was = strstr(buf, " (was ");
+	char old[256], e[256];
+	size_t head;
+	int room;
+
+	if (!w || tt_cols(buf) <= w || !was)
+		return;
+	head = (size_t)(was - buf);
+	snprintf(old, sizeof(old), "%.*s", (int)(strlen(was + 6) - 1), was + 6);
+	room = w - (int)tt_cols(buf) + tt_cols(old);
+	if (room >= 6) {
+		snprintf(e, sizeof(e), "%.*s (was %s)", (int)head, buf, tt_elide(e, sizeof(e), old, room));
+		snprintf(buf, n, "%s", e);
+		return;
+	}
+	/* The program gives way too: the name and as much of OLD. */
+	room = w - tt_cols(r->name) - 7;
+	if (room >= 4)
+		snprintf(buf, n, "%s (was %s)", r->name, tt_elide(e, sizeof(e), old, room));
+	else if (tt_cols(r->name) <= w)
+		snprintf(buf, n, "%s", r->name);
+}
+
 static void num_line(struct strbuf *o, const char *what, const struct xt_cmp_num *v)
 {
 	char b1[32], b2[32], b3[32], b4[32];
@@ -251,6 +281,7 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 		/* The names, fitted together: rows alike at both ends (a layer
 		 * number in the middle) read apart, as in the report. */
 		char **full = xmalloc((n ? n : 1) * sizeof(*full)), **fit;
+		int fw = tt_flex_width(&tt);
 
 		for (i = 0; i < n; i++) {
 			const struct xt_cmp_op *r = &c->ops[i];
@@ -259,6 +290,7 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 			full[i] = xmalloc(len);
 			/* The program first: one op name is often in several. */
 			compare_op_label(r, full[i], len);
+			was_fit(r, full[i], len, fw);
 		}
 		fit = tt_fit_flex(&tt, (const char *const *)full, n);
 		for (i = 0, k = 0; i < n; i++) {

@@ -247,6 +247,14 @@ if COLUMNS=80 $XTOP diff "$H/jax-h100-tfm-nocb.xplane.pb.gz" "$H/jax-h100-tfm-cb
 else
 	fail "diff at 80 columns: renamed op" "$(grep identity "$TMP/dh80.txt" | head -n 3)"
 fi
+# A long old name gives way before the new one: the row read
+# "jit_trai..emm_fusion_dot.14)", as if it were the old op.
+if grep -q " work  *custom-call\.10 (was g\.\.14) *\$" "$TMP/dh80.txt" &&
+	grep -q " work  *gemm_fusion_dot\.64 *\$" "$TMP/dh80.txt"; then
+	ok "diff at 80 columns: the new name stays whole where the old one does not fit"
+else
+	fail "diff at 80 columns: new name whole" "$(grep ' work ' "$TMP/dh80.txt" | head -n 3)"
+fi
 # At 80 columns no two rows read alike: ops of 24 layers, the GPUs of two hosts.
 COLUMNS=80 $XTOP diff --top 40 "$V" "$V/34.83.195.179_6003.xplane.pb" >"$TMP/d80.txt"
 ops=$(sed -n '/^Ops:/,/^$/p' "$TMP/d80.txt" | sed '1,2d;/^$/d' | awk '{print $NF}')
