@@ -218,6 +218,18 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 		tt_fit_free(own, n); /* NULL where the name is the op's own */
 		free(names);
 	}
+	{
+		/* What the table's abbreviations mean, from the column table. */
+		char leg[512];
+		int k2 = snprintf(leg, sizeof(leg), "columns:");
+
+		for (c = 0; c < nc; c++)
+			if (tt.show[c] && op_columns[c].legend && k2 > 0 && (size_t)k2 < sizeof(leg))
+				k2 += snprintf(leg + k2, sizeof(leg) - (size_t)k2, "%s %s %s",
+					       k2 > 9 ? ";" : "", op_columns[c].name, op_columns[c].help);
+		if (k2 > 9)
+			tt_wrap(o, "  ", leg, 4, width);
+	}
 	for (i = 0; i < a->nops; i++) {
 		const struct xt_op_row *r = &a->ops[i];
 

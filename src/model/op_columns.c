@@ -164,22 +164,24 @@ static int c_name(const struct xt_op_row *a, const struct xt_op_row *b)
 }
 
 /* Widths fit the roofline columns beside a 22-column name in 100 columns;
- * at 80 the least useful ones go (drop order: highest first). */
+ * at 80 the least useful ones go (drop order: highest first). The shares
+ * of the peaks outlast the rates: with one share gone, "835T 584G 11%
+ * compute" put the HBM share beside a compute-bound op. */
 const struct op_column op_columns[] = {
-	{ "SELF", 9, 1, 0, f_self, c_self, "self time: total minus direct children" },
-	{ "%DEV", 5, 1, 2, f_pct, c_self, "self time as a share of all ops' self time" },
-	{ "TOTAL", 9, 1, 11, f_total, c_total, "time including children" },
-	{ "AVG", 9, 1, 9, f_avg, c_avg, "total time per occurrence" },
-	{ "OCC", OCC_COLS, 1, 7, f_occ, c_occ, "occurrences" },
-	{ "FLOP/s", 6, 1, 3, f_flops, c_flops, "FLOPs over the op's time" },
-	{ "%PKF", 5, 1, 6, f_fpeak, c_fpeak, "FLOP rate as a share of the device's peak" },
-	{ "HBM/s", 6, 1, 4, f_bw, c_bw, "HBM bytes per second over the op's time" },
-	{ "%PKB", 5, 1, 5, f_bpeak, c_bpeak, "HBM bandwidth as a share of the device's peak" },
-	{ "AI", 5, 1, 8, f_ai, c_ai, "arithmetic intensity: FLOPs per HBM byte" },
-	{ "BOUND", 7, 0, 1, f_bound, c_bound, "the roof that bounds it: compute or memory" },
-	{ "CATEGORY", 14, 0, 10, f_cat, c_cat, "HLO category, TF op type or kernel kind" },
-	{ "PROGRAM", 14, 0, 12, f_prog, c_prog, "XLA module (program)" },
-	{ "NAME", 0, 0, 0, f_name, c_name, "op name" },
+	{ "SELF", 9, 1, 0, f_self, c_self, "self time: total minus direct children", 0 },
+	{ "%DEV", 5, 1, 2, f_pct, c_self, "self time as a share of all ops' self time", 0 },
+	{ "TOTAL", 9, 1, 11, f_total, c_total, "time including children", 0 },
+	{ "AVG", 9, 1, 9, f_avg, c_avg, "total time per occurrence", 0 },
+	{ "OCC", OCC_COLS, 1, 7, f_occ, c_occ, "occurrences", 1 },
+	{ "FLOP/s", 6, 1, 5, f_flops, c_flops, "FLOPs over the op's time", 0 },
+	{ "%PKF", 5, 1, 3, f_fpeak, c_fpeak, "FLOP rate as a share of the device's peak", 1 },
+	{ "HBM/s", 6, 1, 6, f_bw, c_bw, "HBM bytes per second over the op's time", 0 },
+	{ "%PKB", 5, 1, 4, f_bpeak, c_bpeak, "HBM bandwidth as a share of the device's peak", 1 },
+	{ "AI", 5, 1, 8, f_ai, c_ai, "arithmetic intensity: FLOPs per HBM byte", 1 },
+	{ "BOUND", 7, 0, 1, f_bound, c_bound, "the roof that bounds it: compute or memory", 0 },
+	{ "CATEGORY", 14, 0, 10, f_cat, c_cat, "HLO category, TF op type or kernel kind", 0 },
+	{ "PROGRAM", 14, 0, 12, f_prog, c_prog, "XLA module (program)", 0 },
+	{ "NAME", 0, 0, 0, f_name, c_name, "op name", 0 },
 };
 const size_t op_ncolumns = sizeof(op_columns) / sizeof(op_columns[0]);
 

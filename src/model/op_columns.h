@@ -20,6 +20,7 @@ struct op_column {
 	/* Orders rows for this column, "largest first" for numbers. */
 	int (*cmp)(const struct xt_op_row *a, const struct xt_op_row *b);
 	const char *help;  /* what the column means (help and the report legend) */
+	int legend;        /* 1: an abbreviation the report explains under the table */
 };
 
 extern const struct op_column op_columns[];

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../model/op_columns.h"
 #include "app.h"
 #include "prompt.h"
 #include "term.h"
@@ -41,6 +42,9 @@ static void help_fill(struct textview *tv)
 		if (prompt_keys[i].keyname)
 			textview_add(tv, ROLE_TEXT, 0, 10, "  %-7s %s", prompt_keys[i].keyname,
 				     prompt_keys[i].help);
+	textview_add(tv, ROLE_DIM, 0, 0, "op profile columns");
+	for (i = 0; i < op_ncolumns; i++)
+		textview_add(tv, ROLE_TEXT, 0, 10, "  %-8s %s", op_columns[i].name, op_columns[i].help);
 }
 
 static void messages_fill(struct textview *tv, const struct msglog *log)

@@ -458,6 +458,19 @@ if have_fixtures; then
 else
 	skip "TPU host offload" "$NOFIX"
 fi
+# At 80 columns the op table keeps both shares of the peaks (it dropped
+# %PKF first: "835T 584G 11% compute" put the HBM share beside a
+# compute-bound GEMM) and says what its abbreviations mean.
+if have_fixtures; then
+	COLUMNS=80 $XTOP report "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb" >"$TMP/g80.txt" 2>&1
+	if grep -q "^      SELF  %DEV FLOP/s  %PKF  %PKB    AI BOUND   NAME\$" "$TMP/g80.txt" &&
+		grep -q " 835T   64%   11%  1428 compute custom-call.1\$" "$TMP/g80.txt" &&
+		grep -q "^  columns: %PKF FLOP rate as a share of the device's peak; %PKB HBM bandwidth as\$" "$TMP/g80.txt"; then
+		ok "report at 80 columns: both shares of the peaks, and a legend for them"
+	else
+		fail "report, op columns at 80" "$(sed -n '/^Op profile/,/^\$/p' "$TMP/g80.txt" | head -4 | tr '\n' '|')"
+	fi
+fi
 # One op name in eight programs is eight kernel rows, as it is eight ops:
 # the MI300X elementwise profile's loop_convert_fusion (84 % of its device
 # time) was two rows (two grids), one of 35 launches, which no op-profile

@@ -229,9 +229,13 @@ check "help: ? lists the keys from the key table" \
 	'has "xtop keys  (? or Esc closes" && has "q       quit" && has "/       search event names"' \
 	"help incomplete"
 keys End
-check "help: End shows its last page (op profile keys, the prompt's keys)" \
-	'has "p       group by program" && has "ops: the op'"'"'s longest run" && has "^W      delete the word"' \
+check "help: End shows its last page (the prompt's keys, the op profile's columns)" \
+	'has "^W      delete the word" && has "op profile columns" &&
+	 has "%PKF     FLOP rate as a share of the device'"'"'s peak" && has "AI       arithmetic intensity"' \
 	"help's end not shown"
+keys PPage
+check "help: the page before lists the op profile's keys" \
+	'has "p       group by program" && has "ops: the op'"'"'s longest run"' "op profile keys not shown"
 keys /
 text "zoom in"
 keys Enter
