@@ -418,7 +418,7 @@ static int drop_rank(const struct panel *p, size_t c)
 {
 	int empty = c < sizeof(p->empty) * 8 && ((p->empty >> c) & 1);
 
-	return p->cols[c].drop + (empty ? 1000 : 0);
+	return (p->drop_at ? p->drop_at[c] : p->cols[c].drop) + (empty ? 1000 : 0);
 }
 
 static void layout(const struct panel *p, int w, int *show, int *width)

@@ -76,6 +76,8 @@ struct panel {
 	int flex_min;      /* columns the flexible column keeps before others drop (0: 8) */
 	unsigned long empty; /* bit c: cols[c] holds nothing (zero in every row):
 			      * when narrow, a droppable one goes first; set by the view */
+	const int *drop_at;  /* NULL, or per column the drop order that replaces
+			      * cols[c].drop (by what the rows hold); set by the view */
 	const char *mark, *open, *closed; /* glyphs: elision, unfolded, folded */
 	char filter[128];  /* only rows whose text contains it (any case) */
 	/* state, kept by the panel */

@@ -630,13 +630,15 @@ fi
 # A directory given with its trailing slash still names the profile in the
 # title; ASCII's step bars keep their shape (several levels, not one '.');
 # a narrow steps table gives up a category that is 0 in every step (the
-# V100's collectives) before one that says something (its copies).
+# V100's collectives) before one that says something (its copies), and
+# the START column before a category that holds time (its 12.13 us of
+# D2H were hidden).
 if have_fixtures; then
 	start 80 24 "$XTOP" "$FIX/tf-gpu-v100-2host"
 	wait_for "[timeline]" >/dev/null
 	keys 4
-	check "steps at 80 columns: COLLECT (0 in every step) gives way to H2D" \
-		'line 3 | grep -q "COMPUTE  *H2D  *HOST  *IDLE" && ! line 3 | grep -q COLLECT' \
+	check "steps at 80 columns: COLLECT (0 in every step) and START give way to D2H and H2D" \
+		'line 3 | grep -q "DURATION  *COMPUTE  *D2H  *H2D  *HOST  *IDLE" && ! line 3 | grep -q COLLECT' \
 		"columns: $(line 3)" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
