@@ -573,6 +573,9 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 			lines += t->hosts[h].planes[p].nlines;
 	}
 	put_line(o, w, "xtop report: %s", ro->path);
+	if (ro->run_name)
+		put_text(o, w, "run %s (%s of %zu; --list lists them, --run picks one)", ro->run_name,
+			 ro->run_given ? "one" : "the newest", ro->nruns);
 	put_text(o, w, "%zu host%s, %zu planes, %zu lines, %s events; device busy %s", t->nhosts,
 		 t->nhosts == 1 ? "" : "s", planes, lines, fmt_count(b1, sizeof(b1), t->nev),
 		 fmt_ps(b2, sizeof(b2), a->busy_ps));
@@ -723,6 +726,7 @@ int report_main(int argc, char **argv)
 	struct diff_regression reg[DIFF_GATE_MAX];
 	struct xt_error err;
 	struct strbuf out;
+	char run_name[512];
 	struct option lopts[16];
 	char sopts[64];
 	unsigned long long v;
@@ -802,6 +806,22 @@ int report_main(int argc, char **argv)
 	if (load_profile(ro.path, &lo, &t, &a, &err) < 0) {
 		fprintf(stderr, "xtop: %s\n", err.msg);
 		return 2;
+	}
+	{
+		/* Which run of a logdir of several was read: the header says. */
+		struct profile_set set;
+		const struct profile_run *run;
+
+		if (profile_scan(&set, ro.path, &err) == 0) {
+			run = profile_pick(&set, lo.run, ro.path, &err);
+			if (run && set.nruns > 1) {
+				snprintf(run_name, sizeof(run_name), "%s", run->name);
+				ro.run_name = run_name;
+				ro.nruns = set.nruns;
+				ro.run_given = lo.run != NULL;
+			}
+			profile_set_fini(&set);
+		}
 	}
 	if (ro.baseline) {
 		struct load_opts blo = { 0 };

@@ -16,6 +16,11 @@ struct diff_regression;
 struct report_opts {
 	size_t top;       /* op and kernel rows in the text report; 0 = all */
 	const char *path; /* as given on the command line */
+	/* The run read of a logdir of several (run_name NULL otherwise), of
+	 * nruns; run_given: --run named it, else it is the newest. */
+	const char *run_name;
+	size_t nruns;
+	int run_given;
 	int width;        /* text: columns to fit; 0 = no limit (--wide) */
 	/* --baseline: the comparison with BASE (NULL without one) and, with
 	 * --fail-over, the gate's verdict (gate = 1). */

@@ -427,6 +427,12 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 
 	strbuf_addf(o, "{\"events\":%zu,\"time_base\":\"profile_start\",", t->nev);
 	hosts_json(o, t);
+	/* The run read, where the path holds several (null otherwise). */
+	strbuf_puts(o, ",\"run\":");
+	if (ro->run_name)
+		strbuf_json_str(o, ro->run_name, strlen(ro->run_name));
+	else
+		strbuf_puts(o, "null");
 	strbuf_addf(o, ",\"busy_ps\":%" PRId64 ",\"hlo_programs\":%zu", a->busy_ps, a->hlo_programs);
 	overview_json(o, a);
 	ops_json(o, a);

@@ -56,6 +56,15 @@ if $XTOP report --json --run 2024_01_01_10_00_00 "$TMP/logdir" | grep -q '"name"
 else
 	fail "logdir --run" "hostA not reported"
 fi
+# Which run was read is said: the header, and the JSON's run.
+if COLUMNS=100 $XTOP report "$TMP/logdir" | sed -n 2p |
+	grep -qx "run 2024_03_05_12_30_00 (the newest of 2; --list lists them, --run picks one)" &&
+	[ "$($XTOP report --json --run 2024_01_01_10_00_00 "$TMP/logdir" | $PY -c 'import json, sys; print(json.load(sys.stdin)["run"])')" = 2024_01_01_10_00_00 ] &&
+	[ "$($XTOP report --json "$TMP/t.xplane.pb" | $PY -c 'import json, sys; print(json.load(sys.stdin)["run"])')" = None ]; then
+	ok "logdir: the report says which run it read"
+else
+	fail "logdir: run named" "$(COLUMNS=100 $XTOP report "$TMP/logdir" | sed -n 2p)"
+fi
 # A host's file and a gzip'd copy beside it are one host, not two with
 # every time twice.
 mkdir -p "$TMP/twice"
