@@ -743,6 +743,7 @@ int report_main(int argc, char **argv)
 			if (options_number("--top", optarg, 0, SIZE_MAX, "a number of rows (0 = all)", &v))
 				return 2;
 			ro.top = (size_t)v;
+			ro.top_given = 1;
 			break;
 		case OPT_RUN:
 			lo.run = optarg;

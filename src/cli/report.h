@@ -15,6 +15,7 @@ struct diff_regression;
 
 struct report_opts {
 	size_t top;       /* op and kernel rows in the text report; 0 = all */
+	int top_given;    /* --top given: the JSON lists as many too (else all) */
 	const char *path; /* as given on the command line */
 	/* The run read of a logdir of several (run_name NULL otherwise), of
 	 * nruns; run_given: --run named it, else it is the newest. */

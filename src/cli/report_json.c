@@ -152,13 +152,19 @@ static void jint_opt(struct strbuf *o, const char *k, int64_t v, int has)
 		strbuf_puts(o, "null");
 }
 
-static void ops_json(struct strbuf *o, const struct xt_analysis *a)
+/* Rows of n the JSON lists: all, unless --top asked for fewer. */
+static size_t json_rows(const struct report_opts *ro, size_t n)
+{
+	return ro->top_given && ro->top && ro->top < n ? ro->top : n;
+}
+
+static void ops_json(struct strbuf *o, const struct xt_analysis *a, const struct report_opts *ro)
 {
 	static const char *const async_names[3] = { NULL, "start", "done" };
-	size_t i, k;
+	size_t i, k, n = json_rows(ro, a->nops);
 
-	strbuf_puts(o, ",\"ops\":[");
-	for (i = 0; i < a->nops; i++) {
+	strbuf_addf(o, ",\"ops_total\":%zu,\"ops\":[", a->nops);
+	for (i = 0; i < n; i++) {
 		const struct xt_op_row *r = &a->ops[i];
 
 		strbuf_puts(o, i ? ",{" : "{");
@@ -396,12 +402,13 @@ static void memory_json(struct strbuf *o, const struct xt_analysis *a, int64_t o
 	strbuf_puts(o, "]");
 }
 
-static void kernels_json(struct strbuf *o, const struct xt_analysis *a)
+static void kernels_json(struct strbuf *o, const struct xt_analysis *a,
+			 const struct report_opts *ro)
 {
-	size_t i;
+	size_t i, n = json_rows(ro, a->nkernels);
 
-	strbuf_puts(o, ",\"kernels\":[");
-	for (i = 0; i < a->nkernels; i++) {
+	strbuf_addf(o, ",\"kernels_total\":%zu,\"kernels\":[", a->nkernels);
+	for (i = 0; i < n; i++) {
 		const struct xt_kernel_row *k2 = &a->kernels[i];
 
 		strbuf_puts(o, i ? ",{" : "{");
@@ -435,11 +442,11 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		strbuf_puts(o, "null");
 	strbuf_addf(o, ",\"busy_ps\":%" PRId64 ",\"hlo_programs\":%zu", a->busy_ps, a->hlo_programs);
 	overview_json(o, a);
-	ops_json(o, a);
+	ops_json(o, a, ro);
 	devices_json(o, a, origin);
 	steps_json(o, a, origin);
 	memory_json(o, a, origin);
-	kernels_json(o, a);
+	kernels_json(o, a, ro);
 	if (ro->cmp) {
 		strbuf_puts(o, ",\"baseline\":");
 		strbuf_json_str(o, ro->baseline, strlen(ro->baseline));

@@ -56,6 +56,16 @@ if $XTOP report --json --run 2024_01_01_10_00_00 "$TMP/logdir" | grep -q '"name"
 else
 	fail "logdir --run" "hostA not reported"
 fi
+# --top N limits the JSON's ops and kernels too, and says how many there are;
+# without it the JSON lists every one.
+if [ "$($XTOP report --json --top 3 "$TMP/g.xplane.pb" | $PY -c 'import json, sys
+d = json.load(sys.stdin); print(len(d["ops"]), len(d["kernels"]), d["ops_total"] > 3, d["kernels_total"] > 3)')" = "3 3 True True" ] &&
+	[ "$($XTOP report --json "$TMP/g.xplane.pb" | $PY -c 'import json, sys
+d = json.load(sys.stdin); print(len(d["ops"]) == d["ops_total"] > 3)')" = True ]; then
+	ok "report --json --top 3: three ops and kernels of their totals; without --top, all"
+else
+	fail "report --json --top" "$($XTOP report --json --top 3 "$TMP/g.xplane.pb" | head -c 200)"
+fi
 # Which run was read is said: the header, and the JSON's run.
 if COLUMNS=100 $XTOP report "$TMP/logdir" | sed -n 2p |
 	grep -qx "run 2024_03_05_12_30_00 (the newest of 2; --list lists them, --run picks one)" &&
