@@ -212,6 +212,19 @@ static void title_line(const struct app *a, char *line, size_t n)
 	}
 	for (room = a->cols - 7, k = 0; k < keep; k++)
 		room -= utf8_width(parts[k]);
+	/* Every profile's file ends ".xplane.pb[.gz]": where the name must
+	 * give way, that goes first ("jax-h10…cb.xplane.pb.gz" read alike for
+	 * the -cb and -nocb twins). */
+	if (utf8_width(name0) > room) {
+		static const char *const sufs[] = { ".xplane.pb.gz", ".xplane.pb" };
+		size_t l = strlen(name0), i;
+
+		for (i = 0; i < 2; i++)
+			if (l > strlen(sufs[i]) && !strcmp(name0 + l - strlen(sufs[i]), sufs[i])) {
+				shown[l - strlen(sufs[i])] = '\0';
+				break;
+			}
+	}
 	utf8_elide(name, sizeof(name), name0, room > 1 ? room : 1, term.g.ellipsis);
 	snprintf(line, n, " xtop  %s", name);
 	for (k = 0; k < keep; k++)

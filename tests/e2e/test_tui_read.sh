@@ -35,18 +35,27 @@ keys q
 wait_for "EXIT=" >/dev/null
 
 # ------------------------------------------------------- the title ----
-# A long file name gives way (its middle elided) so that the figures after
-# it keep their units at 80 columns.
+# A long file name gives way (its ".xplane.pb" first, then its middle) so
+# that the figures after it keep their units at 80 columns.
 cp "$TMP/t.xplane.pb" "$TMP/a_long_profile_name_from_one_training_run.xplane.pb"
 start 80 24 "$XTOP" "$TMP/a_long_profile_name_from_one_training_run.xplane.pb"
 wait_for "[timeline]" >/dev/null
 check "title at 80 columns: the name elided, the busy figure whole with its unit" \
-	'line 1 | grep -q "a_long_.*xplane.pb  \[timeline\]  .* busy [0-9.]* [mnu]*s *$" &&
-	 ! line 1 | grep -q "one_training"' "title cut" 5
+	'line 1 | grep -q "a_long_.*training_run  \[timeline\]  .* busy [0-9.]* [mnu]*s *$" &&
+	 ! line 1 | grep -q "one_training\|xplane"' "title cut" 5
 $T resize-window -t t -x 60 -y 20
 H=20
 check "title at 60 columns: whole figures dropped from the right, none cut" \
-	'line 1 | grep -q "^ xtop  a_lo.*xplane.pb  \[timeline\]  19,121 events  1 host *$"' "title cut" 5
+	'line 1 | grep -q "^ xtop  a_lo.*_run  \[timeline\]  19,121 events  1 host *$"' "title cut" 5
+keys q
+wait_for "EXIT=" >/dev/null
+# Twins whose names differ in the middle (-cb, -nocb) read apart: the
+# suffix every profile has gave way last, and both read "jax-h10…cb.xplane.pb.gz".
+start 80 24 "$XTOP" tests/fixtures/h100/jax-h100-tfm-nocb.xplane.pb.gz
+wait_for "[timeline]" >/dev/null
+keys 3
+check "title at 80 columns: the -nocb twin is named whole, without .xplane.pb.gz" \
+	'line 1 | grep -q "^ xtop  jax-h100-tfm-nocb  \[op profile\]"' "title cut" 5
 keys q
 wait_for "EXIT=" >/dev/null
 
