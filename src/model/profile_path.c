@@ -251,7 +251,8 @@ int profile_scan(struct profile_set *set, const char *path, struct xt_error *err
 		run.mtime = st.st_mtime;
 		base = strrchr(path, '/');
 		run.name = xstrdup(base ? base + 1 : path);
-		run.dir = xstrdup(".");
+		/* The file's own directory ("." said the current one). */
+		run.dir = base ? xstrndup(path, base == path ? 1 : (size_t)(base - path)) : xstrdup(".");
 		set->runs = xcalloc(1, sizeof(*set->runs));
 		set->runs[0] = run;
 		set->nruns = 1;

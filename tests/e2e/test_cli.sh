@@ -66,6 +66,16 @@ d = json.load(sys.stdin); print(len(d["ops"]) == d["ops_total"] > 3)')" = True ]
 else
 	fail "report --json --top" "$($XTOP report --json --top 3 "$TMP/g.xplane.pb" | head -c 200)"
 fi
+# --list of one file names the file's directory, not "." (the current one).
+if $XTOP report --list --json "$TMP/g.xplane.pb" | $PY -c "
+import json, sys
+r = json.load(sys.stdin)['runs']
+assert len(r) == 1 and r[0]['dir'] == sys.argv[1] and r[0]['name'] == 'g.xplane.pb', r
+" "$TMP"; then
+	ok "report --list FILE: its directory"
+else
+	fail "report --list FILE" "$($XTOP report --list "$TMP/g.xplane.pb" | head -1)"
+fi
 # Which run was read is said: the header, and the JSON's run.
 if COLUMNS=100 $XTOP report "$TMP/logdir" | sed -n 2p |
 	grep -qx "run 2024_03_05_12_30_00 (the newest of 2; --list lists them, --run picks one)" &&
