@@ -157,20 +157,26 @@ only_new = [x for x in d['devices'] if x['base_busy_ps'] is None]
 assert len(only_new) >= 3, only_new
 " && ok "diff: devices only in NEW" || fail "diff: devices only in NEW" "see above"
 
-# A NEW that lost its steps and its device time (a crashed workload, a
-# capture whose device tracer failed) does not pass the gate: -100 % is
-# not an improvement.
-ATT="$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb"
-if $PY - "$ATT" "$TMP/hostonly.pb" <<'PYEOF' 2>"$TMP/err"; then
+# without_devices SRC DST: SRC without its /device: planes, as a capture
+# whose device tracer failed writes it.
+without_devices() {
+	$PY - "$1" "$2" <<'PYEOF'
 import sys
 sys.path.insert(0, 'tests/fixtures')
 import xspace_io
 sp = xspace_io.read(sys.argv[1], sys.exit)
-keep = [p for p in sp.planes if p.name.startswith('/host:')]
+keep = [p for p in sp.planes if not p.name.startswith('/device:')]
 del sp.planes[:]
 sp.planes.extend(keep)
 xspace_io.write(sp, sys.argv[2])
 PYEOF
+}
+
+# A NEW that lost its steps and its device time (a crashed workload, a
+# capture whose device tracer failed) does not pass the gate: -100 % is
+# not an improvement.
+ATT="$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb"
+if without_devices "$ATT" "$TMP/hostonly.pb" 2>"$TMP/err"; then
 	$XTOP report --baseline "$ATT" --fail-over 5 "$TMP/hostonly.pb" >"$TMP/out" 2>&1
 	rc=$?
 	if [ $rc -eq 3 ] && grep -q "regression: NEW has no steps (BASE has 24)" "$TMP/out" &&
@@ -196,16 +202,7 @@ fi
 # none at all is still a regression (it passed the gate before).
 MLP="tests/fixtures/h100/jax-h100-mlp-cb.xplane.pb.gz"
 AGT="tests/fixtures/h100/agent-h100-mlp-cb.xplane.pb.gz"
-if $PY - "$MLP" "$TMP/mlp-hostonly.pb" <<'PYEOF' 2>"$TMP/err"; then
-import sys
-sys.path.insert(0, 'tests/fixtures')
-import xspace_io
-sp = xspace_io.read(sys.argv[1], sys.exit)
-keep = [p for p in sp.planes if not p.name.startswith('/device:')]
-del sp.planes[:]
-sp.planes.extend(keep)
-xspace_io.write(sp, sys.argv[2])
-PYEOF
+if without_devices "$MLP" "$TMP/mlp-hostonly.pb" 2>"$TMP/err"; then
 	$XTOP report --baseline "$AGT" --fail-over 10 "$TMP/mlp-hostonly.pb" >"$TMP/out" 2>&1
 	rc=$?
 	if [ $rc -eq 3 ] && grep -q "steps: 12" "$TMP/out" &&
