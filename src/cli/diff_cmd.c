@@ -42,7 +42,7 @@ static int64_t per_step(const struct xt_cmp *c, int64_t ps, size_t steps)
 static void was_fit(const struct xt_cmp_op *r, char *buf, size_t n, int w)
 {
 	const char *was = strstr(buf, " (was ");
-	char old[256], e[256];
+	char old[256], e[256], out[512];
 	size_t head;
 	int room;
 
@@ -52,8 +52,9 @@ static void was_fit(const struct xt_cmp_op *r, char *buf, size_t n, int w)
 	snprintf(old, sizeof(old), "%.*s", (int)(strlen(was + 6) - 1), was + 6);
 	room = w - (int)tt_cols(buf) + tt_cols(old);
 	if (room >= 6) {
-		snprintf(e, sizeof(e), "%.*s (was %s)", (int)head, buf, tt_elide(e, sizeof(e), old, room));
-		snprintf(buf, n, "%s", e);
+		snprintf(out, sizeof(out), "%.*s (was %s)", (int)head, buf,
+			 tt_elide(e, sizeof(e), old, room));
+		snprintf(buf, n, "%s", out);
 		return;
 	}
 	/* The program gives way too: the name and as much of OLD. */
