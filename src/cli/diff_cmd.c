@@ -61,7 +61,7 @@ static void was_fit(const struct xt_cmp_op *r, char *buf, size_t n, int w)
 	room = w - tt_cols(r->name) - 7;
 	if (room >= 4)
 		snprintf(buf, n, "%s (was %s)", r->name, tt_elide(e, sizeof(e), old, room));
-	else if (tt_cols(r->name) <= w)
+	else /* NEW's name, elided as the column does: never OLD's tail */
 		snprintf(buf, n, "%s", r->name);
 }
 

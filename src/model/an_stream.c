@@ -129,8 +129,6 @@ const char *analysis_op_program(const struct xt_analysis *a, const struct xt_tra
 			     1ull << XS_PROGRAM_ID | 1ull << XS_HLO_CATEGORY);
 	attr_gpu(&ga, host < a->nhlo ? &a->hlo[host] : NULL, p, op_line_flags(bref_str(l->name)), ev,
 		 &ks);
-	if (ga.attr == XT_ATTR_TF_OP || ga.attr == XT_ATTR_EVENT_NAME)
-		return buf;
 	/* The names by id of the host's /host:metadata: a few, one a program. */
 	prog_names_init(&pn, &t->hosts[host]);
 	if (ga.has_program && pn.meta) {

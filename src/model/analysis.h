@@ -196,7 +196,7 @@ struct xt_kernel_row {
 	const char *op;
 	const char *program;   /* the op's program (module), "" when unknown */
 	uint8_t op_shared;     /* a row of another program has this op name: label
-				* it "program/op" (one fusion name in seven jit_ modules) */
+				* it "program/op" (one fusion name in eight jit_ modules) */
 	uint32_t grid[3], block[3];
 	int64_t registers;     /* -1 when absent or impossible */
 	int64_t shared_bytes;  /* -1 when absent or impossible */

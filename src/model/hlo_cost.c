@@ -255,6 +255,7 @@ static void uses_read(const struct hlo_module *m, const struct hlo_comp *c, int6
 		      double *part, int *whole)
 {
 	uint32_t i, k;
+	int users = 0;
 
 	for (i = 0; i < c->n; i++) {
 		const struct hlo_inst *u = &m->inst[c->first + i];
@@ -269,9 +270,14 @@ static void uses_read(const struct hlo_module *m, const struct hlo_comp *c, int6
 				uses_read(m, c, u->id, depth + 1, part, whole);
 			else if (!(op_is(u, "dynamic-update-slice") && k == 0))
 				*whole = 1;
+			users++;
 			break;
 		}
 	}
+	/* A bitcast nothing in the computation reads (the root): its bytes
+	 * leave whole. */
+	if (!users && depth)
+		*whole = 1;
 }
 
 /*

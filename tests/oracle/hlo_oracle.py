@@ -258,6 +258,7 @@ class Program:
         todo = [(p.id, 0)]
         while todo:
             of, depth = todo.pop()
+            users = 0
             for u in comp[2]:
                 for k, oid in enumerate(u.operands):
                     if oid != of:
@@ -268,7 +269,10 @@ class Program:
                         todo.append((u.id, depth + 1))
                     elif not (u.opcode == 'dynamic-update-slice' and k == 0):
                         whole = True
+                    users += 1
                     break
+            if not users and depth:
+                whole = True  # a bitcast nothing reads (the root): whole
         return part + (p.shape.size() if whole else 0)
 
     def cost(self, i, depth):

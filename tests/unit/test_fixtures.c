@@ -87,8 +87,8 @@ static const struct fixture fixtures[] = {
 		{ NULL, "GPU_0_bfc", 482345216, 6302359000, 738197504, 154606239744, 134217728 },
 	},
 	{
-		/* 14 kernel rows: loop_convert_fusion of seven programs is
-		 * seven ops and as many rows (it was one of 35 launches) */
+		/* 14 kernel rows: loop_convert_fusion of eight programs is
+		 * eight ops and nine rows (jit_add's two grids; it was two rows) */
 		"jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb", 1, 4623, 11, 8, 13, 14, 5,
 		NULL, "/device:GPU:0", 3880724000, 9977851000,
 		{
