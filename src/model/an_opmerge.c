@@ -62,27 +62,33 @@ void prog_names_fini(struct prog_names *pn)
 	hmap_fini(&pn->map);
 }
 
-const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int has_program,
-		      int64_t program_id, struct bytes_ref module)
+struct bytes_ref prog_ref(const struct prog_names *pn, int has_program, int64_t program_id,
+			  struct bytes_ref module, char idbuf[32])
 {
-	char buf[32];
-
 	if (has_program && pn->meta) {
 		const uint32_t *v = hmap_find(&pn->map, &program_id, sizeof(program_id));
 
 		if (v) {
 			const char *n = pn->meta->emeta[*v].name;
 
-			return arena_strndup(&a->arena, n, (size_t)(strrchr(n, '(') - n));
+			return bref(n, (size_t)(strrchr(n, '(') - n));
 		}
 	}
 	if (module.n)
-		return arena_bref(&a->arena, module);
+		return module;
 	if (has_program) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)program_id);
-		return arena_strndup(&a->arena, buf, strlen(buf));
+		snprintf(idbuf, 32, "%" PRIu64, (uint64_t)program_id);
+		return bref_str(idbuf);
 	}
-	return "";
+	return bref("", 0);
+}
+
+const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int has_program,
+		      int64_t program_id, struct bytes_ref module)
+{
+	char buf[32];
+
+	return arena_bref(&a->arena, prog_ref(pn, has_program, program_id, module, buf));
 }
 
 static int op_row_cmp(const void *x, const void *y)

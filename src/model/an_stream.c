@@ -7,7 +7,6 @@
  * named by their places in it (an_cmdbuf.c).
  */
 #include <stdio.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +119,8 @@ const char *analysis_op_program(const struct xt_analysis *a, const struct xt_tra
 	struct xt_known_stats ks;
 	struct gpu_attr ga;
 	struct prog_names pn;
+	struct bytes_ref r;
+	char idbuf[32];
 
 	buf[0] = '\0';
 	if (strncmp(p->name, "/device:GPU:", 12) || host >= t->nhosts)
@@ -131,22 +132,9 @@ const char *analysis_op_program(const struct xt_analysis *a, const struct xt_tra
 		 &ks);
 	/* The names by id of the host's /host:metadata: a few, one a program. */
 	prog_names_init(&pn, &t->hosts[host]);
-	if (ga.has_program && pn.meta) {
-		const uint32_t *v = hmap_find(&pn.map, &ga.program_id, sizeof(ga.program_id));
-
-		if (v) {
-			const char *nm = pn.meta->emeta[*v].name;
-
-			snprintf(buf, n, "%.*s", (int)(strrchr(nm, '(') - nm), nm);
-			prog_names_fini(&pn);
-			return buf;
-		}
-	}
+	r = prog_ref(&pn, ga.has_program, ga.program_id, ga.module, idbuf);
+	snprintf(buf, n, "%.*s", (int)r.n, r.p);
 	prog_names_fini(&pn);
-	if (ga.module.n)
-		snprintf(buf, n, "%.*s", (int)ga.module.n, ga.module.p);
-	else if (ga.has_program)
-		snprintf(buf, n, "%" PRIu64, (uint64_t)ga.program_id);
 	return buf;
 }
 

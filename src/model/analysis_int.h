@@ -696,6 +696,9 @@ void prog_names_init(struct prog_names *pn, const struct xt_host *h);
 void prog_names_fini(struct prog_names *pn);
 const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int has_program,
 		      int64_t program_id, struct bytes_ref module);
+/* The same, not copied: into the metadata plane's name, module, or idbuf. */
+struct bytes_ref prog_ref(const struct prog_names *pn, int has_program, int64_t program_id,
+			  struct bytes_ref module, char idbuf[32]);
 int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
 			 int64_t *regs, int64_t *shared, double *occ);
 
