@@ -494,14 +494,13 @@ void diff_gate_text(struct strbuf *o, const struct diff_regression *r, size_t n,
 	char b1[32], b2[32];
 	size_t i;
 
-	/* " (was NAME)" where BASE's op is named otherwise: a pair the user
-	 * can check (three %s). */
-#define WAS(r)                                                                              \
-	*(r)->base_name && strcmp((r)->base_name, (r)->name) ? " (was " : "",                \
-		*(r)->base_name && strcmp((r)->base_name, (r)->name) ? (r)->base_name : "", \
-		*(r)->base_name && strcmp((r)->base_name, (r)->name) ? ")" : ""
-
 	for (i = 0; i < n; i++, r++) {
+		/* " (was NAME)" where BASE's op is named otherwise: a pair the
+		 * user can check. */
+		int renamed = *r->base_name && strcmp(r->base_name, r->name);
+		const char *w0 = renamed ? " (was " : "", *w1 = renamed ? r->base_name : "",
+			   *w2 = renamed ? ")" : "";
+
 		/* no_steps has no times (NAN): no cast of them. */
 		fmt_ps(b1, sizeof(b1), isnan(r->base_ps) ? 0 : (int64_t)r->base_ps);
 		fmt_ps(b2, sizeof(b2), isnan(r->new_ps) ? 0 : (int64_t)r->new_ps);
@@ -514,7 +513,7 @@ void diff_gate_text(struct strbuf *o, const struct diff_regression *r, size_t n,
 		else if (!strcmp(r->what, "op_work"))
 			strbuf_addf(o, "regression: op %s%s%s%s%s%s self time for BASE's work %s -> %s "
 				       "(%+.1f%%, over %.1f%%; it does other work in NEW)\n",
-				    r->program, *r->program ? "/" : "", r->name, WAS(r), b1, b2,
+				    r->program, *r->program ? "/" : "", r->name, w0, w1, w2, b1, b2,
 				    r->delta_percent, pct);
 		else if (strcmp(r->what, "op"))
 			strbuf_addf(o, "regression: %s %s -> %s (%+.1f%%, over %.1f%%)\n", r->name, b1,
@@ -525,10 +524,9 @@ void diff_gate_text(struct strbuf *o, const struct diff_regression *r, size_t n,
 		else
 			strbuf_addf(o, "regression: op %s%s%s%s%s%s self time %s -> %s (%+.1f%%, over "
 				       "%.1f%%)\n",
-				    r->program, *r->program ? "/" : "", r->name, WAS(r), b1, b2,
+				    r->program, *r->program ? "/" : "", r->name, w0, w1, w2, b1, b2,
 				    r->delta_percent, pct);
 	}
-#undef WAS
 }
 
 void diff_gate_json(struct strbuf *o, const struct diff_regression *r, size_t n, double pct)
