@@ -213,6 +213,13 @@ void overview_line_device(struct line_part *lp, const struct xt_line *l)
 	lp->dev_last = last;
 }
 
+/* A device that computes: not a GPU that ran no kernel (copies only), which
+ * the findings name only when no other qualifies. */
+static int computes_on(const struct xt_device_row *d)
+{
+	return d->kind != XT_DEV_GPU || d->kernels > 0;
+}
+
 /* Half of a host's work lists, unioned by one job (host_acts_run). */
 struct act_half {
 	const struct span_pack **lists;
@@ -616,8 +623,7 @@ static void find_idle_gaps(struct fctx *f)
 	 * idle enough: the user's question is why the compute waits. */
 	for (i = 0; i < f->a->ndevices; i++) {
 		const struct xt_device_row *d = &f->a->devices[i];
-		int computes = d->kind != XT_DEV_GPU || d->kernels > 0,
-		    best_computes = best && (best->kind != XT_DEV_GPU || best->kernels > 0);
+		int computes = computes_on(d), best_computes = best && computes_on(best);
 
 		if (!xt_device_has_gaps(d) || (__int128)10 * (d->span_ps - d->busy_ps) < d->span_ps)
 			continue;
@@ -778,7 +784,7 @@ void overview_build(struct xt_analysis *a)
 
 		for (i = 0; i < a->ndevices; i++) {
 			const struct xt_device_row *d = &a->devices[i];
-			int computes = d->kind != XT_DEV_GPU || d->kernels > 0;
+			int computes = computes_on(d);
 
 			if (!d->has_overview || d->host_bound_ps <= 0)
 				continue;
