@@ -195,6 +195,11 @@ static void ops_json(struct strbuf *o, const struct xt_analysis *a, const struct
 			jstr(o, async_names[r->async]);
 		else
 			strbuf_puts(o, "null");
+		strbuf_puts(o, ",\"host_copy\":");
+		if (r->host_copy)
+			jstr(o, r->host_copy == XT_HOST_COPY_IN ? "to_device" : "to_host");
+		else
+			strbuf_puts(o, "null");
 		strbuf_addf(o, ",\"rate_ps\":%" PRId64, r->rate_ps);
 		jopt(o, "flops_per_s", r->flops_per_s);
 		jopt(o, "bytes_per_s", r->bytes_per_s);
@@ -293,6 +298,8 @@ static void overview_json(struct strbuf *o, const struct xt_analysis *a)
 	jopt(o, "collective_percent", v->collective_percent);
 	strbuf_addf(o, ",\"h2d_in_steps_ps\":%" PRId64, v->h2d_in_steps_ps);
 	jopt(o, "h2d_in_steps_percent", v->h2d_in_steps_percent);
+	strbuf_addf(o, ",\"d2h_in_steps_ps\":%" PRId64, v->d2h_in_steps_ps);
+	jopt(o, "d2h_in_steps_percent", v->d2h_in_steps_percent);
 	strbuf_puts(o, ",\"top_ops\":[");
 	for (i = 0; i < a->nops && i < 5; i++) {
 		strbuf_puts(o, i ? ",{" : "{");

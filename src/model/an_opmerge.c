@@ -160,6 +160,8 @@ static uint32_t row_for(struct merge *m, const char *prog, const struct op_acc *
 		r->parent = arena_bref(&a->arena, o->parent);
 		r->async = o->async;
 		r->host_mem = o->host_mem;
+		if (o->host_mem && (o->cls == EVC_H2D || o->cls == EVC_D2H))
+			r->host_copy = o->cls == EVC_H2D ? XT_HOST_COPY_IN : XT_HOST_COPY_OUT;
 		r->shape_sig = o->shape_sig;
 		a->nops++;
 	}

@@ -106,6 +106,71 @@ static uint8_t hlo_names_host_memory(const char *hlo)
 	return 0;
 }
 
+/* "S(5)" (see above) in [p, e). */
+static int has_host_space(const char *p, const char *e)
+{
+	for (; (p = memmem(p, (size_t)(e - p), "S(5)", 4)) != NULL; p += 4)
+		if (p + 4 < e && (p[4] == '}' || p[4] == 'S' || p[4] == 'P' || p[4] == 'M'))
+			return 1;
+	return 0;
+}
+
+/* The end of the shape or balanced group that starts at p, before e. */
+static const char *hlo_skip(const char *p, const char *e)
+{
+	int depth = 0;
+
+	for (; p < e; p++) {
+		if (*p == '(' || *p == '[' || *p == '{')
+			depth++;
+		else if (*p == ')' || *p == ']' || *p == '}')
+			depth--;
+		else if (*p == ' ' && depth <= 0)
+			break;
+		if (depth < 0)
+			break;
+	}
+	return p;
+}
+
+/* The way a host offload moves its bytes, from its HLO text "%x = SHAPE
+ * opcode(OPERANDS), ...": EVC_D2H when the value lands in host memory,
+ * EVC_H2D when it comes from there, 0 when neither or both (a computation
+ * on the host) or the text does not parse. A copy-done's operand is its
+ * start's (dest, src, ctx) tuple, which names host memory either way, so
+ * only its result tells; a copy-start's result is that tuple, so only its
+ * operand tells. A dynamic-update-slice into a host buffer (XLA's offload
+ * of one slice a loop iteration) has the buffer as result and operand, so
+ * its result tells too. The time the device spends in these ops is a wait
+ * on the host link, which the step breakdown files as a transfer, not
+ * compute. */
+static uint8_t hlo_host_copy_class(const char *hlo)
+{
+	const char *e = hlo + strlen(hlo), *rs = strstr(hlo, " = "), *re, *op, *oe;
+	int res, arg;
+
+	if (!rs)
+		return 0;
+	rs += 3;
+	re = hlo_skip(rs, e);
+	if (re >= e)
+		return 0;
+	op = re + 1;
+	oe = memchr(op, '(', (size_t)(e - op));
+	if (!oe)
+		return 0;
+	res = has_host_space(rs, re);
+	arg = has_host_space(oe, hlo_skip(oe, e));
+	if ((size_t)(oe - op) == 10 && !memcmp(op, "copy-start", 10))
+		return arg ? EVC_H2D : res ? EVC_D2H : 0;
+	if (((size_t)(oe - op) == 9 && !memcmp(op, "copy-done", 9)) ||
+	    ((size_t)(oe - op) == 20 && !memcmp(op, "dynamic-update-slice", 20)))
+		return res ? EVC_D2H : arg ? EVC_H2D : 0;
+	if (res != arg)
+		return res ? EVC_D2H : EVC_H2D;
+	return 0;
+}
+
 /* An async op of XLA's scheduler: its start returns at once and its done
  * waits; the transfer between them is on the Async XLA Ops line. */
 static uint8_t async_kind(struct bytes_ref name, struct bytes_ref cat)
@@ -220,6 +285,12 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 						      bref_str(l->name), &memcpy_op);
 			a->async = async_kind(a->name, a->category);
 			a->host_mem = hlo_names_host_memory(m->name);
+			if (a->host_mem && a->cls == EVC_COMPUTE) {
+				uint8_t c = hlo_host_copy_class(m->name);
+
+				if (c)
+					a->cls = c;
+			}
 			a->attr = XT_ATTR_XLA_OP;
 		}
 		lp->cls[i] = lp->ops[o.slot].cls;

@@ -509,6 +509,7 @@ static void step_stats(struct xt_overview *o, const struct xt_analysis *a)
 		d[i] = a->steps[i].duration_ps;
 		sum += (double)d[i];
 		o->h2d_in_steps_ps += a->steps[i].cat_ps[XT_CAT_HOST_TO_DEVICE];
+		o->d2h_in_steps_ps += a->steps[i].cat_ps[XT_CAT_DEVICE_TO_HOST];
 	}
 	sort_i64(d, a->nsteps);
 	o->has_steps = 1;
@@ -517,8 +518,10 @@ static void step_stats(struct xt_overview *o, const struct xt_analysis *a)
 	o->step_p95_ps = rank(d, a->nsteps, 95);
 	o->step_min_ps = d[0];
 	o->step_max_ps = d[a->nsteps - 1];
-	if (sum > 0)
+	if (sum > 0) {
 		o->h2d_in_steps_percent = 100.0 * (double)o->h2d_in_steps_ps / sum;
+		o->d2h_in_steps_percent = 100.0 * (double)o->d2h_in_steps_ps / sum;
+	}
 	free(d);
 }
 
@@ -652,27 +655,77 @@ static void find_idle_gaps(struct fctx *f)
 	      (unsigned long long)best->gaps_over_1ms, fmt_ps(b4, sizeof(b4), best->host_bound_ps));
 }
 
-static void find_h2d(struct fctx *f)
+/* The host offloads (xt_op_row.host_copy) that move one way, counted by
+ * the ops that wait for them (a copy-start only issues its copy), and the
+ * first of them by self time: the step breakdown files their waits with
+ * the copies of that way. */
+static size_t host_copies(const struct xt_analysis *a, int way, const struct xt_op_row **first)
 {
+	size_t i, n = 0;
+
+	*first = NULL;
+	for (i = 0; i < a->nops; i++)
+		if (a->ops[i].host_copy == way && a->ops[i].async != 1 && n++ == 0)
+			*first = &a->ops[i];
+	return n;
+}
+
+/* Copies one way that take >= 5 % of the step time. Where host offloads
+ * move that way, the device waits on the host link for them, which the
+ * usual advice (overlap the input copy) does not reach: they are already
+ * async copies. */
+static void find_copies_in_steps(struct fctx *f, int way)
+{
+	const struct xt_overview *o = f->o;
+	int to_dev = way == XT_HOST_COPY_IN;
+	int64_t ps = to_dev ? o->h2d_in_steps_ps : o->d2h_in_steps_ps;
+	double pct = to_dev ? o->h2d_in_steps_percent : o->d2h_in_steps_percent;
+	const char *id = to_dev ? "h2d_in_steps" : "d2h_in_steps";
+	const struct xt_op_row *op;
 	struct xt_finding *x;
 	char b1[32];
-
 	__int128 total = 0;
-	size_t i;
+	size_t i, n = host_copies(f->a, way, &op);
 
 	for (i = 0; i < f->a->nsteps; i++)
 		total += f->a->steps[i].duration_ps;
-	if (!f->o->has_steps || total <= 0 || (__int128)20 * f->o->h2d_in_steps_ps < total)
+	if (!o->has_steps || total <= 0 || (__int128)20 * ps < total)
 		return;
-	x = finding_new(f, "h2d_in_steps");
-	fnum(x, "h2d_in_steps_ps", (double)f->o->h2d_in_steps_ps);
-	fnum(x, "h2d_in_steps_percent", f->o->h2d_in_steps_percent);
+	x = finding_new(f, id);
+	fnum(x, to_dev ? "h2d_in_steps_ps" : "d2h_in_steps_ps", (double)ps);
+	fnum(x, to_dev ? "h2d_in_steps_percent" : "d2h_in_steps_percent", pct);
 	fnum(x, "steps", (double)f->a->nsteps);
-	ftext(f, x,
-	      "host-to-device copies take %.1f%% of the step time (%s over %zu steps): "
-	      "prefetch the next batch to the device while this one runs",
-	      f->o->h2d_in_steps_percent, fmt_ps(b1, sizeof(b1), f->o->h2d_in_steps_ps),
-	      f->a->nsteps);
+	fnum(x, "host_offload_ops", (double)n);
+	if (n)
+		fstr(f, x, "op", op->name);
+	fmt_ps(b1, sizeof(b1), ps);
+	if (n)
+		ftext(f, x,
+		      "%s copies take %.1f%% of the step time (%s over %zu steps), the device "
+		      "waiting on %zu host offload%s %s host memory (%s%s): the host link bounds "
+		      "them; keep more in device memory or overlap more work with each copy",
+		      to_dev ? "host-to-device" : "device-to-host", pct, b1, f->a->nsteps, n,
+		      n == 1 ? "" : "s", to_dev ? "from" : "to", op->name, n > 1 ? ", ..." : "");
+	else if (to_dev)
+		ftext(f, x,
+		      "host-to-device copies take %.1f%% of the step time (%s over %zu steps): "
+		      "prefetch the next batch to the device while this one runs",
+		      pct, b1, f->a->nsteps);
+	else
+		ftext(f, x,
+		      "device-to-host copies take %.1f%% of the step time (%s over %zu steps): "
+		      "fetch results to the host less often, or asynchronously",
+		      pct, b1, f->a->nsteps);
+}
+
+static void find_h2d(struct fctx *f)
+{
+	find_copies_in_steps(f, XT_HOST_COPY_IN);
+}
+
+static void find_d2h(struct fctx *f)
+{
+	find_copies_in_steps(f, XT_HOST_COPY_OUT);
 }
 
 static void find_dominant(struct fctx *f)
@@ -734,7 +787,7 @@ static void find_collectives(struct fctx *f)
 
 /* The findings, in the order they are listed. */
 static void (*const finders[])(struct fctx *) = {
-	find_launch_bound, find_idle_gaps, find_h2d, find_dominant, find_compile, find_collectives,
+	find_launch_bound, find_idle_gaps, find_h2d, find_d2h, find_dominant, find_compile, find_collectives,
 };
 
 /* The device walks (gaps, host-bound time, small kernels): they need the
@@ -774,7 +827,7 @@ void overview_build(struct xt_analysis *a)
 	struct fctx f = { a, o, NULL };
 	size_t i;
 
-	o->collective_percent = o->h2d_in_steps_percent = NAN;
+	o->collective_percent = o->h2d_in_steps_percent = o->d2h_in_steps_percent = NAN;
 	/* The device idle longest while its host worked; one that computes
 	 * first, as for idle_gaps (the MI300X conv profile's GPU:0 only
 	 * copies: 23.55 ms against GPU:7's 11.30 ms, where the convolutions

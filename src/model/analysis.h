@@ -59,6 +59,9 @@ struct xt_op_kernel {
 	int64_t total_ps;
 };
 
+/* Which way a host offload's copy moves (xt_op_row.host_copy). */
+enum { XT_HOST_COPY_NONE = 0, XT_HOST_COPY_IN, XT_HOST_COPY_OUT };
+
 struct xt_op_row {
 	const char *name;
 	const char *program;  /* "" when unknown */
@@ -87,6 +90,8 @@ struct xt_op_row {
 	uint8_t async;         /* 0, 1: an async start, 2: an async done */
 	uint8_t host_mem;      /* its HLO text names host memory (S(5): a TPU host offload):
 				* its bytes cross the host link, so no HBM figures */
+	uint8_t host_copy;     /* XT_HOST_COPY_*: a host offload's transfer, by its HLO;
+				* the step breakdown files its time as one */
 	int64_t rate_ps;
 	double flops_per_s, bytes_per_s, hbm_bytes_per_s;
 	double flops_utilization, hbm_bw_utilization; /* 0-1 of the device's peak */
@@ -213,8 +218,8 @@ struct xt_finding_num {
 };
 #define XT_FINDING_NUMS 8
 struct xt_finding {
-	const char *id;   /* launch_bound, idle_gaps, h2d_in_steps, dominant_op, compilation,
-			   * collectives */
+	const char *id;   /* launch_bound, idle_gaps, h2d_in_steps, d2h_in_steps, dominant_op,
+			   * compilation, collectives */
 	const char *text; /* one sentence, with the numbers */
 	struct xt_finding_num num[XT_FINDING_NUMS];
 	size_t nnum;
@@ -233,6 +238,8 @@ struct xt_overview {
 	double collective_percent;    /* of device busy; NAN when there is none */
 	int64_t h2d_in_steps_ps;
 	double h2d_in_steps_percent;  /* of step time; NAN without steps */
+	int64_t d2h_in_steps_ps;
+	double d2h_in_steps_percent;  /* likewise */
 	struct xt_finding *findings;  /* owned */
 	size_t nfindings;
 };

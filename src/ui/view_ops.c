@@ -313,6 +313,11 @@ static void describe(const struct app *a, const struct row *r, char *buf, size_t
 		snprintf(buf, n, " %s%s%s", o->name, o->program[0] ? " in " : "", o->program);
 		break;
 	}
+	if (o->host_copy)
+		snprintf(buf + strlen(buf), n - strlen(buf),
+			 "; host offload %s host memory (%s in steps)",
+			 o->host_copy == XT_HOST_COPY_IN ? "from" : "to",
+			 o->host_copy == XT_HOST_COPY_IN ? "H2D" : "D2H");
 	if (*o->rate_note)
 		snprintf(buf + strlen(buf), n - strlen(buf), "; rates: %s", o->rate_note);
 	if (o->cost_src)

@@ -410,7 +410,7 @@ static unsigned follow(struct app *a, const struct ov_line *l)
 			app_goto_gap(a, d);
 		} else if ((op = op_named(a, f)) >= 0) {
 			view_ops_focus(a, op);
-		} else if (!strcmp(f->id, "h2d_in_steps")) {
+		} else if (!strcmp(f->id, "h2d_in_steps") || !strcmp(f->id, "d2h_in_steps")) {
 			a->view = VIEW_STEPS;
 		} else {
 			app_status(a, 0, "%s: the numbers are in the finding (/ searches the timeline)",

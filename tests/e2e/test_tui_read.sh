@@ -291,8 +291,8 @@ if have_fixtures; then
 	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
 	wait_for "[timeline]" >/dev/null
 	keys 3
-	check "op profile at 80x24: a cut footer ends in a mark" \
-		'line $((H - 2)) | grep -q "^ copy-done.2 in jit_f; rates: async done: .*…$"' "cut unmarked" 5
+	check "op profile at 80x24: a cut footer ends in a mark, a host offload's way told first" \
+		'line $((H - 2)) | grep -q "^ copy-done.2 in jit_f; host offload from host memory (H2D in steps); rates: .*…$"' "cut unmarked" 5
 	keys p
 	check "op profile, grouped: long names keep their tails, .1 and .2 told apart" \
 		'grep -q "…add_fusion.1 *$" "$TMP/screen" && grep -q "…add_fusion.2 *$" "$TMP/screen"' \

@@ -15,8 +15,9 @@ Checked (fields present in either side beyond these are ignored):
                 small_kernel_ps exact (null where the oracle has null)
   overview      steps (count, p50/p95/min/max exact, mean_ps to 1e-9
                 relative), host_bound_ps/_device, compile_ps, compiles,
-                collective_ps, h2d_in_steps_ps exact, the *_percent within
-                0.01 (null where the oracle has null); top_ops in order (name,
+                collective_ps, h2d_in_steps_ps, d2h_in_steps_ps exact, the
+                *_percent within 0.01 (null where the oracle has null);
+                top_ops in order (name,
                 program, self_ps exact, percent within 0.01); findings: the
                 ids in order, each with a non-empty text and its numbers
                 (strings and integers exact, *_percent within 0.01)
@@ -47,12 +48,12 @@ MEM_FIELDS = ('peak_bytes', 'peak_time_ps', 'lifetime_peak_bytes', 'capacity_byt
               'allocator_lifetime_peak_bytes')
 OP_REAL = ('flops', 'bytes_accessed', 'hbm_bytes', 'flops_per_s', 'bytes_per_s',
            'hbm_bytes_per_s', 'flops_utilization', 'hbm_bw_utilization', 'arithmetic_intensity')
-OP_EXACT = ('attribution', 'parent', 'flops_source', 'async', 'bound_by')
+OP_EXACT = ('attribution', 'parent', 'flops_source', 'async', 'host_copy', 'bound_by')
 DEV_OVERVIEW = ('host_bound_ps', 'longest_gap_ps', 'longest_gap_start_ps', 'gaps_over_1ms',
                 'kernels', 'small_kernels', 'small_kernel_ps')
 OV_EXACT = ('host_bound_ps', 'host_bound_device', 'compile_ps', 'compiles', 'collective_ps',
-            'h2d_in_steps_ps')
-OV_PERCENT = ('collective_percent', 'h2d_in_steps_percent')
+            'h2d_in_steps_ps', 'd2h_in_steps_ps')
+OV_PERCENT = ('collective_percent', 'h2d_in_steps_percent', 'd2h_in_steps_percent')
 STEP_STATS_EXACT = ('count', 'p50_ps', 'p95_ps', 'min_ps', 'max_ps')
 PERCENT_TOL = 0.01
 

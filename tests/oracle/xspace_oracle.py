@@ -240,6 +240,16 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       occurrence.
   C37 An op's rate_note is set whenever one of its rates or utilizations
       is null, whatever the reason (the text is not compared).
+  C38 Host offload in the step breakdown: an XLA-ops event that is neither
+      a collective nor a memcpy, whose HLO text "NAME = RESULT OPCODE(ARGS)"
+      has S(5) (as in C21) in RESULT or in ARGS (balanced parentheses),
+      counts as host_to_device / device_to_host: copy-start by its ARGS
+      (there: to the device, else to the host), copy-done and
+      dynamic-update-slice by their RESULT (there: to the host, else to the
+      device), other opcodes when only one
+      side has it (RESULT: to the host, ARGS: to the device).  JSON op
+      field host_copy: "to_device" / "to_host" / null, from the op's first
+      event.
 """
 
 import gzip
@@ -1363,7 +1373,7 @@ def overlap_length(a, b):
 class OpAcc:
     __slots__ = ('name', 'program', 'category', 'attr', 'parent', 'async_', 'occ', 'self_ps',
                  'total_ps', 'flops', 'bytes', 'hbm', 'n_flops', 'n_bytes', 'src', 'kernels',
-                 'per_plane', 'pid', 'host_mem')
+                 'per_plane', 'pid', 'host_mem', 'host_copy')
 
 
 def analyse(hosts, origin):
@@ -1382,6 +1392,7 @@ def analyse(hosts, origin):
             a.attr, a.parent, a.async_ = attr, parent, asy
             a.occ = a.self_ps = a.total_ps = a.flops = a.bytes = a.hbm = 0
             a.n_flops = a.n_bytes = 0
+            a.host_copy = None
             a.src = set()
             a.kernels = {}
             a.per_plane = {}
@@ -1468,6 +1479,9 @@ def analyse(hosts, origin):
                         if a.occ == 0:
                             # C21: an operand or result in host memory (S(5))
                             a.host_mem = re.search(r'S\(5\)[}SPM]', ev.name) is not None
+                            if a.host_mem:  # C38
+                                a.host_copy = {H2D: 'to_device', D2H: 'to_host'}.get(
+                                    device_category(name, cat, ev.name, line.name, True))
                         if a.pid is None:
                             a.pid = (as_int(ev.stat('program_id')) or 0) & U64
                         fl = ev.stat('flops')
@@ -1483,7 +1497,8 @@ def analyse(hosts, origin):
                         add_occ(a, pkey, selfp, ev.dur, fl, by, hbm, ('profile', 'profile'))
                         if depth == 0 and ev.dur > 0:
                             activity.append((ev.start, ev.end,
-                                             device_category(name, cat, ev.name, line.name)))
+                                             device_category(name, cat, ev.name, line.name,
+                                                             True)))
                             bspans.append((ev.start, ev.end))
                 if first is not None:
                     span = last - first
@@ -1726,7 +1741,7 @@ def op_row(a, plane_info, self_total):
          'flops': a.flops if has_f else None,
          'bytes_accessed': a.bytes if has_b else None,
          'hbm_bytes': a.hbm if has_b else None,
-         'async': a.async_, 'rate_ps': ps,
+         'async': a.async_, 'host_copy': a.host_copy, 'rate_ps': ps,
          'kernels': sorted(({'name': k, 'occurrences': v[0], 'total_ps': v[1]}
                             for k, v in a.kernels.items()),
                            key=lambda k: (-k['total_ps'], k['name']))}
@@ -1807,12 +1822,47 @@ def infer_steps(all_runs):
     return markers, best
 
 
-def device_category(name, cat, rawname, linename):
+HOST_SPACE_RE = re.compile(r'S\(5\)[}SPM]')
+HLO_HEAD_RE = re.compile(r'= (.*?) ([A-Za-z][\w-]*)\(', re.S)
+
+
+def host_copy_kind(rawname):
+    """CHOICE C38: H2D | D2H | None for an op's HLO text."""
+    if not rawname or not HOST_SPACE_RE.search(rawname):
+        return None
+    m = HLO_HEAD_RE.search(rawname)
+    if m is None:
+        return None
+    result, opcode = m.group(1), m.group(2)
+    depth, j = 0, m.end() - 1
+    for j in range(m.end() - 1, len(rawname)):
+        depth += {'(': 1, ')': -1}.get(rawname[j], 0)
+        if depth == 0:
+            break
+    args = rawname[m.end() - 1:j + 1]
+    in_res = HOST_SPACE_RE.search(result) is not None
+    in_args = HOST_SPACE_RE.search(args) is not None
+    if opcode == 'copy-start':
+        return H2D if in_args else D2H if in_res else None
+    if opcode in ('copy-done', 'dynamic-update-slice'):
+        return D2H if in_res else H2D if in_args else None
+    if in_res and not in_args:
+        return D2H
+    if in_args and not in_res:
+        return H2D
+    return None
+
+
+def device_category(name, cat, rawname, linename, xla=False):
     if is_collective(name, cat):  # CHOICE C9
         return COLLECTIVES
     ism, kind = memcpy_kind(name, rawname, linename)
     if kind is not None:
         return kind
+    if xla and not ism:
+        kind = host_copy_kind(rawname)
+        if kind is not None:
+            return kind
     return DEVICE_COMPUTE
 
 
@@ -2215,6 +2265,9 @@ def overview(hosts, devices, ops, steps):
     step_total = sum(durs)
     ov['h2d_in_steps_ps'] = h2d
     ov['h2d_in_steps_percent'] = pct(h2d, step_total) if step_total > 0 else None
+    d2h = sum(r['device_to_host_ps'] for r in steps)
+    ov['d2h_in_steps_ps'] = d2h
+    ov['d2h_in_steps_percent'] = pct(d2h, step_total) if step_total > 0 else None
     ov['top_ops'] = [{'name': o['name'], 'program': o['program'], 'self_ps': o['self_ps'],
                       'percent': o['percent']} for o in ops[:5]]
 
@@ -2257,12 +2310,18 @@ def overview(hosts, devices, ops, steps):
              'idle_percent': worst['idle_percent'], 'longest_gap_ps': worst['longest_gap_ps'],
              'longest_gap_start_ps': worst['longest_gap_start_ps'],
              'gaps_over_1ms': worst['gaps_over_1ms'], 'host_bound_ps': worst['host_bound_ps']})
-    if step_total > 0 and 20 * h2d >= step_total:
-        add('h2d_in_steps',
-            'Host-to-device copies take %.1f %% of the step time (%.3f ms over %d steps).'
-            % (ov['h2d_in_steps_percent'], h2d / 1e9, len(durs)),
-            {'h2d_in_steps_ps': h2d, 'h2d_in_steps_percent': ov['h2d_in_steps_percent'],
-             'steps': len(durs)})
+    for key, way, t in (('h2d', 'to_device', h2d), ('d2h', 'to_host', d2h)):
+        if step_total > 0 and 20 * t >= step_total:
+            # The ops waiting on host offloads that way (not the starts).
+            waits = [o for o in ops if o.get('host_copy') == way and o['async'] != 'start']
+            nums = {key + '_in_steps_ps': t,
+                    key + '_in_steps_percent': ov[key + '_in_steps_percent'],
+                    'steps': len(durs), 'host_offload_ops': len(waits)}
+            if waits:
+                nums['op'] = waits[0]['name']
+            add(key + '_in_steps',
+                '%s copies take %.1f %% of the step time (%.3f ms over %d steps).'
+                % (key, ov[key + '_in_steps_percent'], t / 1e9, len(durs)), nums)
     self_total = sum(o['self_ps'] for o in ops)
     if ops and self_total > 0 and 2 * ops[0]['self_ps'] >= self_total:
         o = ops[0]

@@ -180,6 +180,96 @@ static void test_steps_collectives_dominant_h2d(void **state)
 	assert_true(fval(f, "steps") == 2);
 }
 
+/*
+ * A TPU's host offload (docs/analyses.md, "Rates"): the HLO text says which
+ * way each op moves bytes, and the step breakdown files the device's wait
+ * as that transfer. One step [0, 100) us, ops back to back:
+ *   copy-start    [0, 1)    operand in host memory: to the device   H2D 1
+ *   copy-start.1  [1, 2)    operand in HBM, result names S(5)       D2H 1
+ *   copy-done     [10, 30)  result in HBM (operand tuple has S(5))  H2D 20
+ *   copy-done.1   [30, 45)  result in host memory                   D2H 15
+ *   fusion.2      [45, 50)  both sides in host memory: host compute C 5
+ *   dynamic-update-slice.3 [50, 54) into a host buffer              D2H 4
+ *   copy.4        [54, 60)  from host memory                        H2D 6
+ *   fusion.5      [60, 80)  no host memory                          C 20
+ *   weird         [80, 82)  names S(5) but no "x = SHAPE op(...)"   C 2
+ * H2D 27, D2H 20, compute 27, idle 26 us. Both copy findings fire (>= 5 %):
+ * to the device, the waits are copy-done and copy.4 (copy-done first by
+ * self time; the copy-start only issues), to the host copy-done.1 and the
+ * dynamic-update-slice.
+ */
+static void test_host_offload_steps(void **state)
+{
+	static const struct {
+		const char *hlo, *name;
+		int64_t at, dur;
+		int way;
+	} ev[] = {
+		{ "%copy-start = (f32[4]{0}, f32[4]{0:S(5)}, u32[]{:S(2)}) copy-start(f32[4]{0:S(5)} "
+		  "%p)", "copy-start", 0, 1, XT_HOST_COPY_IN },
+		{ "%copy-start.1 = (f32[4]{0:S(5)}, f32[4]{0}, u32[]{:S(2)}) copy-start(f32[4]{0} %f)",
+		  "copy-start.1", 1, 1, XT_HOST_COPY_OUT },
+		{ "%copy-done = f32[4]{0} copy-done((f32[4]{0}, f32[4]{0:S(5)}, u32[]{:S(2)}) "
+		  "%copy-start)", "copy-done", 10, 20, XT_HOST_COPY_IN },
+		{ "%copy-done.1 = f32[4]{0:S(5)} copy-done((f32[4]{0:S(5)}, f32[4]{0}, u32[]{:S(2)}) "
+		  "%copy-start.1)", "copy-done.1", 30, 15, XT_HOST_COPY_OUT },
+		{ "%fusion.2 = f32[4]{0:S(5)} fusion(f32[4]{0:S(5)} %a), kind=kLoop, calls=%f2",
+		  "fusion.2", 45, 5, XT_HOST_COPY_NONE },
+		{ "%dynamic-update-slice.3 = f32[8]{0:S(5)} dynamic-update-slice(f32[8]{0:S(5)} %b, "
+		  "f32[4]{0} %c, s32[] %i)", "dynamic-update-slice.3", 50, 4, XT_HOST_COPY_OUT },
+		{ "%copy.4 = f32[4]{0} copy(f32[4]{0:S(5)} %x)", "copy.4", 54, 6, XT_HOST_COPY_IN },
+		{ "%fusion.5 = f32[4]{0} fusion(f32[4]{0} %y), kind=kLoop", "fusion.5", 60, 20,
+		  XT_HOST_COPY_NONE },
+		{ "weird{0:S(5)}", "weird", 80, 2, XT_HOST_COPY_NONE },
+	};
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/device:TPU:0");
+	tu_line *st = tu_line_add(p, 1, "Steps", 0);
+	tu_line *ops = tu_line_add(p, 2, "XLA Ops", 0);
+	const struct xt_step_row *r;
+	const struct xt_finding *f;
+	struct xt_analysis *a;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(ev) / sizeof(ev[0]); k++) {
+		tu_emeta_t *m = tu_emeta_id(p, (int64_t)k + 10, ev[k].hlo, ev[k].name);
+
+		TU_SI(p, m, "program_id", 1);
+		tu_event_add(ops, (int64_t)k + 10, ev[k].at * US, ev[k].dur * US);
+	}
+	tu_ev(p, st, "1", 0, 100 * US);
+	a = tu_load_space(s, NULL);
+
+	for (k = 0; k < sizeof(ev) / sizeof(ev[0]); k++) {
+		const struct xt_op_row *o = tu_find_op(a, ev[k].name, "1");
+
+		if (o->host_copy != ev[k].way)
+			fail_msg("%s: host_copy %d, not %d", ev[k].name, o->host_copy, ev[k].way);
+		assert_int_equal(o->host_mem, strcmp(ev[k].name, "fusion.5") != 0);
+	}
+	assert_int_equal(a->nsteps, 1);
+	r = &a->steps[0];
+	assert_int_equal(r->cat_ps[XT_CAT_HOST_TO_DEVICE], 27 * US);
+	assert_int_equal(r->cat_ps[XT_CAT_DEVICE_TO_HOST], 20 * US);
+	assert_int_equal(r->cat_ps[XT_CAT_DEVICE_COMPUTE], 27 * US);
+	assert_int_equal(r->idle_ps, 26 * US);
+	assert_int_equal(a->overview.h2d_in_steps_ps, 27 * US);
+	assert_int_equal(a->overview.d2h_in_steps_ps, 20 * US);
+	assert_true(a->overview.d2h_in_steps_percent == 20.0);
+
+	f = finding(a, "h2d_in_steps");
+	assert_non_null(f);
+	assert_true(fval(f, "host_offload_ops") == 2);
+	assert_string_equal(fstr(f, "op"), "copy-done");
+	assert_non_null(strstr(f->text, "host link"));
+	f = finding(a, "d2h_in_steps");
+	assert_non_null(f);
+	assert_true(fval(f, "d2h_in_steps_percent") == 20.0);
+	assert_true(fval(f, "host_offload_ops") == 2);
+	assert_string_equal(fstr(f, "op"), "copy-done.1");
+}
+
 /* Below every threshold: a busy device whose largest op is 39.6 % of its
  * time, with no gap, finds nothing. */
 static void test_quiet_profile(void **state)
@@ -390,6 +480,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TU_TEST(test_launch_bound_host_bound_compile),
 		TU_TEST(test_steps_collectives_dominant_h2d),
+		TU_TEST(test_host_offload_steps),
 		TU_TEST(test_quiet_profile),
 		TU_TEST(test_exact_thresholds),
 		TU_TEST(test_spans_union_packs),
