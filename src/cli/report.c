@@ -726,7 +726,7 @@ int report_main(int argc, char **argv)
 	struct diff_regression reg[DIFF_GATE_MAX];
 	struct xt_error err;
 	struct strbuf out;
-	char run_name[512];
+	struct load_picked picked = { 0 };
 	struct option lopts[16];
 	char sopts[64];
 	unsigned long long v;
@@ -804,25 +804,17 @@ int report_main(int argc, char **argv)
 	if (list)
 		return report_list(ro.path, json);
 	lo.analyses_only = 1;
+	lo.picked = &picked;
 	if (load_profile(ro.path, &lo, &t, &a, &err) < 0) {
+		free(picked.run);
 		fprintf(stderr, "xtop: %s\n", err.msg);
 		return 2;
 	}
-	{
-		/* Which run of a logdir of several was read: the header says. */
-		struct profile_set set;
-		const struct profile_run *run;
-
-		if (profile_scan(&set, ro.path, &err) == 0) {
-			run = profile_pick(&set, lo.run, ro.path, &err);
-			if (run && set.nruns > 1) {
-				snprintf(run_name, sizeof(run_name), "%s", run->name);
-				ro.run_name = run_name;
-				ro.nruns = set.nruns;
-				ro.run_given = lo.run != NULL;
-			}
-			profile_set_fini(&set);
-		}
+	/* Which run of a logdir of several was read: the header says. */
+	if (picked.run && picked.nruns > 1) {
+		ro.run_name = picked.run;
+		ro.nruns = picked.nruns;
+		ro.run_given = lo.run != NULL;
 	}
 	if (ro.baseline) {
 		struct load_opts blo = { 0 };
@@ -833,6 +825,7 @@ int report_main(int argc, char **argv)
 			fprintf(stderr, "xtop: baseline: %s\n", err.msg);
 			analysis_free(a);
 			trace_free(t);
+			free(picked.run);
 			return 2;
 		}
 		cmp = compare_new(ba, a);
@@ -866,5 +859,6 @@ int report_main(int argc, char **argv)
 	trace_free(bt);
 	analysis_free(a);
 	trace_free(t);
+	free(picked.run);
 	return options_stdout_done() < 0 ? 1 : rc;
 }

@@ -63,6 +63,11 @@ static int load_run(const char *path, const struct load_opts *o, struct load_job
 		profile_set_fini(&set);
 		return XT_ENOENT;
 	}
+	if (o && o->picked) {
+		free(o->picked->run);
+		o->picked->run = xstrdup(run->name);
+		o->picked->nruns = set.nruns;
+	}
 again:
 	t = trace_new();
 	ac = analysis_new();

@@ -24,6 +24,14 @@ struct load_opts {
 	/* Optional progress, readable from another thread while loading:
 	 * bytes_total is set first, then bytes_done and events grow. */
 	_Atomic uint64_t *bytes_total, *bytes_done, *events;
+	/* Optional, out: the run that was read, as the scan that chose it
+	 * saw it (a second scan could see a run written since). */
+	struct load_picked *picked;
+};
+
+struct load_picked {
+	char *run;    /* owned (free()); the run's name, NULL on failure */
+	size_t nruns; /* runs the path held */
 };
 
 /*
