@@ -123,6 +123,7 @@ struct app {
 	struct tl_state tls;
 	struct ops_state ops;
 	struct panel steps, mem; /* the steps and memory lists (view_lists.c) */
+	int steps_drop[16];      /* the steps' column drop order (view_lists.c) */
 	struct {
 		const struct xt_analysis *an; /* what unit/dec were worked out for */
 		size_t n;

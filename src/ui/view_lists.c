@@ -299,15 +299,17 @@ static unsigned long steps_empty(const struct xt_analysis *an)
 /* The droppable category columns by what they hold: the least time over
  * all steps goes first (a fixed order hid the V100's 12.13 us of D2H and
  * kept its 22.43 us of H2D... and could hide more time than it kept). */
-static int step_drop[sizeof(step_columns) / sizeof(step_columns[0])];
+#define STEP_NCOLS (sizeof(step_columns) / sizeof(step_columns[0]))
+_Static_assert(STEP_NCOLS <= sizeof(((struct app *)0)->steps_drop) / sizeof(int),
+	       "app.steps_drop holds a drop rank per step column");
 
-static void steps_drop_order(const struct xt_analysis *an)
+static void steps_drop_order(const struct xt_analysis *an, int *step_drop)
 {
 	int64_t tot[XT_CAT_COUNT + 1] = { 0 };
 	size_t i;
 	int c, k;
 
-	for (c = 0; c < (int)(sizeof(step_columns) / sizeof(step_columns[0])); c++)
+	for (c = 0; c < (int)STEP_NCOLS; c++)
 		step_drop[c] = step_columns[c].drop;
 	for (i = 0; i < an->nsteps; i++)
 		for (c = 0; c <= XT_CAT_COUNT; c++)
@@ -381,8 +383,8 @@ static void steps_draw(struct app *a, int y, int h)
 	if (h < 5)
 		return;
 	p->empty = steps_empty(an);
-	steps_drop_order(an);
-	p->drop_at = step_drop;
+	steps_drop_order(an, a->steps_drop);
+	p->drop_at = a->steps_drop;
 	step_starts_fit(a, step_columns[1].width);
 	panel_refresh(p, a->cols);
 	cellrow_init(&r, a->cols);

@@ -98,6 +98,18 @@ if [ "$one" = "$two" ] && [ "$($XTOP report --list "$TMP/twice" | grep -c "h.xpl
 else
 	fail "run directory: one host in two files" "one file: $one, both: $two"
 fi
+# A newer gzip'd copy is the one read: here it holds another profile.
+gzip -c "$TMP/t.xplane.pb" >"$TMP/twice/h.xplane.pb.gz"
+touch -d "@$(($(stat -c %Y "$TMP/twice/h.xplane.pb") + 60))" "$TMP/twice/h.xplane.pb.gz"
+tpu=$($XTOP report --json "$TMP/t.xplane.pb" | $PY -c 'import json, sys; d = json.load(sys.stdin); print(len(d["hosts"]), d["ops"][0]["self_ps"])')
+newer=$($XTOP report --json "$TMP/twice" | $PY -c 'import json, sys; d = json.load(sys.stdin); print(len(d["hosts"]), d["ops"][0]["self_ps"])')
+if [ "$tpu" = "$newer" ] && [ "$tpu" != "$one" ] &&
+	[ "$($XTOP report --list "$TMP/twice" | grep -c "h.xplane.pb.gz\$")" -eq 1 ] &&
+	[ "$($XTOP report --list "$TMP/twice" | grep -c "h.xplane.pb\$")" -eq 0 ]; then
+	ok "run directory: a newer h.xplane.pb.gz is the one read"
+else
+	fail "run directory: the newer copy" "gz alone: $tpu, both: $newer"
+fi
 $XTOP report --list "$TMP/logdir" >"$TMP/list" 2>&1
 if grep -q "2024_03_05_12_30_00 (newest)" "$TMP/list" && grep -q "hostA" "$TMP/list"; then
 	ok "report --list shows runs, hosts and the newest"
