@@ -42,27 +42,32 @@ static int64_t per_step(const struct xt_cmp *c, int64_t ps, size_t steps)
 static void was_fit(const struct xt_cmp_op *r, char *buf, size_t n, int w)
 {
 	const char *was = strstr(buf, " (was ");
-	char old[256], e[256], out[512];
-	size_t head;
+	char *old, *e, *out;
+	size_t head, len;
 	int room;
 
 	if (!w || tt_cols(buf) <= w || !was)
 		return;
 	head = (size_t)(was - buf);
-	snprintf(old, sizeof(old), "%.*s", (int)(strlen(was + 6) - 1), was + 6);
+	/* OLD whole, however long: a fixed buffer cut it mid-character. An
+	 * elision is no longer than its text plus the mark. */
+	len = strlen(was + 6) - 1;
+	old = xstrndup(was + 6, len);
+	e = xmalloc(len + 8);
+	out = xmalloc(head + len + 16);
 	room = w - (int)tt_cols(buf) + tt_cols(old);
 	if (room >= 6) {
-		snprintf(out, sizeof(out), "%.*s (was %s)", (int)head, buf,
-			 tt_elide(e, sizeof(e), old, room));
+		sprintf(out, "%.*s (was %s)", (int)head, buf, tt_elide(e, len + 8, old, room));
 		snprintf(buf, n, "%s", out);
-		return;
-	}
-	/* The program gives way too: the name and as much of OLD. */
-	room = w - tt_cols(r->name) - 7;
-	if (room >= 4)
-		snprintf(buf, n, "%s (was %s)", r->name, tt_elide(e, sizeof(e), old, room));
-	else /* NEW's name, elided as the column does: never OLD's tail */
+	} else if ((room = w - tt_cols(r->name) - 7) >= 4) {
+		/* The program gives way too: the name and as much of OLD. */
+		snprintf(buf, n, "%s (was %s)", r->name, tt_elide(e, len + 8, old, room));
+	} else { /* NEW's name, elided as the column does: never OLD's tail */
 		snprintf(buf, n, "%s", r->name);
+	}
+	free(out);
+	free(e);
+	free(old);
 }
 
 static void num_line(struct strbuf *o, const char *what, const struct xt_cmp_num *v)
