@@ -247,6 +247,23 @@ static void group_diffs(const struct apart_key *key, size_t g0, size_t g1,
 	}
 }
 
+/* The bytes of s before its instance number ("fusion.6", "fusion.1.0",
+ * "add_3" end in one): what names the kind of thing s is. */
+static size_t stem_len(const char *s)
+{
+	size_t n = strlen(s), k = n;
+
+	for (;;) {
+		size_t d = k;
+
+		while (d && s[d - 1] >= '0' && s[d - 1] <= '9')
+			d--;
+		if (d == k || d < 2 || (s[d - 1] != '.' && s[d - 1] != '_'))
+			return k;
+		k = d - 1;
+	}
+}
+
 /* Column c added to the ascending list v of nc (at most APART_WIN) when it
  * lies past the head (the plain elision shows what is before) and is not
  * there yet; returns the new count. */
@@ -270,7 +287,7 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 		      const char *mark)
 {
 	struct apart_key *key;
-	char *buf;
+	char *buf, **stems = NULL;
 	size_t g0, g1, i, *early, *late;
 	int (*cols)[APART_WIN], *ncols, mw = utf8_width(mark), head = (w - mw) / 3, pass, again = 1;
 
@@ -294,6 +311,23 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 		ncols[i] = 0;
 	}
 	/*
+	 * Pass -1, the kind: texts whose plain elisions read alike but for
+	 * their instance numbers, and whose kinds differ, each show where
+	 * its kind differs from the kinds most like it.
+	 * ("loop_dy…slice_fusion.6" and "…fusion.4" hid which of them
+	 * updates a slice: "loop_dy…ic_update…on.6"). The groups and
+	 * differences are of stems (stem_len), copied into STEM.
+	 */
+	stems = calloc(2 * k, sizeof(*stems));
+	if (!stems)
+		goto out;
+	for (i = 0; i < k; i++) {
+		stems[i] = strndup(out[i], stem_len(out[i]));
+		stems[k + i] = strndup(s[i], stem_len(s[i]));
+		if (!stems[i] || !stems[k + i])
+			goto out;
+	}
+	/*
 	 * Pass 0: texts whose plain elisions read alike each show the
 	 * latest of their first differences from one another (where the
 	 * text most like it differs). Pass 1: texts still alike also show
@@ -302,9 +336,12 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 	 * elisions that the shorter tail made alike) also show where they
 	 * differ from the text most like them among those.
 	 */
-	for (pass = 0; pass < APART_WIN; pass++) {
+	for (pass = -1; pass < APART_WIN; pass++) {
+		const char *const *grp = pass < 0 ? (const char *const *)stems : (const char *const *)out;
+		const char *const *txt = pass < 0 ? (const char *const *)stems + k : s;
+
 		for (i = 0; i < k; i++)
-			key[i] = (struct apart_key){ out[i], i };
+			key[i] = (struct apart_key){ grp[i], i };
 		qsort(key, k, sizeof(*key), apart_cmp);
 		for (g0 = 0; g0 < k; g0 = g1) {
 			for (g1 = g0 + 1; g1 < k && !strcmp(key[g1].key, key[g0].key); g1++)
@@ -313,15 +350,15 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 				continue;
 			/* The group by text, for its neighbours in order. */
 			for (i = g0; i < g1; i++)
-				key[i].key = s[key[i].i];
+				key[i].key = txt[key[i].i];
 			qsort(key + g0, g1 - g0, sizeof(*key), apart_cmp);
-			group_diffs(key, g0, g1, s, early, late);
+			group_diffs(key, g0, g1, txt, early, late);
 			for (i = g0; i < g1; i++) {
 				size_t ii = key[i].i;
 				int c[APART_WIN], nc = ncols[ii];
 
 				if (early[ii] == SIZE_MAX)
-					continue; /* the same text reads the same */
+					continue; /* the same text (kind) reads the same */
 				/* What the last pass showed, and one place more. */
 				memcpy(c, cols[ii], (size_t)nc * sizeof(*c));
 				if (pass == 1 && !nc) /* pass 0 found no room */
@@ -370,4 +407,8 @@ out:
 	free(ncols);
 	free(early);
 	free(late);
+	if (stems)
+		for (i = 0; i < 2 * k; i++)
+			free(stems[i]);
+	free(stems);
 }

@@ -457,6 +457,41 @@ static void test_elide_apart(void **state)
 	assert_string_equal(out[0], buf[2]);
 }
 
+/* Names alike at both ends but for their instance numbers, of two kinds
+ * (the H100 scan's dynamic slices and dynamic update slices): at 21
+ * columns every one read "loop_dy~slice_fusion.N", unique by its number
+ * but hiding its kind. Each now shows where its kind differs; two of one
+ * kind differ by their numbers, as before. */
+static void test_elide_apart_kinds(void **state)
+{
+	static const char *const names[] = {
+		"loop_dynamic_update_slice_fusion.6", "loop_dynamic_slice_fusion.4",
+		"loop_dynamic_update_slice_fusion.3", "loop_dynamic_slice_fusion.5",
+		"loop_dynamic_update_slice_fusion.7", "loop_add_fusion.1", "loop_add_fusion.12",
+	};
+	enum { K = sizeof(names) / sizeof(names[0]), N = 128, W = 21 };
+	char buf[K][N], *out[K];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < K; i++) {
+		out[i] = buf[i];
+		utf8_elide(out[i], N, names[i], W, "~");
+	}
+	assert_string_equal(out[0], "loop_d~slice_fusion.6"); /* the kind hidden */
+	utf8_elide_apart(out, N, names, K, W, "~");
+	for (i = 0; i < K; i++) {
+		assert_true(utf8_width(out[i]) <= W);
+		if (i < 5)
+			assert_non_null(strstr(out[i], i % 2 ? "slice" : "update"));
+	}
+	assert_string_equal(out[0], "loop_d~ic_update~on.6");
+	assert_string_equal(out[1], "loop_d~ic_slice_~on.4");
+	/* Names that fit, and kinds that differ before the head ends, stay. */
+	assert_string_equal(out[5], "loop_add_fusion.1");
+	assert_string_equal(out[6], "loop_add_fusion.12");
+}
+
 /* A valid UTF-8 string: every sequence whole. */
 static int utf8_valid(const char *s)
 {
@@ -624,6 +659,7 @@ int main(void)
 		TU_TEST(test_op_cells_fit),
 		TU_TEST(test_utf8_elide),
 		TU_TEST(test_elide_apart),
+		TU_TEST(test_elide_apart_kinds),
 		TU_TEST(test_elide_apart_promises),
 		TU_TEST(test_elide_apart_two_places),
 		TU_TEST(test_elide_apart_three_places),
