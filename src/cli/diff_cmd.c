@@ -34,42 +34,6 @@ static int64_t per_step(const struct xt_cmp *c, int64_t ps, size_t steps)
 	return c->per_step && steps ? ps / (int64_t)steps : ps;
 }
 
-/*
- * A label "prog/name (was OLD)" wider than w: OLD gives way first, then
- * the program, so that NEW's name stays whole (the plain elision kept the
- * head and the tail: "jit_trai..emm_fusion_dot.14)" read as the old op).
- */
-static void was_fit(const struct xt_cmp_op *r, char *buf, size_t n, int w)
-{
-	const char *was = strstr(buf, " (was ");
-	char *old, *e, *out;
-	size_t head, len;
-	int room;
-
-	if (!w || tt_cols(buf) <= w || !was)
-		return;
-	head = (size_t)(was - buf);
-	/* OLD whole, however long: a fixed buffer cut it mid-character. An
-	 * elision is no longer than its text plus the mark. */
-	len = strlen(was + 6) - 1;
-	old = xstrndup(was + 6, len);
-	e = xmalloc(len + 8);
-	out = xmalloc(head + len + 16);
-	room = w - (int)tt_cols(buf) + tt_cols(old);
-	if (room >= 6) {
-		sprintf(out, "%.*s (was %s)", (int)head, buf, tt_elide(e, len + 8, old, room));
-		snprintf(buf, n, "%s", out);
-	} else if ((room = w - tt_cols(r->name) - 7) >= 4) {
-		/* The program gives way too: the name and as much of OLD. */
-		snprintf(buf, n, "%s (was %s)", r->name, tt_elide(e, len + 8, old, room));
-	} else { /* NEW's name, elided as the column does: never OLD's tail */
-		snprintf(buf, n, "%s", r->name);
-	}
-	free(out);
-	free(e);
-	free(old);
-}
-
 static void num_line(struct strbuf *o, const char *what, const struct xt_cmp_num *v)
 {
 	char b1[32], b2[32], b3[32], b4[32];
@@ -295,8 +259,7 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 
 			full[i] = xmalloc(len);
 			/* The program first: one op name is often in several. */
-			compare_op_label(r, full[i], len);
-			was_fit(r, full[i], len, fw);
+			compare_op_label_fit(r, full[i], len, fw, "..");
 		}
 		fit = tt_fit_flex(&tt, (const char *const *)full, n);
 		for (i = 0, k = 0; i < n; i++) {

@@ -9,6 +9,7 @@
 
 #include "../util/hmap.h"
 #include "../util/strbuf.h"
+#include "../util/utf8.h"
 #include "../util/xalloc.h"
 
 const char *const xt_match_names[5] = { "exact", "identity", "work", "added", "removed" };
@@ -529,4 +530,39 @@ void compare_op_label(const struct xt_cmp_op *o, char *buf, size_t n)
 		k++;
 	}
 	snprintf(buf, n, "%s%s%s (was %s)", o->program, sep, o->name, o->base_name + cut);
+}
+
+void compare_op_label_fit(const struct xt_cmp_op *o, char *buf, size_t n, int w,
+			  const char *mark)
+{
+	const char *was;
+	char *old, *e, *out;
+	size_t head, len, cap;
+	int room;
+
+	compare_op_label(o, buf, n);
+	was = strstr(buf, " (was ");
+	if (!w || utf8_width(buf) <= w || !was)
+		return;
+	head = (size_t)(was - buf);
+	/* OLD whole, however long: a fixed buffer cut it mid-character. An
+	 * elision is no longer than its text and the mark. */
+	len = strlen(was + 6) - 1;
+	cap = len + strlen(mark) + 1;
+	old = xstrndup(was + 6, len);
+	e = xmalloc(cap);
+	out = xmalloc(head + cap + 8);
+	room = w - utf8_width(buf) + utf8_width(old);
+	if (room >= 6) {
+		sprintf(out, "%.*s (was %s)", (int)head, buf, utf8_elide(e, cap, old, room, mark));
+		snprintf(buf, n, "%s", out);
+	} else if ((room = w - utf8_width(o->name) - 7) >= 4) {
+		/* The program gives way too: the name and as much of OLD. */
+		snprintf(buf, n, "%s (was %s)", o->name, utf8_elide(e, cap, old, room, mark));
+	} else {
+		snprintf(buf, n, "%s", o->name);
+	}
+	free(out);
+	free(e);
+	free(old);
 }

@@ -534,7 +534,9 @@ static void cell_text(struct panel *p, size_t row, size_t c, int wc, char *cell,
 	char text[4096];
 
 	text[0] = '\0';
-	if (col->text)
+	if (p->fit_flex && !col->width && !col->cells)
+		p->fit_flex(p->ctx, row, text, sizeof(text), wc);
+	else if (col->text)
 		col->text(p->ctx, row, text, sizeof(text));
 	if (p->ops->depth && (int)c == p->tree_col) {
 		unsigned d = p->ops->depth(p->ctx, row), k;
@@ -612,7 +614,8 @@ static char **fit_names(struct panel *p, long top, int n, const int *show, const
 	int w = 0;
 
 	for (c = 0; c < p->ncols && c < 32; c++)
-		if (show[c] && !p->cols[c].width && !p->cols[c].cells && p->cols[c].text)
+		if (show[c] && !p->cols[c].width && !p->cols[c].cells &&
+		    (p->cols[c].text || p->fit_flex))
 			break;
 	if (c >= p->ncols || c >= 32 || n < 2 || (w = width[c]) < 1)
 		return NULL;

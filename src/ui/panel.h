@@ -78,6 +78,11 @@ struct panel {
 			      * when narrow, a droppable one goes first; set by the view */
 	const int *drop_at;  /* NULL, or per column the drop order that replaces
 			      * cols[c].drop (by what the rows hold); set by the view */
+	/* NULL, or the flexible column's text chosen for w columns (which
+	 * part gives way first), drawn instead of its text's; the text stays
+	 * what filters and keys read, and one wider than w is elided as the
+	 * text would be. Set by the view. */
+	void (*fit_flex)(void *ctx, size_t row, char *buf, size_t n, int w);
 	const char *mark, *open, *closed; /* glyphs: elision, unfolded, folded */
 	char filter[128];  /* only rows whose text contains it (any case) */
 	/* state, kept by the panel */

@@ -107,6 +107,13 @@ static void col_op(void *ctx, size_t row, char *buf, size_t n)
 	compare_op_label(op_of(ctx, row), buf, n);
 }
 
+/* Drawn: OLD's name gives way before NEW's ("prog/name (was OLD)" elided
+ * plainly kept OLD's tail and cut NEW's name). */
+static void fit_op(void *ctx, size_t row, char *buf, size_t n, int w)
+{
+	compare_op_label_fit(op_of(ctx, row), buf, n, w, term.g.ellipsis);
+}
+
 static int cmp64(int64_t x, int64_t y)
 {
 	return (x > y) - (x < y);
@@ -167,6 +174,7 @@ static struct panel *diff_panel(struct app *a)
 		a->diff.p.header = 1;
 		a->diff.p.flex_min = 24;
 		a->diff.p.sort = 2; /* by the size of the change */
+		a->diff.p.fit_flex = fit_op;
 	}
 	return &a->diff.p;
 }

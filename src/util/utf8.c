@@ -68,12 +68,13 @@ char *utf8_elide(char *out, size_t n, const char *s, int w, const char *mark)
 		out[len] = '\0';
 		return out;
 	}
-	if (w == 1) {
+	if (w <= utf8_width(mark)) {
 		snprintf(out, n, "%s", mark);
 		return out;
 	}
-	head = (w - 1) / 3;
-	tail = w - 1 - head;
+	/* A mark of two columns ("..", the report's) takes two. */
+	head = (w - utf8_width(mark)) / 3;
+	tail = w - utf8_width(mark) - head;
 	hb = byte_at(s, head);
 	tb = byte_at(s, width - tail);
 	len = hb + ml + strlen(s + tb);

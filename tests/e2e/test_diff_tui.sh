@@ -59,6 +59,17 @@ check "diff view at 40 columns: the summary's figures whole" \
 	 ! sed -n 5,6p "$TMP/screen" | grep -q "[0-9] *\$"' "a figure cut" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# At 80 columns a renamed op keeps NEW's name whole: OLD gives way, then
+# the program ("jit_trai…was custom-call.2)" showed only the old op).
+start 80 30 "$XTOP" --diff tests/fixtures/h100/jax-h100-tfm-nocb.xplane.pb.gz \
+	tests/fixtures/h100/jax-h100-tfm-cb.xplane.pb.gz
+wait_for "[diff]" >/dev/null
+check "diff view at 80 columns: a renamed op's new name whole, the old one giving way" \
+	'grep -q " work  *custom-call.10 (was g…t.14) *\$" "$TMP/screen" &&
+	 grep -q " identity  *custom-call.4 (was .6) *\$" "$TMP/screen" &&
+	 grep -q " work  *gemm_fusion_dot.64 *\$" "$TMP/screen" && ! has "…was "' "names cut" 5
+keys q
+wait_for "EXIT=" >/dev/null
 # Steps of two kinds (the runs of jit_dot against those of jit_matmul):
 # their times are not compared, and the view says so, whole, when narrow.
 if have_fixtures; then
