@@ -332,7 +332,8 @@ static void overview_json(struct strbuf *o, const struct xt_analysis *a)
 	strbuf_puts(o, "]}");
 }
 
-static void steps_json(struct strbuf *o, const struct xt_analysis *a, int64_t origin)
+static void steps_json(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,
+		       int64_t origin)
 {
 	size_t i, k;
 
@@ -370,6 +371,16 @@ static void steps_json(struct strbuf *o, const struct xt_analysis *a, int64_t or
 		}
 		strbuf_lit(o, ",\"idle_ps\":");
 		strbuf_add_i64(o, s->idle_ps);
+		/* The device whose marker or run it is (its breakdown's). */
+		if (s->dev_host >= 0 && (size_t)s->dev_host < t->nhosts &&
+		    (size_t)s->dev_plane < t->hosts[s->dev_host].nplanes) {
+			const struct xt_host *h = &t->hosts[s->dev_host];
+
+			jfield(o, "device", h->planes[s->dev_plane].name, 0);
+			jfield(o, "device_host", h->name, 0);
+		} else {
+			strbuf_lit(o, ",\"device\":null,\"device_host\":null");
+		}
 		strbuf_lit(o, "}");
 	}
 	strbuf_lit(o, "]");
@@ -451,7 +462,7 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 	overview_json(o, a);
 	ops_json(o, a, ro);
 	devices_json(o, a, origin);
-	steps_json(o, a, origin);
+	steps_json(o, t, a, origin);
 	memory_json(o, a, origin);
 	kernels_json(o, a, ro);
 	if (ro->cmp) {

@@ -411,7 +411,7 @@ struct mod_stat {
  * Devices run a step's markers apart in time (two GPUs of one TF step 647
  * ms apart; four TPU chips up to 130 ms apart), and spanning them all
  * counted the time between as the step's, and made steps overlap. */
-static void step_take(struct xt_step_row *st, int64_t s, int64_t e)
+static void step_take(struct xt_step_row *st, int64_t s, int64_t e, int32_t h, int32_t p)
 {
 	int64_t d = e - s;
 
@@ -419,6 +419,8 @@ static void step_take(struct xt_step_row *st, int64_t s, int64_t e)
 	    (d == st->duration_ps && s < st->start_ps)) {
 		st->start_ps = s;
 		st->duration_ps = d;
+		st->dev_host = h;
+		st->dev_plane = p;
 	}
 }
 
@@ -426,6 +428,7 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 {
 	struct mod_run **runs = NULL;
 	size_t *nruns = NULL, ndev = 0, h, p, d, i, nmod = 0, capmod = 0;
+	int32_t (*at)[2] = NULL; /* each device's host and plane */
 	struct mod_stat *ms = NULL;
 	const struct mod_stat *best = NULL;
 	struct hmap idx;
@@ -439,6 +442,9 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 				continue;
 			runs = xreallocarray(runs, ndev + 1, sizeof(*runs));
 			nruns = xreallocarray(nruns, ndev + 1, sizeof(*nruns));
+			at = xreallocarray(at, ndev + 1, sizeof(*at));
+			at[ndev][0] = (int32_t)h;
+			at[ndev][1] = (int32_t)p;
 			nruns[ndev] = device_runs(pl, &runs[ndev]);
 			ndev++;
 		}
@@ -509,7 +515,8 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 			for (i = 0; i < nruns[d]; i++) {
 				if (!same_module(runs[d][i].module, best->name))
 					continue;
-				step_take(&a->steps[k++], runs[d][i].start_ps, runs[d][i].end_ps);
+				step_take(&a->steps[k++], runs[d][i].start_ps, runs[d][i].end_ps, at[d][0],
+					  at[d][1]);
 			}
 		}
 		a->nsteps = best->most;
@@ -523,6 +530,7 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 		free(runs[d]);
 	free(runs);
 	free(nruns);
+	free(at);
 }
 
 static int step_cmp(const void *x, const void *y)
@@ -579,7 +587,8 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t, const struct host_ac
 						st->id = m->id;
 						st->duration_ps = -1; /* no marker yet */
 					}
-					step_take(&a->steps[*v], m->start_ps, m->end_ps);
+					step_take(&a->steps[*v], m->start_ps, m->end_ps,
+						  device ? (int32_t)h : -1, device ? (int32_t)p : -1);
 				}
 			}
 	hmap_fini(&ids);

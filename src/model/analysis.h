@@ -152,6 +152,10 @@ struct xt_step_row {
 	int64_t duration_ps;
 	int64_t cat_ps[XT_CAT_COUNT];
 	int64_t idle_ps;
+	/* The device whose marker or run the step is (its longest), by its
+	 * host's and plane's index in the trace; -1 for host markers. The
+	 * breakdown is of that device's work and its host's. */
+	int32_t dev_host, dev_plane;
 };
 
 struct xt_live_alloc {

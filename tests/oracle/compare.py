@@ -23,7 +23,8 @@ Checked (fields present in either side beyond these are ignored):
                 (strings and integers exact, *_percent within 0.01)
   ops           the full list as a map keyed by (program, name): occurrences,
                 self_ps, total_ps exact, category exact
-  steps         keyed by id: start_ps, duration_ps and every *_ps column exact
+  steps         keyed by id: start_ps, duration_ps and every *_ps column exact,
+                device and device_host (whose marker or run it is)
   memory        keyed by (host, allocator): peak_bytes, peak_time_ps,
                 lifetime_peak_bytes, capacity_bytes exact; the list of
                 live_at_peak bytes exact (in order)
@@ -42,7 +43,8 @@ MAX_LINES = 20
 HOST_CLOCK = ('clock_offset_ps', 'aligned_by', 'skew_ps', 'skew_spread_ps', 'skew_method',
               'skew_matches', 'skew_corrected')
 STEP_FIELDS = ('start_ps', 'duration_ps', 'device_compute_ps', 'collectives_ps',
-               'host_to_device_ps', 'device_to_host_ps', 'host_compute_ps', 'idle_ps')
+               'host_to_device_ps', 'device_to_host_ps', 'host_compute_ps', 'idle_ps',
+               'device', 'device_host')
 MEM_FIELDS = ('peak_bytes', 'peak_time_ps', 'lifetime_peak_bytes', 'capacity_bytes',
               'reserved_bytes', 'live_other_bytes', 'unattributed_bytes', 'live_count',
               'allocator_lifetime_peak_bytes')

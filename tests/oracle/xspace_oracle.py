@@ -77,7 +77,9 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       index in the Steps line's events sorted by start time (= file order in
       all fixtures).  Markers of one id (devices, hosts) make one step, the
       longest of them (the earliest on a tie), as XProf times a step by its
-      longest device marker.  Activity intervals of all hosts are clipped to every step.
+      longest device marker.  A step's breakdown clips the activity of the
+      device whose marker (or run) it is, and of that device's host; a host
+      marker's, the activity of every device and host.
   C14 Host compute: every event of /host:CPU that is not a host step marker
       (by the marker predicate, whether or not host markers are in use) and
       not on a line named exactly `python`; markers are removed *before*
@@ -1381,7 +1383,8 @@ def analyse(hosts, origin):
     devices = []
     activity = []  # (start, end, category)
     kernels = {}
-    all_runs = []  # per device: [(module, start, end)]
+    all_runs = []  # per device: (its key, [(module, start, end)])
+    dev_names = {}  # device key -> (plane name, host name)
 
     def op_of(program, name, category, attr, parent, asy):
         key = (program, name)
@@ -1498,7 +1501,7 @@ def analyse(hosts, origin):
                         if depth == 0 and ev.dur > 0:
                             activity.append((ev.start, ev.end,
                                              device_category(name, cat, ev.name, line.name,
-                                                             True)))
+                                                             True), pkey))
                             bspans.append((ev.start, ev.end))
                 if first is not None:
                     span = last - first
@@ -1588,7 +1591,7 @@ def analyse(hosts, origin):
                             dc = device_category(name, cat, ev.name, line.name)
                             if bd is not None:
                                 dc = bd if bd != D2D else DEVICE_COMPUTE
-                            activity.append((ev.start, ev.end, dc))
+                            activity.append((ev.start, ev.end, dc, pkey))
                             bspans.append((ev.start, ev.end))
                             if bd is None and not is_copy(name, cat, ev.name, line.name):
                                 kern[0] += 1
@@ -1634,8 +1637,9 @@ def analyse(hosts, origin):
                         merged.append(list(r))
                 runs = merged
             if kind in ('xla', 'gpu'):
-                all_runs.append([(r[0], r[2], r[3]) for r in runs])
+                all_runs.append((pkey, [(r[0], r[2], r[3]) for r in runs]))
             plane_info[pkey] = (pf, pb, asyncs)
+            dev_names[pkey] = (plane.name, h.name)
             idle = 100.0 * (1.0 - busy / span) if span > 0 else None  # CHOICE C12
             devices.append({'host': h.name, 'name': plane.name, 'busy_ps': busy,
                             'span_ps': span, 'idle_percent': idle,
@@ -1652,7 +1656,7 @@ def analyse(hosts, origin):
                         sid = as_int(ev.stat('step_num'))
                     if sid is None:
                         sid = i
-                    device_markers.append((sid, ev.start, ev.end))
+                    device_markers.append((sid, ev.start, ev.end, pkey))
 
     # Host step markers and host activity.
     host_markers = []
@@ -1665,12 +1669,12 @@ def analyse(hosts, origin):
                     mk = host_marker(ev)
                     if mk is not False:
                         if mk is not None:
-                            host_markers.append((mk, ev.start, ev.end))
+                            host_markers.append((mk, ev.start, ev.end, None))
                         continue  # CHOICE C14: markers never count as host compute
                     if line.name == 'python':
                         continue
                     if ev.dur > 0:
-                        activity.append((ev.start, ev.end, HOST_COMPUTE))
+                        activity.append((ev.start, ev.end, HOST_COMPUTE, ('host', h.index)))
                         host_busy.setdefault(h.index, []).append((ev.start, ev.end))
 
     device_overview(devices, facts, host_busy, origin)
@@ -1681,7 +1685,7 @@ def analyse(hosts, origin):
         markers, module = infer_steps(all_runs)
         if markers:
             source = 'inferred'
-    steps = build_steps(markers, activity, origin)
+    steps = build_steps(markers, activity, origin, dev_names)
 
     ops_list = sorted(ops.values(), key=lambda a: (-a.self_ps, -a.total_ps, a.name, a.program))
     # C34: an op's percent is of all ops' self time (the column adds up to
@@ -1801,13 +1805,13 @@ def infer_steps(all_runs):
     among those run at least twice on some device."""
     best, best_t, best_n = None, -1, 0
     names = []
-    for runs in all_runs:
+    for _, runs in all_runs:
         for m, s, e in runs:
             if m and m not in names:
                 names.append(m)
     for m in names:
-        t = sum(e - s for runs in all_runs for mm, s, e in runs if mm == m)
-        most = max(sum(1 for mm, s, e in runs if mm == m) for runs in all_runs)
+        t = sum(e - s for _, runs in all_runs for mm, s, e in runs if mm == m)
+        most = max(sum(1 for mm, s, e in runs if mm == m) for _, runs in all_runs)
         if most >= 2 and (t > best_t or (t == best_t and (len(m), m.encode()) <
                                           (len(best), best.encode()))):
             best, best_t, best_n = m, t, most
@@ -1815,10 +1819,10 @@ def infer_steps(all_runs):
         return [], None
     markers = []
     for k in range(best_n):
-        for runs in all_runs:
+        for dev, runs in all_runs:
             mine = [(rs, re_) for mm, rs, re_ in runs if mm == best]
             if k < len(mine):
-                markers.append((k, mine[k][0], mine[k][1]))
+                markers.append((k, mine[k][0], mine[k][1], dev))
     return markers, best
 
 
@@ -1903,15 +1907,8 @@ def host_marker(ev):
     return sid
 
 
-def build_steps(markers, activity, origin):
-    if not markers:
-        return []
-    byid = {}
-    for sid, s, e in markers:
-        a = byid.get(sid)
-        if a is None or e - s > a[1] - a[0] or (e - s == a[1] - a[0] and s < a[0]):
-            byid[sid] = [s, e]
-    # Paint the timeline once: disjoint segments with the winning category.
+def paint(activity):
+    """Disjoint segments of the timeline, each with the winning category."""
     pts = []
     for s, e, c in activity:
         if e > s:
@@ -1942,9 +1939,31 @@ def build_steps(markers, activity, origin):
             counts[pts[i][2]] += pts[i][1]
             i += 1
         prev = t
+    return seg_s, seg_e, seg_c
+
+
+def build_steps(markers, activity, origin, dev_names):
+    """CHOICE C13: a step is the longest of its markers; its breakdown is
+    of the activity of that marker's device (owner) and of that device's
+    host, or of everything for a host marker (owner None)."""
+    if not markers:
+        return []
+    byid = {}
+    for sid, s, e, dev in markers:
+        a = byid.get(sid)
+        if a is None or e - s > a[1] - a[0] or (e - s == a[1] - a[0] and s < a[0]):
+            byid[sid] = [s, e, dev]
+    painted = {}
     out = []
-    for sid, (s, e) in byid.items():
-        row = {'id': sid, 'start_ps': s - origin, 'duration_ps': e - s}
+    for sid, (s, e, dev) in byid.items():
+        if dev not in painted:
+            mine = [(a, b, c) for a, b, c, o in activity
+                    if dev is None or o == dev or o == ('host', dev[0])]
+            painted[dev] = paint(mine)
+        seg_s, seg_e, seg_c = painted[dev]
+        row = {'id': sid, 'start_ps': s - origin, 'duration_ps': e - s,
+               'device': dev_names[dev][0] if dev else None,
+               'device_host': dev_names[dev][1] if dev else None}
         acc = {c: 0 for c in CAT_FIELD}
         j = bisect.bisect_right(seg_e, s)
         while j < len(seg_s) and seg_s[j] < e:

@@ -143,16 +143,20 @@ static void test_xla_ops_busy_steps(void **state)
 
 	/* Steps: 42 is its longest marker, [0,400) on TPU:0 (TPU:1's [50,420)
 	 * is 370 long), as XProf times a step; spanning both read [0,420).
-	 * Depth-0 device ops in it: fusion.3 [0,100) compute, all-reduce.1
-	 * [150,250) collective, TPU:1 fusion.3 [200,300) compute.
-	 *   compute     = [0,100) + [200,300)       = 200
-	 *   collectives = [150,200) (compute wins)  = 50
-	 *   idle        = 400 - 250                 = 150
+	 * Its breakdown is TPU:0's: depth-0 ops fusion.3 [0,100) compute and
+	 * all-reduce.1 [150,250) collective; TPU:1's fusion.3 [200,300) is
+	 * TPU:1's step, run out of phase, not this one's compute.
+	 *   compute     = [0,100)    = 100
+	 *   collectives = [150,250)  = 100
+	 *   idle        = 400 - 200  = 200
 	 * 43 = [400,500): nothing runs, idle 100. */
 	assert_int_equal(a->steps_from_device, 1);
 	assert_int_equal(a->nsteps, 2);
-	assert_step(&a->steps[0], 42, 0, 400, 200, 0, 50, 0, 0, 150);
+	assert_step(&a->steps[0], 42, 0, 400, 100, 0, 100, 0, 0, 200);
 	assert_step(&a->steps[1], 43, 400, 100, 0, 0, 0, 0, 0, 100);
+	assert_int_equal(a->steps[0].dev_host, 0);
+	assert_int_equal(a->steps[0].dev_plane, 1); /* /host:metadata is plane 0 */
+	assert_int_equal(a->steps[1].dev_plane, 1);
 	assert_int_equal(a->nmemory, 0);
 	assert_int_equal(a->nkernels, 0);
 }
@@ -284,17 +288,24 @@ static struct xt_analysis *bd_fix_load(struct bd_fix *f)
 /* The breakdown sweeps two pieces of time at once, split at the median step
  * bound (here 200): what crosses it is cut in two, each piece starts its
  * lines where their block max ends say, and the second piece's lengths are
- * shifted by the first's. */
+ * shifted by the first's. The steps are host markers, so that both TPUs'
+ * work counts (a device's marker counts its own device's only). */
 static void test_breakdown_split(void **state)
 {
 	struct bd_fix f;
 	tu_plane *d1;
-	tu_line *ops1;
+	tu_line *ops1, *mk;
 	struct xt_analysis *a;
 	int i;
 
 	(void)state;
 	bd_fix_init(&f);
+	mk = tu_line_add(f.h, 2, "main", 0);
+	for (i = 0; i < 3; i++) {
+		tu_event *e = tu_ev(f.h, mk, "step", 100 * i, 100);
+
+		TU_SI(f.h, e, "step_num", i + 1);
+	}
 	d1 = tu_plane_add(f.s, 3, "/device:TPU:1");
 	ops1 = tu_line_add(d1, 1, "XLA Ops", 0);
 	xla_op(f.d0, 1, "fusion.1", NULL, 1, NULL);
@@ -312,7 +323,10 @@ static void test_breakdown_split(void **state)
 	tu_ev(f.h, f.th, "a", 10, 20);
 	tu_ev(f.h, f.th, "b", 150, 140);
 	/* Steps [0,100), [100,200), [200,300): bounds 0 100 100 200 200 300. */
-	a = bd_fix_load(&f);
+	a = tu_load_space(f.s, NULL);
+	assert_int_equal(a->nsteps, 3);
+	assert_int_equal(a->steps_source, XT_STEPS_HOST);
+	assert_int_equal(a->steps[0].dev_host, -1);
 	/* [0,100): TPU:1 computes throughout (host [10,30) under it). */
 	assert_step(&a->steps[0], 1, 0, 100, 100, 0, 0, 0, 0, 0);
 	/* [100,200): TPU:1 to 130, fusion.1 throughout. */
