@@ -18,10 +18,10 @@
  * starting no later and ending no earlier) adds nothing to any H_c, so it
  * never enters the merge: nested host calls and kernels cost one compare.
  *
- * The sweep runs in two pieces of time at once, split at the median step
- * bound: each piece clips what it merges to its range, starts its lines
- * where their block max ends say the range begins, and measures F_c from
- * its own start; the first piece's lengths then shift the second's.
+ * The sweep runs in windows, each the union of overlapping steps of one
+ * device (steps_breakdown), two threads taking half of them each: a window
+ * clips what it merges to its range, starts its lines where their block
+ * max ends say the range begins, and measures F_c from its own start.
  *
  * Only the classes that occur are swept (levels): with no event of class c,
  * H_c is H_{c-1}, and keeping its runs would only repeat them. On TPU and
@@ -263,49 +263,61 @@ struct bd_src {
 	size_t host;
 };
 
-/* A piece of time [lo, hi) swept on its own: F_c at its queries, measured
- * from lo, into the shared f (slots of its own), and |H_c n [lo, hi)|. */
-struct bd_piece {
-	const struct bd_src *src;
-	size_t nsrc;
-	const struct host_act *ha;
-	const struct bd_levels *lv;
+/* A window of time [lo, hi) swept on its own: the union of overlapping
+ * steps of one group (a device's, or every device's), F_c at their bounds
+ * measured from lo, into the shared f (slots of their own). Both bounds
+ * of a step lie in one window, so no window's lengths shift another's. */
+struct bd_win {
 	int64_t lo, hi;
-	const struct sort_kv *q;
-	size_t nq;
-	int64_t *f;
-	int64_t len[XT_CAT_COUNT];
+	size_t g;               /* its group */
+	size_t q0, nq;          /* its queries in q, by time */
 };
 
-static void piece_run(void *arg, size_t k)
+/* Steps of one device (or of host markers: every device) and what their
+ * breakdown sweeps. */
+struct bd_group {
+	struct bd_src *src;
+	size_t nsrc;
+	struct bd_levels lv;
+};
+
+/* Windows [w0, w1) for one thread. */
+struct bd_job {
+	const struct bd_win *w;
+	size_t w0, w1;
+	const struct bd_group *g;
+	const struct host_act *ha;
+	const struct sort_kv *q;
+	int64_t *f;
+	size_t maxsrc;
+};
+
+static void win_run(const struct bd_win *w, const struct bd_group *g, const struct host_act *ha,
+		    const struct sort_kv *q, int64_t *f, struct bd_cursor *cur,
+		    struct bd_cursor **heap)
 {
-	struct bd_piece *pc = &((struct bd_piece *)arg)[k];
-	struct bd_cursor *cur, **heap;
 	struct bd_sweep sw;
-	size_t i, n = pc->nsrc, nh = 0;
+	size_t i, n = g->nsrc, nh = 0;
 	int c;
 
-	cur = xcalloc(n ? n : 1, sizeof(*cur));
 	for (i = 0; i < n; i++) {
-		const struct bd_src *sr = &pc->src[i];
+		const struct bd_src *sr = &g->src[i];
 
 		if (sr->ln)
-			cursor_add(&cur[i], pc->lv, sr->ln, NULL, 0, pc->lo, pc->hi);
+			cursor_add(&cur[i], &g->lv, sr->ln, NULL, 0, w->lo, w->hi);
 		else
-			cursor_add(&cur[i], pc->lv, NULL, pc->ha[sr->host].v, pc->ha[sr->host].n,
-				   pc->lo, pc->hi);
-	}
-	heap = xcalloc(n ? n : 1, sizeof(*heap));
-	for (i = 0; i < n; i++)
+			cursor_add(&cur[i], &g->lv, NULL, ha[sr->host].v, ha[sr->host].n, w->lo,
+				   w->hi);
 		if (bd_next(&cur[i]))
 			heap[nh++] = &cur[i];
+	}
 	for (i = nh; i-- > 0;)
 		heap_down(heap, nh, i);
 	memset(&sw, 0, sizeof(sw));
-	sw.q = pc->q;
-	sw.nq = pc->nq;
-	sw.nlv = pc->lv->n;
-	sw.f = pc->f;
+	sw.q = q + w->q0;
+	sw.nq = w->nq;
+	sw.nlv = g->lv.n;
+	sw.f = f;
 	while (nh) {
 		struct bd_cursor *x = heap[0];
 
@@ -320,8 +332,18 @@ static void piece_run(void *arg, size_t k)
 			run_close(&sw, c);
 		for (i = sw.h[c].next; i < sw.nq; i++)
 			sw.f[sw.q[i].v * XT_CAT_COUNT + c] = sw.h[c].done;
-		pc->len[c] = sw.h[c].done;
 	}
+}
+
+static void job_run(void *arg, size_t k)
+{
+	const struct bd_job *jb = &((const struct bd_job *)arg)[k];
+	struct bd_cursor *cur = xcalloc(jb->maxsrc ? jb->maxsrc : 1, sizeof(*cur));
+	struct bd_cursor **heap = xcalloc(jb->maxsrc ? jb->maxsrc : 1, sizeof(*heap));
+	size_t i;
+
+	for (i = jb->w0; i < jb->w1; i++)
+		win_run(&jb->w[i], &jb->g[jb->w[i].g], jb->ha, jb->q, jb->f, cur, heap);
 	free(heap);
 	free(cur);
 }
@@ -405,68 +427,6 @@ static void levels_find(struct bd_levels *lv, const struct bd_src *src, size_t n
 		lv->lv[c] = (m >> c) & 1 ? lv->n++ : -1;
 }
 
-/* The breakdown of steps sel[0..ns) (indices into a->steps) over the
- * sources src. */
-static void breakdown_of(struct xt_analysis *a, const struct host_act *ha, const struct bd_src *src,
-			 size_t nsrc, const size_t *sel, size_t ns)
-{
-	struct bd_levels lv;
-	struct bd_piece pc[2];
-	struct sort_kv *q;
-	int64_t *f;
-	size_t i, nq = 2 * ns, half;
-	int c, k;
-
-	if (!ns)
-		return;
-	/* Two queries per step; slot 2k is its start, 2k + 1 its end. */
-	q = xmalloc(nq * sizeof(*q));
-	for (i = 0; i < ns; i++) {
-		const struct xt_step_row *st = &a->steps[sel[i]];
-
-		q[2 * i] = (struct sort_kv){ st->start_ps, 2 * i };
-		q[2 * i + 1] = (struct sort_kv){ st->start_ps + st->duration_ps, 2 * i + 1 };
-	}
-	sort_kv(q, nq);
-	f = xcalloc(nq * XT_CAT_COUNT, sizeof(int64_t));
-	/* The split: the first query at the median bound's time. */
-	for (half = nq / 2; half > 0 && q[half - 1].k == q[half].k; half--)
-		;
-	levels_find(&lv, src, nsrc);
-	pc[0] = (struct bd_piece){ src, nsrc, ha, &lv, INT64_MIN, q[half].k, q, half, f, { 0 } };
-	pc[1] = (struct bd_piece){ src, nsrc, ha, &lv, q[half].k, INT64_MAX, q + half, nq - half, f,
-				   { 0 } };
-	par_for(2, 2, piece_run, pc);
-	for (i = half; i < nq; i++)
-		for (c = 0; c < lv.n; c++)
-			f[q[i].v * XT_CAT_COUNT + c] += pc[0].len[c];
-	for (i = 0; i < ns; i++) {
-		struct xt_step_row *st = &a->steps[sel[i]];
-		const int64_t *f0 = &f[2 * i * XT_CAT_COUNT], *f1 = f0 + XT_CAT_COUNT;
-		int64_t prev = 0;
-
-		memset(st->cat_ps, 0, sizeof(st->cat_ps));
-		if (st->duration_ps <= 0) {
-			st->idle_ps = st->duration_ps;
-			continue;
-		}
-		for (c = 0, k = -1; c < XT_CAT_COUNT; c++) {
-			/* A class that never occurs adds nothing to the union
-			 * of the ones before it. */
-			int64_t in;
-
-			if (lv.lv[c] >= 0)
-				k = lv.lv[c];
-			in = k >= 0 ? f1[k] - f0[k] : 0;
-			st->cat_ps[c] = in - prev;
-			prev = in;
-		}
-		st->idle_ps = st->duration_ps - prev;
-	}
-	free(f);
-	free(q);
-}
-
 static int owner_cmp(const void *x, const void *y, void *arg)
 {
 	const struct xt_step_row *s = arg, *a = &s[*(const size_t *)x], *b = &s[*(const size_t *)y];
@@ -475,7 +435,40 @@ static int owner_cmp(const void *x, const void *y, void *arg)
 		return a->dev_host < b->dev_host ? -1 : 1;
 	if (a->dev_plane != b->dev_plane)
 		return a->dev_plane < b->dev_plane ? -1 : 1;
+	if (a->start_ps != b->start_ps)
+		return a->start_ps < b->start_ps ? -1 : 1;
 	return 0;
+}
+
+static int same_owner(const struct xt_step_row *a, const struct xt_step_row *b)
+{
+	return a->dev_host == b->dev_host && a->dev_plane == b->dev_plane;
+}
+
+/* Step i's breakdown from its bounds' F values. */
+static void step_fill(struct xt_step_row *st, const struct bd_levels *lv, const int64_t *f0,
+		      const int64_t *f1)
+{
+	int64_t prev = 0;
+	int c, k;
+
+	memset(st->cat_ps, 0, sizeof(st->cat_ps));
+	if (st->duration_ps <= 0) {
+		st->idle_ps = st->duration_ps;
+		return;
+	}
+	for (c = 0, k = -1; c < XT_CAT_COUNT; c++) {
+		/* A class that never occurs adds nothing to the union of the
+		 * ones before it. */
+		int64_t in;
+
+		if (lv->lv[c] >= 0)
+			k = lv->lv[c];
+		in = k >= 0 ? f1[k] - f0[k] : 0;
+		st->cat_ps[c] = in - prev;
+		prev = in;
+	}
+	st->idle_ps = st->duration_ps - prev;
 }
 
 /*
@@ -485,27 +478,75 @@ static int owner_cmp(const void *x, const void *y, void *arg)
  * fusions as its compute and their offload waits over its prefetch waits
  * (56/36/8 % H2D/D2H/compute where each chip's own runs are 75/22/3 %).
  * XProf breaks a TPU step down per core too. Steps of host markers are of
- * every device's work. One sweep per device that owns steps.
+ * every device's work.
+ *
+ * Each group's steps (a device's) are swept only where they are: in
+ * windows, the unions of its overlapping steps, so that a host's activity
+ * is swept about once however many devices own steps, and time between
+ * steps not at all. The windows are shared out over two threads.
  */
 void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha)
 {
-	struct bd_src *src;
-	size_t nsrc, *sel, i, j;
+	struct bd_group *g = NULL;
+	struct bd_win *w = NULL;
+	struct sort_kv *q;
+	struct bd_job jb[2];
+	int64_t *f;
+	size_t *sel, *gof, i, j, ng = 0, nw = 0, nq = 0, maxsrc = 0, k;
 
 	if (!a->nsteps)
 		return;
 	sel = xmalloc(a->nsteps * sizeof(*sel));
+	gof = xmalloc(a->nsteps * sizeof(*gof));
 	for (i = 0; i < a->nsteps; i++)
 		sel[i] = i;
 	qsort_r(sel, a->nsteps, sizeof(*sel), owner_cmp, a->steps);
+	q = xmalloc(2 * a->nsteps * sizeof(*q));
+	w = xmalloc(a->nsteps * sizeof(*w));
+	g = xmalloc(a->nsteps * sizeof(*g));
 	for (i = 0; i < a->nsteps; i = j) {
 		const struct xt_step_row *st = &a->steps[sel[i]];
 
-		for (j = i + 1; j < a->nsteps && !owner_cmp(&sel[i], &sel[j], a->steps); j++)
+		for (j = i + 1; j < a->nsteps && same_owner(st, &a->steps[sel[j]]); j++)
 			;
-		src = sources_of(t, ha, st->dev_host, st->dev_host >= 0 ? st->dev_plane : -1, &nsrc);
-		breakdown_of(a, ha, src, nsrc, sel + i, j - i);
-		free(src);
+		g[ng].src = sources_of(t, ha, st->dev_host, st->dev_host >= 0 ? st->dev_plane : -1,
+				       &g[ng].nsrc);
+		levels_find(&g[ng].lv, g[ng].src, g[ng].nsrc);
+		if (g[ng].nsrc > maxsrc)
+			maxsrc = g[ng].nsrc;
+		/* Its windows: steps by start, overlapping ones merged. */
+		for (k = i; k < j; k++) {
+			const struct xt_step_row *s = &a->steps[sel[k]];
+			int64_t e = s->start_ps + (s->duration_ps > 0 ? s->duration_ps : 0);
+
+			if (k == i || s->start_ps >= w[nw - 1].hi) {
+				w[nw++] = (struct bd_win){ s->start_ps, e, ng, nq, 0 };
+			} else if (e > w[nw - 1].hi) {
+				w[nw - 1].hi = e;
+			}
+			gof[sel[k]] = ng;
+			/* Slot 2m is step m's start, 2m + 1 its end. */
+			q[nq++] = (struct sort_kv){ s->start_ps, 2 * sel[k] };
+			q[nq++] = (struct sort_kv){ e, 2 * sel[k] + 1 };
+			w[nw - 1].nq += 2;
+		}
+		ng++;
 	}
+	for (i = 0; i < nw; i++)
+		sort_kv(q + w[i].q0, w[i].nq);
+	f = xcalloc(2 * a->nsteps * XT_CAT_COUNT, sizeof(int64_t));
+	for (k = 0; k < 2; k++)
+		jb[k] = (struct bd_job){ w, k ? nw / 2 : 0, k ? nw : nw / 2, g, ha, q, f, maxsrc };
+	par_for(2, 2, job_run, jb);
+	for (i = 0; i < a->nsteps; i++)
+		step_fill(&a->steps[i], &g[gof[i]].lv, &f[2 * i * XT_CAT_COUNT],
+			  &f[(2 * i + 1) * XT_CAT_COUNT]);
+	for (i = 0; i < ng; i++)
+		free(g[i].src);
+	free(g);
+	free(w);
+	free(f);
+	free(q);
+	free(gof);
 	free(sel);
 }
