@@ -219,7 +219,7 @@ static void calls_index(struct copy_calls *cc, const struct xt_host *h)
 		for (l = 0; l < h->planes[p].nlines; l++) {
 			const struct line_part *lp = h->planes[p].lines[l].hook_data;
 
-			if (lp && (lp->role == LROLE_HOST || lp->role == LROLE_HOST_PY))
+			if (lp && lp->role == LROLE_HOST)
 				n += lp->ncalls;
 		}
 	if (!n)
@@ -229,7 +229,7 @@ static void calls_index(struct copy_calls *cc, const struct xt_host *h)
 		for (l = 0; l < h->planes[p].nlines; l++) {
 			struct line_part *lp = h->planes[p].lines[l].hook_data;
 
-			if (!lp || (lp->role != LROLE_HOST && lp->role != LROLE_HOST_PY))
+			if (!lp || lp->role != LROLE_HOST)
 				continue;
 			if (lp->ncalls)
 				memcpy(cc->v + cc->n, lp->calls, lp->ncalls * sizeof(*cc->v));

@@ -56,9 +56,10 @@ int overview_is_compile(const char *s)
 }
 
 /*
- * A host line's work (every event that is not aggregated, empty or a step
- * marker; not on the Python tracer's line, whose functions cover every
- * step) and its compilations (on every host line), each as the union of
+ * A host line's work (every event that is not aggregated, empty, a step
+ * marker or a Python tracer frame, "$file:line func", whose functions
+ * cover every step; the JAX 0.8 profiles write those on the main thread's
+ * line, "python", among its dispatch work) and its compilations (on every host line), each as the union of
  * the line's events. Runs on the loading thread that decoded the line, so
  * the millions of events of a busy host are walked once, in parallel with
  * the other lines, and the passes at the end see only these unions.
@@ -92,7 +93,8 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 		}
 		if (!want_work)
 			continue;
-		if (marker_at(lp->markers, lp->nmarkers, &mk, i))
+		if (marker_at(lp->markers, lp->nmarkers, &mk, i) ||
+		    pc->info[xt_event_meta_index(ev)].py_frame)
 			continue;
 		span_pack_add(&lp->work, s, e);
 	}
@@ -248,7 +250,7 @@ static void host_lists(struct host_act *ha, const struct xt_host *h, struct act_
 			const struct line_part *lp = pl->lines[l].hook_data;
 			struct act_half *hf;
 
-			if (!lp || (lp->role != LROLE_HOST && lp->role != LROLE_HOST_PY))
+			if (!lp || lp->role != LROLE_HOST)
 				continue;
 			ha->compiles += lp->compiles;
 			for (k = 0; k < lp->ncomp; k++)

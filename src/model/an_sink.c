@@ -42,7 +42,8 @@ static void host_part_free(void *part)
 }
 
 /* A host line that keeps no events: the timed events of the part's range
- * into its work (not a step marker's: see overview_line_host). */
+ * into its work (not a step marker's; the reader leaves out Python frames,
+ * XT_SINK_NO_RANGE: see overview_line_host). */
 static void host_part_range(void *part, const struct xt_sink_rev *v, size_t n)
 {
 	struct host_part *hp = part;

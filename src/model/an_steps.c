@@ -567,7 +567,7 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t, const struct host_ac
 				const struct line_part *lp = t->hosts[h].planes[p].lines[l].hook_data;
 
 				if (!lp || (device ? lp->role != LROLE_STEPS
-					   : (lp->role != LROLE_HOST && lp->role != LROLE_HOST_PY)))
+					   : lp->role != LROLE_HOST))
 					continue;
 				for (i = 0; i < lp->nmarkers; i++) {
 					const struct marker *m = &lp->markers[i];

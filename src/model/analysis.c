@@ -244,17 +244,10 @@ static int is_derived_line(const struct xt_line *l)
 		l->id <= (int64_t)(int32_t)0xdeadbeefu + 289);
 }
 
-/* A host line's role by its name (n bytes): the Python tracer's line, or
- * a thread's. */
-static enum line_role host_line_role(const char *name, size_t n)
-{
-	return n == 6 && !memcmp(name, "python", 6) ? LROLE_HOST_PY : LROLE_HOST;
-}
-
 static enum line_role line_role_of(const struct plane_ctx *pc, const struct xt_line *l)
 {
 	if (pc->role == ROLE_HOST)
-		return host_line_role(l->name, strlen(l->name));
+		return LROLE_HOST;
 	if (pc->role != ROLE_DEVICE)
 		return LROLE_NONE;
 	if (!strcmp(l->name, "Steps"))
@@ -380,6 +373,7 @@ static void emeta_info_fill(struct emeta_info *in, const struct xt_host *h,
 	}
 	if (role == ROLE_HOST) {
 		in->copy_cls = (uint8_t)copy_call_class(m->name);
+		in->py_frame = m->name[0] == '$';
 		if (!strcmp(m->name, "MemoryAllocation"))
 			in->mem = 1;
 		else if (!strcmp(m->name, "MemoryDeallocation"))
@@ -520,6 +514,7 @@ static void plane_hook_outer(void *vctx, struct xt_host *h, struct xt_plane *p)
 
 			on[i] = (uint8_t)((in->mem ? SINK_MEM : 0) | (in->compile ? SINK_COMPILE : 0) |
 					  (in->copy_cls ? SINK_COPY : 0) |
+					  (in->py_frame ? XT_SINK_NO_RANGE : 0) |
 					  (pc->sink_markers && (in->mk.has & (MK_STEP | MK_ROOT))
 						   ? SINK_MARKER
 						   : 0));
@@ -559,10 +554,9 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 		steps_line_modules(lp, h, p, l);
 		break;
 	case LROLE_HOST:
-	case LROLE_HOST_PY:
-		/* The Python tracer line is left out of host compute only: what
-		 * it needs the sink read while it was decoded (when there was
-		 * one: with sunk->nparts). */
+		/* What a host line needs the sink read while it was decoded
+		 * (when there was one: with sunk->nparts); its Python frames
+		 * are left out of host work. */
 		if (sunk && sunk->nparts && pc->sink_markers)
 			steps_take_markers(lp, l, sunk);
 		else
@@ -571,10 +565,7 @@ static void line_hook(void *vctx, struct xt_host *h, struct xt_plane *p, struct 
 			/* What the sink made of its ranges, as it was decoded
 			 * (analysis_keep_none: with sink_markers). */
 			overview_take_comp(lp, l, sunk);
-			if (role == LROLE_HOST)
-				overview_take_work(lp, l, sunk);
-		} else if (role == LROLE_HOST_PY && sunk && sunk->nparts) {
-			overview_take_comp(lp, l, sunk);
+			overview_take_work(lp, l, sunk);
 		} else {
 			overview_line_host(lp, p, l);
 		}
@@ -597,8 +588,8 @@ struct analysis_ctx *analysis_new(void)
 
 /* xplane_load_opts.line_keep: a host thread's line keeps no events when
  * its analyses need them only while it is decoded: its markers, memory
- * events and compilations go to the sink, and its work (not on the
- * Python tracer's line) is made of each range as it is decoded. */
+ * events and compilations go to the sink, and its work (not its Python
+ * frames) is made of each range as it is decoded. */
 static int line_keep(void *vctx, const struct xt_host *h, const struct xt_plane *p,
 		     const char *name, size_t n)
 {
@@ -608,8 +599,9 @@ static int line_keep(void *vctx, const struct xt_host *h, const struct xt_plane 
 	(void)h;
 	if (!pc || pc->role != ROLE_HOST || !pc->sink_markers || !p->sink_meta)
 		return XT_KEEP_ALL;
-	/* by the name the line gives first (line_role_of: the one it ends with) */
-	return host_line_role(name, n) == LROLE_HOST_PY ? XT_KEEP_NONE : XT_KEEP_NONE_RANGES;
+	(void)name;
+	(void)n;
+	return XT_KEEP_NONE_RANGES;
 }
 
 void analysis_keep_none(struct analysis_ctx *ctx, struct xplane_load_opts *opts)

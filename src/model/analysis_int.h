@@ -35,7 +35,6 @@ enum line_role {
 	LROLE_STREAM,     /* a non-derived line of a GPU device */
 	LROLE_STEPS,      /* "Steps" on a device */
 	LROLE_HOST,       /* a thread line of /host:CPU */
-	LROLE_HOST_PY,    /* the Python tracer line of /host:CPU */
 	LROLE_ASYNC,      /* "Async XLA Ops" on an XLA device: start-to-done spans */
 	LROLE_MODULES,    /* "XLA Modules" on an XLA device: program runs */
 };
@@ -78,6 +77,7 @@ struct emeta_info {
 	uint8_t name_flags;         /* device planes: op_name_flags(name) */
 	uint8_t blit;               /* device planes: a HIP blit copy kernel (an_copies.c) */
 	uint8_t copy_cls;           /* host planes: the EVC_* a copy call moves, else 0 */
+	uint8_t py_frame;           /* host planes: a Python tracer frame ("$file:line f") */
 	struct marker_keys mk;      /* from a TraceMe-encoded name, then metadata stats */
 };
 

@@ -51,6 +51,10 @@ enum {
 	XT_KEEP_NONE_RANGES = 3, /* none, and the sink's range() sees them */
 };
 #define XT_KEEP_RANGES_BIT 2
+/* A bit of xt_plane.sink_meta: range() does not see these events (the
+ * Python tracer's frames, tens of millions on a line: filtered as they are
+ * decoded, not by a call each); the other bits say whether event() does. */
+#define XT_SINK_NO_RANGE 0x80
 
 /* A timed event of a range (not aggregated, lasting), for range(). */
 struct xt_sink_rev {

@@ -172,7 +172,8 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 				x->off = blk_put(&o->blk, (first + n) & (XT_BLOCK - 1), (int64_t)d.off);
 			}
 			mi = trace_emeta_lookup(p, (int64_t)d.mid);
-			if (o->part && (p->sink_meta[mi] || d.watched) && !d.agg) {
+			if (o->part && ((p->sink_meta[mi] & ~XT_SINK_NO_RANGE) || d.watched) &&
+			    !d.agg) {
 				struct xt_sink_ev se = { first + n,	  mi,	  d.watched, (int64_t)d.off,
 							 (int64_t)d.dur, eb,	  en,	     d.key,
 							 d.kn < 0 ? -1 : 4 + d.kn, d.corr };
@@ -186,7 +187,8 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 
 					fin_top_event(o->fo.tops, dp < XT_EV_DEPTH_MAX ? dp : XT_EV_DEPTH_MAX,
 						      (int64_t)d.off, (int64_t)d.dur);
-					if (ranges && (int64_t)d.dur > 0) {
+					if (ranges && (int64_t)d.dur > 0 &&
+					    !(p->sink_meta[mi] & XT_SINK_NO_RANGE)) {
 						v[nv++] = (struct xt_sink_rev){ first + n, mi, (int64_t)d.off,
 										(int64_t)d.dur };
 						if (nv == sizeof(v) / sizeof(v[0])) {

@@ -208,9 +208,9 @@ struct xt_plane {
 	int64_t watch_ids[XT_WATCH_MAX];
 	uint8_t nwatch_ids;
 	uint8_t watch_on;            /* 0: nothing watched, events are never marked */
-	/* [emeta index] nonzero: the load's event sink (ev_sink.h) sees these
-	 * events (and those carrying a watched stat) as they are decoded. Set
-	 * and owned by a plane hook; NULL: none. */
+	/* [emeta index] nonzero but for XT_SINK_NO_RANGE: the load's event
+	 * sink (ev_sink.h) sees these events (and those carrying a watched
+	 * stat) as they are decoded. Set and owned by a plane hook; NULL: none. */
 	const uint8_t *sink_meta;
 	/* [stat metadata id < XT_KEY_IDS] XT_KEY_STAT: the reader copies the stat
 	 * into the event's key for the sink (xt_sink_ev.key), XT_KEY_CORR: it

@@ -82,7 +82,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       marker's, the activity of every device and host.
   C14 Host compute: every event of /host:CPU that is not a host step marker
       (by the marker predicate, whether or not host markers are in use) and
-      not on a line named exactly `python`; markers are removed *before*
+      not a Python tracer frame (its metadata name starts with `$`, on
+      whatever line); markers are removed *before*
       depth is taken, which makes "depth 0" equal to "all remaining events"
       (they are all the same category, so only the union counts).
   C15 Memory: events processed per allocator sorted by (time, host order,
@@ -1671,8 +1672,8 @@ def analyse(hosts, origin):
                         if mk is not None:
                             host_markers.append((mk, ev.start, ev.end, None))
                         continue  # CHOICE C14: markers never count as host compute
-                    if line.name == 'python':
-                        continue
+                    if ev.name.startswith('$'):
+                        continue  # C14: a Python tracer frame
                     if ev.dur > 0:
                         activity.append((ev.start, ev.end, HOST_COMPUTE, ('host', h.index)))
                         host_busy.setdefault(h.index, []).append((ev.start, ev.end))
