@@ -200,7 +200,11 @@ static void ops_json(struct strbuf *o, const struct xt_analysis *a, const struct
 			jstr(o, r->host_copy == XT_HOST_COPY_IN ? "to_device" : "to_host");
 		else
 			strbuf_puts(o, "null");
-		strbuf_addf(o, ",\"rate_ps\":%" PRId64, r->rate_ps);
+		/* No time measured (an async done, a start without spans): null. */
+		if (r->rate_ps > 0)
+			strbuf_addf(o, ",\"rate_ps\":%" PRId64, r->rate_ps);
+		else
+			strbuf_puts(o, ",\"rate_ps\":null");
 		jopt(o, "flops_per_s", r->flops_per_s);
 		jopt(o, "bytes_per_s", r->bytes_per_s);
 		jopt(o, "hbm_bytes_per_s", r->hbm_bytes_per_s);

@@ -455,6 +455,10 @@ if have_fixtures; then
 	jcheck "TPU host offload: copy-dones have no arithmetic intensity" "$TMP/tpu.json" \
 		"[o['arithmetic_intensity'] for o in d['ops'] if o['name'].startswith('copy-done')]
 		 == [None] * 6"
+	# A done measures no time: rate_ps is null, not 0.
+	jcheck "TPU host offload: a copy-done's rate_ps is null, a copy-start's its spans" "$TMP/tpu.json" \
+		"[o['rate_ps'] for o in d['ops'] if o['name'].startswith('copy-done')] == [None] * 6
+		 and all(o['rate_ps'] > 0 for o in d['ops'] if o['name'].startswith('copy-start'))"
 	# Which way each copy moves, from its HLO: copy-start, .2 and .4 read
 	# a parameter from host memory (prefetches), .1, .3 and .5 write a
 	# fusion's result there (offloads); a done goes the way of its start.

@@ -1746,7 +1746,7 @@ def op_row(a, plane_info, self_total):
          'flops': a.flops if has_f else None,
          'bytes_accessed': a.bytes if has_b else None,
          'hbm_bytes': a.hbm if has_b else None,
-         'async': a.async_, 'host_copy': a.host_copy, 'rate_ps': ps,
+         'async': a.async_, 'host_copy': a.host_copy, 'rate_ps': ps if ps > 0 else None,
          'kernels': sorted(({'name': k, 'occurrences': v[0], 'total_ps': v[1]}
                             for k, v in a.kernels.items()),
                            key=lambda k: (-k['total_ps'], k['name']))}
