@@ -44,6 +44,30 @@ static void put_line(struct strbuf *o, int width, const char *fmt, ...)
 	strbuf_add(o, "\n", 1);
 }
 
+/* Appends "      FIGURE  TEXT": the figure whole, the text elided into what
+ * the width leaves (left out when that is under four columns). A line
+ * elided whole cut the figure: "3.74..rofile or without an event". */
+static void put_fig(struct strbuf *o, int width, const char *fig, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void put_fig(struct strbuf *o, int width, const char *fig, const char *fmt, ...)
+{
+	char text[4096], out[4096], head[64];
+	int room;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	snprintf(head, sizeof(head), "      %10s", fig);
+	room = width ? width - tt_cols(head) - 2 : 0;
+	strbuf_puts(o, head);
+	if (!width || room >= 4) {
+		strbuf_puts(o, "  ");
+		strbuf_puts(o, tt_elide(out, sizeof(out), text, room));
+	}
+	strbuf_add(o, "\n", 1);
+}
+
 /* Appends a sentence wrapped at the width, its continuation lines indented
  * two past its own indent: prose with figures in it, which eliding would
  * cut ("1 host, 11 planes, ..ines"). */
@@ -393,8 +417,8 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 			snprintf(what, len, "%s%s%s", la->op[0] ? la->op : "-", la->shape[0] ? " " : "",
 				 la->shape);
 			room = width ? width - tt_cols(head) : 0;
-			if (width && room <= 8) { /* too narrow: the whole line elided */
-				put_line(o, width, "%s%s", head, what);
+			if (width && room <= 8) { /* too narrow: the figure and the op */
+				put_fig(o, width, x1, "%s", what);
 			} else {
 				strbuf_puts(o, head);
 				strbuf_puts(o, tt_elide(cut, len, what, room));
@@ -405,16 +429,18 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 			listed -= m->live[k].bytes;
 		}
 		if (m->nlive_total > k)
-			put_line(o, width, "      %10s  %zu other live allocation%s",
-				 fmt_bytes(x1, sizeof(x1), (double)(listed + m->live_other_bytes)),
-				 m->nlive_total - k, m->nlive_total - k == 1 ? "" : "s");
+			put_fig(o, width,
+				fmt_bytes(x1, sizeof(x1), (double)(listed + m->live_other_bytes)),
+				"%zu other live allocation%s", m->nlive_total - k,
+				m->nlive_total - k == 1 ? "" : "s");
 		if (m->reserved_bytes)
-			put_line(o, width, "      %10s  reserved (program stacks, not allocations)",
-				 fmt_bytes(x1, sizeof(x1), (double)m->reserved_bytes));
+			put_fig(o, width, fmt_bytes(x1, sizeof(x1), (double)m->reserved_bytes),
+				"reserved (program stacks, not allocations)");
 		if (m->unattributed_bytes - m->reserved_bytes)
-			put_line(o, width, "      %10s  allocated before the profile or without an event",
-				 fmt_bytes(x1, sizeof(x1),
-					   (double)(m->unattributed_bytes - m->reserved_bytes)));
+			put_fig(o, width,
+				fmt_bytes(x1, sizeof(x1),
+					  (double)(m->unattributed_bytes - m->reserved_bytes)),
+				"allocated before the profile or without an event");
 		if (m->allocator_lifetime_peak < m->peak_bytes)
 			put_text(o, width, "      lifetime >= this peak; the allocator's own (allocations "
 					   "only): %s",

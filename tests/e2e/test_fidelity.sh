@@ -503,6 +503,20 @@ if have_fixtures; then
 		fail "report, op columns at 80" "$(sed -n '/^Op profile/,/^\$/p' "$TMP/g80.txt" | head -4 | tr '\n' '|')"
 	fi
 fi
+# At 40 columns a memory row's figure stays whole and its text gives way
+# ("3.74..rofile or without an event" cut the figure).
+if have_fixtures; then
+	COLUMNS=40 $XTOP report "$FIX/tf-gpu-v100-2host" >"$TMP/v40.txt" 2>&1
+	sed -n '/^Memory/,/^GPU kernels/p' "$TMP/v40.txt" | grep '^      ' >"$TMP/v40m.txt"
+	if [ -s "$TMP/v40m.txt" ] &&
+		! grep -Eq '^ +[0-9.]+\.\.' "$TMP/v40m.txt" &&
+		grep -Eq '^ +3\.74 GiB  alloca' "$TMP/v40m.txt" &&
+		grep -Eq '^ +3\.00 KiB  replic' "$TMP/v40m.txt"; then
+		ok "report at 40 columns: memory figures whole, their text elided"
+	else
+		fail "report, memory at 40" "$(head -4 "$TMP/v40m.txt" | tr '\n' '|')"
+	fi
+fi
 # One op name in eight programs is eight kernel rows, as it is eight ops:
 # the MI300X elementwise profile's loop_convert_fusion (84 % of its device
 # time) was two rows (two grids), one of 35 launches, which no op-profile
