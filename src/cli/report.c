@@ -615,10 +615,20 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		int room;
 
 		snprintf(head, sizeof(head), "  host %s: ", host->name);
-		snprintf(tail, sizeof(tail), " (%s%s), %s event%s",
-			 fmt_bytes(b1, sizeof(b1), (double)host->src.file_xspace),
-			 host->src.gzipped ? ", gzip" : "", fmt_count(b2, sizeof(b2), host->nev),
-			 host->nev == 1 ? "" : "s");
+		/* A gzip'd file's size on disk first, as --list gives it, then
+		 * the XSpace it holds. */
+		if (host->src.gzipped) {
+			char b3[32];
+
+			snprintf(tail, sizeof(tail), " (%s gzip, %s XSpace), %s event%s",
+				 fmt_bytes(b3, sizeof(b3), (double)host->src.file_size),
+				 fmt_bytes(b1, sizeof(b1), (double)host->src.file_xspace),
+				 fmt_count(b2, sizeof(b2), host->nev), host->nev == 1 ? "" : "s");
+		} else {
+			snprintf(tail, sizeof(tail), " (%s), %s event%s",
+				 fmt_bytes(b1, sizeof(b1), (double)host->src.file_xspace),
+				 fmt_count(b2, sizeof(b2), host->nev), host->nev == 1 ? "" : "s");
+		}
 		/* The path gives way first: its file name is its tail; with less
 		 * than a dozen columns for it, it goes, and the host's name (what
 		 * tells the hosts apart) wraps whole. */

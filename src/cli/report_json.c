@@ -84,8 +84,11 @@ static void hosts_json(struct strbuf *o, const struct xt_trace *t)
 		strbuf_puts(o, h ? ",{" : "{");
 		jfield(o, "name", host->name, 1);
 		jfield(o, "file", host->path, 0);
-		strbuf_addf(o, ",\"bytes\":%zu,\"gzip\":%s,\"events\":%zu,\"profile_start_ns\":",
-			    host->src.file_xspace, host->src.gzipped ? "true" : "false", host->nev);
+		strbuf_addf(o,
+			    ",\"bytes\":%zu,\"file_bytes\":%zu,\"gzip\":%s,\"events\":%zu,"
+			    "\"profile_start_ns\":",
+			    host->src.file_xspace, host->src.file_size,
+			    host->src.gzipped ? "true" : "false", host->nev);
 		if (host->profile_start_ns)
 			strbuf_addf(o, "%" PRIu64, host->profile_start_ns);
 		else

@@ -30,11 +30,18 @@ import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for d in (a, b):
     for h in d["hosts"]:
-        for k in ("file", "gzip", "bytes"):
+        for k in ("file", "gzip", "bytes", "file_bytes"):
             h.pop(k, None)
 sys.exit(0 if a == b else 1)
 PYEOF
 	ok "gzip input reports exactly what the plain file does"
+	# Its size on disk and the XSpace's, both said.
+	if [ "$($PY -c 'import json, sys; h = json.load(sys.stdin)["hosts"][0]; print(h["file_bytes"] < h["bytes"], h["gzip"])' <"$TMP/tz.json")" = "True True" ] &&
+		$XTOP report "$TMP/t.xplane.pb.gz" | grep -Eq "^  host t: .*\([0-9.]+ [KM]iB gzip, [0-9.]+ [KM]iB XSpace\)"; then
+		ok "gzip input: the host line and JSON give the file's size and the XSpace's"
+	else
+		fail "gzip input: sizes" "$($XTOP report "$TMP/t.xplane.pb.gz" | grep '^  host')"
+	fi
 else
 	fail "gzip input" "reports differ"
 fi
