@@ -704,10 +704,11 @@ static void find_copies_in_steps(struct fctx *f, int way)
 	if (n)
 		ftext(f, x,
 		      "%s copies take %.1f%% of the step time (%s over %zu steps), the device "
-		      "waiting on %zu host offload%s %s host memory (%s%s): the host link bounds "
-		      "them; keep more in device memory or overlap more work with each copy",
+		      "waiting on %zu %s%s %s host memory (host offload: %s%s): the host link "
+		      "bounds them; keep more in device memory or overlap more work with each copy",
 		      to_dev ? "host-to-device" : "device-to-host", pct, b1, f->a->nsteps, n,
-		      n == 1 ? "" : "s", to_dev ? "from" : "to", op->name, n > 1 ? ", ..." : "");
+		      to_dev ? "prefetch" : "offload", n == 1 ? "" : (to_dev ? "es" : "s"),
+		      to_dev ? "from" : "to", op->name, n > 1 ? ", ..." : "");
 	else if (to_dev)
 		ftext(f, x,
 		      "host-to-device copies take %.1f%% of the step time (%s over %zu steps): "
