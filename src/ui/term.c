@@ -88,6 +88,9 @@ int term_init_headless(int rows, int cols)
 	return 0;
 }
 
+/* Colour pairs of a palette colour on itself (term_put_cells). */
+#define SOLID0 (ROLE_EV0 + TERM_NEV)
+
 static void term_setup(void)
 {
 	term_up = 1;
@@ -146,10 +149,14 @@ static void term_setup(void)
 		init_pair(ROLE_DENSE, term.colors == 256 ? 245 : COLOR_WHITE, -1);
 		init_pair(ROLE_MATCH, COLOR_BLACK, COLOR_MAGENTA);
 		init_pair(ROLE_BAR, term.colors == 256 ? ev256[0] : COLOR_CYAN, -1);
-		for (i = 0; i < TERM_NEV; i++)
+		for (i = 0; i < TERM_NEV; i++) {
+			short bg = term.colors == 256 ? ev256[i] : ev8[i];
+
 			init_pair((short)(ROLE_EV0 + i),
 				  term.colors != 256 && ev8[i] == COLOR_BLUE ? COLOR_WHITE : COLOR_BLACK,
-				  term.colors == 256 ? ev256[i] : ev8[i]);
+				  bg);
+			init_pair((short)(SOLID0 + i), bg, bg); /* term_put_cells */
+		}
 	}
 }
 
@@ -193,6 +200,21 @@ void term_put_cells(int y, int x, const struct cellrow *r)
 		const struct cell *c = &r->c[k];
 		int attr = term_attr((enum term_role)c->role) | (c->flags & CELL_BOLD ? A_BOLD : 0);
 
+		/* A blank in a palette colour (a bar, a chart, an event's box)
+		 * is drawn as a mark in its own background colour, not as a
+		 * blank: ncurses leaves runs of coloured blanks to the
+		 * terminal's erase in that colour (bce, EL and ECH), which tmux
+		 * 3.3 under TERM=xterm-256color does in the default colour.
+		 * The steps' bars lost their end (the TPU's H2D, half of each
+		 * step) and the memory chart was blank. */
+		if (term.colors && (!c->len || (c->len == 1 && c->ch[0] == ' ')) &&
+		    c->role >= ROLE_EV0 && c->role < ROLE_EV0 + TERM_NEV) {
+			attr = COLOR_PAIR(SOLID0 + c->role - ROLE_EV0);
+			attron(attr);
+			addch('#');
+			attroff(attr);
+			continue;
+		}
 		attron(attr);
 		if (c->len > 1 && term.ascii)
 			addch('?');

@@ -863,6 +863,17 @@ check "steps legend at 60 columns: every category, in short words" \
 	'line 2 | grep -q "^ legend:   comp   d2h   coll   h2d   host   idle *$"' "legend cut" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# Under TERM=xterm-256color, which claims back colour erase, tmux erased a
+# bar's trailing run of coloured blanks in the default colour: the TPU's
+# H2D (colour 216), half of every step, was missing. Its cells are drawn.
+if have_fixtures; then
+	ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=xterm-256color XTOP_VIEW=steps"
+	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	check "xterm-256color in tmux: the steps' bars keep their last colour" \
+		'cap -e -N; grep -F "913.7 ms" "$TMP/screen" | grep -q "48;5;216m#"' "H2D erased" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+fi
 ENVV=$ENVV_SAVE
 # The memory view's peak split is whole at 40 columns: its terms add up to
 # the peak only when none is cut (unattributed was).
