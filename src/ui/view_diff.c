@@ -282,17 +282,36 @@ static void diff_draw(struct app *a, int y, int h)
 	if (sel >= 0) {
 		const struct xt_cmp_op *o = &c->ops[sel];
 
-		snprintf(line, sizeof(line), " %s: matched %s%s%s", o->name, xt_match_names[o->match],
-			 o->match == XT_MATCH_IDENTITY ? " (program and name without numeric suffixes, "
-							 "and category " :
-							 "",
-			 o->match == XT_MATCH_IDENTITY ? o->category : "");
-		if (o->match == XT_MATCH_IDENTITY)
-			strncat(line, ")", sizeof(line) - strlen(line) - 1);
+		/* BASE's op first, whole where it can be: the row's label gives
+		 * it way when narrow (compare_op_label_fit). */
+		switch (o->match) {
+		case XT_MATCH_EXACT:
+			snprintf(line, sizeof(line), " %s: the same op in BASE", o->name);
+			break;
+		case XT_MATCH_IDENTITY:
+			snprintf(line, sizeof(line),
+				 " %s: was %s in BASE (renumbered: the same program, name but for "
+				 "its numbers, and category %s)",
+				 o->name, o->base_name, o->category);
+			break;
+		case XT_MATCH_WORK:
+			snprintf(line, sizeof(line),
+				 " %s: was %s in BASE (implemented another way: the same program "
+				 "and FLOPs and bytes a run)",
+				 o->name, o->base_name);
+			break;
+		case XT_MATCH_ADDED:
+			snprintf(line, sizeof(line), " %s: only in NEW", o->name);
+			break;
+		default:
+			snprintf(line, sizeof(line), " %s: only in BASE", o->name);
+			break;
+		}
 		if (o->work_differs) /* the gist first: the row's why */
-			snprintf(line, sizeof(line), " %s: matched %s, but does other work (FLOPs or "
-				 "bytes a run differ by more than 1%%): another instruction, or new "
-				 "shapes", o->name, xt_match_names[o->match]);
+			snprintf(line, sizeof(line), " %s%s%s: does other work (FLOPs or bytes a run "
+				 "differ by more than 1%%): another instruction, or new shapes", o->name,
+				 strcmp(o->name, o->base_name) ? ", was " : "",
+				 strcmp(o->name, o->base_name) ? o->base_name : "");
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
 	} else {
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM),

@@ -70,6 +70,16 @@ check "diff view at 80 columns: a renamed op's new name whole, the old one givin
 	 grep -q " work  *gemm_fusion_dot.64 *\$" "$TMP/screen" && ! has "…was "' "names cut" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# A rename the row has no room to show is in the footer: the scan's top
+# row, gemm_fusion_dot.2, was a cuBLAS call in BASE.
+start 80 24 "$XTOP" --diff tests/fixtures/h100/jax-h100-scan-nocb.xplane.pb.gz \
+	tests/fixtures/h100/jax-h100-scan-cb.xplane.pb.gz
+wait_for "[diff]" >/dev/null
+check "diff view: the footer names BASE's op of a renamed row" \
+	'bottom_1=$(line $((H - 1))); echo "$bottom_1" | grep -q "^ gemm_fusion_dot.2: was custom-call.1 in BASE (implemented another way"' \
+	"not named" 5
+keys q
+wait_for "EXIT=" >/dev/null
 # Steps of two kinds (the runs of jit_dot against those of jit_matmul):
 # their times are not compared, and the view says so, whole, when narrow.
 if have_fixtures; then
