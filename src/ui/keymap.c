@@ -79,7 +79,8 @@ const struct key_binding key_bindings[] = {
 	/* overview */
 	{ '\n', SCOPE_OVERVIEW, ACT_ENTER, "Enter",
 	  "follow the row: a device, or a finding naming one, to its longest gap; an op, or a "
-	  "finding naming one, to its op profile row; the H2D finding to the steps", "Go" },
+	  "finding naming one, to its op profile row; the H2D and D2H findings to the steps",
+	  "Go" },
 	{ KEY_ENTER, SCOPE_OVERVIEW, ACT_ENTER, "Enter", NULL, NULL },
 	{ '\r', SCOPE_OVERVIEW, ACT_ENTER, "Enter", NULL, NULL },
 	/* tables */

@@ -408,10 +408,12 @@ static unsigned follow(struct app *a, const struct ov_line *l)
 		f = &a->an->overview.findings[l->idx];
 		if ((d = device_named(a, f))) {
 			app_goto_gap(a, d);
+		} else if (!strcmp(f->id, "h2d_in_steps") || !strcmp(f->id, "d2h_in_steps")) {
+			/* Their figures are the steps' (the op they may name is
+			 * one of the host offloads behind them). */
+			a->view = VIEW_STEPS;
 		} else if ((op = op_named(a, f)) >= 0) {
 			view_ops_focus(a, op);
-		} else if (!strcmp(f->id, "h2d_in_steps") || !strcmp(f->id, "d2h_in_steps")) {
-			a->view = VIEW_STEPS;
 		} else {
 			app_status(a, 0, "%s: the numbers are in the finding (/ searches the timeline)",
 				   f->id);

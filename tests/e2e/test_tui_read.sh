@@ -863,6 +863,17 @@ check "steps legend at 60 columns: every category, in short words" \
 	'line 2 | grep -q "^ legend:   comp   d2h   coll   h2d   host   idle *$"' "legend cut" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# Enter on a copies finding opens the steps, whose figures it quotes (it
+# opened the op profile at the host offload it names), as help says.
+if have_fixtures; then
+	ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen-256color XTOP_VIEW=overview"
+	start 80 40 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[overview]" >/dev/null
+	keys End Up Enter
+	check "overview: Enter on the D2H finding opens the steps" 'has "[steps]"' "elsewhere" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+fi
 # Under TERM=xterm-256color, which claims back colour erase, tmux erased a
 # bar's trailing run of coloured blanks in the default colour: the TPU's
 # H2D (colour 216), half of every step, was missing. Its cells are drawn.
