@@ -574,6 +574,21 @@ static void ftext(struct fctx *f, struct xt_finding *x, const char *fmt, ...)
 	x->text = arena_strndup(&f->a->arena, buf, strlen(buf));
 }
 
+/* A device as a finding's text names it: with its host where devices of
+ * several hosts share names (two hosts' /device:GPU:6). */
+static const char *dev_label(const struct xt_analysis *a, const struct xt_device_row *d, char *buf,
+			     size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < a->ndevices; i++)
+		if (strcmp(a->devices[i].host, d->host)) {
+			snprintf(buf, n, "%s %s", d->host, d->name);
+			return buf;
+		}
+	return d->name;
+}
+
 static void find_launch_bound(struct fctx *f)
 {
 	size_t i;
@@ -584,7 +599,7 @@ static void find_launch_bound(struct fctx *f)
 		 * its kernels as one graph. */
 		uint64_t small = d->small_kernels - d->small_kernels_cb;
 		struct xt_finding *x;
-		char b1[32], cb[64] = "";
+		char b1[32], cb[64] = "", lb[512];
 
 		/* Thresholds in integers: idle >= 20 % of the span exactly, not as
 		 * rounded by idle_percent. */
@@ -607,7 +622,7 @@ static void find_launch_bound(struct fctx *f)
 		      "launched one by one (%llu under 10 us, %s in all%s) while the device is idle "
 		      "%.1f%% of the time: launch overhead, not the GPU, sets the pace (fuse ops, "
 		      "%s, raise the batch size)",
-		      d->name, 100.0 * (double)small / (double)d->kernels,
+		      dev_label(f->a, d, lb, sizeof(lb)), 100.0 * (double)small / (double)d->kernels,
 		      (unsigned long long)d->kernels, (unsigned long long)d->small_kernels,
 		      fmt_ps(b1, sizeof(b1), d->small_kernel_ps), cb, d->idle_percent,
 		      d->small_kernels_cb ? "put more of the program in command buffers"
@@ -620,7 +635,7 @@ static void find_idle_gaps(struct fctx *f)
 {
 	const struct xt_device_row *best = NULL;
 	struct xt_finding *x;
-	char b1[32], b2[32], b3[32], b4[32];
+	char b1[32], b2[32], b3[32], b4[32], lb[512];
 	size_t i;
 
 	/* A GPU that ran no kernel (the MI300X conv profile's GPU:0 only
@@ -651,7 +666,8 @@ static void find_idle_gaps(struct fctx *f)
 	ftext(f, x,
 	      "%s is idle %.1f%% of its span (%s); the longest gap is %s at %s, %llu gaps last "
 	      "1 ms or more, and the host was working during %s of the idle time",
-	      best->name, best->idle_percent, fmt_ps(b1, sizeof(b1), best->span_ps - best->busy_ps),
+	      dev_label(f->a, best, lb, sizeof(lb)), best->idle_percent,
+	      fmt_ps(b1, sizeof(b1), best->span_ps - best->busy_ps),
 	      fmt_ps(b2, sizeof(b2), best->longest_gap_ps),
 	      fmt_ps(b3, sizeof(b3), best->longest_gap_start_ps - f->a->origin_ps),
 	      (unsigned long long)best->gaps_over_1ms, fmt_ps(b4, sizeof(b4), best->host_bound_ps));
