@@ -265,6 +265,41 @@ static size_t stem_len(const char *s)
 	}
 }
 
+/* The tail of an elided text (after its first mark) without its instance
+ * number: its n bytes at *t. */
+static void tail_of(const char *out, const char *mark, const char **t, size_t *n)
+{
+	const char *m = strstr(out, mark);
+
+	*t = m ? m + strlen(mark) : out;
+	*n = stem_len(*t);
+}
+
+/* Whether text ii's tail reads like that of a text of another kind in its
+ * group key[g0..g1) but for a letter or two next to the mark ("e_slice_"
+ * and "c_slice_"): its kind is not to be told there. Tails that differ
+ * further ("p_convert_fusion", "ut_reduce_fusion") tell it already. */
+static int tail_alike(char *const *out, const char *const *stem, const struct apart_key *key,
+		      size_t g0, size_t g1, size_t ii, const char *mark)
+{
+	const char *a, *b;
+	size_t na, nb, j, c;
+
+	tail_of(out[ii], mark, &a, &na);
+	for (j = g0; j < g1; j++) {
+		size_t jj = key[j].i;
+
+		if (jj == ii || !strcmp(stem[jj], stem[ii]))
+			continue;
+		tail_of(out[jj], mark, &b, &nb);
+		for (c = 0; c < na && c < nb && a[na - 1 - c] == b[nb - 1 - c]; c++)
+			;
+		if (c + 2 >= na && c + 2 >= nb)
+			return 1;
+	}
+	return 0;
+}
+
 /* Column c added to the ascending list v of nc (at most APART_WIN) when it
  * lies past the head (the plain elision shows what is before) and is not
  * there yet; returns the new count. */
@@ -312,18 +347,21 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 		ncols[i] = 0;
 	}
 	/*
-	 * Pass -1, the kind: texts whose plain elisions read alike but for
-	 * their instance numbers, and whose kinds differ, each show where
-	 * its kind differs from the kinds most like it.
-	 * ("loop_dy…slice_fusion.6" and "…fusion.4" hid which of them
-	 * updates a slice: "loop_dy…ic_update…on.6"). The groups and
-	 * differences are of stems (stem_len), copied into STEM.
+	 * Pass -1, the kind: texts whose plain elisions share their head,
+	 * and whose kinds differ, each show where its kind differs from the
+	 * kinds most like it, when the plain elision hides that place
+	 * ("loop_dy…slice_fusion.6" beside "…fusion.4", or at 23 columns
+	 * "loop_dy…e_slice_fusion.3" beside "loop_dy…c_slice_fusion.4", hid
+	 * which of them updates a slice: "loop_dy…ic_update…on.6"). The
+	 * groups are of heads, the differences of stems (stem_len).
 	 */
 	stems = calloc(2 * k, sizeof(*stems));
 	if (!stems)
 		goto out;
 	for (i = 0; i < k; i++) {
-		stems[i] = strndup(out[i], stem_len(out[i]));
+		const char *m = strstr(out[i], mark);
+
+		stems[i] = strndup(out[i], m ? (size_t)(m - out[i]) : strlen(out[i]));
 		stems[k + i] = strndup(s[i], stem_len(s[i]));
 		if (!stems[i] || !stems[k + i])
 			goto out;
@@ -360,6 +398,15 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 
 				if (early[ii] == SIZE_MAX)
 					continue; /* the same text (kind) reads the same */
+				if (pass < 0) {
+					/* Only where the plain elision hides it: a
+					 * place its tail shows tells already. */
+					int len = utf8_width(s[ii]), lc = col_of(s[ii], late[ii]);
+
+					if (len <= w || lc >= len - (w - mw - head) ||
+					    !tail_alike(out, (const char *const *)stems + k, key, g0, g1, ii, mark))
+						continue;
+				}
 				/* What the last pass showed, and one place more. */
 				memcpy(c, cols[ii], (size_t)nc * sizeof(*c));
 				if (pass == 1 && !nc) /* pass 0 found no room */

@@ -864,6 +864,18 @@ check "steps legend at 60 columns: every category, in short words" \
 	'line 2 | grep -q "^ legend:   comp   d2h   coll   h2d   host   idle *$"' "legend cut" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# At 80 columns the scan's dynamic update slices say so: their plain
+# elisions ("loop_dy…e_slice_fusion.3" beside a dynamic slice's
+# "loop_dy…c_slice_fusion.4") differed by a letter.
+ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen-256color XTOP_VIEW=timeline"
+start 80 24 "$XTOP" "$H100/jax-h100-scan-nocb.xplane.pb.gz"
+wait_for "[timeline]" >/dev/null
+keys 3
+check "ops at 80 columns: a dynamic update slice's row says update" \
+	'[ "$(grep -c "loop_dy…ic_update_…ion\.[0-9]" "$TMP/screen")" -ge 4 ] &&
+	 grep -q "loop_dy…c_slice_fusion.4" "$TMP/screen"' "kinds hidden" 5
+keys q
+wait_for "EXIT=" >/dev/null
 # Enter on a copies finding opens the steps, whose figures it quotes (it
 # opened the op profile at the host offload it names), as help says.
 if have_fixtures; then

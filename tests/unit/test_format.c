@@ -460,8 +460,11 @@ static void test_elide_apart(void **state)
 /* Names alike at both ends but for their instance numbers, of two kinds
  * (the H100 scan's dynamic slices and dynamic update slices): at 21
  * columns every one read "loop_dy~slice_fusion.N", unique by its number
- * but hiding its kind. Each now shows where its kind differs; two of one
- * kind differ by their numbers, as before. */
+ * but hiding its kind. Where the plain elision hides where a kind differs,
+ * it now shows it; two of one kind differ by their numbers, as before.
+ * At 23 columns too (in the viewer, where the column's width made the
+ * plain elisions differ by a letter, "…c_slice_" and "…e_slice_"), the
+ * update ones say "update". */
 static void test_elide_apart_kinds(void **state)
 {
 	static const char *const names[] = {
@@ -486,10 +489,19 @@ static void test_elide_apart_kinds(void **state)
 			assert_non_null(strstr(out[i], i % 2 ? "slice" : "update"));
 	}
 	assert_string_equal(out[0], "loop_d~ic_update~on.6");
-	assert_string_equal(out[1], "loop_d~ic_slice_~on.4");
+	/* A slice's tail shows where it differs (its "slice" after "dynamic_"):
+	 * it keeps its plain elision. */
+	assert_string_equal(out[1], "loop_d~slice_fusion.4");
 	/* Names that fit, and kinds that differ before the head ends, stay. */
 	assert_string_equal(out[5], "loop_add_fusion.1");
 	assert_string_equal(out[6], "loop_add_fusion.12");
+	for (i = 0; i < K; i++)
+		utf8_elide(out[i], N, names[i], 23, "~");
+	assert_string_equal(out[2], "loop_dy~_slice_fusion.3");
+	utf8_elide_apart(out, N, names, K, 23, "~");
+	for (i = 0; i < 5; i += 2)
+		assert_non_null(strstr(out[i], "update"));
+	assert_string_equal(out[1], "loop_dy~_slice_fusion.4");
 }
 
 /* A valid UTF-8 string: every sequence whole. */
