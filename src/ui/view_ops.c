@@ -569,7 +569,10 @@ static void ops_draw(struct app *a, int y, int h)
 		describe(a, &rows[a->ops.sel], line, sizeof(line));
 	else
 		line[0] = '\0';
-	if (line[0])
+	if (line[0] && utf8_width(line) > a->cols && vis + 1 < (size_t)(h > 3 ? h - 3 : 0))
+		/* A row left under the list: the note wraps over two. */
+		ui_put_wrap(y + h - 3, a->cols, 2, term_attr(ROLE_TEXT), line, 1);
+	else if (line[0])
 		ui_put_wrap(y + h - 2, a->cols, 1, term_attr(ROLE_TEXT), line, 0);
 	else
 		ui_put(y + h - 2, 0, a->cols, term_attr(ROLE_TEXT), "", 1);

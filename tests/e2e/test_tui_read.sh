@@ -242,7 +242,7 @@ if have_fixtures; then
 		'has "5 shown of 5 ops" && has "launches"' "rows counted as ops" 5
 	keys Down
 	check "op profile: a kernel row's figures before its name" \
-		'line $((H - 2)) | grep -Eq "^ [0-9,]+ launches, [0-9.]+ [mnu]?s: kernel "' "figures cut" 5
+		'{ line $((H - 3)); line $((H - 2)); } | grep -Eq "^ [0-9,]+ launches, [0-9.]+ [mnu]?s: kernel( |$)"' "figures cut" 5
 	keys 8
 	check "diff at 80x24: how to compare, whole" \
 		'has "[diff]" && ! unit_split && joined | grep -qF "nothing to compare: one profile is open (xtop --diff BASE NEW, or capture another)"' \
@@ -292,8 +292,10 @@ if have_fixtures; then
 	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
 	wait_for "[timeline]" >/dev/null
 	keys 3
-	check "op profile at 80x24: a cut footer ends in a mark, a host offload's way told first" \
-		'line $((H - 2)) | grep -q "^ copy-done.2 in jit_f; host offload from host memory (H2D in steps); rates: .*…$"' "cut unmarked" 5
+	# With a row free under the list, the note wraps over two, whole.
+	check "op profile at 80x24: a long note wraps over a free row, a host offload's way first" \
+		'line $((H - 3)) | grep -q "^ copy-done.2 in jit_f; host offload from host memory (H2D in steps); rates: *$" &&
+		 line $((H - 2)) | grep -q "^ async done: it waits for a transfer timed on its start; FLOPs from the profile *$"' "cut" 5
 	keys p
 	check "op profile, grouped: long names keep their tails, .1 and .2 told apart" \
 		'grep -q "…add_fusion.1 *$" "$TMP/screen" && grep -q "…add_fusion.2 *$" "$TMP/screen"' \
