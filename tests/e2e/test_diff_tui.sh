@@ -57,6 +57,12 @@ wait_for "[diff]" >/dev/null
 check "diff view at 40 columns: the summary's figures whole" \
 	'has " mean 855.9 us -> 846.1 us (-1.1%)" && has " busy/step 787.5 us -> 779.7 us (-1.0%)" &&
 	 ! sed -n 5,6p "$TMP/screen" | grep -q "[0-9] *\$"' "a figure cut" 5
+# At 60 the summary takes the rows its figures need: p95, the largest
+# change, fell off the second row.
+$T resize-window -t t -x 60 -y 24
+check "diff view at 60 columns: every step figure, p95 too" \
+	'has " p95 1.12 ms -> 874.9 us (-21.6%)" && has " p50 824.3 us -> 837.8 us (+1.6%)" &&
+	 has "ops'"'"' self time per step"' "p95 dropped" 5
 keys q
 wait_for "EXIT=" >/dev/null
 # At 80 columns a renamed op keeps NEW's name whole: OLD gives way, then
