@@ -155,6 +155,8 @@ void view_diff_fini(struct app *a);
 /* Shows op number op (an->ops index) selected in the op profile, its
  * filter cleared (view_ops.c). */
 void view_ops_focus(struct app *a, long op);
+/* The op profile's name marks and what they mean, up to n (help). */
+size_t view_ops_marks(const char **mark, const char **help, size_t n);
 /* Filters the op profile by text ("" clears it), keeping the selected row
  * when it still shows (view_ops.c). */
 void view_ops_set_filter(struct app *a, const char *text);

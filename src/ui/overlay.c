@@ -45,6 +45,14 @@ static void help_fill(struct textview *tv)
 	textview_add(tv, ROLE_DIM, 0, 0, "op profile columns");
 	for (i = 0; i < op_ncolumns; i++)
 		textview_add(tv, ROLE_TEXT, 0, 10, "  %-8s %s", op_columns[i].name, op_columns[i].help);
+	{
+		const char *mark[4], *help[4];
+		size_t m, n = view_ops_marks(mark, help, 4);
+
+		textview_add(tv, ROLE_DIM, 0, 0, "op profile name marks");
+		for (m = 0; m < n; m++)
+			textview_add(tv, ROLE_TEXT, 0, 10, "  %s        %s", mark[m], help[m]);
+	}
 }
 
 static void messages_fill(struct textview *tv, const struct msglog *log)

@@ -249,19 +249,43 @@ static size_t build_rows(struct app *a, struct row *rows)
 	return n;
 }
 
-/* What the NAME cell says about how the op was found. */
+/* The NAME cell's marks of how the op was found, and what help says of
+ * them. In ASCII "=", not "~": that is the ellipsis there. */
+static const struct {
+	const char *utf8, *ascii, *help;
+} op_marks[] = {
+	{ "\xe2\x89\x88", "=", "named from its kernel (in a command buffer); the note says how" },
+	{ "?", "?", "not in the program's HLO: listed by its kernel's name" },
+};
+
 static const char *attr_mark(const struct xt_op_row *o)
 {
+	int k;
+
 	switch (o->attr) {
 	case XT_ATTR_KERNEL_NAME:
 	case XT_ATTR_KERNEL_NAME_UNCHECKED:
 	case XT_ATTR_KERNEL_ORDER:
-		return term.ascii ? "~" : "\xe2\x89\x88"; /* named from its kernel */
+		k = 0;
+		break;
 	case XT_ATTR_UNRESOLVED:
-		return "?";
+		k = 1;
+		break;
 	default:
 		return "";
 	}
+	return term.ascii ? op_marks[k].ascii : op_marks[k].utf8;
+}
+
+size_t view_ops_marks(const char **mark, const char **help, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n && k < sizeof(op_marks) / sizeof(op_marks[0]); k++) {
+		mark[k] = term.ascii ? op_marks[k].ascii : op_marks[k].utf8;
+		help[k] = op_marks[k].help;
+	}
+	return k;
 }
 
 /* The footer line about the selected row: how its op was found, where its

@@ -170,7 +170,8 @@ check "help at 60x20: a long description wraps onto the next row, whole" \
 	 ! has "ops: the op'"'"'s longest run (a group: fold it); steps, memory, kernels, devices:"' \
 	"description cut" 5
 keys End
-check "help at 60x20: End reaches the last key" 'has "^W      delete the word before the"' \
+check "help at 60x20: End reaches the end, the op name marks" \
+	'has "op profile name marks" && has "?        not in the program'"'"'s HLO"' \
 	"not the end" 5
 keys Escape
 check "help: Esc closes it" '! has "xtop keys" && has "[timeline]"' "still open" 5
