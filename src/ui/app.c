@@ -283,6 +283,9 @@ static void draw_hints(struct app *a)
 
 		if (!k->hint || !(k->scope & scope))
 			continue;
+		/* Whole entries only: "p Gro" said nothing. */
+		if (x + utf8_width(k->keyname) + 1 + utf8_width(k->hint) > a->cols)
+			break;
 		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HINT_KEY), k->keyname, 0);
 		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HINT), " ", 0);
 		x += ui_put(y, x, a->cols - x, term_attr(ROLE_HINT), k->hint, 0);

@@ -293,6 +293,8 @@ if have_fixtures; then
 	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
 	wait_for "[timeline]" >/dev/null
 	keys 3
+	check "op profile at 80x24: the key hints are whole entries ('p Gro' was cut)" \
+		'bottom | grep -q "\\\\ Filter *\$" && ! bottom | grep -q "p Gro"' "cut" 5
 	# With a row free under the list, the note wraps over two, whole.
 	check "op profile at 80x24: a long note wraps over a free row, a host offload's way first" \
 		'line $((H - 3)) | grep -q "^ copy-done.2 in jit_f; host offload from host memory (H2D in steps); rates: *$" &&
