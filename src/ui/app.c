@@ -447,8 +447,12 @@ static unsigned app_key(struct app *a, int c)
 		else
 			return 0;
 	}
-	if (a->ov.kind)
-		return overlay_act(a, act);
+	if (a->ov.kind) {
+		/* A view's key closes help and goes there (it closed help only). */
+		if (act < ACT_VIEW_NEXT || act > ACT_VIEW_DIFF)
+			return overlay_act(a, act);
+		a->ov.kind = OVERLAY_NONE;
+	}
 	switch (act) {
 	case ACT_QUIT:
 		return UI_QUIT;

@@ -175,6 +175,10 @@ check "help at 60x20: End reaches the end, the op name marks" \
 	"not the end" 5
 keys Escape
 check "help: Esc closes it" '! has "xtop keys" && has "[timeline]"' "still open" 5
+# A view's key in help goes to that view (it only closed help).
+keys ? 3
+check "help: a view's number closes it and opens that view" \
+	'! has "xtop keys" && has "[op profile]"' "not switched" 5
 keys q
 wait_for "EXIT=" >/dev/null
 
