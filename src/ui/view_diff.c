@@ -252,7 +252,8 @@ static void diff_draw(struct app *a, int y, int h)
 		ui_put_wrap(y + 1, a->cols, h > 4 ? 3 : h > 1 ? h - 1 : 0, term_attr(ROLE_TEXT),
 			    a->nprofs < 2 ? "  nothing to compare: one profile is open (xtop --diff BASE "
 					    "NEW, or capture another)"
-					  : "  D compares this profile with the one before it ([ ] switch)",
+					  : "  D compares this profile with the one before it (the first with the "
+					    "last; [ ] switch)",
 			    4);
 		return;
 	}
