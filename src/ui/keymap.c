@@ -28,7 +28,9 @@ const struct key_binding key_bindings[] = {
 	{ '6', SCOPE_ALL, ACT_VIEW_KERNELS, "6", NULL, NULL },
 	{ '7', SCOPE_ALL, ACT_VIEW_DEVICES, "7", NULL, NULL },
 	{ '8', SCOPE_ALL, ACT_VIEW_DIFF, "8", NULL, NULL },
-	{ 'D', SCOPE_ALL, ACT_DIFF, "D", "compare this profile with the one before it (the first with the last; D again: the next)", NULL },
+	{ 'D', SCOPE_ALL, ACT_DIFF, "D",
+	  "compare this profile with the one before it (the first with the last; D again: the "
+	  "next)", NULL },
 	{ '/', SCOPE_ALL, ACT_SEARCH, "/", "search event names in the whole profile", "Search" },
 	{ 'n', SCOPE_ALL, ACT_MATCH_NEXT, "n", "next match (any track)", NULL },
 	{ 'N', SCOPE_ALL, ACT_MATCH_PREV, "N", "previous match", NULL },
