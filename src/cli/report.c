@@ -611,24 +611,20 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 	for (h = 0; h < t->nhosts; h++) {
 		const struct xt_host *host = &t->hosts[h];
 
-		char head[512], tail[128], path[4096];
+		char head[512], tail[128], path[4096], sz[80], b3[32];
 		int room;
 
 		snprintf(head, sizeof(head), "  host %s: ", host->name);
 		/* A gzip'd file's size on disk first, as --list gives it, then
 		 * the XSpace it holds. */
-		if (host->src.gzipped) {
-			char b3[32];
-
-			snprintf(tail, sizeof(tail), " (%s gzip, %s XSpace), %s event%s",
-				 fmt_bytes(b3, sizeof(b3), (double)host->src.file_size),
-				 fmt_bytes(b1, sizeof(b1), (double)host->src.file_xspace),
-				 fmt_count(b2, sizeof(b2), host->nev), host->nev == 1 ? "" : "s");
-		} else {
-			snprintf(tail, sizeof(tail), " (%s), %s event%s",
-				 fmt_bytes(b1, sizeof(b1), (double)host->src.file_xspace),
-				 fmt_count(b2, sizeof(b2), host->nev), host->nev == 1 ? "" : "s");
-		}
+		fmt_bytes(b1, sizeof(b1), (double)host->src.file_xspace);
+		if (host->src.gzipped)
+			snprintf(sz, sizeof(sz), "%s gzip, %s XSpace",
+				 fmt_bytes(b3, sizeof(b3), (double)host->src.file_size), b1);
+		else
+			snprintf(sz, sizeof(sz), "%s", b1);
+		snprintf(tail, sizeof(tail), " (%s), %s event%s", sz,
+			 fmt_count(b2, sizeof(b2), host->nev), host->nev == 1 ? "" : "s");
 		/* The path gives way first: its file name is its tail; with less
 		 * than a dozen columns for it, it goes, and the host's name (what
 		 * tells the hosts apart) wraps whole. */

@@ -445,7 +445,7 @@ static int same_owner(const struct xt_step_row *a, const struct xt_step_row *b)
 	return a->dev_host == b->dev_host && a->dev_plane == b->dev_plane;
 }
 
-/* Step i's breakdown from its bounds' F values. */
+/* A step's breakdown from the F values at its start (f0) and end (f1). */
 static void step_fill(struct xt_step_row *st, const struct bd_levels *lv, const int64_t *f0,
 		      const int64_t *f1)
 {

@@ -92,27 +92,22 @@ static uint32_t op_slot(struct line_part *lp, struct bytes_ref name, struct byte
 	return op_slot_keyed(lp, name, cat, module, has_prog, prog, has_prog, prog);
 }
 
-/* The HLO text of an XLA Ops event (its metadata's name on TPU) puts an
- * operand or result in host memory: memory space 5 (XLA's
+/* HLO text [p, e) puts a value in host memory: memory space 5 (XLA's
  * kHostMemorySpace), written "S(5)" in a layout, before its end or the
  * optional SC(...), P(...) and M(...) parts. */
-static uint8_t hlo_names_host_memory(const char *hlo)
-{
-	const char *p;
-
-	for (p = strstr(hlo, "S(5)"); p; p = strstr(p + 4, "S(5)"))
-		if (p[4] == '}' || p[4] == 'S' || p[4] == 'P' || p[4] == 'M')
-			return 1;
-	return 0;
-}
-
-/* "S(5)" (see above) in [p, e). */
 static int has_host_space(const char *p, const char *e)
 {
 	for (; (p = memmem(p, (size_t)(e - p), "S(5)", 4)) != NULL; p += 4)
 		if (p + 4 < e && (p[4] == '}' || p[4] == 'S' || p[4] == 'P' || p[4] == 'M'))
 			return 1;
 	return 0;
+}
+
+/* The HLO text of an XLA Ops event (its metadata's name on TPU) puts an
+ * operand or result in host memory. */
+static uint8_t hlo_names_host_memory(const char *hlo)
+{
+	return (uint8_t)has_host_space(hlo, hlo + strlen(hlo));
 }
 
 /* The end of the shape or balanced group that starts at p, before e. */

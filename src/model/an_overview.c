@@ -59,8 +59,8 @@ int overview_is_compile(const char *s)
  * A host line's work (every event that is not aggregated, empty, a step
  * marker or a Python tracer frame, "$file:line func", whose functions
  * cover every step; the JAX 0.8 profiles write those on the main thread's
- * line, "python", among its dispatch work) and its compilations (on every host line), each as the union of
- * the line's events. Runs on the loading thread that decoded the line, so
+ * line, "python", among its dispatch work) and its compilations (on every
+ * host line), each as the union of the line's events. Runs on the loading thread that decoded the line, so
  * the millions of events of a busy host are walked once, in parallel with
  * the other lines, and the passes at the end see only these unions.
  */
@@ -806,7 +806,8 @@ static void find_collectives(struct fctx *f)
 
 /* The findings, in the order they are listed. */
 static void (*const finders[])(struct fctx *) = {
-	find_launch_bound, find_idle_gaps, find_h2d, find_d2h, find_dominant, find_compile, find_collectives,
+	find_launch_bound, find_idle_gaps, find_h2d, find_d2h, find_dominant, find_compile,
+	find_collectives,
 };
 
 /* The device walks (gaps, host-bound time, small kernels): they need the

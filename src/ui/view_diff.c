@@ -193,10 +193,6 @@ static void num_text(char *buf, size_t n, const char *what, const struct xt_cmp_
 	snprintf(buf, n, "%s %s -> %s (%s)", what, b1, b2, b3);
 }
 
-/* Parts of a summary laid out on rows lines from y, each whole, in order,
- * three spaces apart: a part that does not fit its line starts the next,
- * and what fits on none is left out (a figure is never cut from its
- * unit). */
 /* Rows flow() needs for all n parts in w columns. */
 static int flow_rows(const char *const *part, size_t n, int w)
 {
@@ -216,6 +212,10 @@ static int flow_rows(const char *const *part, size_t n, int w)
 	return rows;
 }
 
+/* Parts of a summary laid out on rows lines from y, each whole, in order,
+ * three spaces apart: a part that does not fit its line starts the next,
+ * and what fits on none is left out (a figure is never cut from its
+ * unit). */
 static void flow(const char *const *part, size_t n, int y, int rows, int w, int attr)
 {
 	char line[1024];

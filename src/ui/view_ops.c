@@ -258,6 +258,11 @@ static const struct {
 	{ "?", "?", "not in the program's HLO: listed by its kernel's name" },
 };
 
+static const char *mark_glyph(size_t k)
+{
+	return term.ascii ? op_marks[k].ascii : op_marks[k].utf8;
+}
+
 static const char *attr_mark(const struct xt_op_row *o)
 {
 	int k;
@@ -274,7 +279,7 @@ static const char *attr_mark(const struct xt_op_row *o)
 	default:
 		return "";
 	}
-	return term.ascii ? op_marks[k].ascii : op_marks[k].utf8;
+	return mark_glyph((size_t)k);
 }
 
 size_t view_ops_marks(const char **mark, const char **help, size_t n)
@@ -282,7 +287,7 @@ size_t view_ops_marks(const char **mark, const char **help, size_t n)
 	size_t k;
 
 	for (k = 0; k < n && k < sizeof(op_marks) / sizeof(op_marks[0]); k++) {
-		mark[k] = term.ascii ? op_marks[k].ascii : op_marks[k].utf8;
+		mark[k] = mark_glyph(k);
 		help[k] = op_marks[k].help;
 	}
 	return k;

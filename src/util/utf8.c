@@ -52,7 +52,7 @@ static size_t byte_at(const char *s, int col)
 
 char *utf8_elide(char *out, size_t n, const char *s, int w, const char *mark)
 {
-	int width = utf8_width(s), head, tail;
+	int width = utf8_width(s), head, tail, mw;
 	size_t hb, tb, ml = strlen(mark), len;
 
 	if (!n)
@@ -68,13 +68,14 @@ char *utf8_elide(char *out, size_t n, const char *s, int w, const char *mark)
 		out[len] = '\0';
 		return out;
 	}
-	if (w <= utf8_width(mark)) {
+	/* A mark of two columns ("..", the report's) takes two. */
+	mw = utf8_width(mark);
+	if (w <= mw) {
 		snprintf(out, n, "%s", mark);
 		return out;
 	}
-	/* A mark of two columns ("..", the report's) takes two. */
-	head = (w - utf8_width(mark)) / 3;
-	tail = w - utf8_width(mark) - head;
+	head = (w - mw) / 3;
+	tail = w - mw - head;
 	hb = byte_at(s, head);
 	tb = byte_at(s, width - tail);
 	len = hb + ml + strlen(s + tb);
