@@ -424,6 +424,37 @@ static unsigned follow(struct app *a, const struct ov_line *l)
 	}
 }
 
+/* PgDn/PgUp: the screen scrolls a page, and the selection goes to the
+ * item whose first line is the farthest within that page of its own (a
+ * long finding moves it one item, not past it). */
+static void page_by(struct app *a, const struct ov_lines *L, int down)
+{
+	long page = a->rows > 5 ? a->rows - 3 : 1, at = -1, want, best = -1;
+	size_t i;
+
+	for (i = 0; i < L->n && at < 0; i++)
+		if (L->v[i].item == a->ovs.sel)
+			at = (long)i;
+	if (at < 0 || !L->nitems)
+		return;
+	want = down ? at + page : at - page;
+	for (i = 0; i < L->n; i++) {
+		long it = L->v[i].item;
+
+		if (it < 0 || (i > 0 && L->v[i - 1].item == it))
+			continue; /* not an item's first line */
+		if (down && it > a->ovs.sel && (long)i <= want)
+			best = it;
+		if (!down && it < a->ovs.sel && (long)i >= want && best < 0)
+			best = it;
+	}
+	if (best < 0) /* the next item is more than a page away */
+		best = down ? (a->ovs.sel + 1 < L->nitems ? a->ovs.sel + 1 : a->ovs.sel)
+			    : (a->ovs.sel > 0 ? a->ovs.sel - 1 : 0);
+	a->ovs.sel = best;
+	a->ovs.top += down ? page : -page;
+}
+
 static unsigned ov_act(struct app *a, enum action act)
 {
 	struct ov_lines L = { 0 };
@@ -439,11 +470,13 @@ static unsigned ov_act(struct app *a, enum action act)
 		a->ovs.sel = a->ovs.sel + 1 < L.nitems ? a->ovs.sel + 1 : a->ovs.sel;
 		break;
 	case ACT_PAGE_UP:
+	case ACT_PAGE_DOWN:
+		page_by(a, &L, act == ACT_PAGE_DOWN);
+		break;
 	case ACT_HOME:
 		a->ovs.sel = 0;
 		a->ovs.top = 0;
 		break;
-	case ACT_PAGE_DOWN:
 	case ACT_END:
 		a->ovs.sel = L.nitems ? L.nitems - 1 : 0;
 		break;

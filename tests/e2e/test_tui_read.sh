@@ -896,6 +896,37 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 fi
+# PgDn/PgUp page through the overview's items; they acted as End/Home,
+# so the devices and ops between the first and the last could not be
+# reached a page at a time.
+if have_fixtures; then
+	ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen NO_COLOR=1 XTOP_VIEW=overview"
+	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[overview]" >/dev/null
+	# The selection, drawn in reverse (ncurses may write it as 0;7).
+	sel_row() {
+		$T capture-pane -t t -p -e | sed -n "2,$((H - 1))p" | grep -E "$ESC\[(0;)?7m" |
+			head -n 1 | sed "s/$ESC\[[0-9;]*m//g"
+	}
+	keys NPage
+	sleep 0.3
+	p1=$(sel_row)
+	keys NPage
+	sleep 0.3
+	p2=$(sel_row)
+	keys PPage
+	sleep 0.3
+	p3=$(sel_row)
+	check "overview: PgDn selects the item a page down, then the last" \
+		'printf "%s\n" "$p1" | grep -q "^ ! device-to-host" &&
+		 printf "%s\n" "$p2" | grep -q "^ ! XLA compiled"' "PgDn: '$p1' then '$p2'" 1
+	check "overview: PgUp goes back a page, to a top op, not to the first row" \
+		'printf "%s\n" "$p3" | grep -q "jit_f/copy-done"' "PgUp: '$p3'" 1
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 2 "overview: PgDn/PgUp" "$NOFIX"
+fi
 # Under TERM=xterm-256color, which claims back colour erase, tmux erased a
 # bar's trailing run of coloured blanks in the default colour: the TPU's
 # H2D (colour 216), half of every step, was missing. Its cells are drawn.
