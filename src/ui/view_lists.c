@@ -41,12 +41,14 @@ static int cat_attr(int c)
 
 /* ---- steps ---- */
 
-/* Row nsteps of the steps panel's callbacks is the average over all steps
- * (drawn above the list, never listed). */
+/* Row nsteps of the steps panel's callbacks is the average over the
+ * steps shown (drawn above the list, never listed): with a filter, the
+ * average of those it keeps, as their column sums would be. */
 static void step_of(const struct app *a, size_t row, struct xt_step_row *out)
 {
 	const struct xt_analysis *an = a->an;
-	size_t i;
+	const struct panel *p = &a->steps;
+	size_t i, n = p->filter[0] ? p->norder : an->nsteps;
 	int c;
 
 	if (row < an->nsteps) {
@@ -54,17 +56,19 @@ static void step_of(const struct app *a, size_t row, struct xt_step_row *out)
 		return;
 	}
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < an->nsteps; i++) {
-		out->duration_ps += an->steps[i].duration_ps;
+	for (i = 0; i < n; i++) {
+		const struct xt_step_row *s = &an->steps[p->filter[0] ? p->order[i] : i];
+
+		out->duration_ps += s->duration_ps;
 		for (c = 0; c < XT_CAT_COUNT; c++)
-			out->cat_ps[c] += an->steps[i].cat_ps[c];
-		out->idle_ps += an->steps[i].idle_ps;
+			out->cat_ps[c] += s->cat_ps[c];
+		out->idle_ps += s->idle_ps;
 	}
-	if (an->nsteps) {
-		out->duration_ps /= (int64_t)an->nsteps;
+	if (n) {
+		out->duration_ps /= (int64_t)n;
 		for (c = 0; c < XT_CAT_COUNT; c++)
-			out->cat_ps[c] /= (int64_t)an->nsteps;
-		out->idle_ps /= (int64_t)an->nsteps;
+			out->cat_ps[c] /= (int64_t)n;
+		out->idle_ps /= (int64_t)n;
 	}
 	out->start_ps = INT64_MIN;
 }
@@ -83,8 +87,10 @@ static void col_step(void *ctx, size_t row, char *buf, size_t n)
 {
 	struct app *a = ctx;
 
-	if (row == a->an->nsteps)
+	if (row == a->an->nsteps && !a->steps.filter[0])
 		snprintf(buf, n, "average");
+	else if (row == a->an->nsteps) /* the filter's: how many it averages */
+		snprintf(buf, n, "avg %zu", a->steps.norder);
 	else
 		snprintf(buf, n, "%" PRId64, a->an->steps[row].id);
 }
@@ -390,7 +396,10 @@ static void steps_draw(struct app *a, int y, int h)
 	cellrow_init(&r, a->cols);
 	panel_header(p, &r, a->cols);
 	term_put_cells(y + 1, 0, &r);
-	panel_draw_row(p, an->nsteps, &r, a->cols, 0);
+	if (p->filter[0] && !p->norder) /* no step to average */
+		cellrow_fill(&r, 0, a->cols, ROLE_TEXT, 0);
+	else
+		panel_draw_row(p, an->nsteps, &r, a->cols, 0);
 	for (x = 0; x < r.w; x++)
 		if (r.c[x].role == ROLE_TEXT)
 			r.c[x].flags |= CELL_BOLD;

@@ -927,6 +927,29 @@ if have_fixtures; then
 else
 	skip_n 2 "overview: PgDn/PgUp" "$NOFIX"
 fi
+# The steps' average row is the average of the steps the filter keeps: it
+# stayed the average of all 100 (850.2 ms) beside the one step kept.
+if have_fixtures; then
+	ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen NO_COLOR=1 XTOP_VIEW=steps"
+	start 100 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[steps]" >/dev/null
+	keys '\'
+	text "982.1"
+	keys Enter
+	check "steps: with a filter, the average row averages the steps kept" \
+		'grep -Eq "^ +avg 1 +982\.1 ms +24\.05 ms" "$TMP/screen" && ! has "850.2 ms"' \
+		"average of all" 5
+	keys '\'
+	text "zzz"
+	keys Enter
+	check "steps: a filter that keeps no step leaves no average figures" \
+		'has "no step matches the filter" && ! grep -Eq "avg|average|[0-9] ms" "$TMP/screen"' \
+		"figures of no step" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 2 "steps: the average row under a filter" "$NOFIX"
+fi
 # Under TERM=xterm-256color, which claims back colour erase, tmux erased a
 # bar's trailing run of coloured blanks in the default colour: the TPU's
 # H2D (colour 216), half of every step, was missing. Its cells are drawn.
