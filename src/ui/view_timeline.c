@@ -5,6 +5,7 @@
  * model (timeline_sample): one event is drawn as a bar with its name, a
  * column where several events meet is drawn as a dense shade, never skipped.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,56 @@ static int track_deep(const struct app *a, size_t ti)
 }
 
 /*
+ * A CUPTI/ROCm stream line's name ("Stream #63(MemcpyH2D)") too wide for w
+ * columns, in a shorter form of its own before any eliding: the device's
+ * header above says it is a stream, so "#63 MemcpyH2D", "#63 H2D", "63 H2D",
+ * then the kind's head ("#134 Comp…"). Elided, it read "Strea…#63(Mem…2D)",
+ * where H2D and D2D look alike. Returns 0 when s is no such name or no
+ * form fits.
+ */
+static int stream_short(char *out, size_t n, const char *s, int w)
+{
+	const char *num = s + 8, *kind, *end, *brief;
+	int nn, nk, nb, room, at;
+
+	if (strncmp(s, "Stream #", 8) || !isdigit((unsigned char)*num))
+		return 0;
+	for (kind = num; isdigit((unsigned char)*kind); kind++)
+		;
+	end = kind + strlen(kind);
+	if (*kind != '(' || end - kind < 3 || end[-1] != ')')
+		return 0;
+	nn = (int)(kind - num);
+	for (brief = kind + 1; brief < end - 1; brief++)
+		if (!isprint((unsigned char)*brief)) /* cut by bytes below */
+			return 0;
+	kind++;
+	nk = (int)(end - 1 - kind);
+	brief = !strncmp(kind, "Memcpy", 6) && nk > 6 ? kind + 6 : kind;
+	nb = (int)(end - 1 - brief);
+	snprintf(out, n, "#%.*s %.*s", nn, num, nk, kind);
+	if (utf8_width(out) <= w)
+		return 1;
+	snprintf(out, n, "#%.*s %.*s", nn, num, nb, brief);
+	if (utf8_width(out) <= w)
+		return 1;
+	snprintf(out, n, "%.*s %.*s", nn, num, nb, brief);
+	if (utf8_width(out) <= w)
+		return 1;
+	/* Its start says the most of a kind. */
+	room = w - 2 - nn;
+	if (room >= 3)
+		at = snprintf(out, n, "#%.*s %.*s", nn, num, room - 1, kind);
+	else if (room == 2) /* without the '#' */
+		at = snprintf(out, n, "%.*s %.*s", nn, num, room, kind);
+	else
+		return 0;
+	if (at > 0 && (size_t)at < n)
+		snprintf(out + at, n - (size_t)at, "%s", term.g.ellipsis);
+	return 1;
+}
+
+/*
  * Every track's name fitted to the label column (lw), TRACK_NAME_MAX bytes
  * each in one block: its unique name (model/timeline.c) shortened in the
  * middle so the distinguishing tail stays, and where two would still read
@@ -207,7 +258,11 @@ static char *track_names(const struct app *a, int lw)
 
 		out[i] = buf + i * TRACK_NAME_MAX;
 		src[i] = a->tl->tracks[i].label;
-		utf8_elide(out[i], TRACK_NAME_MAX, src[i], w > 1 ? w : 1, term.g.ellipsis);
+		if (utf8_width(src[i]) > w &&
+		    stream_short(out[i], TRACK_NAME_MAX, src[i], w))
+			src[i] = out[i]; /* told apart from its likes in this form */
+		else
+			utf8_elide(out[i], TRACK_NAME_MAX, src[i], w > 1 ? w : 1, term.g.ellipsis);
 	}
 	utf8_elide_apart(out, TRACK_NAME_MAX, src, k, narrow, term.g.ellipsis);
 	free(out);

@@ -950,6 +950,23 @@ if have_fixtures; then
 else
 	skip_n 2 "steps: the average row under a filter" "$NOFIX"
 fi
+# A stream's track label too wide for its column takes a form of its own:
+# elided, "Stream #63(MemcpyH2D)" read "Strea…#63(Mem…2D", where H2D and
+# D2D look alike.
+if have_fixtures; then
+	ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen NO_COLOR=1 XTOP_VIEW=timeline"
+	for cw in 80:"#63 MemcpyH2D" 40:"#63 H2D"; do
+		start "${cw%%:*}" 120 "$XTOP" "$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb"
+		wait_for "[timeline]" >/dev/null
+		check "timeline at ${cw%%:*} columns: a copy stream's label names its direction" \
+			'grep -q "^  ${cw#*:} *│" "$TMP/screen" && grep -q "^  #136 \(Memcpy\)\{0,1\}D2H *│" "$TMP/screen" &&
+			 ! has "Strea…"' "labels elided" 5
+		keys q
+		wait_for "EXIT=" >/dev/null
+	done
+else
+	skip_n 2 "timeline: stream labels" "$NOFIX"
+fi
 # Under TERM=xterm-256color, which claims back colour erase, tmux erased a
 # bar's trailing run of coloured blanks in the default colour: the TPU's
 # H2D (colour 216), half of every step, was missing. Its cells are drawn.
