@@ -608,11 +608,21 @@ static void ops_draw(struct app *a, int y, int h)
 	/* Ops shown, not rows: kernel rows opened under an op do not count. */
 	for (k = 0, nop = 0; k < n; k++)
 		nop += rows[k].kind != ROW_KERNEL;
-	snprintf(line, sizeof(line), " %zu %s of %zu ops%s%s%s   sorted by %s   %s", nop,
-		 a->ops.grouped ? "rows" : "shown", a->an->nops, a->ops.filter[0] ? ", filter '" : "",
-		 a->ops.filter, a->ops.filter[0] ? "'" : "", op_columns[a->ops.sort].name,
-		 a->ops.grouped ? "grouped by program, category (p: flat)" : "(p: group)");
-	ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+	/* Narrow: the key hint goes first, then the sort (its column's
+	 * header says it); what still does not fit ends in a mark. */
+	for (k = 0; k < 3; k++) {
+		snprintf(line, sizeof(line), " %zu %s of %zu ops%s%s%s%s%s%s%s", nop,
+			 a->ops.grouped ? "rows" : "shown", a->an->nops,
+			 a->ops.filter[0] ? ", filter '" : "", a->ops.filter,
+			 a->ops.filter[0] ? "'" : "", k < 2 ? "   sorted by " : "",
+			 k < 2 ? op_columns[a->ops.sort].name : "", k < 1 ? "   " : "",
+			 k >= 1			? (a->ops.grouped ? ", grouped" : "")
+			 : a->ops.grouped ? "grouped by program, category (p: flat)"
+					  : "(p: group)");
+		if (utf8_width(line) <= a->cols)
+			break;
+	}
+	ui_put_wrap(y + h - 1, a->cols, 1, term_attr(ROLE_DIM), line, 0);
 	free(rows);
 }
 

@@ -967,6 +967,20 @@ if have_fixtures; then
 else
 	skip_n 2 "timeline: stream labels" "$NOFIX"
 fi
+# At 30 columns the ops' summary line was cut unmarked ("17 shown of 17
+# ops   sorted b"): the key hint and the sort give way first.
+if have_fixtures; then
+	ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen NO_COLOR=1 XTOP_VIEW=ops"
+	start 30 16 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[ops]" >/dev/null
+	check "ops at 30 columns: the summary line keeps whole words" \
+		'[ "$(line $((H - 1)) | sed "s/ *\$//")" = " 17 shown of 17 ops" ]' \
+		"'$(line $((H - 1)))'" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 1 "ops at 30 columns: the summary line" "$NOFIX"
+fi
 # Under TERM=xterm-256color, which claims back colour erase, tmux erased a
 # bar's trailing run of coloured blanks in the default colour: the TPU's
 # H2D (colour 216), half of every step, was missing. Its cells are drawn.
