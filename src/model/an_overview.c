@@ -153,8 +153,11 @@ void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt
 void overview_take_work(struct line_part *lp, const struct xt_line *l, const struct xt_sunk *sunk)
 {
 	int64_t base = (int64_t)((uint64_t)l->timestamp_ns * 1000);
-	size_t k;
+	size_t k, nb = 0;
 
+	for (k = 0; k < sunk->nparts; k++)
+		nb += ((const struct host_part *)sunk->parts[k])->work.nb;
+	span_pack_reserve(&lp->work, nb);
 	for (k = 0; k < sunk->nparts; k++)
 		span_pack_cat(&lp->work, &((const struct host_part *)sunk->parts[k])->work, base);
 	span_pack_done(&lp->work);

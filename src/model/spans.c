@@ -128,6 +128,18 @@ void span_pack_add(struct span_pack *sp, int64_t s, int64_t e)
 	sp->has_open = 1;
 }
 
+void span_pack_reserve(struct span_pack *sp, size_t more)
+{
+	size_t want = sp->nb + more + 256;
+
+	/* At least doubled: a line's parts appended one by one each grew
+	 * the buffer by their size alone, copying it every time. */
+	if (sp->cap >= want)
+		return;
+	sp->cap = want > 2 * sp->cap ? want : 2 * sp->cap;
+	sp->b = xrealloc(sp->b, sp->cap);
+}
+
 void span_pack_done(struct span_pack *sp)
 {
 	pack_flush(sp);
@@ -230,10 +242,8 @@ void span_pack_cat(struct span_pack *dst, const struct span_pack *src, int64_t s
 		pack_flush(dst);
 		rest = (size_t)(r.end - r.p);
 		if (rest) {
-			if (dst->cap - dst->nb < rest) {
-				dst->cap = dst->nb + rest + 256;
-				dst->b = xrealloc(dst->b, dst->cap);
-			}
+			if (dst->cap - dst->nb < rest)
+				span_pack_reserve(dst, rest);
 			memcpy(dst->b + dst->nb, r.p, rest);
 			dst->nb += rest;
 			dst->n += src->n - used;

@@ -65,6 +65,8 @@ void span_pack_done(struct span_pack *sp);
  * value wraps past 2^63): src starts no earlier than the spans of dst.
  * Most of src is copied as it is. */
 void span_pack_cat(struct span_pack *dst, const struct span_pack *src, int64_t shift);
+/* Room for `more` further bytes of packed spans (a span takes 2 to 20). */
+void span_pack_reserve(struct span_pack *sp, size_t more);
 void span_pack_free(struct span_pack *sp);
 
 struct span_rd {
