@@ -206,6 +206,11 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 		{ "BASE", 10, 1, 0 }, { "NEW", 10, 1, 0 },   { "DELTA", 11, 1, 0 },
 		{ "%", 8, 1, 0 },     { "MATCH", 9, 0, 1 }, { "PROGRAM/OP", 0, 0, 0 },
 	};
+	/* Ops all in one program: it is named once, above them. */
+	static const struct tt_col cols_one[] = {
+		{ "BASE", 10, 1, 0 }, { "NEW", 10, 1, 0 },   { "DELTA", 11, 1, 0 },
+		{ "%", 8, 1, 0 },     { "MATCH", 9, 0, 1 }, { "OP", 0, 0, 0 },
+	};
 	struct texttab tt;
 	size_t i, k, n = top && top < c->nops ? top : c->nops;
 
@@ -240,12 +245,13 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 				    nb == 1 ? "" : "s", nn);
 	}
 
-	strbuf_addf(o, "\nOps: self time %s, by the size of the change%s\n",
+	strbuf_addf(o, "\nOps%s%s: self time %s, by the size of the change%s\n",
+		    c->program ? " of " : "", c->program ? c->program : "",
 		    c->per_step         ? "per step"
 		    : c->per_occurrence ? "per occurrence (steps of two kinds)"
 					: "per run (not both profiles have steps)",
 		    n < c->nops ? " (top; --top N for more)" : "");
-	tt_init(&tt, cols, 6, width, 1, 24);
+	tt_init(&tt, c->program ? cols_one : cols, 6, width, 1, 24);
 	tt_head(&tt, o);
 	{
 		/* The names, fitted together: rows alike at both ends (a layer
@@ -258,8 +264,9 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 			size_t len = strlen(r->program) + strlen(r->name) + strlen(r->base_name) + 12;
 
 			full[i] = xmalloc(len);
-			/* The program first: one op name is often in several. */
-			compare_op_label_fit(r, full[i], len, fw, "..");
+			/* The program first, where there are several: one op
+			 * name is often in several. */
+			compare_op_label_fit(r, full[i], len, fw, "..", !c->program);
 		}
 		fit = tt_fit_flex(&tt, (const char *const *)full, n);
 		for (i = 0, k = 0; i < n; i++) {

@@ -468,6 +468,7 @@ struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis
 {
 	struct xt_cmp *c = xcalloc(1, sizeof(*c));
 	int both = b->nsteps && n->nsteps, alike;
+	size_t i;
 
 	arena_init(&c->arena);
 	c->base_steps = b->nsteps;
@@ -488,6 +489,10 @@ struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis
 	c->busy = num((double)per(c, b->busy_ps, b->nsteps), (double)per(c, n->busy_ps, n->nsteps),
 		      !c->per_occurrence);
 	match_ops(c, b, n);
+	for (i = 0; i < c->nops && *c->ops[i].program; i++)
+		if (strcmp(c->ops[i].program, c->ops[0].program))
+			break;
+	c->program = c->nops && i == c->nops ? c->ops[0].program : NULL;
 	match_devices(c, b, n);
 	match_memory(c, b, n);
 	return c;
@@ -533,13 +538,19 @@ void compare_op_label(const struct xt_cmp_op *o, char *buf, size_t n)
 }
 
 void compare_op_label_fit(const struct xt_cmp_op *o, char *buf, size_t n, int w,
-			  const char *mark)
+			  const char *mark, int with_program)
 {
+	struct xt_cmp_op bare;
 	const char *was;
 	char *old, *e, *out;
 	size_t head, len, cap;
 	int room;
 
+	if (!with_program) {
+		bare = *o;
+		bare.program = "";
+		o = &bare;
+	}
 	compare_op_label(o, buf, n);
 	was = strstr(buf, " (was ");
 	if (!w || utf8_width(buf) <= w || !was)

@@ -90,6 +90,9 @@ struct xt_cmp {
 	size_t ndevs;
 	struct xt_cmp_mem *mem;
 	size_t nmem;
+	/* The program every op is in, NULL when they are in several (or
+	 * none): a list can name it once and its rows the ops alone. */
+	const char *program;
 	struct arena arena;
 };
 
@@ -108,11 +111,12 @@ void compare_free(struct xt_cmp *c);
  * old, is what a narrow column elided in its middle keeps. Can't fail.
  */
 void compare_op_label(const struct xt_cmp_op *o, char *buf, size_t n);
-/* The same in w columns (0: any), mark for what is left out. OLD gives
- * way first, then the program; NEW's name is never cut for OLD's tail:
- * "custom-call.10 (was g..14)", or the name alone (still wider than w
- * then, for the column to elide). */
+/* The same in w columns (0: any), mark for what is left out, and without
+ * the program unless with_program (a list whose ops are all in one,
+ * xt_cmp.program, names it once). OLD gives way first, then the program;
+ * NEW's name is never cut for OLD's tail: "custom-call.10 (was g..14)",
+ * or the name alone (still wider than w then, for the column to elide). */
 void compare_op_label_fit(const struct xt_cmp_op *o, char *buf, size_t n, int w,
-			  const char *mark);
+			  const char *mark, int with_program);
 
 #endif

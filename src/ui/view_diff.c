@@ -111,7 +111,9 @@ static void col_op(void *ctx, size_t row, char *buf, size_t n)
  * plainly kept OLD's tail and cut NEW's name). */
 static void fit_op(void *ctx, size_t row, char *buf, size_t n, int w)
 {
-	compare_op_label_fit(op_of(ctx, row), buf, n, w, term.g.ellipsis);
+	struct app *a = ctx;
+
+	compare_op_label_fit(op_of(ctx, row), buf, n, w, term.g.ellipsis, !a->diff.cmp->program);
 }
 
 static int cmp64(int64_t x, int64_t y)
@@ -164,6 +166,15 @@ static const struct panel_column diff_columns[] = {
 	{ "MATCH", 9, 0, 1, col_match, NULL, cmp_match },
 	{ "PROGRAM/OP", 0, 0, 0, col_op, NULL, cmp_op },
 };
+/* The same, for ops all in one program (the summary names it). */
+static const struct panel_column diff_columns_one[] = {
+	{ "BASE", 10, 1, 0, col_base, NULL, cmp_base },
+	{ "NEW", 10, 1, 0, col_new, NULL, cmp_new },
+	{ "DELTA", 11, 1, 0, col_delta, NULL, cmp_delta },
+	{ "%", 8, 1, 0, col_pct, NULL, cmp_pct },
+	{ "MATCH", 9, 0, 1, col_match, NULL, cmp_match },
+	{ "OP", 0, 0, 0, col_op, NULL, cmp_op },
+};
 static const struct panel_ops diff_ops = { diff_count, diff_key, NULL, NULL, NULL, NULL };
 
 static struct panel *diff_panel(struct app *a)
@@ -176,6 +187,7 @@ static struct panel *diff_panel(struct app *a)
 		a->diff.p.sort = 2; /* by the size of the change */
 		a->diff.p.fit_flex = fit_op;
 	}
+	a->diff.p.cols = a->diff.cmp && a->diff.cmp->program ? diff_columns_one : diff_columns;
 	return &a->diff.p;
 }
 
@@ -244,7 +256,7 @@ static void diff_draw(struct app *a, int y, int h)
 {
 	const struct xt_cmp *c = diff_cmp(a);
 	struct panel *p = diff_panel(a);
-	char line[1024], s0[64], s1[400], s2[160], s3[160];
+	char line[1024], s0[64], s1[400], s2[256], s3[160];
 	int srows = 2, brows = 1, top;
 	long sel;
 
@@ -296,8 +308,9 @@ static void diff_draw(struct app *a, int y, int h)
 	num_text(s1, sizeof(s1), c->per_step ? "device busy per step" : "device busy", &c->busy);
 	if (utf8_width(s1) + 1 > a->cols) /* narrow: the short label, the figures whole */
 		num_text(s1, sizeof(s1), c->per_step ? "busy/step" : "busy", &c->busy);
-	snprintf(s2, sizeof(s2), "ops' self time %s",
-		 c->per_step ? "per step" : c->per_occurrence ? "per occurrence" : "per run");
+	snprintf(s2, sizeof(s2), "ops' self time %s%s%.*s",
+		 c->per_step ? "per step" : c->per_occurrence ? "per occurrence" : "per run",
+		 c->program ? ", all in " : "", c->program ? 200 : 0, c->program ? c->program : "");
 	{
 		const char *parts[2] = { s1, s2 };
 

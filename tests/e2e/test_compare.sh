@@ -252,10 +252,18 @@ if grep -q " work  *custom-call\.10 (was g\.\.14) *\$" "$TMP/dh80.txt" &&
 else
 	fail "diff at 80 columns: new name whole" "$(grep ' work ' "$TMP/dh80.txt" | head -n 3)"
 fi
+# Every op in one program: it is named once, above them, and the rows name
+# the ops alone ("jit_train_step/" took 15 of the name's 26 columns).
+grep -q "^Ops of jit_train_step: self time per step" "$TMP/dh80.txt" &&
+	grep -q "% MATCH     OP\$" "$TMP/dh80.txt" &&
+	grep -q " exact  *input_transpose_fusion\.8\$" "$TMP/dh80.txt" &&
+	! sed -n '/^Ops/,/^Devices/p' "$TMP/dh80.txt" | grep -q "jit_train_step/" &&
+	ok "diff: ops all in one program name it once, above them" ||
+	fail "diff: one program" "$(sed -n '/^Ops/,+3p' "$TMP/dh80.txt")"
 # Narrower than NEW's name alone: NEW's name, elided, never OLD's tail
 # ("jit_..om-call.2)" was gemm_fusion_dot.64, once custom-call.2).
 COLUMNS=60 $XTOP diff "$H/jax-h100-tfm-nocb.xplane.pb.gz" "$H/jax-h100-tfm-cb.xplane.pb.gz" >"$TMP/dh60.txt"
-sed -n '/^Ops:/,/^Devices/p' "$TMP/dh60.txt" | grep -E '%  *[^ ]+$' >"$TMP/dh60ops.txt"
+sed -n '/^Ops/,/^Devices/p' "$TMP/dh60.txt" | grep -E '%  *[^ ]+$' >"$TMP/dh60ops.txt"
 if ! grep -q ")\$" "$TMP/dh60ops.txt" && grep -q "% gemm\.\.ion_dot\.64\$" "$TMP/dh60ops.txt"; then
 	ok "diff at 60 columns: no row ends in the old name"
 else
@@ -374,7 +382,7 @@ $XTOP report "$TC" --baseline "$TN" --fail-over 1 2>&1 |
 	ok "gate: a regression of a renamed op says what it was" ||
 	fail "gate: (was ...)" "$($XTOP report "$TC" --baseline "$TN" --fail-over 1 2>&1 | grep -m3 ^regression)"
 COLUMNS=120 $XTOP diff "$TN" "$TC" >"$TMP/w.txt"
-grep -q " work  *jit_train_step/custom-call.11 (was gemm_fusion_dot.8) *$" "$TMP/w.txt" &&
+grep -q " work  *custom-call.11 (was gemm_fusion_dot.8) *$" "$TMP/w.txt" &&
 	ok "diff: a pair by work reads 'work', with the old name" || fail "diff: work label" "$(grep -m2 ' work ' "$TMP/w.txt")"
 if $XTOP report "$TC" --baseline "$TN" --fail-over 30 >"$TMP/g.txt" 2>&1; then
 	ok "gate: the transformer with and without command buffers passes at 30 %"
