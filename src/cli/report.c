@@ -406,7 +406,7 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 			listed += m->live[k].bytes;
 		for (k = 0; k < m->nlive && k < 3; k++) {
 			const struct xt_live_alloc *la = &m->live[k];
-			size_t len = strlen(la->op) + strlen(la->shape) + 3;
+			size_t len = strlen(la->op) + strlen(la->shape) + 16;
 			char head[128], *what = xmalloc(len), *cut = xmalloc(len);
 			int room;
 
@@ -414,8 +414,10 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 			snprintf(head, sizeof(head), "      %10s  live, allocated at %s: ",
 				 fmt_bytes(x1, sizeof(x1), (double)la->bytes),
 				 fmt_ps(x2, sizeof(x2), trace_rel_ps(t, la->time_ps)));
-			snprintf(what, len, "%s%s%s", la->op[0] ? la->op : "-", la->shape[0] ? " " : "",
-				 la->shape);
+			/* An allocation event need not name its op (JAX's on
+			 * ROCm name none): a bare '-' read as a figure. */
+			snprintf(what, len, "%s%s%s", la->op[0] ? la->op : "(no op named)",
+				 la->shape[0] ? " " : "", la->shape);
 			room = width ? width - tt_cols(head) : 0;
 			if (width && room <= 8) { /* too narrow: the figure and the op */
 				put_fig(o, width, x1, "%s", what);

@@ -733,7 +733,7 @@ static void mem_draw(struct app *a, int y, int h)
 		char op[256];
 		int room = a->cols - 28 - 1 - utf8_width(m->live[k].shape);
 
-		utf8_elide(op, sizeof(op), m->live[k].op[0] ? m->live[k].op : "-",
+		utf8_elide(op, sizeof(op), m->live[k].op[0] ? m->live[k].op : "(no op named)",
 			   room < 16 ? 16 : room, term.g.ellipsis);
 		snprintf(line, sizeof(line), "  %11s  %-11s %s%*s %s",
 			 fmt_bytes(b1, sizeof(b1), (double)m->live[k].bytes),

@@ -981,6 +981,19 @@ if have_fixtures; then
 else
 	skip_n 1 "ops at 30 columns: the summary line" "$NOFIX"
 fi
+# A live allocation whose event names no op says so: a bare '-' under no
+# header read as a figure left out.
+if have_fixtures; then
+	ENVV="TZ=UTC LC_ALL=C.UTF-8 TERM=screen NO_COLOR=1 XTOP_VIEW=memory"
+	start 80 24 "$XTOP" "$FIX/jax-rocm-mi300x-jax08_attention/tw003.xplane.pb"
+	wait_for "live at the peak" >/dev/null
+	check "memory: a live allocation with no op in its event says so" \
+		'grep -Eq "^ +240\.00 MiB +[0-9.]+ ms +\(no op named\)" "$TMP/screen"' "not said" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 1 "memory: no op named" "$NOFIX"
+fi
 # Under TERM=xterm-256color, which claims back colour erase, tmux erased a
 # bar's trailing run of coloured blanks in the default colour: the TPU's
 # H2D (colour 216), half of every step, was missing. Its cells are drawn.
