@@ -555,10 +555,17 @@ void compare_op_label_fit(const struct xt_cmp_op *o, char *buf, size_t n, int w,
 	was = strstr(buf, " (was ");
 	if (!w || utf8_width(buf) <= w || !was)
 		return;
+	/* buf may have cut the label short (a name of some KB): then there
+	 * is no whole OLD to fit, and the name is what the column elides. */
+	len = strlen(was + 6);
+	if (!len || was[6 + len - 1] != ')' || strlen(buf) + 1 >= n) {
+		snprintf(buf, n, "%s", o->name);
+		return;
+	}
 	head = (size_t)(was - buf);
 	/* OLD whole, however long: a fixed buffer cut it mid-character. An
 	 * elision is no longer than its text and the mark. */
-	len = strlen(was + 6) - 1;
+	len--;
 	cap = len + strlen(mark) + 1;
 	old = xstrndup(was + 6, len);
 	e = xmalloc(cap);

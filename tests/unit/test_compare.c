@@ -307,6 +307,38 @@ static void test_op_label(void **state)
 	}
 }
 
+/* A label the buffer cut short, right after " (was " or inside OLD:
+ * the fit read OLD's length as (size_t)-1 and copied that much. */
+static void test_op_label_fit_cut(void **state)
+{
+	static char name[4096], base[4096];
+	char buf[4096];
+	size_t k;
+
+	(void)state;
+	for (k = 4080; k <= 4090; k++) {
+		memset(name, 'a', k);
+		memcpy(name + k - 2, ".1", 3);
+		memcpy(base, name, k + 1);
+		base[k - 1] = '2';
+		{
+			struct xt_cmp_op o = { .name = name, .base_name = base, .program = "p",
+					       .match = XT_MATCH_IDENTITY };
+
+			compare_op_label_fit(&o, buf, sizeof(buf), 60, "..", 1);
+			assert_true(strlen(buf) < sizeof(buf));
+			assert_null(strstr(buf, " (was "));
+		}
+	}
+	{
+		struct xt_cmp_op o = { .name = "fusion.20", .base_name = "fusion.12",
+				       .program = "p", .match = XT_MATCH_IDENTITY };
+
+		compare_op_label_fit(&o, buf, sizeof(buf), 0, "..", 0);
+		assert_string_equal(buf, "fusion.20 (was .12)");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_devices_memory),
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_op_label),
+		cmocka_unit_test(test_op_label_fit_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
