@@ -240,7 +240,7 @@ struct xt_overview {
 	uint64_t compiles;
 	int64_t collective_ps;
 	double collective_percent;    /* of device busy; NAN when there is none */
-	int64_t h2d_in_steps_ps;
+	int64_t h2d_in_steps_ps;      /* 0 and meaningless without steps */
 	double h2d_in_steps_percent;  /* of step time; NAN without steps */
 	int64_t d2h_in_steps_ps;
 	double d2h_in_steps_percent;  /* likewise */

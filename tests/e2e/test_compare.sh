@@ -193,6 +193,14 @@ w = {r['what']: r for r in g['regressions']}
 assert w['no_steps']['base_steps'] == 24 and w['no_steps']['base_ps'] is None, w
 assert w['no_device_time']['base_ps'] > 0 and w['no_device_time']['new_ps'] == 0, w
 " && ok "gate --json: no_steps and no_device_time" || fail "gate --json: no_steps and no_device_time" "see above"
+	$XTOP report --json "$TMP/hostonly.pb" 2>/dev/null | $PY -c "
+import json, sys
+o = json.load(sys.stdin)['overview']
+assert o['steps'] is None, o['steps']
+for k in ('h2d_in_steps_ps', 'h2d_in_steps_percent', 'd2h_in_steps_ps', 'd2h_in_steps_percent'):
+    assert o[k] is None, (k, o[k])
+" && ok "overview without steps: copies in steps are null, not 0" ||
+		fail "overview without steps: copies in steps are null, not 0" "see above"
 else
 	fail "host-only profile" "$(cat "$TMP/err")"
 fi

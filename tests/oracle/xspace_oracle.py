@@ -169,7 +169,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       host_bound_ps is 0) as well as when there are no devices.
   C28 Percentages over a zero total are null: collective_percent when the
       summed device busy time is 0, h2d_in_steps_percent without steps or
-      when the steps' durations sum to 0.  Step statistics: mean is the
+      when the steps' durations sum to 0; h2d_in_steps_ps and
+      d2h_in_steps_ps are null without steps.  Step statistics: mean is the
       exact quotient (a float), p50/p95 by nearest rank (the ceil(p n /
       100)-th shortest step).
   C29 Several hosts on one clock: W (ns) is set by the first host in
@@ -2255,7 +2256,7 @@ def overview(hosts, devices, ops, steps):
     (the largest host_bound_ps is 0), as well as when there are no devices.
     CHOICE C28: percentages over a zero total are null (collective_percent
     without device busy time, h2d_in_steps_percent without steps or when
-    the steps sum to 0); dominant_op needs summed busy time > 0."""
+    the steps sum to 0; h2d/d2h_in_steps_ps null without steps); dominant_op needs summed busy time > 0."""
     ov = {}
     durs = sorted(r['duration_ps'] for r in steps)
     if durs:
@@ -2283,10 +2284,10 @@ def overview(hosts, devices, ops, steps):
     ov['collective_percent'] = pct(coll_ps, busy_total) if busy_total > 0 else None
     h2d = sum(r['host_to_device_ps'] for r in steps)
     step_total = sum(durs)
-    ov['h2d_in_steps_ps'] = h2d
+    ov['h2d_in_steps_ps'] = h2d if steps else None
     ov['h2d_in_steps_percent'] = pct(h2d, step_total) if step_total > 0 else None
     d2h = sum(r['device_to_host_ps'] for r in steps)
-    ov['d2h_in_steps_ps'] = d2h
+    ov['d2h_in_steps_ps'] = d2h if steps else None
     ov['d2h_in_steps_percent'] = pct(d2h, step_total) if step_total > 0 else None
     ov['top_ops'] = [{'name': o['name'], 'program': o['program'], 'self_ps': o['self_ps'],
                       'percent': o['percent']} for o in ops[:5]]
