@@ -585,7 +585,7 @@ static const char *dev_label(const struct xt_analysis *a, const struct xt_device
 	size_t i;
 
 	for (i = 0; i < a->ndevices; i++)
-		if (strcmp(a->devices[i].host, d->host)) {
+		if (!strcmp(a->devices[i].name, d->name) && strcmp(a->devices[i].host, d->host)) {
 			snprintf(buf, n, "%s %s", d->host, d->name);
 			return buf;
 		}

@@ -8,11 +8,11 @@
 SHIFT=tests/fixtures/shift_clock.py
 
 if ! have_fixtures; then
-	skip_n 21 "several hosts" "$NOFIX"
+	skip_n 23 "several hosts" "$NOFIX"
 	exit 0
 fi
 if ! $PY -c 'import google.protobuf' 2>/dev/null; then
-	skip_n 21 "several hosts" "python3-protobuf missing (scripts/deps.sh installs it)"
+	skip_n 23 "several hosts" "python3-protobuf missing (scripts/deps.sh installs it)"
 	exit 0
 fi
 
@@ -110,6 +110,24 @@ if $XTOP report "$TMP/skew" >"$TMP/skew.txt" 2>"$TMP/err" &&
 	ok "TPU, b's clock 3 ms ahead: the text report says where each host sits and its skew"
 else
 	fail "TPU, b's clock 3 ms ahead: text report" "$(grep -A2 '^  host' "$TMP/skew.txt" | tr '\n' '|')"
+fi
+
+# A finding names a device with its host only where two hosts' devices
+# share the name: both hosts here have /device:TPU:0, while a TPU host
+# beside a ROCm one has nothing to tell apart.
+if grep -q "^  ! [ab] /device:TPU:0 is idle" "$TMP/skew.txt"; then
+	ok "findings: a device name two hosts share is said with its host"
+else
+	fail "findings: shared device name" "$(grep -A1 '^  findings' "$TMP/skew.txt" | tr '\n' '|')"
+fi
+mkdir -p "$TMP/mixed"
+cp "$TPU" "$TMP/mixed/a.xplane.pb"
+cp "$ROCM" "$TMP/mixed/b.xplane.pb"
+if $XTOP report "$TMP/mixed" >"$TMP/mixed.txt" 2>"$TMP/err" &&
+	grep -q "^  ! /device:TPU:0 is idle" "$TMP/mixed.txt"; then
+	ok "findings: a device name no other host has is said alone"
+else
+	fail "findings: unshared device name" "$(grep -A1 '^  findings' "$TMP/mixed.txt" | tr '\n' '|') $(cat "$TMP/err")"
 fi
 
 # Host b has no Task Environment: it cannot be placed, and says so; its
