@@ -518,69 +518,62 @@ void compare_free(struct xt_cmp *c)
 	free(c);
 }
 
-void compare_op_label(const struct xt_cmp_op *o, char *buf, size_t n)
+/* What " (was OLD)" says of an op matched under another name: the base's
+ * name from where the two differ, cut at a separator (".12" of
+ * "fusion.12"); NULL when the label has none. */
+static const char *label_was(const struct xt_cmp_op *o)
 {
-	const char *sep = *o->program ? "/" : "";
 	size_t k = 0, cut = 0;
 
 	if ((o->match != XT_MATCH_IDENTITY && o->match != XT_MATCH_WORK) ||
-	    !strcmp(o->base_name, o->name)) {
-		snprintf(buf, n, "%s%s%s", o->program, sep, o->name);
-		return;
-	}
-	/* The shared head, up to its last separator: ".12" of "fusion.12". */
+	    !strcmp(o->base_name, o->name))
+		return NULL;
 	while (o->name[k] && o->name[k] == o->base_name[k]) {
 		if (strchr("._/-", o->name[k]))
 			cut = k;
 		k++;
 	}
-	snprintf(buf, n, "%s%s%s (was %s)", o->program, sep, o->name, o->base_name + cut);
+	return o->base_name + cut;
+}
+
+void compare_op_label(const struct xt_cmp_op *o, char *buf, size_t n)
+{
+	const char *sep = *o->program ? "/" : "", *was = label_was(o);
+
+	if (!was)
+		snprintf(buf, n, "%s%s%s", o->program, sep, o->name);
+	else
+		snprintf(buf, n, "%s%s%s (was %s)", o->program, sep, o->name, was);
 }
 
 void compare_op_label_fit(const struct xt_cmp_op *o, char *buf, size_t n, int w,
 			  const char *mark, int with_program)
 {
-	struct xt_cmp_op bare;
-	const char *was;
-	char *old, *e, *out;
-	size_t head, len, cap;
-	int room;
+	const char *prog = with_program ? o->program : "", *sep = *prog ? "/" : "";
+	const char *was = label_was(o);
+	int head, room;
+	size_t cap;
+	char *e;
 
-	if (!with_program) {
-		bare = *o;
-		bare.program = "";
-		o = &bare;
-	}
-	compare_op_label(o, buf, n);
-	was = strstr(buf, " (was ");
-	if (!w || utf8_width(buf) <= w || !was)
-		return;
-	/* buf may have cut the label short (a name of some KB): then there
-	 * is no whole OLD to fit, and the name is what the column elides. */
-	len = strlen(was + 6);
-	if (!len || was[6 + len - 1] != ')' || strlen(buf) + 1 >= n) {
-		snprintf(buf, n, "%s", o->name);
+	/* PROGRAM/NAME's columns, then " (was " and ")" around OLD. */
+	head = utf8_width(prog) + (int)strlen(sep) + utf8_width(o->name);
+	if (!was || !w || head + 7 + utf8_width(was) <= w) {
+		if (!was)
+			snprintf(buf, n, "%s%s%s", prog, sep, o->name);
+		else
+			snprintf(buf, n, "%s%s%s (was %s)", prog, sep, o->name, was);
 		return;
 	}
-	head = (size_t)(was - buf);
-	/* OLD whole, however long: a fixed buffer cut it mid-character. An
-	 * elision is no longer than its text and the mark. */
-	len--;
-	cap = len + strlen(mark) + 1;
-	old = xstrndup(was + 6, len);
+	/* An elision is no longer than its text and the mark. */
+	cap = strlen(was) + strlen(mark) + 1;
 	e = xmalloc(cap);
-	out = xmalloc(head + cap + 8);
-	room = w - utf8_width(buf) + utf8_width(old);
-	if (room >= 6) {
-		sprintf(out, "%.*s (was %s)", (int)head, buf, utf8_elide(e, cap, old, room, mark));
-		snprintf(buf, n, "%s", out);
-	} else if ((room = w - utf8_width(o->name) - 7) >= 4) {
+	if ((room = w - head - 7) >= 6)
+		snprintf(buf, n, "%s%s%s (was %s)", prog, sep, o->name,
+			 utf8_elide(e, cap, was, room, mark));
+	else if ((room = w - utf8_width(o->name) - 7) >= 4)
 		/* The program gives way too: the name and as much of OLD. */
-		snprintf(buf, n, "%s (was %s)", o->name, utf8_elide(e, cap, old, room, mark));
-	} else {
+		snprintf(buf, n, "%s (was %s)", o->name, utf8_elide(e, cap, was, room, mark));
+	else
 		snprintf(buf, n, "%s", o->name);
-	}
-	free(out);
 	free(e);
-	free(old);
 }
