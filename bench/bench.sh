@@ -188,6 +188,14 @@ if [ -n "$TL" ]; then
 	echo "window queries (the timeline's per-frame question), $O/bench_window:"
 	$O/bench_window "$TL"
 fi
+# A GPU-shaped file whose events are in two big lines: a line joins the
+# timeline when it is complete, so its first events come later.
+GL=$(prepare h100-tfm 2>/dev/null || true)
+if [ -n "$GL" ]; then
+	echo
+	echo "viewer: xtop $(basename "$GL") in tmux (its events in two lines of millions):"
+	sh bench/first_frame.sh "$GL" "$RUNS"
+fi
 echo
 echo "capture to first frame (the viewer attached to a real gRPC profiler server):"
 if [ -d "$FIX" ]; then
