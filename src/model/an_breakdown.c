@@ -69,6 +69,29 @@ struct bd_cursor {
 	int cat;                /* its level */
 	const struct span *work; /* a host's activity (host_acts_done): n spans */
 	int64_t lo, hi;
+	/* A line's: no event before i ends after seen, nor before the one
+	 * line_next() last read after prev; where the cursor stopped. */
+	int64_t seen, prev;
+	struct bd_resume *stop;
+};
+
+/*
+ * Where a line's cursor stopped in a window: at event i, no event before
+ * it ending after before. The next window of the line that begins at or
+ * after before starts there, not back at the start of its first block:
+ * with many short steps over a sparse line (a GPU's streams, a step every
+ * few kernels) each window read most of a block (64 events) for nothing.
+ * The events it skips end before the window begins, so they would only
+ * have been clipped away, and the ends they would have set in maxend are
+ * below every end still compared with it: the same breakdown, to the byte
+ * (docs/performance.md, "Windows that start where the last one stopped").
+ */
+struct bd_resume {
+	const void *key;        /* the line, or the host activity's spans */
+	int64_t lo;             /* the last window's start, */
+	size_t from;            /* and its first block (span) ending after it */
+	size_t i;               /* a line's: where it stopped, */
+	int64_t before;         /* no event before i ending after this */
 };
 
 /* The line's next event that adds to some H, unclipped; 0 at the end. */
@@ -89,6 +112,9 @@ static int line_next(struct bd_cursor *c, int64_t *pa, int64_t *pb, int *pcat)
 		cat = c->lv->lv[cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE)];
 		a = c->base + xt_event_off(c->l, i);
 		b = a + dur;
+		c->prev = c->seen;
+		if (b > c->seen)
+			c->seen = b;
 		if (c->maxend[cat] >= b)
 			continue; /* inside an earlier event of this line */
 		/* maxend grows with the level (each level's events are its
@@ -120,10 +146,18 @@ static int bd_next(struct bd_cursor *c)
 			b = c->work[c->i++].e;
 			cat = c->lv->lv[XT_CAT_HOST_COMPUTE];
 		} else if (!line_next(c, &a, &b, &cat)) {
+			c->stop->i = c->n;
+			c->stop->before = c->seen;
 			return 0;
 		}
-		if (a >= c->hi)
-			return 0; /* starts are in order: nothing more is inside */
+		if (a >= c->hi) {
+			/* starts are in order: nothing more is inside */
+			if (!c->work) {
+				c->stop->i = c->i - 1;
+				c->stop->before = c->prev;
+			}
+			return 0;
+		}
 		if (a < c->lo)
 			a = c->lo;
 		if (b > c->hi)
@@ -210,13 +244,50 @@ static void sweep_add(struct bd_sweep *sw, int64_t a, int64_t b, int cat)
 	}
 }
 
+/* The first of n ends (each at stride bytes from the last, plus base) that
+ * is after lo, the ends monotone (a prefix max, or disjoint spans): from
+ * `from`, which no later end may precede, galloping then halving, so that
+ * a line's next window, a little later, finds its start in a few steps.
+ * The index a binary search over all n would find. */
+static size_t first_after(const int64_t *ends, size_t stride, int64_t base, size_t n, size_t from,
+			  int64_t lo)
+{
+	size_t b = from, e, step = 1, m;
+
+#define END_AT(i) (base + *(const int64_t *)((const char *)ends + (i) * stride))
+	for (;;) {
+		e = b + step - 1;
+		if (e >= n) {
+			e = n;
+			break;
+		}
+		if (END_AT(e) > lo)
+			break;
+		b = e + 1;
+		step *= 2;
+	}
+	while (b < e) {
+		m = b + (e - b) / 2;
+		if (END_AT(m) <= lo)
+			b = m + 1;
+		else
+			e = m;
+	}
+#undef END_AT
+	return b;
+}
+
 /* A cursor for line ln or, with work, for a host's n spans, clipped to
  * [lo, hi): it starts at the first span that ends after lo, or at the
- * first block of events whose max end (a running max) is after lo. */
+ * first block of events whose max end (a running max) is after lo, or
+ * where the line's last window stopped (r) when that is later and no
+ * event before it ends after lo. r remembers the search for the next. */
 static void cursor_add(struct bd_cursor *c, const struct bd_levels *lv, const struct xt_line *ln,
-		       const struct span *work, size_t nw, int64_t lo, int64_t hi)
+		       const struct span *work, size_t nw, int64_t lo, int64_t hi,
+		       struct bd_resume *r)
 {
-	size_t b = 0, e;
+	const void *key = work ? (const void *)work : (const void *)ln;
+	size_t b, from = r->key == key && r->lo <= lo ? r->from : 0;
 	int k;
 
 	memset(c, 0, sizeof(*c));
@@ -226,32 +297,32 @@ static void cursor_add(struct bd_cursor *c, const struct bd_levels *lv, const st
 	if (work) {
 		c->work = work;
 		c->n = nw;
-		for (e = nw; b < e;) {
-			size_t m = b + (e - b) / 2;
-
-			if (work[m].e <= lo)
-				b = m + 1;
-			else
-				e = m;
-		}
+		b = nw ? first_after(&work[0].e, sizeof(*work), 0, nw, from, lo) : 0;
 		c->i = b;
 	} else {
 		c->l = ln;
 		c->lp = ln->hook_data;
 		c->n = ln->nev;
 		c->base = ln->timestamp_ns * 1000;
+		c->seen = INT64_MIN;
+		c->stop = r;
+		b = 0;
 		if (ln->blk_maxend) {
-			for (e = (ln->nev + XT_BLOCK - 1) / XT_BLOCK; b < e;) {
-				size_t m = b + (e - b) / 2;
-
-				if (c->base + ln->blk_maxend[m] <= lo)
-					b = m + 1;
-				else
-					e = m;
-			}
+			b = first_after(ln->blk_maxend, sizeof(int64_t), c->base,
+					(ln->nev + XT_BLOCK - 1) / XT_BLOCK, from, lo);
 			c->i = b * XT_BLOCK < c->n ? b * XT_BLOCK : c->n;
+			/* Every event of the blocks before ends by then. */
+			if (b)
+				c->seen = c->base + ln->blk_maxend[b - 1];
+		}
+		if (r->key == key && r->i > c->i && r->before <= lo) {
+			c->i = r->i;
+			c->seen = r->before;
 		}
 	}
+	r->key = key;
+	r->lo = lo;
+	r->from = b;
 	for (k = 0; k < XT_CAT_COUNT; k++)
 		c->maxend[k] = INT64_MIN;
 }
@@ -294,7 +365,7 @@ struct bd_job {
 
 static void win_run(const struct bd_win *w, const struct bd_group *g, const struct host_act *ha,
 		    const struct sort_kv *q, int64_t *f, struct bd_cursor *cur,
-		    struct bd_cursor **heap)
+		    struct bd_cursor **heap, struct bd_resume *res)
 {
 	struct bd_sweep sw;
 	size_t i, n = g->nsrc, nh = 0;
@@ -304,10 +375,10 @@ static void win_run(const struct bd_win *w, const struct bd_group *g, const stru
 		const struct bd_src *sr = &g->src[i];
 
 		if (sr->ln)
-			cursor_add(&cur[i], &g->lv, sr->ln, NULL, 0, w->lo, w->hi);
+			cursor_add(&cur[i], &g->lv, sr->ln, NULL, 0, w->lo, w->hi, &res[i]);
 		else
 			cursor_add(&cur[i], &g->lv, NULL, ha[sr->host].v, ha[sr->host].n, w->lo,
-				   w->hi);
+				   w->hi, &res[i]);
 		if (bd_next(&cur[i]))
 			heap[nh++] = &cur[i];
 	}
@@ -340,10 +411,14 @@ static void job_run(void *arg, size_t k)
 	const struct bd_job *jb = &((const struct bd_job *)arg)[k];
 	struct bd_cursor *cur = xcalloc(jb->maxsrc ? jb->maxsrc : 1, sizeof(*cur));
 	struct bd_cursor **heap = xcalloc(jb->maxsrc ? jb->maxsrc : 1, sizeof(*heap));
+	/* Per source: where its line's cursor stopped in this thread's last
+	 * window of it (the windows run in time order within a group). */
+	struct bd_resume *res = xcalloc(jb->maxsrc ? jb->maxsrc : 1, sizeof(*res));
 	size_t i;
 
 	for (i = jb->w0; i < jb->w1; i++)
-		win_run(&jb->w[i], &jb->g[jb->w[i].g], jb->ha, jb->q, jb->f, cur, heap);
+		win_run(&jb->w[i], &jb->g[jb->w[i].g], jb->ha, jb->q, jb->f, cur, heap, res);
+	free(res);
 	free(heap);
 	free(cur);
 }
