@@ -362,6 +362,38 @@ static void test_breakdown_levels(void **state)
 	assert_step(&a->steps[2], 3, 200, 100, 0, 0, 0, 0, 0, 100);
 }
 
+/* A window's cursor on a line starts where the line's last window stopped
+ * only when no event before that point ends inside the new window: eight
+ * steps of 100 on TPU:0 (eight windows, four to a thread). fusion.1
+ * [10,250) reaches into steps 1 and 2, so their windows must read it again;
+ * from step 3 on, one 1-ps op a step, where each window starts where the
+ * one before stopped. */
+static void test_breakdown_resume(void **state)
+{
+	struct bd_fix f;
+	struct xt_analysis *a;
+	int i;
+
+	(void)state;
+	bd_fix_init(&f);
+	xla_op(f.d0, 1, "fusion.1", NULL, 1, NULL);
+	xla_op(f.d0, 2, "fusion.2", NULL, 1, NULL);
+	tu_event_add(f.ops0, 1, 10, 240);
+	tu_event_add(f.ops0, 2, 260, 10);
+	for (i = 3; i < 8; i++)
+		tu_event_add(f.ops0, 2, 100 * i + 10, 1);
+	steps_of_100(f.d0, f.st, 8);
+	a = tu_load_space(f.s, NULL);
+	assert_int_equal(a->nsteps, 8);
+	/* [0,100): [10,100) = 90. [100,200): fusion.1 throughout. */
+	assert_step(&a->steps[0], 1, 0, 100, 90, 0, 0, 0, 0, 10);
+	assert_step(&a->steps[1], 2, 100, 100, 100, 0, 0, 0, 0, 0);
+	/* [200,300): [200,250) + [260,270) = 60. */
+	assert_step(&a->steps[2], 3, 200, 100, 60, 0, 0, 0, 0, 40);
+	for (i = 3; i < 8; i++)
+		assert_step(&a->steps[i], i + 1, 100 * i, 100, 1, 0, 0, 0, 0, 99);
+}
+
 /* ---- GPU devices ---- */
 
 #define KD_CUDA                                                                  \
@@ -915,6 +947,7 @@ int main(void)
 		TU_TEST(test_xla_partial_overlap_breakdown),
 		TU_TEST(test_breakdown_split),
 		TU_TEST(test_breakdown_levels),
+		TU_TEST(test_breakdown_resume),
 		TU_TEST(test_gpu_kernel_many_ops),
 		TU_TEST(test_gpu_streams),
 		TU_TEST(test_gpu_tf_ops_and_plain_kernels),
