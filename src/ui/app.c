@@ -293,6 +293,30 @@ static void draw_hints(struct app *a)
 	}
 }
 
+const char *app_view_name(enum view_id v)
+{
+	return views[v]->name;
+}
+
+/* A view whose analyses are still to come: what it will show, and where
+ * to look meanwhile (the status line has the progress). */
+static void draw_pending(struct app *a, int y, int h)
+{
+	const char *key = keymap_key_for(ACT_VIEW_TIMELINE);
+	char line[256];
+
+	if (h < 3)
+		return;
+	snprintf(line, sizeof(line), "  The %s comes when the profile is read.",
+		 views[a->view]->name);
+	ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
+	if (key) {
+		snprintf(line, sizeof(line), "  %s shows its timeline meanwhile, the lines as they come.",
+			 key);
+		ui_put(y + 2, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+	}
+}
+
 static void app_render(struct app *a)
 {
 	getmaxyx(stdscr, a->rows, a->cols);
@@ -300,6 +324,8 @@ static void app_render(struct app *a)
 	draw_status(a);
 	if (a->ov.kind)
 		overlay_draw(a, 1, a->rows - 2);
+	else if (a->rows > 3 && loading_pending(a, a->view))
+		draw_pending(a, 1, a->rows - 2);
 	else if (a->rows > 3)
 		views[a->view]->draw(a, 1, a->rows - 2);
 	draw_hints(a);

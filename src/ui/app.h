@@ -227,6 +227,8 @@ void app_log_clocks(struct app *a, const struct xt_trace *t);
 /* Adds a profile (owning t and an) and makes it the current one; logs its
  * hosts' clocks. */
 void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path);
+/* A view's name as its title says it ("op profile"). */
+const char *app_view_name(enum view_id v);
 /* Index of the op row of the event, or -1. */
 long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_line *l,
 		const struct xt_event *ev);

@@ -113,6 +113,16 @@ enum action keymap_lookup(int key, unsigned scope)
 	return ACT_NONE;
 }
 
+const char *keymap_key_for(enum action act)
+{
+	unsigned i;
+
+	for (i = 0; i < key_nbindings; i++)
+		if (key_bindings[i].action == act)
+			return key_bindings[i].keyname;
+	return NULL;
+}
+
 const char *keymap_scope_name(unsigned scope, char *buf, size_t n)
 {
 	static const char *const names[] = { "timeline", "op profile", "steps",	 "memory",

@@ -88,6 +88,8 @@ extern const unsigned key_nbindings;
 
 /* The action of key in the view with scope bit `scope`; ACT_NONE if none. */
 enum action keymap_lookup(int key, unsigned scope);
+/* The name of act's first key ("2"), or NULL when it has none. */
+const char *keymap_key_for(enum action act);
 /* Where bindings of scope apply, in words ("everywhere", "steps, memory"),
  * for the help screen. Returns buf. */
 const char *keymap_scope_name(unsigned scope, char *buf, size_t n);

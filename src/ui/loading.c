@@ -32,6 +32,11 @@ struct loading {
 	int has_events;         /* the timeline made last holds events */
 	double rebuilt;         /* when the timeline was last made anew */
 	int touched;            /* a key was handled: the view is the user's */
+	/* The view asked for, when it needs the analyses: the timeline shows
+	 * until they are in, then this one, unless a key was pressed. */
+	enum view_id then;
+	int switched;
+	const char *logged_view; /* the last view the frame log named */
 	FILE *log;
 };
 
@@ -104,7 +109,32 @@ void loading_start(struct app *a, const char *path, const char *run)
 	app_add(a, ld->t, empty_analysis(), path);
 	load_job_unlock(ld->job);
 	a->load = ld;
-	app_status(a, 0, "loading %s: the op profile, steps and memory come when it is done", path);
+	if (a->view != VIEW_TIMELINE && a->cur == ld->prof) {
+		/* Nothing but the timeline has anything to show yet. */
+		ld->then = a->view;
+		ld->switched = 1;
+		a->view = VIEW_TIMELINE;
+		app_status(a, 0, "loading %s: the lines as they come; the %s when it is done", path,
+			   app_view_name(ld->then));
+	} else {
+		app_status(a, 0, "loading %s: the op profile, steps and memory come when it is done",
+			   path);
+	}
+}
+
+int loading_current(const struct app *a)
+{
+	return a->load && a->cur == a->load->prof;
+}
+
+int loading_pending(const struct app *a, enum view_id v)
+{
+	const struct loading *ld = a->load;
+
+	if (!ld || v == VIEW_TIMELINE)
+		return 0;
+	return a->cur == ld->prof ||
+	       (v == VIEW_DIFF && a->diff.base >= 0 && (size_t)a->diff.base == ld->prof);
 }
 
 /* A new timeline for profile ld->prof over t; the view keeps its place
@@ -220,8 +250,12 @@ static int loading_end(struct app *a, struct loading *ld)
 	p->an = an;
 	if (!p->saved)
 		p->saved = app_saved_run(a, t);
-	if (a->cur == ld->prof)
+	if (a->cur == ld->prof) {
 		a->an = an;
+		/* The view asked for, unless the user took the timeline over. */
+		if (ld->switched && !ld->touched && a->view == VIEW_TIMELINE)
+			a->view = ld->then;
+	}
 	note(ld, "ready");
 	if (ld->log)
 		fclose(ld->log);
@@ -312,6 +346,13 @@ void loading_drawn(struct app *a)
 		return;
 	if (!ld->frames++)
 		note(ld, "first_frame");
+	if (ld->log && app_view_name(a->view) != ld->logged_view) {
+		/* Which view the frames show, and whether it waits (tests). */
+		ld->logged_view = app_view_name(a->view);
+		fprintf(ld->log, "view %s%s\n", ld->logged_view,
+			loading_pending(a, a->view) ? " pending" : "");
+		fflush(ld->log);
+	}
 	if (!ld->events_shown && a->cur == ld->prof && tl_has_events(a->tl)) {
 		ld->events_shown = 1;
 		note(ld, "first_events");

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-struct app;
+#include "app.h"
 
 /* Starts loading path as the viewer's profile (added with app_add). */
 void loading_start(struct app *a, const char *path, const char *run);
@@ -35,6 +35,13 @@ void loading_unlock(struct app *a);
 void loading_stop(struct app *a);
 /* The status line while loading: file, progress bar, events, time. */
 void loading_status(const struct app *a, char *buf, size_t n);
+/* Whether the current profile is the one loading. */
+int loading_current(const struct app *a);
+/* Whether what view v shows of the current profile is still to come: it
+ * is not the timeline, and its analyses (or for the diff, its base's) are
+ * not in yet. The view then says so instead of showing empty tables that
+ * read as "no steps", "no ops", "findings: none". */
+int loading_pending(const struct app *a, enum view_id v);
 /* Whether the timeline holds no events yet, in the load's first second
  * (the progress tick then looks more often, so that the first lines show
  * as soon as they are in). */

@@ -16,6 +16,7 @@
 #include "../util/xalloc.h"
 #include "app.h"
 #include "details.h"
+#include "loading.h"
 #include "term.h"
 #include "timeaxis.h"
 
@@ -280,13 +281,27 @@ static void label_of(const struct app *a, long ti, const char *names, char *buf,
 
 static void tl_draw(struct app *a, int y, int h)
 {
-	size_t cap = a->tl->ntracks * 2 + 1, n, k;
-	struct item *it = xmalloc(cap * sizeof(*it));
-	int lw = label_width(a), w = a->cols - lw, row, area;
-	struct tl_cell *cells = xmalloc((size_t)(w > 0 ? w : 1) * sizeof(*cells));
+	size_t cap, n, k;
+	struct item *it;
+	int lw, w, row, area;
+	struct tl_cell *cells;
 	long cur;
-	int dh = details_height(a, h);
-	char *names = track_names(a, lw);
+	int dh;
+	char *names;
+
+	if (!a->tl->ntracks && loading_current(a)) {
+		/* No line is in yet: a ruler over nothing would read "0 ps". */
+		ui_put(y + 1, 0, a->cols, term_attr(ROLE_DIM),
+		       "  The lines come as they are read (a big line when it is whole).", 1);
+		return;
+	}
+	cap = a->tl->ntracks * 2 + 1;
+	it = xmalloc(cap * sizeof(*it));
+	lw = label_width(a);
+	w = a->cols - lw;
+	cells = xmalloc((size_t)(w > 0 ? w : 1) * sizeof(*cells));
+	dh = details_height(a, h);
+	names = track_names(a, lw);
 
 	n = build_items(a, it);
 	cur = item_of_cursor(a, it, n);

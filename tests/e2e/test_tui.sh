@@ -507,6 +507,27 @@ if wait_for "[timeline]" 60 && wait_until 'grep -q "^ready " "$TMP/frames" 2>/de
 else
 	fail "loading: viewer" "$(shot) $(cat "$TMP/frames" 2>/dev/null)"
 fi
+# Opened on a view that needs the analyses (the overview, the default): the
+# timeline shows while they come, then that view, untouched.
+start 100 30 XTOP_VIEW=overview XTOP_FRAME_LOG="$TMP/frames2" "$XTOP" "$TMP/big.xplane.pb"
+if wait_until 'grep -q "^ready " "$TMP/frames2" 2>/dev/null' 60 &&
+	wait_until 'has "[overview]" && has "Findings"' 10 &&
+	[ "$(sed -n 's/^view //p' "$TMP/frames2" | head -n 1)" = timeline ]; then
+	ok "loading: the overview asked for, the timeline shows until its analyses are in"
+else
+	fail "loading: overview after the timeline" "$(shot) $(tr '\n' ' ' <"$TMP/frames2" 2>/dev/null)"
+fi
+# A view chosen while it loads says what it waits for (not "no ops"), and
+# stays chosen when the analyses come.
+start 100 30 XTOP_FRAME_LOG="$TMP/frames3" "$XTOP" "$TMP/big.xplane.pb"
+keys 3
+if wait_until 'grep -q "^ready " "$TMP/frames3" 2>/dev/null' 60 &&
+	wait_until 'has "[op profile]" && has "convolution.11"' 10 &&
+	grep -q "^view op profile pending" "$TMP/frames3"; then
+	ok "loading: the op profile while it loads says it comes when the profile is read"
+else
+	fail "loading: op profile while loading" "$(shot) $(tr '\n' ' ' <"$TMP/frames3" 2>/dev/null)"
+fi
 start 100 30 "$XTOP" "$TMP/big.xplane.pb"
 keys q
 if wait_for "EXIT=0 TTY=restored" 30; then
