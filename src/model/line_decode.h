@@ -83,6 +83,8 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 int line_split_chunk(struct line_split *s, size_t k);
 /* The bytes of the line that chunk k covers. */
 uint64_t line_split_chunk_bytes(const struct line_split *s, size_t k);
+/* The events of chunk k (known once the walk found it). */
+uint64_t line_split_chunk_events(const struct line_split *s, size_t k);
 /* Counts one part (the walk or a chunk) done; returns 1 for the caller
  * that completed the last part. Thread-safe. */
 int line_split_done(struct line_split *s);

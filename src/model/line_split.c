@@ -195,6 +195,11 @@ uint64_t line_split_chunk_bytes(const struct line_split *s, size_t k)
 	return (uint64_t)(s->ch[k].to - s->ch[k].from);
 }
 
+uint64_t line_split_chunk_events(const struct line_split *s, size_t k)
+{
+	return s->ch[k].n;
+}
+
 int line_split_done(struct line_split *s)
 {
 	int last;

@@ -24,6 +24,7 @@ struct line_job {
 	struct xt_line *line;
 	struct line_split *split; /* while a big line is in pieces */
 	_Atomic uint64_t counted; /* progress bytes already reported */
+	_Atomic uint64_t counted_ev; /* and events: a big line's, chunk by chunk */
 };
 
 struct chunk_task {
@@ -113,6 +114,7 @@ static void progress(struct pool *pl, uint64_t bytes, uint64_t events)
 static void line_done(struct pool *pl, struct line_job *j, struct xt_sunk *sunk)
 {
 	struct reader *r = pl->r;
+	uint64_t ce = atomic_load(&j->counted_ev);
 
 	j->line->timestamp_ns = rebase_ns(j->line->timestamp_ns, r->h->ts_base_ns);
 	if (r->opts && r->opts->line_hook)
@@ -120,7 +122,8 @@ static void line_done(struct pool *pl, struct line_job *j, struct xt_sunk *sunk)
 				   r->opts->sink ? sunk : NULL);
 	if (sunk->nparts)
 		line_sunk_free(r->opts->sink, sunk);
-	progress(pl, j->line->raw_len - atomic_load(&j->counted), j->line->nev);
+	progress(pl, j->line->raw_len - atomic_load(&j->counted),
+		 j->line->nev > ce ? j->line->nev - ce : 0);
 	source_release(&r->h->src, j->line->raw_off, j->line->raw_len);
 	if (r->opts && r->opts->live) {
 		/* Shown from now on; the counts grow with it. */
@@ -139,15 +142,18 @@ static void line_done(struct pool *pl, struct line_job *j, struct xt_sunk *sunk)
 static void run_chunk(struct pool *pl, struct chunk_task t, struct arena *a)
 {
 	struct line_split *s = t.job->split;
-	uint64_t bytes = line_split_chunk_bytes(s, t.k);
+	uint64_t bytes = line_split_chunk_bytes(s, t.k), events = line_split_chunk_events(s, t.k);
 	int rc = line_split_chunk(s, t.k);
 
 	if (rc < 0) {
 		pool_fail(pl, rc, t.job);
 		return;
 	}
+	/* The status line's count moves while a big line decodes: "0 events"
+	 * at 54 % of a profile of two lines read as an empty one. */
 	atomic_fetch_add(&t.job->counted, bytes);
-	progress(pl, bytes, 0);
+	atomic_fetch_add(&t.job->counted_ev, events);
+	progress(pl, bytes, events);
 	if (line_split_done(s)) {
 		struct xt_sunk sunk;
 

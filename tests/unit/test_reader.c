@@ -841,6 +841,25 @@ static void test_timestamp_after_events(void **state)
 	}
 }
 
+/* At a line's hook, the events the progress counted so far (the line's
+ * own chunks, for a big line: the count moves while it decodes). */
+struct seen_progress {
+	_Atomic uint64_t *events;
+	_Atomic uint64_t at_hook[4];
+};
+
+static void progress_at_hook(void *ctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l,
+			     struct xt_sunk *sunk)
+{
+	struct seen_progress *sp = ctx;
+
+	(void)h;
+	(void)p;
+	(void)sunk;
+	if (l->id >= 1 && l->id <= 3)
+		atomic_store(&sp->at_hook[l->id], atomic_load(sp->events));
+}
+
 /* Big lines are decoded in chunks by all threads: the same model as one
  * thread decoding each line whole, for lines in order and out of order,
  * with long durations (which each chunk writes where its events start)
@@ -856,6 +875,9 @@ static void test_split_lines(void **state)
 	struct xplane_load_opts o = { .threads = 2, .keep_resident = 0, .split_bytes = 65536 };
 	struct xt_trace *whole, *split = trace_new();
 	struct xt_error err = { "" };
+	_Atomic uint64_t bytes = 0, events = 0;
+	struct seen_progress sp = { 0 };
+	uint64_t line_bytes = 0;
 	const char *path;
 	size_t i;
 
@@ -877,9 +899,22 @@ static void test_split_lines(void **state)
 	path = tu_write(s, 0);
 	whole = tu_read(path);
 	TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ split, NULL }));
+	o.progress_bytes = &bytes;
+	o.progress_events = &events;
+	sp.events = &events;
+	o.line_hook = progress_at_hook;
+	o.ctx = &sp;
 	assert_int_equal(xplane_load(split, path, "host", &o, &err), 0);
 	assert_true(whole->hosts[0].planes[0].lines[0].raw_len > 4 * 65536);
 	tu_assert_same_trace(whole, split);
+	/* The progress counts each event and byte once: a big line's chunk
+	 * by chunk as they decode, the rest when the line is done. */
+	assert_int_equal(atomic_load(&events), 40001);
+	assert_true(atomic_load(&sp.at_hook[1]) >= 20000);
+	assert_true(atomic_load(&sp.at_hook[2]) >= 20000);
+	for (i = 0; i < 3; i++)
+		line_bytes += split->hosts[0].planes[0].lines[i].raw_len;
+	assert_int_equal(atomic_load(&bytes), line_bytes);
 	assert_int_equal(split->hosts[0].planes[0].lines[0].nlong_dur, 20000 / 33 + 1);
 	assert_int_equal(split->hosts[0].planes[0].lines[1].nlong_dur, 20000 / 13 + 1);
 	assert_non_null(split->hosts[0].planes[0].lines[1].raw); /* sorted */
