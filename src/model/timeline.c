@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../util/xalloc.h"
+#include "wire.h"
 
 static const char *line_name(const struct xt_line *l)
 {
@@ -15,50 +16,107 @@ static const char *line_name(const struct xt_line *l)
 	return l->name && l->name[0] ? l->name : "(unnamed)";
 }
 
-static int line_cmp(const void *x, const void *y, void *plane)
+/* A line's name and id as its label reads them. */
+struct lname {
+	const char *name;
+	char *own;              /* name, when read here */
+	int64_t id;
+};
+
+/*
+ * A line a live load still decodes is not to be read (trace.h: the
+ * decoder writes its name and id meanwhile): its name and id are read
+ * from its bytes instead, as far as its first event, where the decoder
+ * finds them too (a name given after an event may change its label once
+ * it is decoded).
+ */
+static void line_head(const struct xt_host *h, const struct xt_line *l, struct lname *o)
 {
-	const struct xt_plane *p = plane;
+	const uint8_t *nm = NULL, *dn = NULL;
+	size_t nn = 0, dnn = 0;
+	struct wire w;
+
+	o->id = 0;
+	wire_init(&w, h->src.data + l->raw_off, l->raw_len);
+	while (wire_more(&w)) {
+		uint32_t f;
+		unsigned t = wire_tag(&w, &f);
+
+		if (f == 4 || w.bad)
+			break;
+		if (f == 1 && t == WIRE_VARINT)
+			o->id = (int64_t)wire_varint(&w);
+		else if (f == 2 && t == WIRE_LEN)
+			nm = wire_bytes(&w, &nn);
+		else if (f == 11 && t == WIRE_LEN)
+			dn = wire_bytes(&w, &dnn);
+		else
+			wire_skip(&w, t);
+	}
+	if (dn && dnn && !w.bad)
+		o->own = xstrndup((const char *)dn, dnn);
+	else if (nm && nn && !w.bad)
+		o->own = xstrndup((const char *)nm, nn);
+	else
+		o->own = xstrdup("(unnamed)");
+	o->name = o->own;
+}
+
+static int line_cmp(const void *x, const void *y, void *names)
+{
+	const struct lname *v = names;
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-	int r = strcmp(line_name(&p->lines[a]), line_name(&p->lines[b]));
+	int r = strcmp(v[a].name, v[b].name);
 
 	return r ? r : (a > b) - (a < b);
 }
 
-/* Labels for the n lines of plane p (label[i] for line i, each owned):
- * names that repeat get the line id, and should ids repeat too, a running
- * number. */
-static void label_plane(char **label, size_t n, const struct xt_plane *p)
+/* Labels for the n lines of plane p of host h (label[i] for line i, each
+ * owned): names that repeat get the line id, and should ids repeat too, a
+ * running number. */
+static void label_plane(char **label, size_t n, const struct xt_host *h, const struct xt_plane *p)
 {
 	size_t *idx = xmalloc((n ? n : 1) * sizeof(size_t)), i, j, k, m;
+	struct lname *v = xcalloc(n ? n : 1, sizeof(*v));
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		idx[i] = i;
-	qsort_r(idx, n, sizeof(size_t), line_cmp, (void *)p);
+		if (p->lines[i].loading) {
+			line_head(h, &p->lines[i], &v[i]);
+		} else {
+			v[i].name = line_name(&p->lines[i]);
+			v[i].id = p->lines[i].id;
+		}
+	}
+	qsort_r(idx, n, sizeof(size_t), line_cmp, v);
 	for (i = 0; i < n; i = j) {
-		const char *name = line_name(&p->lines[idx[i]]);
+		const char *name = v[idx[i]].name;
 
-		for (j = i + 1; j < n && !strcmp(line_name(&p->lines[idx[j]]), name); j++)
+		for (j = i + 1; j < n && !strcmp(v[idx[j]].name, name); j++)
 			;
 		if (j - i == 1) {
 			label[idx[i]] = xstrdup(name);
 			continue;
 		}
 		for (k = i; k < j; k++) {
-			const struct xt_line *l = &p->lines[idx[k]];
+			int64_t id = v[idx[k]].id;
 			int dup_id = 0;
 			char buf[64];
 
 			for (m = i; m < j; m++)
-				dup_id |= m != k && p->lines[idx[m]].id == l->id;
+				dup_id |= m != k && v[idx[m]].id == id;
 			if (dup_id)
-				snprintf(buf, sizeof(buf), " [%" PRId64 " #%zu]", l->id, k - i + 1);
+				snprintf(buf, sizeof(buf), " [%" PRId64 " #%zu]", id, k - i + 1);
 			else
-				snprintf(buf, sizeof(buf), " [%" PRId64 "]", l->id);
+				snprintf(buf, sizeof(buf), " [%" PRId64 "]", id);
 			label[idx[k]] = xmalloc(strlen(name) + strlen(buf) + 1);
 			strcpy(label[idx[k]], name);
 			strcat(label[idx[k]], buf);
 		}
 	}
+	for (i = 0; i < n; i++)
+		free(v[i].own);
+	free(v);
 	free(idx);
 }
 
@@ -81,7 +139,7 @@ struct timeline *timeline_new(struct xt_trace *t)
 			 * reads the same before and after a live load ends. */
 			char **label = xcalloc(pl->nlines ? pl->nlines : 1, sizeof(*label));
 
-			label_plane(label, pl->nlines, pl);
+			label_plane(label, pl->nlines, &t->hosts[h], pl);
 			for (l = 0; l < pl->nlines; l++) {
 				struct xt_line *ln = &pl->lines[l];
 				struct tl_track *tr;

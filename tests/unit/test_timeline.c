@@ -179,6 +179,7 @@ static void test_track_labels(void **state)
 	tu_plane *q = tu_plane_add(s, 2, "/device:TPU:0");
 	struct xt_trace *t;
 	struct timeline *tl;
+	const char *name0;
 
 	(void)state;
 	tu_line_add(p, 11, "EventFDAsyncWorker", 0);
@@ -201,9 +202,16 @@ static void test_track_labels(void **state)
 	timeline_free(tl);
 	/* During a live load, lines still decoding have no track: each track
 	 * keeps its own line's label (it took the first lines' labels, and
-	 * the skipped ones' leaked), and labels read as they will after. */
+	 * the skipped ones' leaked), and labels read as they will after. The
+	 * decoding lines' names and ids are the decoder's meanwhile (another
+	 * thread writes them): theirs are read from their bytes instead. */
 	t->hosts[0].planes[0].lines[0].loading = 1;
 	t->hosts[0].planes[0].lines[4].loading = 1;
+	name0 = t->hosts[0].planes[0].lines[0].name;
+	t->hosts[0].planes[0].lines[0].name = "half written";
+	t->hosts[0].planes[0].lines[0].id = 99;
+	t->hosts[0].planes[0].lines[4].name = "";
+	t->hosts[0].planes[0].lines[4].id = 0;
 	tl = timeline_new(t);
 	assert_int_equal(tl->ntracks, 5);
 	assert_int_equal(tl->tracks[0].line, 1);
@@ -216,6 +224,10 @@ static void test_track_labels(void **state)
 	timeline_free(tl);
 	t->hosts[0].planes[0].lines[0].loading = 0;
 	t->hosts[0].planes[0].lines[4].loading = 0;
+	t->hosts[0].planes[0].lines[0].name = name0;
+	t->hosts[0].planes[0].lines[0].id = 11;
+	t->hosts[0].planes[0].lines[4].name = "w";
+	t->hosts[0].planes[0].lines[4].id = 20;
 }
 
 /* The first window's span: device events only (first start to last end);
