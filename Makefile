@@ -2,7 +2,7 @@
 #   make            build build/xtop and build/xtop-gen
 #   make demo       generate the bundled demo profile and open it in the viewer
 #   make check      run every test: unit, fixtures, oracle, bad input, under
-#                   ASan/UBSan too, and a short fuzz run
+#                   ASan/UBSan too, the threads under TSan, and a short fuzz run
 #   make test       the suite in the normal build only (quicker)
 #   make asan       the suite in an ASan/UBSan build only (build-asan/)
 #   make fuzz       build and run the libFuzzer target for a while
@@ -120,16 +120,21 @@ $(O)/tests/test_xla_flags: $(O)/src/capture/xla_flags.o
 
 tests: all $(TEST_BIN) | $(NEED_TEST_DEPS)
 
-# The whole suite: normal build, the same under ASan/UBSan, and a short fuzz
-# run; run_all.sh prints one "N passed, N failed" line for all of it.
+# The whole suite: normal build, the same under ASan/UBSan, the threads under
+# TSan (xtop alone: tests/e2e/test_tsan.sh; where TSan cannot build, those
+# checks say so and skip), and a short fuzz run; run_all.sh prints one
+# "N passed, N failed" line for all of it.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
               -fno-sanitize-recover=undefined
+TSAN_FLAGS := -O1 -g -fsanitize=thread
 check: tests
 	$(MAKE) --no-print-directory O=build-asan CC=clang CFLAGS="$(ASAN_FLAGS)" \
 	    LDFLAGS="-fsanitize=address,undefined" tests
+	-$(MAKE) --no-print-directory O=build-tsan CC=clang CFLAGS="$(TSAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=thread" build-tsan/xtop
 	$(MAKE) --no-print-directory $(O)/fuzz/fuzz_xplane
-	@BUILDS="$(O) build-asan" FUZZ=$(O)/fuzz/fuzz_xplane FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) \
-	    sh tests/run_all.sh
+	@BUILDS="$(O) build-asan" TSAN=build-tsan/xtop FUZZ=$(O)/fuzz/fuzz_xplane \
+	    FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) sh tests/run_all.sh
 
 # Only the normal build (quicker while developing).
 test: tests
@@ -202,7 +207,7 @@ format:
 	clang-format -i $(CORE_SRC) $(UI_SRC) $(CAP_SRC) src/main.c $(wildcard src/*/*.h)
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan
 
 include mk/agent.mk
 
