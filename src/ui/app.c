@@ -736,6 +736,10 @@ static unsigned app_one_key(struct app *a)
 		return 0;
 	loading_lock(a);
 	r = app_key(a, c);
+	/* A resize, or a mouse event nothing acts on, is not the user's
+	 * choice of what to see. */
+	if (r && c != KEY_RESIZE)
+		loading_touch(a);
 	loading_unlock(a);
 	if (r & UI_QUIT)
 		return r;

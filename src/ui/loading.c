@@ -360,10 +360,14 @@ void loading_drawn(struct app *a)
 	loading_unlock(a);
 }
 
-void loading_lock(struct app *a)
+void loading_touch(struct app *a)
 {
 	if (a->load)
-		a->load->touched = 1; /* (taken to handle a key) */
+		a->load->touched = 1;
+}
+
+void loading_lock(struct app *a)
+{
 	if (a->load && !a->load->locked) {
 		load_job_lock(a->load->job);
 		a->load->locked = 1;

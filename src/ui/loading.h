@@ -26,10 +26,13 @@ void loading_start(struct app *a, const char *path, const char *run);
 int loading_turn(struct app *a);
 /* After drawing: notes the frame (XTOP_FRAME_LOG) and unlocks. */
 void loading_drawn(struct app *a);
-/* Around handling a key. From the first key on the view is the user's:
- * it follows the lines chosen as more arrive (else it stays at the top). */
+/* Around handling a key. */
 void loading_lock(struct app *a);
 void loading_unlock(struct app *a);
+/* A key acted on: from then on the view is the user's (the timeline
+ * follows the lines chosen as more arrive, else it stays at the top; the
+ * view asked for does not replace the one shown when the load ends). */
+void loading_touch(struct app *a);
 /* When the viewer quits: stops the load (the current line or chunk is
  * finished first) and frees it; the profile is left without a trace. */
 void loading_stop(struct app *a);

@@ -508,8 +508,10 @@ else
 	fail "loading: viewer" "$(shot) $(cat "$TMP/frames" 2>/dev/null)"
 fi
 # Opened on a view that needs the analyses (the overview, the default): the
-# timeline shows while they come, then that view, untouched.
+# timeline shows while they come, then that view, untouched (a resize
+# meanwhile is not a choice of view).
 start 100 30 XTOP_VIEW=overview XTOP_FRAME_LOG="$TMP/frames2" "$XTOP" "$TMP/big.xplane.pb"
+$T resize-window -t t -x 98 -y 30 >/dev/null 2>&1
 if wait_until 'grep -q "^ready " "$TMP/frames2" 2>/dev/null' 60 &&
 	wait_until 'has "[overview]" && has "Findings"' 10 &&
 	[ "$(sed -n 's/^view //p' "$TMP/frames2" | head -n 1)" = timeline ]; then
