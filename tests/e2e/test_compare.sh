@@ -268,14 +268,17 @@ grep -q "^Ops of jit_train_step: self time per step" "$TMP/dh80.txt" &&
 	! sed -n '/^Ops/,/^Devices/p' "$TMP/dh80.txt" | grep -q "jit_train_step/" &&
 	ok "diff: ops all in one program name it once, above them" ||
 	fail "diff: one program" "$(sed -n '/^Ops/,+3p' "$TMP/dh80.txt")"
-# Narrower than NEW's name alone: NEW's name, elided, never OLD's tail
+# Narrow: MATCH, then BASE give way to the names (at 60 columns they had
+# 17 and read "gemm..ion_dot.14"); never OLD's tail for NEW's name
 # ("jit_..om-call.2)" was gemm_fusion_dot.64, once custom-call.2).
 COLUMNS=60 $XTOP diff "$H/jax-h100-tfm-nocb.xplane.pb.gz" "$H/jax-h100-tfm-cb.xplane.pb.gz" >"$TMP/dh60.txt"
 sed -n '/^Ops/,/^Devices/p' "$TMP/dh60.txt" | grep -E '%  *[^ ]+$' >"$TMP/dh60ops.txt"
-if ! grep -q ")\$" "$TMP/dh60ops.txt" && grep -q "% gemm\.\.ion_dot\.64\$" "$TMP/dh60ops.txt"; then
-	ok "diff at 60 columns: no row ends in the old name"
+if ! grep -q ")\$" "$TMP/dh60ops.txt" && grep -q "% gemm_fusion_dot\.64\$" "$TMP/dh60ops.txt" &&
+	grep -q "^ *NEW  *DELTA  *% OP\$" "$TMP/dh60.txt" &&
+	grep -q "% input_transpose_fusion\.8\$" "$TMP/dh60ops.txt"; then
+	ok "diff at 60 columns: BASE and MATCH give way, names whole, none ends in the old name"
 else
-	fail "diff at 60 columns: old names" "$(grep ')$' "$TMP/dh60ops.txt" | head -n 3)"
+	fail "diff at 60 columns" "$(sed -n '/^Ops/,+4p' "$TMP/dh60.txt")"
 fi
 # At 80 columns no two rows read alike: ops of 24 layers, the GPUs of two hosts.
 COLUMNS=80 $XTOP diff --top 40 "$V" "$V/34.83.195.179_6003.xplane.pb" >"$TMP/d80.txt"
