@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../util/xalloc.h"
-#include "wire.h"
+#include "xplane_reader.h"
 
 static const char *line_name(const struct xt_line *l)
 {
@@ -32,31 +32,14 @@ struct lname {
  */
 static void line_head(const struct xt_host *h, const struct xt_line *l, struct lname *o)
 {
-	const uint8_t *nm = NULL, *dn = NULL;
-	size_t nn = 0, dnn = 0;
-	struct wire w;
+	struct xplane_line_head hd;
 
-	o->id = 0;
-	wire_init(&w, h->src.data + l->raw_off, l->raw_len);
-	while (wire_more(&w)) {
-		uint32_t f;
-		unsigned t = wire_tag(&w, &f);
-
-		if (f == 4 || w.bad)
-			break;
-		if (f == 1 && t == WIRE_VARINT)
-			o->id = (int64_t)wire_varint(&w);
-		else if (f == 2 && t == WIRE_LEN)
-			nm = wire_bytes(&w, &nn);
-		else if (f == 11 && t == WIRE_LEN)
-			dn = wire_bytes(&w, &dnn);
-		else
-			wire_skip(&w, t);
-	}
-	if (dn && dnn && !w.bad)
-		o->own = xstrndup((const char *)dn, dnn);
-	else if (nm && nn && !w.bad)
-		o->own = xstrndup((const char *)nm, nn);
+	(void)xplane_line_peek(h, l, 0, &hd);
+	o->id = hd.id;
+	if (hd.ndisplay)
+		o->own = xstrndup(hd.display_name, hd.ndisplay);
+	else if (hd.nname)
+		o->own = xstrndup(hd.name, hd.nname);
 	else
 		o->own = xstrdup("(unnamed)");
 	o->name = o->own;

@@ -202,16 +202,14 @@ static void chunk_ready(void *arg, struct line_split *s, size_t k)
 static int line_keeps(const struct reader *r, const struct line_job *j)
 {
 	const struct xplane_load_opts *o = r->opts;
-	const char *name;
-	size_t n = 0;
-	int64_t ts;
+	struct xplane_line_head hd;
 
 	if (!o || !o->line_keep || !o->sink || o->live)
 		return XT_KEEP_ALL;
-	(void)xplane_line_peek(r->h, j->line, 0, &ts, &name, &n);
-	if (!name)
+	(void)xplane_line_peek(r->h, j->line, 0, &hd);
+	if (!hd.name)
 		return XT_KEEP_ALL; /* named after its events, or not at all */
-	return o->line_keep(o->ctx, r->h, j->plane, name, n);
+	return o->line_keep(o->ctx, r->h, j->plane, hd.name, hd.nname);
 }
 
 static void run_line(struct pool *pl, struct line_job *j, struct arena *a)

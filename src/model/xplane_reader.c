@@ -321,15 +321,13 @@ static int read_plane(struct reader *r, struct xt_plane *p, const uint8_t *b, si
 	return 0;
 }
 
-int xplane_line_peek(const struct xt_host *h, const struct xt_line *l, int exact, int64_t *ts,
-		     const char **name, size_t *nname)
+int xplane_line_peek(const struct xt_host *h, const struct xt_line *l, int exact,
+		     struct xplane_line_head *hd)
 {
 	struct wire w;
 	int has_ts = 0, has_ev = 0;
 
-	*ts = 0;
-	if (name)
-		*name = NULL;
+	memset(hd, 0, sizeof(*hd));
 	wire_init(&w, h->src.data + l->raw_off, l->raw_len);
 	/* Not exact: a line without a timestamp before its first event has
 	 * none (read_line checks that no other one follows). */
@@ -338,18 +336,24 @@ int xplane_line_peek(const struct xt_host *h, const struct xt_line *l, int exact
 		unsigned t = wire_tag(&w, &f);
 
 		if (f == 3 && t == WIRE_VARINT) {
-			*ts = (int64_t)wire_varint(&w);
+			hd->ts = (int64_t)wire_varint(&w);
 			has_ts = 1;
-		} else if (f == 2 && t == WIRE_LEN && name && !has_ev) {
-			*name = (const char *)wire_bytes(&w, nname);
+		} else if (f == 1 && t == WIRE_VARINT && !has_ev) {
+			hd->id = (int64_t)wire_varint(&w);
+		} else if (f == 2 && t == WIRE_LEN && !has_ev) {
+			hd->name = (const char *)wire_bytes(&w, &hd->nname);
+		} else if (f == 11 && t == WIRE_LEN && !has_ev) {
+			hd->display_name = (const char *)wire_bytes(&w, &hd->ndisplay);
 		} else {
 			if (f == 4 && t == WIRE_LEN)
 				has_ev = 1;
 			wire_skip(&w, t);
 		}
 	}
-	if (name && w.bad)
-		*name = NULL;
+	if (w.bad) {
+		hd->name = hd->display_name = NULL;
+		hd->nname = hd->ndisplay = 0;
+	}
 	return has_ev;
 }
 
@@ -381,15 +385,16 @@ static void task_env(struct xt_host *h)
 static void host_time_base(struct reader *r)
 {
 	struct xt_host *h = r->h;
-	int64_t lo = INT64_MAX, hi = INT64_MIN, ts;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	struct xplane_line_head hd;
 	size_t p, l;
 
 	for (p = 0; p < h->nplanes; p++)
 		for (l = 0; l < h->planes[p].nlines; l++)
 			if (xplane_line_peek(h, &h->planes[p].lines[l],
-					     r->opts && r->opts->exact_peek, &ts, NULL, NULL)) {
-				lo = ts < lo ? ts : lo;
-				hi = ts > hi ? ts : hi;
+					     r->opts && r->opts->exact_peek, &hd)) {
+				lo = hd.ts < lo ? hd.ts : lo;
+				hi = hd.ts > hi ? hd.ts : hi;
 			}
 	task_env(h);
 	clock_host_base(r->t, h, lo, hi);

@@ -95,4 +95,21 @@ int xplane_load(struct xt_trace *t, const char *path, const char *host_name,
 int xplane_load_mem(struct xt_trace *t, void *data, size_t size, const char *label,
 		    const char *host_name, const struct xplane_load_opts *opts, struct xt_error *err);
 
+/* A line's own fields read from its bytes, without decoding its events
+ * (before the reader chose its time base, or while a live load decodes
+ * it and nothing of the line may be read). */
+struct xplane_line_head {
+	int64_t ts;              /* timestamp_ns as written */
+	int64_t id;              /* before its first event, else 0 */
+	const char *name;        /* before its first event (n bytes in the file), else NULL */
+	size_t nname;
+	const char *display_name; /* likewise */
+	size_t ndisplay;
+};
+/* Fills *hd; returns 1 when the line has at least one event. Upstream
+ * writes the timestamp before the events, so this usually stops at the
+ * first event (exact: reads on to a timestamp written after them). */
+int xplane_line_peek(const struct xt_host *h, const struct xt_line *l, int exact,
+		     struct xplane_line_head *hd);
+
 #endif
