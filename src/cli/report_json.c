@@ -304,15 +304,9 @@ static void overview_json(struct strbuf *o, const struct xt_analysis *a)
 		    v->compile_ps, v->compiles, v->collective_ps);
 	jopt(o, "collective_percent", v->collective_percent);
 	/* Without steps there is no step time to sum over: null, not 0. */
-	if (v->has_steps)
-		strbuf_addf(o, ",\"h2d_in_steps_ps\":%" PRId64, v->h2d_in_steps_ps);
-	else
-		strbuf_puts(o, ",\"h2d_in_steps_ps\":null");
+	jint_opt(o, "h2d_in_steps_ps", v->h2d_in_steps_ps, v->has_steps);
 	jopt(o, "h2d_in_steps_percent", v->h2d_in_steps_percent);
-	if (v->has_steps)
-		strbuf_addf(o, ",\"d2h_in_steps_ps\":%" PRId64, v->d2h_in_steps_ps);
-	else
-		strbuf_puts(o, ",\"d2h_in_steps_ps\":null");
+	jint_opt(o, "d2h_in_steps_ps", v->d2h_in_steps_ps, v->has_steps);
 	jopt(o, "d2h_in_steps_percent", v->d2h_in_steps_percent);
 	strbuf_puts(o, ",\"top_ops\":[");
 	for (i = 0; i < a->nops && i < 5; i++) {

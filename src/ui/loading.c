@@ -33,9 +33,9 @@ struct loading {
 	double rebuilt;         /* when the timeline was last made anew */
 	int touched;            /* a key was handled: the view is the user's */
 	/* The view asked for, when it needs the analyses: the timeline shows
-	 * until they are in, then this one, unless a key was pressed. */
+	 * until they are in, then this one, unless a key was pressed
+	 * (VIEW_TIMELINE: none). */
 	enum view_id then;
-	int switched;
 	const char *logged_view; /* the last view the frame log named */
 	FILE *log;
 };
@@ -106,13 +106,13 @@ void loading_start(struct app *a, const char *path, const char *run)
 	load_job_lock(ld->job);
 	ld->t = load_job_trace(ld->job, &ld->version);
 	ld->prof = a->nprofs;
+	ld->then = VIEW_TIMELINE;
 	app_add(a, ld->t, empty_analysis(), path);
 	load_job_unlock(ld->job);
 	a->load = ld;
 	if (a->view != VIEW_TIMELINE && a->cur == ld->prof) {
 		/* Nothing but the timeline has anything to show yet. */
 		ld->then = a->view;
-		ld->switched = 1;
 		a->view = VIEW_TIMELINE;
 		app_status(a, 0, "loading %s: the lines as they come; the %s when it is done", path,
 			   app_view_name(ld->then));
@@ -133,7 +133,7 @@ int loading_pending(const struct app *a, enum view_id v)
 
 	if (!ld || v == VIEW_TIMELINE)
 		return 0;
-	return a->cur == ld->prof ||
+	return loading_current(a) ||
 	       (v == VIEW_DIFF && a->diff.base >= 0 && (size_t)a->diff.base == ld->prof);
 }
 
@@ -253,7 +253,7 @@ static int loading_end(struct app *a, struct loading *ld)
 	if (a->cur == ld->prof) {
 		a->an = an;
 		/* The view asked for, unless the user took the timeline over. */
-		if (ld->switched && !ld->touched && a->view == VIEW_TIMELINE)
+		if (ld->then != VIEW_TIMELINE && !ld->touched && a->view == VIEW_TIMELINE)
 			a->view = ld->then;
 	}
 	note(ld, "ready");
