@@ -309,6 +309,18 @@ static int job_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* A viewer's order: lines shorter than a chunk first, smallest first, so
+ * that they appear at once; then the rest largest first, as job_cmp. */
+static int job_cmp_live(const void *a, const void *b)
+{
+	const struct line_job *x = a, *y = b;
+	int xs = x->line->raw_len < LINE_CHUNK, ys = y->line->raw_len < LINE_CHUNK;
+
+	if (xs != ys)
+		return xs ? -1 : 1;
+	return xs ? job_cmp(b, a) : job_cmp(a, b);
+}
+
 int xplane_read_lines(struct reader *r, struct xt_error *err)
 {
 	struct pool pl;
@@ -337,8 +349,14 @@ int xplane_read_lines(struct reader *r, struct xt_error *err)
 			pl.jobs[pl.njobs].line = &r->h->planes[p].lines[l];
 			pl.njobs++;
 		}
+	/* A viewer draws a line once it is whole: its small lines first, so
+	 * that a profile whose bytes are nearly all in one or two big lines
+	 * shows its other rows at once, not after the big ones. The big ones
+	 * keep their order: the last one's finish (one thread) then overlaps
+	 * the mid-sized lines' decoding. */
 	if (pl.njobs > 1)
-		qsort(pl.jobs, pl.njobs, sizeof(*pl.jobs), job_cmp);
+		qsort(pl.jobs, pl.njobs, sizeof(*pl.jobs),
+		      r->opts && r->opts->live ? job_cmp_live : job_cmp);
 	atomic_init(&pl.failed, 0);
 	atomic_init(&pl.retry, 0);
 	pthread_mutex_init(&pl.lock, NULL);
