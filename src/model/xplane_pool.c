@@ -25,6 +25,7 @@ struct line_job {
 	struct line_split *split; /* while a big line is in pieces */
 	_Atomic uint64_t counted; /* progress bytes already reported */
 	_Atomic uint64_t counted_ev; /* and events: a big line's, chunk by chunk */
+	int first;                /* a viewer's: shorter than a chunk (job_cmp_live) */
 };
 
 struct chunk_task {
@@ -53,6 +54,12 @@ static int cancelled(const struct pool *pl)
 	const struct xplane_load_opts *o = pl->r->opts;
 
 	return o && o->cancel && atomic_load(o->cancel);
+}
+
+/* The size of a big line's chunks: a third of the size that splits. */
+static uint64_t pool_chunk(const struct pool *pl)
+{
+	return pl->split / 3;
 }
 
 static int split_line(const struct pool *pl, const struct line_job *j)
@@ -217,7 +224,7 @@ static void run_line(struct pool *pl, struct line_job *j, struct arena *a)
 	struct reader *r = pl->r;
 	struct line_in in = { .h = r->h, .src = &r->h->src, .p = j->plane, .l = j->line, .a = a,
 			      .exact_peek = r->opts && r->opts->exact_peek,
-			      .chunk = pl->split / 3, .sink = r->opts ? r->opts->sink : NULL,
+			      .chunk = pool_chunk(pl), .sink = r->opts ? r->opts->sink : NULL,
 			      .keep = line_keeps(r, j) };
 	struct xt_sunk sunk;
 	int rc;
@@ -314,11 +321,10 @@ static int job_cmp(const void *a, const void *b)
 static int job_cmp_live(const void *a, const void *b)
 {
 	const struct line_job *x = a, *y = b;
-	int xs = x->line->raw_len < LINE_CHUNK, ys = y->line->raw_len < LINE_CHUNK;
 
-	if (xs != ys)
-		return xs ? -1 : 1;
-	return xs ? job_cmp(b, a) : job_cmp(a, b);
+	if (x->first != y->first)
+		return x->first ? -1 : 1;
+	return x->first ? job_cmp(b, a) : job_cmp(a, b);
 }
 
 int xplane_read_lines(struct reader *r, struct xt_error *err)
@@ -347,6 +353,7 @@ int xplane_read_lines(struct reader *r, struct xt_error *err)
 		for (l = 0; l < r->h->planes[p].nlines; l++) {
 			pl.jobs[pl.njobs].plane = &r->h->planes[p];
 			pl.jobs[pl.njobs].line = &r->h->planes[p].lines[l];
+			pl.jobs[pl.njobs].first = r->h->planes[p].lines[l].raw_len < pool_chunk(&pl);
 			pl.njobs++;
 		}
 	/* A viewer draws a line once it is whole: its small lines first, so

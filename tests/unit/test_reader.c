@@ -921,6 +921,90 @@ static void test_split_lines(void **state)
 	assert_null(split->hosts[0].planes[0].lines[0].raw);
 }
 
+/* The order lines are done in, by id (threads = 1: one at a time). */
+struct done_order {
+	int64_t id[8];
+	size_t n;
+};
+
+static void order_at_hook(void *ctx, struct xt_host *h, struct xt_plane *p, struct xt_line *l,
+			  struct xt_sunk *sunk)
+{
+	struct done_order *d = ctx;
+
+	(void)h;
+	(void)p;
+	(void)sunk;
+	if (d->n < 8)
+		d->id[d->n++] = l->id;
+}
+
+/* A report takes the largest line first (the last thread to finish has a
+ * small tail); a viewer's load the lines shorter than a chunk first,
+ * smallest first, so that they show at once, then the rest largest first. */
+static void test_line_order(void **state)
+{
+	static const int nev[4] = { 15000, 5000, 1500, 5 }; /* ids 1-4, in the file's order */
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/host:CPU");
+	int64_t m = tu_emeta(p, "k")->id;
+	const char *path;
+	int run;
+	size_t k;
+	int i;
+
+	(void)state;
+	for (k = 0; k < 4; k++) {
+		tu_line *l = tu_line_add(p, (int64_t)k + 1, "t", 100);
+
+		reserve_events(l, (size_t)nev[k]);
+		for (i = 0; i < nev[k]; i++) {
+			tu_event *e = event_in_room(l, m, (int64_t)i * 10, 5);
+
+			TU_SI(p, e, "i", (int64_t)i); /* a macro: e once */
+		}
+	}
+	path = tu_write(s, 0);
+	for (run = 0; run < 2; run++) {
+		/* Lines of 196608 bytes or more split, in chunks of 65536. */
+		struct xplane_load_opts o = { .threads = 1, .split_bytes = 3 * 65536 };
+		struct xt_live lv;
+		struct xt_trace *t = trace_new();
+		struct xt_error err = { "" };
+		struct done_order d = { { 0 }, 0 };
+		const struct xt_line *ls;
+
+		pthread_mutex_init(&lv.lock, NULL);
+		lv.version = 0;
+		TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ t, NULL }));
+		o.line_hook = order_at_hook;
+		o.ctx = &d;
+		if (run) {
+			trace_reserve_hosts(t, 1);
+			o.live = &lv;
+		}
+		assert_int_equal(xplane_load(t, path, "host", &o, &err), 0);
+		ls = t->hosts[0].planes[0].lines;
+		/* The premise: one line splits, one is neither, two are small. */
+		assert_true(ls[0].raw_len >= 3 * 65536);
+		assert_true(ls[1].raw_len >= 65536 && ls[1].raw_len < 3 * 65536);
+		assert_true(ls[2].raw_len < 65536 && ls[2].raw_len > ls[3].raw_len);
+		assert_int_equal(d.n, 4);
+		if (!run) {
+			assert_int_equal(d.id[0], 1);
+			assert_int_equal(d.id[1], 2);
+			assert_int_equal(d.id[2], 3);
+			assert_int_equal(d.id[3], 4);
+		} else {
+			assert_int_equal(d.id[0], 4);
+			assert_int_equal(d.id[1], 3);
+			assert_int_equal(d.id[2], 1);
+			assert_int_equal(d.id[3], 2);
+		}
+		pthread_mutex_destroy(&lv.lock);
+	}
+}
+
 /* Depths and the window index are worked out as each range of a line is
  * decoded, each chunk of a big line starting with no open event and fixed
  * up after: the same as the one pass over a line that had to be sorted
@@ -1747,6 +1831,7 @@ int main(void)
 		TU_TEST(test_long_durations),
 		TU_TEST(test_big_line),
 		TU_TEST(test_split_lines),
+		TU_TEST(test_line_order),
 		TU_TEST(test_event_starts_wide),
 		TU_TEST(test_event_sink),
 		TU_TEST(test_finish_ranges),
