@@ -127,7 +127,7 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 	size_t i;
 	char **names = xmalloc((a->ndevices ? a->ndevices : 1) * sizeof(*names)), **fit;
 	const struct xt_device_row **shown = xmalloc((a->ndevices ? a->ndevices : 1) * sizeof(*shown));
-	size_t n = 0;
+	size_t n = 0, silent = 0;
 
 	section(o, "Devices");
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, 28);
@@ -153,11 +153,15 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 		fmt_rate(pf, sizeof(pf), d->peak_flops, " ", "FLOP/s"); /* "918 TFLOP/s" */
 		fmt_rate(pb, sizeof(pb), d->peak_hbm_bw, " ", "B/s");
 		if (!d->op_events) {
+			/* Nothing from it: idle, or not traced (the MI300X conv
+			 * profile's GPU:1-6 ran programs, by their host threads
+			 * and allocators, and have no events). Not "idle". */
 			snprintf(busy, sizeof(busy), "-");
 			snprintf(span, sizeof(span), "-");
-			snprintf(idle, sizeof(idle), "idle");
+			snprintf(idle, sizeof(idle), "-");
 			snprintf(hb, sizeof(hb), "-");
 			snprintf(gap, sizeof(gap), "-");
+			silent++;
 		} else {
 			fmt_ps_known(hb, sizeof(hb), d->host_bound_ps, xt_device_has_gaps(d));
 			fmt_ps_known(gap, sizeof(gap), d->longest_gap_ps, xt_device_has_gaps(d));
@@ -170,6 +174,9 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 	tt_fit_free(fit, n);
 	tt_fit_free(names, n);
 	free(shown);
+	if (silent)
+		put_text(o, width, "  %zu device%s without events (all '-'): idle, or not traced", silent,
+			 silent == 1 ? "" : "s");
 }
 
 static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top, int width)

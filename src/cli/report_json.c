@@ -246,9 +246,12 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 		jfield(o, "name", d->name, 0);
 		jfield_opt(o, "model", d->model, 0); /* null: the profile names none */
 		/* A device with no span has no start and no idle share: null,
-		 * not 0 (which would read as busy all the time). */
-		strbuf_addf(o, ",\"kind\":\"%s\",\"busy_ps\":%" PRId64 ",\"span_ps\":%" PRId64,
-			    kinds[d->kind], d->busy_ps, d->span_ps);
+		 * not 0 (which would read as busy all the time). One with no
+		 * events has no busy time or span either: it was idle, or not
+		 * traced (busy_note), as the text's '-' says. */
+		strbuf_addf(o, ",\"kind\":\"%s\"", kinds[d->kind]);
+		jint_opt(o, "busy_ps", d->busy_ps, d->op_events != 0);
+		jint_opt(o, "span_ps", d->span_ps, d->op_events != 0);
 		jint_opt(o, "start_ps", d->first_ps - origin, d->span_ps != 0);
 		strbuf_addf(o, ",\"op_events\":%" PRIu64 ",\"idle_percent\":", d->op_events);
 		jnum(o, d->idle_percent);
@@ -274,6 +277,13 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 		jint_opt(o, "kernels", (int64_t)d->kernels, d->has_kernels);
 		jint_opt(o, "small_kernels", (int64_t)d->small_kernels, d->has_kernels);
 		jint_opt(o, "small_kernel_ps", d->small_kernel_ps, d->has_kernels);
+		strbuf_puts(o, ",\"busy_note\":");
+		if (!d->op_events)
+			jstr(o, "no events from this device in the profile: idle, or not traced");
+		else if (!d->span_ps)
+			jstr(o, "only instant events: no span, no idle share");
+		else
+			strbuf_puts(o, "null");
 		strbuf_puts(o, "}");
 	}
 	strbuf_puts(o, "]");

@@ -315,11 +315,13 @@ static void d_span(void *ctx, size_t row, char *buf, size_t n)
 	dtime(ctx, row, dev(ctx, row)->span_ps, 1, buf, n);
 }
 
+/* "-" also for a device with no events: idle, or not traced (the footer
+ * says so); "-" for one of instants only, which has no span. */
 static void d_idle(void *ctx, size_t row, char *buf, size_t n)
 {
 	if (!dev(ctx, row)->op_events)
-		snprintf(buf, n, "idle");
-	else /* "-": events, but no span (all instants) */
+		snprintf(buf, n, "-");
+	else
 		fmt_percent(buf, n, dev(ctx, row)->idle_percent);
 }
 
@@ -478,10 +480,14 @@ static void dev_draw(struct app *a, int y, int h)
 		const struct xt_device_row *d = &a->an->devices[sel];
 		char line[1024];
 
-		snprintf(line, sizeof(line), " %s%s%s%s: peak %s (%s); Enter: its longest gap", d->name,
-			 *d->model ? " (" : "", d->model, *d->model ? ")" : "",
-			 isnan(d->peak_flops) ? "unknown" : "known",
-			 *d->peak_source ? d->peak_source : "no source in the profile");
+		if (!d->op_events)
+			snprintf(line, sizeof(line),
+				 " %s: no events from it in the profile: idle, or not traced", d->name);
+		else
+			snprintf(line, sizeof(line), " %s%s%s%s: peak %s (%s); Enter: its longest gap",
+				 d->name, *d->model ? " (" : "", d->model, *d->model ? ")" : "",
+				 isnan(d->peak_flops) ? "unknown" : "known",
+				 *d->peak_source ? d->peak_source : "no source in the profile");
 		ui_put_wrap(y + h - 1, a->cols, 1, term_attr(ROLE_DIM), line, 0);
 	} else {
 		ui_put(y + h - 1, 0, a->cols, term_attr(ROLE_DIM), " no device matches the filter", 1);

@@ -310,7 +310,7 @@ for k in json.load(sys.stdin)["kernels"]: print(k["op"])' >"$TMP/kops.txt" 2>&1
 	# At 50 columns two hosts' GPUs of one index still read apart, and
 	# each host's header names it whole (its path gives way).
 	COLUMNS=50 $XTOP report "$FIX/tf-gpu-v100-2host" >"$TMP/apart50.txt" 2>&1
-	devs=$(sed -n '/^Devices/,/^$/p' "$TMP/apart50.txt" | grep -E "(idle|%) " | awk '{print $NF}')
+	devs=$(sed -n '/^Devices/,/^$/p' "$TMP/apart50.txt" | grep -E "(-|%) +[^ ]+$" | awk '{print $NF}')
 	if [ "$(echo "$devs" | wc -l)" -eq 16 ] && [ "$(echo "$devs" | sort -u | wc -l)" -eq 16 ] &&
 		grep -q "^  host 34.83.195.179_6003 " "$TMP/apart50.txt" &&
 		grep -q "^  host 34.83.195.180_6003 " "$TMP/apart50.txt"; then

@@ -547,6 +547,21 @@ if have_fixtures; then
 	jcheck "idle_gaps names the GPU that computes, not one that only copies" "$TMP/conv.json" \
 		"[x['numbers']['device'] for x in d['overview']['findings'] if x['id'] == 'idle_gaps']
 		 == ['/device:GPU:7']"
+	# GPU:1-6 ran programs (their host threads' ExecuteHelper events, their
+	# allocators' peaks) and have no events: not "idle", not 0 busy, but
+	# unknown, and the text and JSON say why.
+	jcheck "devices with no events: busy and span null, with the reason" "$TMP/conv.json" \
+		"sorted(x['name'][-1] for x in d['devices'] if x['busy_ps'] is None and x['span_ps'] is None
+		        and x['op_events'] == 0 and 'not traced' in x['busy_note']) == list('123456')
+		 and all(x['busy_note'] is None for x in d['devices'] if x['op_events'])"
+	$XTOP report "$FIX/jax-rocm-mi300x-conv-legacy" >"$TMP/conv.txt" 2>&1
+	if [ "$(grep -Ec '^ +- +- +- .*/device:GPU:[1-6]' "$TMP/conv.txt")" -eq 6 ] &&
+		! sed -n '/^Devices/,/^$/p' "$TMP/conv.txt" | grep -q " idle " &&
+		grep -q "^  6 devices without events (all '-'): idle, or not traced" "$TMP/conv.txt"; then
+		ok "devices with no events: '-' for busy, span and idle share in the text, and why"
+	else
+		fail "devices with no events, text" "$(sed -n '/^Devices/,/^$/p' "$TMP/conv.txt" | tr '\n' '|')"
+	fi
 	# So does "idle while the host worked" (GPU:0 was named: 23.55 ms).
 	jcheck "the host-bound device is one that computes, not one that only copies" "$TMP/conv.json" \
 		"(d['overview']['host_bound_device'], round(d['overview']['host_bound_ps'] / 1e9, 2))

@@ -605,6 +605,10 @@ if have_fixtures; then
 	wait_for "[timeline]" >/dev/null
 	keys 7
 	wait_for "[devices]" >/dev/null
+	check "devices view: a device with no events reads '-', not idle, and the footer says why" \
+		'grep -Eq "^ +- +- +- .*GPU:0 *$" "$TMP/screen" && ! grep -q " idle " "$TMP/screen" &&
+		 grep -q "^ /device:GPU:0: no events from it in the profile: idle, or not traced" "$TMP/screen"' \
+		"no reason"
 	keys Enter
 	check "devices view: Enter on a device with no events says so, with its host" \
 		'bottom | grep -q "^34.83.195.179_6003 /device:GPU:0 has no gap: no events"' "no reason"
@@ -640,5 +644,5 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 25 "viewer on the real fixtures" "$NOFIX"
+	skip_n 26 "viewer on the real fixtures" "$NOFIX"
 fi

@@ -254,6 +254,10 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       side has it (RESULT: to the host, ARGS: to the device).  JSON op
       field host_copy: "to_device" / "to_host" / null, from the op's first
       event.
+  C40 A device with no op events (none on its plane, not even instants)
+      has busy_ps and span_ps null: it was idle, or it was not traced (the
+      MI300X conv profile's GPU:1-6 ran programs and have no events). One
+      with instants only keeps busy 0 and span 0.
 """
 
 import gzip
@@ -1444,6 +1448,7 @@ def analyse(hosts, origin):
             pf, pb, psrc, model = device_peaks(plane)
             asyncs = {}
             busy = span = 0
+            no_ev = False  # no event on the device (C40)
             first = None
             runs = []
             bspans = []          # the overview's busy spans B
@@ -1507,6 +1512,7 @@ def analyse(hosts, origin):
                             bspans.append((ev.start, ev.end))
                 if first is not None:
                     span = last - first
+                no_ev = first is None
             elif kind == 'gpu':
                 spans = []
                 for line in plane.lines:
@@ -1620,6 +1626,7 @@ def analyse(hosts, origin):
                         else:
                             joined.append(r)
                     runs.extend((r[0][0], r[0][1], r[1], r[2], r[5]) for r in joined)
+                no_ev = not spans
                 if spans:
                     span = max(e for s, e in spans) - min(s for s, e in spans)
                     first = min(s for s, e in spans)
@@ -1644,7 +1651,7 @@ def analyse(hosts, origin):
             dev_names[pkey] = (plane.name, h.name)
             idle = 100.0 * (1.0 - busy / span) if span > 0 else None  # CHOICE C12
             devices.append({'host': h.name, 'name': plane.name, 'busy_ps': busy,
-                            'span_ps': span, 'idle_percent': idle,
+                            'span_ps': span, 'idle_percent': idle, 'no_events': no_ev,
                             'start_ps': (first - origin) if span else None,
                             'peak_flops_per_s': pf, 'peak_hbm_bytes_per_s': pb,
                             'model': model})
@@ -2392,8 +2399,13 @@ def main(argv):
                           'skew_matches': sk[3] if sk else 0,
                           'skew_corrected': h.corrected})
     ops, devices, steps, source, module, kernels = analyse(hosts, origin)
+    ov = overview(hosts, devices, ops, steps)
+    for d in devices:
+        # CHOICE C40: no events, no busy time or span (idle, or not traced).
+        if d.pop('no_events'):
+            d['busy_ps'] = d['span_ps'] = None
     result = {'events': total, 'hosts': hosts_out,
-              'overview': overview(hosts, devices, ops, steps), 'ops': ops, 'devices': devices,
+              'overview': ov, 'ops': ops, 'devices': devices,
               'steps_source': source, 'steps_module': module,
               'steps': steps, 'memory': memory(hosts, origin), 'kernels': kernels}
     json.dump(result, sys.stdout, indent=1)
