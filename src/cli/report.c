@@ -179,6 +179,29 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 			 silent == 1 ? "" : "s");
 }
 
+/* PROGRAM takes what the names leave spare, up to its longest label (40
+ * columns at most): at its 14 it read "jit_..duce_max" with a hundred
+ * columns to spare at 200. */
+static void widen_program(struct texttab *tt, struct tt_col *cols, const struct xt_op_row *ops,
+			  size_t n)
+{
+	int pc = op_column_find("PROGRAM"), want = 0, name = 0, room;
+	size_t i;
+
+	if (pc < 0 || !tt->show[pc] || tt->width <= 0)
+		return;
+	for (i = 0; i < n; i++) {
+		int p = tt_cols(ops[i].program), m = tt_cols(ops[i].name);
+
+		want = p > want ? p : want;
+		name = m > name ? m : name;
+	}
+	want = want < 40 ? want : 40;
+	room = tt_flex_width(tt) - (name > tt->flex_min ? name : tt->flex_min);
+	if (want > cols[pc].width && room > 0)
+		cols[pc].width += want - cols[pc].width < room ? want - cols[pc].width : room;
+}
+
 static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top, int width)
 {
 	struct tt_col cols[TT_MAX_COLS];
@@ -214,6 +237,7 @@ static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top
 			    !op_column_blank(c, a->ops, n) && width - used - cols[c].width - 1 >= 30)
 				tt.show[c] = 1;
 		}
+	widen_program(&tt, cols, a->ops, n);
 	tt_head(&tt, o);
 	{
 		/* The names, fitted together: rows alike at both ends (a layer

@@ -318,8 +318,18 @@ for k in json.load(sys.stdin)["kernels"]: print(k["op"])' >"$TMP/kops.txt" 2>&1
 	else
 		fail "report at 50 columns, hosts apart" "$(echo "$devs" | head -3 | tr '\n' '|')"
 	fi
+	# PROGRAM takes the room the names leave: at 14 columns it read
+	# "jit_..duce_max" at any width, its names short and the line half empty.
+	COLUMNS=160 $XTOP report "$FIX/jax-rocm-mi300x-jax08_attention" >"$TMP/att160.txt" 2>&1
+	if grep -Eq " jit__reduce_max +input_reduce_fusion$" "$TMP/att160.txt" &&
+		grep -Eq " jit__reduce_sum +input_reduce_fusion$" "$TMP/att160.txt" &&
+		! grep -q "jit_\.\." "$TMP/att160.txt" && ! awk 'length($0) > 160' "$TMP/att160.txt" | grep -q .; then
+		ok "report at 160 columns: the programs whole in their column"
+	else
+		fail "report at 160 columns, programs" "$(grep -E "reduce_(max|sum)" "$TMP/att160.txt" | head -3 | tr '\n' '|')"
+	fi
 else
-	skip_n 3 "report, names apart" "$NOFIX"
+	skip_n 4 "report, names apart" "$NOFIX"
 fi
 # Figures fit their columns, whole: never "1..300" for 127,300 occurrences,
 # "1..0%" for an op with all the time, "20..4 KiB" for 208 KiB of shared
