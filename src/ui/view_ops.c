@@ -461,12 +461,37 @@ static int kernel_prefix(const struct xt_op_kernel *kr, char *buf, size_t n)
 	return utf8_width(buf);
 }
 
+/* PROGRAM takes the room the names leave (24 at least), up to its longest
+ * label (40): at its 14 it cut "jit__reduce_max" and "jit__reduce_sum" to
+ * "jit__reduce_ma" and "jit__reduce_su" at any width. */
+static void widen_program(const struct app *a, const int *show, int *cw)
+{
+	int pc = op_column_find("PROGRAM"), want = 0, name = 24, room = a->cols;
+	size_t i, c;
+
+	if (pc < 0 || !show[pc])
+		return;
+	for (i = 0; i < a->an->nops; i++) {
+		int p = utf8_width(a->an->ops[i].program), m = utf8_width(a->an->ops[i].name);
+
+		want = p > want ? p : want;
+		name = m > name ? m : name;
+	}
+	for (c = 0; c < op_ncolumns; c++)
+		if (show[c] && cw[c])
+			room -= cw[c] + 1;
+	room -= name;
+	want = want < 40 ? want : 40;
+	if (want > cw[pc] && room > 0)
+		cw[pc] += want - cw[pc] < room ? want - cw[pc] : room;
+}
+
 static void ops_draw(struct app *a, int y, int h)
 {
 	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
 	size_t n = build_rows(a, rows), c, k, nop, vis;
 	char cell[512], line[1024], **fit, *fitbuf;
-	int x, row, show[16];
+	int x, row, show[16], cw[16];
 
 	op_columns_fit(a->cols, 24, show);
 	/* Columns no op has a value for give their room to the names. */
@@ -496,12 +521,15 @@ static void ops_draw(struct app *a, int y, int h)
 			show[best] = 0;
 		show[a->ops.sort] = 1;
 	}
+	for (c = 0; c < op_ncolumns && c < 16; c++)
+		cw[c] = op_columns[c].width;
+	widen_program(a, show, cw);
 	/* Header, generated from the column table; the sort column marked. */
 	move(y, 0);
 	ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), "", 1);
 	for (c = 0, x = 0; c < op_ncolumns && x < a->cols; c++) {
 		const struct op_column *col = &op_columns[c];
-		int w = col->width ? col->width : a->cols - x;
+		int w = cw[c] ? cw[c] : a->cols - x;
 
 		if (!show[c])
 			continue;
@@ -532,8 +560,8 @@ static void ops_draw(struct app *a, int y, int h)
 		int wname = a->cols;
 
 		for (c = 0; c < op_ncolumns; c++)
-			if (show[c] && op_columns[c].width)
-				wname -= op_columns[c].width + 1;
+			if (show[c] && cw[c])
+				wname -= cw[c] + 1;
 		/* The rows drawn: from top, while row < y + h - 2. */
 		vis = (size_t)a->ops.top < n ? n - (size_t)a->ops.top : 0;
 		if (vis > (size_t)(h > 3 ? h - 3 : 0))
@@ -564,7 +592,7 @@ static void ops_draw(struct app *a, int y, int h)
 
 		for (c = 0, x = 0; c < op_ncolumns && x < a->cols; c++) {
 			const struct op_column *col = &op_columns[c];
-			int w = col->width ? col->width : a->cols - x;
+			int w = cw[c] ? cw[c] : a->cols - x;
 
 			if (!show[c])
 				continue;
@@ -586,8 +614,8 @@ static void ops_draw(struct app *a, int y, int h)
 				panel_no_fit(line, sizeof(line), w);
 			else if (col->right)
 				snprintf(line, sizeof(line), "%*.*s", w, w, cell);
-			else
-				snprintf(line, sizeof(line), "%-*.*s", w, w, cell);
+			else /* a name too long gives way in its middle, marked */
+				utf8_elide(line, sizeof(line), cell, w, term.g.ellipsis);
 			x += ui_put(row, x, w, attr, line, 1);
 			x += ui_put(row, x, 1, attr, " ", 1);
 		}

@@ -399,20 +399,34 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 
 				if (early[ii] == SIZE_MAX)
 					continue; /* the same text (kind) reads the same */
+				int at = col_of(s[ii], pass == 1 ? early[ii] : late[ii]);
+
 				if (pass < 0) {
 					/* Only where the plain elision hides it: a
-					 * place its tail shows tells already. */
+					 * place its tail shows tells already. Of the
+					 * two (the kinds before and after it), the
+					 * later hidden one: "jit__redu…input_reduce_
+					 * fusion" showed how it differs from the
+					 * loop_convert one beside it, not that it
+					 * is reduce_max where the next is reduce_sum. */
 					int len = utf8_width(s[ii]), lc = col_of(s[ii], late[ii]);
+					int ec = col_of(s[ii], early[ii]), tail = len - (w - mw - head);
 
-					if (len <= w || lc >= len - (w - mw - head) ||
+					if (len <= w ||
 					    !tail_alike(out, (const char *const *)stems + k, key, g0, g1, ii, mark))
+						continue;
+					if (lc < tail)
+						at = lc;
+					else if (ec >= head && ec < tail)
+						at = ec;
+					else
 						continue;
 				}
 				/* What the last pass showed, and one place more. */
 				memcpy(c, cols[ii], (size_t)nc * sizeof(*c));
 				if (pass == 1 && !nc) /* pass 0 found no room */
 					nc = col_add(c, nc, col_of(s[ii], late[ii]), head);
-				nc = col_add(c, nc, col_of(s[ii], pass == 1 ? early[ii] : late[ii]), head);
+				nc = col_add(c, nc, at, head);
 				if (nc == ncols[ii])
 					continue; /* nothing new to show */
 				if (elide_at(TMP(ii), n, s[ii], w, c, nc, mark)) {

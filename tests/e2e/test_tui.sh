@@ -600,6 +600,16 @@ if have_fixtures; then
 	keys q
 	check "ROCm fixture: q quits cleanly" 'has "EXIT=0 TTY=restored"' "no clean exit"
 
+	# PROGRAM takes the room the names leave: at 14 columns it cut
+	# "jit__reduce_max" to "jit__reduce_ma" at any width, with no mark.
+	start 140 30 "$XTOP" --view ops "$FIX/jax-rocm-mi300x-jax08_attention"
+	check "op profile at 140 columns: programs whole in a wider PROGRAM column" \
+		'grep -Eq " jit__reduce_max +input_reduce_fusion *$" "$TMP/screen" &&
+		 grep -Eq " jit__reduce_sum +input_reduce_fusion *$" "$TMP/screen" &&
+		 ! grep -q "jit__reduce_ma " "$TMP/screen"' "programs cut"
+	keys q
+	wait_for "EXIT=" >/dev/null
+
 	# A device with no events: Enter says which (two hosts) and why no gap.
 	start 80 24 "$XTOP" "$FIX/tf-gpu-v100-2host"
 	wait_for "[timeline]" >/dev/null
@@ -644,5 +654,5 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 26 "viewer on the real fixtures" "$NOFIX"
+	skip_n 27 "viewer on the real fixtures" "$NOFIX"
 fi

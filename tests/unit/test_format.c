@@ -581,6 +581,30 @@ static void test_elide_apart_promises(void **state)
 
 /* Kernels of one op in two replicas and 24 layers: the replica and the
  * layer sit far apart in the middle, and each row shows both. */
+/* Two programs' ops of one name beside another op of the first program
+ * (the MI300X attention profile, the report at 80 columns): each program
+ * shows, not only the one whose tail is alike ("jit__redu..input_reduce_
+ * fusion" beside "jit__reduce_sum/input.._fusion" hid that it is max). */
+static void test_elide_apart_each_shows(void **state)
+{
+	enum { K = 4, N = 128, W = 30 };
+	const char *s[K] = { "jit__reduce_max/input_reduce_fusion", "jit__reduce_sum/input_reduce_fusion",
+			     "jit__reduce_max/loop_convert_fusion", "loop_reduce_fusion" };
+	char buf[K][N], *out[K];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < K; i++) {
+		out[i] = buf[i];
+		tt_elide(out[i], N, s[i], W);
+	}
+	utf8_elide_apart(out, N, s, K, W, "..");
+	assert_string_equal(out[0], "jit__reduce_max/input.._fusion");
+	assert_string_equal(out[1], "jit__reduce_sum/input.._fusion");
+	assert_string_equal(out[2], "jit__redu..loop_convert_fusion");
+	assert_string_equal(out[3], "loop_reduce_fusion");
+}
+
 static void test_elide_apart_two_places(void **state)
 {
 	enum { K = 48, N = 256, W = 34 };
@@ -673,6 +697,7 @@ int main(void)
 		TU_TEST(test_elide_apart),
 		TU_TEST(test_elide_apart_kinds),
 		TU_TEST(test_elide_apart_promises),
+		TU_TEST(test_elide_apart_each_shows),
 		TU_TEST(test_elide_apart_two_places),
 		TU_TEST(test_elide_apart_three_places),
 		TU_TEST(test_strbuf_i64),
