@@ -102,6 +102,23 @@ int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
 	return 0;
 }
 
+/* An event its device timed itself (dec_dev_time): its start and duration
+ * by the device's clock, the start taken against the line's timestamp as
+ * the file writes it. One that would start before the line keeps the
+ * times it was written with (offsets are not negative). */
+static void dec_dev_retime(const struct xt_line *l, struct dec_ev *d)
+{
+	int64_t base, off;
+
+	if (d->dev_seen != 3 || d->agg || d->dev_dur < 0)
+		return;
+	if (__builtin_mul_overflow(l->peek_ts_ns, (int64_t)1000, &base) ||
+	    __builtin_sub_overflow(d->dev_off, base, &off) || off < 0)
+		return;
+	d->off = (uint64_t)off;
+	d->dur = (uint64_t)d->dev_dur;
+}
+
 /*
  * Decodes the events of [from, to), a part of the line that starts at one
  * of its fields; with headers, the line's own fields too (else they are
@@ -160,6 +177,8 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 				bad = 1;
 				break;
 			}
+			if (p->dev_time)
+				dec_dev_retime(l, &d);
 			if (!none) {
 				if (n == ge->cap) {
 					if (ge->fixed) {

@@ -103,8 +103,35 @@ struct dec_ev {
 	int kn;          /* the key's length; < 0: none (xt_sink_ev) */
 	int64_t corr;
 	int corr_seen;
+	/* device_offset_ps and device_duration_ps (xt_plane.dev_time), each
+	 * the first one; bits 1 and 2 of dev_seen say which were found. */
+	int64_t dev_off, dev_dur;
+	unsigned dev_seen;
 	uint8_t key[4 + XT_KEY_MAX]; /* the metadata index (dec_range's), then kn bytes */
 };
+
+/* Stat sb (sn bytes) when it is one of the device's own times (a plane
+ * with dev_time): taken as an integer, as stat_decode_usual() reads it. */
+static void dec_dev_time(const struct xt_plane *p, const uint8_t *sb, uint64_t sn,
+			 struct dec_ev *d)
+{
+	const uint8_t *v;
+	unsigned id, bit;
+	int64_t x;
+
+	if (sn >= 0x80 || wire_stat_head(sb, sn, &id, &v) < 0)
+		return; /* framed otherwise: not as upstream writes these */
+	bit = (int64_t)id == p->known_id[XS_DEVICE_OFFSET_PS]	? 1
+	      : (int64_t)id == p->known_id[XS_DEVICE_DURATION_PS] ? 2
+								  : 0;
+	if (!bit || (d->dev_seen & bit) || wire_stat_int(v, sb + sn, &x) < 0)
+		return;
+	if (bit == 1)
+		d->dev_off = x;
+	else
+		d->dev_dur = x;
+	d->dev_seen |= bit;
+}
 
 /* A key stat (k, from the plane's key_ids) into the event's key. */
 static void dec_key_take(const uint8_t *sb, uint64_t sn, const uint8_t *safe, struct dec_ev *d,
@@ -177,6 +204,8 @@ dec_stat(const struct xt_plane *p, const uint8_t *q, const uint8_t *e, const uin
 		d->watched = stat_watched(p, q, sn);
 	if (keys)
 		dec_key(p, q, sn, safe, d);
+	if (p->dev_time)
+		dec_dev_time(p, q, sn, d);
 	return q + sn;
 }
 
@@ -194,6 +223,7 @@ static inline __attribute__((always_inline)) int dec_event(const struct xt_plane
 	d->kn = keys ? 0 : -1;
 	d->corr = INT64_MIN;
 	d->corr_seen = 0;
+	d->dev_seen = 0;
 	/* Upstream's order straight through, without a dispatch per field;
 	 * whatever follows (or comes otherwise) goes through the loop. */
 	if (q < e && *q == 0x08) {

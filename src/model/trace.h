@@ -63,6 +63,8 @@ enum xt_known_stat {
 	XS_LEVEL0,          /* "level 0": the TF op of a kernel (older TensorFlow) */
 	XS_MEM_BREAKDOWN,   /* memory_access_breakdown (TPU) */
 	XS_RUN_ID,
+	XS_DEVICE_OFFSET_PS,   /* an op's start by the device's own clock (TPU) */
+	XS_DEVICE_DURATION_PS, /* and its duration */
 	XS_COUNT
 };
 
@@ -133,6 +135,9 @@ struct xt_line {
 	const char *name;         /* in the arena */
 	const char *display_name;
 	int64_t timestamp_ns;     /* line start, ns in the file's time base */
+	/* The timestamp as the file writes it, read before any event is
+	 * decoded (host_time_base): what device_offset_ps is taken against. */
+	int64_t peek_ts_ns;
 	int64_t duration_ps;
 	uint64_t raw_base;        /* source offset that event offsets are relative to */
 	uint64_t raw_off;         /* encoded XLine in the source */
@@ -208,6 +213,11 @@ struct xt_plane {
 	int64_t watch_ids[XT_WATCH_MAX];
 	uint8_t nwatch_ids;
 	uint8_t watch_on;            /* 0: nothing watched, events are never marked */
+	/* A /device: plane whose stats include device_offset_ps and
+	 * device_duration_ps: an event carrying both is timed by them, the
+	 * device's own clock, as XProf times a TPU's ops
+	 * (GetDeviceEventTimespan): docs/analyses.md, "Device time". */
+	uint8_t dev_time;
 	/* [emeta index] nonzero but for XT_SINK_NO_RANGE: the load's event
 	 * sink (ev_sink.h) sees these events (and those carrying a watched
 	 * stat) as they are decoded. Set and owned by a plane hook; NULL: none. */

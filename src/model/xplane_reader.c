@@ -49,6 +49,8 @@ static const char *const known_names[XS_COUNT] = {
 	[XS_LEVEL0] = "level 0",
 	[XS_MEM_BREAKDOWN] = "memory_access_breakdown",
 	[XS_RUN_ID] = "run_id",
+	[XS_DEVICE_OFFSET_PS] = "device_offset_ps",
+	[XS_DEVICE_DURATION_PS] = "device_duration_ps",
 };
 
 /* Growable array helper: ensures room for one more element. */
@@ -318,6 +320,8 @@ static int read_plane(struct reader *r, struct xt_plane *p, const uint8_t *b, si
 				    "%s: not a valid XSpace (malformed plane '%s' at byte %llu)",
 				    r->path, p->name, (unsigned long long)p->raw_off);
 	plane_index(p);
+	p->dev_time = !strncmp(p->name, "/device:", 8) && p->has_known[XS_DEVICE_OFFSET_PS] &&
+		      p->has_known[XS_DEVICE_DURATION_PS];
 	return 0;
 }
 
@@ -390,12 +394,18 @@ static void host_time_base(struct reader *r)
 	size_t p, l;
 
 	for (p = 0; p < h->nplanes; p++)
-		for (l = 0; l < h->planes[p].nlines; l++)
-			if (xplane_line_peek(h, &h->planes[p].lines[l],
-					     r->opts && r->opts->exact_peek, &hd)) {
+		for (l = 0; l < h->planes[p].nlines; l++) {
+			int has_ev = xplane_line_peek(h, &h->planes[p].lines[l],
+						      r->opts && r->opts->exact_peek, &hd);
+
+			/* (Not exact: a timestamp after the events is 0 here, and
+			 * the decoder that meets it asks for an exact load.) */
+			h->planes[p].lines[l].peek_ts_ns = hd.ts;
+			if (has_ev) {
 				lo = hd.ts < lo ? hd.ts : lo;
 				hi = hd.ts > hi ? hd.ts : hi;
 			}
+		}
 	task_env(h);
 	clock_host_base(r->t, h, lo, hi);
 }

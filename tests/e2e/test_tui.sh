@@ -642,7 +642,7 @@ if have_fixtures; then
 	keys 1 j j j j
 	keys Enter
 	check "overview: Enter on a top op shows it in the op profile" \
-		'has "[op profile]" && bottom | grep -q "^op jit_f/copy-done.2"' "no op"
+		'has "[op profile]" && bottom | grep -q "^op jit_f/copy-done.4"' "no op"
 	keys q
 	wait_for "EXIT=" >/dev/null
 	start 80 24 XTOP_VIEW=steps "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"

@@ -69,7 +69,7 @@ if have_fixtures; then
 	wait_for "longest run of" >/dev/null
 	keys w w w w w w w
 	check "TPU fixture, 2 Enter then 7x w: ruler labels differ" \
-		'[ "$(label)" = "3.68 ms" ] && ruler_distinct 3' "labels repeat"
+		'[ "$(label)" = "1.82 ms" ] && ruler_distinct 3' "labels repeat"
 	keys q
 	wait_for "EXIT=" >/dev/null
 	for size in "80 24" "200 50"; do
@@ -301,7 +301,7 @@ if have_fixtures; then
 		'bottom | grep -q "\\\\ Filter *\$" && ! bottom | grep -q "p Gro"' "cut" 5
 	# With a row free under the list, the note wraps over two, whole.
 	check "op profile at 80x24: a long note wraps over a free row, a host offload's way first" \
-		'line $((H - 3)) | grep -q "^ copy-done.2 in jit_f; host offload from host memory (H2D in steps); rates: *$" &&
+		'line $((H - 3)) | grep -q "^ copy-done.4 in jit_f; host offload from host memory (H2D in steps); rates: *$" &&
 		 line $((H - 2)) | grep -q "^ async done: it waits for a transfer timed on its start; FLOPs from the profile *$"' "cut" 5
 	keys p
 	check "op profile, grouped: long names keep their tails, .1 and .2 told apart" \
@@ -937,7 +937,7 @@ if have_fixtures; then
 	text "982.1"
 	keys Enter
 	check "steps: with a filter, the average row averages the steps kept" \
-		'grep -Eq "^ +avg 1 +982\.1 ms +24\.05 ms" "$TMP/screen" && ! has "850.2 ms"' \
+		'grep -Eq "^ +avg 1 +982\.1 ms +31\.96 ms" "$TMP/screen" && ! has "850.2 ms"' \
 		"average of all" 5
 	keys '\'
 	text "zzz"

@@ -254,6 +254,12 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       side has it (RESULT: to the host, ARGS: to the device).  JSON op
       field host_copy: "to_device" / "to_host" / null, from the op's first
       event.
+  C41 Device time: on a /device: plane whose stat metadata names both
+      device_offset_ps and device_duration_ps, an event carrying both (its
+      own stats, integers, the first of each) starts at device_offset_ps
+      (absolute ps, as the line's timestamp * 1000 + offset_ps is) and lasts
+      device_duration_ps, as XProf's GetDeviceEventTimespan times a TPU's
+      ops; unless that start is before the line's timestamp.
   C40 A device with no op events (none on its plane, not even instants)
       has busy_ps and span_ps null: it was idle, or it was not traced (the
       MI300X conv profile's GPU:1-6 ran programs and have no events). One
@@ -421,6 +427,9 @@ def convert_plane(pb, p):
     for k, v in p.event_metadata.items():
         emd[k] = (v.name, v.display_name, stats_of(v.stats))
     empty = ('', '', [])
+    names = set(sm.values())
+    dev_time = p.name.startswith('/device:') and \
+        {'device_offset_ps', 'device_duration_ps'} <= names
     for li, l in enumerate(p.lines):
         line = Line()
         line.id = l.id
@@ -435,7 +444,19 @@ def convert_plane(pb, p):
             if e.WhichOneof('data') == 'num_occurrences':
                 continue  # CHOICE C1
             name, disp, mst = emd.get(e.metadata_id, empty)
-            line.events.append(Event(base + e.offset_ps, e.duration_ps, name, disp,
+            start, dur = base + e.offset_ps, e.duration_ps
+            if dev_time:
+                # CHOICE C41: the device's own clock, when the event has both.
+                dv = {}
+                for s in e.stats:
+                    k = sm.get(s.metadata_id)
+                    if k in ('device_offset_ps', 'device_duration_ps') and k not in dv and \
+                            s.WhichOneof('value') in ('int64_value', 'uint64_value'):
+                        dv[k] = getattr(s, s.WhichOneof('value'))
+                if len(dv) == 2 and dv['device_duration_ps'] >= 0 and \
+                        dv['device_offset_ps'] >= base:
+                    start, dur = dv['device_offset_ps'], dv['device_duration_ps']
+            line.events.append(Event(start, dur, name, disp,
                                      stats_of(e.stats), mst, line, ei))
         plane.lines.append(line)
     return plane

@@ -67,11 +67,13 @@ static const struct fixture fixtures[] = {
 	},
 	{
 		"jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb", 1, 26723, 7, 4, 17, 0, 100,
-		NULL, "/device:TPU:1", 78789509321754, 90429589579656,
+		/* timed by the device's clock (device_offset_ps and
+		 * device_duration_ps), as XProf times them */
+		NULL, "/device:TPU:1", 78788304606250, 90428220550000,
 		{
-			{ "copy-done.2", 0, "jit_f", 400, 87957829846424 },
-			{ "copy-done", 0, "jit_f", 400, 75624695571600 },
-			{ "copy-done.4", 0, "jit_f", 400, 70539145150248 },
+			{ "copy-done.4", 0, "jit_f", 400, 77773215731250 },
+			{ "copy-done.2", 0, "jit_f", 400, 77642772818750 },
+			{ "copy-done", 0, "jit_f", 400, 75671038513750 },
 		},
 		/* keyed by index_on_host, no allocator names */
 		{ NULL, "0", 21492569216, 72829706942000, 21492569216, 33550237696, 821760 },

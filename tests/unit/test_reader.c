@@ -921,6 +921,48 @@ static void test_split_lines(void **state)
 	assert_null(split->hosts[0].planes[0].lines[0].raw);
 }
 
+/* A TPU's op is timed by the device's own clock when it carries both
+ * device_offset_ps (absolute ps) and device_duration_ps, as XProf times
+ * it; an op with one of them, one the device would start before its
+ * line, and a host plane's event keep the times they were written with. */
+static void test_device_time(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/device:TPU:0"), *h = tu_plane_add(s, 2, "/host:CPU");
+	tu_line *l = tu_line_add(p, 1, "XLA Ops", 1000), *hl = tu_line_add(h, 1, "t", 1000);
+	int64_t m = tu_emeta(p, "fusion")->id, hm = tu_emeta(h, "call")->id;
+	struct xt_trace *t;
+	const struct xt_line *xl, *xh;
+	tu_event *e;
+
+	(void)state;
+	/* line at 1000 ns = 1,000,000 ps; written at +5000, by the device at
+	 * +4990 for 80 */
+	e = tu_event_add(l, m, 5000, 100);
+	TU_SU(p, e, "device_offset_ps", 1000000 + 4990);
+	TU_SU(p, e, "device_duration_ps", 80);
+	e = tu_event_add(l, m, 7000, 100); /* one of the two: as written */
+	TU_SU(p, e, "device_duration_ps", 20);
+	e = tu_event_add(l, m, 9000, 100); /* before the line: as written */
+	TU_SU(p, e, "device_offset_ps", 500);
+	TU_SU(p, e, "device_duration_ps", 20);
+	e = tu_event_add(hl, hm, 5000, 100); /* a host's: as written */
+	TU_SU(h, e, "device_offset_ps", 1000000 + 4990);
+	TU_SU(h, e, "device_duration_ps", 80);
+	t = tu_read(tu_write(s, 0));
+	xl = &t->hosts[0].planes[0].lines[0];
+	xh = &t->hosts[0].planes[1].lines[0];
+	assert_int_equal(xl->nev, 3);
+	assert_int_equal(xt_event_off(xl, 0), 4990);
+	assert_int_equal(xt_event_dur(xl, &xl->ev[0]), 80);
+	assert_int_equal(xt_event_off(xl, 1), 7000);
+	assert_int_equal(xt_event_dur(xl, &xl->ev[1]), 100);
+	assert_int_equal(xt_event_off(xl, 2), 9000);
+	assert_int_equal(xt_event_dur(xl, &xl->ev[2]), 100);
+	assert_int_equal(xt_event_off(xh, 0), 5000);
+	assert_int_equal(xt_event_dur(xh, &xh->ev[0]), 100);
+}
+
 /* The order lines are done in, by id (threads = 1: one at a time). */
 struct done_order {
 	int64_t id[8];
@@ -1832,6 +1874,7 @@ int main(void)
 		TU_TEST(test_big_line),
 		TU_TEST(test_split_lines),
 		TU_TEST(test_line_order),
+		TU_TEST(test_device_time),
 		TU_TEST(test_event_starts_wide),
 		TU_TEST(test_event_sink),
 		TU_TEST(test_finish_ranges),

@@ -22,9 +22,12 @@
 
 /* The stats that name one instance of something (a step, a launch, a
  * program run): each copy gets its own, as a longer run would have, so that
- * steps, launch-to-kernel pairs and clock matches stay one per instance. */
+ * steps, launch-to-kernel pairs and clock matches stay one per instance.
+ * And device_offset_ps, an op's start by the device's clock (absolute ps):
+ * it moves with its event, by the copy's shift (XG_DEV_OFF). */
 static const char *const xg_ids[] = { "group_id", "step_num", "iter_num", "correlation_id",
-				      "run_id" };
+				      "run_id", "device_offset_ps" };
+enum { XG_DEV_OFF = 5 };
 enum { XG_NIDS = sizeof(xg_ids) / sizeof(xg_ids[0]), XG_PIDS = 32, XG_VAL_OTHER = 99 };
 /* Doubles hold integers exactly up to here. */
 #define XG_DBL_EXACT 9007199254740992.0
@@ -502,7 +505,8 @@ static void xg_scale_survey(struct xg_scale *x)
 		       "stamps", x->path, (long long)INT64_MAX);
 	x->span = !any ? 0 : hi > lo ? (uint64_t)(hi - lo) : 1;
 	for (unsigned i = 0; i < XG_NIDS; i++) {
-		__int128 step = (__int128)x->id_hi[i] - x->id_lo[i] + 1,
+		__int128 step = i == XG_DEV_OFF ? (__int128)x->span
+						: (__int128)x->id_hi[i] - x->id_lo[i] + 1,
 			 top = x->id_hi[i] + step * (__int128)(x->k - 1);
 		if (!((x->id_seen >> i) & 1))
 			continue;
