@@ -112,19 +112,19 @@ struct dec_ev {
 
 /* Stat sb (sn bytes) when it is one of the device's own times (a plane
  * with dev_time): taken as an integer, as stat_decode_usual() reads it. */
-static void dec_dev_time(const struct xt_plane *p, const uint8_t *sb, uint64_t sn,
-			 struct dec_ev *d)
+static inline __attribute__((always_inline)) void
+dec_dev_time(const struct xt_plane *p, const uint8_t *sb, uint64_t sn, struct dec_ev *d)
 {
 	const uint8_t *v;
 	unsigned id, bit;
 	int64_t x;
 
-	if (sn >= 0x80 || wire_stat_head(sb, sn, &id, &v) < 0)
+	if (wire_stat_head(sb, sn, &id, &v) < 0)
 		return; /* framed otherwise: not as upstream writes these */
 	bit = (int64_t)id == p->known_id[XS_DEVICE_OFFSET_PS]	? 1
 	      : (int64_t)id == p->known_id[XS_DEVICE_DURATION_PS] ? 2
 								  : 0;
-	if (!bit || (d->dev_seen & bit) || wire_stat_int(v, sb + sn, &x) < 0)
+	if (__builtin_expect(!bit, 1) || (d->dev_seen & bit) || wire_stat_int(v, sb + sn, &x) < 0)
 		return;
 	if (bit == 1)
 		d->dev_off = x;

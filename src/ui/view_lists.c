@@ -676,7 +676,12 @@ static void mem_draw(struct app *a, int y, int h)
 		       "  no memory events (MemoryAllocation / MemoryDeallocation) in this profile", 1);
 		return;
 	}
+	/* A third of the view, or half when that shows every allocator: the
+	 * V100's eight (two hosts) and the MI300X's hid their last at 80x24,
+	 * the GPU that ran the kernels among them, with no sign of it. */
 	list_h = (int)an->nmemory < h / 3 ? (int)an->nmemory : h / 3;
+	if ((int)an->nmemory > list_h && (int)an->nmemory <= h / 2)
+		list_h = (int)an->nmemory;
 	if (list_h < 1)
 		list_h = 1;
 	ui_panel(p, y, 0, list_h + 1, a->cols);
@@ -687,11 +692,37 @@ static void mem_draw(struct app *a, int y, int h)
 		return;
 	}
 	m = &an->memory[sel];
-	snprintf(line, sizeof(line), " in use over time (%s .. %s); peak %s at %s marked %s",
-		 timeaxis_fmt(a, b1, sizeof(b1), m->first_ps), timeaxis_fmt(a, b2, sizeof(b2), m->last_ps),
-		 fmt_bytes(b3, sizeof(b3), (double)m->peak_bytes),
-		 timeaxis_fmt(a, b4, sizeof(b4), m->peak_time_ps), term.g.peak);
-	ui_put(row++, 0, a->cols, term_attr(ROLE_DIM), line, 1);
+	{
+		/* What fits whole: the chart's range gives way first, then the
+		 * words; never a figure cut ("peak 20.02 GiB at 72."). Rows the
+		 * list cannot show are counted first. */
+		char more[64] = "", fit[512];
+		int i;
+
+		if (p->norder > (size_t)list_h)
+			snprintf(more, sizeof(more), " %zu of %zu allocators shown (Up/Down);",
+				 (size_t)list_h, p->norder);
+		timeaxis_fmt(a, b1, sizeof(b1), m->first_ps);
+		timeaxis_fmt(a, b2, sizeof(b2), m->last_ps);
+		fmt_bytes(b3, sizeof(b3), (double)m->peak_bytes);
+		timeaxis_fmt(a, b4, sizeof(b4), m->peak_time_ps);
+		for (i = 0; i < 4; i++) {
+			if (i == 0)
+				snprintf(line, sizeof(line), "%s in use over time (%s .. %s); peak %s at %s marked %s",
+					 more, b1, b2, b3, b4, term.g.peak);
+			else if (i == 1)
+				snprintf(line, sizeof(line), "%s in use over time; peak %s at %s marked %s",
+					 more, b3, b4, term.g.peak);
+			else if (i == 2)
+				snprintf(line, sizeof(line), "%s peak %s at %s %s", more, b3, b4, term.g.peak);
+			else
+				snprintf(line, sizeof(line), " peak %s at %s %s", b3, b4, term.g.peak);
+			if (utf8_width(line) <= a->cols)
+				break;
+		}
+		utf8_elide(fit, sizeof(fit), line, a->cols, term.g.ellipsis);
+		ui_put(row++, 0, a->cols, term_attr(ROLE_DIM), fit, 1);
+	}
 	chart_h = (y + h - row) / 2;
 	if (chart_h > 10)
 		chart_h = 10;
