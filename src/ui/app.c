@@ -75,6 +75,15 @@ int ui_put(int y, int x, int w, int attr, const char *s, int pad)
 	move(y, x);
 	while (*s && col < w) {
 		unsigned char c = (unsigned char)*s;
+
+		if (pad && col == w - 1 && w > 1 && s[utf8_len(s)]) {
+			/* More than the cell holds: its last column says so (a
+			 * line cut at "peak 20.02 GiB at 72." read as a figure). */
+			addstr(term.g.ellipsis);
+			col++;
+			s += strlen(s);
+			break;
+		}
 		int len = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
 		int k;
 

@@ -21,7 +21,7 @@ static void details_fill(struct app *a)
 	const struct xt_event *ev;
 	const struct xt_event_meta *m;
 	const struct xt_host *host;
-	char line[1024], b1[48], b2[32], b3[32], b4[32];
+	char line[4608], b1[48], b2[32], b3[32], b4[32];
 	struct stat_iter it;
 	struct xt_stat s;
 	long op;
@@ -42,13 +42,14 @@ static void details_fill(struct app *a)
 	m = xt_event_meta(tr->p, ev);
 	host = &a->t->hosts[tr->host];
 	textview_add(tv, ROLE_TEXT, CELL_BOLD, 4,
-		     "  %s   start %s   duration %s   self %s   depth %u   %s / %s",
+		     "  %s   start %s   duration %s   self %s   depth %u   %s%s%s / %s",
 		     trace_event_display_name(tr->p, ev),
 		     timeaxis_fmt_exact(a, b1, sizeof(b1), xt_event_start(l, ev)),
 		     fmt_ps_exact(b2, sizeof(b2), xt_event_dur(l, ev)),
 		     fmt_ps_exact(b3, sizeof(b3),
 				  timeline_self_ps(a->tl, (size_t)a->tls.sel_track, a->tls.sel_ev)),
-		     xt_event_depth(ev), tr->p->name, tr->label);
+		     xt_event_depth(ev), a->t->nhosts > 1 ? host->name : "",
+		     a->t->nhosts > 1 ? " " : "", tr->p->name, tr->label);
 	/* The full name (HLO text on TPU), all of it. */
 	if (m->display_name[0] && strcmp(m->name, m->display_name))
 		textview_add(tv, ROLE_DIM, 0, 2, "  %s", m->name);
@@ -72,10 +73,29 @@ static void details_fill(struct app *a)
 		else
 			stat_iter_meta(&it, host, tr->p, m);
 		while (stat_next(&it, &s)) {
-			char val[512], item[640];
+			char val[4096], item[4352];
+			const char *name = s.meta ? s.meta->name : "?";
 
 			stat_to_text(&s, val, sizeof(val));
-			snprintf(item, sizeof(item), "%s=%s  ", s.meta ? s.meta->name : "?", val);
+			if (strchr(val, '\n')) {
+				/* A text of several lines (source_stack: a frame a
+				 * line), line by line: packed, each newline read '?'. */
+				char *at = val, *nl;
+
+				if (line[0])
+					textview_add(tv, ROLE_TEXT, 0, 4, "%s", line);
+				line[0] = '\0';
+				textview_add(tv, ROLE_TEXT, 0, 4, "  %s=", name);
+				for (; at && *at; at = nl ? nl + 1 : NULL) {
+					nl = strchr(at, '\n');
+					if (nl)
+						*nl = '\0';
+					if (*at)
+						textview_add(tv, ROLE_TEXT, 0, 6, "    %s", at);
+				}
+				continue;
+			}
+			snprintf(item, sizeof(item), "%s=%s  ", name, val);
 			if (line[0] && strlen(line) + strlen(item) > (size_t)a->cols) {
 				textview_add(tv, ROLE_TEXT, 0, 4, "%s", line);
 				line[0] = '\0';

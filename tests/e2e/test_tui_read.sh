@@ -1070,13 +1070,56 @@ if have_fixtures; then
 		"$(grep -A1 "duration" "$TMP/screen")" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
+	# Every allocator in the list at 80x24 (GPU:7, the one that ran the
+	# kernels, was the one hidden, with no sign of it); where the list
+	# cannot hold them all it says so; a line too long for the screen
+	# never ends in a cut figure ("peak 1.61 GiB at 1.6").
+	start 80 24 "$XTOP" --view memory "$FIX/jax-rocm-mi300x-conv-legacy"
+	wait_for "[memory]" >/dev/null
+	check "memory at 80x24: all eight allocators listed" \
+		'has "GPU:0 HBM" && has "GPU:7 HBM"' "$(grep -c HBM "$TMP/screen") rows" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+	start 60 16 "$XTOP" --view memory "$FIX/jax-rocm-mi300x-conv-legacy"
+	wait_for "[memory]" >/dev/null
+	check "memory at 60x16: the list counts what it hides, the peak line keeps its figures" \
+		'grep -q "^ [0-9] of 8 allocators shown (Up/Down); peak 1.61 GiB at 1.67 s" "$TMP/screen" ||
+		 grep -q "^ peak 1.61 GiB at 1.67 s ▲" "$TMP/screen"' "$(grep -n "peak" "$TMP/screen" | head -2)" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+	# The details name the event's host where there are several (both V100
+	# hosts have a thread of that name), and a stat of several lines, the
+	# TPU's source_stack, shows a frame a row (each newline read '?').
+	start 120 40 "$XTOP" "$FIX/tf-gpu-v100-2host"
+	wait_for "[timeline]" >/dev/null
+	keys /
+	text "GatherV2"
+	keys Enter
+	wait_for "match 1 of" >/dev/null
+	keys Enter
+	check "details of two hosts: the event's host named" \
+		'grep -Eq "depth [0-9]+   34\.83\.195\.1(79|80)_6003 /host:CPU /" "$TMP/screen"' \
+		"$(grep -n "depth" "$TMP/screen" | head -2)" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+	start 100 50 "$XTOP" --view ops "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[op profile]" >/dev/null
+	keys Down Down Down Down Enter
+	wait_for "longest run of" >/dev/null
+	keys Enter
+	check "details: source_stack a frame a row, no '?'" \
+		'has "source_stack=" && grep -q "^    <embedded module .*:153:2 *\$" "$TMP/screen" &&
+		 ! grep -q "source_stack=.*?" "$TMP/screen"' "$(grep -n -A2 "source_stack" "$TMP/screen" | head -3)" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
 	# The memory view's live list says how many it cannot show: at 80x24 the
-	# MI300X conv profile's GPU:7 lists 3 of its 4 largest.
+	# MI300X conv profile's GPU:7 lists 1 of its 4 largest (the list above shows
+	# all eight allocators).
 	start 80 24 "$XTOP" --view memory "$FIX/jax-rocm-mi300x-conv-legacy"
 	wait_for "[memory]" >/dev/null
 	keys End
 	check "memory at 80x24: the live rows that do not fit are counted" \
-		'has "4 largest live" && line $((H - 1)) | grep -q "^  … 2 more live at the peak (a taller terminal shows them)"' \
+		'has "4 largest live" && line $((H - 1)) | grep -q "^  … 3 more live at the peak (a taller terminal shows them)"' \
 		"$(line $((H - 1)))" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
@@ -1110,6 +1153,6 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 3 "details: a figure and its unit; memory: live rows counted; kernels: Enter per row" \
+	skip_n 7 "details: a figure and its unit, hosts, stacks; memory: allocators, live rows counted; kernels: Enter per row" \
 		"$NOFIX"
 fi
