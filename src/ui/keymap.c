@@ -87,7 +87,7 @@ const struct key_binding key_bindings[] = {
 	{ '\r', SCOPE_OVERVIEW, ACT_ENTER, "Enter", NULL, NULL },
 	/* tables */
 	{ '\n', TABLES, ACT_ENTER, "Enter",
-	  "ops: the op's longest run (a group: fold it); steps, memory, kernels, devices: jump there; "
+	  "ops: the op's longest run (a kernel row: its longest launch; a group: fold it); steps, memory, kernels, devices: jump there; "
 	  "diff: the op", "Go" },
 	{ KEY_ENTER, TABLES, ACT_ENTER, "Enter", NULL, NULL },
 	{ '\r', TABLES, ACT_ENTER, "Enter", NULL, NULL },

@@ -674,6 +674,21 @@ static void jump_longest(struct app *a, const struct xt_op_row *o)
 		app_status(a, 1, "no run of %s found on the device tracks", o->name);
 }
 
+/* A launch of kernel k->name for op k->o (Enter on a kernel row). */
+struct op_kernel {
+	const struct xt_op_row *o;
+	const char *name;
+};
+
+static int is_op_kernel(struct app *a, const struct tl_track *tr, const struct xt_event *ev,
+			const void *arg)
+{
+	const struct op_kernel *k = arg;
+
+	return !strncmp(tr->p->name, "/device:GPU:", 12) &&
+	       !strcmp(xt_event_meta(tr->p, ev)->name, k->name) && is_op_event(a, tr, ev, k->o);
+}
+
 /* What the selected row is, to find it again after the rows are rebuilt
  * in another order or filtered (a row number would point at another op). */
 struct sel_key {
@@ -815,6 +830,16 @@ static unsigned ops_act(struct app *a, enum action act)
 					    r->kind == ROW_CATEGORY ? r->agg.category : NULL);
 			else if (act == ACT_ENTER && r->kind == ROW_OP)
 				jump_longest(a, o);
+			else if (act == ACT_ENTER && r->kind == ROW_KERNEL) {
+				/* The kernel's own longest launch for this op (it
+				 * folded the kernels away and went back to the op). */
+				struct op_kernel ok = { o, o->kernels[r->kernel].name };
+
+				if (app_jump_longest(a, is_op_kernel, &ok, "launch", ok.name) < 0)
+					app_status(a, 1, "no launch of %s found on the GPU tracks", ok.name);
+				free(rows);
+				return UI_REDRAW;
+			}
 			else if (o->nkernels)
 				/* Space on an op or one of its kernels: show or
 				 * hide the kernels it launched. */

@@ -163,11 +163,11 @@ wait_for "[timeline]" >/dev/null
 keys '?'
 wait_for "xtop keys" >/dev/null
 keys /
-text "a group: fold"
+text "longest run (a kernel"
 keys Enter
 check "help at 60x20: a long description wraps onto the next row, whole" \
-	'joined | grep -q "Enter ops: the op'"'"'s longest run (a group: fold it); steps, memory, kernels, devices: jump there; diff: the op" &&
-	 ! has "ops: the op'"'"'s longest run (a group: fold it); steps, memory, kernels, devices:"' \
+	'joined | grep -q "Enter ops: the op'"'"'s longest run (a kernel row: its longest launch; a group: fold it); steps, memory, kernels, devices: jump there; diff: the op" &&
+	 ! has "ops: the op'"'"'s longest run (a kernel row: its longest launch; a group: fold it); steps,"' \
 	"description cut" 5
 keys End
 check "help at 60x20: End reaches the end, the op name marks" \
@@ -1087,6 +1087,24 @@ if have_fixtures; then
 		 grep -q "^ peak 1.61 GiB at 1.67 s ▲" "$TMP/screen"' "$(grep -n "peak" "$TMP/screen" | head -2)" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
+	# Enter on a kernel row under its op (Space shows them) goes to that
+	# kernel's longest launch: it folded them and went back to the op.
+	start 100 30 "$XTOP" --view ops "$FIX/jax-rocm-mi300x-jax08_gemm"
+	wait_for "[op profile]" >/dev/null
+	keys Space Down Enter
+	check "op profile: Enter on a kernel row shows its longest launch" \
+		'has "[timeline]" && bottom | grep -q "^longest launch of Cijk_"' "$(bottom)" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+	# A sorted column's mark takes its name's last letter where both do not
+	# fit ("REGv"; eliding read "R…Sv").
+	start 80 30 "$XTOP" --view kernels "$FIX/jax-rocm-mi300x-jax08_gemm"
+	wait_for "[kernels]" >/dev/null
+	keys '>' '>' '>' '>'
+	check "kernels at 80 columns: the sorted REGS column's header reads REGv" \
+		'line 2 | grep -q " REGv " && ! line 2 | grep -q "…"' "$(line 2)" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
 	# The details name the event's host where there are several (both V100
 	# hosts have a thread of that name), and a stat of several lines, the
 	# TPU's source_stack, shows a frame a row (each newline read '?').
@@ -1153,6 +1171,6 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 7 "details: a figure and its unit, hosts, stacks; memory: allocators, live rows counted; kernels: Enter per row" \
+	skip_n 9 "details: a figure and its unit, hosts, stacks; kernel rows, REGv; memory: allocators, live rows counted; kernels: Enter per row" \
 		"$NOFIX"
 fi
