@@ -152,7 +152,7 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 
 		fmt_rate(pf, sizeof(pf), d->peak_flops, " ", "FLOP/s"); /* "918 TFLOP/s" */
 		fmt_rate(pb, sizeof(pb), d->peak_hbm_bw, " ", "B/s");
-		if (!d->op_events) {
+		if (xt_device_silent(d)) {
 			/* Nothing from it: idle, or not traced (the MI300X conv
 			 * profile's GPU:1-6 ran programs, by their host threads
 			 * and allocators, and have no events). Not "idle". */

@@ -250,8 +250,8 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 		 * events has no busy time or span either: it was idle, or not
 		 * traced (busy_note), as the text's '-' says. */
 		strbuf_addf(o, ",\"kind\":\"%s\"", kinds[d->kind]);
-		jint_opt(o, "busy_ps", d->busy_ps, d->op_events != 0);
-		jint_opt(o, "span_ps", d->span_ps, d->op_events != 0);
+		jint_opt(o, "busy_ps", d->busy_ps, !xt_device_silent(d));
+		jint_opt(o, "span_ps", d->span_ps, !xt_device_silent(d));
 		jint_opt(o, "start_ps", d->first_ps - origin, d->span_ps != 0);
 		strbuf_addf(o, ",\"op_events\":%" PRIu64 ",\"idle_percent\":", d->op_events);
 		jnum(o, d->idle_percent);
@@ -278,7 +278,7 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 		jint_opt(o, "small_kernels", (int64_t)d->small_kernels, d->has_kernels);
 		jint_opt(o, "small_kernel_ps", d->small_kernel_ps, d->has_kernels);
 		strbuf_puts(o, ",\"busy_note\":");
-		if (!d->op_events)
+		if (xt_device_silent(d))
 			jstr(o, "no events from this device in the profile: idle, or not traced");
 		else if (!d->span_ps)
 			jstr(o, "only instant events: no span, no idle share");

@@ -135,6 +135,14 @@ static inline int xt_device_has_gaps(const struct xt_device_row *d)
 	return d->has_overview && d->span_ps > 0;
 }
 
+/* Whether the profile has nothing of d: no op event, no span (a TPU's
+ * Steps line gives one without ops). Its busy time and span are unknown
+ * then ('-', null: it was idle, or not traced), not 0. */
+static inline int xt_device_silent(const struct xt_device_row *d)
+{
+	return !d->op_events && !d->span_ps;
+}
+
 /* Step breakdown columns, in priority order (earlier wins an overlap). */
 enum xt_step_cat {
 	XT_CAT_DEVICE_COMPUTE,

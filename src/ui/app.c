@@ -265,7 +265,8 @@ static void draw_hints(struct app *a)
 		size_t off = room > 0 && a->prompt.cur > (size_t)room ? a->prompt.cur - (size_t)room : 0;
 
 		ui_put(y, 0, a->cols, term_attr(ROLE_TEXT), label, 1);
-		ui_put(y, lw, a->cols - lw, term_attr(ROLE_TEXT), a->prompt.buf + off, 1);
+		/* No end mark (pad 0): the cursor may sit in the last column. */
+		ui_put(y, lw, a->cols - lw, term_attr(ROLE_TEXT), a->prompt.buf + off, 0);
 		curs_set(1);
 		move(y, lw + (int)(a->prompt.cur - off) < a->cols ? lw + (int)(a->prompt.cur - off)
 								    : a->cols - 1);

@@ -533,13 +533,23 @@ static void ops_draw(struct app *a, int y, int h)
 
 		if (!show[c])
 			continue;
-		/* The sort column is marked with a trailing 'v'. */
-		if (col->right)
-			snprintf(cell, sizeof(cell), "%*s%s", (int)c == a->ops.sort ? w - 1 : w,
-				 col->name, (int)c == a->ops.sort ? "v" : "");
-		else
-			snprintf(cell, sizeof(cell), "%s%s", col->name,
-				 (int)c == a->ops.sort ? "v" : "");
+		/* The sort column is marked with a trailing 'v', in place of
+		 * the name's last letter where both do not fit ("FLOP/v":
+		 * "FLOP/sv" in six columns read "FLOP/…"). */
+		{
+			char nm[32];
+			int nk = snprintf(nm, sizeof(nm), "%s", col->name);
+
+			if ((int)c == a->ops.sort) {
+				if (nk + 1 > w && w >= 2 && nk > w - 1)
+					nk = w - 1; /* column names are ASCII */
+				snprintf(nm + nk, sizeof(nm) - (size_t)nk, "v");
+			}
+			if (col->right)
+				snprintf(cell, sizeof(cell), "%*s", w, nm);
+			else
+				snprintf(cell, sizeof(cell), "%s", nm);
+		}
 		x += ui_put(y, x, w, term_attr(ROLE_HEADER), cell, 1);
 		x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 1);
 	}
@@ -664,8 +674,14 @@ static int is_op_event(struct app *a, const struct tl_track *tr, const struct xt
 
 	if (strncmp(tr->p->name, "/device:GPU:", 12))
 		return !strcmp(trace_event_display_name(tr->p, ev), o->name);
-	return !strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, tr->l, ev, name, sizeof(name)),
-		       o->name);
+	if (strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, tr->l, ev, name, sizeof(name)),
+		   o->name))
+		return 0;
+	/* One op name in several programs is several rows: this one's. */
+	return !o->name_shared ||
+	       !strcmp(analysis_op_program(a->an, a->t, tr->host, tr->p, tr->l, ev, name,
+					   sizeof(name)),
+		       o->program);
 }
 
 static void jump_longest(struct app *a, const struct xt_op_row *o)

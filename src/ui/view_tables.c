@@ -299,10 +299,10 @@ static void dev_key(void *ctx, size_t row, char *buf, size_t n)
 	snprintf(buf, n, "%s%c%s", dev(ctx, row)->host, 1, dev(ctx, row)->name);
 }
 
-/* A time of a device with activity, else "-". */
+/* A time of a device the profile has something of, else "-". */
 static void dtime(void *ctx, size_t row, int64_t v, int has, char *buf, size_t n)
 {
-	fmt_ps_known(buf, n, v, dev(ctx, row)->op_events && has);
+	fmt_ps_known(buf, n, v, !xt_device_silent(dev(ctx, row)) && has);
 }
 
 static void d_busy(void *ctx, size_t row, char *buf, size_t n)
@@ -319,7 +319,7 @@ static void d_span(void *ctx, size_t row, char *buf, size_t n)
  * says so); "-" for one of instants only, which has no span. */
 static void d_idle(void *ctx, size_t row, char *buf, size_t n)
 {
-	if (!dev(ctx, row)->op_events)
+	if (xt_device_silent(dev(ctx, row)))
 		snprintf(buf, n, "-");
 	else
 		fmt_percent(buf, n, dev(ctx, row)->idle_percent);
@@ -404,8 +404,8 @@ static int dc_span(void *ctx, size_t x, size_t y)
 
 static int dc_idle(void *ctx, size_t x, size_t y)
 {
-	return cmpd(dev(ctx, x)->op_events ? dev(ctx, x)->idle_percent : NAN,
-		    dev(ctx, y)->op_events ? dev(ctx, y)->idle_percent : NAN);
+	return cmpd(!xt_device_silent(dev(ctx, x)) ? dev(ctx, x)->idle_percent : NAN,
+		    !xt_device_silent(dev(ctx, y)) ? dev(ctx, y)->idle_percent : NAN);
 }
 
 static int dc_hostb(void *ctx, size_t x, size_t y)
@@ -480,7 +480,7 @@ static void dev_draw(struct app *a, int y, int h)
 		const struct xt_device_row *d = &a->an->devices[sel];
 		char line[1024];
 
-		if (!d->op_events)
+		if (xt_device_silent(d))
 			snprintf(line, sizeof(line),
 				 " %s: no events from it in the profile: idle, or not traced", d->name);
 		else

@@ -407,6 +407,27 @@ else
 	fail "generate rocm_copies" "$(cat "$TMP/err")"
 fi
 
+# ---- a TPU with steps and no ops: its span is known, its busy time 0 ----
+# Not a device with no events ('-', null): its Steps line gives it a span,
+# and the idle finding that reads it stays consistent with the table.
+$GEN --kind tpu --events 2000 --seed 3 -o "$TMP/noops.xplane.pb" >/dev/null 2>&1
+$PY -c "
+import sys
+sys.path.insert(0, 'tests/fixtures')
+import xspace_io
+sp = xspace_io.read('$TMP/noops.xplane.pb', sys.exit)
+p = [p for p in sp.planes if p.name == '/device:TPU:0'][0]
+for l in p.lines:
+    if l.name != 'Steps':
+        del l.events[:]
+xspace_io.write(sp, '$TMP/noops.xplane.pb')
+" || fail "steps only" "could not edit the profile"
+report "$TMP/noops.xplane.pb" "$TMP/noops.json"
+oracle_match "a TPU of steps only: every number matches the oracle" "$TMP/noops.xplane.pb" "$TMP/noops.json"
+jcheck "a TPU of steps only: busy 0 over a known span, no busy_note" "$TMP/noops.json" \
+	"[(x['busy_ps'], x['span_ps'] > 0, x['idle_percent'], x['busy_note']) for x in d['devices']
+	  if x['name'] == '/device:TPU:0'] == [(0, True, 100.0, None)]"
+
 # ---- a device whose events are all instants: no span ----
 # Its idle share and gap figures are unknown: null in JSON, '-' in the text,
 # never 0 (an idle share of 0 reads as busy throughout); it still counts.

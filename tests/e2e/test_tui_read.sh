@@ -1105,6 +1105,15 @@ if have_fixtures; then
 		'line 2 | grep -q " REGv " && ! line 2 | grep -q "…"' "$(line 2)" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
+	# The op profile's own header does the same: FLOP/s sorted read
+	# "FLOP/…" ("FLOP/sv" in its six columns).
+	start 140 30 "$XTOP" --view ops "$FIX/jax-rocm-mi300x-jax08_attention"
+	wait_for "[op profile]" >/dev/null
+	keys '>' '>' '>' '>' '>'
+	check "op profile: the sorted FLOP/s column's header reads FLOP/v" \
+		'line 2 | grep -q " FLOP/v " && ! line 2 | grep -q "…"' "$(line 2)" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
 	# The details name the event's host where there are several (both V100
 	# hosts have a thread of that name), and a stat of several lines, the
 	# TPU's source_stack, shows a frame a row (each newline read '?').
@@ -1171,6 +1180,6 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 9 "details: a figure and its unit, hosts, stacks; kernel rows, REGv; memory: allocators, live rows counted; kernels: Enter per row" \
+	skip_n 10 "details: a figure and its unit, hosts, stacks; kernel rows, REGv, FLOP/v; memory: allocators, live rows counted; kernels: Enter per row" \
 		"$NOFIX"
 fi
