@@ -47,7 +47,7 @@ const struct key_binding key_bindings[] = {
 	{ KEY_PPAGE, SCOPE_ALL, ACT_PAGE_UP, "PgUp", "page up", NULL },
 	{ KEY_NPAGE, SCOPE_ALL, ACT_PAGE_DOWN, "PgDn", "page down", NULL },
 	{ KEY_HOME, SCOPE_ALL, ACT_HOME, "Home", "first row", NULL },
-	{ 'g', SCOPE_TIMELINE | SCOPE_STEPS | SCOPE_MEMORY, ACT_HOME, "g", NULL, NULL },
+	{ 'g', SCOPE_ALL, ACT_HOME, "g", NULL, NULL }, /* as G, in every view */
 	{ KEY_END, SCOPE_ALL, ACT_END, "End", "last row", NULL },
 	{ 'G', SCOPE_ALL, ACT_END, "G", NULL, NULL },
 	/* timeline */
@@ -62,7 +62,7 @@ const struct key_binding key_bindings[] = {
 	{ 'A', SCOPE_TIMELINE, ACT_PAN_LEFT, "A", NULL, NULL },
 	{ KEY_LEFT, SCOPE_TIMELINE, ACT_PAN_LEFT, "Left", NULL, NULL },
 	{ 'd', SCOPE_TIMELINE, ACT_PAN_RIGHT, "d", "pan right", NULL },
-	{ 'D', SCOPE_TIMELINE, ACT_PAN_RIGHT, "D", NULL, NULL },
+	/* No 'D' beside 'd': the diff's D, in every view, comes first. */
 	{ KEY_RIGHT, SCOPE_TIMELINE, ACT_PAN_RIGHT, "Right", NULL, NULL },
 	{ 'f', SCOPE_TIMELINE, ACT_FIT, "f", "fit the selected event", "Fit" },
 	{ '0', SCOPE_TIMELINE, ACT_SHOW_ALL, "0", "show the whole profile", NULL },

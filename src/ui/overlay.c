@@ -33,8 +33,25 @@ static void help_fill(struct textview *tv)
 		for (i = 0; i < key_nbindings; i++) {
 			const struct key_binding *kb = &key_bindings[i];
 
-			if (kb->help && kb->scope == scopes[k])
-				textview_add(tv, ROLE_TEXT, 0, 10, "  %-7s %s", kb->keyname, kb->help);
+			if (kb->help && kb->scope == scopes[k]) {
+				/* The keys that do the same where it applies
+				 * ("w W + =", "Up k"): each one the table has. */
+				char keys[64];
+				size_t j;
+
+				snprintf(keys, sizeof(keys), "%s", kb->keyname);
+				for (j = 0; j < key_nbindings; j++) {
+					const struct key_binding *al = &key_bindings[j];
+
+					if (j == i || al->help || al->action != kb->action ||
+					    !(al->scope & kb->scope) || !strcmp(al->keyname, kb->keyname) ||
+					    strlen(keys) + strlen(al->keyname) + 2 > sizeof(keys))
+						continue;
+					strcat(keys, " ");
+					strcat(keys, al->keyname);
+				}
+				textview_add(tv, ROLE_TEXT, 0, 10, "  %-7s %s", keys, kb->help);
+			}
 		}
 	}
 	textview_add(tv, ROLE_DIM, 0, 0, "in the search, filter and find prompts");

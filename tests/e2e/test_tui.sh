@@ -239,10 +239,10 @@ check "help: the page before lists the op profile's keys" \
 keys /
 text "zoom in"
 keys Enter
-check "help: / finds text in it (zoom in)" 'has "w       zoom in"' "not found"
+check "help: / finds text in it (zoom in)" 'has "w W + = zoom in"' "not found"
 keys n
 check "help: n finds the same text again" \
-	'has "w       zoom in" && ! has "is not in the help"' "n lost the text"
+	'has "w W + = zoom in" && ! has "is not in the help"' "n lost the text"
 keys '?'
 check "help: ? closes it" '! has "xtop keys" && has "[timeline]" && bottom | grep -q "^q Quit"' \
 	"help still shown"
