@@ -268,8 +268,12 @@ static void draw_hints(struct app *a)
 		/* No end mark (pad 0): the cursor may sit in the last column. */
 		ui_put(y, lw, a->cols - lw, term_attr(ROLE_TEXT), a->prompt.buf + off, 0);
 		curs_set(1);
-		move(y, lw + (int)(a->prompt.cur - off) < a->cols ? lw + (int)(a->prompt.cur - off)
-								    : a->cols - 1);
+		{
+			/* The cursor's column: letters, not bytes. */
+			int cx = lw + utf8_width_n(a->prompt.buf + off, a->prompt.cur - off);
+
+			move(y, cx < a->cols ? cx : a->cols - 1);
+		}
 		return;
 	}
 	curs_set(0);

@@ -110,6 +110,26 @@ static void delete_range(struct prompt *p, size_t from, size_t to)
 	p->cur = from;
 }
 
+/* The start of the character before / after byte k (UTF-8: continuation
+ * bytes are 10xxxxxx), so that the cursor and deletions move by letters. */
+static size_t char_before(const struct prompt *p, size_t k)
+{
+	if (k)
+		k--;
+	while (k && ((unsigned char)p->buf[k] & 0xc0) == 0x80)
+		k--;
+	return k;
+}
+
+static size_t char_after(const struct prompt *p, size_t k)
+{
+	if (k < p->len)
+		k++;
+	while (k < p->len && ((unsigned char)p->buf[k] & 0xc0) == 0x80)
+		k++;
+	return k;
+}
+
 int prompt_key(struct prompt *p, int c)
 {
 	enum pk_action act = 0;
@@ -131,12 +151,10 @@ int prompt_key(struct prompt *p, int c)
 		history(p, act == PK_OLDER);
 		break;
 	case PK_LEFT:
-		if (p->cur)
-			p->cur--;
+		p->cur = char_before(p, p->cur);
 		break;
 	case PK_RIGHT:
-		if (p->cur < p->len)
-			p->cur++;
+		p->cur = char_after(p, p->cur);
 		break;
 	case PK_HOME:
 		p->cur = 0;
@@ -146,11 +164,11 @@ int prompt_key(struct prompt *p, int c)
 		break;
 	case PK_BACKSPACE:
 		if (p->cur)
-			delete_range(p, p->cur - 1, p->cur);
+			delete_range(p, char_before(p, p->cur), p->cur);
 		break;
 	case PK_DELETE:
 		if (p->cur < p->len)
-			delete_range(p, p->cur, p->cur + 1);
+			delete_range(p, p->cur, char_after(p, p->cur));
 		break;
 	case PK_KILL_LINE:
 		delete_range(p, 0, p->len);
@@ -166,8 +184,11 @@ int prompt_key(struct prompt *p, int c)
 		break;
 	}
 	default:
-		/* Printable ASCII is inserted at the cursor. */
-		if (c >= 0x20 && c < 0x7f && p->len + 1 < sizeof(p->buf)) {
+		/* Printable ASCII, and the bytes of a UTF-8 letter as the
+		 * terminal sends them one by one ("é" was dropped), are
+		 * inserted at the cursor. */
+		if (((c >= 0x20 && c < 0x7f) || (c >= 0x80 && c <= 0xff)) &&
+		    p->len + 1 < sizeof(p->buf)) {
 			memmove(p->buf + p->cur + 1, p->buf + p->cur, p->len - p->cur + 1);
 			p->buf[p->cur++] = (char)c;
 			p->len++;

@@ -182,6 +182,22 @@ check "help: a view's number closes it and opens that view" \
 keys q
 wait_for "EXIT=" >/dev/null
 
+# The prompts take a UTF-8 letter (it was dropped), and the cursor and
+# Backspace move by letters, not bytes.
+start 80 24 "$XTOP" "$TMP/t.xplane.pb"
+wait_for "[timeline]" >/dev/null
+keys /
+text "aé"
+check "search prompt: a UTF-8 letter is typed" 'bottom | grep -q "^search: aé *$"' "$(bottom)" 5
+keys BSpace
+text "ü"
+keys Left
+text "x"
+check "search prompt: Backspace and Left move by letters" 'bottom | grep -q "^search: axü *$"' \
+	"$(bottom)" 5
+keys Escape q
+wait_for "EXIT=" >/dev/null
+
 # The message log: a message longer than the screen is cut with "m more",
 # and m shows it whole (wrapped), newest last.
 start 80 24 "$XTOP" "$TMP/t.xplane.pb"
