@@ -407,21 +407,28 @@ else
 	fail "generate rocm_copies" "$(cat "$TMP/err")"
 fi
 
+# edit_plane FILE PLANE CODE: runs CODE with p, the plane named PLANE of
+# FILE (as xspace_io reads it), and writes FILE back.
+edit_plane() {
+	$PY -c "
+import sys
+sys.path.insert(0, 'tests/fixtures')
+import xspace_io
+sp = xspace_io.read('$1', sys.exit)
+p = [p for p in sp.planes if p.name == '$2'][0]
+$3
+xspace_io.write(sp, '$1')
+"
+}
+
 # ---- a TPU with steps and no ops: its span is known, its busy time 0 ----
 # Not a device with no events ('-', null): its Steps line gives it a span,
 # and the idle finding that reads it stays consistent with the table.
 $GEN --kind tpu --events 2000 --seed 3 -o "$TMP/noops.xplane.pb" >/dev/null 2>&1
-$PY -c "
-import sys
-sys.path.insert(0, 'tests/fixtures')
-import xspace_io
-sp = xspace_io.read('$TMP/noops.xplane.pb', sys.exit)
-p = [p for p in sp.planes if p.name == '/device:TPU:0'][0]
+edit_plane "$TMP/noops.xplane.pb" /device:TPU:0 "
 for l in p.lines:
     if l.name != 'Steps':
-        del l.events[:]
-xspace_io.write(sp, '$TMP/noops.xplane.pb')
-" || fail "steps only" "could not edit the profile"
+        del l.events[:]" || fail "steps only" "could not edit the profile"
 report "$TMP/noops.xplane.pb" "$TMP/noops.json"
 oracle_match "a TPU of steps only: every number matches the oracle" "$TMP/noops.xplane.pb" "$TMP/noops.json"
 jcheck "a TPU of steps only: busy 0 over a known span, no busy_note" "$TMP/noops.json" \
@@ -432,18 +439,11 @@ jcheck "a TPU of steps only: busy 0 over a known span, no busy_note" "$TMP/noops
 # Its idle share and gap figures are unknown: null in JSON, '-' in the text,
 # never 0 (an idle share of 0 reads as busy throughout); it still counts.
 $GEN --kind gpu --events 3000 --seed 2 -o "$TMP/inst.xplane.pb" >/dev/null 2>&1
-$PY -c "
-import sys
-sys.path.insert(0, 'tests/fixtures')
-import xspace_io
-sp = xspace_io.read('$TMP/inst.xplane.pb', sys.exit)
-p = [p for p in sp.planes if p.name == '/device:GPU:1'][0]
+edit_plane "$TMP/inst.xplane.pb" /device:GPU:1 "
 for l in p.lines:
     for e in l.events:
         e.offset_ps = 1000
-        e.duration_ps = 0
-xspace_io.write(sp, '$TMP/inst.xplane.pb')
-" || fail "instants" "could not edit the profile"
+        e.duration_ps = 0" || fail "instants" "could not edit the profile"
 report "$TMP/inst.xplane.pb" "$TMP/inst.json"
 oracle_match "a device of instants only: every number matches the oracle" "$TMP/inst.xplane.pb" "$TMP/inst.json"
 jcheck "a device of instants only: span 0; start, idle share and gap figures null; events counted" \
