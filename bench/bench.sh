@@ -63,12 +63,13 @@ source_of() {
 	esac
 }
 
-# Makes $DIR/LABEL.xplane.pb once and prints its path. A fixture's copies
-# are K times its lines' bytes plus its metadata once, so K comes from the
-# sizes of one and of ten copies.
+# Makes $DIR/LABEL.xplane.pb once (again when xtop-gen is newer: a scale
+# by an older one may differ, as device_offset_ps once did) and prints its
+# path. A fixture's copies are K times its lines' bytes plus its metadata
+# once, so K comes from the sizes of one and of ten copies.
 prepare() {
 	f="$DIR/$1.xplane.pb"
-	if [ ! -s "$f" ]; then
+	if [ ! -s "$f" ] || [ "$GEN" -nt "$f" ]; then
 		case $1 in
 		gen-tpu) $GEN --kind tpu --size 1G --seed 42 -o "$f" >&2 ;;
 		gen-gpu) $GEN --kind gpu --size 1G --seed 42 -o "$f" >&2 ;;
