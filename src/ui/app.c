@@ -423,7 +423,19 @@ static void run_search(struct app *a, const char *text)
 	a->search = search_run(a->tl, a->query);
 	a->match = -1;
 	if (!a->search->n) {
-		app_status(a, 1, "no event matches '%s' in the whole profile", a->query);
+		/* An op the analysis names (MemcpyH2D, from the host's copy
+		 * calls) is no event's name: say where it is. */
+		size_t i;
+
+		for (i = 0; a->an && i < a->an->nops; i++)
+			if (strcasestr(a->an->ops[i].name, a->query))
+				break;
+		if (a->an && i < a->an->nops)
+			app_status(a, 1, "no event is named '%s': %s is an op (3, the op profile, "
+					 "lists it; Enter there goes to its longest run)",
+				   a->query, a->an->ops[i].name);
+		else
+			app_status(a, 1, "no event matches '%s' in the whole profile", a->query);
 		return;
 	}
 	/* The first match in time; the zoom is kept when it fits. */

@@ -1112,6 +1112,18 @@ if have_fixtures; then
 		'has "[timeline]" && bottom | grep -q "^longest launch of Cijk_"' "$(bottom)" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
+	# A search for an op the analysis names, no event's (MemcpyH2D, from the
+	# host's copy calls), says where it is rather than that nothing matched.
+	start 120 30 "$XTOP" "$FIX/jax-rocm-mi300x-jax08_gemm"
+	wait_for "[overview]" >/dev/null
+	keys /
+	text "MemcpyH2D"
+	keys Enter
+	check "search: an op's name that no event has points at the op profile" \
+		'bottom | grep -q "^no event is named .MemcpyH2D.: MemcpyH2D is an op (3, the op profile"' \
+		"$(bottom)" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
 	# A sorted column's mark takes its name's last letter where both do not
 	# fit ("REGv"; eliding read "R…Sv").
 	start 80 30 "$XTOP" --view kernels "$FIX/jax-rocm-mi300x-jax08_gemm"
@@ -1196,6 +1208,6 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 10 "details: a figure and its unit, hosts, stacks; kernel rows, REGv, FLOP/v; memory: allocators, live rows counted; kernels: Enter per row" \
+	skip_n 11 "details: a figure and its unit, hosts, stacks; kernel rows, REGv, FLOP/v, op search; memory: allocators, live rows counted; kernels: Enter per row" \
 		"$NOFIX"
 fi
