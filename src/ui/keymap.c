@@ -93,7 +93,7 @@ const struct key_binding key_bindings[] = {
 	{ '\r', TABLES, ACT_ENTER, "Enter", NULL, NULL },
 	{ '>', TABLES, ACT_SORT_NEXT, ">", "sort by the next column", "Sort" },
 	{ '<', TABLES, ACT_SORT_PREV, "<", "sort by the previous column", NULL },
-	{ '\\', TABLES, ACT_FILTER, "\\", "filter the rows by their text (substring, any case)", "Filter" },
+	{ '\\', TABLES, ACT_FILTER, "\\", "filter the rows by the text they show (substring, any case)", "Filter" },
 	{ KEY_F(4), TABLES, ACT_FILTER, "F4", NULL, NULL },
 	{ 'p', SCOPE_OPS, ACT_GROUP, "p", "group by program and category, or list flat", "Group" },
 	{ ' ', SCOPE_OPS, ACT_FOLD, "Space", "show or hide the kernels an op launched (or fold a group)",

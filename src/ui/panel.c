@@ -41,7 +41,12 @@ void panel_fini(struct panel *p)
 
 /* ---- what a row says ---- */
 
-static void row_text(const struct panel *p, size_t row, char *buf, size_t n)
+/* The row's text; with show, only the columns shown (what the filter
+ * reads: the TPU's steps filtered by "79" kept steps 45 and 93 by their
+ * START, a column 80 columns do not show). */
+static void layout(const struct panel *p, int w, int *show, int *width);
+
+static void row_text(const struct panel *p, size_t row, char *buf, size_t n, const int *show)
 {
 	size_t c, o = 0;
 
@@ -51,7 +56,7 @@ static void row_text(const struct panel *p, size_t row, char *buf, size_t n)
 		return;
 	}
 	for (c = 0; c < p->ncols && o + 2 < n; c++) {
-		if (!p->cols[c].text)
+		if (!p->cols[c].text || (show && c < 32 && !show[c]))
 			continue;
 		if (o)
 			buf[o++] = ' ';
@@ -67,7 +72,7 @@ static void row_key(const struct panel *p, size_t row, char *buf, size_t n)
 	if (p->ops->key)
 		p->ops->key(p->ctx, row, buf, n);
 	else
-		row_text(p, row, buf, n);
+		row_text(p, row, buf, n, NULL);
 }
 
 int panel_folded(const struct panel *p, const char *key)
@@ -211,7 +216,12 @@ void panel_refresh(struct panel *p, int width)
 	size_t n = p->ops->count(p->ctx, width), i;
 	unsigned char *match = xmalloc(n ? n : 1);
 	char buf[8192], key[256];
+	int show[32], widths[32];
 
+	for (i = 0; i < 32; i++)
+		show[i] = 1;
+	if (p->cols && p->ncols <= 32 && width > 0)
+		layout(p, width, show, widths);
 	p->width = width;
 	p->norder = 0;
 	free(p->kids);
@@ -220,7 +230,7 @@ void panel_refresh(struct panel *p, int width)
 	for (i = 0; i < n; i++) {
 		match[i] = 1;
 		if (p->filter[0]) {
-			row_text(p, i, buf, sizeof(buf));
+			row_text(p, i, buf, sizeof(buf), p->cols && p->ncols <= 32 ? show : NULL);
 			match[i] = strcasestr(buf, p->filter) != NULL;
 		}
 	}
@@ -294,7 +304,7 @@ int panel_find(struct panel *p, const char *text, int dir)
 	for (k = 1; k <= n; k++) {
 		long i = ((start + (dir > 0 ? k : -k)) % n + n) % n;
 
-		row_text(p, p->order[i], buf, sizeof(buf));
+		row_text(p, p->order[i], buf, sizeof(buf), NULL);
 		if (strcasestr(buf, text)) {
 			if (p->pager) {
 				p->top = i;
