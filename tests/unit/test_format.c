@@ -393,18 +393,18 @@ static void test_op_cells_fit(void **state)
 	assert_string_equal(b, "127K");
 	/* A share under the peak never reads as the peak (the H100 scan's
 	 * broadcast fusion at 0.99687 of its HBM read "100%"). */
-	r.hbm_bw_utilization = 0.99687;
-	op_columns[op_column_find("%PKB")].format(&r, b, sizeof(b));
-	assert_string_equal(b, "99.6%");
-	r.hbm_bw_utilization = 0.99999;
-	op_columns[op_column_find("%PKB")].format(&r, b, sizeof(b));
-	assert_string_equal(b, "99.9%");
-	r.hbm_bw_utilization = 1;
-	op_columns[op_column_find("%PKB")].format(&r, b, sizeof(b));
-	assert_string_equal(b, "100%");
-	r.hbm_bw_utilization = 0.994;
-	op_columns[op_column_find("%PKB")].format(&r, b, sizeof(b));
-	assert_string_equal(b, "99%");
+	{
+		static const struct {
+			double frac;
+			const char *text;
+		} share[] = { { 0.99687, "99.6%" }, { 0.99999, "99.9%" }, { 1, "100%" }, { 0.994, "99%" } };
+
+		for (k = 0; k < sizeof(share) / sizeof(share[0]); k++) {
+			r.hbm_bw_utilization = share[k].frac;
+			op_columns[op_column_find("%PKB")].format(&r, b, sizeof(b));
+			assert_string_equal(b, share[k].text);
+		}
+	}
 }
 
 /* Names alike at both ends (the V100 profile's dropout ops, one per layer
