@@ -179,27 +179,16 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 			 silent == 1 ? "" : "s");
 }
 
-/* PROGRAM takes what the names leave spare, up to its longest label (40
- * columns at most): at its 14 it read "jit_..duce_max" with a hundred
- * columns to spare at 200. */
+/* PROGRAM takes what the names leave spare (op_columns_program_width): at
+ * its 14 it read "jit_..duce_max" with a hundred columns to spare at 200. */
 static void widen_program(struct texttab *tt, struct tt_col *cols, const struct xt_op_row *ops,
 			  size_t n)
 {
-	int pc = op_column_find("PROGRAM"), want = 0, name = 0, room;
-	size_t i;
+	int pc = op_column_find("PROGRAM");
 
-	if (pc < 0 || !tt->show[pc] || tt->width <= 0)
-		return;
-	for (i = 0; i < n; i++) {
-		int p = tt_cols(ops[i].program), m = tt_cols(ops[i].name);
-
-		want = p > want ? p : want;
-		name = m > name ? m : name;
-	}
-	want = want < 40 ? want : 40;
-	room = tt_flex_width(tt) - (name > tt->flex_min ? name : tt->flex_min);
-	if (want > cols[pc].width && room > 0)
-		cols[pc].width += want - cols[pc].width < room ? want - cols[pc].width : room;
+	if (pc >= 0 && tt->show[pc] && tt->width > 0)
+		cols[pc].width = op_columns_program_width(ops, n, cols[pc].width, tt_flex_width(tt),
+							  tt->flex_min);
 }
 
 static void report_ops(struct strbuf *o, const struct xt_analysis *a, size_t top, int width)

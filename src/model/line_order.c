@@ -8,41 +8,28 @@
 
 #include "../util/xalloc.h"
 #include "line_int.h"
-#include "wire.h"
 
 uint32_t *line_offsets(const struct source *src, const struct xt_line *l, size_t n)
 {
-	const uint8_t *lb = src->data + l->raw_off;
+	const uint8_t *lb = src->data + l->raw_off, *le = lb + l->raw_len, *q = lb;
 	uint32_t *raw = xmalloc((n ? n : 1) * sizeof(uint32_t));
 	size_t k = 0;
-	struct wire w;
+	unsigned seen = 0;
 
-	wire_init(&w, lb, l->raw_len);
-	while (wire_more(&w) && k < n) {
-		const uint8_t *at = w.p;
-		uint32_t f;
-		unsigned t;
+	/* The walk's own step (line_next_field), a page ahead as it reads: a
+	 * TPU's XLA Ops lines, out of order by their device times, come here
+	 * with millions of events. */
+	while (q < le && k < n) {
+		const uint8_t *at = q, *eb;
+		uint64_t en;
+		int r;
 
-		/* An event with a one-byte tag, as upstream writes them, read
-		 * as the walk reads it (and a page ahead): a TPU's XLA Ops
-		 * lines, out of order by their device times, come here with
-		 * millions of events. */
-		__builtin_prefetch(at + 4096);
-		if (*at == 0x22) {
-			const uint8_t *q = at + 1;
-			int bad = 0;
-			uint64_t len = rd_varint(&q, w.end, w.end, &bad);
-
-			if (!bad && len <= (uint64_t)(w.end - q)) {
-				raw[k++] = (uint32_t)(at - lb);
-				w.p = q + len;
-				continue;
-			}
-		}
-		t = wire_tag(&w, &f);
-		if (f == 4 && t == WIRE_LEN)
+		__builtin_prefetch(q + 4096);
+		r = line_next_field(NULL, &q, le, le, 0, k, &seen, &eb, &en);
+		if (r < 0)
+			break;
+		if (r)
 			raw[k++] = (uint32_t)(at - lb);
-		wire_skip(&w, t);
 	}
 	return raw;
 }
@@ -138,11 +125,10 @@ void line_sort(struct xt_line *l, uint32_t *raw, struct long_pair **lng, size_t 
 		/* Each long duration's place, found once (a search per
 		 * comparison was a twentieth of a TPU profile's load). */
 		lidx = xcalloc(n ? n : 1, sizeof(*lidx));
-		for (k = 0; k < *nlng; k++)
-			if ((*lng)[k].ev < n)
-				lidx[(*lng)[k].ev] = (uint32_t)k;
+		for (i = 0; i < *nlng; i++)
+			if ((*lng)[i].ev < n)
+				lidx[(*lng)[i].ev] = (uint32_t)i;
 		c.lidx = lidx;
-		k = 0;
 	}
 	perm_sort(perm, n, &c);
 	if (*nlng) {

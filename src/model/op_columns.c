@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 
 #define OCC_COLS 6 /* the OCC column's width: counts past it take a suffix */
 
@@ -197,6 +198,25 @@ int op_column_find(const char *name)
 		if (!strcasecmp(op_columns[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+int op_columns_program_width(const struct xt_op_row *rows, size_t n, int have, int flex,
+			     int name_min)
+{
+	int want = 0, name = name_min, room;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int p = utf8_width(rows[i].program), m = utf8_width(rows[i].name);
+
+		want = p > want ? p : want;
+		name = m > name ? m : name;
+	}
+	want = want < 40 ? want : 40;
+	room = flex - name;
+	if (want <= have || room <= 0)
+		return have;
+	return have + (want - have < room ? want - have : room);
 }
 
 void op_columns_fit(int width, int name_min, int *show)

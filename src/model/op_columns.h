@@ -35,5 +35,10 @@ int op_column_blank(size_t c, const struct xt_op_row *rows, size_t n);
 void op_columns_blank(int *show, const struct xt_op_row *rows, size_t n);
 /* Index of the column named name (case-insensitive), or -1. */
 int op_column_find(const char *name);
+/* PROGRAM's width for rows[0..n): its width `have`, grown into the room
+ * the names leave (flex columns for them now, name_min at least) up to
+ * its longest label, 40 at most. The report and the viewer both. */
+int op_columns_program_width(const struct xt_op_row *rows, size_t n, int have, int flex,
+			     int name_min);
 
 #endif

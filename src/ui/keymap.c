@@ -87,13 +87,14 @@ const struct key_binding key_bindings[] = {
 	{ '\r', SCOPE_OVERVIEW, ACT_ENTER, "Enter", NULL, NULL },
 	/* tables */
 	{ '\n', TABLES, ACT_ENTER, "Enter",
-	  "ops: the op's longest run (a kernel row: its longest launch; a group: fold it); steps, memory, kernels, devices: jump there; "
-	  "diff: the op", "Go" },
+	  "ops: the op's longest run (a kernel row: its longest launch; a group: fold it); "
+	  "steps, memory, kernels, devices: jump there; diff: the op", "Go" },
 	{ KEY_ENTER, TABLES, ACT_ENTER, "Enter", NULL, NULL },
 	{ '\r', TABLES, ACT_ENTER, "Enter", NULL, NULL },
 	{ '>', TABLES, ACT_SORT_NEXT, ">", "sort by the next column", "Sort" },
 	{ '<', TABLES, ACT_SORT_PREV, "<", "sort by the previous column", NULL },
-	{ '\\', TABLES, ACT_FILTER, "\\", "filter the rows by the text they show (substring, any case)", "Filter" },
+	{ '\\', TABLES, ACT_FILTER, "\\", "filter the rows by the text they show (substring, any case)",
+	  "Filter" },
 	{ KEY_F(4), TABLES, ACT_FILTER, "F4", NULL, NULL },
 	{ 'p', SCOPE_OPS, ACT_GROUP, "p", "group by program and category, or list flat", "Group" },
 	{ ' ', SCOPE_OPS, ACT_FOLD, "Space", "show or hide the kernels an op launched (or fold a group)",

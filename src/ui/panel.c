@@ -516,20 +516,23 @@ void panel_header(struct panel *p, struct cellrow *r, int w)
 
 		if (!show[c])
 			continue;
-		/* The sort column is marked with a trailing 'v', in place of
-		 * the name's last letter where both do not fit ("REGv", where
-		 * eliding read "R…Sv"). */
-		snprintf(name, sizeof(name), "%s", p->cols[c].name);
-		if ((int)c == p->sort) {
-			size_t k = strlen(name);
-
-			if ((int)k + 1 > width[c] && width[c] >= 2 && (size_t)width[c] - 1 < k)
-				k = (size_t)width[c] - 1; /* column names are ASCII */
-			snprintf(name + k, sizeof(name) - k, "v");
-		}
+		panel_head_name(name, sizeof(name), p->cols[c].name, (int)c == p->sort, width[c]);
 		put_cell(p, r, x, width[c], p->cols[c].right, ROLE_HEADER, 0, name);
 		x += width[c] + 1;
 	}
+}
+
+void panel_head_name(char *buf, size_t n, const char *name, int sorted, int w)
+{
+	size_t k;
+
+	snprintf(buf, n, "%s", name);
+	if (!sorted)
+		return;
+	k = strlen(buf);
+	if ((int)k + 1 > w && w >= 2 && (size_t)w - 1 < k)
+		k = (size_t)w - 1;
+	snprintf(buf + k, n - k, "v");
 }
 
 void panel_no_fit(char *buf, size_t n, int w)

@@ -145,5 +145,9 @@ void panel_draw_row(struct panel *p, size_t row, struct cellrow *r, int w, int s
  * them (at most n - 1), never the figure cut ("5..200" would read as
  * another number). */
 void panel_no_fit(char *buf, size_t n, int w);
+/* A column's header in w columns: its name, and the sort column's a
+ * trailing 'v', in place of the name's last letter where both do not fit
+ * ("REGv"; eliding read "R…Sv"). Column names are ASCII. */
+void panel_head_name(char *buf, size_t n, const char *name, int sorted, int w);
 
 #endif

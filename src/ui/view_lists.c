@@ -696,7 +696,7 @@ static void mem_draw(struct app *a, int y, int h)
 		/* What fits whole: the chart's range gives way first, then the
 		 * words; never a figure cut ("peak 20.02 GiB at 72."). Rows the
 		 * list cannot show are counted first. */
-		char more[64] = "", fit[512];
+		char more[64] = "", range[80], fit[512];
 		int i;
 
 		if (p->norder > (size_t)list_h)
@@ -706,17 +706,12 @@ static void mem_draw(struct app *a, int y, int h)
 		timeaxis_fmt(a, b2, sizeof(b2), m->last_ps);
 		fmt_bytes(b3, sizeof(b3), (double)m->peak_bytes);
 		timeaxis_fmt(a, b4, sizeof(b4), m->peak_time_ps);
+		snprintf(range, sizeof(range), " (%s .. %s)", b1, b2);
+		/* i: what gives way, in turn: the range, the words, the count. */
 		for (i = 0; i < 4; i++) {
-			if (i == 0)
-				snprintf(line, sizeof(line), "%s in use over time (%s .. %s); peak %s at %s marked %s",
-					 more, b1, b2, b3, b4, term.g.peak);
-			else if (i == 1)
-				snprintf(line, sizeof(line), "%s in use over time; peak %s at %s marked %s",
-					 more, b3, b4, term.g.peak);
-			else if (i == 2)
-				snprintf(line, sizeof(line), "%s peak %s at %s %s", more, b3, b4, term.g.peak);
-			else
-				snprintf(line, sizeof(line), " peak %s at %s %s", b3, b4, term.g.peak);
+			snprintf(line, sizeof(line), "%s%s%s%s peak %s at %s %s%s", i < 3 ? more : "",
+				 i < 2 ? " in use over time" : "", i == 0 ? range : "", i < 2 ? ";" : "",
+				 b3, b4, i < 2 ? "marked " : "", term.g.peak);
 			if (utf8_width(line) <= a->cols)
 				break;
 		}

@@ -461,29 +461,20 @@ static int kernel_prefix(const struct xt_op_kernel *kr, char *buf, size_t n)
 	return utf8_width(buf);
 }
 
-/* PROGRAM takes the room the names leave (24 at least), up to its longest
- * label (40): at its 14 it cut "jit__reduce_max" and "jit__reduce_sum" to
- * "jit__reduce_ma" and "jit__reduce_su" at any width. */
+/* PROGRAM takes the room the names leave, 24 kept for them
+ * (op_columns_program_width): at its 14 it cut "jit__reduce_max" and
+ * "jit__reduce_sum" to "jit__reduce_ma" and "jit__reduce_su" at any width. */
 static void widen_program(const struct app *a, const int *show, int *cw)
 {
-	int pc = op_column_find("PROGRAM"), want = 0, name = 24, room = a->cols;
-	size_t i, c;
+	int pc = op_column_find("PROGRAM"), flex = a->cols;
+	size_t c;
 
 	if (pc < 0 || !show[pc])
 		return;
-	for (i = 0; i < a->an->nops; i++) {
-		int p = utf8_width(a->an->ops[i].program), m = utf8_width(a->an->ops[i].name);
-
-		want = p > want ? p : want;
-		name = m > name ? m : name;
-	}
 	for (c = 0; c < op_ncolumns; c++)
 		if (show[c] && cw[c])
-			room -= cw[c] + 1;
-	room -= name;
-	want = want < 40 ? want : 40;
-	if (want > cw[pc] && room > 0)
-		cw[pc] += want - cw[pc] < room ? want - cw[pc] : room;
+			flex -= cw[c] + 1;
+	cw[pc] = op_columns_program_width(a->an->ops, a->an->nops, cw[pc], flex, 24);
 }
 
 static void ops_draw(struct app *a, int y, int h)
@@ -533,18 +524,12 @@ static void ops_draw(struct app *a, int y, int h)
 
 		if (!show[c])
 			continue;
-		/* The sort column is marked with a trailing 'v', in place of
-		 * the name's last letter where both do not fit ("FLOP/v":
+		/* The sort column marked as the lists mark it ("FLOP/v":
 		 * "FLOP/sv" in six columns read "FLOP/…"). */
 		{
 			char nm[32];
-			int nk = snprintf(nm, sizeof(nm), "%s", col->name);
 
-			if ((int)c == a->ops.sort) {
-				if (nk + 1 > w && w >= 2 && nk > w - 1)
-					nk = w - 1; /* column names are ASCII */
-				snprintf(nm + nk, sizeof(nm) - (size_t)nk, "v");
-			}
+			panel_head_name(nm, sizeof(nm), col->name, (int)c == a->ops.sort, w);
 			if (col->right)
 				snprintf(cell, sizeof(cell), "%*s", w, nm);
 			else

@@ -11,9 +11,9 @@
  * correlation_id, run_id, as event stats with an integer value) move by c
  * times their range in the file, so each copy's steps, launches and runs
  * are its own; device_offset_ps (an op's start by the device's clock, in
- * absolute ps) moves by c spans, with its event. Everything else (planes, metadata, other stats, line
- * headers) is copied byte for byte; a line's duration_ps, when set, grows
- * by (K - 1) spans. Aggregated events (num_occurrences) are repeated as
+ * absolute ps) moves by c spans, with its event. Everything else (planes,
+ * metadata, other stats, line headers) is copied byte for byte; a line's
+ * duration_ps, when set, grows by (K - 1) spans. Aggregated events (num_occurrences) are repeated as
  * they are.
  *
  * Like the generator it streams: the input is mapped (a gzip input is
