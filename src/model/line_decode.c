@@ -102,29 +102,132 @@ int line_field(const struct line_in *in, struct wire *w, uint32_t f, unsigned t,
 	return 0;
 }
 
-/* An event its device timed itself (dec_dev_time): its start and duration
- * by the device's clock, the start taken against the line's timestamp as
- * the file writes it. One that would start before the line keeps the
- * times it was written with (offsets are not negative). */
-static void dec_dev_retime(const struct xt_line *l, struct dec_ev *d)
-{
-	int64_t base, off;
+/* A range's running state while its events go out in order (dec_put). */
+struct dec_run {
+	const struct line_in *in;
+	struct grow *ge;
+	size_t first;           /* the range's first event on the line */
+	struct dec_out *o;
+	size_t n;               /* events put out */
+	struct ev_key prev;     /* the last one's */
+	struct xt_sink_rev *v;  /* none: timed events for the sink's range() */
+	size_t nv;
+	int ranges;
+};
 
-	if (d->dev_seen != 3 || d->agg || d->dev_dur < 0)
-		return;
-	if (__builtin_mul_overflow(l->peek_ts_ns, (int64_t)1000, &base) ||
-	    __builtin_sub_overflow(d->dev_off, base, &off) || off < 0)
-		return;
-	d->off = (uint64_t)off;
-	d->dur = (uint64_t)d->dev_dur;
+/*
+ * Event d (key its ev_key, its bytes [eb, eb + en)) out as the range's
+ * next: stored (unless none), handed to the sink, its depth set. -1: more
+ * events than the walk found. Inlined by force: once per event.
+ */
+static inline __attribute__((always_inline)) int
+dec_put(struct dec_run *r, struct dec_ev *d, const struct ev_key *key, const uint8_t *eb,
+	uint64_t en, const int none)
+{
+	const struct xt_plane *p = r->in->p;
+	struct dec_out *o = r->o;
+	size_t n = r->n;
+	struct xt_event *x = NULL;
+	uint32_t mi;
+
+	if (!none) {
+		if (n == r->ge->cap) {
+			if (r->ge->fixed)
+				return -1; /* more events than the walk found */
+			grow_more(r->ge);
+		}
+		x = (struct xt_event *)r->ge->p + n;
+		x->off = blk_put(&o->blk, (r->first + n) & (XT_BLOCK - 1), (int64_t)d->off);
+	}
+	mi = trace_emeta_lookup(p, (int64_t)d->mid);
+	if (o->part && ((p->sink_meta[mi] & ~XT_SINK_NO_RANGE) || d->watched) && !d->agg) {
+		struct xt_sink_ev se = { r->first + n,	 mi,	  d->watched, (int64_t)d->off,
+					 (int64_t)d->dur, eb,	  en,	      d->key,
+					 d->kn < 0 ? -1 : 4 + d->kn, d->corr };
+
+		memcpy(d->key, &mi, 4);
+		r->in->sink->event(o->part, &se);
+	}
+	if (none) {
+		if (!d->agg) {
+			unsigned dp = fin_step(&o->fo.f, (int64_t)d->off, (int64_t)d->dur);
+
+			fin_top_event(o->fo.tops, dp < XT_EV_DEPTH_MAX ? dp : XT_EV_DEPTH_MAX,
+				      (int64_t)d->off, (int64_t)d->dur);
+			if (r->ranges && (int64_t)d->dur > 0 && !(p->sink_meta[mi] & XT_SINK_NO_RANGE)) {
+				r->v[r->nv++] = (struct xt_sink_rev){ r->first + n, mi, (int64_t)d->off,
+								      (int64_t)d->dur };
+				if (r->nv == 256) {
+					r->in->sink->range(o->part, r->v, r->nv);
+					r->nv = 0;
+				}
+			}
+		}
+	} else {
+		x->meta = mi | (d->agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
+			  (d->watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
+		if (o->fo.bmax)
+			fin_event(&o->fo, x, n, r->first + o->nlng, d->off, d->dur, d->agg);
+		if (d->dur < XT_DUR_LONG) {
+			x->dur = (uint32_t)d->dur;
+		} else {
+			x->dur = XT_DUR_LONG;
+			if (o->nlng == o->lng->cap)
+				grow_more(o->lng);
+			((int64_t *)o->lng->p)[o->nlng++] = (int64_t)d->dur;
+		}
+	}
+	if (!n)
+		o->first = *key;
+	else if (o->sorted && ev_key_cmp(key, &r->prev) < 0)
+		o->sorted = 0;
+	r->prev = *key;
+	r->n = n + 1;
+	return 0;
+}
+
+/*
+ * The events a range holds back (reorder) to put a device's ops in order
+ * as it decodes them: a TPU's ops by the device's clock stand a place
+ * from where the file has them (1 to 3 % of them on the real profiles),
+ * which sent each such line through the sort after (line_order.c), alone
+ * on one thread. DEC_HOLD events wait, the least going out as one more
+ * comes; one that should go before an event already out leaves the range
+ * out of order, sorted after as before. An event put at another index
+ * than the file's has its offset kept (dec_out.rawat). DEC_HOLD is in
+ * line_int.h: the walk that cuts a line in chunks reads it too.
+ */
+struct dec_held {
+	struct dec_ev d;
+	struct ev_key key;
+	const uint8_t *eb;
+	uint64_t en;
+	size_t fidx; /* its index in the file's order, in the range */
+};
+
+/* The least held event out (ord: the held slots in order, nh of them);
+ * returns its slot, free again, or -1 as dec_put(). */
+static inline __attribute__((always_inline)) int
+dec_release(struct dec_run *r, struct dec_held *held, unsigned char *ord, unsigned *nh)
+{
+	unsigned s = ord[0];
+	struct dec_held *e = &held[s];
+
+	/* A constant length, inlined: what lies past nh is not read. */
+	memmove(ord, ord + 1, DEC_HOLD);
+	--*nh;
+	if (e->fidx != r->n)
+		rawat_push(&r->o->rawat, (uint32_t)(r->first + r->n), e->key.raw);
+	return dec_put(r, &e->d, &e->key, e->eb, e->en, 0) < 0 ? -1 : (int)s;
 }
 
 /*
  * Decodes the events of [from, to), a part of the line that starts at one
  * of its fields; with headers, the line's own fields too (else they are
  * skipped: the walk took them). Event k of the range goes to index k of ge
- * and is first + k on the line; with bk, every XT_BLOCK-th event's offset
- * is appended to it (else the walk records them).
+ * and is first + k on the line (reorder: in the order dec_held says); with
+ * bk, the offset of every XT_BLOCK-th event in the file's order is
+ * appended to it (else the walk records them).
  *
  * A range that keeps no events (none, a constant where it is inlined; ge
  * unused) stores none of them: it sets each one's depth on the range's
@@ -133,7 +236,8 @@ static void dec_dev_retime(const struct xt_line *l, struct dec_ev *d)
  */
 static inline __attribute__((always_inline)) int
 dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int headers,
-	  struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o, const int none)
+	  struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o, const int none,
+	  const int reorder)
 {
 	const struct source *src = in->src;
 	const struct xt_line *l = in->l;
@@ -143,11 +247,13 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 	/* A split line's chunk (no headers) was made resident by the walk
 	 * that found it, and line_split_chunk() gives its pages back. */
 	int bad = 0, windows = headers && len >= XT_BIG_LINE;
-	unsigned seen = 0;
-	size_t n = 0, nv = 0;
-	struct ev_key prev = { 0, 0, 0, 0 };
+	unsigned seen = 0, nh = 0, fs = 0;
+	size_t nd = 0; /* events decoded */
 	struct xt_sink_rev v[none ? 256 : 1];
-	const int ranges = none && (in->keep & XT_KEEP_RANGES_BIT) && o->part && in->sink->range;
+	struct dec_held held[reorder ? DEC_HOLD + 1 : 1];
+	unsigned char ord[DEC_HOLD + 1] = { 0 };
+	struct dec_run r = { in, ge, first, o, 0, { 0, 0, 0, 0 }, v, 0,
+			     none && (in->keep & XT_KEEP_RANGES_BIT) && o->part && in->sink->range };
 
 	o->sorted = 1;
 	if (headers)
@@ -156,7 +262,7 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 		__builtin_prefetch(q + 512);
 		const uint8_t *tagp = q, *eb = NULL;
 		uint64_t en = 0;
-		int rc = line_next_field(in, &q, to, le, headers, n, &seen, &eb, &en);
+		int rc = line_next_field(in, &q, to, le, headers, nd, &seen, &eb, &en);
 
 		if (rc == LINE_ERETRY)
 			return LINE_ERETRY;
@@ -167,80 +273,47 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 		if (!rc)
 			continue;
 		{
-			struct dec_ev d;
-			struct ev_key cur;
-			struct xt_event *x = NULL;
-			uint32_t mi;
+			struct dec_ev dl, *d = reorder ? &held[fs].d : &dl;
+			struct ev_key key;
 
-			if ((p->key_ids ? dec_event(p, eb, eb + en, le, &d, 1)
-					: dec_event(p, eb, eb + en, le, &d, 0)) < 0) {
+			if ((p->key_ids ? dec_event(p, eb, eb + en, le, d, 1)
+					: dec_event(p, eb, eb + en, le, d, 0)) < 0) {
 				bad = 1;
 				break;
 			}
 			if (p->dev_time)
-				dec_dev_retime(l, &d);
-			if (!none) {
-				if (n == ge->cap) {
-					if (ge->fixed) {
-						bad = 1; /* more events than the walk found */
-						break;
-					}
-					grow_more(ge);
-				}
-				x = (struct xt_event *)ge->p + n;
-				x->off = blk_put(&o->blk, (first + n) & (XT_BLOCK - 1), (int64_t)d.off);
-			}
-			mi = trace_emeta_lookup(p, (int64_t)d.mid);
-			if (o->part && ((p->sink_meta[mi] & ~XT_SINK_NO_RANGE) || d.watched) &&
-			    !d.agg) {
-				struct xt_sink_ev se = { first + n,	  mi,	  d.watched, (int64_t)d.off,
-							 (int64_t)d.dur, eb,	  en,	     d.key,
-							 d.kn < 0 ? -1 : 4 + d.kn, d.corr };
-
-				memcpy(d.key, &mi, 4);
-				in->sink->event(o->part, &se);
-			}
-			if (none) {
-				if (!d.agg) {
-					unsigned dp = fin_step(&o->fo.f, (int64_t)d.off, (int64_t)d.dur);
-
-					fin_top_event(o->fo.tops, dp < XT_EV_DEPTH_MAX ? dp : XT_EV_DEPTH_MAX,
-						      (int64_t)d.off, (int64_t)d.dur);
-					if (ranges && (int64_t)d.dur > 0 &&
-					    !(p->sink_meta[mi] & XT_SINK_NO_RANGE)) {
-						v[nv++] = (struct xt_sink_rev){ first + n, mi, (int64_t)d.off,
-										(int64_t)d.dur };
-						if (nv == sizeof(v) / sizeof(v[0])) {
-							in->sink->range(o->part, v, nv);
-							nv = 0;
-						}
-					}
-				}
-			} else {
-				x->meta = mi |
-					  (d.agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
-					  (d.watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
-				if (o->fo.bmax)
-					fin_event(&o->fo, x, n, first + o->nlng, d.off, d.dur, d.agg);
-				if (d.dur < XT_DUR_LONG) {
-					x->dur = (uint32_t)d.dur;
-				} else {
-					x->dur = XT_DUR_LONG;
-					if (o->nlng == o->lng->cap)
-						grow_more(o->lng);
-					((int64_t *)o->lng->p)[o->nlng++] = (int64_t)d.dur;
-				}
-			}
-			if (bk && !((first + n) & (XT_BLOCK - 1)))
+				dec_dev_retime(l, d);
+			if (bk && !((first + nd) & (XT_BLOCK - 1)))
 				blk_push(bk, (uint32_t)(tagp - lb));
-			cur = (struct ev_key){ d.agg, (int64_t)d.off, (int64_t)d.dur,
+			key = (struct ev_key){ d->agg, (int64_t)d->off, (int64_t)d->dur,
 					       (uint32_t)(tagp - lb) };
-			if (!n)
-				o->first = cur;
-			else if (o->sorted && ev_key_cmp(&cur, &prev) < 0)
-				o->sorted = 0;
-			prev = cur;
-			n++;
+			if (!reorder) {
+				if (dec_put(&r, d, &key, eb, en, none) < 0)
+					bad = 1;
+			} else {
+				unsigned j = nh;
+
+				held[fs].key = key;
+				held[fs].eb = eb;
+				held[fs].en = en;
+				held[fs].fidx = nd;
+				while (j > 0 && ev_key_cmp(&key, &held[ord[j - 1]].key) < 0) {
+					ord[j] = ord[j - 1];
+					j--;
+				}
+				ord[j] = (unsigned char)fs;
+				if (++nh <= DEC_HOLD) {
+					fs = nh; /* filling: slots [0, nh) are held */
+				} else {
+					int s = dec_release(&r, held, ord, &nh);
+
+					if (s < 0)
+						bad = 1;
+					else
+						fs = (unsigned)s;
+				}
+			}
+			nd++;
 		}
 		if (windows && (uint64_t)(q - from) >= mark) {
 			/* The next window in, the decoded ones out. */
@@ -253,13 +326,16 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 			mark += XT_WINDOW;
 		}
 	}
-	if (nv && !bad)
-		in->sink->range(o->part, v, nv);
-	o->n = n;
-	o->last = prev;
+	while (reorder && nh && !bad)
+		if (dec_release(&r, held, ord, &nh) < 0)
+			bad = 1;
+	if (r.nv && !bad)
+		in->sink->range(o->part, v, r.nv);
+	o->n = r.n;
+	o->last = r.prev;
 	o->renamed = !!(seen & SEEN_RENAMED);
-	if (!none && o->fo.bmax && n % XT_BLOCK)
-		o->fo.bmax[n / XT_BLOCK] = o->fo.f.maxend;
+	if (!none && o->fo.bmax && r.n % XT_BLOCK)
+		o->fo.bmax[r.n / XT_BLOCK] = o->fo.f.maxend;
 	return bad ? LINE_EBAD : 0;
 }
 
@@ -267,8 +343,10 @@ int line_dec_range(const struct line_in *in, const uint8_t *from, const uint8_t 
 		   struct grow *ge, struct blkv *bk, size_t first, struct dec_out *o)
 {
 	if (o->none)
-		return dec_range(in, from, to, headers, ge, bk, first, o, 1);
-	return dec_range(in, from, to, headers, ge, bk, first, o, 0);
+		return dec_range(in, from, to, headers, ge, bk, first, o, 1, 0);
+	if (in->p->dev_time)
+		return dec_range(in, from, to, headers, ge, bk, first, o, 0, 1);
+	return dec_range(in, from, to, headers, ge, bk, first, o, 0, 0);
 }
 
 void line_start(struct xt_line *l)
@@ -302,16 +380,17 @@ static void sunk_whole(struct xt_sunk *sunk, void *part)
 /*
  * Hands the decoded arrays to the line: sorted when they are not in
  * order (every offset kept), an offset per block when they are, then
- * depths and the long durations' index. lg holds nlng long durations,
- * laid out as line_finish() reads them (seg), within its first `used`;
- * sunk the sink's parts, and where the sort moved events when it did; fo
- * what each range (the line's chunks, from event seg[k] on; else the whole
- * line) worked out while decoded.
+ * depths and the long durations' index. ra (emptied) holds the events
+ * the decoders put at another index than the file's. lg holds nlng long
+ * durations, laid out as line_finish() reads them (seg), within its first
+ * `used`; sunk the sink's parts, and where the sort moved events when it
+ * did; fo what each range (the line's chunks, from event seg[k] on; else
+ * the whole line) worked out while decoded.
  */
 void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
 		   int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
-		   size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_sunk *sunk,
-		   struct fin_out *const *fo, size_t nfo)
+		   size_t nseg, struct blkv *bk, struct rawat *ra, struct blk_build *blk,
+		   struct xt_sunk *sunk, struct fin_out *const *fo, size_t nfo)
 {
 	static const size_t whole = 0; /* one range, the whole line, from event 0 */
 	int in_order = sorted || n <= 1;
@@ -329,7 +408,13 @@ void line_complete(const struct source *src, struct xt_line *l, struct grow *ge,
 		size_t k;
 
 		grow_free(lg);
+		/* The offsets in the file's order, then those the decoders
+		 * put elsewhere where they put them. */
 		l->raw = line_offsets(src, l, n);
+		for (k = 0; k < ra->n; k++)
+			if (ra->v[k].ev < n)
+				l->raw[ra->v[k].ev] = ra->v[k].raw;
+		free(ra->v);
 		line_sort(l, l->raw, &pr, &nlng, blk,
 			  sunk->nparts ? (uint32_t **)&sunk->moved : NULL);
 		free(bk->v);
@@ -343,6 +428,12 @@ void line_complete(const struct source *src, struct xt_line *l, struct grow *ge,
 		nseg = 0;
 	} else {
 		line_take_offsets(l, n, bk);
+		if (ra->n) {
+			l->raw_at = xreallocarray(ra->v, ra->n, sizeof(*ra->v));
+			l->nraw_at = ra->n;
+		} else {
+			free(ra->v);
+		}
 		if (nlng) {
 			l->long_ps = grow_done(lg, used, &map);
 			l->long_map = map;
@@ -351,6 +442,7 @@ void line_complete(const struct source *src, struct xt_line *l, struct grow *ge,
 		}
 	}
 	bk->v = NULL;
+	memset(ra, 0, sizeof(*ra));
 	blk_give(blk, l);
 	if (!in_order || line_finish_ranges(l, fo, nseg ? seg : &whole, nfo) < 0)
 		line_finish(l, seg, nseg);
@@ -394,6 +486,7 @@ int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk)
 		grow_free(&ge);
 		grow_free(&lg);
 		free(bk.v);
+		free(o.rawat.v);
 		blk_free(&o.blk);
 		fin_out_free(&o.fo);
 		if (o.part)
@@ -405,7 +498,7 @@ int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk)
 		struct fin_out *fo = &o.fo;
 
 		line_complete(in->src, l, &ge, o.n, o.sorted, &lg, o.nlng, o.nlng, NULL, 0, &bk,
-			      &o.blk, sunk, &fo, 1);
+			      &o.rawat, &o.blk, sunk, &fo, 1);
 	}
 	fin_out_free(&o.fo);
 	return 0;

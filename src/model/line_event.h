@@ -302,4 +302,21 @@ static inline __attribute__((always_inline)) int dec_event(const struct xt_plane
 	return bad ? -1 : 0;
 }
 
+/* An event its device timed itself (dec_dev_time): its start and duration
+ * by the device's clock, the start taken against the line's timestamp as
+ * the file writes it. One that would start before the line keeps the
+ * times it was written with (offsets are not negative). */
+static inline void dec_dev_retime(const struct xt_line *l, struct dec_ev *d)
+{
+	int64_t base, off;
+
+	if (d->dev_seen != 3 || d->agg || d->dev_dur < 0)
+		return;
+	if (__builtin_mul_overflow(l->peek_ts_ns, (int64_t)1000, &base) ||
+	    __builtin_sub_overflow(d->dev_off, base, &off) || off < 0)
+		return;
+	d->off = (uint64_t)off;
+	d->dur = (uint64_t)d->dev_dur;
+}
+
 #endif

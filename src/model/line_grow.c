@@ -197,3 +197,12 @@ void blk_push(struct blkv *b, uint32_t off)
 	}
 	b->v[b->n++] = off;
 }
+
+void rawat_push(struct rawat *r, uint32_t ev, uint32_t raw)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 64;
+		r->v = xreallocarray(r->v, r->cap, sizeof(*r->v));
+	}
+	r->v[r->n++] = (struct xt_raw_at){ ev, raw };
+}

@@ -84,6 +84,14 @@ struct blkv {
 };
 void blk_push(struct blkv *b, uint32_t off);
 
+/* The events a range's decoder put at another index than the file's
+ * (struct xt_line.raw_at), ascending by index. */
+struct rawat {
+	struct xt_raw_at *v;
+	size_t n, cap;
+};
+void rawat_push(struct rawat *r, uint32_t ev, uint32_t raw);
+
 /* The start bases of a range's blocks (struct xt_block), the range's
  * first event starting a block. A range of a split line writes its parts
  * where its first block is in the line's arrays: its blocks there, and
@@ -330,6 +338,10 @@ struct line_in;
 struct wire;
 struct xt_sunk;
 
+/* Events a decoder holds back to put a device's ops in order as it goes
+ * (line_decode.c, dec_range's reorder). */
+#define DEC_HOLD 16
+
 /* What decoding a range of a line yields. */
 struct dec_out {
 	size_t n;                     /* events */
@@ -341,6 +353,7 @@ struct dec_out {
 	void *part;                   /* the sink's, for the range; NULL: none */
 	struct fin_out fo;            /* its depths and blocks, while in order */
 	int renamed;                  /* with headers: a name after an event (line_in.keep) */
+	struct rawat rawat;           /* its events not at their file index */
 	/* Set by the caller (line_none_begin) for a range that keeps no
 	 * events: none is stored, nor its blocks, long durations or depth
 	 * arrays; each sets the range's stack and tops (fo.f, fo.tops), and the
@@ -408,8 +421,8 @@ void line_start(struct xt_line *l);
 /* Hands the decoded arrays to the line (line_decode.c says how). */
 void line_complete(const struct source *src, struct xt_line *l, struct grow *ge, size_t n,
 		   int sorted, struct grow *lg, size_t nlng, size_t used, const size_t *seg,
-		   size_t nseg, struct blkv *bk, struct blk_build *blk, struct xt_sunk *sunk,
-		   struct fin_out *const *fo, size_t nfo);
+		   size_t nseg, struct blkv *bk, struct rawat *ra, struct blk_build *blk,
+		   struct xt_sunk *sunk, struct fin_out *const *fo, size_t nfo);
 /* line_decode() keeping the line's events. */
 int line_decode_keep(const struct line_in *in, struct xt_sunk *sunk);
 /* o made ready for a range that keeps no events (dec_out.none). */

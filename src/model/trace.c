@@ -38,6 +38,7 @@ void trace_host_fini(struct xt_host *h)
 			free(pl->lines[l].long_mask);
 			free(pl->lines[l].long_first);
 			free(pl->lines[l].raw);
+			free(pl->lines[l].raw_at);
 		}
 		free(pl->lines);
 		free(pl->emeta);
@@ -180,6 +181,20 @@ uint64_t trace_event_raw(const struct xt_host *h, const struct xt_line *l, size_
 
 	if (l->raw)
 		return l->raw[i];
+	if (l->nraw_at) {
+		size_t lo = 0, hi = l->nraw_at;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (l->raw_at[mid].ev < i)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < l->nraw_at && l->raw_at[lo].ev == i)
+			return l->raw_at[lo].raw;
+	}
 	off = l->blk_raw[i / XT_BLOCK];
 	if (k == i)
 		return off; /* a block's first event: no byte of the file is read */

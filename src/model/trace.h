@@ -107,7 +107,9 @@ struct xt_event_meta {
  * bytes are is not stored per event: events are nearly always in file
  * order, so the line keeps the offset of every XT_BLOCK-th event (blk_raw)
  * and trace_event_bytes() skips forward from it; a line whose events had
- * to be sorted keeps every offset (raw).
+ * to be sorted keeps every offset (raw), one whose decoder put a few in
+ * order as it went (a TPU's ops by the device's clock) keeps theirs
+ * (raw_at).
  */
 struct xt_event {
 	uint32_t off;     /* start - its block's base, low 32 bits: see xt_event_off() */
@@ -128,6 +130,11 @@ struct xt_block {
 
 #define XT_BLOCK 64 /* events per blk_maxend / blk_raw / blk entry */
 #define XT_WATCH_MAX 8
+
+/* Event ev of a line, not the file's ev-th: its tag's offset. */
+struct xt_raw_at {
+	uint32_t ev, raw;
+};
 
 struct xt_line {
 	int64_t id;               /* XLine.id (may be negative or >= 2^63 as uint64) */
@@ -167,6 +174,11 @@ struct xt_line {
 	size_t blk_map, wide16_map, wide32_map; /* bytes mapped by bigmem (0: malloc'd) */
 	uint32_t *blk_raw;        /* [b] = offset of event b*XT_BLOCK's tag (events in file order) */
 	uint32_t *raw;            /* [i] = offset of event i's tag, when not in file order; else NULL */
+	/* A line nearly in file order (a device's clock puts an op a place
+	 * or two from where the file has it): the events not at their file
+	 * index, ascending by index; every other event i is the file's i-th. */
+	struct xt_raw_at *raw_at;
+	size_t nraw_at;
 	uint64_t gen;             /* unique among loaded lines (for lookup caches) */
 	int64_t *blk_maxend;      /* [i] = max end offset over events [0, (i+1)*XT_BLOCK) */
 	uint32_t max_depth;

@@ -963,6 +963,103 @@ static void test_device_time(void **state)
 	assert_int_equal(xt_event_dur(xh, &xh->ev[0]), 100);
 }
 
+/* Stat "i" of event e of line l (plane p of t's host): the file index the
+ * test gave it. */
+static int64_t file_index(const struct xt_trace *t, const struct xt_plane *p,
+			  const struct xt_line *l, size_t e)
+{
+	struct stat_iter it;
+	struct xt_stat st;
+
+	stat_iter_event(&it, &t->hosts[0], p, l, &l->ev[e]);
+	while (stat_next(&it, &st))
+		if (!strcmp(trace_smeta_lookup(p, st.meta_id)->name, "i"))
+			return stat_as_int(&st);
+	return -1;
+}
+
+/* A TPU's ops by the device's clock stand a place from the file's order
+ * here and there: the decoders put them in order as they go, whole or in
+ * chunks (a chunk does not start between two such events), and keep the
+ * offsets of those they moved, so that each event still reads its own
+ * stats. A line further out of order is sorted after, as any other. */
+static void test_device_order(void **state)
+{
+	enum { N = 12000 };
+	tu_space *s = tu_space_new();
+	tu_plane *p = tu_plane_add(s, 1, "/device:TPU:0");
+	tu_line *near = tu_line_add(p, 1, "XLA Ops", 0), *far = tu_line_add(p, 2, "XLA Ops", 0);
+	int64_t m = tu_emeta(p, "fusion")->id;
+	struct xplane_load_opts o = { .threads = 2, .split_bytes = 65536 };
+	struct xt_trace *whole, *split = trace_new(), *ts[2];
+	struct xt_error err = { "" };
+	int64_t want[N];
+	char sw[N] = { 0 };
+	size_t i, k, swaps = 0;
+	const char *path;
+
+	(void)state;
+	reserve_events(near, N);
+	reserve_events(far, N);
+	/* Pairs swapped by the device's clock (sw[i]: i and i + 1): inside
+	 * blocks, and across every other block's end (where a chunk may
+	 * start). */
+	for (i = 0; i + 1 < N; i++) {
+		sw[i] = (i % 37 == 5 || (i % 64 == 63 && (i / 64) % 2 == 0)) && !(i && sw[i - 1]);
+		swaps += sw[i];
+	}
+	for (i = 0; i < N; i++) {
+		int64_t dev = sw[i] ? (int64_t)i * 1000 + 600
+			      : i && sw[i - 1] ? (int64_t)(i - 1) * 1000 + 300 : (int64_t)i * 1000;
+		tu_event *e = event_in_room(near, m, (int64_t)i * 1000, 100);
+
+		TU_SI(p, e, "i", (int64_t)i);
+		TU_SU(p, e, "device_offset_ps", dev);
+		TU_SU(p, e, "device_duration_ps", 50);
+		/* One event 40 places late: more than the decoders hold. */
+		e = event_in_room(far, m, (int64_t)i * 1000, 100);
+		TU_SI(p, e, "i", (int64_t)i);
+		TU_SU(p, e, "device_offset_ps", i == 5000 ? 4960 * 1000 + 500 : (int64_t)i * 1000);
+		TU_SU(p, e, "device_duration_ps", 50);
+	}
+	for (i = 0; i < N; i++) /* the file index of the i-th event by start */
+		want[i] = (int64_t)i;
+	for (i = 0; i + 1 < N; i++)
+		if (sw[i]) {
+			want[i] = (int64_t)i + 1;
+			want[i + 1] = (int64_t)i;
+		}
+	path = tu_write(s, 0);
+	whole = tu_read(path);
+	TU_PUSH(tu_reg.loaded, tu_reg.nloaded, ((struct tu_loaded){ split, NULL }));
+	assert_int_equal(xplane_load(split, path, "host", &o, &err), 0);
+	ts[0] = whole;
+	ts[1] = split;
+	for (k = 0; k < 2; k++) {
+		const struct xt_plane *xp = &ts[k]->hosts[0].planes[0];
+		const struct xt_line *ln = &xp->lines[0], *lf = &xp->lines[1];
+
+		assert_int_equal(ln->nev, N);
+		for (i = 0; i < N; i++) {
+			assert_int_equal(file_index(ts[k], xp, ln, i), want[i]);
+			if (i)
+				assert_true(xt_event_off(ln, i) > xt_event_off(ln, i - 1));
+		}
+		/* In order as decoded: no sort, the moved events' offsets kept. */
+		assert_null(ln->raw);
+		assert_int_equal(ln->nraw_at, 2 * swaps);
+		/* 40 places: sorted after, every offset kept. */
+		assert_non_null(lf->raw);
+		assert_int_equal(file_index(ts[k], xp, lf, 4960), 4960);
+		assert_int_equal(file_index(ts[k], xp, lf, 4961), 5000);
+		assert_int_equal(file_index(ts[k], xp, lf, 4962), 4961);
+		assert_int_equal(file_index(ts[k], xp, lf, 5000), 4999);
+		assert_int_equal(file_index(ts[k], xp, lf, 5001), 5001);
+	}
+	assert_true(split->hosts[0].planes[0].lines[0].raw_len > 4 * 65536);
+	tu_assert_same_trace(whole, split);
+}
+
 /* The order lines are done in, by id (threads = 1: one at a time). */
 struct done_order {
 	int64_t id[8];
@@ -1875,6 +1972,7 @@ int main(void)
 		TU_TEST(test_split_lines),
 		TU_TEST(test_line_order),
 		TU_TEST(test_device_time),
+		TU_TEST(test_device_order),
 		TU_TEST(test_event_starts_wide),
 		TU_TEST(test_event_sink),
 		TU_TEST(test_finish_ranges),
