@@ -121,27 +121,28 @@ struct dec_run {
  * events than the walk found. Inlined by force: once per event.
  */
 static inline __attribute__((always_inline)) int
-dec_put(struct dec_run *r, struct dec_ev *d, const struct ev_key *key, const uint8_t *eb,
-	uint64_t en, const int none)
+dec_put(struct dec_run *r, const struct xt_plane *p, struct dec_ev *d, const struct ev_key *key,
+	const uint8_t *eb, uint64_t en, const int none)
 {
-	const struct xt_plane *p = r->in->p;
 	struct dec_out *o = r->o;
+	const size_t first = r->first;
+	struct grow *ge = r->ge;
 	size_t n = r->n;
 	struct xt_event *x = NULL;
 	uint32_t mi;
 
 	if (!none) {
-		if (n == r->ge->cap) {
-			if (r->ge->fixed)
+		if (n == ge->cap) {
+			if (ge->fixed)
 				return -1; /* more events than the walk found */
-			grow_more(r->ge);
+			grow_more(ge);
 		}
-		x = (struct xt_event *)r->ge->p + n;
-		x->off = blk_put(&o->blk, (r->first + n) & (XT_BLOCK - 1), (int64_t)d->off);
+		x = (struct xt_event *)ge->p + n;
+		x->off = blk_put(&o->blk, (first + n) & (XT_BLOCK - 1), (int64_t)d->off);
 	}
 	mi = trace_emeta_lookup(p, (int64_t)d->mid);
 	if (o->part && ((p->sink_meta[mi] & ~XT_SINK_NO_RANGE) || d->watched) && !d->agg) {
-		struct xt_sink_ev se = { r->first + n,	 mi,	  d->watched, (int64_t)d->off,
+		struct xt_sink_ev se = { first + n,	 mi,	  d->watched, (int64_t)d->off,
 					 (int64_t)d->dur, eb,	  en,	      d->key,
 					 d->kn < 0 ? -1 : 4 + d->kn, d->corr };
 
@@ -155,7 +156,7 @@ dec_put(struct dec_run *r, struct dec_ev *d, const struct ev_key *key, const uin
 			fin_top_event(o->fo.tops, dp < XT_EV_DEPTH_MAX ? dp : XT_EV_DEPTH_MAX,
 				      (int64_t)d->off, (int64_t)d->dur);
 			if (r->ranges && (int64_t)d->dur > 0 && !(p->sink_meta[mi] & XT_SINK_NO_RANGE)) {
-				r->v[r->nv++] = (struct xt_sink_rev){ r->first + n, mi, (int64_t)d->off,
+				r->v[r->nv++] = (struct xt_sink_rev){ first + n, mi, (int64_t)d->off,
 								      (int64_t)d->dur };
 				if (r->nv == 256) {
 					r->in->sink->range(o->part, r->v, r->nv);
@@ -167,7 +168,7 @@ dec_put(struct dec_run *r, struct dec_ev *d, const struct ev_key *key, const uin
 		x->meta = mi | (d->agg ? XT_EV_AGGREGATED << XT_EV_META_BITS : 0) |
 			  (d->watched ? XT_EV_WATCHED << XT_EV_META_BITS : 0);
 		if (o->fo.bmax)
-			fin_event(&o->fo, x, n, r->first + o->nlng, d->off, d->dur, d->agg);
+			fin_event(&o->fo, x, n, first + o->nlng, d->off, d->dur, d->agg);
 		if (d->dur < XT_DUR_LONG) {
 			x->dur = (uint32_t)d->dur;
 		} else {
@@ -208,7 +209,8 @@ struct dec_held {
 /* The least held event out (ord: the held slots in order, nh of them);
  * returns its slot, free again, or -1 as dec_put(). */
 static inline __attribute__((always_inline)) int
-dec_release(struct dec_run *r, struct dec_held *held, unsigned char *ord, unsigned *nh)
+dec_release(struct dec_run *r, const struct xt_plane *p, struct dec_held *held, unsigned char *ord,
+	    unsigned *nh)
 {
 	unsigned s = ord[0];
 	struct dec_held *e = &held[s];
@@ -218,7 +220,7 @@ dec_release(struct dec_run *r, struct dec_held *held, unsigned char *ord, unsign
 	--*nh;
 	if (e->fidx != r->n)
 		rawat_push(&r->o->rawat, (uint32_t)(r->first + r->n), e->key.raw);
-	return dec_put(r, &e->d, &e->key, e->eb, e->en, 0) < 0 ? -1 : (int)s;
+	return dec_put(r, p, &e->d, &e->key, e->eb, e->en, 0) < 0 ? -1 : (int)s;
 }
 
 /*
@@ -288,7 +290,7 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 			key = (struct ev_key){ d->agg, (int64_t)d->off, (int64_t)d->dur,
 					       (uint32_t)(tagp - lb) };
 			if (!reorder) {
-				if (dec_put(&r, d, &key, eb, en, none) < 0)
+				if (dec_put(&r, p, d, &key, eb, en, none) < 0)
 					bad = 1;
 			} else {
 				unsigned j = nh;
@@ -305,7 +307,7 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 				if (++nh <= DEC_HOLD) {
 					fs = nh; /* filling: slots [0, nh) are held */
 				} else {
-					int s = dec_release(&r, held, ord, &nh);
+					int s = dec_release(&r, p, held, ord, &nh);
 
 					if (s < 0)
 						bad = 1;
@@ -327,7 +329,7 @@ dec_range(const struct line_in *in, const uint8_t *from, const uint8_t *to, int 
 		}
 	}
 	while (reorder && nh && !bad)
-		if (dec_release(&r, held, ord, &nh) < 0)
+		if (dec_release(&r, p, held, ord, &nh) < 0)
 			bad = 1;
 	if (r.nv && !bad)
 		in->sink->range(o->part, v, r.nv);
