@@ -501,21 +501,9 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	 * BLOCK, where grids are alike too) stays longest, or the rows would
 	 * read the same (five wrapped_broadcast rows of the MI300X gemm). */
 	{
-		int grid = 0, block = 0;
-		size_t j;
+		int grid, block;
 
-		for (i = 0; i < n && !(grid && block); i++)
-			for (j = i + 1; j < n; j++) {
-				const struct xt_kernel_row *x = &a->kernels[i], *y = &a->kernels[j];
-
-				if (strcmp(x->name, y->name) || strcmp(x->op, y->op) ||
-				    strcmp(x->program, y->program))
-					continue;
-				if (memcmp(x->grid, y->grid, sizeof(x->grid)))
-					grid = 1;
-				else if (memcmp(x->block, y->block, sizeof(x->block)))
-					block = 1;
-			}
+		analysis_kernels_apart(a, n, &grid, &block);
 		if (grid) {
 			cols[3].drop = 1;
 			cols[7].drop = 2;

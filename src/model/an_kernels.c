@@ -382,6 +382,27 @@ const char *analysis_kernel_op(const struct xt_kernel_row *k, char *buf, size_t 
 	return buf;
 }
 
+void analysis_kernels_apart(const struct xt_analysis *a, size_t n, int *grid, int *block)
+{
+	size_t i, j;
+
+	*grid = *block = 0;
+	if (n > a->nkernels)
+		n = a->nkernels;
+	for (i = 0; i < n && !(*grid && *block); i++)
+		for (j = i + 1; j < n; j++) {
+			const struct xt_kernel_row *x = &a->kernels[i], *y = &a->kernels[j];
+
+			if (strcmp(x->name, y->name) || strcmp(x->op, y->op) ||
+			    strcmp(x->program, y->program))
+				continue;
+			if (memcmp(x->grid, y->grid, sizeof(x->grid)))
+				*grid = 1;
+			else if (memcmp(x->block, y->block, sizeof(x->block)))
+				*block = 1;
+		}
+}
+
 void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 {
 	struct hmap rows;

@@ -310,6 +310,12 @@ const char *analysis_op_program(const struct xt_analysis *a, const struct xt_tra
  * bytes); returns buf. */
 const char *analysis_kernel_op(const struct xt_kernel_row *k, char *buf, size_t n);
 
+/* What tells apart kernel rows of one kernel, op and program among the
+ * first n (they differ by their launch): *grid when some differ by their
+ * grid, *block when some with one grid differ by their block. A list that
+ * drops those columns first would show such rows alike. */
+void analysis_kernels_apart(const struct xt_analysis *a, size_t n, int *grid, int *block);
+
 /* The launch shape of GPU event ev (its kernel_details: grid, block,
  * registers, shared memory), as the kernel rows are keyed: 1 when it has
  * one (a kernel row's launch), else 0. Can't fail. */

@@ -133,6 +133,11 @@ struct app {
 	} step_starts; /* how the steps' START column tells them apart */
 	struct panel kern, devs; /* the kernel and device tables (view_tables.c) */
 	struct {
+		const struct xt_analysis *an; /* what they were worked out for */
+		int drop[10];         /* the kernel columns' drop order */
+		unsigned long empty;  /* the columns no kernel fills */
+	} kern_fit;
+	struct {
 		long sel, top;  /* selected item, first line (view_overview.c) */
 	} ovs;
 	struct diff_state diff;

@@ -187,6 +187,10 @@ static const struct panel_column kern_columns[] = {
 	{ "OCC%", 4, 1, 1, k_occ, NULL, kc_occ },
 	{ "KERNEL (OP)", 0, 0, 0, k_name, NULL, kc_name },
 };
+/* kern_fit() knows the columns by place. */
+_Static_assert(sizeof(kern_columns) / sizeof(kern_columns[0]) == 10 &&
+		       sizeof(((struct app *)0)->kern_fit.drop) == 10 * sizeof(int),
+	       "kern_fit: GRID 4, BLOCK 5, REGS 6, SHARED 7, OCC% 8 of ten columns");
 static const struct panel_ops kern_ops = { kern_count, kern_key, NULL, NULL, NULL, NULL };
 
 static struct panel *kern_panel(struct app *a)
@@ -199,6 +203,42 @@ static struct panel *kern_panel(struct app *a)
 		a->kern.flex_min = 28; /* kernel names are long: keep their tails */
 	}
 	return &a->kern;
+}
+
+/*
+ * Which kernel columns go first when the list is narrow: those no kernel
+ * fills (ROCm gives no registers or occupancy: '-' on every row), and
+ * last the launch shape where it is what tells rows of one kernel and op
+ * apart (analysis_kernels_apart): at 80 columns the MI300X gemm's five
+ * wrapped_broadcast rows read alike, their grids dropped first. Worked
+ * out once per analysis: it compares the rows pairwise.
+ */
+static void kern_fit(struct app *a, struct panel *p)
+{
+	const struct xt_analysis *an = a->an;
+	int grid, block, regs = 0, shared = 0, occ = 0, c;
+	size_t i;
+
+	if (a->kern_fit.an != an) {
+		for (i = 0; i < an->nkernels; i++) {
+			regs |= an->kernels[i].registers >= 0;
+			shared |= an->kernels[i].shared_bytes >= 0;
+			occ |= !isnan(an->kernels[i].occupancy_percent);
+		}
+		a->kern_fit.empty = (regs ? 0 : 1ul << 6) | (shared ? 0 : 1ul << 7) |
+				    (occ ? 0 : 1ul << 8);
+		analysis_kernels_apart(an, an->nkernels, &grid, &block);
+		for (c = 0; c < 10; c++)
+			a->kern_fit.drop[c] = kern_columns[c].drop +
+					      (kern_columns[c].drop && (grid || block) ? 2 : 0);
+		if (grid)
+			a->kern_fit.drop[4] = 1;
+		if (block)
+			a->kern_fit.drop[5] = grid ? 2 : 1;
+		a->kern_fit.an = an;
+	}
+	p->empty = a->kern_fit.empty;
+	p->drop_at = a->kern_fit.drop;
 }
 
 static void kern_draw(struct app *a, int y, int h)
@@ -214,6 +254,7 @@ static void kern_draw(struct app *a, int y, int h)
 	}
 	if (h < 3)
 		return;
+	kern_fit(a, p);
 	ui_panel(p, y, 0, h - 1, a->cols);
 	sel = panel_selected(p);
 	if (sel >= 0) {

@@ -730,6 +730,37 @@ static void test_kernel_rows_grouping_key(void **state)
 	assert_int_equal(a->kernels[1].grid[0], 4);
 }
 
+/* What tells kernel rows apart (analysis_kernels_apart), which the lists
+ * keep longest: rows of one kernel and op that differ by their grid, or
+ * with one grid by their block; rows of other kernels or ops count for
+ * nothing, nor rows past the first n. */
+static void test_kernel_rows_apart(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *l = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
+	struct xt_analysis *a;
+	int grid, block;
+
+	(void)state;
+	kernel(g, l, "k", 0, 50, "fusion.1", 1, "grid:2,1,1 block:64,1,1");
+	kernel(g, l, "j", 100, 40, "fusion.1", 2, "grid:4,1,1 block:64,1,1");
+	kernel(g, l, "k", 200, 30, "fusion.2", 3, "grid:8,1,1 block:64,1,1");
+	kernel(g, l, "k", 300, 20, "fusion.1", 4, "grid:2,1,1 block:32,1,1");
+	kernel(g, l, "k", 400, 10, "fusion.1", 5, "grid:16,1,1 block:64,1,1");
+	a = tu_load_space(s, NULL);
+	assert_int_equal(a->nkernels, 5);
+	analysis_kernels_apart(a, 3, &grid, &block); /* k, j, k of another op */
+	assert_false(grid);
+	assert_false(block);
+	analysis_kernels_apart(a, 4, &grid, &block); /* k/fusion.1 by its block */
+	assert_false(grid);
+	assert_true(block);
+	analysis_kernels_apart(a, 99, &grid, &block); /* and by its grid */
+	assert_true(grid);
+	assert_true(block);
+}
+
 /* One kernel serving seven ops in turn, with three launch shapes in turn,
  * then three others (more than the parses a line keeps per kernel), then
  * the first three again: every (shape, op) pair is its own row with all
@@ -958,6 +989,7 @@ int main(void)
 		TU_TEST(test_event_stat_first_match),
 		TU_TEST(test_collective_by_sendrecv_category),
 		TU_TEST(test_kernel_details_parse),
+		TU_TEST(test_kernel_rows_apart),
 		TU_TEST(test_host_step_markers),
 		TU_TEST(test_host_marker_traceme_root_group),
 	};
