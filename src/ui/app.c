@@ -404,9 +404,7 @@ static void search_step(struct app *a, int dir)
 	search_select(a, search_next(a->search, t, track, ev, dir));
 }
 
-/* The panel a list view filters (\\), or NULL (the op profile keeps its
- * own filter). */
-static struct panel *view_panel(struct app *a)
+struct panel *app_view_panel(struct app *a)
 {
 	return a->view == VIEW_STEPS    ? &a->steps
 	       : a->view == VIEW_MEMORY ? &a->mem
@@ -456,7 +454,7 @@ static unsigned app_prompt_key(struct app *a, int c)
 			run_search(a, text);
 		break;
 	case PROMPT_FILTER:
-		if ((p = view_panel(a))) {
+		if ((p = app_view_panel(a))) {
 			panel_set_filter(p, text);
 		} else {
 			view_ops_set_filter(a, text);
@@ -513,6 +511,9 @@ static unsigned app_key(struct app *a, int c)
 		return UI_REDRAW;
 	case ACT_MESSAGES:
 		overlay_open(a, OVERLAY_MESSAGES);
+		return UI_REDRAW;
+	case ACT_ROW:
+		overlay_open(a, OVERLAY_ROW);
 		return UI_REDRAW;
 	case ACT_VIEW_NEXT:
 	case ACT_VIEW_PREV:

@@ -165,6 +165,15 @@ size_t view_ops_marks(const char **mark, const char **help, size_t n);
 /* Filters the op profile by text ("" clears it), keeping the selected row
  * when it still shows (view_ops.c). */
 void view_ops_set_filter(struct app *a, const char *text);
+/* The panel of the current list view (it filters with \\), or NULL: the
+ * op profile keeps its own rows, the timeline and overview have none. */
+struct panel *app_view_panel(struct app *a);
+/* The op profile's selected row, for rowinfo.c: *o its op (a kernel row's
+ * op; a group row's sums, in *agg), *kernel the kernel's index on a
+ * kernel row (else -1), *group 1 on a group row, and the footer's note
+ * into note. 0, or -1 when no row is selected (view_ops.c). */
+int view_ops_selected(struct app *a, struct xt_op_row *agg, const struct xt_op_row **o,
+		      long *kernel, int *group, char *note, size_t n);
 /* Releases the steps and memory views' panels (view_lists.c). */
 void view_lists_fini(struct app *a);
 

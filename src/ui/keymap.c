@@ -97,6 +97,8 @@ const struct key_binding key_bindings[] = {
 	  "Filter" },
 	{ KEY_F(4), TABLES, ACT_FILTER, "F4", NULL, NULL },
 	{ 'p', SCOPE_OPS, ACT_GROUP, "p", "group by program and category, or list flat", "Group" },
+	{ 'i', TABLES, ACT_ROW, "i",
+	  "the selected row in full: every column with its header, names and notes whole", "Row" },
 	{ ' ', SCOPE_OPS, ACT_FOLD, "Space", "show or hide the kernels an op launched (or fold a group)",
 	  "Kernels" },
 	{ KEY_RESIZE, 0, ACT_NONE, NULL, NULL, NULL },

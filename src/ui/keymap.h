@@ -55,6 +55,7 @@ enum action {
 	ACT_PROF_PREV,
 	ACT_PROF_NEXT,
 	ACT_MESSAGES,
+	ACT_ROW,           /* the selected row of a list in full (rowinfo.c) */
 	ACT_DETAILS_UP,
 	ACT_DETAILS_DOWN,
 	ACT_DETAILS_PAGE_UP,

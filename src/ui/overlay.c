@@ -8,6 +8,7 @@
 #include "../model/op_columns.h"
 #include "app.h"
 #include "prompt.h"
+#include "rowinfo.h"
 #include "term.h"
 
 /* The help: the key table's bindings grouped by where they apply, in the
@@ -93,10 +94,21 @@ static void messages_fill(struct textview *tv, const struct msglog *log)
 	}
 }
 
+/* What each kind is called: its title, and in "not in the ..." */
+static const char *const kind_name[] = { "", "help", "messages", "row" };
+
 void overlay_open(struct app *a, enum overlay_kind kind)
 {
 	struct panel *p = textview_panel(&a->ov.tv);
 
+	if (kind == OVERLAY_ROW) {
+		if (rowinfo_fill(a, &a->ov.tv) < 0) {
+			app_status(a, 1, "no row is selected");
+			return;
+		}
+		a->ov.kind = kind;
+		return;
+	}
 	a->ov.kind = kind;
 	if (kind == OVERLAY_HELP) {
 		help_fill(&a->ov.tv);
@@ -111,8 +123,10 @@ void overlay_draw(struct app *a, int y, int h)
 	struct panel *p = textview_panel(&a->ov.tv);
 	static const char *const hints[] = { "  (%s or Esc closes, Up/Down/PgUp/PgDn scroll, / finds)",
 					     "  (%s or Esc closes, / finds)", "" };
-	const char *what = a->ov.kind == OVERLAY_HELP ? " xtop keys" : " messages, newest last";
-	char title[256], hint[128], where[64] = "";
+	const char *what = a->ov.kind == OVERLAY_HELP	 ? " xtop keys"
+			   : a->ov.kind == OVERLAY_ROW ? a->ov.title
+						       : " messages, newest last";
+	char title[512], hint[128], where[64] = "";
 	size_t rows = textview_rows(&a->ov.tv, a->cols), k;
 	int body = h - 1, len = 0;
 
@@ -125,7 +139,10 @@ void overlay_draw(struct app *a, int y, int h)
 		len = snprintf(where, sizeof(where), " %ld-%ld of %zu ", p->top + 1,
 			       p->top + body < (long)rows ? p->top + body : (long)rows, rows);
 	for (k = 0; k < sizeof(hints) / sizeof(hints[0]); k++) {
-		snprintf(hint, sizeof(hint), hints[k], a->ov.kind == OVERLAY_HELP ? "?" : "m");
+		snprintf(hint, sizeof(hint), hints[k],
+			 a->ov.kind == OVERLAY_HELP  ? "?"
+			 : a->ov.kind == OVERLAY_ROW ? "i"
+						     : "m");
 		snprintf(title, sizeof(title), "%s%s", what, hint);
 		if ((int)strlen(title) + len < a->cols)
 			break;
@@ -146,8 +163,7 @@ void overlay_find(struct app *a, const char *text, int dir)
 	if (!text[0])
 		return;
 	if (panel_find(p, text, dir) < 0)
-		app_status(a, 1, "'%s' is not in the %s", text,
-			   a->ov.kind == OVERLAY_HELP ? "help" : "messages");
+		app_status(a, 1, "'%s' is not in the %s", text, kind_name[a->ov.kind]);
 }
 
 unsigned overlay_act(struct app *a, enum action act)
@@ -158,8 +174,11 @@ unsigned overlay_act(struct app *a, enum action act)
 	case ACT_QUIT:
 		return UI_QUIT;
 	case ACT_HELP:
-	case ACT_MESSAGES: {
-		enum overlay_kind k = act == ACT_HELP ? OVERLAY_HELP : OVERLAY_MESSAGES;
+	case ACT_MESSAGES:
+	case ACT_ROW: {
+		enum overlay_kind k = act == ACT_HELP	      ? OVERLAY_HELP
+				      : act == ACT_MESSAGES ? OVERLAY_MESSAGES
+							    : OVERLAY_ROW;
 
 		if (a->ov.kind == k)
 			a->ov.kind = OVERLAY_NONE;

@@ -1,7 +1,8 @@
 /*
  * overlay: full-screen text over the views: the help (generated from the
- * key tables) and the message log. Both are wrapped to the screen width and
- * scroll, so nothing in them is cut; / finds text in them, n / N again.
+ * key tables), the message log, and a list's selected row in full
+ * (rowinfo.c). All are wrapped to the screen width and scroll, so nothing
+ * in them is cut; / finds text in them, n / N again.
  */
 #ifndef XT_OVERLAY_H
 #define XT_OVERLAY_H
@@ -11,15 +12,18 @@
 
 struct app;
 
-enum overlay_kind { OVERLAY_NONE = 0, OVERLAY_HELP, OVERLAY_MESSAGES };
+enum overlay_kind { OVERLAY_NONE = 0, OVERLAY_HELP, OVERLAY_MESSAGES, OVERLAY_ROW };
 
 struct overlay {
 	enum overlay_kind kind;
 	struct textview tv;   /* owned */
 	char find[256];       /* the last text looked for */
+	char title[256];      /* OVERLAY_ROW's: whose row it is */
 };
 
-/* Shows the help, or the message log (newest at the bottom, in view). */
+/* Shows the help, the message log (newest at the bottom, in view), or the
+ * current list's selected row; a list with no row selected says so in the
+ * status line and opens nothing. */
 void overlay_open(struct app *a, enum overlay_kind kind);
 /* Draws the open overlay into rows [y, y + h). */
 void overlay_draw(struct app *a, int y, int h);

@@ -624,7 +624,14 @@ static void ops_draw(struct app *a, int y, int h)
 	if (line[0] && utf8_width(line) > a->cols && vis + 1 < (size_t)(h > 3 ? h - 3 : 0))
 		/* A row left under the list: the note wraps over two. */
 		ui_put_wrap(y + h - 3, a->cols, 2, term_attr(ROLE_TEXT), line, 1);
-	else if (line[0])
+	else if (line[0] && utf8_width(line) > a->cols && a->cols > 40) {
+		/* The list is full: cut, and say where it is whole. */
+		static const char whole[] = "  i: whole";
+
+		ui_put_wrap(y + h - 2, a->cols - (int)strlen(whole), 1, term_attr(ROLE_TEXT), line, 0);
+		ui_put(y + h - 2, a->cols - (int)strlen(whole), (int)strlen(whole),
+		       term_attr(ROLE_DIM), whole, 1);
+	} else if (line[0])
 		ui_put_wrap(y + h - 2, a->cols, 1, term_attr(ROLE_TEXT), line, 0);
 	else
 		ui_put(y + h - 2, 0, a->cols, term_attr(ROLE_TEXT), "", 1);
@@ -868,6 +875,25 @@ static unsigned ops_act(struct app *a, enum action act)
 }
 
 const struct view view_ops = { "op profile", SCOPE_OPS, ops_draw, ops_act };
+
+int view_ops_selected(struct app *a, struct xt_op_row *agg, const struct xt_op_row **o,
+		      long *kernel, int *group, char *note, size_t n)
+{
+	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
+	size_t nr = build_rows(a, rows);
+	const struct row *r = a->ops.sel >= 0 && (size_t)a->ops.sel < nr ? &rows[a->ops.sel] : NULL;
+
+	if (r) {
+		*group = r->kind == ROW_PROGRAM || r->kind == ROW_CATEGORY;
+		*kernel = r->kind == ROW_KERNEL ? r->kernel : -1;
+		if (*group)
+			*agg = r->agg;
+		*o = *group ? agg : &a->an->ops[r->op];
+		describe(a, r, note, n);
+	}
+	free(rows);
+	return r ? 0 : -1;
+}
 
 void view_ops_focus(struct app *a, long op)
 {

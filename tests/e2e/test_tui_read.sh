@@ -622,10 +622,37 @@ if have_fixtures; then
 		 [ "$(grep -c "void tenso.*iform) *\$\|void tenso.*form) *\$" "$TMP/screen")" -eq 18 ] &&
 		 [ "$(grep "void tenso" "$TMP/screen" | awk "{print \$NF}" | sort -u | wc -l)" -eq 18 ]' \
 		"names alike" 5
+	# What the rows cut, i shows whole: the first kernel's 500-byte
+	# Eigen name and its op, every column under its header.
+	keys i
+	check "kernels: i shows the selected row in full, its name and op whole" \
+		'has "kernels: the selected row in full" && has "GRID        160,1,1" &&
+		 has "OCC%        -" && has "KERNEL (OP) void Eigen::internal::EigenMetaKernel"' \
+		"row cut" 5
+	keys End
+	check "kernels: ... its end a scroll away" \
+		'joined | grep -qF "Eigen::GpuDevice>, long) (replica_4/bert_span_labeler/bert_encoder_1/word_embeddings/Gather" &&
+		 has "MIN         246.8 us"' "end cut" 5
+	keys i
+	check "kernels: i again closes it" 'has "TOTALv" && ! has "the selected row in full"' "still open" 5
+	# The op profile's footer note, cut at 80 columns (it says where it
+	# is whole), whole; the words first, then each figure with what it
+	# means, then the kernels.
+	keys 3
+	check "ops: a note cut under a full list says i shows it whole" \
+		'line $((H - 2)) | grep -q "^ MemcpyH2D; rates: a copy: no FLOPs.*…  i: whole\$"' "no hint" 5
+	keys Down i
+	check "ops: i shows the op's name, its note and figures whole" \
+		'has "op profile: the selected row in full" && has "NAME        replica_4/bert_span_labeler" &&
+		 joined | grep -qF "rates: no FLOPs or bytes: the profile counts none for TensorFlow ops; 1 kernel (Space)" &&
+		 has "SELF        493.6 us   self time: total minus direct children" &&
+		 has "kernels it launched (1)"' "note cut" 5
+	keys Escape
+	check "ops: Esc closes it" 'has "SELFv" && ! has "the selected row in full"' "still open" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 2 "lists: names apart" "$NOFIX"
+	skip_n 8 "lists: names apart, rows in full" "$NOFIX"
 fi
 # An op's kernels opened under it (Space), their long names alike for 60
 # characters: each elided in its middle and told apart, as in the kernels
