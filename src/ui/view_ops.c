@@ -7,247 +7,20 @@
  * before a name says it came from the kernel's own name (inside a CUDA
  * command buffer) or could not be found in the HLO; the line under the
  * table says how the selected op was found and why a rate is missing.
+ * The rows themselves (order, groups, folds) are ops_rows.c's.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "../model/op_columns.h"
 #include "../model/stats.h"
-#include "../util/hmap.h"
 #include "../util/timefmt.h"
 #include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "app.h"
+#include "ops_rows.h"
 #include "term.h"
-
-enum row_kind { ROW_OP, ROW_PROGRAM, ROW_CATEGORY, ROW_KERNEL };
-
-struct row {
-	enum row_kind kind;
-	long op;              /* ROW_OP, ROW_KERNEL: the op */
-	long kernel;          /* ROW_KERNEL: index into the op's kernels */
-	struct xt_op_row agg; /* group rows: sums of their ops */
-};
-
-static struct app *sort_app;
-
-static int op_cmp_sorted(const struct xt_op_row *a, const struct xt_op_row *b)
-{
-	const struct op_column *c = &op_columns[sort_app->ops.sort];
-	int r = c->cmp(a, b);
-
-	if (!r)
-		r = op_columns[0].cmp(a, b);
-	return r ? r : strcmp(a->name, b->name);
-}
-
-static int row_cmp(const void *x, const void *y)
-{
-	return op_cmp_sorted(&sort_app->an->ops[*(const long *)x],
-			     &sort_app->an->ops[*(const long *)y]);
-}
-
-/* fold keys: 'G' program \1 category (a folded group), 'K' program \1 op
- * (an op whose kernels are shown) */
-static int folded_key(struct app *a, char kind, const char *x, const char *y)
-{
-	char key[1024];
-	size_t i;
-
-	snprintf(key, sizeof(key), "%c%s%c%s", kind, x, 1, y ? y : "");
-	for (i = 0; i < a->ops.nfold; i++)
-		if (!strcmp(a->ops.folds[i], key))
-			return 1;
-	return 0;
-}
-
-static void toggle_key(struct app *a, char kind, const char *x, const char *y)
-{
-	char key[1024];
-	size_t i;
-
-	snprintf(key, sizeof(key), "%c%s%c%s", kind, x, 1, y ? y : "");
-	for (i = 0; i < a->ops.nfold; i++) {
-		if (!strcmp(a->ops.folds[i], key)) {
-			free(a->ops.folds[i]);
-			a->ops.folds[i] = a->ops.folds[--a->ops.nfold];
-			return;
-		}
-	}
-	a->ops.folds = xreallocarray(a->ops.folds, a->ops.nfold + 1, sizeof(char *));
-	a->ops.folds[a->ops.nfold++] = xstrdup(key);
-}
-
-static int folded(struct app *a, const char *prog, const char *cat)
-{
-	return folded_key(a, 'G', prog, cat);
-}
-
-static void toggle_fold(struct app *a, const char *prog, const char *cat)
-{
-	toggle_key(a, 'G', prog, cat);
-}
-
-/* A group row's figures: sums of its ops; rates of a mix of ops would be
- * neither any op's nor meaningful, so they are absent. */
-static void agg_init(struct xt_op_row *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->flops_per_s = g->bytes_per_s = g->hbm_bytes_per_s = NAN;
-	g->flops_utilization = g->hbm_bw_utilization = g->intensity = NAN;
-	g->rate_note = "";
-	g->parent = "";
-}
-
-static void agg_add(struct xt_op_row *g, const struct xt_op_row *o)
-{
-	g->occurrences += o->occurrences;
-	g->self_ps += o->self_ps;
-	g->total_ps += o->total_ps;
-	g->percent += o->percent;
-	g->flops += o->flops;
-	g->bytes_accessed += o->bytes_accessed;
-	g->has_flops |= o->has_flops;
-	g->has_bytes |= o->has_bytes;
-}
-
-struct group {
-	const char *key;   /* program, or category within a program */
-	struct xt_op_row agg;
-	long *ops;
-	size_t n;
-};
-
-static int group_cmp(const void *x, const void *y)
-{
-	const struct group *a = x, *b = y;
-
-	return op_cmp_sorted(&a->agg, &b->agg);
-}
-
-/* Groups idx[0..k) by `program` (level 0) or `category` (level 1), each
- * group's ops sorted, the groups sorted by their sums on the same key. */
-static struct group *group_by(struct app *a, const long *idx, size_t k, int level, size_t *ng)
-{
-	struct group *g = NULL;
-	size_t n = 0, cap = 0, i, j;
-
-	for (i = 0; i < k; i++) {
-		const struct xt_op_row *o = &a->an->ops[idx[i]];
-		const char *key = level ? o->category : o->program;
-
-		for (j = 0; j < n; j++)
-			if (!strcmp(g[j].key, key))
-				break;
-		if (j == n) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 16;
-				g = xreallocarray(g, cap, sizeof(*g));
-			}
-			g[n].key = key;
-			agg_init(&g[n].agg);
-			g[n].agg.name = level ? o->category : (o->program[0] ? o->program : "(no program)");
-			g[n].agg.program = o->program;
-			g[n].agg.category = level ? o->category : "";
-			g[n].ops = xmalloc(k * sizeof(long));
-			g[n].n = 0;
-			n++;
-		}
-		agg_add(&g[j].agg, o);
-		g[j].ops[g[j].n++] = idx[i];
-	}
-	for (j = 0; j < n; j++)
-		qsort(g[j].ops, g[j].n, sizeof(long), row_cmp);
-	if (n > 1)
-		qsort(g, n, sizeof(*g), group_cmp);
-	*ng = n;
-	return g;
-}
-
-static void groups_free(struct group *g, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(g[i].ops);
-	free(g);
-}
-
-/* Appends op rows (and, when expanded, their kernels). */
-static size_t push_op(struct app *a, struct row *rows, size_t n, long op)
-{
-	const struct xt_op_row *o = &a->an->ops[op];
-	size_t k;
-
-	rows[n++] = (struct row){ ROW_OP, op, -1, { 0 } };
-	if (o->nkernels && folded_key(a, 'K', o->program, o->name))
-		for (k = 0; k < o->nkernels; k++)
-			rows[n++] = (struct row){ ROW_KERNEL, op, (long)k, { 0 } };
-	return n;
-}
-
-/* Room for every visible row. */
-static size_t rows_cap(const struct app *a)
-{
-	size_t i, n = 1;
-
-	for (i = 0; i < a->an->nops; i++)
-		n += 3 + a->an->ops[i].nkernels;
-	return n;
-}
-
-/* The visible rows, rebuilt on every draw (ops number in the thousands). */
-static size_t build_rows(struct app *a, struct row *rows)
-{
-	long *idx = xmalloc((a->an->nops ? a->an->nops : 1) * sizeof(long));
-	size_t n = 0, k = 0, i, np, nc, p, c, j;
-	struct group *pg;
-
-	for (i = 0; i < a->an->nops; i++) {
-		const struct xt_op_row *o = &a->an->ops[i];
-
-		if (a->ops.filter[0] && !strcasestr(o->name, a->ops.filter) &&
-		    !strcasestr(o->category, a->ops.filter) && !strcasestr(o->program, a->ops.filter))
-			continue;
-		idx[k++] = (long)i;
-	}
-	sort_app = a;
-	if (!a->ops.grouped) {
-		qsort(idx, k, sizeof(long), row_cmp);
-		for (i = 0; i < k; i++)
-			n = push_op(a, rows, n, idx[i]);
-		free(idx);
-		return n;
-	}
-	/* Programs, then categories within each, then ops: every level in
-	 * the order of the sort column, as the footer says. */
-	pg = group_by(a, idx, k, 0, &np);
-	for (p = 0; p < np; p++) {
-		struct group *cg;
-		int pf = folded(a, pg[p].agg.program, NULL);
-
-		rows[n] = (struct row){ ROW_PROGRAM, pg[p].ops[0], -1, pg[p].agg };
-		n++;
-		if (pf)
-			continue;
-		cg = group_by(a, pg[p].ops, pg[p].n, 1, &nc);
-		for (c = 0; c < nc; c++) {
-			rows[n] = (struct row){ ROW_CATEGORY, cg[c].ops[0], -1, cg[c].agg };
-			n++;
-			if (folded(a, pg[p].agg.program, cg[c].agg.category))
-				continue;
-			for (j = 0; j < cg[c].n; j++)
-				n = push_op(a, rows, n, cg[c].ops[j]);
-		}
-		groups_free(cg, nc);
-	}
-	groups_free(pg, np);
-	free(idx);
-	return n;
-}
 
 /* The NAME cell's marks of how the op was found, and what help says of
  * them. In ASCII "=", not "~": that is the ellipsis there. */
@@ -374,7 +147,7 @@ static void name_cell(struct app *a, const struct row *r, const struct xt_op_row
 		else if (a->ops.grouped)
 			snprintf(ind, indn, "      ");
 	} else if (r->kind == ROW_PROGRAM || r->kind == ROW_CATEGORY) {
-		int f = folded(a, r->agg.program, r->kind == ROW_CATEGORY ? r->agg.category : NULL);
+		int f = ops_folded(a, r->agg.program, r->kind == ROW_CATEGORY ? r->agg.category : NULL);
 
 		snprintf(ind, indn, "%s%s ", r->kind == ROW_CATEGORY ? "  " : "",
 			 f ? term.g.fold_closed : term.g.fold_open);
@@ -479,8 +252,8 @@ static void widen_program(const struct app *a, const int *show, int *cw)
 
 static void ops_draw(struct app *a, int y, int h)
 {
-	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
-	size_t n = build_rows(a, rows), c, k, nop, vis;
+	struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
+	size_t n = ops_build_rows(a, rows), c, k, nop, vis;
 	char cell[512], line[1024], **fit, *fitbuf;
 	int x, row, show[16], cw[16];
 
@@ -708,8 +481,8 @@ struct sel_key {
 
 static struct sel_key sel_key(struct app *a)
 {
-	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
-	size_t n = build_rows(a, rows);
+	struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
+	size_t n = ops_build_rows(a, rows);
 	struct sel_key k = { ROW_OP, -1, -1, NULL, NULL, 0 };
 
 	if (a->ops.sel >= 0 && (size_t)a->ops.sel < n) {
@@ -725,8 +498,8 @@ static struct sel_key sel_key(struct app *a)
  * out, or a kernel row of an op now folded: its op then). */
 static void sel_restore(struct app *a, const struct sel_key *k)
 {
-	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
-	size_t n = build_rows(a, rows), i, hit = SIZE_MAX, op_row = SIZE_MAX;
+	struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
+	size_t n = ops_build_rows(a, rows), i, hit = SIZE_MAX, op_row = SIZE_MAX;
 
 	for (i = 0; k->valid && i < n && hit == SIZE_MAX; i++) {
 		const struct row *r = &rows[i];
@@ -805,7 +578,7 @@ static unsigned ops_act(struct app *a, enum action act)
 		a->ops.sel = 0;
 		break;
 	case ACT_END:
-		a->ops.sel = (long)rows_cap(a);
+		a->ops.sel = (long)ops_rows_cap(a);
 		break;
 	case ACT_SORT_NEXT:
 		k = sel_key(a);
@@ -826,15 +599,15 @@ static unsigned ops_act(struct app *a, enum action act)
 		break;
 	case ACT_ENTER:
 	case ACT_FOLD: {
-		struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
-		size_t n = build_rows(a, rows);
+		struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
+		size_t n = ops_build_rows(a, rows);
 
 		if (a->ops.sel >= 0 && (size_t)a->ops.sel < n) {
 			struct row *r = &rows[a->ops.sel];
 			const struct xt_op_row *o = &a->an->ops[r->op];
 
 			if (r->kind == ROW_PROGRAM || r->kind == ROW_CATEGORY)
-				toggle_fold(a, r->agg.program,
+				ops_toggle_fold(a, r->agg.program,
 					    r->kind == ROW_CATEGORY ? r->agg.category : NULL);
 			else if (act == ACT_ENTER && r->kind == ROW_OP)
 				jump_longest(a, o);
@@ -851,10 +624,10 @@ static unsigned ops_act(struct app *a, enum action act)
 			else if (o->nkernels)
 				/* Space on an op or one of its kernels: show or
 				 * hide the kernels it launched. */
-				toggle_key(a, 'K', o->program, o->name);
+				ops_toggle_key(a, 'K', o->program, o->name);
 			else
 				app_status(a, 0, "%s launched no kernels (not a GPU op)", o->name);
-			if (r->kind == ROW_KERNEL && !folded_key(a, 'K', o->program, o->name)) {
+			if (r->kind == ROW_KERNEL && !ops_folded_key(a, 'K', o->program, o->name)) {
 				/* Hidden under the cursor: select the op. */
 				a->ops.sel -= r->kernel + 1;
 			}
@@ -879,8 +652,8 @@ const struct view view_ops = { "op profile", SCOPE_OPS, ops_draw, ops_act };
 int view_ops_selected(struct app *a, struct xt_op_row *agg, const struct xt_op_row **o,
 		      long *kernel, int *group, char *note, size_t n)
 {
-	struct row *rows = xmalloc(rows_cap(a) * sizeof(*rows));
-	size_t nr = build_rows(a, rows);
+	struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
+	size_t nr = ops_build_rows(a, rows);
 	const struct row *r = a->ops.sel >= 0 && (size_t)a->ops.sel < nr ? &rows[a->ops.sel] : NULL;
 
 	if (r) {
@@ -902,8 +675,8 @@ void view_ops_focus(struct app *a, long op)
 
 	a->ops.filter[0] = '\0';
 	a->view = VIEW_OPS;
-	rows = xmalloc(rows_cap(a) * sizeof(*rows));
-	n = build_rows(a, rows);
+	rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
+	n = ops_build_rows(a, rows);
 	for (i = 0; i < n; i++)
 		if (rows[i].kind == ROW_OP && rows[i].op == op) {
 			a->ops.sel = (long)i;
@@ -914,7 +687,7 @@ void view_ops_focus(struct app *a, long op)
 	if (i == n && a->ops.grouped) {
 		/* Folded away: list flat, where every op has a row. */
 		a->ops.grouped = 0;
-		n = build_rows(a, rows);
+		n = ops_build_rows(a, rows);
 		for (i = 0; i < n; i++)
 			if (rows[i].kind == ROW_OP && rows[i].op == op)
 				a->ops.sel = (long)i;
