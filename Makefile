@@ -146,9 +146,10 @@ asan:
 # ---- fuzzing (clang's libFuzzer) ----
 FUZZ_SECONDS ?= 60
 CHECK_FUZZ_SECONDS ?= 30
-$(O)/fuzz/fuzz_xplane: tests/fuzz/fuzz_xplane.c $(CORE_SRC) | $(NEED_TEST_DEPS)
+$(O)/fuzz/fuzz_xplane: tests/fuzz/fuzz_xplane.c $(CORE_SRC) $(wildcard src/*/*.h) | $(NEED_TEST_DEPS)
 	@mkdir -p $(@D)
-	clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -pthread \
+	clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -pthread \
 	    -o $@ tests/fuzz/fuzz_xplane.c $(CORE_SRC) $(LIBS)
 
 fuzz: $(O)/fuzz/fuzz_xplane $(O)/xtop-gen

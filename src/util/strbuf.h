@@ -41,7 +41,8 @@ static inline void strbuf_grow(struct strbuf *sb, size_t extra)
 static inline void strbuf_add(struct strbuf *sb, const char *s, size_t n)
 {
 	strbuf_grow(sb, n);
-	memcpy(sb->buf + sb->len, s, n);
+	if (n) /* s may be NULL then (an empty name's bytes): memcpy's is not */
+		memcpy(sb->buf + sb->len, s, n);
 	sb->len += n;
 	sb->buf[sb->len] = '\0';
 }
