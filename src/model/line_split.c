@@ -101,20 +101,24 @@ static int walk_key(const struct line_in *in, const uint8_t *lb, const uint8_t *
 /*
  * Whether a chunk of a line whose decoders put its events in order as
  * they go (a device's clock: line_int.h, DEC_HOLD) may start at q: no
- * event of the next DEC_HOLD goes before any of the last DEC_HOLD (ring,
+ * event of the next DEC_HOLD goes before any of the last WALK_BACK (ring,
  * their tags). Else the chunks would meet out of order and the whole line
  * be sorted after, on one thread: a TPU's ops stand a place from the
  * file's order at 1 to 3 % of its events, so at a tenth of the cuts of a
- * 1 GB profile one of its lines was. Malformed bytes say yes: the
- * decoder reports them.
+ * 1 GB profile one of its lines was. The look back is longer than the
+ * look ahead: a decoder holds an event that belongs later for as long as
+ * it takes (one 35 places early still met the next chunk out of order
+ * with 16). Malformed bytes say yes: the decoder reports them.
  */
+enum { WALK_BACK = 4 * DEC_HOLD, WALK_TRIES = 32 };
+
 static int walk_cut_ok(const struct line_in *in, const uint8_t *lb,
 		       const uint8_t *const *ring, const uint8_t *q, const uint8_t *le)
 {
 	struct ev_key hi = { 0, 0, 0, 0 }, k;
 	unsigned i;
 
-	for (i = 0; i < DEC_HOLD; i++) {
+	for (i = 0; i < WALK_BACK; i++) {
 		if (walk_key(in, lb, ring[i], le, &k) < 0)
 			return 1;
 		if (!i || ev_key_cmp(&k, &hi) > 0)
@@ -148,10 +152,12 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 	size_t count = 0, cfirst = 0, k;
 	int bad = 0, rc = 0;
 	unsigned seen = 0;
-	/* The last events' tags, where the decoders put events in order. */
+	/* The last events' tags, where the decoders put events in order, and
+	 * the places tried for the next cut. */
 	const int ro = in->p->dev_time && !in->keep;
-	const uint8_t *ring[DEC_HOLD];
+	const uint8_t *ring[WALK_BACK];
 	size_t nring = 0;
+	unsigned tries = 0;
 
 	if (l->raw_len > UINT32_MAX)
 		return LINE_EBIG;
@@ -179,15 +185,17 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 				if (!(count & (XT_BLOCK - 1)))
 					blk_push(&s->bk, (uint32_t)(tagp - lb));
 				if (ro)
-					ring[nring++ % DEC_HOLD] = tagp;
+					ring[nring++ % WALK_BACK] = tagp;
 				count++;
 			}
 		}
 		/* Where the chunks must meet in order, a cut waits for a
-		 * place where they do (for a chunk's length at most). */
+		 * place where they do: WALK_TRIES places at most (a line out
+		 * of order throughout has none, and each costs a decoding of
+		 * 80 events), for a chunk's length at most. */
 		if ((uint64_t)(q - lb) >= cut && q < le && !(count & (XT_BLOCK - 1)) &&
-		    (!ro || (uint64_t)(q - lb) >= cut + chunk ||
-		     (nring >= DEC_HOLD && walk_cut_ok(in, lb, ring, q, le)))) {
+		    (!ro || (uint64_t)(q - lb) >= cut + chunk || tries >= WALK_TRIES ||
+		     (nring >= WALK_BACK && (tries++, walk_cut_ok(in, lb, ring, q, le))))) {
 			/* A chunk ends at a field boundary before an event whose
 			 * index is a multiple of XT_BLOCK; the next window in. */
 			s->ch[s->nch] = (struct chunk){ .from = cs, .to = q, .first = cfirst,
@@ -200,6 +208,7 @@ int line_split_walk(struct line_split *s, void (*ready)(void *arg, struct line_s
 			source_prefetch(src, (uint64_t)(q - src->data),
 					(uint64_t)(le - q) < XT_WINDOW ? (uint64_t)(le - q) : XT_WINDOW);
 			cut = (uint64_t)(q - lb) + chunk;
+			tries = 0;
 		}
 	}
 	if (!rc && bad)

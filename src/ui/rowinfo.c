@@ -124,13 +124,15 @@ int rowinfo_fill(struct app *a, struct textview *tv)
 	const char *view = a->view == VIEW_OPS ? "op profile" : NULL;
 	long row = -1;
 
+	/* tv is the open overlay's (help, messages): it is cleared only once
+	 * there is a row to show. */
 	if (!a->an)
 		return -1;
-	textview_clear(tv);
 	if (p) {
 		row = panel_selected(p);
 		if (row < 0)
 			return -1;
+		textview_clear(tv);
 		panel_row(tv, p, row);
 		if (p == &a->kern && (size_t)row < a->an->nkernels)
 			kernel_extra(tv, &a->an->kernels[row]);
@@ -148,6 +150,7 @@ int rowinfo_fill(struct app *a, struct textview *tv)
 
 		if (view_ops_selected(a, &agg, &o, &kernel, &group, note, sizeof(note)) < 0)
 			return -1;
+		textview_clear(tv);
 		op_row(tv, o, kernel, group, note);
 	} else {
 		return -1;

@@ -635,6 +635,17 @@ if have_fixtures; then
 		 has "MIN         246.8 us"' "end cut" 5
 	keys i
 	check "kernels: i again closes it" 'has "TOTALv" && ! has "the selected row in full"' "still open" 5
+	# No row (a filter that keeps none): i leaves the help that was open
+	# as it was (it had emptied it).
+	keys '\'
+	text zzzz
+	keys Enter '?'
+	wait_for "xtop keys" >/dev/null
+	keys i
+	check "kernels: i with no row selected leaves the open help whole" \
+		'has "xtop keys" && has "everywhere" && has "show or hide this help"' \
+		"help blanked" 5
+	keys Escape Escape
 	# The op profile's footer note, cut at 80 columns (it says where it
 	# is whole), whole; the words first, then each figure with what it
 	# means, then the kernels.
@@ -652,7 +663,7 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 8 "lists: names apart, rows in full" "$NOFIX"
+	skip_n 9 "lists: names apart, rows in full" "$NOFIX"
 fi
 # An op's kernels opened under it (Space), their long names alike for 60
 # characters: each elided in its middle and told apart, as in the kernels

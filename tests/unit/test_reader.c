@@ -982,18 +982,21 @@ static int64_t file_index(const struct xt_trace *t, const struct xt_plane *p,
  * here and there: the decoders put them in order as they go, whole or in
  * chunks (a chunk does not start between two such events), and keep the
  * offsets of those they moved, so that each event still reads its own
- * stats. A line further out of order is sorted after, as any other. */
+ * stats. So too an event 35 places early, which a decoder holds until
+ * its place comes (a chunk does not start while one is held). A line
+ * with an event 40 places late is sorted after, as any other. */
 static void test_device_order(void **state)
 {
 	enum { N = 12000 };
 	tu_space *s = tu_space_new();
 	tu_plane *p = tu_plane_add(s, 1, "/device:TPU:0");
 	tu_line *near = tu_line_add(p, 1, "XLA Ops", 0), *far = tu_line_add(p, 2, "XLA Ops", 0);
+	tu_line *early = tu_line_add(p, 3, "XLA Ops", 0);
 	int64_t m = tu_emeta(p, "fusion")->id;
 	struct xplane_load_opts o = { .threads = 2, .split_bytes = 65536 };
 	struct xt_trace *whole, *split = trace_new(), *ts[2];
 	struct xt_error err = { "" };
-	int64_t want[N];
+	int64_t want[N], want_early[N];
 	char sw[N] = { 0 };
 	size_t i, k, swaps = 0;
 	const char *path;
@@ -1001,6 +1004,7 @@ static void test_device_order(void **state)
 	(void)state;
 	reserve_events(near, N);
 	reserve_events(far, N);
+	reserve_events(early, N);
 	/* Pairs swapped by the device's clock (sw[i]: i and i + 1): inside
 	 * blocks, and across every other block's end (where a chunk may
 	 * start). */
@@ -1021,6 +1025,16 @@ static void test_device_order(void **state)
 		TU_SI(p, e, "i", (int64_t)i);
 		TU_SU(p, e, "device_offset_ps", i == 5000 ? 4960 * 1000 + 500 : (int64_t)i * 1000);
 		TU_SU(p, e, "device_duration_ps", 50);
+		/* Every 128th event 35 places early: across every other block's
+		 * end. */
+		e = event_in_room(early, m, (int64_t)i * 1000, 100);
+		TU_SI(p, e, "i", (int64_t)i);
+		TU_SU(p, e, "device_offset_ps",
+		      i % 128 == 40 && i + 35 < N ? (int64_t)(i + 35) * 1000 + 500 : (int64_t)i * 1000);
+		TU_SU(p, e, "device_duration_ps", 50);
+		want_early[i] = i % 128 >= 40 && i % 128 < 75 && i - i % 128 + 75 < N ? (int64_t)i + 1
+				: i % 128 == 75			      ? (int64_t)i - 35
+								      : (int64_t)i;
 	}
 	for (i = 0; i < N; i++) /* the file index of the i-th event by start */
 		want[i] = (int64_t)i;
@@ -1055,6 +1069,9 @@ static void test_device_order(void **state)
 		assert_int_equal(file_index(ts[k], xp, lf, 4962), 4961);
 		assert_int_equal(file_index(ts[k], xp, lf, 5000), 4999);
 		assert_int_equal(file_index(ts[k], xp, lf, 5001), 5001);
+		for (i = 0; i < N; i++)
+			assert_int_equal(file_index(ts[k], xp, &xp->lines[2], i), want_early[i]);
+		assert_null(xp->lines[2].raw);
 	}
 	assert_true(split->hosts[0].planes[0].lines[0].raw_len > 4 * 65536);
 	tu_assert_same_trace(whole, split);
