@@ -55,7 +55,6 @@ struct sort_ctx {
 	const int64_t *start;
 	const uint32_t *raw;
 	const struct long_pair *lng;
-	size_t nlng;
 	const uint32_t *lidx; /* [event] its index in lng, when its duration is long */
 };
 
@@ -112,7 +111,7 @@ void line_sort(struct xt_line *l, uint32_t *raw, struct long_pair **lng, size_t 
 	size_t n = l->nev, i, k = 0;
 	int64_t *start = xmalloc((n ? n : 1) * sizeof(*start));
 	uint32_t *perm = xmalloc((n ? n : 1) * sizeof(uint32_t));
-	struct sort_ctx c = { l->ev, start, raw, *lng, *nlng, NULL };
+	struct sort_ctx c = { l->ev, start, raw, *lng, NULL };
 	struct long_pair *nl = NULL;
 	uint32_t *lidx = NULL;
 
