@@ -478,7 +478,7 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 		{ "SHARED", 9, 1, 2 }, { "OCC%", 4, 1, 1 },   { "KERNEL (OP)", 0, 0, 0 },
 	};
 	size_t i, n = top && top < a->nkernels ? top : a->nkernels, k;
-	int regs = 0, shared = 0, occ = 0;
+	struct xt_kernel_cols kc;
 	char b[9][1024], **fit, none[64] = "";
 	const char *cells[9];
 	struct texttab tt;
@@ -489,38 +489,29 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	 * every row: it is left out after the columns are chosen, its room
 	 * going to the names, and said so below the table (ROCm profiles
 	 * give no registers or occupancy). */
-	for (i = 0; i < n; i++) {
-		regs |= a->kernels[i].registers >= 0;
-		shared |= a->kernels[i].shared_bytes >= 0;
-		occ |= !isnan(a->kernels[i].occupancy_percent);
-	}
-	snprintf(none, sizeof(none), "%s%s%s%s%s", !regs ? "registers" : "",
-		 !regs && (!shared || !occ) ? ", " : "", !shared ? "shared memory" : "",
-		 !shared && !occ ? ", " : "", !occ ? "occupancy" : "");
+	analysis_kernel_cols(a, n, &kc);
+	snprintf(none, sizeof(none), "%s%s%s%s%s", !kc.regs ? "registers" : "",
+		 !kc.regs && (!kc.shared || !kc.occ) ? ", " : "", !kc.shared ? "shared memory" : "",
+		 !kc.shared && !kc.occ ? ", " : "", !kc.occ ? "occupancy" : "");
 	/* Rows of one kernel and op differ by their launch: then GRID (and
 	 * BLOCK, where grids are alike too) stays longest, or the rows would
 	 * read the same (five wrapped_broadcast rows of the MI300X gemm). */
-	{
-		int grid, block;
-
-		analysis_kernels_apart(a, n, &grid, &block);
-		if (grid) {
-			cols[3].drop = 1;
-			cols[7].drop = 2;
-			cols[6].drop = 3;
-		}
-		if (block)
-			cols[4].drop = 1;
+	if (kc.grid_apart) {
+		cols[3].drop = 1;
+		cols[7].drop = 2;
+		cols[6].drop = 3;
 	}
+	if (kc.block_apart)
+		cols[4].drop = 1;
 	for (k = 0; k < 9; k++)
 		cells[k] = b[k];
 	section(o, "");
 	o->len--;
 	strbuf_addf(o, "GPU kernels: %zu%s\n", a->nkernels, n < a->nkernels ? " (top)" : "");
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, 24);
-	tt.show[5] &= regs;
-	tt.show[6] &= shared;
-	tt.show[7] &= occ;
+	tt.show[5] &= kc.regs;
+	tt.show[6] &= kc.shared;
+	tt.show[7] &= kc.occ;
 	tt_head(&tt, o);
 	{
 		/* "name (op)", then fitted together so that rows alike tell

@@ -402,14 +402,19 @@ static int apart_cmp(const void *x, const void *y)
  * program have neighbours that do, and rows of one grid that differ by
  * their block likewise: one pass over neighbours, not over every pair
  * (20,000 rows took 0.9 s so, at the viewer's first draw of them). */
-void analysis_kernels_apart(const struct xt_analysis *a, size_t n, int *grid, int *block)
+void analysis_kernel_cols(const struct xt_analysis *a, size_t n, struct xt_kernel_cols *kc)
 {
 	const struct xt_kernel_row **v;
 	size_t i;
 
-	*grid = *block = 0;
+	memset(kc, 0, sizeof(*kc));
 	if (n > a->nkernels)
 		n = a->nkernels;
+	for (i = 0; i < n; i++) {
+		kc->regs |= a->kernels[i].registers >= 0;
+		kc->shared |= a->kernels[i].shared_bytes >= 0;
+		kc->occ |= !isnan(a->kernels[i].occupancy_percent);
+	}
 	if (n < 2)
 		return;
 	v = xmalloc(n * sizeof(*v));
@@ -423,9 +428,9 @@ void analysis_kernels_apart(const struct xt_analysis *a, size_t n, int *grid, in
 		    strcmp(x->program, y->program))
 			continue;
 		if (memcmp(x->grid, y->grid, sizeof(x->grid)))
-			*grid = 1;
+			kc->grid_apart = 1;
 		else if (memcmp(x->block, y->block, sizeof(x->block)))
-			*block = 1;
+			kc->block_apart = 1;
 	}
 	free(v);
 }

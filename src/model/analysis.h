@@ -310,11 +310,19 @@ const char *analysis_op_program(const struct xt_analysis *a, const struct xt_tra
  * bytes); returns buf. */
 const char *analysis_kernel_op(const struct xt_kernel_row *k, char *buf, size_t n);
 
-/* What tells apart kernel rows of one kernel, op and program among the
- * first n (they differ by their launch): *grid when some differ by their
- * grid, *block when some with one grid differ by their block. A list that
- * drops those columns first would show such rows alike. */
-void analysis_kernels_apart(const struct xt_analysis *a, size_t n, int *grid, int *block);
+/* What the kernel tables (the report's, the viewer's) choose their
+ * columns by, over the first n rows. */
+struct xt_kernel_cols {
+	/* Some row has the figure: a column no row fills would read '-' on
+	 * every row (ROCm gives no registers or occupancy). */
+	int regs, shared, occ;
+	/* What tells rows of one kernel, op and program apart (they differ by
+	 * their launch): grid, when some differ by their grid; block, when
+	 * some with one grid differ by their block. A table that drops those
+	 * columns first would show such rows alike. */
+	int grid_apart, block_apart;
+};
+void analysis_kernel_cols(const struct xt_analysis *a, size_t n, struct xt_kernel_cols *kc);
 
 /* The launch shape of GPU event ev (its kernel_details: grid, block,
  * registers, shared memory), as the kernel rows are keyed: 1 when it has

@@ -209,32 +209,28 @@ static struct panel *kern_panel(struct app *a)
  * Which kernel columns go first when the list is narrow: those no kernel
  * fills (ROCm gives no registers or occupancy: '-' on every row), and
  * last the launch shape where it is what tells rows of one kernel and op
- * apart (analysis_kernels_apart): at 80 columns the MI300X gemm's five
+ * apart (analysis_kernel_cols): at 80 columns the MI300X gemm's five
  * wrapped_broadcast rows read alike, their grids dropped first. Worked
- * out once per analysis: it compares the rows pairwise.
+ * out once per analysis: it sorts the rows.
  */
 static void kern_fit(struct app *a, struct panel *p)
 {
 	const struct xt_analysis *an = a->an;
-	int grid, block, regs = 0, shared = 0, occ = 0, c;
-	size_t i;
+	struct xt_kernel_cols kc;
+	int c;
 
 	if (a->kern_fit.an != an) {
-		for (i = 0; i < an->nkernels; i++) {
-			regs |= an->kernels[i].registers >= 0;
-			shared |= an->kernels[i].shared_bytes >= 0;
-			occ |= !isnan(an->kernels[i].occupancy_percent);
-		}
-		a->kern_fit.empty = (regs ? 0 : 1ul << 6) | (shared ? 0 : 1ul << 7) |
-				    (occ ? 0 : 1ul << 8);
-		analysis_kernels_apart(an, an->nkernels, &grid, &block);
+		analysis_kernel_cols(an, an->nkernels, &kc);
+		a->kern_fit.empty = (kc.regs ? 0 : 1ul << 6) | (kc.shared ? 0 : 1ul << 7) |
+				    (kc.occ ? 0 : 1ul << 8);
 		for (c = 0; c < 10; c++)
-			a->kern_fit.drop[c] = kern_columns[c].drop +
-					      (kern_columns[c].drop && (grid || block) ? 2 : 0);
-		if (grid)
+			a->kern_fit.drop[c] =
+				kern_columns[c].drop +
+				(kern_columns[c].drop && (kc.grid_apart || kc.block_apart) ? 2 : 0);
+		if (kc.grid_apart)
 			a->kern_fit.drop[4] = 1;
-		if (block)
-			a->kern_fit.drop[5] = grid ? 2 : 1;
+		if (kc.block_apart)
+			a->kern_fit.drop[5] = kc.grid_apart ? 2 : 1;
 		a->kern_fit.an = an;
 	}
 	p->empty = a->kern_fit.empty;

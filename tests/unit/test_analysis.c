@@ -730,7 +730,7 @@ static void test_kernel_rows_grouping_key(void **state)
 	assert_int_equal(a->kernels[1].grid[0], 4);
 }
 
-/* What tells kernel rows apart (analysis_kernels_apart), which the lists
+/* What tells kernel rows apart (analysis_kernel_cols), which the lists
  * keep longest: rows of one kernel and op that differ by their grid, or
  * with one grid by their block; rows of other kernels or ops count for
  * nothing, nor rows past the first n. */
@@ -740,7 +740,7 @@ static void test_kernel_rows_apart(void **state)
 	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
 	tu_line *l = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
 	struct xt_analysis *a;
-	int grid, block;
+	struct xt_kernel_cols kc;
 
 	(void)state;
 	kernel(g, l, "k", 0, 50, "fusion.1", 1, "grid:2,1,1 block:64,1,1");
@@ -750,15 +750,15 @@ static void test_kernel_rows_apart(void **state)
 	kernel(g, l, "k", 400, 10, "fusion.1", 5, "grid:16,1,1 block:64,1,1");
 	a = tu_load_space(s, NULL);
 	assert_int_equal(a->nkernels, 5);
-	analysis_kernels_apart(a, 3, &grid, &block); /* k, j, k of another op */
-	assert_false(grid);
-	assert_false(block);
-	analysis_kernels_apart(a, 4, &grid, &block); /* k/fusion.1 by its block */
-	assert_false(grid);
-	assert_true(block);
-	analysis_kernels_apart(a, 99, &grid, &block); /* and by its grid */
-	assert_true(grid);
-	assert_true(block);
+	analysis_kernel_cols(a, 3, &kc); /* k, j, k of another op */
+	assert_false(kc.grid_apart);
+	assert_false(kc.block_apart);
+	analysis_kernel_cols(a, 4, &kc); /* k/fusion.1 by its block */
+	assert_false(kc.grid_apart);
+	assert_true(kc.block_apart);
+	analysis_kernel_cols(a, 99, &kc); /* and by its grid */
+	assert_true(kc.grid_apart);
+	assert_true(kc.block_apart);
 }
 
 /* One kernel serving seven ops in turn, with three launch shapes in turn,
