@@ -65,6 +65,22 @@ void app_progress(struct app *a, const char *fmt, ...)
 	a->status_err = 0;
 }
 
+void ui_put_prompt(int y, int cols, const struct prompt *p)
+{
+	/* The label, then the line scrolled so the cursor shows. */
+	const char *label = prompt_label(p);
+	int lw = (int)strlen(label), room = cols - lw - 1, cx;
+	size_t off = room > 0 && p->cur > (size_t)room ? p->cur - (size_t)room : 0;
+
+	ui_put(y, 0, cols, term_attr(ROLE_TEXT), label, 1);
+	/* No end mark (pad 0): the cursor may sit in the last column. */
+	ui_put(y, lw, cols - lw, term_attr(ROLE_TEXT), p->buf + off, 0);
+	curs_set(1);
+	/* The cursor's column: letters, not bytes. */
+	cx = lw + utf8_width_n(p->buf + off, p->cur - off);
+	move(y, cx < cols ? cx : cols - 1);
+}
+
 int ui_put(int y, int x, int w, int attr, const char *s, int pad)
 {
 	int col = 0;
@@ -259,21 +275,7 @@ static void draw_hints(struct app *a)
 	move(y, 0);
 	clrtoeol();
 	if (a->prompt.kind) {
-		/* The label, then the line scrolled so the cursor shows. */
-		const char *label = prompt_label(&a->prompt);
-		int lw = (int)strlen(label), room = a->cols - lw - 1;
-		size_t off = room > 0 && a->prompt.cur > (size_t)room ? a->prompt.cur - (size_t)room : 0;
-
-		ui_put(y, 0, a->cols, term_attr(ROLE_TEXT), label, 1);
-		/* No end mark (pad 0): the cursor may sit in the last column. */
-		ui_put(y, lw, a->cols - lw, term_attr(ROLE_TEXT), a->prompt.buf + off, 0);
-		curs_set(1);
-		{
-			/* The cursor's column: letters, not bytes. */
-			int cx = lw + utf8_width_n(a->prompt.buf + off, a->prompt.cur - off);
-
-			move(y, cx < a->cols ? cx : a->cols - 1);
-		}
+		ui_put_prompt(y, a->cols, &a->prompt);
 		return;
 	}
 	curs_set(0);

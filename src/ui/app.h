@@ -203,6 +203,9 @@ int ui_put(int y, int x, int w, int attr, const char *s, int pad);
  * between words (continuation rows indented by indent); what still does
  * not fit ends in an ellipsis. Returns the rows used. */
 int ui_put_wrap(int y, int w, int rows, int attr, const char *s, int indent);
+/* Prompt p on row y, cols wide: its label, then its line scrolled so the
+ * cursor shows, the cursor on its letter (the viewer's and top's). */
+void ui_put_prompt(int y, int cols, const struct prompt *p);
 /* Host name h without the start every open host shares (back to a
  * separator), an ellipsis in its place: what tells the hosts apart, for
  * columns too narrow for the whole name. */

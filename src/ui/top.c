@@ -291,13 +291,7 @@ static void draw_bottom(struct top_ui *u, int y, int cols)
 	size_t i;
 
 	if (u->prompt.kind) {
-		const char *label = prompt_label(&u->prompt);
-		int lw = (int)strlen(label);
-
-		ui_put(y, 0, cols, term_attr(ROLE_TEXT), label, 1);
-		ui_put(y, lw, cols - lw, term_attr(ROLE_TEXT), u->prompt.buf, 0);
-		curs_set(1);
-		move(y, lw + (int)u->prompt.cur < cols ? lw + (int)u->prompt.cur : cols - 1);
+		ui_put_prompt(y, cols, &u->prompt);
 		return;
 	}
 	curs_set(0);
