@@ -509,13 +509,9 @@ static unsigned app_key(struct app *a, int c)
 	case ACT_QUIT:
 		return UI_QUIT;
 	case ACT_HELP:
-		overlay_open(a, OVERLAY_HELP);
-		return UI_REDRAW;
 	case ACT_MESSAGES:
-		overlay_open(a, OVERLAY_MESSAGES);
-		return UI_REDRAW;
 	case ACT_ROW:
-		overlay_open(a, OVERLAY_ROW);
+		overlay_open(a, overlay_kind_of(act));
 		return UI_REDRAW;
 	case ACT_VIEW_NEXT:
 	case ACT_VIEW_PREV:

@@ -94,8 +94,27 @@ static void messages_fill(struct textview *tv, const struct msglog *log)
 	}
 }
 
-/* What each kind is called: its title, and in "not in the ..." */
-static const char *const kind_name[] = { "", "help", "messages", "row" };
+/* Each kind: the action that opens and closes it, its key as the title's
+ * hint says it, what it is called ("not in the ..."), and its title
+ * (OVERLAY_ROW's is the row's, a->ov.title). */
+static const struct {
+	enum action act;
+	const char *key, *name, *title;
+} kinds[] = {
+	[OVERLAY_HELP] = { ACT_HELP, "?", "help", " xtop keys" },
+	[OVERLAY_MESSAGES] = { ACT_MESSAGES, "m", "messages", " messages, newest last" },
+	[OVERLAY_ROW] = { ACT_ROW, "i", "row", NULL },
+};
+
+enum overlay_kind overlay_kind_of(enum action act)
+{
+	size_t k;
+
+	for (k = 1; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (kinds[k].act == act)
+			return (enum overlay_kind)k;
+	return OVERLAY_NONE;
+}
 
 void overlay_open(struct app *a, enum overlay_kind kind)
 {
@@ -123,9 +142,7 @@ void overlay_draw(struct app *a, int y, int h)
 	struct panel *p = textview_panel(&a->ov.tv);
 	static const char *const hints[] = { "  (%s or Esc closes, Up/Down/PgUp/PgDn scroll, / finds)",
 					     "  (%s or Esc closes, / finds)", "" };
-	const char *what = a->ov.kind == OVERLAY_HELP	 ? " xtop keys"
-			   : a->ov.kind == OVERLAY_ROW ? a->ov.title
-						       : " messages, newest last";
+	const char *what = a->ov.kind == OVERLAY_ROW ? a->ov.title : kinds[a->ov.kind].title;
 	char title[512], hint[128], where[64] = "";
 	size_t rows = textview_rows(&a->ov.tv, a->cols), k;
 	int body = h - 1, len = 0;
@@ -139,10 +156,7 @@ void overlay_draw(struct app *a, int y, int h)
 		len = snprintf(where, sizeof(where), " %ld-%ld of %zu ", p->top + 1,
 			       p->top + body < (long)rows ? p->top + body : (long)rows, rows);
 	for (k = 0; k < sizeof(hints) / sizeof(hints[0]); k++) {
-		snprintf(hint, sizeof(hint), hints[k],
-			 a->ov.kind == OVERLAY_HELP  ? "?"
-			 : a->ov.kind == OVERLAY_ROW ? "i"
-						     : "m");
+		snprintf(hint, sizeof(hint), hints[k], kinds[a->ov.kind].key);
 		snprintf(title, sizeof(title), "%s%s", what, hint);
 		if ((int)strlen(title) + len < a->cols)
 			break;
@@ -163,7 +177,7 @@ void overlay_find(struct app *a, const char *text, int dir)
 	if (!text[0])
 		return;
 	if (panel_find(p, text, dir) < 0)
-		app_status(a, 1, "'%s' is not in the %s", text, kind_name[a->ov.kind]);
+		app_status(a, 1, "'%s' is not in the %s", text, kinds[a->ov.kind].name);
 }
 
 unsigned overlay_act(struct app *a, enum action act)
@@ -176,9 +190,7 @@ unsigned overlay_act(struct app *a, enum action act)
 	case ACT_HELP:
 	case ACT_MESSAGES:
 	case ACT_ROW: {
-		enum overlay_kind k = act == ACT_HELP	      ? OVERLAY_HELP
-				      : act == ACT_MESSAGES ? OVERLAY_MESSAGES
-							    : OVERLAY_ROW;
+		enum overlay_kind k = overlay_kind_of(act);
 
 		if (a->ov.kind == k)
 			a->ov.kind = OVERLAY_NONE;

@@ -25,6 +25,8 @@ struct overlay {
  * current list's selected row; a list with no row selected says so in the
  * status line and opens nothing. */
 void overlay_open(struct app *a, enum overlay_kind kind);
+/* The kind that action act opens (help ?, messages m, a row i); NONE. */
+enum overlay_kind overlay_kind_of(enum action act);
 /* Draws the open overlay into rows [y, y + h). */
 void overlay_draw(struct app *a, int y, int h);
 /* Handles an action while an overlay is open: scrolling, / n N, ? and m
