@@ -41,11 +41,11 @@ void panel_fini(struct panel *p)
 
 /* ---- what a row says ---- */
 
+static void layout(const struct panel *p, int w, int *show, int *width);
+
 /* The row's text; with show, only the columns shown (what the filter
  * reads: the TPU's steps filtered by "79" kept steps 45 and 93 by their
  * START, a column 80 columns do not show). */
-static void layout(const struct panel *p, int w, int *show, int *width);
-
 static void row_text(const struct panel *p, size_t row, char *buf, size_t n, const int *show)
 {
 	size_t c, o = 0;
