@@ -227,3 +227,17 @@ size_t ops_build_rows(struct app *a, struct row *rows)
 	return n;
 }
 
+
+struct row *ops_rows(struct app *a, size_t *n)
+{
+	struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
+
+	*n = ops_build_rows(a, rows);
+	return rows;
+}
+
+int ops_group_blank(const char *name)
+{
+	return !strcmp(name, "AVG") || !strcmp(name, "CATEGORY") || !strcmp(name, "PROGRAM") ||
+	       !strcmp(name, "NAME");
+}

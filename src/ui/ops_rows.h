@@ -36,5 +36,10 @@ size_t ops_rows_cap(const struct app *a);
 /* The rows shown, filtered and sorted, into rows (ops_rows_cap() of them);
  * returns their count. */
 size_t ops_build_rows(struct app *a, struct row *rows);
+/* The same, into a new array (the caller frees it), *n of them. */
+struct row *ops_rows(struct app *a, size_t *n);
+/* Whether op column name is blank on a group row: a group has no
+ * average, category, program or name of its own. */
+int ops_group_blank(const char *name);
 
 #endif

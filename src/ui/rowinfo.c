@@ -7,6 +7,7 @@
 #include "../model/op_columns.h"
 #include "../util/timefmt.h"
 #include "app.h"
+#include "ops_rows.h"
 #include "term.h"
 
 /* Header names line up in this many columns; a value too long for its
@@ -98,8 +99,7 @@ static void op_row(struct textview *tv, const struct xt_op_row *o, long kernel, 
 		const struct op_column *col = &op_columns[c];
 		char v[4200];
 
-		/* A group row has no average of its own (as its row shows). */
-		if (op_word(col->name) || (group && !strcmp(col->name, "AVG")))
+		if (op_word(col->name) || (group && ops_group_blank(col->name)))
 			continue;
 		col->format(o, cell, sizeof(cell));
 		snprintf(v, sizeof(v), "%-10s %s", cell[0] ? cell : "-", col->help ? col->help : "");

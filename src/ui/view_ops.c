@@ -252,8 +252,8 @@ static void widen_program(const struct app *a, const int *show, int *cw)
 
 static void ops_draw(struct app *a, int y, int h)
 {
-	struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
-	size_t n = ops_build_rows(a, rows), c, k, nop, vis;
+	size_t n, c, k, nop, vis;
+	struct row *rows = ops_rows(a, &n);
 	char cell[512], line[1024], **fit, *fitbuf;
 	int x, row, show[16], cw[16];
 
@@ -364,10 +364,7 @@ static void ops_draw(struct app *a, int y, int h)
 
 			if (!show[c])
 				continue;
-			if (rows[k].kind != ROW_OP && (!strcmp(col->name, "AVG") ||
-						       !strcmp(col->name, "CATEGORY") ||
-						       !strcmp(col->name, "PROGRAM") ||
-						       !strcmp(col->name, "NAME"))) {
+			if (rows[k].kind != ROW_OP && ops_group_blank(col->name)) {
 				cell[0] = '\0';
 			} else {
 				col->format(o, cell, sizeof(cell));
@@ -481,8 +478,8 @@ struct sel_key {
 
 static struct sel_key sel_key(struct app *a)
 {
-	struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
-	size_t n = ops_build_rows(a, rows);
+	size_t n;
+	struct row *rows = ops_rows(a, &n);
 	struct sel_key k = { ROW_OP, -1, -1, NULL, NULL, 0 };
 
 	if (a->ops.sel >= 0 && (size_t)a->ops.sel < n) {
@@ -498,8 +495,8 @@ static struct sel_key sel_key(struct app *a)
  * out, or a kernel row of an op now folded: its op then). */
 static void sel_restore(struct app *a, const struct sel_key *k)
 {
-	struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
-	size_t n = ops_build_rows(a, rows), i, hit = SIZE_MAX, op_row = SIZE_MAX;
+	size_t n, i, hit = SIZE_MAX, op_row = SIZE_MAX;
+	struct row *rows = ops_rows(a, &n);
 
 	for (i = 0; k->valid && i < n && hit == SIZE_MAX; i++) {
 		const struct row *r = &rows[i];
@@ -599,8 +596,8 @@ static unsigned ops_act(struct app *a, enum action act)
 		break;
 	case ACT_ENTER:
 	case ACT_FOLD: {
-		struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
-		size_t n = ops_build_rows(a, rows);
+		size_t n;
+		struct row *rows = ops_rows(a, &n);
 
 		if (a->ops.sel >= 0 && (size_t)a->ops.sel < n) {
 			struct row *r = &rows[a->ops.sel];
@@ -652,8 +649,8 @@ const struct view view_ops = { "op profile", SCOPE_OPS, ops_draw, ops_act };
 int view_ops_selected(struct app *a, struct xt_op_row *agg, const struct xt_op_row **o,
 		      long *kernel, int *group, char *note, size_t n)
 {
-	struct row *rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
-	size_t nr = ops_build_rows(a, rows);
+	size_t nr;
+	struct row *rows = ops_rows(a, &nr);
 	const struct row *r = a->ops.sel >= 0 && (size_t)a->ops.sel < nr ? &rows[a->ops.sel] : NULL;
 
 	if (r) {
@@ -675,8 +672,7 @@ void view_ops_focus(struct app *a, long op)
 
 	a->ops.filter[0] = '\0';
 	a->view = VIEW_OPS;
-	rows = xmalloc(ops_rows_cap(a) * sizeof(*rows));
-	n = ops_build_rows(a, rows);
+	rows = ops_rows(a, &n);
 	for (i = 0; i < n; i++)
 		if (rows[i].kind == ROW_OP && rows[i].op == op) {
 			a->ops.sel = (long)i;
