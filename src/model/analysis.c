@@ -788,6 +788,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static _Atomic uint64_t analysis_serials; /* xt_analysis.serial */
+
 struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t)
 {
 	struct xt_analysis *a = xcalloc(1, sizeof(*a));
@@ -803,6 +805,7 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	int threaded;
 
 	arena_init(&a->arena);
+	a->serial = atomic_fetch_add(&analysis_serials, 1) + 1;
 	a->origin_ps = t->origin_ps;
 	hlo_keep(a, ctx, t);
 	/* Before anything reads the line parts: it moves blit copies. */

@@ -285,6 +285,10 @@ struct xt_analysis {
 	size_t ncb_names;
 	struct xt_overview overview;
 	struct arena arena;           /* strings of all rows */
+	/* Unique in the process, never 0: what a cache of this analysis's
+	 * figures is keyed by. Its address is not: a later analysis (a
+	 * reload, a capture) may be given the address of a freed one. */
+	uint64_t serial;
 };
 
 struct analysis_ctx;

@@ -83,7 +83,7 @@ struct ops_state {
 struct diff_state {
 	long base;             /* profs index; -1: nothing compared */
 	struct xt_cmp *cmp;    /* owned; made for with_base against with_new */
-	const struct xt_analysis *with_base, *with_new;
+	uint64_t with_base, with_new; /* their analyses' serials (0: none) */
 	struct panel p;
 };
 
@@ -125,7 +125,7 @@ struct app {
 	struct panel steps, mem; /* the steps and memory lists (view_lists.c) */
 	int steps_drop[16];      /* the steps' column drop order (view_lists.c) */
 	struct {
-		const struct xt_analysis *an; /* what unit/dec were worked out for */
+		uint64_t an;    /* the serial of the analysis they were worked out for */
 		size_t n;
 		int64_t origin; /* the time axis's (timeaxis_rel of 0) */
 		int64_t unit;	/* 0: fmt_ps; else fmt_ps_unit (timefmt_apart) */
@@ -133,7 +133,7 @@ struct app {
 	} step_starts; /* how the steps' START column tells them apart */
 	struct panel kern, devs; /* the kernel and device tables (view_tables.c) */
 	struct {
-		const struct xt_analysis *an; /* what they were worked out for */
+		uint64_t an;          /* the serial of the analysis they were worked out for */
 		int drop[10];         /* the kernel columns' drop order */
 		unsigned long empty;  /* the columns no kernel fills */
 	} kern_fit;

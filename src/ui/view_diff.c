@@ -18,6 +18,11 @@
 #include "app.h"
 #include "term.h"
 
+static uint64_t serial_of(const struct xt_analysis *an)
+{
+	return an ? an->serial : 0;
+}
+
 /* The comparison for the current pair, made again when either changed. */
 static const struct xt_cmp *diff_cmp(struct app *a)
 {
@@ -27,15 +32,15 @@ static const struct xt_cmp *diff_cmp(struct app *a)
 	if (d->base < 0 || (size_t)d->base >= a->nprofs || (size_t)d->base == a->cur) {
 		compare_free(d->cmp);
 		d->cmp = NULL;
-		d->with_base = d->with_new = NULL;
+		d->with_base = d->with_new = 0;
 		return NULL;
 	}
 	base = a->profs[d->base].an;
-	if (!d->cmp || d->with_base != base || d->with_new != a->an) {
+	if (!d->cmp || d->with_base != serial_of(base) || d->with_new != serial_of(a->an)) {
 		compare_free(d->cmp);
 		d->cmp = compare_new(base, a->an);
-		d->with_base = base;
-		d->with_new = a->an;
+		d->with_base = serial_of(base);
+		d->with_new = serial_of(a->an);
 	}
 	return d->cmp;
 }

@@ -117,7 +117,7 @@ static void step_starts_fit(struct app *a, int w)
 	int64_t *v, origin = timeaxis_rel(a, 0);
 	size_t i;
 
-	if (a->step_starts.an == an && a->step_starts.n == an->nsteps &&
+	if (a->step_starts.an == an->serial && a->step_starts.n == an->nsteps &&
 	    a->step_starts.origin == origin)
 		return;
 	v = xmalloc((an->nsteps ? an->nsteps : 1) * sizeof(*v));
@@ -125,7 +125,7 @@ static void step_starts_fit(struct app *a, int w)
 		v[i] = timeaxis_rel(a, an->steps[i].start_ps);
 	timefmt_apart(v, an->nsteps, w, &a->step_starts.unit, &a->step_starts.dec);
 	free(v);
-	a->step_starts.an = an;
+	a->step_starts.an = an->serial;
 	a->step_starts.n = an->nsteps;
 	a->step_starts.origin = origin;
 }

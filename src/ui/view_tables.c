@@ -219,7 +219,7 @@ static void kern_fit(struct app *a, struct panel *p)
 	struct xt_kernel_cols kc;
 	int c;
 
-	if (a->kern_fit.an != an) {
+	if (a->kern_fit.an != an->serial) {
 		analysis_kernel_cols(an, an->nkernels, &kc);
 		a->kern_fit.empty = (kc.regs ? 0 : 1ul << 6) | (kc.shared ? 0 : 1ul << 7) |
 				    (kc.occ ? 0 : 1ul << 8);
@@ -231,7 +231,7 @@ static void kern_fit(struct app *a, struct panel *p)
 			a->kern_fit.drop[4] = 1;
 		if (kc.block_apart)
 			a->kern_fit.drop[5] = kc.grid_apart ? 2 : 1;
-		a->kern_fit.an = an;
+		a->kern_fit.an = an->serial;
 	}
 	p->empty = a->kern_fit.empty;
 	p->drop_at = a->kern_fit.drop;

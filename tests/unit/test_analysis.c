@@ -761,6 +761,37 @@ static void test_kernel_rows_apart(void **state)
 	assert_true(kc.block_apart);
 }
 
+/* Each analysis has its own serial, also one given a freed one's address:
+ * the viewer's caches of an analysis's figures are keyed by it. */
+static void test_analysis_serial(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *l = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
+	uint64_t seen[4];
+	int i, j;
+	const char *path;
+
+	(void)state;
+	kernel(g, l, "k", 0, 50, "fusion.1", 1, "grid:2,1,1 block:64,1,1");
+	path = tu_write(s, 0);
+	for (i = 0; i < 4; i++) {
+		struct load_opts o = { 0 };
+		struct xt_trace *t;
+		struct xt_analysis *a;
+		struct xt_error err;
+
+		assert_int_equal(load_profile(path, &o, &t, &a, &err), 0);
+		seen[i] = a->serial;
+		assert_true(seen[i] != 0);
+		for (j = 0; j < i; j++)
+			assert_true(seen[j] != seen[i]);
+		/* freed here, not at teardown: the next may get its address */
+		analysis_free(a);
+		trace_free(t);
+	}
+}
+
 /* One kernel serving seven ops in turn, with three launch shapes in turn,
  * then three others (more than the parses a line keeps per kernel), then
  * the first three again: every (shape, op) pair is its own row with all
@@ -990,6 +1021,7 @@ int main(void)
 		TU_TEST(test_collective_by_sendrecv_category),
 		TU_TEST(test_kernel_details_parse),
 		TU_TEST(test_kernel_rows_apart),
+		TU_TEST(test_analysis_serial),
 		TU_TEST(test_host_step_markers),
 		TU_TEST(test_host_marker_traceme_root_group),
 	};
