@@ -263,9 +263,17 @@ static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 		r->hbm_bytes_per_s = r->hbm_bw_utilization = NAN;
 		/* Bytes are the HLO's operands and outputs: on a GPU with a
 		 * large L2 (50 MB on an H100) some never reach HBM. */
-		r->rate_note = "bandwidth above the device's peak: some of its bytes came from a "
-			       "cache, its time is too short (an async op?) or its bytes are wrong";
+		r->rate_note = *r->rate_note
+				       ? "FLOP rate and bandwidth above the device's peak: the op's "
+					 "time is too short, or its FLOPs or bytes are wrong"
+				       : "bandwidth above the device's peak: some of its bytes came "
+					 "from a cache, its time is too short (an async op?) or its "
+					 "bytes are wrong";
 	}
+	/* FLOPs over HBM bytes: when either rate is impossible, one of them
+	 * may be what is wrong (bytes an L2 served, counted as HBM's). */
+	if (*r->rate_note)
+		r->intensity = NAN;
 	/* All bytes (on-chip memories included) can outrun HBM; only a rate
 	 * no memory reaches is dropped. With no HBM share known, all bytes
 	 * are HBM bytes and the HBM check above applies to them. */

@@ -264,6 +264,9 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       has busy_ps and span_ps null: it was idle, or it was not traced (the
       MI300X conv profile's GPU:1-6 ran programs and have no events). One
       with instants only keeps busy 0 and span 0.
+  C42 arithmetic_intensity is null whenever the FLOP rate or the HBM
+      bandwidth was dropped as above the device's peak: the FLOPs or the
+      HBM bytes it divides may be what is wrong.
 """
 
 import gzip
@@ -1811,7 +1814,9 @@ def op_row(a, plane_info, self_total):
             note = 'flops above peak'
         if hr is not None and (hr > MAX_BW if hu is None else hu > 1):
             hr = hu = None
-            note = 'bandwidth above peak'
+            note = 'flops and bandwidth above peak' if note else 'bandwidth above peak'
+        if note:
+            intensity = None  # C42: FLOPs or HBM bytes may be what is wrong
         if br is not None and (br > MAX_BW or (a.hbm == a.bytes and hr is None)):
             br = None
             note = note or 'bandwidth above any memory'

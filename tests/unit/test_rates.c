@@ -78,12 +78,34 @@ static void test_rate_notes(void **state)
 	expect(XT_ATTR_HLO_OP, "fusion", 1e9, -1, 0, 0, "peak is unknown");
 	/* A check's reason stands. */
 	expect(XT_ATTR_HLO_OP, "fusion", 1e30, 1e9, 1, 0, "above the device's peak");
+	/* Both checks fail: both reasons, neither overwriting the other. */
+	expect(XT_ATTR_HLO_OP, "fusion", 1e30, 1e12, 1, 0, "FLOP rate and bandwidth above");
+}
+
+/* Arithmetic intensity (FLOPs per HBM byte) is shown only while both its
+ * counts stand: an impossible bandwidth says the HBM bytes may be wrong
+ * (an L2 served some), an impossible FLOP rate the FLOPs. */
+static void test_intensity_dropped(void **state)
+{
+	struct xt_op_row r;
+
+	(void)state;
+	rates(&r, XT_ATTR_HLO_OP, "fusion", 1e9, 1e8, 1, 0);
+	assert_true(fabs(r.intensity - 10.0) < 1e-9);
+	rates(&r, XT_ATTR_HLO_OP, "fusion", 1e9, 1e12, 1, 0); /* 1000 TB/s */
+	assert_true(isnan(r.hbm_bytes_per_s));
+	assert_true(isnan(r.intensity));
+	assert_non_null(strstr(r.rate_note, "bandwidth above"));
+	rates(&r, XT_ATTR_HLO_OP, "fusion", 1e30, 1e8, 1, 0);
+	assert_true(isnan(r.flops_per_s));
+	assert_true(isnan(r.intensity));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TU_TEST(test_rate_notes),
+		TU_TEST(test_intensity_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
