@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../model/op_columns.h"
 #include "../util/timefmt.h"
 #include "report.h"
 #include "texttab.h"
@@ -147,14 +148,14 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 		int n = snprintf(line, sizeof(line), "top ops:");
 
 		for (i = 0; i < a->nops && i < 5 && n < (int)sizeof(line) - 300; i++) {
-			char full[1024], name[256];
+			char full[1024], name[256], pb[16];
 			int room = width > 0 ? width - 16 : 0;
 
 			snprintf(full, sizeof(full), "%s%s%s", a->ops[i].program,
 				 *a->ops[i].program ? "/" : "", a->ops[i].name);
 			tt_elide(name, sizeof(name), full, room < 16 ? 16 : room);
-			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s %s %.1f%%", i ? "," : "",
-				      name, a->ops[i].percent);
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s %s %s", i ? "," : "",
+				      name, op_percent_text(pb, sizeof(pb), a->ops[i].percent));
 		}
 		tt_wrap(o, "  ", line, 4, width);
 	}

@@ -41,10 +41,19 @@ static void f_self(const struct xt_op_row *r, char *b, size_t n)
 {
 	fmt_ps(b, n, r->self_ps);
 }
+char *op_percent_text(char *b, size_t n, double percent)
+{
+	if (percent > 0 && percent < 0.05)
+		snprintf(b, n, "<0.1%%");
+	else
+		/* "100.0%" would not fit the column: one op with all the time. */
+		snprintf(b, n, percent >= 99.95 ? "%.0f%%" : "%.1f%%", percent);
+	return b;
+}
+
 static void f_pct(const struct xt_op_row *r, char *b, size_t n)
 {
-	/* "100.0%" would not fit the column: one op with all the time. */
-	snprintf(b, n, r->percent >= 99.95 ? "%.0f%%" : "%.1f%%", r->percent);
+	op_percent_text(b, n, r->percent);
 }
 static void f_total(const struct xt_op_row *r, char *b, size_t n)
 {

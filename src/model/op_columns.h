@@ -33,6 +33,10 @@ void op_columns_fit(int width, int name_min, int *show);
 int op_column_blank(size_t c, const struct xt_op_row *rows, size_t n);
 /* Hides (show[c] = 0) every column blank for rows[0..n). */
 void op_columns_blank(int *show, const struct xt_op_row *rows, size_t n);
+/* An op's %DEV (xt_op_row.percent) as the report and the viewer write it,
+ * at most 5 characters: "<0.1%" for a share too small for a tenth, never
+ * "0.0%" for an op that took time. Returns b. */
+char *op_percent_text(char *b, size_t n, double percent);
 /* Index of the column named name (case-insensitive), or -1. */
 int op_column_find(const char *name);
 /* PROGRAM's width for rows[0..n): its width `have`, grown into the room

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../model/op_columns.h"
 #include "../model/stats.h"
 #include "../util/timefmt.h"
 #include "app.h"
@@ -21,7 +22,7 @@ static void details_fill(struct app *a)
 	const struct xt_event *ev;
 	const struct xt_event_meta *m;
 	const struct xt_host *host;
-	char line[4608], b1[48], b2[32], b3[32], b4[32];
+	char line[4608], b1[48], b2[32], b3[32], b4[32], pb[16];
 	struct stat_iter it;
 	struct xt_stat s;
 	long op;
@@ -58,10 +59,11 @@ static void details_fill(struct app *a)
 		const struct xt_op_row *r = &a->an->ops[op];
 
 		textview_add(tv, ROLE_TEXT, 0, 4,
-			     "  op profile: %s [%s] %s self %s (%.1f%%), total %s, %" PRIu64
+			     "  op profile: %s [%s] %s self %s (%s), total %s, %" PRIu64
 			     " runs, avg %s",
 			     r->name, r->category, r->program, fmt_ps(b1, sizeof(b1), r->self_ps),
-			     r->percent, fmt_ps(b2, sizeof(b2), r->total_ps), r->occurrences,
+			     op_percent_text(pb, sizeof(pb), r->percent),
+			     fmt_ps(b2, sizeof(b2), r->total_ps), r->occurrences,
 			     fmt_ps(b4, sizeof(b4),
 				    r->occurrences ? r->total_ps / (int64_t)r->occurrences : 0));
 	}

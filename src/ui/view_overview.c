@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/op_columns.h"
 #include "../util/timefmt.h"
 #include "../util/utf8.h"
 #include "../util/xalloc.h"
@@ -201,8 +202,9 @@ static void build(struct app *a, struct ov_lines *L, int w)
 		 w >= 19 + 34 ? "TOP OPS (Enter: in the op profile)" : "TOP OPS");
 	for (i = 0; i < an->nops && i < 5; i++) {
 		l = add(L, OVL_OP, (long)i, 1);
-		snprintf(l->text, sizeof(l->text), " %10s %5.1f%%  ",
-			 fmt_ps(b1, sizeof(b1), an->ops[i].self_ps), an->ops[i].percent);
+		snprintf(l->text, sizeof(l->text), " %10s %6s  ",
+			 fmt_ps(b1, sizeof(b1), an->ops[i].self_ps),
+			 op_percent_text(b2, sizeof(b2), an->ops[i].percent));
 		put_name(l, an->ops[i].program, *an->ops[i].program ? "/" : "", an->ops[i].name, w);
 	}
 	l = add(L, OVL_TEXT, 0, 0);

@@ -353,6 +353,22 @@ static void test_figures_fit(void **state)
 		}
 }
 
+/* %DEV: never "0.0%" for an op that took time (the TPU's broadcast.2,
+ * 4.44 ms of 1.3 ks), never over five characters. */
+static void test_op_percent(void **state)
+{
+	char b[16];
+
+	(void)state;
+	assert_string_equal(op_percent_text(b, sizeof(b), 0.0), "0.0%");
+	assert_string_equal(op_percent_text(b, sizeof(b), 0.0003), "<0.1%");
+	assert_string_equal(op_percent_text(b, sizeof(b), 0.049), "<0.1%");
+	assert_string_equal(op_percent_text(b, sizeof(b), 0.05), "0.1%");
+	assert_string_equal(op_percent_text(b, sizeof(b), 12.34), "12.3%");
+	assert_string_equal(op_percent_text(b, sizeof(b), 99.94), "99.9%");
+	assert_string_equal(op_percent_text(b, sizeof(b), 100.0), "100%");
+}
+
 /* The op profile's fixed columns, viewer and report alike: no cell wider
  * than its column, for an op with all the time, millions of occurrences,
  * huge rates and intensities. */
@@ -707,6 +723,7 @@ int main(void)
 		TU_TEST(test_fmt_known),
 		TU_TEST(test_figures_fit),
 		TU_TEST(test_op_cells_fit),
+		TU_TEST(test_op_percent),
 		TU_TEST(test_utf8_elide),
 		TU_TEST(test_elide_apart),
 		TU_TEST(test_elide_apart_kinds),
