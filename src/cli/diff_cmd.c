@@ -103,7 +103,9 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 			fmt_ps(b[0], sizeof(b[0]), per_step(c, d->base_busy_ps, c->base_steps));
 		if (d->in_new)
 			fmt_ps(b[1], sizeof(b[1]), per_step(c, d->new_busy_ps, c->new_steps));
-		if (d->in_base && d->in_new)
+		/* Steps of two kinds: two captures' busy times, each of its
+		 * own length, which the summary says are not compared. */
+		if (d->in_base && d->in_new && !c->per_occurrence)
 			delta_cell(b[2], sizeof(b[2]), per_step(c, d->new_busy_ps, c->new_steps) -
 							   per_step(c, d->base_busy_ps, c->base_steps));
 		cells[5] = fit[k++];
@@ -113,6 +115,8 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 	tt_fit_free(name, shown);
 	if (only)
 		strbuf_puts(o, "  - as BUSY: the device is not in that profile\n");
+	if (c->per_occurrence)
+		strbuf_puts(o, "  - as DELTA: busy time is not compared (steps of two kinds, above)\n");
 }
 
 static void diff_memory(struct strbuf *o, const struct xt_cmp *c, int width)

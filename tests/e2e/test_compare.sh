@@ -321,7 +321,7 @@ assert len(g) == 3 and all(x['base_busy_ps'] is None or x['new_busy_ps'] is None
 # include dispatch) against the agent capture's 288 inferred device runs of
 # the same training loop. Their step times differ by what a step is (899.6
 # against 322.6 us), so they are not compared and the gate does not read
-# them as a regression; busy per step (equal) is what compares them.
+# them as a regression; nor is busy time, each capture of its own length.
 M=tests/fixtures/h100/jax-h100-mlp-cb.xplane.pb.gz
 A=tests/fixtures/h100/agent-h100-mlp-cb.xplane.pb.gz
 $XTOP diff "$M" "$A" >"$TMP/kinds.txt"
@@ -455,3 +455,9 @@ r = [x for x in d['gate']['regressions'] if x['name'] == 'loop_convert_multiply_
 assert r and r[0]['delta_percent'] > 150, r
 " && ok "gate: steps of two kinds: ops per occurrence, a 3x slower op caught, busy not compared" ||
 	fail "gate: steps of two kinds, per occurrence" "see above"
+# Nor per device: the text's device table has no busy delta there.
+dev=$($XTOP diff -w "$M" "$A" 2>/dev/null | grep -A2 '^Devices' | grep 'GPU:0')
+case "$dev" in
+*" - "*) ok "diff: steps of two kinds: no per-device busy delta ($dev)" ;;
+*) fail "diff: steps of two kinds: per-device busy delta shown" "$dev" ;;
+esac
