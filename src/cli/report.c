@@ -470,6 +470,23 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 	}
 }
 
+/* "registers, shared memory, occupancy", those of the three that are set. */
+static void empty_list(char *b, size_t n, int regs, int shared, int occ)
+{
+	const char *w[3];
+	size_t k = 0, i, o = 0;
+
+	if (regs)
+		w[k++] = "registers";
+	if (shared)
+		w[k++] = "shared memory";
+	if (occ)
+		w[k++] = "occupancy";
+	b[0] = '\0';
+	for (i = 0; i < k; i++)
+		o += (size_t)snprintf(b + o, n - o, "%s%s", i ? ", " : "", w[i]);
+}
+
 static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t top, int width)
 {
 	struct tt_col cols[] = { /* drop priorities change below */
@@ -479,7 +496,7 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	};
 	size_t i, n = top && top < a->nkernels ? top : a->nkernels, k;
 	struct xt_kernel_cols kc;
-	char b[9][1024], **fit, none[64] = "";
+	char b[9][1024], **fit, none[64] = "", bad[64] = "";
 	const char *cells[9];
 	struct texttab tt;
 
@@ -490,9 +507,12 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	 * going to the names, and said so below the table (ROCm profiles
 	 * give no registers or occupancy). */
 	analysis_kernel_cols(a, n, &kc);
-	snprintf(none, sizeof(none), "%s%s%s%s%s", !kc.regs ? "registers" : "",
-		 !kc.regs && (!kc.shared || !kc.occ) ? ", " : "", !kc.shared ? "shared memory" : "",
-		 !kc.shared && !kc.occ ? ", " : "", !kc.occ ? "occupancy" : "");
+	/* Such a column's values are absent from the details, or there and
+	 * impossible (the MI300X conv's regs:2191500840, ROCm's occ_pct:0). */
+	empty_list(none, sizeof(none), !kc.regs && !(kc.bad & XT_KD_BAD_REGS),
+		   !kc.shared && !(kc.bad & XT_KD_BAD_SHARED), !kc.occ && !(kc.bad & XT_KD_BAD_OCC));
+	empty_list(bad, sizeof(bad), !kc.regs && (kc.bad & XT_KD_BAD_REGS),
+		   !kc.shared && (kc.bad & XT_KD_BAD_SHARED), !kc.occ && (kc.bad & XT_KD_BAD_OCC));
 	/* Rows of one kernel and op differ by their launch: then GRID (and
 	 * BLOCK, where grids are alike too) stays longest, or the rows would
 	 * read the same (five wrapped_broadcast rows of the MI300X gemm). */
@@ -575,6 +595,9 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	tt_fit_free(fit, n);
 	if (none[0])
 		put_text(o, width, "  not in this profile's kernel details: %s", none);
+	if (bad[0])
+		put_text(o, width, "  impossible in this profile's kernel details, not shown: %s%s", bad,
+			 " (--json: detail_note says which)");
 }
 
 /* With several hosts: where the host sits on the trace's clock and its

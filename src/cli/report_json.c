@@ -446,6 +446,7 @@ static void kernels_json(struct strbuf *o, const struct xt_analysis *a,
 	strbuf_addf(o, ",\"kernels_total\":%zu,\"kernels\":[", a->nkernels);
 	for (i = 0; i < n; i++) {
 		const struct xt_kernel_row *k2 = &a->kernels[i];
+		char note[256];
 
 		strbuf_puts(o, i ? ",{" : "{");
 		jfield(o, "name", k2->name, 1);
@@ -456,6 +457,8 @@ static void kernels_json(struct strbuf *o, const struct xt_analysis *a,
 		jopt(o, "registers", k2->registers >= 0 ? (double)k2->registers : NAN);
 		jint_opt(o, "shared_bytes", k2->shared_bytes, k2->shared_bytes >= 0);
 		jopt(o, "occupancy_percent", k2->occupancy_percent);
+		/* Every null says why (docs/analyses.md, "Kernel stats"). */
+		jfield_opt(o, "detail_note", analysis_kernel_note(k2, note, sizeof(note)), 0);
 		strbuf_addf(o, ",\"occurrences\":%" PRIu64 ",\"total_ps\":%" PRId64 ",\"min_ps\":%" PRId64
 			       ",\"max_ps\":%" PRId64 "}",
 			    k2->occurrences, k2->total_ps, k2->min_ps, k2->max_ps);

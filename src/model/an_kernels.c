@@ -45,7 +45,7 @@ static void parse_dim3(const char *p, const char *end, uint32_t d[3])
 }
 
 int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
-			 int64_t *regs, int64_t *shared, double *occ)
+			 int64_t *regs, int64_t *shared, double *occ, unsigned *bad)
 {
 	const char *p, *end;
 	int64_t st = 0, dyn = 0, group = 0;
@@ -60,6 +60,7 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 	block[0] = block[1] = block[2] = 1;
 	*regs = -1;
 	*occ = NAN;
+	*bad = 0;
 	while (p < end) {
 		const char *tok, *colon, *val;
 
@@ -99,8 +100,10 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 			*occ = strtod(buf, NULL);
 			/* A kernel that ran had some occupancy: ROCm writes 0
 			 * when it has none to report. */
-			if (!(*occ > 0 && *occ <= 100))
+			if (!(*occ > 0 && *occ <= 100)) {
 				*occ = NAN;
+				*bad |= XT_KD_BAD_OCC;
+			}
 		} else {
 			continue;
 		}
@@ -113,13 +116,18 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 	 * shown. Garbage registers make the shared memory beside them garbage
 	 * too: in the MI300X conv profile the two are the halves of a pointer
 	 * (regs:2191500840 static_shared:32462, a heap address). */
-	if (*regs > 512) {
+	if (*regs > 512 || *regs < -1) {
 		*regs = -1;
-		if (have_sd)
+		*bad |= XT_KD_BAD_REGS;
+		if (have_sd) {
 			*shared = -1;
+			*bad |= XT_KD_BAD_SHARED;
+		}
 	}
-	if (*shared < 0 || *shared > (1 << 20))
+	if (*shared < -1 || *shared > (1 << 20) || (*shared == -1 && (have_sd || have_group))) {
 		*shared = -1;
+		*bad |= XT_KD_BAD_SHARED;
+	}
 	return seen;
 }
 
@@ -252,6 +260,7 @@ int analysis_launch_shape(const struct xt_trace *t, size_t host, const struct xt
 {
 	struct xt_known_stats ks;
 	double occ;
+	unsigned bad;
 
 	memset(grid, 0, 3 * sizeof(*grid));
 	memset(block, 0, 3 * sizeof(*block));
@@ -262,7 +271,7 @@ int analysis_launch_shape(const struct xt_trace *t, size_t host, const struct xt
 	if (!stat_has(&ks, XS_KERNEL_DETAILS) || !ks.v[XS_KERNEL_DETAILS].s)
 		return 0;
 	kernel_details_parse(ks.v[XS_KERNEL_DETAILS].s, ks.v[XS_KERNEL_DETAILS].n, grid, block,
-			     regs, shared, &occ);
+			     regs, shared, &occ, &bad);
 	return 1;
 }
 
@@ -321,7 +330,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 				c = &set[w];
 		}
 		kernel_details_parse(details.p, details.n, c->grid, c->block, &c->regs,
-				     &c->shared, &c->occ);
+				     &c->shared, &c->occ, &c->bad);
 		c->p = details.p;
 		c->n = details.n;
 		c->gen = ++lp->kd_gen;
@@ -338,6 +347,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	k.regs = c->regs;
 	k.shared = c->shared;
 	k.occ = c->occ;
+	k.bad = (uint8_t)c->bad;
 	k.op = oa->name;
 	k.module = oa->module;
 	k.program_id = oa->program_id;
@@ -349,6 +359,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 		k.min_ps = INT64_MAX;
 		lp->kerns[*v] = k;
 	}
+	lp->kerns[*v].bad |= k.bad;
 	kernel_row_add(&lp->kerns[*v], dur);
 	*memo = (struct kern_memo){ c->gen, *v, slot };
 	if (++lp->kmemo_n * 2 > lp->kmemo_mask)
@@ -402,6 +413,41 @@ static int apart_cmp(const void *x, const void *y)
  * program have neighbours that do, and rows of one grid that differ by
  * their block likewise: one pass over neighbours, not over every pair
  * (20,000 rows took 0.9 s so, at the viewer's first draw of them). */
+char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
+{
+	static const struct {
+		unsigned bit;
+		const char *what, *bad;
+	} fig[] = {
+		{ XT_KD_BAD_REGS, "registers", "above 512" },
+		{ XT_KD_BAD_SHARED, "shared memory", "above 1 MiB, or beside impossible registers" },
+		{ XT_KD_BAD_OCC, "occupancy", "not in (0, 100]" },
+	};
+	int absent[3] = { k->registers < 0, k->shared_bytes < 0, isnan(k->occupancy_percent) };
+	size_t i, o = 0;
+
+	if (n)
+		b[0] = '\0';
+	for (i = 0; i < 3; i++) {
+		int w;
+
+		if (!absent[i])
+			continue;
+		if (k->details_bad & fig[i].bit)
+			w = snprintf(b + o, n - o, "%s%s: impossible in its kernel_details (%s)",
+				     o ? "; " : "", fig[i].what, fig[i].bad);
+		else
+			w = snprintf(b + o, n - o, "%s%s: not in its kernel_details", o ? "; " : "",
+				     fig[i].what);
+		if (w < 0 || (size_t)w >= n - o) {
+			b[o] = '\0'; /* whole parts only */
+			break;
+		}
+		o += (size_t)w;
+	}
+	return b;
+}
+
 void analysis_kernel_cols(const struct xt_analysis *a, size_t n, struct xt_kernel_cols *kc)
 {
 	const struct xt_kernel_row **v;
@@ -414,6 +460,7 @@ void analysis_kernel_cols(const struct xt_analysis *a, size_t n, struct xt_kerne
 		kc->regs |= a->kernels[i].registers >= 0;
 		kc->shared |= a->kernels[i].shared_bytes >= 0;
 		kc->occ |= !isnan(a->kernels[i].occupancy_percent);
+		kc->bad |= a->kernels[i].details_bad;
 	}
 	if (n < 2)
 		return;
@@ -493,6 +540,7 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 						r->min_ps = INT64_MAX;
 					}
 					r = &a->kernels[*v];
+					r->details_bad |= k->bad;
 					r->occurrences += k->occurrences;
 					r->total_ps += k->total_ps;
 					if (k->min_ps < r->min_ps)

@@ -217,7 +217,10 @@ struct xt_kernel_row {
 	uint32_t grid[3], block[3];
 	int64_t registers;     /* -1 when absent or impossible */
 	int64_t shared_bytes;  /* -1 when absent or impossible */
-	double occupancy_percent; /* NAN when the profile has none */
+	double occupancy_percent; /* NAN when absent or impossible */
+	/* XT_KD_BAD_*: which of the three the kernel_details of some launch
+	 * gave as an impossible value (else an absent one was not given) */
+	uint8_t details_bad;
 	uint64_t occurrences;
 	int64_t total_ps, min_ps, max_ps;
 };
@@ -316,10 +319,21 @@ const char *analysis_kernel_op(const struct xt_kernel_row *k, char *buf, size_t 
 
 /* What the kernel tables (the report's, the viewer's) choose their
  * columns by, over the first n rows. */
+/* A kernel_details figure given as an impossible value: registers above
+ * 512, shared memory above 1 MiB or beside such registers, occupancy
+ * outside (0, 100] (docs/analyses.md, "Kernel stats"). */
+#define XT_KD_BAD_REGS 1u
+#define XT_KD_BAD_SHARED 2u
+#define XT_KD_BAD_OCC 4u
+/* Why row k's absent figures are absent ("registers: impossible ..."),
+ * into b; "" when it has them all. Returns b. */
+char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n);
+
 struct xt_kernel_cols {
 	/* Some row has the figure: a column no row fills would read '-' on
 	 * every row (ROCm gives no registers or occupancy). */
 	int regs, shared, occ;
+	unsigned bad; /* XT_KD_BAD_* of some row */
 	/* What tells rows of one kernel, op and program apart (they differ by
 	 * their launch): grid, when some differ by their grid; block, when
 	 * some with one grid differ by their block. A table that drops those

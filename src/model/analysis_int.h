@@ -217,6 +217,7 @@ struct kern_acc {
 	uint32_t grid[3], block[3];
 	int64_t regs, shared;
 	double occ;
+	uint8_t bad;            /* XT_KD_BAD_* */
 	uint64_t occurrences;
 	int64_t total_ps, min_ps, max_ps;
 };
@@ -228,6 +229,7 @@ struct kd_cache {
 	uint32_t grid[3], block[3];
 	int64_t regs, shared;
 	double occ;
+	unsigned bad;           /* XT_KD_BAD_* */
 	uint32_t gen;           /* which parse of the line's (kern_memo) */
 };
 
@@ -699,8 +701,10 @@ const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int ha
 /* The same, not copied: into the metadata plane's name, module, or idbuf. */
 struct bytes_ref prog_ref(const struct prog_names *pn, int has_program, int64_t program_id,
 			  struct bytes_ref module, char idbuf[32]);
+/* Returns the keys read; *bad gets XT_KD_BAD_* for the values dropped as
+ * impossible (absent ones set none). */
 int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t block[3],
-			 int64_t *regs, int64_t *shared, double *occ);
+			 int64_t *regs, int64_t *shared, double *occ, unsigned *bad);
 
 /* an_overview.c: the overview's facts and findings (after the other merges) */
 /* Per host: its activity, the union of its lines' work (the overview's

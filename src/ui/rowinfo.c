@@ -38,11 +38,14 @@ static void panel_row(struct textview *tv, const struct panel *p, long row)
 /* A kernel row's figures that have no column of their own. */
 static void kernel_extra(struct textview *tv, const struct xt_kernel_row *k)
 {
-	char b[64];
+	char b[256];
 
 	put(tv, ROLE_TEXT, "MIN", fmt_ps(b, sizeof(b), k->min_ps));
 	if (k->program[0])
 		put(tv, ROLE_TEXT, "PROGRAM", k->program);
+	/* Why a '-' above is one: not given, or given and impossible. */
+	if (*analysis_kernel_note(k, b, sizeof(b)))
+		put(tv, ROLE_DIM, "NOTE", b);
 }
 
 /* The op columns of words, shown before the figures, in this order. */

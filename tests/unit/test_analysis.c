@@ -875,11 +875,12 @@ static void test_kernel_details_parse(void **state)
 	uint32_t grid[3], block[3];
 	int64_t regs, shared;
 	double occ;
+	unsigned bad;
 	const char *s;
 
 	(void)state;
 	s = KD_CUDA;
-	assert_int_equal(kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ), 6);
+	assert_int_equal(kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad), 6);
 	assert_int_equal(regs, 32);
 	assert_int_equal(shared, 3072);
 	assert_int_equal(grid[0], 10);
@@ -887,8 +888,9 @@ static void test_kernel_details_parse(void **state)
 	assert_int_equal(grid[2], 1);
 	assert_int_equal(block[0], 256);
 	assert_near(occ, 50.5);
+	assert_int_equal(bad, 0);
 	s = KD_ROCM;
-	assert_true(kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ) > 0);
+	assert_true(kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad) > 0);
 	assert_int_equal(regs, -1);
 	assert_true(isnan(occ));
 	assert_int_equal(shared, 16384);
@@ -896,7 +898,7 @@ static void test_kernel_details_parse(void **state)
 	assert_int_equal(block[0], 256);
 	/* Missing components are 1; static/dynamic win over group_mem. */
 	s = "grid:7 block:32,4 static_shared:8 group_mem:99";
-	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ);
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
 	assert_int_equal(grid[0], 7);
 	assert_int_equal(grid[1], 1);
 	assert_int_equal(grid[2], 1);
@@ -907,7 +909,8 @@ static void test_kernel_details_parse(void **state)
 	/* Nothing known: defaults, and absent values are absent. The string is
 	 * not NUL-terminated at n. */
 	s = "foo bar:baz regs:12";
-	assert_int_equal(kernel_details_parse(s, 11, grid, block, &regs, &shared, &occ), 0);
+	assert_int_equal(kernel_details_parse(s, 11, grid, block, &regs, &shared, &occ, &bad), 0);
+	assert_int_equal(bad, 0); /* absent, not impossible */
 	assert_int_equal(regs, -1);
 	assert_int_equal(shared, -1);
 	assert_int_equal(grid[0], 1);
@@ -915,30 +918,60 @@ static void test_kernel_details_parse(void **state)
 	assert_true(isnan(occ));
 	/* Impossible values (seen in ROCm profiles) are absent too. */
 	s = "regs:2191500840 occ_pct:0 grid:1280,1,1";
-	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ);
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
 	assert_int_equal(regs, -1);
 	assert_true(isnan(occ));
 	assert_int_equal(grid[0], 1280);
+	/* ... and said to be impossible, not missing (the JSON's detail_note). */
+	assert_int_equal(bad, XT_KD_BAD_REGS | XT_KD_BAD_OCC);
 	/* Garbage registers beside static shared memory: the two halves of a
 	 * pointer (the MI300X conv profile's), so no shared memory either. */
 	s = "regs:2191500840 static_shared:32462 dynamic_shared:0 grid:1280,1,1 block:256,1,1";
-	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ);
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
 	assert_int_equal(regs, -1);
 	assert_int_equal(shared, -1);
 	assert_int_equal(block[0], 256);
+	assert_int_equal(bad, XT_KD_BAD_REGS | XT_KD_BAD_SHARED);
 	/* Older TensorFlow's "shm"; more than 1 MiB a block is impossible. */
 	s = "regs:16 shm:7 grid:1,1,1 block:32,1,1";
-	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ);
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
 	assert_int_equal(regs, 16);
 	assert_int_equal(shared, 7);
 	s = "regs:16 static_shared:4294967297";
-	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ);
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
 	assert_int_equal(shared, -1);
-	assert_int_equal(kernel_details_parse("", 0, grid, block, &regs, &shared, &occ), 0);
+	assert_int_equal(bad, XT_KD_BAD_SHARED);
+	assert_int_equal(kernel_details_parse("", 0, grid, block, &regs, &shared, &occ, &bad), 0);
 	assert_int_equal(shared, -1);
 	/* An empty stat value may have no bytes at all (found by fuzzing). */
-	assert_int_equal(kernel_details_parse(NULL, 0, grid, block, &regs, &shared, &occ), 0);
+	assert_int_equal(kernel_details_parse(NULL, 0, grid, block, &regs, &shared, &occ, &bad), 0);
 	assert_int_equal(grid[0], 1);
+}
+
+/* A kernel row's absent figures each say why: not given, or given as an
+ * impossible value. */
+static void test_kernel_note(void **state)
+{
+	struct xt_kernel_row k;
+	char b[256];
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	k.registers = 32;
+	k.shared_bytes = 0;
+	k.occupancy_percent = 50;
+	assert_string_equal(analysis_kernel_note(&k, b, sizeof(b)), "");
+	k.registers = -1;
+	k.details_bad = XT_KD_BAD_REGS;
+	k.occupancy_percent = NAN;
+	analysis_kernel_note(&k, b, sizeof(b));
+	assert_non_null(strstr(b, "registers: impossible in its kernel_details (above 512)"));
+	assert_non_null(strstr(b, "occupancy: not in its kernel_details"));
+	assert_null(strstr(b, "shared"));
+	analysis_kernel_note(&k, b, 80); /* whole parts only, never overrun */
+	assert_string_equal(b, "registers: impossible in its kernel_details (above 512)");
+	analysis_kernel_note(&k, b, 20);
+	assert_string_equal(b, "");
 }
 
 /* ---- host step markers ---- */
@@ -1020,6 +1053,7 @@ int main(void)
 		TU_TEST(test_event_stat_first_match),
 		TU_TEST(test_collective_by_sendrecv_category),
 		TU_TEST(test_kernel_details_parse),
+		TU_TEST(test_kernel_note),
 		TU_TEST(test_kernel_rows_apart),
 		TU_TEST(test_analysis_serial),
 		TU_TEST(test_host_step_markers),
