@@ -177,6 +177,22 @@ size_t ops_rows_cap(const struct app *a)
 	return n;
 }
 
+/* Whether op o matches the filter: the text of any of its columns, shown
+ * at this width or not (at 80 columns PROGRAM and CATEGORY give way, yet
+ * are what ops are most often found by; BOUND's "memory" matched no op). */
+static int op_matches(const struct xt_op_row *o, const char *filter)
+{
+	char cell[1024];
+	size_t c;
+
+	for (c = 0; c < op_ncolumns; c++) {
+		op_columns[c].format(o, cell, sizeof(cell));
+		if (strcasestr(cell, filter))
+			return 1;
+	}
+	return 0;
+}
+
 /* The visible rows, rebuilt on every draw (ops number in the thousands). */
 size_t ops_build_rows(struct app *a, struct row *rows)
 {
@@ -187,8 +203,7 @@ size_t ops_build_rows(struct app *a, struct row *rows)
 	for (i = 0; i < a->an->nops; i++) {
 		const struct xt_op_row *o = &a->an->ops[i];
 
-		if (a->ops.filter[0] && !strcasestr(o->name, a->ops.filter) &&
-		    !strcasestr(o->category, a->ops.filter) && !strcasestr(o->program, a->ops.filter))
+		if (a->ops.filter[0] && !op_matches(o, a->ops.filter))
 			continue;
 		idx[k++] = (long)i;
 	}

@@ -99,6 +99,15 @@ check "filter: \\ fusion Enter keeps only the fusion ops" \
 	"rows not narrowed to fusion"
 keys Escape
 check "filter: Esc clears it" 'has "16 shown of 16 ops" && has "convolution.11"' "filter still on"
+# A word of any column finds its ops, shown at this width or not: BOUND's.
+bound=$(sed -n "3,$((H - 2))p" "$TMP/screen" | grep -Eo " (memory|compute) " | head -1 | tr -d ' ')
+keys '\'
+text "${bound:-memory}"
+keys Enter
+check "filter: \\ ${bound:-memory} keeps the ops that column says it of" \
+	'n=$(sed -n "s/^ \([0-9]*\) shown of \([0-9]*\) ops.*/\1/p" "$TMP/screen") &&
+	 [ -n "$n" ] && [ "$n" -gt 0 ]' "no op found by its BOUND"
+keys Escape
 keys Home Enter
 check "op profile: Enter jumps to the op's longest run in the timeline" \
 	'has "[timeline]" && bottom | grep -q "^longest run of convolution.11: "' "no jump"
@@ -235,7 +244,7 @@ check "help: End shows its last page (the prompt's keys, the op profile's column
 	"help's end not shown"
 keys PPage
 check "help: the page before lists the op profile's keys" \
-	'has "p       group by program" && has "ops: the op'"'"'s longest run"' "op profile keys not shown"
+	'has "p       group by program" && has "Space   show or hide the kernels an op launched"' "op profile keys not shown"
 keys /
 text "zoom in"
 keys Enter
