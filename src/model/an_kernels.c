@@ -352,6 +352,7 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	k.module = oa->module;
 	k.program_id = oa->program_id;
 	k.has_program = oa->has_program;
+	k.key_has = oa->key_has;
 	k.meta = mi;
 	v = kern_row_find(lp, &k, &ins);
 	if (ins) {
@@ -506,6 +507,7 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 					struct kern_acc kc = lp->kerns[i];
 					const struct kern_acc *k = &kc;
 					const char *prog = prog_name(a, &pn, kc.has_program,
+								     kc.has_program || kc.key_has,
 								     kc.program_id, kc.module);
 					struct xt_kernel_row *r;
 					uint32_t *v;
@@ -515,7 +517,7 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 					size_t len;
 
 					kc.module = bref_str(prog);
-					kc.has_program = 0;
+					kc.has_program = kc.key_has = 0;
 					kc.program_id = 0;
 					kb = kern_key(k, k->name.p, k->name.n, key, sizeof(key), &len);
 					v = hmap_get(&rows, kb, len, (uint32_t)a->nkernels, &ins);

@@ -83,12 +83,120 @@ struct bytes_ref prog_ref(const struct prog_names *pn, int has_program, int64_t 
 	return bref("", 0);
 }
 
-const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int has_program,
-		      int64_t program_id, struct bytes_ref module)
+static int split_cmp(const void *x, const void *y)
 {
-	char buf[32];
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
 
-	return arena_bref(&a->arena, prog_ref(pn, has_program, program_id, module, buf));
+/* Whether the program name r is one of a->split_progs. */
+static int prog_is_split(const struct xt_analysis *a, struct bytes_ref r)
+{
+	size_t lo = 0, hi = a->nsplit_progs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *s = a->split_progs[mid];
+		int c = strncmp(s, r.p ? r.p : "", r.n);
+
+		if (!c)
+			c = s[r.n] != '\0';
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+char *prog_label(const struct xt_analysis *a, const struct prog_names *pn, int has_program,
+		 int id_known, int64_t program_id, struct bytes_ref module, char *buf, size_t n)
+{
+	char idbuf[32];
+	struct bytes_ref r = prog_ref(pn, has_program, program_id, module, idbuf);
+
+	if (id_known && r.n && prog_is_split(a, r))
+		snprintf(buf, n, "%.*s(%" PRIu64 ")", (int)r.n, r.p, (uint64_t)program_id);
+	else
+		snprintf(buf, n, "%.*s", (int)r.n, r.p ? r.p : "");
+	return buf;
+}
+
+const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int has_program,
+		      int id_known, int64_t program_id, struct bytes_ref module)
+{
+	char idbuf[32];
+	struct bytes_ref r = prog_ref(pn, has_program, program_id, module, idbuf);
+	char *s;
+
+	if (!id_known || !r.n || !prog_is_split(a, r))
+		return arena_bref(&a->arena, r);
+	s = arena_alloc(&a->arena, r.n + 24);
+	snprintf(s, r.n + 24, "%.*s(%" PRIu64 ")", (int)r.n, r.p, (uint64_t)program_id);
+	return s;
+}
+
+/* A program name (in the trace), its first id, and whether another came. */
+struct prog_ids {
+	struct bytes_ref name;
+	int64_t id;
+	int split;
+};
+
+void prog_split_find(struct xt_analysis *a, const struct xt_trace *t)
+{
+	struct hmap seen;
+	struct prog_ids *ids = NULL;
+	size_t nids = 0, h, p, l, i, k;
+
+	hmap_init(&seen);
+	for (h = 0; h < t->nhosts; h++) {
+		const struct xt_host *host = &t->hosts[h];
+		struct prog_names pn;
+
+		prog_names_init(&pn, host);
+		for (p = 0; p < host->nplanes; p++)
+			for (l = 0; l < host->planes[p].nlines; l++) {
+				const struct line_part *lp = host->planes[p].lines[l].hook_data;
+
+				if (!lp || (lp->role != LROLE_XLA_OPS && lp->role != LROLE_STREAM))
+					continue;
+				for (i = 0; i < lp->nops; i++) {
+					const struct op_acc *o = &lp->ops[i];
+					char idbuf[32];
+					struct bytes_ref r;
+					uint32_t *v;
+					int ins;
+
+					if (!o->has_program && !o->key_has)
+						continue;
+					r = prog_ref(&pn, o->has_program, o->program_id, o->module,
+						     idbuf);
+					if (!r.n)
+						continue;
+					v = hmap_get(&seen, r.p, r.n, (uint32_t)nids, &ins);
+					if (ins) {
+						ids = xreallocarray(ids, nids + 1, sizeof(*ids));
+						ids[nids++] = (struct prog_ids){ r, o->program_id, 0 };
+					} else if (ids[*v].id != o->program_id) {
+						ids[*v].split = 1;
+					}
+				}
+			}
+		prog_names_fini(&pn);
+	}
+	for (i = 0; i < nids; i++)
+		a->nsplit_progs += ids[i].split;
+	a->split_progs = arena_alloc(&a->arena, (a->nsplit_progs ? a->nsplit_progs : 1) *
+							sizeof(*a->split_progs));
+	for (i = 0, k = 0; i < nids; i++)
+		if (ids[i].split)
+			a->split_progs[k++] = arena_strndup(&a->arena, ids[i].name.p, ids[i].name.n);
+	if (k > 1)
+		qsort(a->split_progs, k, sizeof(*a->split_progs), split_cmp);
+	free(ids);
+	hmap_fini(&seen);
 }
 
 static int op_row_cmp(const void *x, const void *y)
@@ -322,6 +430,7 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t)
 				progs = xcalloc(lp->nops ? lp->nops : 1, sizeof(*progs));
 				for (i = 0; i < lp->nops; i++)
 					progs[i] = prog_name(a, &pn, lp->ops[i].has_program,
+							     lp->ops[i].has_program || lp->ops[i].key_has,
 							     lp->ops[i].program_id, lp->ops[i].module);
 				merge_line(&m, lp, pl, progs, dev, async);
 				free(progs);

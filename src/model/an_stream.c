@@ -119,8 +119,6 @@ const char *analysis_op_program(const struct xt_analysis *a, const struct xt_tra
 	struct xt_known_stats ks;
 	struct gpu_attr ga;
 	struct prog_names pn;
-	struct bytes_ref r;
-	char idbuf[32];
 
 	buf[0] = '\0';
 	if (strncmp(p->name, "/device:GPU:", 12) || host >= t->nhosts)
@@ -132,8 +130,8 @@ const char *analysis_op_program(const struct xt_analysis *a, const struct xt_tra
 		 &ks);
 	/* The names by id of the host's /host:metadata: a few, one a program. */
 	prog_names_init(&pn, &t->hosts[host]);
-	r = prog_ref(&pn, ga.has_program, ga.program_id, ga.module, idbuf);
-	snprintf(buf, n, "%.*s", (int)r.n, r.p);
+	prog_label(a, &pn, ga.has_program, ga.has_program || ga.has_program_key, ga.program_id,
+		   ga.module, buf, n);
 	prog_names_fini(&pn);
 	return buf;
 }

@@ -832,6 +832,7 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	gpu_busy_free(&gs);
 	atomic_store_explicit(&sj.devices_ready, 1, memory_order_release);
 	t1 = timing ? now_s() : 0;
+	prog_split_find(a, t);
 	ops_merge(a, t);
 	t2 = timing ? now_s() : 0;
 	memory_merge(a, t);

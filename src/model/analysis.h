@@ -287,6 +287,12 @@ struct xt_analysis {
 	struct cb_names *cb_names;
 	size_t ncb_names;
 	struct xt_overview overview;
+	/* Module names whose ops ran under several program ids (one module
+	 * compiled for several shapes: the MI300X jit_matmul, five): each
+	 * program is its own, "module(id)" as XProf names it, so that one op
+	 * row's average and rates are of one program. Sorted; in arena. */
+	const char **split_progs;
+	size_t nsplit_progs;
 	struct arena arena;           /* strings of all rows */
 	/* Unique in the process, never 0: what a cache of this analysis's
 	 * figures is keyed by. Its address is not: a later analysis (a

@@ -213,6 +213,7 @@ struct kern_acc {
 	struct bytes_ref module;
 	int64_t program_id;
 	uint8_t has_program;
+	uint8_t key_has;        /* its op's (op_acc.key_has) */
 	uint32_t meta;          /* the kernel's metadata index on its plane */
 	uint32_t grid[3], block[3];
 	int64_t regs, shared;
@@ -696,8 +697,17 @@ struct prog_names {
 };
 void prog_names_init(struct prog_names *pn, const struct xt_host *h);
 void prog_names_fini(struct prog_names *pn);
+/* The program of an op (has_program, program_id, module) as its op row
+ * names it: prog_ref's name, or "name(id)" for a name in a->split_progs
+ * when the op's program id is known (id_known: GPU ops named by their
+ * module keep it in op_acc.key_has); in a->arena. */
 const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int has_program,
-		      int64_t program_id, struct bytes_ref module);
+		      int id_known, int64_t program_id, struct bytes_ref module);
+/* The same into buf (n bytes); returns buf. */
+char *prog_label(const struct xt_analysis *a, const struct prog_names *pn, int has_program,
+		 int id_known, int64_t program_id, struct bytes_ref module, char *buf, size_t n);
+/* Fills a->split_progs from the ops of every line (before ops_merge). */
+void prog_split_find(struct xt_analysis *a, const struct xt_trace *t);
 /* The same, not copied: into the metadata plane's name, module, or idbuf. */
 struct bytes_ref prog_ref(const struct prog_names *pn, int has_program, int64_t program_id,
 			  struct bytes_ref module, char idbuf[32]);

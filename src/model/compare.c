@@ -35,13 +35,20 @@ static struct xt_cmp_num num(double base, double new_, int has)
 
 /* The identity of an op that survives a recompile: the program and the
  * op name without numeric suffixes ("jit_f.1" -> "jit_f", "fusion.12" ->
- * "fusion"), and the category. */
+ * "fusion") nor a program id ("jit_dot(49)", one module compiled for
+ * several shapes: the ids are another run's), and the category. */
 static void identity(struct strbuf *k, const struct xt_op_row *o)
 {
-	size_t n;
+	size_t n, d;
 
 	strbuf_reset(k);
 	n = strlen(o->program);
+	if (n > 2 && o->program[n - 1] == ')') {
+		for (d = n - 1; d > 0 && o->program[d - 1] >= '0' && o->program[d - 1] <= '9'; d--)
+			;
+		if (d > 1 && d < n - 1 && o->program[d - 1] == '(')
+			n = d - 1;
+	}
 	while (n && o->program[n - 1] >= '0' && o->program[n - 1] <= '9') {
 		size_t m = n;
 

@@ -19,7 +19,11 @@ assert top['match'] == 'exact', top['match']
 assert abs(top['delta_percent'] - 100) < 0.01, top['delta_percent']
 assert top['new_ps'] == 2 * top['base_ps'] or abs(top['new_ps'] - 2 * top['base_ps']) <= 2, top
 for o in ops[1:]:
-    if o['match'] in ('exact', 'identity') and o['base_ps']:
+    if o['name'] == sys.argv[2] and o['match'] == 'exact':
+        # the same op of another program (a module compiled for several
+        # shapes: jit_dot(49), jit_dot(79)...), slowed alike
+        assert abs(o['delta_percent'] - 100) < 0.01, o
+    elif o['match'] in ('exact', 'identity') and o['base_ps']:
         assert abs(o['delta_percent']) < 1, o
     else:
         assert o['match'] in ('added', 'removed') and o['base_ps'] in (0, None) or o['new_ps'] in (0, None), o
@@ -142,7 +146,7 @@ $XTOP diff --json "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb" \
 import json, sys
 d = json.load(sys.stdin)
 cc = [o for o in d['ops'] if o['name'] == 'custom-call.1']
-assert sorted(o['match'] for o in cc) == ['added', 'removed'], cc
+assert set(o['match'] for o in cc) == {'added', 'removed'}, cc
 ds = [abs(o['delta_ps']) for o in d['ops']]
 assert ds == sorted(ds, reverse=True)
 " && ok "diff: two programs, sorted by |delta|" || fail "diff: two programs, sorted by |delta|" "see above"

@@ -267,6 +267,10 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
   C42 arithmetic_intensity is null whenever the FLOP rate or the HBM
       bandwidth was dropped as above the device's peak: the FLOPs or the
       HBM bytes it divides may be what is wrong.
+  C43 Programs: a program name (as program_of gives it) under which ops
+      ran with several program ids is several programs, each named
+      "name(id)" (XProf keys op metrics by program id, and names programs
+      "module(id)"); ops without an id keep the plain name.
 """
 
 import gzip
@@ -1408,8 +1412,38 @@ class OpAcc:
                  'per_plane', 'pid', 'host_mem', 'host_copy')
 
 
+def split_programs(hosts):
+    """C43: the program names whose ops ran under several program ids."""
+    seen = {}
+    for h in hosts:
+        for plane in h.planes:
+            kind = device_kind(plane)
+            for line in plane.lines:
+                if kind == 'xla' and line.name == 'XLA Ops':
+                    for ev in line.events:
+                        pid = as_int(ev.stat('program_id'))
+                        prog = program_of(h, ev, True)
+                        if pid is not None and prog:
+                            seen.setdefault(prog, set()).add(pid & U64)
+                elif kind == 'gpu' and not is_derived(line):
+                    for ev in line.events:
+                        at = gpu_attr(h, ev, line)
+                        pid = as_int(ev.stat('program_id'))
+                        if pid is not None and at[2] != 'tf_op' and at[4]:
+                            seen.setdefault(at[4], set()).add(pid & U64)
+    return {p for p, ids in seen.items() if len(ids) > 1}
+
+
 def analyse(hosts, origin):
     ops = {}
+    split = split_programs(hosts)
+
+    def label(prog, pid):
+        # C43: one module compiled for several shapes is several programs
+        if prog in split and pid is not None:
+            return '%s(%d)' % (prog, pid & U64)
+        return prog
+
     devices = []
     activity = []  # (start, end, category)
     kernels = {}
@@ -1508,7 +1542,7 @@ def analyse(hosts, origin):
                         cat = as_str(ev.stat('hlo_category'))
                         if cat is None:
                             cat = strip_suffix(name)
-                        prog = program_of(h, ev, True)
+                        prog = label(program_of(h, ev, True), as_int(ev.stat('program_id')))
                         a = op_of(prog, name, cat, 'xla_op', '', async_kind(name, cat))
                         if a.occ == 0:
                             # C21: an operand or result in host memory (S(5))
@@ -1560,6 +1594,8 @@ def analyse(hosts, origin):
                         spans.append((ev.start, ev.end))
                         (name, cat, attr, parent, prog, pobj, inst, from_hlo,
                          in_entry) = at
+                        if attr != 'tf_op':
+                            prog = label(prog, as_int(ev.stat('program_id')))
                         gid = as_int(ev.stat('group_id'))
                         a = op_of(prog, name, cat, attr, parent, None)
                         # CHOICE C10: a fusion's consecutive kernels are one occurrence

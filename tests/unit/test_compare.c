@@ -101,6 +101,48 @@ static void test_matching(void **state)
 	compare_free(c);
 }
 
+/* One module compiled for several shapes is several programs, "module(id)"
+ * (analysis's split_progs); a recompile gives other ids. Each GEMM pairs
+ * with the one of its work, not by the ids nor by order. */
+static void test_matching_program_ids(void **state)
+{
+	struct xt_op_row bo[] = {
+		op("jit_dot(49)", "custom-call.1", "gemm", 40 * MS),
+		op("jit_dot(21)", "custom-call.1", "gemm", 1 * MS),
+	};
+	struct xt_op_row no[] = {
+		op("jit_dot(7)", "custom-call.1", "gemm", 3 * MS),
+		op("jit_dot(12)", "custom-call.1", "gemm", 2 * MS),
+	};
+	struct xt_analysis b, n;
+	struct xt_cmp *c;
+	size_t i;
+
+	(void)state;
+	/* 7 does 21's work (1 GFLOP), 12 does 49's (100 GFLOP). */
+	bo[0].has_flops = bo[0].has_bytes = bo[1].has_flops = bo[1].has_bytes = 1;
+	no[0].has_flops = no[0].has_bytes = no[1].has_flops = no[1].has_bytes = 1;
+	bo[0].flops = no[1].flops = 1e11;
+	bo[1].flops = no[0].flops = 1e9;
+	bo[0].bytes_accessed = no[1].bytes_accessed = 1e8;
+	bo[1].bytes_accessed = no[0].bytes_accessed = 1e7;
+	memset(&b, 0, sizeof(b));
+	memset(&n, 0, sizeof(n));
+	b.ops = bo;
+	b.nops = 2;
+	n.ops = no;
+	n.nops = 2;
+	c = compare_new(&b, &n);
+	assert_int_equal(c->nops, 2);
+	for (i = 0; i < c->nops; i++) {
+		const struct xt_cmp_op *r = &c->ops[i];
+
+		assert_int_equal(r->match, XT_MATCH_IDENTITY);
+		assert_int_equal(r->base_ps, !strcmp(r->program, "jit_dot(7)") ? 1 * MS : 40 * MS);
+	}
+	compare_free(c);
+}
+
 /* Per step when both have steps; nearest-rank percentiles. */
 static void test_steps(void **state)
 {
@@ -343,6 +385,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matching),
+		cmocka_unit_test(test_matching_program_ids),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_devices_memory),
 		cmocka_unit_test(test_gate),

@@ -79,35 +79,37 @@ static const struct fixture fixtures[] = {
 		{ NULL, "0", 21492569216, 72829706942000, 21492569216, 33550237696, 821760 },
 	},
 	{
-		"jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb", 1, 3782, 11, 8, 5, 13, 18,
+		/* jit_dot compiled for five shapes: five programs, each its
+		 * own op row ("module(id)", as XProf keys them) */
+		"jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb", 1, 3782, 11, 8, 17, 17, 18,
 		NULL, "/device:GPU:0", 3475484000, 9456212000,
 		{
-			{ "custom-call.1", 0, "jit_dot", 15, 3218884000 },
-			{ "wrapped_broadcast", 0, "jit_broadcast_in_dim", 12, 153720000 },
-			{ "MemcpyH2D", 0, "", 12, 60240000 },
+			{ "custom-call.1", 0, "jit_dot(49)", 3, 1833003000 },
+			{ "custom-call.1", 0, "jit_dot(79)", 3, 552961000 },
+			{ "custom-call.1", 0, "jit_dot(34)", 3, 449280000 },
 		},
 		{ NULL, "GPU_0_bfc", 482345216, 6302359000, 738197504, 154606239744, 134217728 },
 	},
 	{
-		/* 14 kernel rows: loop_convert_fusion of eight programs is
-		 * eight ops and nine rows (jit_add's two grids; it was two rows) */
-		"jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb", 1, 4623, 11, 8, 13, 14, 5,
+		/* 14 kernel rows: loop_convert_fusion of eight modules is nine
+		 * ops (jit_add compiled for two shapes: 108 and 2.9 us a run,
+		 * which one row averaged to 55.65 us) and nine rows */
+		"jax-rocm-mi300x-jax08_elementwise/tw003.xplane.pb", 1, 4623, 11, 8, 14, 14, 5,
 		NULL, "/device:GPU:0", 3880724000, 9977851000,
 		{
 			{ "loop_convert_fusion", 0, "jit_multiply", 5, 583400000 },
-			{ "loop_convert_fusion", 0, "jit_add", 10, 556481000 },
+			{ "loop_convert_fusion", 0, "jit_add(11)", 5, 541761000 },
 			{ "loop_convert_fusion", 0, "jit_sin", 5, 489521000 },
 		},
 		{ NULL, "GPU_0_bfc", 671286528, 7212859000, 671286528, 154606239744, 134217728 },
 	},
 	{
-		"jax-rocm-mi300x-jax08_attention/tw003.xplane.pb", 1, 4380, 11, 8, 17, 21, 24,
+		"jax-rocm-mi300x-jax08_attention/tw003.xplane.pb", 1, 4380, 11, 8, 25, 25, 24,
 		NULL, "/device:GPU:0", 3845562000, 32562841000,
 		{
-			{ "custom-call.1", 0, "jit_matmul", 21, 1530440000 },
-			/* programs 86 and 96 back to back: two runs, two occurrences */
-			{ "loop_convert_fusion", 0, "jit_multiply", 12, 589721000 },
-			{ "loop_convert_fusion", 0, "jit_add", 12, 422680000 },
+			{ "custom-call.1", 0, "jit_matmul(19)", 12, 468880000 },
+			{ "custom-call.1", 0, "jit_matmul(73)", 3, 419080000 },
+			{ "custom-call.1", 0, "jit_matmul(98)", 3, 414560000 },
 		},
 		{ NULL, "GPU_0_bfc", 452985344, 26372525000, 595591680, 154606239744, 251658240 },
 	},
