@@ -217,26 +217,35 @@ void ui_panel(struct panel *p, int y, int x, int h, int w)
 
 /* The title: the file name gives way first (its middle elided, down to 16
  * columns), then whole figures from the right, so a figure is shown with
- * its unit or not at all. */
+ * its unit or not at all. The view's name counts at the longest view
+ * name's width, so the title reads the same in every view (the TPU's name
+ * lost ".xplane.pb" in some views and not in others). */
 static void title_line(const struct app *a, char *line, size_t n)
 {
 	char parts[4][96], name[256], b1[32], b2[32], shown[256];
 	const char *name0 = profile_show_name(a->path, shown, sizeof(shown));
 	int keep, room, want = utf8_width(name0) < 16 ? utf8_width(name0) : 16, k, used;
+	int vw = 0, pw[4];
+	size_t v;
 
+	for (v = 0; v < VIEW_COUNT; v++)
+		if (utf8_width(views[v]->name) + 4 > vw)
+			vw = utf8_width(views[v]->name) + 4;
 	snprintf(parts[0], sizeof(parts[0]), "  [%s]", views[a->view]->name);
 	snprintf(parts[1], sizeof(parts[1]), "  %s events", fmt_count(b1, sizeof(b1), a->t->nev));
 	snprintf(parts[2], sizeof(parts[2]), "  %zu host%s", a->t->nhosts,
 		 a->t->nhosts == 1 ? "" : "s");
 	snprintf(parts[3], sizeof(parts[3]), "  busy %s", fmt_ps(b2, sizeof(b2), a->an->busy_ps));
+	for (k = 0; k < 4; k++)
+		pw[k] = k ? utf8_width(parts[k]) : vw;
 	for (keep = 4; keep > 1; keep--) {
 		for (used = 7 + want, k = 0; k < keep; k++)
-			used += utf8_width(parts[k]);
+			used += pw[k];
 		if (used <= a->cols)
 			break;
 	}
 	for (room = a->cols - 7, k = 0; k < keep; k++)
-		room -= utf8_width(parts[k]);
+		room -= pw[k];
 	/* Every profile's file ends ".xplane.pb[.gz]": where the name must
 	 * give way, that goes first ("jax-h10…cb.xplane.pb.gz" read alike for
 	 * the -cb and -nocb twins). */

@@ -139,6 +139,9 @@ int rowinfo_fill(struct app *a, struct textview *tv)
 		panel_row(tv, p, row);
 		if (p == &a->kern && (size_t)row < a->an->nkernels)
 			kernel_extra(tv, &a->an->kernels[row]);
+		/* DEVICE names the host by the part that differs; here whole. */
+		if (p == &a->devs && (size_t)row < a->an->ndevices && a->t->nhosts > 1)
+			put(tv, ROLE_TEXT, "HOST", a->an->devices[row].host);
 		view = p == &a->steps	? "steps"
 		       : p == &a->mem	? "memory"
 		       : p == &a->kern	? "kernels"

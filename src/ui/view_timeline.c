@@ -535,14 +535,18 @@ static unsigned tl_act(struct app *a, enum action act)
 		break;
 	case ACT_PARENT:
 	case ACT_CHILD:
-		if (!sel_span(a, &s, &e))
+		if (!sel_span(a, &s, &e)) {
+			app_status(a, 1, "no event selected: '.' selects the next on this track");
 			break;
+		}
 		l = a->tl->tracks[a->tls.sel_track].l;
 		{
 			unsigned d = xt_event_depth(&l->ev[a->tls.sel_ev]);
 
-			if (act == ACT_PARENT && d == 0)
+			if (act == ACT_PARENT && d == 0) {
+				app_status(a, 1, "no parent: a top-level event");
 				break;
+			}
 			ev = act == ACT_PARENT ? timeline_event_at(a->tl, (size_t)a->tls.sel_track,
 								   d - 1, s)
 					       : timeline_first_child(a->tl, (size_t)a->tls.sel_track,
