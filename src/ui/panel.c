@@ -436,6 +436,11 @@ static void layout(const struct panel *p, int w, int *show, int *width)
 	size_t c;
 	int used, flex, pass = 0;
 
+	if (p->hide_empty)
+		for (c = 0; c < p->ncols && c < sizeof(p->empty) * 8; c++)
+			if (((p->empty >> c) & 1) && (int)c != p->sort && p->cols[c].drop)
+				show[c] = 0;
+
 	for (;;) {
 		int worst = -1;
 

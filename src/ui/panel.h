@@ -76,6 +76,8 @@ struct panel {
 	int flex_min;      /* columns the flexible column keeps before others drop (0: 8) */
 	unsigned long empty; /* bit c: cols[c] holds nothing (zero in every row):
 			      * when narrow, a droppable one goes first; set by the view */
+	int hide_empty;      /* 1: such a column is not shown at any width, unless
+			      * it is the sort column (the view says which) */
 	const int *drop_at;  /* NULL, or per column the drop order that replaces
 			      * cols[c].drop (by what the rows hold); set by the view */
 	/* NULL, or the flexible column's text chosen for w columns (which

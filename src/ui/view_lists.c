@@ -340,6 +340,7 @@ static void steps_draw(struct app *a, int y, int h)
 	char line[512], b1[32];
 	long sel;
 	int c, x, rows;
+	unsigned long empty = an->nsteps ? steps_empty(an) : 0;
 
 	if (!an->nsteps) {
 		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT),
@@ -349,25 +350,43 @@ static void steps_draw(struct app *a, int y, int h)
 		return;
 	}
 	/* Legend, the header, the averages, one row per step, the selected
-	 * step in numbers. */
+	 * step in numbers. A category 0 in every step has no colour in any
+	 * bar nor a column (a column of "0 ps" took the bar's room): the
+	 * legend names it apart, where it fits. */
 	{
 		/* Whole entries only: a swatch whose word is cut off says
 		 * nothing. The short words when the long ones do not fit. */
 		const char *const *label = cat_label;
-		int need = 8;
+		int need = 8, none = 0;
 
 		for (c = 0; c <= XT_CAT_COUNT; c++)
-			need += 3 + (int)strlen(cat_label[c]);
+			if (!((empty >> (STEP_COL_CAT0 + c)) & 1))
+				need += 3 + (int)strlen(cat_label[c]);
+			else
+				need += (none++ ? 2 : 13) + (int)strlen(cat_label[c]);
 		if (need > a->cols)
 			label = cat_short;
 		x = ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), " legend:", 0);
 		for (c = 0; c <= XT_CAT_COUNT && x + 3 + (int)strlen(label[c]) <= a->cols; c++) {
 			char ch[2] = { cat_letter[c], 0 };
 
+			if ((empty >> (STEP_COL_CAT0 + c)) & 1)
+				continue;
 			x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
 			x += ui_put(y, x, 1, cat_attr(c), term.colors == 256 ? " " : ch, 0);
 			x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
 			x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), label[c], 0);
+		}
+		for (c = 0, none = 0; c <= XT_CAT_COUNT; c++) {
+			const char *head = none ? ", " : "   0 in all: ";
+
+			if (!((empty >> (STEP_COL_CAT0 + c)) & 1))
+				continue;
+			if (x + (int)strlen(head) + (int)strlen(label[c]) > a->cols)
+				break;
+			x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), head, 0);
+			x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), label[c], 0);
+			none++;
 		}
 	}
 	ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), "", 1);
@@ -388,7 +407,8 @@ static void steps_draw(struct app *a, int y, int h)
 	}
 	if (h < 5)
 		return;
-	p->empty = steps_empty(an);
+	p->empty = empty;
+	p->hide_empty = 1;
 	steps_drop_order(an, a->steps_drop);
 	p->drop_at = a->steps_drop;
 	step_starts_fit(a, step_columns[1].width);

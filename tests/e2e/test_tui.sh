@@ -589,7 +589,9 @@ if have_fixtures; then
 	keys 4
 	check "ROCm fixture: steps inferred from repeated runs, with how to mark them" \
 		'has "inferred: runs of jit_dot" && has "StepTraceAnnotation"' "no inferred steps"
-	check "steps: the breakdown as columns" 'has "COMPUTE" && has "IDLE" && has "BREAKDOWN"' "no columns"
+	check "steps: the breakdown as columns, those 0 in every step named apart" \
+		'has "COMPUTE" && has "BREAKDOWN" && ! grep -q "STEPv.*IDLE" "$TMP/screen" && grep -q "STEPv.*COMPUTE" "$TMP/screen" &&
+		 has "0 in all: dev->host, collectives, host->dev, host, idle"' "no columns"
 	keys 5
 	check "ROCm fixture: memory lists GPU_0_bfc" 'has "GPU_0_bfc"' "no allocator"
 	keys 6
