@@ -359,18 +359,21 @@ static void tl_draw(struct app *a, int y, int h)
 
 /* ---- actions ---- */
 
+/* The view stays on the profile, with the margin the first window has (a
+ * fiftieth of it each side): half a profile of nothing each side let pan
+ * and zoom out reach "-40 s" on an axis that starts at 0. */
 static void clamp_view(struct app *a)
 {
-	int64_t ext = a->tl->t1 - a->tl->t0, w = a->tls.v1 - a->tls.v0;
+	int64_t ext = a->tl->t1 - a->tl->t0, m = ext / 50 + 1, w = a->tls.v1 - a->tls.v0;
 
 	if (w < 10)
 		w = 10;
-	if (w > ext * 2)
-		w = ext * 2;
-	if (a->tls.v0 < a->tl->t0 - ext / 2)
-		a->tls.v0 = a->tl->t0 - ext / 2;
-	if (a->tls.v0 + w > a->tl->t1 + ext / 2)
-		a->tls.v0 = a->tl->t1 + ext / 2 - w;
+	if (w > ext + 2 * m)
+		w = ext + 2 * m;
+	if (a->tls.v0 < a->tl->t0 - m)
+		a->tls.v0 = a->tl->t0 - m;
+	if (a->tls.v0 + w > a->tl->t1 + m)
+		a->tls.v0 = a->tl->t1 + m - w;
 	a->tls.v1 = a->tls.v0 + w;
 }
 

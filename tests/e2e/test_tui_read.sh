@@ -1296,6 +1296,13 @@ if have_fixtures; then
 	keys . u
 	check "timeline: u on a top-level event says it has no parent" \
 		'bottom | grep -q "no parent: a top-level event"' "silent" 5
+	# Pan and zoom stay on the profile (a fiftieth of margin): "a" from
+	# the whole profile reached "-20 s", then "-40 s".
+	keys 0 a a a s s s
+	check "timeline: pan and zoom out stop at the profile's edges" \
+		'line 2 | grep -q "│0 s" && ! line 2 | grep -q "│-" &&
+		 [ "$(line 2 | awk "{ print (\$1 <= 102.2 && \$2 == \"s\") }")" = 1 ]' \
+		"past the edge" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
 	start 120 40 "$XTOP" "$FIX/tf-gpu-v100-2host"
@@ -1307,5 +1314,5 @@ if have_fixtures; then
 	keys q
 	wait_for "EXIT=" >/dev/null
 else
-	skip_n 4 "title, u, devices i" "$NOFIX"
+	skip_n 5 "title, u, devices i, pan" "$NOFIX"
 fi
