@@ -49,6 +49,9 @@ struct view {
 	void (*draw)(struct app *a, int y, int h);
 	/* Handles an action; returns enum ui_reaction bits (0 = not handled). */
 	unsigned (*act)(struct app *a, enum action act);
+	/* Its list's columns (help explains them); NULL: none of its own. */
+	const struct panel_column *cols;
+	size_t ncols;
 };
 
 /* Timeline state (view_timeline.c). */

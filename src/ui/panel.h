@@ -46,6 +46,9 @@ struct panel_column {
 	void (*cells)(void *ctx, size_t row, struct cellrow *r, int x, int w);
 	/* Order of two rows by this column (< 0: a first); NULL = not sortable. */
 	int (*cmp)(void *ctx, size_t a, size_t b);
+	/* What the column means (help, and i beside the row's value); NULL:
+	 * its header says it. */
+	const char *help;
 };
 
 struct panel_ops {

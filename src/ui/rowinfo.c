@@ -20,18 +20,24 @@ static void put(struct textview *tv, int role, const char *key, const char *valu
 }
 
 /* A list panel's row: each column's text as the list reads it (its
- * filter too), drawn or not at this width. Columns that draw themselves
- * (bars) have no text to give. */
+ * filter too), drawn or not at this width, with what the column means
+ * after a short figure (a name's own line is long enough). Columns that
+ * draw themselves (bars) have no text to give. */
 static void panel_row(struct textview *tv, const struct panel *p, long row)
 {
-	char buf[8192];
+	char buf[8192], v[8400];
 	size_t c;
 
 	for (c = 0; c < p->ncols; c++) {
 		if (!p->cols[c].text)
 			continue;
 		p->cols[c].text(p->ctx, (size_t)row, buf, sizeof(buf));
-		put(tv, ROLE_TEXT, p->cols[c].name, buf);
+		if (p->cols[c].help && p->cols[c].width && strlen(buf) <= 12) {
+			snprintf(v, sizeof(v), "%-10s %s", buf[0] ? buf : "-", p->cols[c].help);
+			put(tv, ROLE_TEXT, p->cols[c].name, v);
+		} else {
+			put(tv, ROLE_TEXT, p->cols[c].name, buf);
+		}
 	}
 }
 

@@ -159,7 +159,7 @@ static void table_init(struct top_ui *u)
 		const struct rolling_column *rc = &rolling_columns[k];
 
 		u->cols[k] = (struct panel_column){ rc->name, rc->width, rc->right, rc->drop,
-						    col_text[k], NULL, col_cmp[k] };
+						    col_text[k], NULL, col_cmp[k], NULL };
 	}
 	panel_init(&u->panel, &table_ops, u, u->cols, ROLLING_NCOLS);
 	u->panel.header = 1;

@@ -260,16 +260,18 @@ CAT_COLUMN(5)
  * what is left. */
 #define STEP_COL_CAT0 3 /* COMPUTE's column; the others follow in XT_CAT order */
 static const struct panel_column step_columns[] = {
-	{ "STEP", 8, 1, 0, col_step, NULL, cmp_step },
-	{ "START", 10, 1, 6, col_start, NULL, cmp_start }, /* before a category that holds time */
-	{ "DURATION", 10, 1, 0, col_duration, NULL, cmp_duration },
-	{ "COMPUTE", 9, 1, 0, col_cat0, NULL, cmp_cat0 },
-	{ "D2H", 9, 1, 5, col_cat1, NULL, cmp_cat1 },
-	{ "COLLECT", 9, 1, 3, col_cat2, NULL, cmp_cat2 },
-	{ "H2D", 9, 1, 4, col_cat3, NULL, cmp_cat3 },
-	{ "HOST", 9, 1, 2, col_cat4, NULL, cmp_cat4 },
-	{ "IDLE", 9, 1, 1, col_cat5, NULL, cmp_cat5 },
-	{ "BREAKDOWN", 0, 0, 0, NULL, col_bar, NULL },
+	{ "STEP", 8, 1, 0, col_step, NULL, cmp_step, "the step's number" },
+	{ "START", 10, 1, 6, col_start, NULL, cmp_start, /* before a category that holds time */
+	  "when it began, on the timeline's axis" },
+	{ "DURATION", 10, 1, 0, col_duration, NULL, cmp_duration,
+	  "its length: the columns after it add up to it" },
+	{ "COMPUTE", 9, 1, 0, col_cat0, NULL, cmp_cat0, "device ops that compute" },
+	{ "D2H", 9, 1, 5, col_cat1, NULL, cmp_cat1, "device-to-host copies and offloads" },
+	{ "COLLECT", 9, 1, 3, col_cat2, NULL, cmp_cat2, "collectives (all-reduce, all-gather...)" },
+	{ "H2D", 9, 1, 4, col_cat3, NULL, cmp_cat3, "host-to-device copies and prefetches" },
+	{ "HOST", 9, 1, 2, col_cat4, NULL, cmp_cat4, "the host working, no device op running" },
+	{ "IDLE", 9, 1, 1, col_cat5, NULL, cmp_cat5, "neither device nor host at work" },
+	{ "BREAKDOWN", 0, 0, 0, NULL, col_bar, NULL, "the columns as a bar (legend above)" },
 };
 static const struct panel_ops steps_ops = { steps_count, steps_key, NULL, NULL, NULL, NULL };
 
@@ -607,12 +609,14 @@ static int cmp_name(void *ctx, size_t x, size_t y)
 }
 
 static const struct panel_column mem_columns[] = {
-	{ "HOST", 18, 0, 3, col_host, NULL, cmp_host },
-	{ "MEMORY", 0, 0, 0, col_alloc, NULL, cmp_name },
-	{ "PEAK", 11, 1, 0, col_peak, NULL, cmp_peak },
-	{ "AT", 13, 1, 0, col_at, NULL, cmp_at },
-	{ "LIFETIME", 11, 1, 2, col_lifetime, NULL, cmp_lifetime },
-	{ "CAPACITY", 11, 1, 1, col_capacity, NULL, cmp_capacity },
+	{ "HOST", 18, 0, 3, col_host, NULL, cmp_host, "the host the allocator is on" },
+	{ "MEMORY", 0, 0, 0, col_alloc, NULL, cmp_name, "the allocator: its device and memory" },
+	{ "PEAK", 11, 1, 0, col_peak, NULL, cmp_peak, "most in use (reserved + allocated) in the profile" },
+	{ "AT", 13, 1, 0, col_at, NULL, cmp_at, "when the peak was last reached" },
+	{ "LIFETIME", 11, 1, 2, col_lifetime, NULL, cmp_lifetime,
+	  "the allocator's own peak since it began, before the profile too" },
+	{ "CAPACITY", 11, 1, 1, col_capacity, NULL, cmp_capacity,
+	  "reserved + allocated + available at the peak" },
 };
 static const struct panel_ops mem_ops = { mem_count, mem_key, NULL, NULL, NULL, NULL };
 
@@ -820,5 +824,7 @@ void view_lists_fini(struct app *a)
 		panel_fini(&a->mem);
 }
 
-const struct view view_steps = { "steps", SCOPE_STEPS, steps_draw, steps_act };
-const struct view view_memory = { "memory", SCOPE_MEMORY, mem_draw, mem_act };
+const struct view view_steps = { "steps", SCOPE_STEPS, steps_draw, steps_act, step_columns,
+				 STEP_NCOLS };
+const struct view view_memory = { "memory", SCOPE_MEMORY, mem_draw, mem_act, mem_columns,
+				  sizeof(mem_columns) / sizeof(mem_columns[0]) };

@@ -644,7 +644,7 @@ static unsigned ops_act(struct app *a, enum action act)
 	return UI_REDRAW;
 }
 
-const struct view view_ops = { "op profile", SCOPE_OPS, ops_draw, ops_act };
+const struct view view_ops = { "op profile", SCOPE_OPS, ops_draw, ops_act, NULL, 0 };
 
 int view_ops_selected(struct app *a, struct xt_op_row *agg, const struct xt_op_row **o,
 		      long *kernel, int *group, char *note, size_t n)

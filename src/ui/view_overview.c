@@ -501,4 +501,4 @@ static unsigned ov_act(struct app *a, enum action act)
 	return r;
 }
 
-const struct view view_overview = { "overview", SCOPE_OVERVIEW, ov_draw, ov_act };
+const struct view view_overview = { "overview", SCOPE_OVERVIEW, ov_draw, ov_act, NULL, 0 };

@@ -176,16 +176,17 @@ static int kc_name(void *ctx, size_t x, size_t y)
 }
 
 static const struct panel_column kern_columns[] = {
-	{ "TOTAL", 9, 1, 0, k_total, NULL, kc_total },
-	{ "COUNT", 7, 1, 0, k_count, NULL, kc_count },
-	{ "AVG", 9, 1, 3, k_avg, NULL, kc_avg },
-	{ "MAX", 9, 1, 5, k_max, NULL, kc_max },
-	{ "GRID", 11, 0, 6, k_grid, NULL, NULL },
-	{ "BLOCK", 9, 0, 7, k_block, NULL, NULL },
-	{ "REGS", 4, 1, 4, k_regs, NULL, kc_regs },
-	{ "SHARED", 9, 1, 2, k_shared, NULL, kc_shared },
-	{ "OCC%", 4, 1, 1, k_occ, NULL, kc_occ },
-	{ "KERNEL (OP)", 0, 0, 0, k_name, NULL, kc_name },
+	{ "TOTAL", 9, 1, 0, k_total, NULL, kc_total, "its launches' time, summed" },
+	{ "COUNT", 7, 1, 0, k_count, NULL, kc_count, "launches" },
+	{ "AVG", 9, 1, 3, k_avg, NULL, kc_avg, "time per launch" },
+	{ "MAX", 9, 1, 5, k_max, NULL, kc_max, "the longest launch" },
+	{ "GRID", 11, 0, 6, k_grid, NULL, NULL, "blocks per launch, x,y,z" },
+	{ "BLOCK", 9, 0, 7, k_block, NULL, NULL, "threads per block, x,y,z" },
+	{ "REGS", 4, 1, 4, k_regs, NULL, kc_regs, "registers per thread" },
+	{ "SHARED", 9, 1, 2, k_shared, NULL, kc_shared, "shared memory per block" },
+	{ "OCC%", 4, 1, 1, k_occ, NULL, kc_occ, "occupancy the profile gives" },
+	{ "KERNEL (OP)", 0, 0, 0, k_name, NULL, kc_name,
+	  "the kernel, and the op it ran for (program/op where ops of several share it)" },
 };
 /* kern_fit() knows the columns by place. */
 _Static_assert(sizeof(kern_columns) / sizeof(kern_columns[0]) == 10 &&
@@ -463,18 +464,20 @@ static int dc_name(void *ctx, size_t x, size_t y)
 }
 
 static const struct panel_column dev_columns[] = {
-	{ "BUSY", 9, 1, 0, d_busy, NULL, dc_busy },
-	{ "SPAN", 9, 1, 3, d_span, NULL, dc_span },
-	{ "IDLE", 6, 1, 0, d_idle, NULL, dc_idle },
-	{ "HOST-BND", 9, 1, 2, d_hostb, NULL, dc_hostb },
-	{ "MAX GAP", 9, 1, 4, d_gap, NULL, dc_gap },
-	{ "SMALL/KERN", KERN_COLS, 1, 5, d_kern, NULL, NULL },
-	{ "PEAK", 8, 1, 6, d_pflops, NULL, NULL },
-	{ "PEAK HBM", 8, 1, 7, d_pbw, NULL, NULL },
-	{ "DEVICE", 0, 0, 0, d_name, NULL, dc_name },
+	{ "BUSY", 9, 1, 0, d_busy, NULL, dc_busy, "time some op ran (the union of its lines)" },
+	{ "SPAN", 9, 1, 3, d_span, NULL, dc_span, "its first op's start to its last op's end" },
+	{ "IDLE", 6, 1, 0, d_idle, NULL, dc_idle, "the span's share with no op running" },
+	{ "HOST-BND", 9, 1, 2, d_hostb, NULL, dc_hostb,
+	  "host-bound: idle while its host was working" },
+	{ "MAX GAP", 9, 1, 4, d_gap, NULL, dc_gap, "its longest stretch with no op" },
+	{ "SMALL/KERN", KERN_COLS, 1, 5, d_kern, NULL, NULL,
+	  "its kernels shorter than 10 us, of all its kernels" },
+	{ "PEAK", 8, 1, 6, d_pflops, NULL, NULL, "its peak FLOP rate (the roofline's roof)" },
+	{ "PEAK HBM", 8, 1, 7, d_pbw, NULL, NULL, "its peak HBM bandwidth" },
+	{ "DEVICE", 0, 0, 0, d_name, NULL, dc_name, "the device (its host's name's differing part)" },
 	/* Last: shown only when a device has a model (dev_draw), and its
 	 * absence shifts no sortable column's index. */
-	{ "MODEL", 21, 0, 8, d_model, NULL, NULL },
+	{ "MODEL", 21, 0, 8, d_model, NULL, NULL, "the device's model, as the profile names it" },
 };
 #define DEV_NCOLS (sizeof(dev_columns) / sizeof(dev_columns[0]))
 static const struct panel_ops dev_ops = { dev_count, dev_key, NULL, NULL, NULL, NULL };
@@ -552,5 +555,7 @@ void view_tables_fini(struct app *a)
 		panel_fini(&a->devs);
 }
 
-const struct view view_kernels = { "kernels", SCOPE_KERNELS, kern_draw, kern_act };
-const struct view view_devices = { "devices", SCOPE_DEVICES, dev_draw, dev_act };
+const struct view view_kernels = { "kernels", SCOPE_KERNELS, kern_draw, kern_act, kern_columns,
+				   sizeof(kern_columns) / sizeof(kern_columns[0]) };
+const struct view view_devices = { "devices", SCOPE_DEVICES, dev_draw, dev_act, dev_columns,
+				   DEV_NCOLS };

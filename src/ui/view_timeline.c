@@ -596,4 +596,4 @@ static unsigned tl_act(struct app *a, enum action act)
 	return UI_REDRAW;
 }
 
-const struct view view_timeline = { "timeline", SCOPE_TIMELINE, tl_draw, tl_act };
+const struct view view_timeline = { "timeline", SCOPE_TIMELINE, tl_draw, tl_act, NULL, 0 };

@@ -238,10 +238,15 @@ check "help: ? lists the keys from the key table" \
 	'has "xtop keys  (? or Esc closes" && has "q       quit" && has "/       search event names"' \
 	"help incomplete"
 keys End
-check "help: End shows its last page (the prompt's keys, the op profile's columns)" \
+check "help: End shows its last page (the lists' columns explained, the name marks)" \
+	'has "devices columns" && has "HOST-BND    host-bound: idle while its host was working" &&
+	 has "op profile name marks"' \
+	"help's end not shown"
+keys PPage PPage
+check "help: pages before, the prompt's keys and the op profile's columns" \
 	'has "^W      delete the word" && has "op profile columns" &&
 	 has "%PKF     FLOP rate as a share of the device'"'"'s peak" && has "AI       arithmetic intensity"' \
-	"help's end not shown"
+	"help's middle not shown"
 keys PPage
 check "help: the page before lists the op profile's keys" \
 	'has "p       group by program" && has "Space   show or hide the kernels an op launched"' "op profile keys not shown"

@@ -1308,8 +1308,9 @@ if have_fixtures; then
 	start 120 40 "$XTOP" "$FIX/tf-gpu-v100-2host"
 	wait_for "[timeline]" >/dev/null
 	keys 7 j i
-	check "devices: i names the device's host whole" \
-		'has "devices: the selected row in full" && grep -Eq "^  HOST +34\.83\.195\.1(79|80)_6003\$" "$TMP/screen"' \
+	check "devices: i names the device's host whole, and says what each figure is" \
+		'has "devices: the selected row in full" && grep -Eq "^  HOST +34\.83\.195\.1(79|80)_6003\$" "$TMP/screen" &&
+		 grep -Eq "^  HOST-BND +[^ ]+ +host-bound: idle while its host was working\$" "$TMP/screen"' \
 		"host cut" 5
 	keys q
 	wait_for "EXIT=" >/dev/null

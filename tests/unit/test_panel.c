@@ -47,9 +47,9 @@ static unsigned r_depth(void *ctx, size_t i)
 }
 
 static const struct panel_column cols[] = {
-	{ "NAME", 0, 0, 0, r_name, NULL, NULL },
-	{ "VALUE", 6, 1, 0, r_value, NULL, r_cmp_value },
-	{ "EXTRA", 10, 0, 1, r_value, NULL, NULL },
+	{ "NAME", 0, 0, 0, r_name, NULL, NULL, NULL },
+	{ "VALUE", 6, 1, 0, r_value, NULL, r_cmp_value, NULL },
+	{ "EXTRA", 10, 0, 1, r_value, NULL, NULL, NULL },
 };
 static const struct panel_ops flat_ops = { r_count, r_key, NULL, NULL, NULL, NULL };
 static const struct panel_ops tree_ops = { r_count, r_key, NULL, NULL, r_depth, NULL };
