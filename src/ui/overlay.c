@@ -60,6 +60,12 @@ static void help_fill(struct textview *tv)
 		if (prompt_keys[i].keyname)
 			textview_add(tv, ROLE_TEXT, 0, 10, "  %-7s %s", prompt_keys[i].keyname,
 				     prompt_keys[i].help);
+	textview_add(tv, ROLE_DIM, 0, 0, "timeline marks");
+	textview_add(tv, ROLE_TEXT, 0, 10,
+		     "  %s %s %s   several events in one column: 2-9, 10-99, 100 or more",
+		     term.g.dense[0], term.g.dense[1], term.g.dense[2]);
+	textview_add(tv, ROLE_TEXT, 0, 10,
+		     "  +       after a track's name: its deeper levels drawn on its last row");
 	textview_add(tv, ROLE_DIM, 0, 0, "op profile columns");
 	for (i = 0; i < op_ncolumns; i++)
 		textview_add(tv, ROLE_TEXT, 0, 10, "  %-8s %s", op_columns[i].name, op_columns[i].help);

@@ -48,7 +48,7 @@ static const struct term_glyphs glyphs_utf8 = {
 	"\u2588", "\u25b2", "\u2026", "\u25bc",
 };
 static const struct term_glyphs glyphs_ascii = {
-	{ ".", ":", "#" }, "-", "+", "-", "|", "+", "#", "^", "~", "v",
+	{ ".", ":", "#" }, "v", ">", "-", "|", "+", "#", "^", "~", "v",
 };
 
 static void term_setup(void);

@@ -343,6 +343,9 @@ static void steps_draw(struct app *a, int y, int h)
 	long sel;
 	int c, x, rows;
 	unsigned long empty = an->nsteps ? steps_empty(an) : 0;
+	/* The legend's band: with 8 colours the header's green is the
+	 * dev->host swatch's, which vanished in it; the plain background then. */
+	int band = term_attr(term.colors == 8 ? ROLE_TEXT : ROLE_HEADER);
 
 	if (!an->nsteps) {
 		ui_put(y + 1, 0, a->cols, term_attr(ROLE_TEXT),
@@ -368,16 +371,16 @@ static void steps_draw(struct app *a, int y, int h)
 				need += (none++ ? 2 : 13) + (int)strlen(cat_label[c]);
 		if (need > a->cols)
 			label = cat_short;
-		x = ui_put(y, 0, a->cols, term_attr(ROLE_HEADER), " legend:", 0);
+		x = ui_put(y, 0, a->cols, band, " legend:", 0);
 		for (c = 0; c <= XT_CAT_COUNT && x + 3 + (int)strlen(label[c]) <= a->cols; c++) {
 			char ch[2] = { cat_letter[c], 0 };
 
 			if ((empty >> (STEP_COL_CAT0 + c)) & 1)
 				continue;
-			x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
+			x += ui_put(y, x, 1, band, " ", 0);
 			x += ui_put(y, x, 1, cat_attr(c), term.colors == 256 ? " " : ch, 0);
-			x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 0);
-			x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), label[c], 0);
+			x += ui_put(y, x, 1, band, " ", 0);
+			x += ui_put(y, x, a->cols - x, band, label[c], 0);
 		}
 		for (c = 0, none = 0; c <= XT_CAT_COUNT; c++) {
 			const char *head = none ? ", " : "   0 in all: ";
@@ -386,12 +389,12 @@ static void steps_draw(struct app *a, int y, int h)
 				continue;
 			if (x + (int)strlen(head) + (int)strlen(label[c]) > a->cols)
 				break;
-			x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), head, 0);
-			x += ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), label[c], 0);
+			x += ui_put(y, x, a->cols - x, band, head, 0);
+			x += ui_put(y, x, a->cols - x, band, label[c], 0);
 			none++;
 		}
 	}
-	ui_put(y, x, a->cols - x, term_attr(ROLE_HEADER), "", 1);
+	ui_put(y, x, a->cols - x, band, "", 1);
 	/* Where the steps come from: a line of its own when they are only
 	 * inferred, since then the user should know how to mark them. */
 	if (an->steps_source == XT_STEPS_INFERRED) {
@@ -405,7 +408,7 @@ static void steps_draw(struct app *a, int y, int h)
 			 an->steps_from_device ? "device Steps lines" : "host step markers");
 		if (a->cols - (int)strlen(line) - 1 > x)
 			ui_put(y, a->cols - (int)strlen(line) - 1, (int)strlen(line) + 1,
-			       term_attr(ROLE_HEADER), line, 1);
+			       band, line, 1);
 	}
 	if (h < 5)
 		return;
@@ -611,7 +614,8 @@ static int cmp_name(void *ctx, size_t x, size_t y)
 static const struct panel_column mem_columns[] = {
 	{ "HOST", 18, 0, 3, col_host, NULL, cmp_host, "the host the allocator is on" },
 	{ "MEMORY", 0, 0, 0, col_alloc, NULL, cmp_name, "the allocator: its device and memory" },
-	{ "PEAK", 11, 1, 0, col_peak, NULL, cmp_peak, "most in use (reserved + allocated) in the profile" },
+	{ "PEAK", 11, 1, 0, col_peak, NULL, cmp_peak,
+	  "most in use (reserved + allocated) in the profile" },
 	{ "AT", 13, 1, 0, col_at, NULL, cmp_at, "when the peak was last reached" },
 	{ "LIFETIME", 11, 1, 2, col_lifetime, NULL, cmp_lifetime,
 	  "the allocator's own peak since it began, before the profile too" },
