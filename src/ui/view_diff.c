@@ -163,34 +163,24 @@ static int cmp_op(void *ctx, size_t x, size_t y)
 	return strcmp(op_of(ctx, x)->name, op_of(ctx, y)->name);
 }
 
+/* The figures' columns, the same with one program or several. */
+#define DIFF_FIGURES                                                                  \
+	{ "BASE", 10, 1, 0, col_base, NULL, cmp_base,                                  \
+	  "self time in BASE (per step or occurrence, as the summary says)" },          \
+	{ "NEW", 10, 1, 0, col_new, NULL, cmp_new, "self time in NEW, the same way" },  \
+	{ "DELTA", 11, 1, 0, col_delta, NULL, cmp_delta, "NEW minus BASE" },            \
+	{ "%", 8, 1, 0, col_pct, NULL, cmp_pct, "the change as a share of BASE" },      \
+	{ "MATCH", 9, 0, 1, col_match, NULL, cmp_match,                                 \
+	  "how the two were paired: exact name, identity, work; added, removed" }
+#define DIFF_OP_HELP "the op (in NEW; was: its BASE name where it differs)"
 static const struct panel_column diff_columns[] = {
-	{ "BASE", 10, 1, 0, col_base, NULL, cmp_base,
-	  "self time in BASE (per step or occurrence, as the summary says)" },
-	{ "NEW", 10, 1, 0, col_new, NULL, cmp_new,
-	  "self time in NEW, the same way" },
-	{ "DELTA", 11, 1, 0, col_delta, NULL, cmp_delta,
-	  "NEW minus BASE" },
-	{ "%", 8, 1, 0, col_pct, NULL, cmp_pct,
-	  "the change as a share of BASE" },
-	{ "MATCH", 9, 0, 1, col_match, NULL, cmp_match,
-	  "how the two were paired: exact name, identity, work; added, removed" },
-	{ "PROGRAM/OP", 0, 0, 0, col_op, NULL, cmp_op,
-	  "the op (in NEW; was: its BASE name where it differs)" },
+	DIFF_FIGURES,
+	{ "PROGRAM/OP", 0, 0, 0, col_op, NULL, cmp_op, DIFF_OP_HELP },
 };
 /* The same, for ops all in one program (the summary names it). */
 static const struct panel_column diff_columns_one[] = {
-	{ "BASE", 10, 1, 0, col_base, NULL, cmp_base,
-	  "self time in BASE (per step or occurrence, as the summary says)" },
-	{ "NEW", 10, 1, 0, col_new, NULL, cmp_new,
-	  "self time in NEW, the same way" },
-	{ "DELTA", 11, 1, 0, col_delta, NULL, cmp_delta,
-	  "NEW minus BASE" },
-	{ "%", 8, 1, 0, col_pct, NULL, cmp_pct,
-	  "the change as a share of BASE" },
-	{ "MATCH", 9, 0, 1, col_match, NULL, cmp_match,
-	  "how the two were paired: exact name, identity, work; added, removed" },
-	{ "OP", 0, 0, 0, col_op, NULL, cmp_op,
-	  "the op (in NEW; was: its BASE name where it differs)" },
+	DIFF_FIGURES,
+	{ "OP", 0, 0, 0, col_op, NULL, cmp_op, DIFF_OP_HELP },
 };
 static const struct panel_ops diff_ops = { diff_count, diff_key, NULL, NULL, NULL, NULL };
 
