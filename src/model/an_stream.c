@@ -121,8 +121,25 @@ const char *analysis_op_program(const struct xt_analysis *a, const struct xt_tra
 	struct prog_names pn;
 
 	buf[0] = '\0';
-	if (strncmp(p->name, "/device:GPU:", 12) || host >= t->nhosts)
+	if (host >= t->nhosts)
 		return buf;
+	if (strncmp(p->name, "/device:GPU:", 12)) {
+		/* An XLA Ops event: its program_id and hlo_module, the event's
+		 * over its metadata's, as ops_line_xla reads them. */
+		int has;
+
+		stat_collect(&ks, &t->hosts[host], p, l, ev,
+			     1ull << XS_HLO_MODULE | 1ull << XS_PROGRAM_ID);
+		has = stat_has(&ks, XS_PROGRAM_ID);
+		prog_names_init(&pn, &t->hosts[host]);
+		prog_label(a, &pn, has, has, has ? stat_as_int(&ks.v[XS_PROGRAM_ID]) : 0,
+			   stat_has(&ks, XS_HLO_MODULE)
+				   ? bref(ks.v[XS_HLO_MODULE].s, ks.v[XS_HLO_MODULE].n)
+				   : bref("", 0),
+			   buf, n);
+		prog_names_fini(&pn);
+		return buf;
+	}
 	stat_collect(&ks, &t->hosts[host], p, l, ev,
 		     1ull << XS_HLO_OP | 1ull << XS_TF_OP | 1ull << XS_LEVEL0 | 1ull << XS_HLO_MODULE |
 			     1ull << XS_PROGRAM_ID | 1ull << XS_HLO_CATEGORY);

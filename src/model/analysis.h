@@ -312,8 +312,9 @@ const char *analysis_op_name(const struct xt_analysis *a, const struct xt_trace 
 			     const struct xt_plane *p, const struct xt_line *l,
 			     const struct xt_event *ev, char *buf, size_t n);
 
-/* The program of the op a GPU event ran for, as the op and kernel rows
- * name it ("" when none, and off GPU planes); into buf, returned. */
+/* The program of the op a device event ran for (a GPU kernel's, an XLA
+ * Ops event's), as the op and kernel rows name it ("" when none); into
+ * buf, returned. */
 const char *analysis_op_program(const struct xt_analysis *a, const struct xt_trace *t,
 				size_t host, const struct xt_plane *p, const struct xt_line *l,
 				const struct xt_event *ev, char *buf, size_t n);

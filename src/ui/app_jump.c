@@ -80,7 +80,7 @@ void app_goto(struct app *a, int64_t t0, int64_t t1, long track, int64_t ev)
 long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_line *l,
 		const struct xt_event *ev)
 {
-	char buf[512];
+	char buf[512], prog[512];
 	size_t h, i;
 
 	for (h = 0; h < a->t->nhosts; h++) {
@@ -89,9 +89,23 @@ long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_l
 		if (p < host->planes || p >= host->planes + host->nplanes)
 			continue;
 		analysis_op_name(a->an, a->t, h, p, l, ev, buf, sizeof(buf));
-		for (i = 0; i < a->an->nops; i++)
-			if (!strcmp(a->an->ops[i].name, buf))
-				return (long)i;
+		prog[0] = '\0';
+		for (i = 0; i < a->an->nops; i++) {
+			const struct xt_op_row *o = &a->an->ops[i];
+
+			if (strcmp(o->name, buf))
+				continue;
+			/* One op name in several programs is several rows
+			 * (jit_dot(49), jit_dot(79)): the event's program's. */
+			if (o->name_shared) {
+				if (!prog[0])
+					analysis_op_program(a->an, a->t, h, p, l, ev, prog,
+							    sizeof(prog));
+				if (strcmp(o->program, prog))
+					continue;
+			}
+			return (long)i;
+		}
 		break;
 	}
 	return -1;

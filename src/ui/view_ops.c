@@ -434,11 +434,14 @@ static int is_op_event(struct app *a, const struct tl_track *tr, const struct xt
 	const struct xt_op_row *o = arg;
 	char name[512];
 
-	if (strncmp(tr->p->name, "/device:GPU:", 12))
-		return !strcmp(trace_event_display_name(tr->p, ev), o->name);
-	if (strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, tr->l, ev, name, sizeof(name)),
-		   o->name))
+	if (strncmp(tr->p->name, "/device:GPU:", 12)) {
+		if (strcmp(trace_event_display_name(tr->p, ev), o->name))
+			return 0;
+	} else if (strcmp(analysis_op_name(a->an, a->t, tr->host, tr->p, tr->l, ev, name,
+					   sizeof(name)),
+			  o->name)) {
 		return 0;
+	}
 	/* One op name in several programs is several rows: this one's. */
 	return !o->name_shared ||
 	       !strcmp(analysis_op_program(a->an, a->t, tr->host, tr->p, tr->l, ev, name,

@@ -608,3 +608,23 @@ if have_fixtures; then
 		"(d['overview']['host_bound_device'], round(d['overview']['host_bound_ps'] / 1e9, 2))
 		 == ('/device:GPU:0', 4.14)"
 fi
+# One device running its program under another id (a module compiled for
+# two shapes; here TPU:1's jit_f retagged 777): two programs, each its own
+# op rows, "jit_f(id)" as XProf names them, the oracle agreeing (C43).
+if have_fixtures; then
+	if $PY tests/fixtures/split_program.py "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" \
+		"$TMP/split.xplane.pb" /device:TPU:1 jit_f 777 >/dev/null 2>"$TMP/err"; then
+		report "$TMP/split.xplane.pb" "$TMP/split.json"
+		jcheck "split program: TPU:1's ops are jit_f(777)'s rows, the others' their own" \
+			"$TMP/split.json" \
+			"[o['occurrences'] for o in d['ops'] if o['name'] == 'copy-done.4' and o['program'] == 'jit_f(777)'] == [100] and
+			 [o['occurrences'] for o in d['ops'] if o['name'] == 'copy-done.4' and o['program'] == 'jit_f(12190760917235803885)'] == [300] and
+			 not [o for o in d['ops'] if o['program'] == 'jit_f']"
+		oracle_match "split program: every number matches the oracle" "$TMP/split.xplane.pb" \
+			"$TMP/split.json"
+	else
+		fail "split program: fixture" "$(cat "$TMP/err")"
+	fi
+else
+	skip_n 2 "split program" "$NOFIX"
+fi

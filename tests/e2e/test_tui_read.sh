@@ -1317,3 +1317,34 @@ if have_fixtures; then
 else
 	skip_n 5 "title, u, devices i, pan" "$NOFIX"
 fi
+# An op name in several programs (jit_dot's five GEMMs; TPU:1's jit_f
+# retagged 777): Enter on one program's row jumps to its own longest run,
+# and the details' op profile line names that row, not the first of the
+# name's (it named jit_dot(49) for a jit_dot(79) kernel).
+if have_fixtures; then
+	start 160 50 "$XTOP" "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 3 Down Enter
+	wait_for "longest run of" >/dev/null
+	keys Enter
+	check "split programs, GPU: the details of jit_dot(79)'s run name its row" \
+		'has "op profile: custom-call.1 [gemm] jit_dot(79) self 553.0 us"' "another program's row" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+	$PY tests/fixtures/split_program.py "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" \
+		"$TMP/split.xplane.pb" /device:TPU:1 jit_f 777 >/dev/null
+	start 160 50 "$XTOP" "$TMP/split.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 3
+	wait_for "jit_f(777)/copy-done.4" >/dev/null
+	keys Down Down Down Down Enter
+	wait_for "longest run of" >/dev/null
+	keys Enter
+	check "split programs, TPU: Enter on jit_f(777)'s row goes to TPU:1, whose details name it" \
+		'has "/device:TPU:1 / XLA Ops" && has "program_id=777" &&
+		 has "op profile: copy-done.4 [copy-done] jit_f(777) self 19.44 s"' "another program's event" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip_n 2 "split programs: jumps and details" "$NOFIX"
+fi
