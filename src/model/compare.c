@@ -33,32 +33,48 @@ static struct xt_cmp_num num(double base, double new_, int has)
 	return n;
 }
 
-/* The identity of an op that survives a recompile: the program and the
- * op name without numeric suffixes ("jit_f.1" -> "jit_f", "fusion.12" ->
- * "fusion") nor a program id ("jit_dot(49)", one module compiled for
- * several shapes: the ids are another run's), and the category. */
-static void identity(struct strbuf *k, const struct xt_op_row *o)
+/* How much of a program's name survives a recompile: without a numeric
+ * suffix ("jit_f.1" -> "jit_f") nor a program id ("jit_dot(49)", one
+ * module compiled for several shapes: the ids are another run's). */
+static size_t program_stem(const char *program)
 {
-	size_t n, d;
+	size_t n = strlen(program), d;
 
-	strbuf_reset(k);
-	n = strlen(o->program);
-	if (n > 2 && o->program[n - 1] == ')') {
-		for (d = n - 1; d > 0 && o->program[d - 1] >= '0' && o->program[d - 1] <= '9'; d--)
+	if (n > 2 && program[n - 1] == ')') {
+		for (d = n - 1; d > 0 && program[d - 1] >= '0' && program[d - 1] <= '9'; d--)
 			;
-		if (d > 1 && d < n - 1 && o->program[d - 1] == '(')
+		if (d > 1 && d < n - 1 && program[d - 1] == '(')
 			n = d - 1;
 	}
-	while (n && o->program[n - 1] >= '0' && o->program[n - 1] <= '9') {
+	while (n && program[n - 1] >= '0' && program[n - 1] <= '9') {
 		size_t m = n;
 
-		while (m && o->program[m - 1] >= '0' && o->program[m - 1] <= '9')
+		while (m && program[m - 1] >= '0' && program[m - 1] <= '9')
 			m--;
-		if (m && (o->program[m - 1] == '.' || o->program[m - 1] == '_'))
+		if (m && (program[m - 1] == '.' || program[m - 1] == '_'))
 			n = m - 1;
 		else
 			break;
 	}
+	return n;
+}
+
+static int same_program_stem(const char *x, const char *y)
+{
+	size_t n = program_stem(x);
+
+	return n == program_stem(y) && !memcmp(x, y, n);
+}
+
+/* The identity of an op that survives a recompile: the program's stem,
+ * the op name without numeric suffixes ("fusion.12" -> "fusion"), and the
+ * category. */
+static void identity(struct strbuf *k, const struct xt_op_row *o)
+{
+	size_t n;
+
+	strbuf_reset(k);
+	n = program_stem(o->program);
 	strbuf_add(k, o->program, n);
 	strbuf_add(k, "", 1);
 	n = strlen(o->name);
@@ -157,8 +173,8 @@ static int known_work(const struct xt_op_row *o)
 
 /* An op implemented another way (a GEMM one build runs as a cuBLAS custom
  * call and the other as a Triton fusion: another name and category) pairs
- * with one of its program that does the same work, known on both sides,
- * in order of self time. */
+ * with one of its program (by its stem: a recompile gives other ids) that
+ * does the same work, known on both sides, in order of self time. */
 static void work_pass(const struct xt_analysis *b, const struct xt_analysis *n, uint8_t *bused,
 		      uint8_t *nused, size_t *pair, enum xt_match *how)
 {
@@ -169,7 +185,7 @@ static void work_pass(const struct xt_analysis *b, const struct xt_analysis *n, 
 			continue;
 		for (j = 0; j < b->nops; j++)
 			if (!bused[j] && known_work(&b->ops[j]) &&
-			    !strcmp(b->ops[j].program, n->ops[i].program) &&
+			    same_program_stem(b->ops[j].program, n->ops[i].program) &&
 			    same_work(&b->ops[j], &n->ops[i]))
 				break;
 		if (j == b->nops)

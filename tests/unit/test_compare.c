@@ -141,6 +141,19 @@ static void test_matching_program_ids(void **state)
 		assert_int_equal(r->base_ps, !strcmp(r->program, "jit_dot(7)") ? 1 * MS : 40 * MS);
 	}
 	compare_free(c);
+	/* A GEMM implemented another way (a custom call, then a fusion)
+	 * pairs by its work across the ids too. */
+	bo[0].name = "custom-call.1";
+	no[1].name = "gemm_fusion_dot.3";
+	no[1].category = "custom fusion";
+	c = compare_new(&b, &n);
+	assert_int_equal(c->nops, 2);
+	for (i = 0; i < c->nops; i++)
+		if (!strcmp(c->ops[i].name, "gemm_fusion_dot.3")) {
+			assert_int_equal(c->ops[i].match, XT_MATCH_WORK);
+			assert_int_equal(c->ops[i].base_ps, 40 * MS);
+		}
+	compare_free(c);
 }
 
 /* Per step when both have steps; nearest-rank percentiles. */
