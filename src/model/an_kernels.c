@@ -410,17 +410,13 @@ static int apart_cmp(const void *x, const void *y)
 	return r ? r : memcmp(a->block, b->block, sizeof(a->block));
 }
 
-/* Sorted so, rows that differ by their grid within one kernel, op and
- * program have neighbours that do, and rows of one grid that differ by
- * their block likewise: one pass over neighbours, not over every pair
- * (20,000 rows took 0.9 s so, at the viewer's first draw of them). */
 char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
 {
 	static const struct {
 		unsigned bit;
 		const char *what, *bad;
 	} fig[] = {
-		{ XT_KD_BAD_REGS, "registers", "above 512" },
+		{ XT_KD_BAD_REGS, "registers", "above 512, or negative" },
 		{ XT_KD_BAD_SHARED, "shared memory", "above 1 MiB, or beside impossible registers" },
 		{ XT_KD_BAD_OCC, "occupancy", "not in (0, 100]" },
 	};
@@ -449,6 +445,10 @@ char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
 	return b;
 }
 
+/* Sorted so, rows that differ by their grid within one kernel, op and
+ * program have neighbours that do, and rows of one grid that differ by
+ * their block likewise: one pass over neighbours, not over every pair
+ * (20,000 rows took 0.9 s so, at the viewer's first draw of them). */
 void analysis_kernel_cols(const struct xt_analysis *a, size_t n, struct xt_kernel_cols *kc)
 {
 	const struct xt_kernel_row **v;

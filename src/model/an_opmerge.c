@@ -137,7 +137,7 @@ const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int ha
 	return s;
 }
 
-/* A program name (in the trace), its first id, and whether another came. */
+/* A program name (the map's copy), its first id, and whether another came. */
 struct prog_ids {
 	struct bytes_ref name;
 	int64_t id;
@@ -177,8 +177,13 @@ void prog_split_find(struct xt_analysis *a, const struct xt_trace *t)
 						continue;
 					v = hmap_get(&seen, r.p, r.n, (uint32_t)nids, &ins);
 					if (ins) {
+						size_t kn;
+						/* the map's copy: r may be in idbuf */
+						const char *kp = hmap_key_of(v, &kn);
+
 						ids = xreallocarray(ids, nids + 1, sizeof(*ids));
-						ids[nids++] = (struct prog_ids){ r, o->program_id, 0 };
+						ids[nids++] = (struct prog_ids){ bref(kp, kn), o->program_id,
+										 0 };
 					} else if (ids[*v].id != o->program_id) {
 						ids[*v].split = 1;
 					}

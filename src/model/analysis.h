@@ -324,11 +324,9 @@ const char *analysis_op_program(const struct xt_analysis *a, const struct xt_tra
  * bytes); returns buf. */
 const char *analysis_kernel_op(const struct xt_kernel_row *k, char *buf, size_t n);
 
-/* What the kernel tables (the report's, the viewer's) choose their
- * columns by, over the first n rows. */
 /* A kernel_details figure given as an impossible value: registers above
- * 512, shared memory above 1 MiB or beside such registers, occupancy
- * outside (0, 100] (docs/analyses.md, "Kernel stats"). */
+ * 512 or negative, shared memory above 1 MiB or beside such registers,
+ * occupancy outside (0, 100] (docs/analyses.md, "Kernel stats"). */
 #define XT_KD_BAD_REGS 1u
 #define XT_KD_BAD_SHARED 2u
 #define XT_KD_BAD_OCC 4u
@@ -336,6 +334,8 @@ const char *analysis_kernel_op(const struct xt_kernel_row *k, char *buf, size_t 
  * into b; "" when it has them all. Returns b. */
 char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n);
 
+/* What the kernel tables (the report's, the viewer's) choose their
+ * columns by, over the first n rows. */
 struct xt_kernel_cols {
 	/* Some row has the figure: a column no row fills would read '-' on
 	 * every row (ROCm gives no registers or occupancy). */

@@ -965,11 +965,11 @@ static void test_kernel_note(void **state)
 	k.details_bad = XT_KD_BAD_REGS;
 	k.occupancy_percent = NAN;
 	analysis_kernel_note(&k, b, sizeof(b));
-	assert_non_null(strstr(b, "registers: impossible in its kernel_details (above 512)"));
+	assert_non_null(strstr(b, "registers: impossible in its kernel_details (above 512, or negative)"));
 	assert_non_null(strstr(b, "occupancy: not in its kernel_details"));
 	assert_null(strstr(b, "shared"));
 	analysis_kernel_note(&k, b, 80); /* whole parts only, never overrun */
-	assert_string_equal(b, "registers: impossible in its kernel_details (above 512)");
+	assert_string_equal(b, "registers: impossible in its kernel_details (above 512, or negative)");
 	analysis_kernel_note(&k, b, 20);
 	assert_string_equal(b, "");
 }
