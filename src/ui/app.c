@@ -874,6 +874,7 @@ static void app_fini(struct app *a)
 	msglog_fini(&a->log);
 	textview_fini(&a->tls.det);
 	view_lists_fini(a);
+	view_memory_fini(a);
 	view_diff_fini(a);
 	view_tables_fini(a);
 	for (i = 0; i < a->ops.nfold; i++)

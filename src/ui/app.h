@@ -179,6 +179,7 @@ int view_ops_selected(struct app *a, struct xt_op_row *agg, const struct xt_op_r
 		      long *kernel, int *group, char *note, size_t n);
 /* Releases the steps and memory views' panels (view_lists.c). */
 void view_lists_fini(struct app *a);
+void view_memory_fini(struct app *a);
 
 struct app_opts {
 	const char *path;      /* profile to open; NULL with attach */
@@ -249,6 +250,10 @@ void app_log_clocks(struct app *a, const struct xt_trace *t);
 void app_add(struct app *a, struct xt_trace *t, struct xt_analysis *an, const char *path);
 /* A view's name as its title says it ("op profile"). */
 const char *app_view_name(enum view_id v);
+/* The track and event that stand for time t: an event starting at t on a
+ * line of host `host` (NULL: any) whose name starts with `prefix` (NULL:
+ * any), on a device plane first. Returns the track or -1. */
+long app_event_at(struct app *a, const char *host, int64_t t, const char *prefix, int64_t *ev);
 /* Index of the op row of the event, or -1. */
 long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_line *l,
 		const struct xt_event *ev);

@@ -1,7 +1,8 @@
 /*
  * app_jump: the viewer's jumps to the timeline (app.h): to a window with a
  * mark, to an event (selected, its track unfolded), to the longest event
- * on the device planes that a view's row stands for; and the op profile's
+ * on the device planes that a view's row stands for, to the event that
+ * stands for a time (a step's start, a memory peak); and the op profile's
  * row of an event, for the way back. Split from app.c, which owns the
  * event loop and the drawing; these only set the timeline's state and the
  * view, and the next frame draws it.
@@ -109,4 +110,38 @@ long app_op_row(const struct app *a, const struct xt_plane *p, const struct xt_l
 		break;
 	}
 	return -1;
+}
+
+/* app_event_at: see app.h. */
+long app_event_at(struct app *a, const char *host, int64_t t, const char *prefix, int64_t *ev)
+{
+	long best = -1;
+	size_t i, e, first, end;
+	int pass;
+
+	for (pass = 0; pass < 2 && best < 0; pass++) {
+		for (i = 0; i < a->tl->ntracks && best < 0; i++) {
+			const struct tl_track *tr = &a->tl->tracks[i];
+			int device = !strncmp(tr->p->name, "/device:", 8);
+
+			if ((pass == 0) != device)
+				continue;
+			if (host && strcmp(a->t->hosts[tr->host].name, host))
+				continue;
+			end = trace_line_window(tr->l, t, t + 1, &first);
+			for (e = first; e < end; e++) {
+				const struct xt_event *x = &tr->l->ev[e];
+
+				if (xt_event_aggregated(x) || xt_event_start(tr->l, x) != t)
+					continue;
+				if (prefix && strncmp(trace_event_display_name(tr->p, x), prefix,
+						      strlen(prefix)))
+					continue;
+				best = (long)i;
+				*ev = (int64_t)e;
+				break;
+			}
+		}
+	}
+	return best;
 }

@@ -29,6 +29,7 @@
 #define XT_PANEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cellrow.h"
 #include "keymap.h"
@@ -50,6 +51,13 @@ struct panel_column {
 	 * its header says it. */
 	const char *help;
 };
+
+/* -1, 0 or 1 as x is below, at or above y: the column orders' building
+ * block. */
+static inline int panel_cmp64(int64_t x, int64_t y)
+{
+	return (x > y) - (x < y);
+}
 
 struct panel_ops {
 	/* Rows in the view's order, for a panel width columns wide. */

@@ -121,19 +121,14 @@ static void fit_op(void *ctx, size_t row, char *buf, size_t n, int w)
 	compare_op_label_fit(op_of(ctx, row), buf, n, w, term.g.ellipsis, !a->diff.cmp->program);
 }
 
-static int cmp64(int64_t x, int64_t y)
-{
-	return (x > y) - (x < y);
-}
-
 static int cmp_base(void *ctx, size_t x, size_t y)
 {
-	return cmp64(op_of(ctx, y)->base_ps, op_of(ctx, x)->base_ps);
+	return panel_cmp64(op_of(ctx, y)->base_ps, op_of(ctx, x)->base_ps);
 }
 
 static int cmp_new(void *ctx, size_t x, size_t y)
 {
-	return cmp64(op_of(ctx, y)->new_ps, op_of(ctx, x)->new_ps);
+	return panel_cmp64(op_of(ctx, y)->new_ps, op_of(ctx, x)->new_ps);
 }
 
 /* The size of the change, largest first (the comparison's own order). */
@@ -141,7 +136,7 @@ static int cmp_delta(void *ctx, size_t x, size_t y)
 {
 	int64_t a = op_of(ctx, x)->delta_ps, b = op_of(ctx, y)->delta_ps;
 
-	return cmp64(b < 0 ? -b : b, a < 0 ? -a : a);
+	return panel_cmp64(b < 0 ? -b : b, a < 0 ? -a : a);
 }
 
 static int cmp_pct(void *ctx, size_t x, size_t y)

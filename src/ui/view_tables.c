@@ -14,11 +14,6 @@
 #include "app.h"
 #include "term.h"
 
-static int cmp64(int64_t x, int64_t y)
-{
-	return (x > y) - (x < y);
-}
-
 static int cmpd(double x, double y)
 {
 	if (isnan(x) || isnan(y))
@@ -134,12 +129,12 @@ static void k_name(void *ctx, size_t row, char *buf, size_t n)
 
 static int kc_total(void *ctx, size_t x, size_t y)
 {
-	return cmp64(kern(ctx, y)->total_ps, kern(ctx, x)->total_ps);
+	return panel_cmp64(kern(ctx, y)->total_ps, kern(ctx, x)->total_ps);
 }
 
 static int kc_count(void *ctx, size_t x, size_t y)
 {
-	return cmp64((int64_t)kern(ctx, y)->occurrences, (int64_t)kern(ctx, x)->occurrences);
+	return panel_cmp64((int64_t)kern(ctx, y)->occurrences, (int64_t)kern(ctx, x)->occurrences);
 }
 
 static int kc_avg(void *ctx, size_t x, size_t y)
@@ -152,17 +147,17 @@ static int kc_avg(void *ctx, size_t x, size_t y)
 
 static int kc_max(void *ctx, size_t x, size_t y)
 {
-	return cmp64(kern(ctx, y)->max_ps, kern(ctx, x)->max_ps);
+	return panel_cmp64(kern(ctx, y)->max_ps, kern(ctx, x)->max_ps);
 }
 
 static int kc_regs(void *ctx, size_t x, size_t y)
 {
-	return cmp64(kern(ctx, y)->registers, kern(ctx, x)->registers);
+	return panel_cmp64(kern(ctx, y)->registers, kern(ctx, x)->registers);
 }
 
 static int kc_shared(void *ctx, size_t x, size_t y)
 {
-	return cmp64(kern(ctx, y)->shared_bytes, kern(ctx, x)->shared_bytes);
+	return panel_cmp64(kern(ctx, y)->shared_bytes, kern(ctx, x)->shared_bytes);
 }
 
 static int kc_occ(void *ctx, size_t x, size_t y)
@@ -432,12 +427,12 @@ static void d_model(void *ctx, size_t row, char *buf, size_t n)
 
 static int dc_busy(void *ctx, size_t x, size_t y)
 {
-	return cmp64(dev(ctx, y)->busy_ps, dev(ctx, x)->busy_ps);
+	return panel_cmp64(dev(ctx, y)->busy_ps, dev(ctx, x)->busy_ps);
 }
 
 static int dc_span(void *ctx, size_t x, size_t y)
 {
-	return cmp64(dev(ctx, y)->span_ps, dev(ctx, x)->span_ps);
+	return panel_cmp64(dev(ctx, y)->span_ps, dev(ctx, x)->span_ps);
 }
 
 static int dc_idle(void *ctx, size_t x, size_t y)
@@ -448,12 +443,12 @@ static int dc_idle(void *ctx, size_t x, size_t y)
 
 static int dc_hostb(void *ctx, size_t x, size_t y)
 {
-	return cmp64(dev(ctx, y)->host_bound_ps, dev(ctx, x)->host_bound_ps);
+	return panel_cmp64(dev(ctx, y)->host_bound_ps, dev(ctx, x)->host_bound_ps);
 }
 
 static int dc_gap(void *ctx, size_t x, size_t y)
 {
-	return cmp64(dev(ctx, y)->longest_gap_ps, dev(ctx, x)->longest_gap_ps);
+	return panel_cmp64(dev(ctx, y)->longest_gap_ps, dev(ctx, x)->longest_gap_ps);
 }
 
 static int dc_name(void *ctx, size_t x, size_t y)
