@@ -208,6 +208,7 @@ void ui_panel(struct panel *p, int y, int x, int h, int w)
 	int at[2] = { y, x };
 
 	p->mark = term.g.ellipsis;
+	p->up = term.g.peak;
 	p->open = term.g.fold_open;
 	p->closed = term.g.fold_closed;
 	panel_render(p, h, w, emit_cells, at);

@@ -25,6 +25,7 @@ void panel_init(struct panel *p, const struct panel_ops *ops, void *ctx,
 	p->mark = "~";
 	p->open = "-";
 	p->closed = "+";
+	p->up = "^";
 }
 
 void panel_fini(struct panel *p)
@@ -527,6 +528,23 @@ void panel_header(struct panel *p, struct cellrow *r, int w)
 	}
 }
 
+void panel_mark_above(struct cellrow *r, int w, long above, const char *up)
+{
+	char s[48];
+	int len, x;
+
+	if (above <= 0)
+		return;
+	snprintf(s, sizeof(s), " %s %ld above ", up ? up : "^", above);
+	len = utf8_width(s);
+	if (len >= w)
+		return;
+	for (x = w - len; x < w; x++)
+		if (r->c[x].len && r->c[x].ch[0] != ' ')
+			return; /* no room: a header's name is there */
+	cellrow_put(r, w - len, len, ROLE_HEADER, 0, s);
+}
+
 void panel_head_name(char *buf, size_t n, const char *name, int sorted, int w)
 {
 	size_t k;
@@ -690,10 +708,8 @@ void panel_render(struct panel *p, int h, int w,
 		show[c] = 1;
 	if (p->cols)
 		layout(p, w, show, width);
-	if (p->header) {
-		panel_header(p, &r, w);
-		emit(arg, i++, &r);
-	}
+	if (p->header)
+		i++; /* the header is drawn once the first row shown is known */
 	body = h - i;
 	p->height = body;
 	/* Keep the selection on screen; in pager mode keep the page full. */
@@ -712,6 +728,11 @@ void panel_render(struct panel *p, int h, int w,
 	}
 	if (p->top < 0)
 		p->top = 0;
+	if (p->header) {
+		panel_header(p, &r, w);
+		panel_mark_above(&r, w, p->top, p->up);
+		emit(arg, 0, &r);
+	}
 	if (p->cols) {
 		long n = (long)p->norder - p->top < body ? (long)p->norder - p->top : body;
 

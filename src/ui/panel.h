@@ -97,6 +97,7 @@ struct panel {
 	 * text would be. Set by the view. */
 	void (*fit_flex)(void *ctx, size_t row, char *buf, size_t n, int w);
 	const char *mark, *open, *closed; /* glyphs: elision, unfolded, folded */
+	const char *up;                   /* glyph: rows above the screen */
 	char filter[128];  /* only rows whose text contains it (any case) */
 	/* state, kept by the panel */
 	size_t *order;     /* shown rows, view row numbers in display order */
@@ -158,6 +159,11 @@ void panel_draw_row(struct panel *p, size_t row, struct cellrow *r, int w, int s
  * them (at most n - 1), never the figure cut ("5..200" would read as
  * another number). */
 void panel_no_fit(char *buf, size_t n, int w);
+/* Marks a header row r (w wide) with how many rows are above the screen
+ * (none: nothing), at its right end where that is blank: after a re-sort
+ * that keeps the selection, the first row shown is not the first of the
+ * order. */
+void panel_mark_above(struct cellrow *r, int w, long above, const char *up);
 /* A column's header in w columns: its name, and the sort column's a
  * trailing 'v', in place of the name's last letter where both do not fit
  * ("REGv"; eliding read "R…Sv"). Column names are ASCII. */

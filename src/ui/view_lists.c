@@ -414,8 +414,6 @@ static void steps_draw(struct app *a, int y, int h)
 	step_starts_fit(a, step_columns[1].width);
 	panel_refresh(p, a->cols);
 	cellrow_init(&r, a->cols);
-	panel_header(p, &r, a->cols);
-	term_put_cells(y + 1, 0, &r);
 	if (p->filter[0] && !p->norder) /* no step to average */
 		cellrow_fill(&r, 0, a->cols, ROLE_TEXT, 0);
 	else
@@ -424,8 +422,12 @@ static void steps_draw(struct app *a, int y, int h)
 		if (r.c[x].role == ROLE_TEXT)
 			r.c[x].flags |= CELL_BOLD;
 	term_put_cells(y + 2, 0, &r);
-	cellrow_fini(&r);
 	ui_panel(p, y + 3, 0, h - 4, a->cols);
+	/* The header once the rows are placed: it says how many are above. */
+	panel_header(p, &r, a->cols);
+	panel_mark_above(&r, a->cols, p->top, p->up);
+	term_put_cells(y + 1, 0, &r);
+	cellrow_fini(&r);
 	sel = panel_selected(p);
 	if (sel >= 0) {
 		const struct xt_step_row *s = &an->steps[sel];

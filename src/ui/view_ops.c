@@ -255,7 +255,7 @@ static void ops_draw(struct app *a, int y, int h)
 	size_t n, c, k, nop, vis;
 	struct row *rows = ops_rows(a, &n);
 	char cell[512], line[1024], **fit, *fitbuf;
-	int x, row, show[16], cw[16];
+	int x, row, show[16], cw[16], hend = 0; /* hend: where the header's text ends */
 
 	op_columns_fit(a->cols, 24, show);
 	/* Columns no op has a value for give their room to the names. */
@@ -307,6 +307,7 @@ static void ops_draw(struct app *a, int y, int h)
 				snprintf(cell, sizeof(cell), "%*s", w, nm);
 			else
 				snprintf(cell, sizeof(cell), "%s", nm);
+			hend = x + (col->right ? w : (int)strlen(nm));
 		}
 		x += ui_put(y, x, w, term_attr(ROLE_HEADER), cell, 1);
 		x += ui_put(y, x, 1, term_attr(ROLE_HEADER), " ", 1);
@@ -324,6 +325,17 @@ static void ops_draw(struct app *a, int y, int h)
 	 * top rows were not there. */
 	if (h > 3 && a->ops.top > 0 && (long)n - a->ops.top < h - 3)
 		a->ops.top = (long)n > h - 3 ? (long)n - (h - 3) : 0;
+	/* Rows above the screen (after a re-sort that kept the selection,
+	 * the first shown is not the order's first): said in the header. */
+	if (a->ops.top > 0) {
+		char up[48];
+		int len;
+
+		snprintf(up, sizeof(up), " %s %ld above ", term.g.peak, a->ops.top);
+		len = utf8_width(up);
+		if (hend + len <= a->cols)
+			ui_put(y, a->cols - len, len, term_attr(ROLE_HEADER), up, 0);
+	}
 	{
 		int wname = a->cols;
 

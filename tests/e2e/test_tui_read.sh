@@ -1348,3 +1348,23 @@ if have_fixtures; then
 else
 	skip_n 2 "split programs: jumps and details" "$NOFIX"
 fi
+# After a re-sort that keeps the selection (at the list's end), the first
+# row shown is not the order's first: the header says how many are above,
+# in the op profile and in the panel lists alike; at the top it says none.
+start 80 24 "$XTOP" tests/fixtures/h100/jax-h100-tfm-nocb.xplane.pb.gz
+wait_for "[timeline]" >/dev/null
+keys 3
+wait_for "SELFv" >/dev/null
+check "op profile at its top: no rows above" '! line 2 | grep -q "above"' "marked" 5
+keys End
+sleep 0.3
+keys '>' '>' '>'
+check "op profile after End and a re-sort: the header says how many rows are above" \
+	'line 2 | grep -q "AVGv" && line 2 | grep -Eq "(▲|\^) [0-9]+ above *$"' "no mark" 5
+keys 6
+wait_for "[kernels]" >/dev/null
+keys End
+check "kernels after End: the header says how many rows are above" \
+	'line 2 | grep -Eq "(▲|\^) [0-9]+ above *$"' "no mark" 5
+keys q
+wait_for "EXIT=" >/dev/null
