@@ -110,7 +110,7 @@ static int line_next(struct bd_cursor *c, int64_t *pa, int64_t *pb, int *pcat)
 		if (lp->role == LROLE_XLA_OPS && xt_event_depth(ev) != 0)
 			continue;
 		cat = c->lv->lv[cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE)];
-		a = c->base + xt_event_off(c->l, i);
+		a = xt_ps_add(c->base, xt_event_off(c->l, i));
 		b = a + dur;
 		c->prev = c->seen;
 		if (b > c->seen)
@@ -254,7 +254,7 @@ static size_t first_after(const int64_t *ends, size_t stride, int64_t base, size
 {
 	size_t b = from, e, step = 1, m;
 
-#define END_AT(i) (base + *(const int64_t *)((const char *)ends + (i) * stride))
+#define END_AT(i) xt_ps_add(base, *(const int64_t *)((const char *)ends + (i) * stride))
 	for (;;) {
 		e = b + step - 1;
 		if (e >= n) {
@@ -303,7 +303,7 @@ static void cursor_add(struct bd_cursor *c, const struct bd_levels *lv, const st
 		c->l = ln;
 		c->lp = ln->hook_data;
 		c->n = ln->nev;
-		c->base = ln->timestamp_ns * 1000;
+		c->base = xt_line_base(ln);
 		c->seen = INT64_MIN;
 		c->stop = r;
 		b = 0;
@@ -313,7 +313,7 @@ static void cursor_add(struct bd_cursor *c, const struct bd_levels *lv, const st
 			c->i = b * XT_BLOCK < c->n ? b * XT_BLOCK : c->n;
 			/* Every event of the blocks before ends by then. */
 			if (b)
-				c->seen = c->base + ln->blk_maxend[b - 1];
+				c->seen = xt_ps_add(c->base, ln->blk_maxend[b - 1]);
 		}
 		if (r->key == key && r->i > c->i && r->before <= lo) {
 			c->i = r->i;

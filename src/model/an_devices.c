@@ -60,14 +60,14 @@ static int64_t union_busy(const struct xt_plane *p, int64_t *first, int64_t *las
 static void line_extent(const struct xt_line *l, int64_t *first, int64_t *last)
 {
 	size_t nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK;
-	int64_t base = l->timestamp_ns * 1000;
+	int64_t base = xt_line_base(l);
 
 	if (!l->nev || xt_event_aggregated(&l->ev[0]))
 		return;
-	if (base + xt_event_off(l, 0) < *first)
-		*first = base + xt_event_off(l, 0);
-	if (base + l->blk_maxend[nblk - 1] > *last)
-		*last = base + l->blk_maxend[nblk - 1];
+	if (xt_ps_add(base, xt_event_off(l, 0)) < *first)
+		*first = xt_ps_add(base, xt_event_off(l, 0));
+	if (xt_ps_add(base, l->blk_maxend[nblk - 1]) > *last)
+		*last = xt_ps_add(base, l->blk_maxend[nblk - 1]);
 }
 
 void gpu_busy_run(struct gpu_busy_set *gs, size_t i)
@@ -176,7 +176,10 @@ void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_b
 			}
 			free(use);
 			if (last > first) {
-				d->span_ps = last - first;
+				/* A hostile file's times can lie further apart than
+				 * int64 holds: the span saturates. */
+				if (__builtin_sub_overflow(last, first, &d->span_ps))
+					d->span_ps = INT64_MAX;
 				d->first_ps = first;
 				d->idle_percent = 100.0 * (1.0 - (double)d->busy_ps / (double)d->span_ps);
 			}

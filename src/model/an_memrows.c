@@ -493,7 +493,7 @@ static void mem_set_add(struct mem_set *ms, struct xt_trace *t, size_t h, size_t
 	ml = &ms->mls[ms->nml++];
 	*ml = (struct mem_line){ h, &t->hosts[h], &t->hosts[h].planes[p], ln, mp,
 				 xcalloc(mp->nkeys ? mp->nkeys : 1, sizeof(uint32_t)),
-				 (uint64_t)ln->timestamp_ns * 1000 };
+				 (uint64_t)xt_line_base(ln) };
 	for (k = 0; k < mp->nkeys; k++) {
 		struct bytes_ref kb = memory_key_bytes(&mp->keys[k]);
 		char key[512];

@@ -31,6 +31,16 @@
 #include "../util/timefmt.h"
 #include "../util/xalloc.h"
 #include "analysis_int.h"
+
+/* An event's end, s + d, at most INT64_MAX: a hostile file's duration can
+ * run past it (a fuzzer's 9.2e18 ps from 1 us), and a span that ends
+ * there still holds its start. */
+static int64_t end_ps(int64_t s, int64_t d)
+{
+	int64_t e;
+
+	return __builtin_add_overflow(s, d, &e) ? INT64_MAX : e;
+}
 #include "spans.h"
 
 #define GAP_COUNT_PS 1000000000ll  /* 1 ms */
@@ -68,7 +78,7 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 {
 	const struct plane_ctx *pc = p->hook_data;
 	struct spans comp; /* one run: the line's events in start order */
-	int64_t base = l->timestamp_ns * 1000, comp_end = INT64_MIN;
+	int64_t base = xt_line_base(l), comp_end = INT64_MIN;
 	int want_work = lp->role == LROLE_HOST;
 	size_t i, mk = 0;
 
@@ -82,8 +92,8 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 		d = xt_event_dur(l, ev);
 		if (d <= 0)
 			continue;
-		s = base + xt_event_off(l, i);
-		e = s + d;
+		s = xt_ps_add(base, xt_event_off(l, i));
+		e = end_ps(s, d);
 		if (pc->info[xt_event_meta_index(ev)].compile) {
 			if (s >= comp_end) /* not inside another of the line */
 				lp->compiles++;
@@ -111,7 +121,7 @@ static int comp_ev_cmp(const void *x, const void *y)
 
 void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk)
 {
-	uint64_t base = (uint64_t)l->timestamp_ns * 1000;
+	uint64_t base = (uint64_t)xt_line_base(l);
 	struct comp_ev *v = NULL;
 	struct spans comp;
 	int64_t comp_end = INT64_MIN;
@@ -152,7 +162,7 @@ void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt
 
 void overview_take_work(struct line_part *lp, const struct xt_line *l, const struct xt_sunk *sunk)
 {
-	int64_t base = (int64_t)((uint64_t)l->timestamp_ns * 1000);
+	int64_t base = (int64_t)((uint64_t)xt_line_base(l));
 	size_t k, nb = 0;
 
 	for (k = 0; k < sunk->nparts; k++)
@@ -174,7 +184,7 @@ void overview_take_work(struct line_part *lp, const struct xt_line *l, const str
  */
 void overview_line_device(struct line_part *lp, const struct xt_line *l)
 {
-	int64_t base = l->timestamp_ns * 1000, first = INT64_MAX, last = INT64_MIN;
+	int64_t base = xt_line_base(l), first = INT64_MAX, last = INT64_MIN;
 	int64_t small_ps = 0;
 	uint64_t kernels = 0, small = 0;
 	struct span_pack busy;
@@ -191,11 +201,11 @@ void overview_line_device(struct line_part *lp, const struct xt_line *l)
 		if (xt_event_aggregated(ev))
 			continue;
 		d = xt_event_dur(l, ev);
-		s = base + xt_event_off(l, i);
+		s = xt_ps_add(base, xt_event_off(l, i));
 		if (s < first)
 			first = s;
-		if (s + d > last)
-			last = s + d;
+		if (end_ps(s, d) > last)
+			last = end_ps(s, d);
 		if (d <= 0)
 			continue;
 		cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
@@ -206,7 +216,7 @@ void overview_line_device(struct line_part *lp, const struct xt_line *l)
 				small_ps += d;
 			}
 		}
-		span_pack_add(&busy, s, s + d);
+		span_pack_add(&busy, s, end_ps(s, d));
 	}
 	span_pack_done(&busy);
 	span_pack_free(&lp->busy);
@@ -445,7 +455,7 @@ static void walk_xla(struct busy_walk *w, const struct xt_plane *p)
 		l = &p->lines[lines[best]];
 		i = cur[best];
 		s = head[best];
-		walk_busy(w, s, s + xt_event_dur(l, &l->ev[i]));
+		walk_busy(w, s, end_ps(s, xt_event_dur(l, &l->ev[i])));
 		for (i++; i < l->nev && !xla_busy(l, i); i++)
 			;
 		cur[best] = i;

@@ -125,7 +125,7 @@ static int marker_ev_cmp(const void *x, const void *y)
 
 void steps_take_markers(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk)
 {
-	uint64_t base = (uint64_t)l->timestamp_ns * 1000;
+	uint64_t base = (uint64_t)xt_line_base(l);
 	size_t k, i, n = 0;
 
 	for (k = 0; k < sunk->nparts; k++)

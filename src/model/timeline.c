@@ -146,7 +146,7 @@ struct timeline *timeline_new(struct xt_trace *t)
 				if (!ln->nev || xt_event_aggregated(&ln->ev[0]))
 					continue;
 				s = xt_event_start(ln, &ln->ev[0]);
-				e = ln->timestamp_ns * 1000 + ln->blk_maxend[nblk - 1];
+				e = xt_ps_add(xt_line_base(ln), ln->blk_maxend[nblk - 1]);
 				if (s < tl->t0)
 					tl->t0 = s;
 				if (e > tl->t1)
@@ -253,7 +253,7 @@ const struct tl_depth *timeline_depth(struct timeline *tl, size_t i)
 static size_t level_lower(const struct xt_line *l, const struct tl_depth *dp, size_t lo,
 			  size_t hi, int64_t t)
 {
-	int64_t r = t - l->timestamp_ns * 1000;
+	int64_t r = t - xt_line_base(l);
 	size_t jlo = (lo + TL_KEY_STEP - 1) / TL_KEY_STEP, jhi = (hi + TL_KEY_STEP - 1) / TL_KEY_STEP;
 	size_t j0 = jlo;
 
@@ -299,7 +299,7 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 {
 	const struct tl_depth *dp = timeline_depth(tl, i);
 	const struct xt_line *l = tl->tracks[i].l;
-	int64_t base = l->timestamp_ns * 1000;
+	int64_t base = xt_line_base(l);
 	size_t lo, hi, from;
 	unsigned c;
 
@@ -323,7 +323,7 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 		 * level never overlaps itself, so only the one just before). */
 		if (s > lo) {
 			const struct xt_event *pe = &l->ev[dp->idx[s - 1]];
-			int64_t pd = xt_event_dur(l, pe), ps = base + xt_event_off(l, dp->idx[s - 1]);
+			int64_t pd = xt_event_dur(l, pe), ps = xt_ps_add(base, xt_event_off(l, dp->idx[s - 1]));
 
 			if (ps + pd > a || (pd == 0 && ps == a))
 				s--;
@@ -346,7 +346,8 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 		 * dense whatever is picked). */
 		for (k = s; k < e && k < s + 8; k++) {
 			const struct xt_event *ev = &l->ev[dp->idx[k]];
-			int64_t es = base + xt_event_off(l, dp->idx[k]), ee = es + xt_event_dur(l, ev);
+			int64_t es = xt_ps_add(base, xt_event_off(l, dp->idx[k])),
+				ee = xt_ps_add(es, xt_event_dur(l, ev));
 			int64_t cov = (ee < b ? ee : b) - (es > a ? es : a);
 
 			if (cov > bestcov) {

@@ -426,13 +426,24 @@ static inline int64_t xt_event_off(const struct xt_line *l, size_t i)
 }
 
 /* Absolute start/end of ev on line, ps in the file's time base. */
+/* Times are sums modulo 2^64 (a hostile file's timestamp or offset can
+ * run past INT64_MAX, where signed arithmetic is undefined): the line's
+ * timestamp in ps, and a time plus a span. */
+static inline int64_t xt_line_base(const struct xt_line *l)
+{
+	return (int64_t)((uint64_t)l->timestamp_ns * 1000u);
+}
+static inline int64_t xt_ps_add(int64_t t, int64_t d)
+{
+	return (int64_t)((uint64_t)t + (uint64_t)d);
+}
 static inline int64_t xt_event_start(const struct xt_line *l, const struct xt_event *ev)
 {
-	return l->timestamp_ns * 1000 + xt_event_off(l, (size_t)(ev - l->ev));
+	return xt_ps_add(xt_line_base(l), xt_event_off(l, (size_t)(ev - l->ev)));
 }
 static inline int64_t xt_event_end(const struct xt_line *l, const struct xt_event *ev)
 {
-	return xt_event_start(l, ev) + xt_event_dur(l, ev);
+	return xt_ps_add(xt_event_start(l, ev), xt_event_dur(l, ev));
 }
 
 /* Metadata of ev (the synthetic empty entry when the id was unknown). */

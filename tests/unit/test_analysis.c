@@ -761,6 +761,26 @@ static void test_kernel_rows_apart(void **state)
 	assert_true(kc.block_apart);
 }
 
+/* Times are sums modulo 2^64: a hostile file's kernel 9.2e18 ps after a
+ * line at 1 us (a fuzzer's) loads and is analysed without a signed
+ * overflow (the overview's ends, the device's span, the breakdown's
+ * search; the UBSan build stops at one). */
+static void test_times_past_int64(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *l = tu_line_add(g, 1, "Stream #1(Kernel)", 1);
+	struct xt_analysis *a;
+
+	(void)state;
+	kernel(g, l, "k", 0, 50, "fusion.1", 1, "grid:2,1,1 block:64,1,1");
+	kernel(g, l, "k", INT64_MAX - 1000000, INT64_MAX / 2, "fusion.1", 2,
+	       "grid:2,1,1 block:64,1,1");
+	a = tu_load_space(s, NULL);
+	assert_true(a->ndevices >= 1);
+	assert_true(a->devices[0].span_ps > 0);
+}
+
 /* Each analysis has its own serial, also one given a freed one's address:
  * the viewer's caches of an analysis's figures are keyed by it. */
 static void test_analysis_serial(void **state)
@@ -1056,6 +1076,7 @@ int main(void)
 		TU_TEST(test_kernel_note),
 		TU_TEST(test_kernel_rows_apart),
 		TU_TEST(test_analysis_serial),
+		TU_TEST(test_times_past_int64),
 		TU_TEST(test_host_step_markers),
 		TU_TEST(test_host_marker_traceme_root_group),
 	};
