@@ -111,7 +111,8 @@ static int line_next(struct bd_cursor *c, int64_t *pa, int64_t *pb, int *pcat)
 			continue;
 		cat = c->lv->lv[cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE)];
 		a = xt_ps_add(c->base, xt_event_off(c->l, i));
-		b = a + dur;
+		if (__builtin_add_overflow(a, dur, &b))
+			b = INT64_MAX; /* a hostile duration: the span stays ordered */
 		c->prev = c->seen;
 		if (b > c->seen)
 			c->seen = b;
@@ -592,7 +593,7 @@ void steps_breakdown(struct xt_analysis *a, struct xt_trace *t, const struct hos
 		/* Its windows: steps by start, overlapping ones merged. */
 		for (k = i; k < j; k++) {
 			const struct xt_step_row *s = &a->steps[sel[k]];
-			int64_t e = s->start_ps + (s->duration_ps > 0 ? s->duration_ps : 0);
+			int64_t e = xt_ps_add(s->start_ps, s->duration_ps > 0 ? s->duration_ps : 0);
 
 			if (k == i || s->start_ps >= w[nw - 1].hi) {
 				w[nw++] = (struct bd_win){ s->start_ps, e, ng, nq, 0 };

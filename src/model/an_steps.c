@@ -413,7 +413,7 @@ struct mod_stat {
  * counted the time between as the step's, and made steps overlap. */
 static void step_take(struct xt_step_row *st, int64_t s, int64_t e, int32_t h, int32_t p)
 {
-	int64_t d = e - s;
+	int64_t d = xt_ps_sub(e, s); /* modulo 2^64, as times are */
 
 	if (st->duration_ps < 0 || d > st->duration_ps ||
 	    (d == st->duration_ps && s < st->start_ps)) {
@@ -488,7 +488,12 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 			x->count++;
 			if (x->count > x->most)
 				x->most = x->count;
-			x->time += runs[d][i].end_ps - runs[d][i].start_ps;
+			/* modulo 2^64, as times are; the sum saturates (a
+			 * hostile file's run can last past INT64_MAX) */
+			if (__builtin_add_overflow(x->time,
+						   xt_ps_sub(runs[d][i].end_ps, runs[d][i].start_ps),
+						   &x->time))
+				x->time = INT64_MAX;
 		}
 	}
 	hmap_fini(&idx);

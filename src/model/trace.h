@@ -437,6 +437,10 @@ static inline int64_t xt_ps_add(int64_t t, int64_t d)
 {
 	return (int64_t)((uint64_t)t + (uint64_t)d);
 }
+static inline int64_t xt_ps_sub(int64_t t, int64_t u)
+{
+	return (int64_t)((uint64_t)t - (uint64_t)u);
+}
 static inline int64_t xt_event_start(const struct xt_line *l, const struct xt_event *ev)
 {
 	return xt_ps_add(xt_line_base(l), xt_event_off(l, (size_t)(ev - l->ev)));
