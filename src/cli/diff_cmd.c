@@ -42,9 +42,9 @@ static void num_line(struct strbuf *o, const char *what, const struct xt_cmp_num
 		strbuf_addf(o, "  %-10s -\n", what);
 		return;
 	}
-	fmt_ps(b1, sizeof(b1), (int64_t)v->base);
-	fmt_ps(b2, sizeof(b2), (int64_t)v->new_);
-	delta_cell(b3, sizeof(b3), (int64_t)v->delta);
+	fmt_ps(b1, sizeof(b1), xt_ps_of(v->base));
+	fmt_ps(b2, sizeof(b2), xt_ps_of(v->new_));
+	delta_cell(b3, sizeof(b3), xt_ps_of(v->delta));
 	pct_cell(b4, sizeof(b4), v->delta_percent, 1, v->new_);
 	strbuf_addf(o, "  %-10s %10s -> %10s  %11s %8s\n", what, b1, b2, b3, b4);
 }

@@ -366,12 +366,12 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 		snprintf(b[0], sizeof(b[0]), "%" PRId64, s->id);
 		fmt_ps_apart(b[1], sizeof(b[1]), rel[i], unit, dec);
 		fmt_ps(b[2], sizeof(b[2]), s->duration_ps);
-		sum[0] += s->duration_ps;
+		sum[0] = xt_sat_add(sum[0], s->duration_ps);
 		for (k = 0; k < XT_CAT_COUNT; k++) {
 			fmt_ps(b[3 + k], sizeof(b[3 + k]), s->cat_ps[k]);
-			sum[k + 1] += s->cat_ps[k];
+			sum[k + 1] = xt_sat_add(sum[k + 1], s->cat_ps[k]);
 		}
-		sum[XT_CAT_COUNT + 1] += s->idle_ps;
+		sum[XT_CAT_COUNT + 1] = xt_sat_add(sum[XT_CAT_COUNT + 1], s->idle_ps);
 		fmt_ps(b[3 + XT_CAT_COUNT], sizeof(b[0]), s->idle_ps);
 		tt_row(&tt, o, cells);
 	}
@@ -423,7 +423,7 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 		}
 		tt_row(&tt, o, cells);
 		for (k = 0; k < m->nlive; k++)
-			listed += m->live[k].bytes;
+			listed = xt_sat_add(listed, m->live[k].bytes);
 		for (k = 0; k < m->nlive && k < 3; k++) {
 			const struct xt_live_alloc *la = &m->live[k];
 			size_t len = strlen(la->op) + strlen(la->shape) + 16;
@@ -448,20 +448,20 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 			}
 			free(what);
 			free(cut);
-			listed -= m->live[k].bytes;
+			listed = xt_sat_sub(listed, m->live[k].bytes);
 		}
 		if (m->nlive_total > k)
 			put_fig(o, width,
-				fmt_bytes(x1, sizeof(x1), (double)(listed + m->live_other_bytes)),
+				fmt_bytes(x1, sizeof(x1), (double)xt_sat_add(listed, m->live_other_bytes)),
 				"%zu other live allocation%s", m->nlive_total - k,
 				m->nlive_total - k == 1 ? "" : "s");
 		if (m->reserved_bytes)
 			put_fig(o, width, fmt_bytes(x1, sizeof(x1), (double)m->reserved_bytes),
 				"reserved (program stacks, not allocations)");
-		if (m->unattributed_bytes - m->reserved_bytes)
+		if (m->unattributed_bytes != m->reserved_bytes)
 			put_fig(o, width,
 				fmt_bytes(x1, sizeof(x1),
-					  (double)(m->unattributed_bytes - m->reserved_bytes)),
+					  (double)xt_sat_sub(m->unattributed_bytes, m->reserved_bytes)),
 				"allocated before the profile or without an event");
 		if (m->allocator_lifetime_peak < m->peak_bytes)
 			put_text(o, width, "      lifetime >= this peak; the allocator's own (allocations "

@@ -252,7 +252,7 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 		strbuf_addf(o, ",\"kind\":\"%s\"", kinds[d->kind]);
 		jint_opt(o, "busy_ps", d->busy_ps, !xt_device_silent(d));
 		jint_opt(o, "span_ps", d->span_ps, !xt_device_silent(d));
-		jint_opt(o, "start_ps", d->first_ps - origin, d->span_ps != 0);
+		jint_opt(o, "start_ps", xt_ps_sub(d->first_ps, origin), d->span_ps != 0);
 		strbuf_addf(o, ",\"op_events\":%" PRIu64 ",\"idle_percent\":", d->op_events);
 		jnum(o, d->idle_percent);
 		jopt(o, "peak_flops_per_s", d->peak_flops);
@@ -271,7 +271,7 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 		 * span for its idle time to lie in (the text says '-'). */
 		jint_opt(o, "host_bound_ps", d->host_bound_ps, xt_device_has_gaps(d));
 		jint_opt(o, "longest_gap_ps", d->longest_gap_ps, xt_device_has_gaps(d));
-		jint_opt(o, "longest_gap_start_ps", d->longest_gap_start_ps - origin,
+		jint_opt(o, "longest_gap_start_ps", xt_ps_sub(d->longest_gap_start_ps, origin),
 			 d->has_overview && d->longest_gap_ps > 0);
 		jint_opt(o, "gaps_over_1ms", (int64_t)d->gaps_over_1ms, xt_device_has_gaps(d));
 		jint_opt(o, "kernels", (int64_t)d->kernels, d->has_kernels);
@@ -380,7 +380,7 @@ static void steps_json(struct strbuf *o, const struct xt_trace *t, const struct 
 		strbuf_lit(o, "{\"id\":");
 		strbuf_add_i64(o, s->id);
 		strbuf_lit(o, ",\"start_ps\":");
-		strbuf_add_i64(o, s->start_ps - origin);
+		strbuf_add_i64(o, xt_ps_sub(s->start_ps, origin));
 		strbuf_lit(o, ",\"duration_ps\":");
 		strbuf_add_i64(o, s->duration_ps);
 		for (k = 0; k < XT_CAT_COUNT; k++) {
@@ -422,13 +422,13 @@ static void memory_json(struct strbuf *o, const struct xt_analysis *a, int64_t o
 			       ",\"lifetime_peak_bytes\":%" PRId64
 			       ",\"allocator_lifetime_peak_bytes\":%" PRId64 ",\"capacity_bytes\":%" PRId64
 			       ",\"events\":%" PRIu64 ",\"live_at_peak\":[",
-			    m->peak_bytes, m->peak_time_ps - origin, m->reserved_bytes,
+			    m->peak_bytes, xt_ps_sub(m->peak_time_ps, origin), m->reserved_bytes,
 			    m->live_other_bytes, m->unattributed_bytes, m->nlive_total,
 			    m->lifetime_peak_bytes, m->allocator_lifetime_peak, m->capacity_bytes,
 			    m->events);
 		for (k = 0; k < m->nlive; k++) {
 			strbuf_addf(o, "%s{\"bytes\":%" PRId64 ",\"time_ps\":%" PRId64 ",", k ? "," : "",
-				    m->live[k].bytes, m->live[k].time_ps - origin);
+				    m->live[k].bytes, xt_ps_sub(m->live[k].time_ps, origin));
 			jfield_opt(o, "op", m->live[k].op, 1);
 			jfield_opt(o, "shape", m->live[k].shape, 0);
 			strbuf_puts(o, "}");

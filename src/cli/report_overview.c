@@ -58,7 +58,7 @@ void report_step_bars(struct strbuf *o, const struct xt_analysis *a, int cols, i
 		for (i = s0; i < s1; i++)
 			if (a->steps[i].duration_ps > v)
 				v = a->steps[i].duration_ps;
-		lvl = (int)((__int128)v * 8 / (max + 1));
+		lvl = (int)((__int128)v * 8 / ((__int128)max + 1));
 		lvl = lvl > 7 ? 7 : lvl < 0 ? 0 : lvl;
 		if (utf8)
 			strbuf_puts(o, blocks[lvl]);

@@ -215,12 +215,12 @@ static void run_close(struct bd_sweep *sw, int c)
 	size_t j = sw->h[c].next;
 
 	for (; j < sw->nq && sw->q[j].k <= e; j++) {
-		int64_t in = sw->q[j].k - s;
+		int64_t in = xt_sat_sub(sw->q[j].k, s);
 
-		sw->f[sw->q[j].v * XT_CAT_COUNT + c] = sw->h[c].done + (in > 0 ? in : 0);
+		sw->f[sw->q[j].v * XT_CAT_COUNT + c] = xt_sat_add(sw->h[c].done, in > 0 ? in : 0);
 	}
 	sw->h[c].next = j;
-	sw->h[c].done += e - s;
+	sw->h[c].done = xt_sat_add(sw->h[c].done, xt_sat_sub(e, s));
 }
 
 /* Each H_c holds its predecessors, so while H_c is open its successors
@@ -540,11 +540,11 @@ static void step_fill(struct xt_step_row *st, const struct bd_levels *lv, const 
 
 		if (lv->lv[c] >= 0)
 			k = lv->lv[c];
-		in = k >= 0 ? f1[k] - f0[k] : 0;
-		st->cat_ps[c] = in - prev;
+		in = k >= 0 ? xt_sat_sub(f1[k], f0[k]) : 0;
+		st->cat_ps[c] = xt_sat_sub(in, prev);
 		prev = in;
 	}
-	st->idle_ps = st->duration_ps - prev;
+	st->idle_ps = xt_sat_sub(st->duration_ps, prev);
 }
 
 /*

@@ -50,7 +50,7 @@ static int64_t union_busy(const struct xt_plane *p, int64_t *first, int64_t *las
 	packs = gpu_busy_lists(p, &nl, first, last);
 	span_merge_init(&m, packs, nl);
 	while (span_merge_next(&m, &x))
-		busy += x.e - x.s;
+		busy = xt_sat_add(busy, xt_sat_sub(x.e, x.s));
 	span_merge_fini(&m);
 	free(packs);
 	return busy;
@@ -147,7 +147,7 @@ void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_b
 				if (!lp)
 					continue;
 				if (lp->role == LROLE_XLA_OPS) {
-					d->busy_ps += lp->self_sum_ps;
+					d->busy_ps = xt_sat_add(d->busy_ps, lp->self_sum_ps);
 					d->op_events += lp->op_events;
 					use[l] = 1;
 				} else if (lp->role == LROLE_STEPS && d->kind == XT_DEV_XLA) {
@@ -183,7 +183,7 @@ void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_b
 				d->first_ps = first;
 				d->idle_percent = 100.0 * (1.0 - (double)d->busy_ps / (double)d->span_ps);
 			}
-			a->busy_ps += d->busy_ps;
+			a->busy_ps = xt_sat_add(a->busy_ps, d->busy_ps);
 		}
 	}
 }

@@ -134,7 +134,7 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 static void kernel_row_add(struct kern_acc *a, int64_t dur)
 {
 	a->occurrences++;
-	a->total_ps += dur;
+	a->total_ps = xt_sat_add(a->total_ps, dur);
 	if (dur < a->min_ps)
 		a->min_ps = dur;
 	if (dur > a->max_ps)
@@ -217,7 +217,7 @@ void kernels_join(struct line_part *lp, const struct line_part *src)
 			struct kern_acc *a = &lp->kerns[*v];
 
 			a->occurrences += k->occurrences;
-			a->total_ps += k->total_ps;
+			a->total_ps = xt_sat_add(a->total_ps, k->total_ps);
 			if (k->min_ps < a->min_ps)
 				a->min_ps = k->min_ps;
 			if (k->max_ps > a->max_ps)
@@ -544,7 +544,7 @@ void kernels_merge(struct xt_analysis *a, struct xt_trace *t)
 					r = &a->kernels[*v];
 					r->details_bad |= k->bad;
 					r->occurrences += k->occurrences;
-					r->total_ps += k->total_ps;
+					r->total_ps = xt_sat_add(r->total_ps, k->total_ps);
 					if (k->min_ps < r->min_ps)
 						r->min_ps = k->min_ps;
 					if (k->max_ps > r->max_ps)

@@ -239,7 +239,7 @@ static void mem_add(struct mem_part *mp, const struct mem_full *r, size_t i, int
 	}
 	m = &mp->rec[mp->nrec++];
 	m->time_ps = time_ps;
-	m->use = r->reserved + r->allocated;
+	m->use = xt_sat_add(r->reserved, r->allocated);
 	m->addr = r->addr;
 	m->bytes = r->bytes;
 	m->ev = (uint32_t)i;

@@ -289,7 +289,7 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 	}
 	for (i = 0; i < n; i++)
 		if (lv[i].used) {
-			attributed += lv[i].bytes;
+			attributed = xt_sat_add(attributed, lv[i].bytes);
 			lv[k++] = lv[i];
 		}
 	if (k > 1)
@@ -297,7 +297,7 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 	row->nlive_total = k;
 	row->nlive = k < XT_LIVE_MAX ? k : XT_LIVE_MAX;
 	for (i = 0; i < row->nlive; i++)
-		listed += lv[i].bytes;
+		listed = xt_sat_add(listed, lv[i].bytes);
 	/* In use but never seen allocated: memory allocated before the
 	 * profile began, events without an address, and the reserved bytes
 	 * (program stacks on TPU) that no allocation event describes. When the
@@ -305,15 +305,17 @@ static void live_at_peak(struct xt_analysis *a, struct xt_memory_row *row,
 	 * allocator's own count wins and the excess comes off the unlisted
 	 * allocations, so the parts still add up to the peak. */
 	if (attributed > row->peak_bytes) {
-		int64_t over = attributed - row->peak_bytes;
+		int64_t over = xt_sat_sub(attributed, row->peak_bytes);
+		int64_t other = xt_sat_sub(attributed, listed);
 
-		row->live_other_bytes = attributed - listed > over ? attributed - listed - over : 0;
-		row->unattributed_bytes = row->peak_bytes - listed - row->live_other_bytes;
+		row->live_other_bytes = other > over ? other - over : 0;
+		row->unattributed_bytes =
+			xt_sat_sub(xt_sat_sub(row->peak_bytes, listed), row->live_other_bytes);
 		if (row->unattributed_bytes < 0)
 			row->unattributed_bytes = 0;
 	} else {
-		row->live_other_bytes = attributed - listed;
-		row->unattributed_bytes = row->peak_bytes - attributed;
+		row->live_other_bytes = xt_sat_sub(attributed, listed);
+		row->unattributed_bytes = xt_sat_sub(row->peak_bytes, attributed);
 	}
 	row->live = xcalloc(row->nlive ? row->nlive : 1, sizeof(*row->live));
 	for (i = 0; i < row->nlive; i++) {
@@ -465,7 +467,7 @@ static void memory_row(struct xt_analysis *a, struct xt_trace *t, const struct m
 	row->peak_time_ps = item_time(mls, &items[peak_i]);
 	row->reserved_bytes = pk.reserved;
 	row->name = allocator_name(a, &t->hosts[g->host], g->key.p, g->key.n);
-	row->capacity_bytes = pk.reserved + pk.allocated + pk.available;
+	row->capacity_bytes = xt_sat_add(xt_sat_add(pk.reserved, pk.allocated), pk.available);
 	/* The allocator's running peak, heap only: its own view over its
 	 * whole life (before the profile too). */
 	row->allocator_lifetime_peak = g->lifetime_peak;

@@ -306,7 +306,7 @@ static void kernel_add(struct merge *m, uint32_t row, const char *name, const st
 		r->nkernels = ra->nk;
 	}
 	r->kernels[*v].occurrences += k->occurrences;
-	r->kernels[*v].total_ps += k->total_ps;
+	r->kernels[*v].total_ps = xt_sat_add(r->kernels[*v].total_ps, k->total_ps);
 }
 
 /* The device row of every /device: plane of host h (devices_build order). */
@@ -355,8 +355,8 @@ static void merge_line(struct merge *m, const struct line_part *lp, const struct
 		ra = &m->acc[row];
 		row_of[i] = row;
 		r->occurrences += o->occurrences;
-		r->self_ps += o->self_ps;
-		r->total_ps += o->total_ps;
+		r->self_ps = xt_sat_add(r->self_ps, o->self_ps);
+		r->total_ps = xt_sat_add(r->total_ps, o->total_ps);
 		r->flops += o->flops;
 		r->bytes_accessed += o->bytes;
 		r->hbm_bytes += o->hbm_bytes;
@@ -448,7 +448,7 @@ void ops_merge(struct xt_analysis *a, struct xt_trace *t)
 	 * over it, a GPU's column would add up to more than 100 %. */
 	a->ops_self_ps = 0;
 	for (i = 0; i < a->nops; i++)
-		a->ops_self_ps += a->ops[i].self_ps;
+		a->ops_self_ps = xt_sat_add(a->ops_self_ps, a->ops[i].self_ps);
 	for (i = 0; i < a->nops; i++) {
 		struct xt_op_row *r = &a->ops[i];
 		const struct row_acc *ra = &m.acc[i];

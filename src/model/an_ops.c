@@ -194,9 +194,9 @@ static void xla_close(struct line_part *lp, const struct xla_open *o)
 	int64_t self = o->dur - o->child;
 
 	a->occurrences++;
-	a->total_ps += o->dur;
-	a->self_ps += self;
-	lp->self_sum_ps += self;
+	a->total_ps = xt_sat_add(a->total_ps, o->dur);
+	a->self_ps = xt_sat_add(a->self_ps, self);
+	lp->self_sum_ps = xt_sat_add(lp->self_sum_ps, self);
 	if (o->has_flops) {
 		a->flops += o->flops;
 		a->n_flops++;
@@ -311,12 +311,12 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 			o.hbm = hb;
 		}
 		o.dur = xt_event_dur(l, ev);
-		o.end = xt_event_off(l, i) + o.dur;
+		o.end = xt_ps_add(xt_event_off(l, i), o.dur);
 		/* Close every open op that does not contain this one. */
 		while (sp && o.end > stack[sp - 1].end)
 			xla_close(lp, &stack[--sp]);
 		if (sp)
-			stack[sp - 1].child += o.dur;
+			stack[sp - 1].child = xt_sat_add(stack[sp - 1].child, o.dur);
 		if (sp == cap) {
 			cap = cap ? cap * 2 : 16;
 			stack = xreallocarray(stack, cap, sizeof(*stack));
@@ -367,6 +367,6 @@ void ops_line_async(struct line_part *lp, const struct xt_host *h, const struct 
 			lp->async[lp->nasync++] = (struct async_acc){ 0, 0 };
 		}
 		lp->async[*v].count++;
-		lp->async[*v].total_ps += xt_event_dur(l, ev);
+		lp->async[*v].total_ps = xt_sat_add(lp->async[*v].total_ps, xt_event_dur(l, ev));
 	}
 }

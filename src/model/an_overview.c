@@ -349,7 +349,7 @@ static int64_t host_in(const struct host_act *ha, size_t *cur, int64_t s, int64_
 		int64_t a = ha->v[i].s > s ? ha->v[i].s : s, b = ha->v[i].e < e ? ha->v[i].e : e;
 
 		if (b > a)
-			t += b - a;
+			t = xt_sat_add(t, xt_sat_sub(b, a));
 	}
 	return t;
 }
@@ -359,14 +359,14 @@ static void gap(struct xt_device_row *d, const struct host_act *ha, size_t *hcur
 {
 	if (e <= s)
 		return;
-	if (e - s > d->longest_gap_ps) {
-		d->longest_gap_ps = e - s;
+	if (xt_sat_sub(e, s) > d->longest_gap_ps) {
+		d->longest_gap_ps = xt_sat_sub(e, s);
 		d->longest_gap_start_ps = s;
 	}
-	if (e - s >= GAP_COUNT_PS)
+	if (xt_sat_sub(e, s) >= GAP_COUNT_PS)
 		d->gaps_over_1ms++;
 	if (ha)
-		d->host_bound_ps += host_in(ha, hcur, s, e);
+		d->host_bound_ps = xt_sat_add(d->host_bound_ps, host_in(ha, hcur, s, e));
 }
 
 /* Whether event i of an XLA Ops line is device activity: a top-level op,
@@ -469,7 +469,7 @@ static void walk_xla(struct busy_walk *w, const struct xt_plane *p)
 static void device_walk(struct dev_job *j)
 {
 	struct xt_device_row *d = j->d;
-	struct busy_walk w = { d, j->ha, 0, d->first_ps, d->first_ps + d->span_ps, d->first_ps };
+	struct busy_walk w = { d, j->ha, 0, d->first_ps, xt_sat_add(d->first_ps, d->span_ps), d->first_ps };
 
 	if (d->kind == XT_DEV_GPU)
 		walk_gpu(&w, j->p);
@@ -523,8 +523,10 @@ static void step_stats(struct xt_overview *o, const struct xt_analysis *a)
 	for (i = 0; i < a->nsteps; i++) {
 		d[i] = a->steps[i].duration_ps;
 		sum += (double)d[i];
-		o->h2d_in_steps_ps += a->steps[i].cat_ps[XT_CAT_HOST_TO_DEVICE];
-		o->d2h_in_steps_ps += a->steps[i].cat_ps[XT_CAT_DEVICE_TO_HOST];
+		o->h2d_in_steps_ps = xt_sat_add(o->h2d_in_steps_ps,
+						a->steps[i].cat_ps[XT_CAT_HOST_TO_DEVICE]);
+		o->d2h_in_steps_ps = xt_sat_add(o->d2h_in_steps_ps,
+						a->steps[i].cat_ps[XT_CAT_DEVICE_TO_HOST]);
 	}
 	sort_i64(d, a->nsteps);
 	o->has_steps = 1;
@@ -658,11 +660,12 @@ static void find_idle_gaps(struct fctx *f)
 		const struct xt_device_row *d = &f->a->devices[i];
 		int computes = computes_on(d), best_computes = best && computes_on(best);
 
-		if (!xt_device_has_gaps(d) || (__int128)10 * (d->span_ps - d->busy_ps) < d->span_ps)
+		if (!xt_device_has_gaps(d) ||
+		    10 * ((__int128)d->span_ps - d->busy_ps) < d->span_ps)
 			continue;
 		if (!best || computes > best_computes ||
 		    (computes == best_computes &&
-		     d->span_ps - d->busy_ps > best->span_ps - best->busy_ps))
+		     (__int128)d->span_ps - d->busy_ps > (__int128)best->span_ps - best->busy_ps))
 			best = d;
 	}
 	if (!best)
@@ -670,19 +673,19 @@ static void find_idle_gaps(struct fctx *f)
 	x = finding_new(f, "idle_gaps");
 	fstr(f, x, "host", best->host);
 	fstr(f, x, "device", best->name);
-	fnum(x, "idle_ps", (double)(best->span_ps - best->busy_ps));
+	fnum(x, "idle_ps", (double)xt_sat_sub(best->span_ps, best->busy_ps));
 	fnum(x, "idle_percent", best->idle_percent);
 	fnum(x, "longest_gap_ps", (double)best->longest_gap_ps);
-	fnum(x, "longest_gap_start_ps", (double)(best->longest_gap_start_ps - f->a->origin_ps));
+	fnum(x, "longest_gap_start_ps", (double)xt_ps_sub(best->longest_gap_start_ps, f->a->origin_ps));
 	fnum(x, "gaps_over_1ms", (double)best->gaps_over_1ms);
 	fnum(x, "host_bound_ps", (double)best->host_bound_ps);
 	ftext(f, x,
 	      "%s is idle %.1f%% of its span (%s); the longest gap is %s at %s, %llu gaps last "
 	      "1 ms or more, and the host was working during %s of the idle time",
 	      dev_label(f->a, best, lb, sizeof(lb)), best->idle_percent,
-	      fmt_ps(b1, sizeof(b1), best->span_ps - best->busy_ps),
+	      fmt_ps(b1, sizeof(b1), xt_sat_sub(best->span_ps, best->busy_ps)),
 	      fmt_ps(b2, sizeof(b2), best->longest_gap_ps),
-	      fmt_ps(b3, sizeof(b3), best->longest_gap_start_ps - f->a->origin_ps),
+	      fmt_ps(b3, sizeof(b3), xt_ps_sub(best->longest_gap_start_ps, f->a->origin_ps)),
 	      (unsigned long long)best->gaps_over_1ms, fmt_ps(b4, sizeof(b4), best->host_bound_ps));
 }
 
@@ -832,7 +835,7 @@ void overview_devices(struct xt_analysis *a, struct xt_trace *t, const struct ho
 	size_t h, p, di = 0, njobs = 0;
 
 	for (h = 0; h < t->nhosts; h++) {
-		o->compile_ps += ha[h].compile_ps;
+		o->compile_ps = xt_sat_add(o->compile_ps, ha[h].compile_ps);
 		o->compiles += ha[h].compiles;
 	}
 	/* Device rows are in host, plane order: the same walk finds them. */
@@ -889,7 +892,7 @@ void overview_build(struct xt_analysis *a)
 		if (op_classify(bref_str(a->ops[i].name), bref_str(a->ops[i].category), bref_str(""),
 				bref_str(""), &memcpy_) != EVC_COLLECTIVE)
 			continue;
-		o->collective_ps += a->ops[i].self_ps;
+		o->collective_ps = xt_sat_add(o->collective_ps, a->ops[i].self_ps);
 		if (!f.top_coll)
 			f.top_coll = &a->ops[i]; /* ops are sorted by self time */
 	}

@@ -143,7 +143,7 @@ void device_peaks(struct xt_device_row *d, const struct xt_host *h, const struct
 					d->peak_source = amd_cu[i].arch;
 				}
 		} else {
-			int key = c.cap_major * 1000 + c.cap_minor * 10;
+			int64_t key = (int64_t)c.cap_major * 1000 + (int64_t)c.cap_minor * 10;
 			size_t i, best = 0;
 
 			/* The highest known capability not above the device's
@@ -195,7 +195,7 @@ void rate_add(struct rate_acc *ra, const struct op_acc *o, const struct xt_devic
 	} else {
 		ps = o->total_ps;
 	}
-	ra->ps += ps;
+	ra->ps = xt_sat_add(ra->ps, ps);
 	if (o->n_flops == o->occurrences)
 		ra->flops += o->flops;
 	else
@@ -208,11 +208,11 @@ void rate_add(struct rate_acc *ra, const struct op_acc *o, const struct xt_devic
 	}
 	if (d && !isnan(d->peak_flops)) {
 		ra->fpeak += (double)ps * d->peak_flops;
-		ra->fpeak_ps += ps;
+		ra->fpeak_ps = xt_sat_add(ra->fpeak_ps, ps);
 	}
 	if (d && !isnan(d->peak_hbm_bw)) {
 		ra->bpeak += (double)ps * d->peak_hbm_bw;
-		ra->bpeak_ps += ps;
+		ra->bpeak_ps = xt_sat_add(ra->bpeak_ps, ps);
 	}
 }
 
@@ -228,8 +228,16 @@ static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 	r->rate_note = "";
 	/* No HBM intensity for a host offload (below), timed or not: a
 	 * copy-done's 0 FLOPs over its bytes read as "AI 0.00". */
-	if (r->has_flops && r->has_bytes && r->hbm_bytes > 0 && !r->host_mem)
+	if (r->has_flops && r->has_bytes && r->flops >= 0 && r->hbm_bytes > 0 && !r->host_mem)
 		r->intensity = r->flops / r->hbm_bytes;
+	/* A negative count (a broken or hostile stat) gives no rate, and no
+	 * share of a peak: "-609.8 %" of HBM's. */
+	if ((has_f && ra->flops < 0) || (has_b && (ra->bytes < 0 || ra->hbm < 0))) {
+		r->rate_note = has_f && ra->flops < 0 ? "a negative FLOP count in the profile"
+						      : "a negative byte count in the profile";
+		r->intensity = NAN;
+		return;
+	}
 	if (ra->ps <= 0) {
 		if (r->async == 2)
 			r->rate_note = "async done: it waits for a transfer timed on its start";

@@ -331,7 +331,7 @@ static void op_kernel_add(struct line_part *lp, struct kc_ent *kc, uint32_t slot
 		k = &lp->opk[e];
 	}
 	k->occurrences++;
-	k->total_ps += dur;
+	k->total_ps = xt_sat_add(k->total_ps, dur);
 }
 
 /* One piece of a stream line's pass (ops_line_stream): events [first,
@@ -402,8 +402,8 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	 * (its class may change, and with it the counts above). */
 	if (lp->npend && !sp->held_pass && ((const struct plane_ctx *)p->hook_data)->info[mi].blit)
 		copies_pend_slot(lp, i, slot);
-	a->total_ps += dur;
-	a->self_ps += dur;
+	a->total_ps = xt_sat_add(a->total_ps, dur);
+	a->self_ps = xt_sat_add(a->self_ps, dur);
 	op_kernel_add(lp, sp->kc, slot, mi, dur);
 	lp->op_events++;
 	if (dur > 0 && ((as->have >> XS_KERNEL_DETAILS) & 1))

@@ -54,8 +54,8 @@ uint32_t *stream_join(struct line_part *lp, const struct line_part *second)
 			a->flops = a->bytes = a->hbm_bytes = 0;
 			a->total_ps = a->self_ps = 0;
 		}
-		a->total_ps += o->total_ps;
-		a->self_ps += o->self_ps;
+		a->total_ps = xt_sat_add(a->total_ps, o->total_ps);
+		a->self_ps = xt_sat_add(a->self_ps, o->self_ps);
 		map[s] = slot;
 	}
 	for (k = 0; k < second->nopk; k++) {
@@ -63,7 +63,7 @@ uint32_t *stream_join(struct line_part *lp, const struct line_part *second)
 		uint32_t e = op_kernel_entry(lp, map[ok->slot], ok->meta); /* may move lp->opk */
 
 		lp->opk[e].occurrences += ok->occurrences;
-		lp->opk[e].total_ps += ok->total_ps;
+		lp->opk[e].total_ps = xt_sat_add(lp->opk[e].total_ps, ok->total_ps);
 	}
 	kernels_join(lp, second);
 	for (k = 0; k < second->npend; k++) {

@@ -299,6 +299,10 @@ static inline __attribute__((always_inline)) int dec_event(const struct xt_plane
 			bad |= w.bad;
 		}
 	}
+	/* A duration past INT64_MAX (negative as written) is no span: the
+	 * event is an instant, so every duration is >= 0 downstream. */
+	if (__builtin_expect((int64_t)d->dur < 0, 0))
+		d->dur = 0;
 	return bad ? -1 : 0;
 }
 

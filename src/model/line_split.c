@@ -90,6 +90,8 @@ static int walk_key(const struct line_in *in, const uint8_t *lb, const uint8_t *
 	unsigned seen = 0;
 	struct dec_ev d;
 
+	/* read only when dec_event saw both (gcc cannot tell) */
+	d.dev_off = d.dev_dur = 0;
 	if (line_next_field(in, &q, le, le, 0, 0, &seen, &eb, &en) != 1 ||
 	    dec_event(in->p, eb, eb + en, le, &d, 0) < 0)
 		return -1;

@@ -157,7 +157,7 @@ void rolling_add(struct rolling *r, const struct xt_op_row *rows, size_t n, int6
 		for (i = 0; i < r->nops; i++) {
 			struct rolling_op *o = &r->ops[i];
 
-			o->sum_self_ps -= o->self_ps[slot];
+			o->sum_self_ps = xt_sat_sub(o->sum_self_ps, o->self_ps[slot]);
 			o->sum_occ -= o->occ[slot];
 			o->seen -= o->ran[slot];
 			o->self_ps[slot] = 0;
@@ -179,7 +179,7 @@ void rolling_add(struct rolling *r, const struct xt_op_row *rows, size_t n, int6
 
 		o->self_ps[slot] += rows[i].self_ps;
 		o->occ[slot] += rows[i].occurrences;
-		o->sum_self_ps += rows[i].self_ps;
+		o->sum_self_ps = xt_sat_add(o->sum_self_ps, rows[i].self_ps);
 		o->sum_occ += rows[i].occurrences;
 		if (!o->ran[slot]) {
 			o->ran[slot] = 1;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/sat.h"
 #include "../util/xalloc.h"
 #include "wire.h"
 
@@ -390,7 +391,7 @@ int64_t spans_len(const struct span *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		t += v[i].e - v[i].s;
+		t = xt_sat_add(t, xt_sat_sub(v[i].e, v[i].s));
 	return t;
 }
 
@@ -405,7 +406,7 @@ int64_t spans_overlap(const struct span *a, size_t na, const struct span *b, siz
 		int64_t e = a[i].e < b[j].e ? a[i].e : b[j].e;
 
 		if (e > s)
-			t += e - s;
+			t = xt_sat_add(t, xt_sat_sub(e, s));
 		if (a[i].e < b[j].e)
 			i++;
 		else

@@ -133,7 +133,7 @@ const struct xt_stat_meta *trace_smeta_lookup_slow(const struct xt_plane *p, int
 size_t trace_line_window(const struct xt_line *l, int64_t t0, int64_t t1, size_t *first)
 {
 	int64_t base = xt_line_base(l);
-	int64_t r0 = t0 - base, r1 = t1 - base;
+	int64_t r0 = xt_ps_sub(t0, base), r1 = xt_ps_sub(t1, base);
 	size_t nblk = (l->nev + XT_BLOCK - 1) / XT_BLOCK;
 	size_t lo = 0, hi = nblk, b, end;
 

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "../util/arena.h"
+#include "../util/sat.h"
 #include "source.h"
 
 /* Well-known stat names, resolved once per plane (stat_meta.known). */
@@ -353,7 +354,7 @@ void trace_set_origin(struct xt_trace *t);
 /* An absolute time of the trace (ps) as shown: relative to the profile start. */
 static inline int64_t trace_rel_ps(const struct xt_trace *t, int64_t abs_ps)
 {
-	return abs_ps - t->origin_ps;
+	return (int64_t)((uint64_t)abs_ps - (uint64_t)t->origin_ps); /* modulo 2^64 */
 }
 
 /* Index of the event metadata of ev, its depth, and whether it is aggregated. */

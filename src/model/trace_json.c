@@ -148,7 +148,7 @@ int trace_json_write(const struct xt_host *h, const char *path, struct xt_error 
 				/* From the host's own profile start, as upstream
 				 * writes it: not moved by the clock of a trace with
 				 * other hosts (clock.h). */
-				put_us(&b, xt_event_start(ln, ev) - h->origin_ps);
+				put_us(&b, xt_ps_sub(xt_event_start(ln, ev), h->origin_ps));
 				strbuf_puts(&b, ",\"dur\":");
 				put_us(&b, xt_event_dur(ln, ev) > 0 ? xt_event_dur(ln, ev) : 1);
 				strbuf_puts(&b, ",\"name\":");
