@@ -103,6 +103,11 @@ static void label_plane(char **label, size_t n, const struct xt_host *h, const s
 	free(idx);
 }
 
+static int64_t far_clamp(int64_t v)
+{
+	return v < -TIMELINE_FAR ? -TIMELINE_FAR : v > TIMELINE_FAR - 1 ? TIMELINE_FAR - 1 : v;
+}
+
 struct timeline *timeline_new(struct xt_trace *t)
 {
 	struct timeline *tl = xcalloc(1, sizeof(*tl));
@@ -166,13 +171,31 @@ struct timeline *timeline_new(struct xt_trace *t)
 		tl->t0 = 0;
 		tl->t1 = 1;
 	}
+	tl->t0 = far_clamp(tl->t0);
+	tl->t1 = far_clamp(tl->t1);
 	if (tl->t1 == tl->t0)
 		tl->t1 = tl->t0 + 1;
 	if (!tl->has_dev) {
 		tl->dev_t0 = tl->t0;
 		tl->dev_t1 = tl->t1;
 	}
+	tl->dev_t0 = far_clamp(tl->dev_t0);
+	tl->dev_t1 = far_clamp(tl->dev_t1);
 	return tl;
+}
+
+void timeline_clamp(const struct timeline *tl, int64_t *s, int64_t *e)
+{
+	*s = *s < tl->t0 ? tl->t0 : *s > tl->t1 ? tl->t1 : *s;
+	*e = *e < *s ? *s : *e > tl->t1 ? tl->t1 : *e;
+}
+
+void timeline_event_span(const struct timeline *tl, const struct xt_line *l,
+			 const struct xt_event *ev, int64_t *s, int64_t *e)
+{
+	*s = xt_event_start(l, ev);
+	*e = xt_sat_add(*s, xt_event_dur(l, ev));
+	timeline_clamp(tl, s, e);
 }
 
 void timeline_adopt(struct timeline *tl, struct timeline *old)
@@ -253,7 +276,7 @@ const struct tl_depth *timeline_depth(struct timeline *tl, size_t i)
 static size_t level_lower(const struct xt_line *l, const struct tl_depth *dp, size_t lo,
 			  size_t hi, int64_t t)
 {
-	int64_t r = t - xt_line_base(l);
+	int64_t r = xt_ps_sub(t, xt_line_base(l));
 	size_t jlo = (lo + TL_KEY_STEP - 1) / TL_KEY_STEP, jhi = (hi + TL_KEY_STEP - 1) / TL_KEY_STEP;
 	size_t j0 = jlo;
 
@@ -316,8 +339,8 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 		/* Column c covers [a, b); integer maths keeps columns exact. */
 		int64_t a = t0 + (int64_t)((__int128)(t1 - t0) * c / ncols);
 		int64_t b = t0 + (int64_t)((__int128)(t1 - t0) * (c + 1) / ncols);
-		size_t s = level_lower(l, dp, from, hi, a), e, k, best = SIZE_MAX;
-		int64_t bestcov = -1;
+		size_t s = level_lower(l, dp, from, hi, a), e, k, best;
+		int64_t bestcov = INT64_MIN;
 
 		/* The event starting before a that may still cover it (one
 		 * level never overlaps itself, so only the one just before). */
@@ -325,7 +348,7 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 			const struct xt_event *pe = &l->ev[dp->idx[s - 1]];
 			int64_t pd = xt_event_dur(l, pe), ps = xt_ps_add(base, xt_event_off(l, dp->idx[s - 1]));
 
-			if (ps + pd > a || (pd == 0 && ps == a))
+			if (xt_sat_add(ps, pd) > a || (pd == 0 && ps == a))
 				s--;
 		}
 		from = s; /* the next column's a is no earlier */
@@ -344,11 +367,11 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
 		/* Which event stands for the column: the one covering most of
 		 * it, among at most a few candidates (a dense column shows as
 		 * dense whatever is picked). */
-		for (k = s; k < e && k < s + 8; k++) {
+		for (k = best = s; k < e && k < s + 8; k++) {
 			const struct xt_event *ev = &l->ev[dp->idx[k]];
 			int64_t es = xt_ps_add(base, xt_event_off(l, dp->idx[k])),
 				ee = xt_ps_add(es, xt_event_dur(l, ev));
-			int64_t cov = (ee < b ? ee : b) - (es > a ? es : a);
+			int64_t cov = xt_sat_sub(ee < b ? ee : b, es > a ? es : a);
 
 			if (cov > bestcov) {
 				bestcov = cov;

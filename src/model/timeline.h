@@ -45,13 +45,20 @@ struct timeline {
 	struct xt_trace *t;         /* borrowed */
 	struct tl_track *tracks;
 	size_t ntracks;
-	int64_t t0, t1;             /* extent of all timed events, absolute ps */
+	/* Extent of all timed events, absolute ps, within +-TIMELINE_FAR. */
+	int64_t t0, t1;
 	/* The devices' busy span: the first start to the last end of the
 	 * timed events on /device: planes (absolute ps); has_dev 0 when there
 	 * are none (then dev_t0, dev_t1 are t0, t1). */
 	int64_t dev_t0, dev_t1;
 	int has_dev;
 };
+
+/* A hostile file's times lie anywhere in int64. The extent stays within
+ * +-2^60 ps of the trace's base (13 days; real profiles span seconds to
+ * hours), so that the view's widths, margins and zooms stay in range;
+ * events past it are off the axis. */
+#define TIMELINE_FAR (INT64_C(1) << 60)
 
 /* A new timeline over t; never NULL. Free with timeline_free(). */
 struct timeline *timeline_new(struct xt_trace *t);
@@ -77,6 +84,12 @@ void timeline_sample(struct timeline *tl, size_t i, unsigned d, int64_t t0, int6
  * starting after t when none covers it if forward, before when backward);
  * -1 when none. */
 int64_t timeline_event_at(struct timeline *tl, size_t i, unsigned d, int64_t t);
+/* [*s, *e] moved within the extent, *e never before *s. */
+void timeline_clamp(const struct timeline *tl, int64_t *s, int64_t *e);
+/* Event ev of line l as the view places it: its start and end (the end
+ * saturated) within the extent (timeline_clamp). */
+void timeline_event_span(const struct timeline *tl, const struct xt_line *l,
+			 const struct xt_event *ev, int64_t *s, int64_t *e);
 /* Next (dir > 0) or previous (dir < 0) event of track i after / before
  * event ev in start order at any depth; -1 at the end. */
 int64_t timeline_step(struct timeline *tl, size_t i, int64_t ev, int dir);

@@ -371,8 +371,7 @@ static void search_select(struct app *a, long k)
 	a->match = k;
 	m = &a->search->m[k];
 	l = a->tl->tracks[m->track].l;
-	s = xt_event_start(l, &l->ev[m->ev]);
-	e = s + xt_event_dur(l, &l->ev[m->ev]);
+	timeline_event_span(a->tl, l, &l->ev[m->ev], &s, &e);
 	/* Keep the zoom when the match fits; otherwise fit it. A match on
 	 * screen already leaves the window where it is; else it comes in at a
 	 * third of it, the window kept within the profile (as panning keeps

@@ -38,7 +38,7 @@ int app_jump_longest(struct app *a,
 		     const void *arg, const char *what, const char *name)
 {
 	long best_t = -1;
-	int64_t best_ev = -1, best_dur = -1, s, d;
+	int64_t best_ev = -1, best_dur = -1, s, end, d;
 	size_t i, e;
 	char b[32];
 
@@ -59,8 +59,9 @@ int app_jump_longest(struct app *a,
 	}
 	if (best_t < 0)
 		return -1;
-	s = xt_event_start(a->tl->tracks[best_t].l, &a->tl->tracks[best_t].l->ev[best_ev]);
-	d = best_dur > 10 ? best_dur : 10;
+	timeline_event_span(a->tl, a->tl->tracks[best_t].l, &a->tl->tracks[best_t].l->ev[best_ev],
+			    &s, &end);
+	d = end - s > 10 ? end - s : 10; /* as placed: within the extent */
 	app_goto(a, s - d / 10, s + d + d / 10, best_t, best_ev);
 	app_status(a, 0, "longest %s of %s: %s", what, name, fmt_ps(b, sizeof(b), best_dur));
 	return 0;

@@ -83,8 +83,8 @@ static void agg_init(struct xt_op_row *g)
 static void agg_add(struct xt_op_row *g, const struct xt_op_row *o)
 {
 	g->occurrences += o->occurrences;
-	g->self_ps += o->self_ps;
-	g->total_ps += o->total_ps;
+	g->self_ps = xt_sat_add(g->self_ps, o->self_ps);
+	g->total_ps = xt_sat_add(g->total_ps, o->total_ps);
 	g->percent += o->percent;
 	g->flops += o->flops;
 	g->bytes_accessed += o->bytes_accessed;

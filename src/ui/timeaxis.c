@@ -13,7 +13,7 @@ int64_t timeaxis_origin(const struct app *a)
 
 int64_t timeaxis_rel(const struct app *a, int64_t abs_ps)
 {
-	return abs_ps - timeaxis_origin(a);
+	return xt_ps_sub(abs_ps, timeaxis_origin(a)); /* modulo 2^64, as times are */
 }
 
 char *timeaxis_fmt(const struct app *a, char *buf, size_t n, int64_t abs_ps)

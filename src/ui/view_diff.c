@@ -201,8 +201,8 @@ static void num_text(char *buf, size_t n, const char *what, const struct xt_cmp_
 		snprintf(buf, n, "%s -", what);
 		return;
 	}
-	fmt_ps(b1, sizeof(b1), (int64_t)llround(v->base));
-	fmt_ps(b2, sizeof(b2), (int64_t)llround(v->new_));
+	fmt_ps(b1, sizeof(b1), xt_ps_of(v->base));
+	fmt_ps(b2, sizeof(b2), xt_ps_of(v->new_));
 	fmt_pct_change_or_new(b3, sizeof(b3), v->delta_percent, v->new_);
 	snprintf(buf, n, "%s %s -> %s (%s)", what, b1, b2, b3);
 }

@@ -57,10 +57,10 @@ static void step_of(const struct app *a, size_t row, struct xt_step_row *out)
 	for (i = 0; i < n; i++) {
 		const struct xt_step_row *s = &an->steps[p->filter[0] ? p->order[i] : i];
 
-		out->duration_ps += s->duration_ps;
+		out->duration_ps = xt_sat_add(out->duration_ps, s->duration_ps);
 		for (c = 0; c < XT_CAT_COUNT; c++)
-			out->cat_ps[c] += s->cat_ps[c];
-		out->idle_ps += s->idle_ps;
+			out->cat_ps[c] = xt_sat_add(out->cat_ps[c], s->cat_ps[c]);
+		out->idle_ps = xt_sat_add(out->idle_ps, s->idle_ps);
 	}
 	if (n) {
 		out->duration_ps /= (int64_t)n;
@@ -314,7 +314,7 @@ static void steps_drop_order(const struct xt_analysis *an, int *step_drop)
 		step_drop[c] = step_columns[c].drop;
 	for (i = 0; i < an->nsteps; i++)
 		for (c = 0; c <= XT_CAT_COUNT; c++)
-			tot[c] += cat_ps(&an->steps[i], c);
+			tot[c] = xt_sat_add(tot[c], cat_ps(&an->steps[i], c));
 	/* Among the droppable ones (all but COMPUTE), rank by total: the
 	 * largest drops last (1), the smallest first. */
 	for (c = 1; c <= XT_CAT_COUNT; c++) {
@@ -480,12 +480,14 @@ static unsigned steps_act(struct app *a, enum action act)
 
 	if (act == ACT_ENTER && sel >= 0) {
 		const struct xt_step_row *s = &a->an->steps[sel];
-		int64_t ev = -1, pad = s->duration_ps / 20;
+		int64_t ev = -1, t0 = s->start_ps, t1 = xt_sat_add(t0, s->duration_ps), pad;
 		long tr = app_event_at(a, NULL, s->start_ps, NULL, &ev);
 
 		/* The step with a little room on both sides; its start marked,
 		 * on the track of the event that marks it. */
-		app_jump(a, s->start_ps - pad, s->start_ps + s->duration_ps + pad, s->start_ps, tr, ev);
+		timeline_clamp(a->tl, &t0, &t1);
+		pad = (t1 - t0) / 20;
+		app_jump(a, t0 - pad, t1 + pad, s->start_ps, tr, ev);
 		app_status(a, 0, "step %" PRId64, s->id);
 		return UI_REDRAW;
 	}

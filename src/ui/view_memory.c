@@ -131,8 +131,8 @@ static void mem_chart(struct app *a, const struct xt_memory_row *m, int y, int h
 		return;
 	/* The peak's series slice, mapped to a column as the bars are. */
 	if (m->last_ps > m->first_ps) {
-		int slice = (int)((__int128)(m->peak_time_ps - m->first_ps) * (XT_MEM_SERIES - 1) /
-				  (m->last_ps - m->first_ps));
+		int slice = (int)(((__int128)m->peak_time_ps - m->first_ps) * (XT_MEM_SERIES - 1) /
+				  ((__int128)m->last_ps - m->first_ps));
 
 		for (peak_col = 0; peak_col + 1 < w; peak_col++)
 			if (slice < (peak_col + 1) * XT_MEM_SERIES / w)
@@ -240,7 +240,7 @@ static void mem_draw(struct app *a, int y, int h)
 		int64_t listed = 0;
 
 		for (k = 0; k < m->nlive; k++)
-			listed += m->live[k].bytes;
+			listed = xt_sat_add(listed, m->live[k].bytes);
 		snprintf(line, sizeof(line), " peak %s = %zu largest live %s + %zu other live %s + "
 					     "unattributed %s (reserved %s)",
 			 fmt_bytes(b1, sizeof(b1), (double)m->peak_bytes), m->nlive,
@@ -288,12 +288,13 @@ static unsigned mem_act(struct app *a, enum action act)
 
 	if (act == ACT_ENTER && sel >= 0) {
 		const struct xt_memory_row *m = &a->an->memory[sel];
-		int64_t w = (a->tl->t1 - a->tl->t0) / 50 + 1, ev = -1;
+		int64_t w = (a->tl->t1 - a->tl->t0) / 50 + 1, ev = -1, at = m->peak_time_ps, e = at;
 		/* The allocation or deallocation that made the peak, on its host
 		 * thread: the cursor goes there, the peak is marked. */
 		long tr = app_event_at(a, m->host, m->peak_time_ps, "Memory", &ev);
 
-		app_jump(a, m->peak_time_ps - w / 2, m->peak_time_ps + w / 2, m->peak_time_ps, tr, ev);
+		timeline_clamp(a->tl, &at, &e); /* a hostile file's peak can lie far off */
+		app_jump(a, at - w / 2, at + w / 2, m->peak_time_ps, tr, ev);
 		if (tr >= 0)
 			app_status(a, 0, "%s peak at the mark, on %s", m->name,
 				   a->tl->tracks[tr].label);

@@ -338,7 +338,7 @@ static void ov_draw(struct app *a, int y, int h)
 
 void app_goto_gap(struct app *a, const struct xt_device_row *d)
 {
-	int64_t s = d->longest_gap_start_ps, e = s + d->longest_gap_ps, pad = (e - s) / 4 + 1;
+	int64_t s = d->longest_gap_start_ps, e = xt_sat_add(s, d->longest_gap_ps), pad;
 	long track = -1;
 	size_t i;
 	char b1[32], b2[32];
@@ -357,8 +357,10 @@ void app_goto_gap(struct app *a, const struct xt_device_row *d)
 						    : "busy throughout its span");
 		return;
 	}
+	timeline_clamp(a->tl, &s, &e);
+	pad = (e - s) / 4 + 1;
 	app_jump(a, s - pad, e + pad, s, track, -1);
-	app_status(a, 0, "%s: longest gap %s at %s", d->name, fmt_ps(b1, sizeof(b1), e - s),
+	app_status(a, 0, "%s: longest gap %s at %s", d->name, fmt_ps(b1, sizeof(b1), d->longest_gap_ps),
 		   timeaxis_fmt(a, b2, sizeof(b2), s));
 }
 

@@ -384,8 +384,7 @@ static int sel_span(struct app *a, int64_t *s, int64_t *e)
 	if (a->tls.sel_track < 0 || a->tls.sel_ev < 0)
 		return 0;
 	l = a->tl->tracks[a->tls.sel_track].l;
-	*s = xt_event_start(l, &l->ev[a->tls.sel_ev]);
-	*e = *s + xt_event_dur(l, &l->ev[a->tls.sel_ev]);
+	timeline_event_span(a->tl, l, &l->ev[a->tls.sel_ev], s, e);
 	return 1;
 }
 

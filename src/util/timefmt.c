@@ -11,7 +11,7 @@ char *fmt_ps(char *buf, size_t n, int64_t ps)
 	static const struct { double div; const char *unit; } u[] = {
 		{ 1e12, "s" }, { 1e9, "ms" }, { 1e6, "us" }, { 1e3, "ns" },
 	};
-	double v = (double)(ps < 0 ? -ps : ps);
+	double v = fabs((double)ps); /* -INT64_MIN has no int64 */
 	size_t i;
 
 	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
@@ -132,12 +132,18 @@ char *fmt_rate(char *buf, size_t n, double v, const char *sep, const char *unit)
 	return si3(buf, n, v, sep, unit);
 }
 
+/* |v|, INT64_MIN's taken as INT64_MAX (it has no int64 negation). */
+static int64_t abs64(int64_t v)
+{
+	return v == INT64_MIN ? INT64_MAX : v < 0 ? -v : v;
+}
+
 char *fmt_ps_exact(char *buf, size_t n, int64_t ps)
 {
 	int64_t unit;
 	int dec;
 
-	timefmt_unit(ps < 0 ? -ps : ps, XT_PS_NS, &unit, &dec);
+	timefmt_unit(abs64(ps), XT_PS_NS, &unit, &dec);
 	if (unit < XT_PS_NS)
 		dec = 0;
 	return fmt_ps_unit(buf, n, ps, unit, dec);
@@ -244,10 +250,6 @@ static int64_t nice_step(int64_t raw)
 	return 10 * p;
 }
 
-static int64_t abs64(int64_t v)
-{
-	return v < 0 ? -v : v;
-}
 
 /* The ticks for one tick spacing (a tick about every `every` columns);
  * *dropped counts the ticks left out because their labels would have run
@@ -310,7 +312,9 @@ size_t timefmt_ticks(int64_t t0, int64_t t1, int w, struct timefmt_tick *out, si
 	size_t n = 0, k, best = 0, nbest = 0;
 	int dropped;
 
-	if (w <= 0 || t1 <= t0 || !max)
+	/* Far times (a hostile file's) get no ticks: the steps below and
+	 * the widest label stay within int64 for times within +-2^61. */
+	if (w <= 0 || t1 <= t0 || !max || t0 < -(INT64_C(1) << 61) || t1 > INT64_C(1) << 61)
 		return 0;
 	for (k = 0; k < sizeof(every) / sizeof(every[0]); k++) {
 		dropped = 0;
