@@ -110,12 +110,11 @@ static int prog_is_split(const struct xt_analysis *a, struct bytes_ref r)
 	return 0;
 }
 
-char *prog_label(const struct xt_analysis *a, const struct prog_names *pn, int has_program,
-		 int id_known, int64_t program_id, struct bytes_ref module, char *buf, size_t n)
+/* Program r as its rows name it: "module(id)" when split, else the
+ * module (n >= r.n + 24 holds either). */
+static char *prog_fmt(const struct xt_analysis *a, struct bytes_ref r, int id_known,
+		      int64_t program_id, char *buf, size_t n)
 {
-	char idbuf[32];
-	struct bytes_ref r = prog_ref(pn, has_program, program_id, module, idbuf);
-
 	if (id_known && r.n && prog_is_split(a, r))
 		snprintf(buf, n, "%.*s(%" PRIu64 ")", (int)r.n, r.p, (uint64_t)program_id);
 	else
@@ -123,18 +122,22 @@ char *prog_label(const struct xt_analysis *a, const struct prog_names *pn, int h
 	return buf;
 }
 
+char *prog_label(const struct xt_analysis *a, const struct prog_names *pn, int has_program,
+		 int id_known, int64_t program_id, struct bytes_ref module, char *buf, size_t n)
+{
+	char idbuf[32];
+
+	return prog_fmt(a, prog_ref(pn, has_program, program_id, module, idbuf), id_known,
+			program_id, buf, n);
+}
+
 const char *prog_name(struct xt_analysis *a, const struct prog_names *pn, int has_program,
 		      int id_known, int64_t program_id, struct bytes_ref module)
 {
 	char idbuf[32];
 	struct bytes_ref r = prog_ref(pn, has_program, program_id, module, idbuf);
-	char *s;
 
-	if (!id_known || !r.n || !prog_is_split(a, r))
-		return arena_bref(&a->arena, r);
-	s = arena_alloc(&a->arena, r.n + 24);
-	snprintf(s, r.n + 24, "%.*s(%" PRIu64 ")", (int)r.n, r.p, (uint64_t)program_id);
-	return s;
+	return prog_fmt(a, r, id_known, program_id, arena_alloc(&a->arena, r.n + 24), r.n + 24);
 }
 
 /* A program name (the map's copy), its first id, and whether another came. */

@@ -528,16 +528,23 @@ void panel_header(struct panel *p, struct cellrow *r, int w)
 	}
 }
 
+int panel_above_text(char *s, size_t n, long above, const char *up)
+{
+	if (above <= 0) {
+		if (n)
+			s[0] = '\0';
+		return 0;
+	}
+	snprintf(s, n, " %s %ld above ", up ? up : "^", above);
+	return utf8_width(s);
+}
+
 void panel_mark_above(struct cellrow *r, int w, long above, const char *up)
 {
 	char s[48];
-	int len, x;
+	int len = panel_above_text(s, sizeof(s), above, up), x;
 
-	if (above <= 0)
-		return;
-	snprintf(s, sizeof(s), " %s %ld above ", up ? up : "^", above);
-	len = utf8_width(s);
-	if (len >= w)
+	if (!len || len >= w)
 		return;
 	for (x = w - len; x < w; x++)
 		if (r->c[x].len && r->c[x].ch[0] != ' ')

@@ -164,6 +164,10 @@ void panel_no_fit(char *buf, size_t n, int w);
  * that keeps the selection, the first row shown is not the first of the
  * order. */
 void panel_mark_above(struct cellrow *r, int w, long above, const char *up);
+/* That mark's text (" ^ N above ", up the arrow, NULL for "^") into s;
+ * its width in columns, 0 (and "") when nothing is above. For a view that
+ * is not a panel (the op profile) to place it itself. */
+int panel_above_text(char *s, size_t n, long above, const char *up);
 /* A column's header in w columns: its name, and the sort column's a
  * trailing 'v', in place of the name's last letter where both do not fit
  * ("REGv"; eliding read "R…Sv"). Column names are ASCII. */

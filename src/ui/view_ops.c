@@ -327,13 +327,11 @@ static void ops_draw(struct app *a, int y, int h)
 		a->ops.top = (long)n > h - 3 ? (long)n - (h - 3) : 0;
 	/* Rows above the screen (after a re-sort that kept the selection,
 	 * the first shown is not the order's first): said in the header. */
-	if (a->ops.top > 0) {
+	{
 		char up[48];
-		int len;
+		int len = panel_above_text(up, sizeof(up), a->ops.top, term.g.peak);
 
-		snprintf(up, sizeof(up), " %s %ld above ", term.g.peak, a->ops.top);
-		len = utf8_width(up);
-		if (hend + len <= a->cols)
+		if (len && hend + len <= a->cols)
 			ui_put(y, a->cols - len, len, term_attr(ROLE_HEADER), up, 0);
 	}
 	{
