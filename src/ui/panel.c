@@ -506,6 +506,32 @@ static void put_cell(const struct panel *p, struct cellrow *r, int x, int w, int
 	cellrow_put(r, right ? x + w - len : x, len, role, flags, buf);
 }
 
+/* With rows above and no room left for panel_mark_above (the steps' bar
+ * reaching the right edge at 80 columns), the last column, when it is the
+ * flexible one, names them in its header's place: "▲ 83 above", else
+ * "▲ 83". name gets that text; 1 when it does. */
+static int flex_says_above(const struct panel *p, size_t c, const int *show, int w, char *name,
+			   size_t n)
+{
+	char m[48];
+	size_t k;
+	int len = panel_above_text(m, sizeof(m), p->top, p->up);
+
+	if (!len || p->cols[c].width)
+		return 0;
+	for (k = c + 1; k < p->ncols && k < 32; k++)
+		if (show[k])
+			return 0;
+	if (utf8_width(name) + len <= w)
+		return 0; /* the name and the mark after it both fit */
+	snprintf(name, n, "%s %ld above", p->up ? p->up : "^", p->top);
+	if (utf8_width(name) > w)
+		snprintf(name, n, "%s %ld", p->up ? p->up : "^", p->top);
+	if (utf8_width(name) > w)
+		return 0;
+	return 1;
+}
+
 void panel_header(struct panel *p, struct cellrow *r, int w)
 {
 	int show[32], width[32], x = 0;
@@ -523,7 +549,9 @@ void panel_header(struct panel *p, struct cellrow *r, int w)
 		if (!show[c])
 			continue;
 		panel_head_name(name, sizeof(name), p->cols[c].name, (int)c == p->sort, width[c]);
-		put_cell(p, r, x, width[c], p->cols[c].right, ROLE_HEADER, 0, name);
+		put_cell(p, r, x, width[c],
+			 flex_says_above(p, c, show, width[c], name, sizeof(name)) ? 0 : p->cols[c].right,
+			 ROLE_HEADER, 0, name);
 		x += width[c] + 1;
 	}
 }

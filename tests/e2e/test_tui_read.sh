@@ -1368,3 +1368,20 @@ check "kernels after End: the header says how many rows are above" \
 	'line 2 | grep -Eq "(▲|\^) [0-9]+ above *$"' "no mark" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# The steps' bar reaches the right edge at 80 columns: the mark takes the
+# place of its header (BREAKDOWN) instead of being left out.
+if have_fixtures; then
+	start 80 24 "$XTOP" "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 4
+	wait_for "BREAKDOWN" >/dev/null
+	keys End
+	sleep 0.3
+	keys '>' '>'
+	check "steps at 80 columns after End and a re-sort: the bar's header says how many rows are above" \
+		'grep -Eq "DURATIONv .* IDLE (▲|\^) [0-9]+ above *$" "$TMP/screen"' "no mark" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip "steps: rows above at 80 columns" "$NOFIX"
+fi
