@@ -38,14 +38,24 @@ static void num_line(struct strbuf *o, const char *what, const struct xt_cmp_num
 {
 	char b1[32], b2[32], b3[32], b4[32];
 
-	if (!v->has) {
+	if (!v->has && !v->sides) {
 		strbuf_addf(o, "  %-10s -\n", what);
 		return;
 	}
-	fmt_ps(b1, sizeof(b1), xt_ps_of(v->base));
-	fmt_ps(b2, sizeof(b2), xt_ps_of(v->new_));
-	delta_cell(b3, sizeof(b3), xt_ps_of(v->delta));
-	pct_cell(b4, sizeof(b4), v->delta_percent, 1, v->new_);
+	/* One side alone known (the other has no device events): its value,
+	 * '-' for the other and the change. */
+	snprintf(b1, sizeof(b1), "-");
+	snprintf(b2, sizeof(b2), "-");
+	snprintf(b3, sizeof(b3), "-");
+	snprintf(b4, sizeof(b4), "-");
+	if (v->has || (v->sides & 1))
+		fmt_ps(b1, sizeof(b1), xt_ps_of(v->base));
+	if (v->has || (v->sides & 2))
+		fmt_ps(b2, sizeof(b2), xt_ps_of(v->new_));
+	if (v->has) {
+		delta_cell(b3, sizeof(b3), xt_ps_of(v->delta));
+		pct_cell(b4, sizeof(b4), v->delta_percent, 1, v->new_);
+	}
 	strbuf_addf(o, "  %-10s %10s -> %10s  %11s %8s\n", what, b1, b2, b3, b4);
 }
 
@@ -60,7 +70,7 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 	const char *cells[6];
 	size_t i, k, shown = 0;
 
-	int multi = 0, only = 0;
+	int multi = 0, only = 0, silent = 0;
 
 	for (k = 0; k < 5; k++)
 		cells[k] = b[k];
@@ -99,13 +109,14 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 		snprintf(b[2], sizeof(b[2]), "-");
 		fmt_percent(b[3], sizeof(b[3]), d->in_base ? d->base_idle_percent : NAN);
 		fmt_percent(b[4], sizeof(b[4]), d->in_new ? d->new_idle_percent : NAN);
-		if (d->in_base)
+		if (d->in_base && d->base_known)
 			fmt_ps(b[0], sizeof(b[0]), per_step(c, d->base_busy_ps, c->base_steps));
-		if (d->in_new)
+		if (d->in_new && d->new_known)
 			fmt_ps(b[1], sizeof(b[1]), per_step(c, d->new_busy_ps, c->new_steps));
+		silent |= (d->in_base && !d->base_known) || (d->in_new && !d->new_known);
 		/* Steps of two kinds: two captures' busy times, each of its
 		 * own length, which the summary says are not compared. */
-		if (d->in_base && d->in_new && !c->per_occurrence)
+		if (d->in_base && d->base_known && d->in_new && d->new_known && !c->per_occurrence)
 			delta_cell(b[2], sizeof(b[2]), per_step(c, d->new_busy_ps, c->new_steps) -
 							   per_step(c, d->base_busy_ps, c->base_steps));
 		cells[5] = fit[k++];
@@ -115,6 +126,9 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 	tt_fit_free(name, shown);
 	if (only)
 		strbuf_puts(o, "  - as BUSY: the device is not in that profile\n");
+	if (silent)
+		strbuf_puts(o, "  - as BUSY: no events from the device in that profile: idle, or not "
+			       "traced\n");
 	if (c->per_occurrence)
 		strbuf_puts(o, "  - as DELTA: busy time is not compared (steps of two kinds, above)\n");
 }
@@ -311,18 +325,18 @@ static void jint(struct strbuf *o, const char *k, int64_t v, int has)
 static void jstats(struct strbuf *o, const char *k, const struct xt_cmp_num *v, int comma)
 {
 	strbuf_addf(o, "%s\"%s\":", comma ? "," : "", k);
-	if (!v->has) {
+	if (!v->has && !v->sides) {
 		strbuf_puts(o, "null");
 		return;
 	}
 	strbuf_puts(o, "{\"base_ps\":");
-	jnum(o, v->base);
+	jnum(o, v->has || (v->sides & 1) ? v->base : NAN);
 	strbuf_puts(o, ",\"new_ps\":");
-	jnum(o, v->new_);
+	jnum(o, v->has || (v->sides & 2) ? v->new_ : NAN);
 	strbuf_puts(o, ",\"delta_ps\":");
-	jnum(o, v->delta);
+	jnum(o, v->has ? v->delta : NAN);
 	strbuf_puts(o, ",\"delta_percent\":");
-	jnum(o, v->delta_percent);
+	jnum(o, v->has ? v->delta_percent : NAN);
 	strbuf_puts(o, "}");
 }
 
@@ -382,9 +396,15 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 		jstr(o, d->host);
 		strbuf_puts(o, ",\"name\":");
 		jstr(o, d->name);
-		/* Per step when the ops and busy are, as the text shows them. */
-		jint(o, "base_busy_ps", per_step(c, d->base_busy_ps, c->base_steps), d->in_base);
-		jint(o, "new_busy_ps", per_step(c, d->new_busy_ps, c->new_steps), d->in_new);
+		/* In each profile or not; then its busy time, null where it
+		 * is not, or has no events there (idle, or not traced). Per
+		 * step when the ops and busy are, as the text shows them. */
+		strbuf_addf(o, ",\"in_base\":%s,\"in_new\":%s", d->in_base ? "true" : "false",
+			    d->in_new ? "true" : "false");
+		jint(o, "base_busy_ps", per_step(c, d->base_busy_ps, c->base_steps),
+		     d->in_base && d->base_known);
+		jint(o, "new_busy_ps", per_step(c, d->new_busy_ps, c->new_steps),
+		     d->in_new && d->new_known);
 		strbuf_puts(o, ",\"base_idle_percent\":");
 		jnum(o, d->in_base ? d->base_idle_percent : NAN);
 		strbuf_puts(o, ",\"new_idle_percent\":");

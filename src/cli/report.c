@@ -626,9 +626,13 @@ void report_text(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 	if (ro->run_name)
 		put_text(o, w, "run %s (%s of %zu; --list lists them, --run picks one)", ro->run_name,
 			 ro->run_given ? "one" : "the newest", ro->nruns);
+	/* No device with events: busy time unknown (idle, or not traced). */
+	if (analysis_has_device_time(a))
+		fmt_ps(b2, sizeof(b2), a->busy_ps);
+	else
+		snprintf(b2, sizeof(b2), "- (no device events)");
 	put_text(o, w, "%zu host%s, %zu planes, %zu lines, %s events; device busy %s", t->nhosts,
-		 t->nhosts == 1 ? "" : "s", planes, lines, fmt_count(b1, sizeof(b1), t->nev),
-		 fmt_ps(b2, sizeof(b2), a->busy_ps));
+		 t->nhosts == 1 ? "" : "s", planes, lines, fmt_count(b1, sizeof(b1), t->nev), b2);
 	put_text(o, w, "times are from the %sprofile start", t->nhosts > 1 ? "earliest host's " : "");
 	if (a->hlo_programs)
 		put_text(o, w, "FLOPs and bytes from the programs' HLO where the profile has none");

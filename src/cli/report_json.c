@@ -304,7 +304,12 @@ static void overview_json(struct strbuf *o, const struct xt_analysis *a)
 	} else {
 		strbuf_puts(o, "null");
 	}
-	strbuf_addf(o, ",\"host_bound_ps\":%" PRId64 ",\"host_bound_device\":", v->host_bound_ps);
+	/* Host-bound time needs a device with idle time to lie in: with none
+	 * (no device events), it is unknown, not 0. */
+	for (k = 0; k < a->ndevices && !xt_device_has_gaps(&a->devices[k]); k++)
+		;
+	jint_opt(o, "host_bound_ps", v->host_bound_ps, k < a->ndevices);
+	strbuf_puts(o, ",\"host_bound_device\":");
 	if (v->host_bound_device)
 		jstr(o, v->host_bound_device);
 	else
@@ -479,7 +484,8 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		strbuf_json_str(o, ro->run_name, strlen(ro->run_name));
 	else
 		strbuf_puts(o, "null");
-	strbuf_addf(o, ",\"busy_ps\":%" PRId64 ",\"hlo_programs\":%zu", a->busy_ps, a->hlo_programs);
+	jint_opt(o, "busy_ps", a->busy_ps, analysis_has_device_time(a));
+	strbuf_addf(o, ",\"hlo_programs\":%zu", a->hlo_programs);
 	overview_json(o, a);
 	ops_json(o, a, ro);
 	devices_json(o, a, origin);

@@ -495,6 +495,16 @@ static int64_t rank(const int64_t *v, size_t n, double p)
 	return v[k - 1];
 }
 
+int analysis_has_device_time(const struct xt_analysis *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->ndevices; i++)
+		if (!xt_device_silent(&a->devices[i]))
+			return 1;
+	return 0;
+}
+
 int64_t analysis_step_percentile(const struct xt_analysis *a, double p)
 {
 	int64_t *d, v;
@@ -650,7 +660,7 @@ static void find_idle_gaps(struct fctx *f)
 {
 	const struct xt_device_row *best = NULL;
 	struct xt_finding *x;
-	char b1[32], b2[32], b3[32], b4[32], lb[512];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], lb[512];
 	size_t i;
 
 	/* A GPU that ran no kernel (the MI300X conv profile's GPU:0 only
@@ -680,10 +690,11 @@ static void find_idle_gaps(struct fctx *f)
 	fnum(x, "gaps_over_1ms", (double)best->gaps_over_1ms);
 	fnum(x, "host_bound_ps", (double)best->host_bound_ps);
 	ftext(f, x,
-	      "%s is idle %.1f%% of its span (%s); the longest gap is %s at %s, %llu gaps last "
+	      "%s is idle %s, %.1f%% of its %s span; the longest gap is %s at %s, %llu gaps last "
 	      "1 ms or more, and the host was working during %s of the idle time",
-	      dev_label(f->a, best, lb, sizeof(lb)), best->idle_percent,
-	      fmt_ps(b1, sizeof(b1), xt_sat_sub(best->span_ps, best->busy_ps)),
+	      dev_label(f->a, best, lb, sizeof(lb)),
+	      fmt_ps(b1, sizeof(b1), xt_sat_sub(best->span_ps, best->busy_ps)), best->idle_percent,
+	      fmt_ps(b5, sizeof(b5), best->span_ps),
 	      fmt_ps(b2, sizeof(b2), best->longest_gap_ps),
 	      fmt_ps(b3, sizeof(b3), xt_ps_sub(best->longest_gap_start_ps, f->a->origin_ps)),
 	      (unsigned long long)best->gaps_over_1ms, fmt_ps(b4, sizeof(b4), best->host_bound_ps));

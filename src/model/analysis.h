@@ -360,6 +360,11 @@ int analysis_launch_shape(const struct xt_trace *t, size_t host, const struct xt
  * shortest step with at least p % of the steps at or below it; 0 without
  * steps. Can't fail. */
 int64_t analysis_step_percentile(const struct xt_analysis *a, double p);
+/* Whether a's device busy time (busy_ps) is known: some device has
+ * events. With none (a capture whose device tracer failed, a host-only
+ * profile) it is '-' and null, not 0: the devices were idle, or not
+ * traced. */
+int analysis_has_device_time(const struct xt_analysis *a);
 
 /* A new context; pass it to analysis_attach() or analysis_run(). */
 struct analysis_ctx *analysis_new(void);

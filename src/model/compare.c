@@ -26,7 +26,7 @@ static double step_mean(const struct xt_analysis *a)
 
 static struct xt_cmp_num num(double base, double new_, int has)
 {
-	struct xt_cmp_num n = { base, new_, new_ - base, NAN, has };
+	struct xt_cmp_num n = { base, new_, new_ - base, NAN, has, 0 };
 
 	if (has && base != 0)
 		n.delta_percent = 100.0 * (new_ - base) / base;
@@ -420,10 +420,12 @@ static void match_devices(struct xt_cmp *c, const struct xt_analysis *b, const s
 		r->host = arena_strndup(&c->arena, d->host, strlen(d->host));
 		r->name = arena_strndup(&c->arena, d->name, strlen(d->name));
 		r->in_new = 1;
+		r->new_known = !xt_device_silent(d);
 		r->new_busy_ps = d->busy_ps;
 		r->new_idle_percent = d->idle_percent;
 		if (hit != SIZE_MAX) {
 			r->in_base = 1;
+			r->base_known = !xt_device_silent(&b->devices[hit]);
 			r->base_busy_ps = b->devices[hit].busy_ps;
 			r->base_idle_percent = b->devices[hit].idle_percent;
 		}
@@ -437,6 +439,7 @@ static void match_devices(struct xt_cmp *c, const struct xt_analysis *b, const s
 		r->host = arena_strndup(&c->arena, b->devices[j].host, strlen(b->devices[j].host));
 		r->name = arena_strndup(&c->arena, b->devices[j].name, strlen(b->devices[j].name));
 		r->in_base = 1;
+		r->base_known = !xt_device_silent(&b->devices[j]);
 		r->base_busy_ps = b->devices[j].busy_ps;
 		r->base_idle_percent = b->devices[j].idle_percent;
 	}
@@ -511,6 +514,14 @@ struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis
 			  (double)analysis_step_percentile(n, 95), alike);
 	c->busy = num((double)per(c, b->busy_ps, b->nsteps), (double)per(c, n->busy_ps, n->nsteps),
 		      !c->per_occurrence);
+	/* A side without device events has no busy time to compare: not 0
+	 * (NEW's "-100 %" read as an improvement). The gate still sees the
+	 * values (no_device_time). */
+	if (c->busy.has && (!analysis_has_device_time(b) || !analysis_has_device_time(n))) {
+		c->busy.has = 0;
+		c->busy.sides = analysis_has_device_time(b) | analysis_has_device_time(n) << 1;
+		c->busy.delta_percent = NAN;
+	}
 	match_ops(c, b, n);
 	for (i = 0; i < c->nops && *c->ops[i].program; i++)
 		if (strcmp(c->ops[i].program, c->ops[0].program))

@@ -51,12 +51,18 @@ struct xt_cmp_op {
 /* A number in both profiles; has = 1 when both have it. */
 struct xt_cmp_num {
 	double base, new_, delta, delta_percent; /* delta_percent NAN when base is 0 */
-	int has;
+	int has;   /* both sides known and compared */
+	/* Without has: bit 0 base, bit 1 new is known alone (busy time where
+	 * one profile has no device events); 0: nothing is shown. */
+	int sides;
 };
 
 struct xt_cmp_dev {
 	const char *host, *name;
 	int in_base, in_new;
+	/* Its busy time is known there: it has events (else '-', null:
+	 * idle, or not traced; xt_device_silent). */
+	int base_known, new_known;
 	int64_t base_busy_ps, new_busy_ps;
 	double base_idle_percent, new_idle_percent;
 };

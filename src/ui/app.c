@@ -236,7 +236,8 @@ static void title_line(const struct app *a, char *line, size_t n)
 	snprintf(parts[1], sizeof(parts[1]), "  %s events", fmt_count(b1, sizeof(b1), a->t->nev));
 	snprintf(parts[2], sizeof(parts[2]), "  %zu host%s", a->t->nhosts,
 		 a->t->nhosts == 1 ? "" : "s");
-	snprintf(parts[3], sizeof(parts[3]), "  busy %s", fmt_ps(b2, sizeof(b2), a->an->busy_ps));
+	snprintf(parts[3], sizeof(parts[3]), "  busy %s",
+		 analysis_has_device_time(a->an) ? fmt_ps(b2, sizeof(b2), a->an->busy_ps) : "-");
 	for (k = 0; k < 4; k++)
 		pw[k] = k ? utf8_width(parts[k]) : vw;
 	for (keep = 4; keep > 1; keep--) {

@@ -197,8 +197,13 @@ static void num_text(char *buf, size_t n, const char *what, const struct xt_cmp_
 {
 	char b1[32], b2[32], b3[32];
 
-	if (!v->has) {
-		snprintf(buf, n, "%s -", what);
+	if (!v->has) { /* one side alone known: it, and '-' for the other */
+		if (v->sides)
+			snprintf(buf, n, "%s %s -> %s", what,
+				 v->sides & 1 ? fmt_ps(b1, sizeof(b1), xt_ps_of(v->base)) : "-",
+				 v->sides & 2 ? fmt_ps(b2, sizeof(b2), xt_ps_of(v->new_)) : "-");
+		else
+			snprintf(buf, n, "%s -", what);
 		return;
 	}
 	fmt_ps(b1, sizeof(b1), xt_ps_of(v->base));

@@ -656,7 +656,7 @@ if have_fixtures; then
 	check "overview: the first view, with steps, devices, top ops and findings" \
 		'has "[overview]" && has "100 (inferred)  mean 850.2 ms  p50 784.4 ms  p95 974.9 ms" &&
 		 has "/device:TPU:3" && has "jit_f/copy-done.2" && has "Findings" &&
-		 has "! /device:TPU:0 is idle 14.8% of its span"' "no overview"
+		 has "! /device:TPU:0 is idle 13.69 s, 14.8% of its 92.48 s span"' "no overview"
 	check "overview: a bar per step under the step line" \
 		'sed -n 4p "$TMP/screen" | grep -q "[▁▂▃▄▅▆▇█]\{40\}"' "no bars"
 	check "overview: no line wider than the screen" \

@@ -166,7 +166,9 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       in argument order, planes in file order).  The collectives finding's
       op is the first collective in the op order.
   C27 host_bound_device is null when no device was host-bound (the largest
-      host_bound_ps is 0) as well as when there are no devices.
+      host_bound_ps is 0) as well as when there are no devices; the
+      overview's host_bound_ps is null (unknown, not 0) when no device has
+      a span for idle time to lie in (none with events).
   C28 Percentages over a zero total are null: collective_percent when the
       summed device busy time is 0, h2d_in_steps_percent without steps or
       when the steps' durations sum to 0; h2d_in_steps_ps and
@@ -2322,7 +2324,8 @@ def overview(hosts, devices, ops, steps):
     never on a rounded percentage.  Ties (host-bound device, idle_gaps
     device) go to the first in device order.
     CHOICE C27: host_bound_device is null when no device was host-bound
-    (the largest host_bound_ps is 0), as well as when there are no devices.
+    (the largest host_bound_ps is 0), as well as when there are no devices;
+    host_bound_ps is null when no device has a span for idle time.
     CHOICE C28: percentages over a zero total are null (collective_percent
     without device busy time, h2d_in_steps_percent without steps or when
     the steps sum to 0; h2d/d2h_in_steps_ps null without steps); dominant_op needs summed busy time > 0."""
@@ -2343,7 +2346,9 @@ def overview(hosts, devices, ops, steps):
         rank = (d.get('kernels') != 0, d['host_bound_ps'])
         if best is None or rank > best_rank:
             best, best_rank = d, rank
-    ov['host_bound_ps'] = best['host_bound_ps'] if best else 0
+    gaps = any(d.get('host_bound_ps') is not None and (d.get('span_ps') or 0) > 0
+               for d in devices)
+    ov['host_bound_ps'] = best['host_bound_ps'] if best else (0 if gaps else None)
     ov['host_bound_device'] = best['name'] if best and best['host_bound_ps'] > 0 else None
     ov['compile_ps'], ov['compiles'] = compile_stats(hosts)
     busy_total = sum(d['busy_ps'] for d in devices)

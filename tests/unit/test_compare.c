@@ -227,11 +227,15 @@ static void test_devices_memory(void **state)
 	bd[0].host = "a";
 	bd[0].name = "/device:GPU:0";
 	bd[0].busy_ps = 5;
+	bd[0].op_events = 3;
+	bd[0].span_ps = 9;
 	bd[1].host = "a";
 	bd[1].name = "/device:GPU:1";
 	nd[0].host = "b"; /* another capture's host name: matched by device */
 	nd[0].name = "/device:GPU:0";
 	nd[0].busy_ps = 7;
+	nd[0].op_events = 4;
+	nd[0].span_ps = 9;
 	nd[1].host = "b";
 	nd[1].name = "/device:GPU:2";
 	b.devices = bd;
@@ -252,10 +256,23 @@ static void test_devices_memory(void **state)
 	assert_true(c->devs[0].in_base && c->devs[0].in_new);
 	assert_int_equal(c->devs[0].base_busy_ps, 5);
 	assert_int_equal(c->devs[0].new_busy_ps, 7);
+	assert_true(c->devs[0].base_known && c->devs[0].new_known);
 	assert_true(!c->devs[1].in_base && c->devs[1].in_new);
 	assert_true(c->devs[2].in_base && !c->devs[2].in_new);
+	/* GPU:1 has no events: its busy time is unknown, not 0. */
+	assert_false(c->devs[2].base_known);
 	assert_int_equal(c->nmem, 1);
 	assert_int_equal(c->mem[0].new_peak - c->mem[0].base_peak, 50);
+	assert_true(c->busy.has);
+	compare_free(c);
+	/* NEW without device events (a failed device tracer): its busy time
+	 * is not 0, so no change is shown, only BASE's. */
+	nd[0].op_events = 0;
+	nd[0].span_ps = 0;
+	c = compare_new(&b, &n);
+	assert_false(c->busy.has);
+	assert_int_equal(c->busy.sides, 1);
+	assert_false(c->devs[0].new_known);
 	compare_free(c);
 }
 
@@ -263,6 +280,7 @@ static void test_devices_memory(void **state)
 static void test_gate(void **state)
 {
 	struct xt_op_row bo[25], no[26];
+	struct xt_device_row dev;
 	char names[26][16];
 	struct xt_analysis b, n;
 	struct xt_cmp *c;
@@ -273,6 +291,14 @@ static void test_gate(void **state)
 	(void)state;
 	memset(&b, 0, sizeof(b));
 	memset(&n, 0, sizeof(n));
+	/* A device with events on both sides: their busy times are known. */
+	memset(&dev, 0, sizeof(dev));
+	dev.host = "h";
+	dev.name = "/device:GPU:0";
+	dev.op_events = 1;
+	dev.span_ps = 1;
+	b.devices = n.devices = &dev;
+	b.ndevices = n.ndevices = 1;
 	for (i = 0; i < 25; i++) {
 		snprintf(names[i], sizeof(names[i]), "op%zu", i);
 		bo[i] = op("p", names[i], "c", (int64_t)(100 - i) * MS);
