@@ -154,6 +154,16 @@ static void test_matching_program_ids(void **state)
 			assert_int_equal(c->ops[i].base_ps, 40 * MS);
 		}
 	compare_free(c);
+	/* Two fusions of other kinds that do equal work (an input fusion's
+	 * reduce, a loop fusion's dynamic-update-slice) are not one op. */
+	bo[0].name = "input_reduce_fusion";
+	bo[0].category = "input fusion";
+	no[1].name = "loop_dynamic_update_slice_fusion.1";
+	no[1].category = "loop fusion";
+	c = compare_new(&b, &n);
+	assert_int_equal(c->nops, 3);
+	assert_int_equal(find(c, "loop_dynamic_update_slice_fusion.1")->match, XT_MATCH_ADDED);
+	compare_free(c);
 }
 
 /* Per step when both have steps; nearest-rank percentiles. */
