@@ -513,7 +513,7 @@ static void put_cell(const struct panel *p, struct cellrow *r, int x, int w, int
 static int flex_says_above(const struct panel *p, size_t c, const int *show, int w, char *name,
 			   size_t n)
 {
-	char m[48];
+	char m[48], t[48];
 	size_t k;
 	int len = panel_above_text(m, sizeof(m), p->top, p->up);
 
@@ -524,11 +524,12 @@ static int flex_says_above(const struct panel *p, size_t c, const int *show, int
 			return 0;
 	if (utf8_width(name) + len <= w)
 		return 0; /* the name and the mark after it both fit */
-	snprintf(name, n, "%s %ld above", p->up ? p->up : "^", p->top);
-	if (utf8_width(name) > w)
-		snprintf(name, n, "%s %ld", p->up ? p->up : "^", p->top);
-	if (utf8_width(name) > w)
-		return 0;
+	snprintf(t, sizeof(t), "%s %ld above", p->up ? p->up : "^", p->top);
+	if (utf8_width(t) > w)
+		snprintf(t, sizeof(t), "%s %ld", p->up ? p->up : "^", p->top);
+	if (utf8_width(t) > w)
+		return 0; /* the name stays */
+	snprintf(name, n, "%s", t);
 	return 1;
 }
 
