@@ -156,6 +156,7 @@ fuzz: $(O)/fuzz/fuzz_xplane $(O)/xtop-gen
 	@mkdir -p $(O)/fuzz/corpus
 	@test -s $(O)/fuzz/corpus/gen-tpu.pb || $(O)/xtop-gen --kind tpu --events 300 -o $(O)/fuzz/corpus/gen-tpu.pb
 	@test -s $(O)/fuzz/corpus/gen-gpu.pb || $(O)/xtop-gen --kind gpu --events 300 -o $(O)/fuzz/corpus/gen-gpu.pb
+	@cp tests/fuzz/regress/*.pb $(O)/fuzz/corpus/
 	$(O)/fuzz/fuzz_xplane -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -max_len=65536 \
 	    $(O)/fuzz/corpus
 

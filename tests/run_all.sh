@@ -65,6 +65,8 @@ if [ -n "${FUZZ:-}" ] && [ -x "$FUZZ" ]; then
 	"${BUILDS%% *}/xtop-gen" --kind gpu --events 300 -o "$corpus/gpu.pb" >/dev/null 2>&1
 	# HIP's copy kernels and their host calls (an_copies.c); skipped without python3-protobuf
 	/usr/bin/python3 tests/fixtures/rocm_copies.py "$corpus/rocm.pb" >/dev/null 2>&1 || true
+	# Inputs an earlier run crashed on: each is run first, every time.
+	cp tests/fuzz/regress/*.pb "$corpus/" 2>/dev/null || true
 	if "$FUZZ" -max_total_time="${FUZZ_SECONDS:-30}" -rss_limit_mb=2048 -max_len=65536 \
 		-print_final_stats=1 "$corpus" >"$log" 2>&1; then
 		echo "ok fuzz: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') inputs, no crash"

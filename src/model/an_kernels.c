@@ -298,8 +298,8 @@ void kernels_event(struct line_part *lp, const struct xt_plane *p, const struct 
 	}
 	set = &lp->kd[(size_t)mi * KD_WAYS];
 	for (w = 0, c = NULL; w < KD_WAYS && set[w].p; w++)
-		if (set[w].n == details.n &&
-		    (set[w].p == details.p || !memcmp(set[w].p, details.p, details.n))) {
+		if (set[w].n == details.n && (!details.n || set[w].p == details.p ||
+					      !memcmp(set[w].p, details.p, details.n))) {
 			if (w) {
 				/* To the front: the next launch likely has it
 				 * too (memos follow its gen, not its way). */

@@ -197,7 +197,7 @@ static uint32_t mem_key_add(struct mem_part *mp, const struct mem_key *k)
 	for (i = 0; i < mp->nkeys; i++) {
 		struct bytes_ref have = memory_key_bytes(&mp->keys[i]);
 
-		if (have.n == want.n && (have.p == want.p || !memcmp(have.p, want.p, have.n)))
+		if (bref_eq(have, want))
 			return (uint32_t)i;
 	}
 	if (mp->nkeys >= MEM_KEY_MASK)

@@ -167,7 +167,8 @@ static const struct async_acc *async_find(const struct line_part *async, const s
 	if (!async || o->name.n > 500)
 		return NULL;
 	memcpy(key, &o->program_id, 8);
-	memcpy(key + 8, o->name.p, o->name.n);
+	if (o->name.n) /* an empty name may have no pointer */
+		memcpy(key + 8, o->name.p, o->name.n);
 	v = hmap_find(&async->async_index, key, 8 + o->name.n);
 	return v ? &async->async[*v] : NULL;
 }

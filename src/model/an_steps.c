@@ -153,7 +153,7 @@ void steps_take_markers(struct line_part *lp, const struct xt_line *l, struct xt
 
 static int same_module(struct bytes_ref a, struct bytes_ref b)
 {
-	return a.n == b.n && (a.p == b.p || !memcmp(a.p, b.p, a.n));
+	return bref_eq(a, b);
 }
 
 /* The module of an XLA Modules event: its name without "(program id)". */
@@ -505,7 +505,8 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 		if (!best || m->time > best->time ||
 		    (m->time == best->time &&
 		     (m->name.n < best->name.n ||
-		      (m->name.n == best->name.n && memcmp(m->name.p, best->name.p, m->name.n) < 0))))
+		      (m->name.n == best->name.n && m->name.n &&
+		       memcmp(m->name.p, best->name.p, m->name.n) < 0))))
 			best = m;
 	}
 	if (best) {

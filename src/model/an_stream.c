@@ -511,8 +511,7 @@ static int is_match(const struct inst_slots *c, const struct hlo_module *mod,
 		    const struct op_acc *f)
 {
 	return c->mod == mod && c->prog == f->program_id && c->key_has == f->key_has &&
-	       c->module.n == f->module.n &&
-	       (c->module.p == f->module.p || !memcmp(c->module.p, f->module.p, f->module.n));
+	       bref_eq(c->module, f->module);
 }
 
 /* The op slot of instruction ix, found by its place in run r of the op in
@@ -800,15 +799,10 @@ static void stream_piece(struct stream_pass *sp)
 			/* The same annotation as the run's (most often the very
 			 * same bytes): the same command buffer. */
 			struct bytes_ref parent =
-				run.n && raw.n == run.raw_op.n &&
-						(raw.p == run.raw_op.p ||
-						 !memcmp(raw.p, run.raw_op.p, raw.n))
-					? run.parent
-					: attr_last_scope(raw);
+				run.n && bref_eq(raw, run.raw_op) ? run.parent : attr_last_scope(raw);
 
 			if (run.n && (run.mod != mod || run.comp != comp || run.corr != corr ||
-				      run.parent.n != parent.n ||
-				      memcmp(run.parent.p, parent.p, parent.n)))
+				      !bref_eq(run.parent, parent)))
 				cb_flush(sp, &run); /* may move lp->ops */
 			run.parent = parent;
 			run.raw_op = raw;

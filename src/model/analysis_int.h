@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "../util/hmap.h"
 #include "../util/sort64.h"
@@ -757,6 +758,12 @@ static inline struct bytes_ref bref(const char *p, size_t n)
 	struct bytes_ref r = { p, n };
 	return r;
 }
+/* a and b hold the same bytes. Empty refs may have no pointer (NULL),
+ * which memcmp must not get even for 0 bytes. */
+static inline int bref_eq(struct bytes_ref a, struct bytes_ref b)
+{
+	return a.n == b.n && (!a.n || a.p == b.p || !memcmp(a.p, b.p, a.n));
+}
 static inline struct bytes_ref bref_str(const char *s);
 int bref_contains(struct bytes_ref r, const char *needle);
 int bref_starts(struct bytes_ref r, const char *prefix);
@@ -784,7 +791,6 @@ unsigned op_name_flags(struct bytes_ref s);
 unsigned op_line_flags(struct bytes_ref s);
 int op_classify_flags(unsigned op, unsigned cat, unsigned meta, unsigned line, int *is_memcpy);
 
-#include <string.h>
 static inline struct bytes_ref bref_str(const char *s)
 {
 	return bref(s, strlen(s));
