@@ -43,7 +43,8 @@ struct xt_cmp_op {
 	 * differ by more than 1 % (another instruction under the name, or
 	 * new shapes), so their times differ by more than speed */
 	int work_differs;
-	double work_ratio;       /* when it does: NEW's work a run / BASE's (FLOPs, else
+	double work_ratio;       /* when it does: NEW's work a run / BASE's (bytes for
+				  * an op NEW runs memory-bound, else FLOPs, else
 				  * bytes); NAN when unknown */
 	size_t new_rank;         /* rank by self time in NEW (0 = top); SIZE_MAX if removed */
 };

@@ -414,8 +414,8 @@ assert ops and all(o['match'] == 'exact' and not o['work_differs'] for o in ops)
     [o['name'] for o in ops if o['match'] != 'exact' or o['work_differs']]
 " && ok "diff: the MLP's twins pair by name, op for op" || fail "diff: MLP twins" "see above"
 # A pair that does other work (the TPU's broadcast_add_fusion.1 with twice
-# its FLOPs, and 4x its time) is marked and gated on its time for BASE's
-# work: +100 %, not +300 %.
+# its FLOPs and bytes, and 4x its time) is marked and gated on its time for
+# BASE's work: +100 %, not +300 %.
 if have_fixtures; then
 	T0="$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb"
 	$PY - "$T0" "$TMP/t2.pb" <<'PYEOF'
@@ -424,7 +424,7 @@ sys.path.insert(0, 'tests/fixtures')
 import xspace_io
 s = xspace_io.read(sys.argv[1], sys.exit)
 for p in s.planes:
-    fl = [k for k, m in p.stat_metadata.items() if m.name == 'flops']
+    fl = [k for k, m in p.stat_metadata.items() if m.name in ('flops', 'bytes_accessed')]
     ids = [k for k, m in p.event_metadata.items()
            if (m.display_name or m.name) == 'broadcast_add_fusion.1']
     for k in ids:

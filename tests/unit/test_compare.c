@@ -286,6 +286,39 @@ static void test_devices_memory(void **state)
 	compare_free(c);
 }
 
+/* A pair that does other work is scaled to BASE's work by what bounds
+ * NEW's op: bytes when it is memory-bound (a third of the FLOPs over the
+ * same bytes takes as long), else FLOPs. */
+static void test_work_ratio(void **state)
+{
+	struct xt_op_row bo[] = { op("p", "fusion.1", "loop fusion", 20 * MS) };
+	struct xt_op_row no[] = { op("p", "fusion.1", "loop fusion", 38 * MS) };
+	struct xt_analysis b, n;
+	struct xt_cmp *c;
+
+	(void)state;
+	bo[0].has_flops = bo[0].has_bytes = no[0].has_flops = no[0].has_bytes = 1;
+	bo[0].flops = 3e8;
+	no[0].flops = 1e8;
+	bo[0].bytes_accessed = no[0].bytes_accessed = 5e7;
+	memset(&b, 0, sizeof(b));
+	memset(&n, 0, sizeof(n));
+	b.ops = bo;
+	b.nops = 1;
+	n.ops = no;
+	n.nops = 1;
+	no[0].bound_by = XT_BOUND_MEMORY;
+	c = compare_new(&b, &n);
+	assert_int_equal(c->nops, 1);
+	assert_true(c->ops[0].work_differs);
+	assert_true(fabs(c->ops[0].work_ratio - 1.0) < 1e-9);
+	compare_free(c);
+	no[0].bound_by = XT_BOUND_COMPUTE;
+	c = compare_new(&b, &n);
+	assert_true(fabs(c->ops[0].work_ratio - 1.0 / 3) < 1e-9);
+	compare_free(c);
+}
+
 /* The gate: the step mean, the top 20 ops of NEW, and ops new among them. */
 static void test_gate(void **state)
 {
@@ -437,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_matching_program_ids),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_devices_memory),
+		cmocka_unit_test(test_work_ratio),
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_op_label),
 		cmocka_unit_test(test_op_label_fit_cut),
