@@ -421,7 +421,7 @@ int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev)
 	const struct xt_line *l = tl->tracks[i].l;
 	const struct xt_event *e = &l->ev[ev];
 	unsigned d = xt_event_depth(e) + 1;
-	int64_t self = xt_event_dur(l, e), s = xt_event_start(l, e), end = s + self;
+	int64_t self = xt_event_dur(l, e), s = xt_event_start(l, e), end = xt_ps_add(s, self);
 	int64_t covered = s; /* the children's time is counted up to here */
 	size_t k;
 
@@ -444,7 +444,7 @@ int64_t timeline_self_ps(struct timeline *tl, size_t i, int64_t ev)
 		if (cs < covered)
 			cs = covered;
 		if (ce > cs) {
-			self -= ce - cs;
+			self = xt_sat_sub(self, xt_sat_sub(ce, cs));
 			covered = ce;
 		}
 	}

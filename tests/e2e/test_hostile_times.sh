@@ -89,5 +89,5 @@ for m in "$TMP/m1-2.xplane.pb" "$TMP/m2-2.xplane.pb"; do
 		# a key right after Escape would read as Alt+key
 		[ "$k" = Escape ] && sleep 0.5
 	done
-	check "$name" 'has "EXIT=0 TTY=restored"' "no clean exit" 60
+	check "$name" 'has "EXIT=0 TTY=restored"' "no clean exit" 60 'runtime error\|ERROR\|EXIT='
 done
