@@ -117,8 +117,9 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 		/* Steps of two kinds: two captures' busy times, each of its
 		 * own length, which the summary says are not compared. */
 		if (d->in_base && d->base_known && d->in_new && d->new_known && !c->per_occurrence)
-			delta_cell(b[2], sizeof(b[2]), per_step(c, d->new_busy_ps, c->new_steps) -
-							   per_step(c, d->base_busy_ps, c->base_steps));
+			delta_cell(b[2], sizeof(b[2]),
+				   xt_sat_sub(per_step(c, d->new_busy_ps, c->new_steps),
+					      per_step(c, d->base_busy_ps, c->base_steps)));
 		cells[5] = fit[k++];
 		tt_row(&tt, o, cells);
 	}
@@ -167,7 +168,7 @@ static void diff_memory(struct strbuf *o, const struct xt_cmp *c, int width)
 	fit = tt_fit_flex(&tt, (const char *const *)name, c->nmem);
 	for (i = 0; i < c->nmem; i++) {
 		const struct xt_cmp_mem *m = &c->mem[i];
-		int64_t d = m->new_peak - m->base_peak;
+		int64_t d = xt_sat_sub(m->new_peak, m->base_peak);
 
 		snprintf(b[0], sizeof(b[0]), "-");
 		snprintf(b[1], sizeof(b[1]), "-");
@@ -423,7 +424,7 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 		jstr(o, m->name);
 		jint(o, "base_peak_bytes", m->base_peak, m->in_base);
 		jint(o, "new_peak_bytes", m->new_peak, m->in_new);
-		jint(o, "delta_bytes", m->new_peak - m->base_peak, m->in_base && m->in_new);
+		jint(o, "delta_bytes", xt_sat_sub(m->new_peak, m->base_peak), m->in_base && m->in_new);
 		strbuf_puts(o, "}");
 	}
 	strbuf_puts(o, "]}");

@@ -422,7 +422,10 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 			snprintf(b[4], sizeof(b[4]), "%s (%s)", m->name, m->allocator);
 		}
 		tt_row(&tt, o, cells);
-		for (k = 0; k < m->nlive; k++)
+		/* The live allocations not shown below (past the third): a sum
+		 * of the rest, not all less the shown (saturation would not
+		 * undo). */
+		for (k = 3; k < m->nlive; k++)
 			listed = xt_sat_add(listed, m->live[k].bytes);
 		for (k = 0; k < m->nlive && k < 3; k++) {
 			const struct xt_live_alloc *la = &m->live[k];
@@ -448,7 +451,6 @@ static void report_memory(struct strbuf *o, const struct xt_trace *t, const stru
 			}
 			free(what);
 			free(cut);
-			listed = xt_sat_sub(listed, m->live[k].bytes);
 		}
 		if (m->nlive_total > k)
 			put_fig(o, width,

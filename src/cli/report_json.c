@@ -304,8 +304,9 @@ static void overview_json(struct strbuf *o, const struct xt_analysis *a)
 	} else {
 		strbuf_puts(o, "null");
 	}
-	/* Host-bound time needs a device with idle time to lie in: with none
-	 * (no device events), it is unknown, not 0. */
+	/* Host-bound time needs an XLA or GPU device with a span for idle
+	 * time to lie in (xt_device_has_gaps): with none (no device events,
+	 * or only instants), it is unknown, not 0. */
 	for (k = 0; k < a->ndevices && !xt_device_has_gaps(&a->devices[k]); k++)
 		;
 	jint_opt(o, "host_bound_ps", v->host_bound_ps, k < a->ndevices);

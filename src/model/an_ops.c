@@ -311,7 +311,10 @@ void ops_line_xla(struct line_part *lp, const struct xt_host *h, const struct xt
 			o.hbm = hb;
 		}
 		o.dur = xt_event_dur(l, ev);
-		o.end = xt_ps_add(xt_event_off(l, i), o.dur);
+		/* Saturated, not modulo: an end that wrapped would nest a
+		 * child past INT64_MAX inside its parent, whose self time
+		 * (dur - child) would go to -2^63. */
+		o.end = xt_sat_add(xt_event_off(l, i), o.dur);
 		/* Close every open op that does not contain this one. */
 		while (sp && o.end > stack[sp - 1].end)
 			xla_close(lp, &stack[--sp]);

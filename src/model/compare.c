@@ -96,8 +96,8 @@ static void identity(struct strbuf *k, const struct xt_op_row *o)
 static int op_delta_cmp(const void *x, const void *y)
 {
 	const struct xt_cmp_op *a = x, *b = y;
-	int64_t da = a->delta_ps < 0 ? -a->delta_ps : a->delta_ps;
-	int64_t db = b->delta_ps < 0 ? -b->delta_ps : b->delta_ps;
+	int64_t da = a->delta_ps < 0 ? xt_sat_sub(0, a->delta_ps) : a->delta_ps;
+	int64_t db = b->delta_ps < 0 ? xt_sat_sub(0, b->delta_ps) : b->delta_ps;
 	int c;
 
 	if (da != db)
@@ -174,11 +174,13 @@ static int same_shape(const struct xt_op_row *x, const struct xt_op_row *y)
 	return x->shape_sig && x->shape_sig == y->shape_sig;
 }
 
-/* A library call: cuBLAS's GEMMs (category gemm), a custom call. */
+/* A library call: cuBLAS's GEMMs (category gemm), cuDNN's convolutions
+ * (cudnn-conv.N, category convolution), a custom call. */
 static int lib_call(const struct xt_op_row *o)
 {
 	return !strcmp(o->category, "gemm") || !strcmp(o->category, "custom-call") ||
-	       !strncmp(o->name, "custom-call", 11);
+	       !strcmp(o->category, "convolution") || !strncmp(o->name, "custom-call", 11) ||
+	       !strncmp(o->name, "cudnn", 5);
 }
 
 /* x and y can be one op done two ways: of one category, or one of them a
@@ -366,7 +368,7 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 	for (i = 0; i < c->nops; i++) {
 		struct xt_cmp_op *r = &c->ops[i];
 
-		r->delta_ps = r->new_ps - r->base_ps;
+		r->delta_ps = xt_sat_sub(r->new_ps, r->base_ps);
 		r->delta_percent = r->base_ps ? 100.0 * (double)r->delta_ps / (double)r->base_ps : NAN;
 	}
 	if (c->nops > 1)

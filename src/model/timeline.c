@@ -181,6 +181,8 @@ struct timeline *timeline_new(struct xt_trace *t)
 	}
 	tl->dev_t0 = far_clamp(tl->dev_t0);
 	tl->dev_t1 = far_clamp(tl->dev_t1);
+	if (tl->dev_t1 <= tl->dev_t0) /* a wrapped end: the whole extent */
+		tl->dev_t0 = tl->t0, tl->dev_t1 = tl->t1;
 	return tl;
 }
 

@@ -361,7 +361,7 @@ void app_goto_gap(struct app *a, const struct xt_device_row *d)
 	pad = (e - s) / 4 + 1;
 	app_jump(a, s - pad, e + pad, s, track, -1);
 	app_status(a, 0, "%s: longest gap %s at %s", d->name, fmt_ps(b1, sizeof(b1), d->longest_gap_ps),
-		   timeaxis_fmt(a, b2, sizeof(b2), s));
+		   timeaxis_fmt(a, b2, sizeof(b2), d->longest_gap_start_ps));
 }
 
 static const struct xt_device_row *device_named(struct app *a, const struct xt_finding *f)

@@ -46,11 +46,12 @@ for f in $inputs; do
 			continue
 		fi
 		why=
-		for mode in report json diff; do
+		for mode in report json diff diffjson; do
 			case $mode in
 			report) timeout 120 $XTOP report "$m" >"$TMP/out" 2>"$TMP/err" ;;
 			json) timeout 120 $XTOP report --json "$m" >"$TMP/out" 2>"$TMP/err" ;;
 			diff) timeout 120 $XTOP diff "$f" "$m" >"$TMP/out" 2>"$TMP/err" ;;
+			diffjson) timeout 120 $XTOP diff --json "$m" "$f" >"$TMP/out" 2>"$TMP/err" ;;
 			esac
 			rc=$?
 			if [ $rc -ne 0 ]; then
@@ -61,14 +62,53 @@ for f in $inputs; do
 				why="$mode: $(grep -m 1 'runtime error\|Sanitizer' "$TMP/err" | head -c 300)"
 				break
 			fi
-			if [ $mode = json ] && [ -n "$(strict_json "$TMP/out")" ]; then
-				why="json: $(strict_json "$TMP/out")"
+			if { [ $mode = json ] || [ $mode = diffjson ]; } &&
+				[ -n "$(strict_json "$TMP/out")" ]; then
+				why="$mode: $(strict_json "$TMP/out")"
 				break
 			fi
 		done
 		if [ -z "$why" ]; then ok "$name"; else fail "$name" "$why"; fi
 	done
 done
+
+# A child op whose end passes INT64_MAX is not nested in its parent (an
+# end taken modulo 2^64 nested it, and the parent's self time went to
+# -2^63, then the diff's delta overflowed).
+$PY - "$TMP/nest0.pb" "$TMP/nest1.pb" <<'PYEOF'
+import sys
+def varint(v):
+    v &= (1 << 64) - 1
+    out = b''
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        if not v:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
+def vi(f, v):
+    return varint(f << 3) + varint(v)
+def ld(f, b):
+    b = b.encode() if isinstance(b, str) else b
+    return varint(f << 3 | 2) + varint(len(b)) + b
+def space(child_dur):
+    ev = [vi(1, 1) + vi(2, 1000) + vi(3, 1000), vi(1, 2) + vi(2, 1500) + vi(3, child_dur)]
+    line = vi(1, 1) + ld(2, 'XLA Ops') + vi(3, 0) + b''.join(ld(4, e) for e in ev)
+    md = b''.join(ld(4, vi(1, i) + ld(2, vi(1, i) + ld(2, n))) for i, n in ((1, 'fusion.1'), (2, 'fusion.2')))
+    return ld(1, vi(1, 1) + ld(2, '/device:TPU:0') + ld(3, line) + md)
+open(sys.argv[1], 'wb').write(space(200))
+open(sys.argv[2], 'wb').write(space((1 << 63) - 101))
+PYEOF
+if timeout 60 $XTOP report --json "$TMP/nest1.pb" >"$TMP/out" 2>"$TMP/err" &&
+	$PY -c 'import json, sys
+o = {x["name"]: x for x in json.load(open(sys.argv[1]))["ops"]}
+assert o["fusion.1"]["self_ps"] == 1000, o["fusion.1"]' "$TMP/out" &&
+	timeout 60 $XTOP diff --json "$TMP/nest0.pb" "$TMP/nest1.pb" >"$TMP/out" 2>"$TMP/err" &&
+	[ -z "$(strict_json "$TMP/out")" ]; then
+	ok "hostile times: a child ending past INT64_MAX is not its parent's child"
+else
+	fail "hostile times: a child ending past INT64_MAX" "$(head -c 300 "$TMP/err")"
+fi
 
 # The viewer over two of them: every view, zoom to the ends and back,
 # search, jumps from the lists, the details pane; then a clean exit.
