@@ -181,7 +181,7 @@ static void diff_memory(struct strbuf *o, const struct xt_cmp *c, int width)
 		if (m->in_base && m->in_new) {
 			char t[32];
 
-			fmt_bytes(t, sizeof(t), (double)(d < 0 ? -d : d));
+			fmt_bytes(t, sizeof(t), (double)xt_sat_abs(d));
 			snprintf(b[2], sizeof(b[2]), "%s%s", d ? d < 0 ? "-" : "+" : "", d ? t : "0");
 			pct_cell(b[3], sizeof(b[3]),
 				 m->base_peak ? 100.0 * (double)d / (double)m->base_peak : NAN, 1,

@@ -111,8 +111,7 @@ static int line_next(struct bd_cursor *c, int64_t *pa, int64_t *pb, int *pcat)
 			continue;
 		cat = c->lv->lv[cat_of_class(lp->cls ? lp->cls[i] : EVC_COMPUTE)];
 		a = xt_ps_add(c->base, xt_event_off(c->l, i));
-		if (__builtin_add_overflow(a, dur, &b))
-			b = INT64_MAX; /* a hostile duration: the span stays ordered */
+		b = xt_sat_add(a, dur); /* a hostile duration: the span stays ordered */
 		c->prev = c->seen;
 		if (b > c->seen)
 			c->seen = b;

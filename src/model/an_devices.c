@@ -178,8 +178,7 @@ void devices_build(struct xt_analysis *a, struct xt_trace *t, const struct gpu_b
 			if (last > first) {
 				/* A hostile file's times can lie further apart than
 				 * int64 holds: the span saturates. */
-				if (__builtin_sub_overflow(last, first, &d->span_ps))
-					d->span_ps = INT64_MAX;
+				d->span_ps = xt_sat_sub(last, first);
 				d->first_ps = first;
 				d->idle_percent = 100.0 * (1.0 - (double)d->busy_ps / (double)d->span_ps);
 			}

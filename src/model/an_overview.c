@@ -32,15 +32,6 @@
 #include "../util/xalloc.h"
 #include "analysis_int.h"
 
-/* An event's end, s + d, at most INT64_MAX: a hostile file's duration can
- * run past it (a fuzzer's 9.2e18 ps from 1 us), and a span that ends
- * there still holds its start. */
-static int64_t end_ps(int64_t s, int64_t d)
-{
-	int64_t e;
-
-	return __builtin_add_overflow(s, d, &e) ? INT64_MAX : e;
-}
 #include "spans.h"
 
 #define GAP_COUNT_PS 1000000000ll  /* 1 ms */
@@ -93,7 +84,9 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 		if (d <= 0)
 			continue;
 		s = xt_ps_add(base, xt_event_off(l, i));
-		e = end_ps(s, d);
+		/* Ends saturate: a hostile duration (a fuzzer's 9.2e18 ps from
+		 * 1 us) leaves a span that still holds its start. */
+		e = xt_sat_add(s, d);
 		if (pc->info[xt_event_meta_index(ev)].compile) {
 			if (s >= comp_end) /* not inside another of the line */
 				lp->compiles++;
@@ -204,8 +197,8 @@ void overview_line_device(struct line_part *lp, const struct xt_line *l)
 		s = xt_ps_add(base, xt_event_off(l, i));
 		if (s < first)
 			first = s;
-		if (end_ps(s, d) > last)
-			last = end_ps(s, d);
+		if (xt_sat_add(s, d) > last)
+			last = xt_sat_add(s, d);
 		if (d <= 0)
 			continue;
 		cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
@@ -216,7 +209,7 @@ void overview_line_device(struct line_part *lp, const struct xt_line *l)
 				small_ps += d;
 			}
 		}
-		span_pack_add(&busy, s, end_ps(s, d));
+		span_pack_add(&busy, s, xt_sat_add(s, d));
 	}
 	span_pack_done(&busy);
 	span_pack_free(&lp->busy);
@@ -455,7 +448,7 @@ static void walk_xla(struct busy_walk *w, const struct xt_plane *p)
 		l = &p->lines[lines[best]];
 		i = cur[best];
 		s = head[best];
-		walk_busy(w, s, end_ps(s, xt_event_dur(l, &l->ev[i])));
+		walk_busy(w, s, xt_sat_add(s, xt_event_dur(l, &l->ev[i])));
 		for (i++; i < l->nev && !xla_busy(l, i); i++)
 			;
 		cur[best] = i;
@@ -469,7 +462,8 @@ static void walk_xla(struct busy_walk *w, const struct xt_plane *p)
 static void device_walk(struct dev_job *j)
 {
 	struct xt_device_row *d = j->d;
-	struct busy_walk w = { d, j->ha, 0, d->first_ps, xt_sat_add(d->first_ps, d->span_ps), d->first_ps };
+	struct busy_walk w = { d, j->ha, 0, d->first_ps, xt_sat_add(d->first_ps, d->span_ps),
+			       d->first_ps };
 
 	if (d->kind == XT_DEV_GPU)
 		walk_gpu(&w, j->p);

@@ -96,8 +96,7 @@ static void identity(struct strbuf *k, const struct xt_op_row *o)
 static int op_delta_cmp(const void *x, const void *y)
 {
 	const struct xt_cmp_op *a = x, *b = y;
-	int64_t da = a->delta_ps < 0 ? xt_sat_sub(0, a->delta_ps) : a->delta_ps;
-	int64_t db = b->delta_ps < 0 ? xt_sat_sub(0, b->delta_ps) : b->delta_ps;
+	int64_t da = xt_sat_abs(a->delta_ps), db = xt_sat_abs(b->delta_ps);
 	int c;
 
 	if (da != db)

@@ -295,7 +295,7 @@ static void t_change(void *ctx, size_t i, char *buf, size_t n)
 		snprintf(buf, n, "0");
 		return;
 	}
-	fmt_ps(t, sizeof(t), v < 0 ? -v : v);
+	fmt_ps(t, sizeof(t), xt_sat_abs(v));
 	snprintf(buf, n, "%c%s", v < 0 ? '-' : '+', t);
 }
 

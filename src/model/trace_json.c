@@ -41,9 +41,9 @@ static long plane_pid(const struct xt_plane *p, size_t index)
 /* ps as microseconds with picosecond precision, like upstream. */
 static void put_us(struct strbuf *b, int64_t ps)
 {
-	int64_t a = ps < 0 ? -ps : ps;
+	uint64_t a = ps < 0 ? 0 - (uint64_t)ps : (uint64_t)ps; /* INT64_MIN's too */
 
-	strbuf_addf(b, "%s%" PRId64 ".%06" PRId64, ps < 0 ? "-" : "", a / 1000000, a % 1000000);
+	strbuf_addf(b, "%s%" PRIu64 ".%06" PRIu64, ps < 0 ? "-" : "", a / 1000000, a % 1000000);
 }
 
 static void put_args(struct strbuf *b, const struct xt_host *h, const struct xt_plane *p,

@@ -136,7 +136,7 @@ static int cmp_delta(void *ctx, size_t x, size_t y)
 {
 	int64_t a = op_of(ctx, x)->delta_ps, b = op_of(ctx, y)->delta_ps;
 
-	return panel_cmp64(b < 0 ? xt_sat_sub(0, b) : b, a < 0 ? xt_sat_sub(0, a) : a);
+	return panel_cmp64(xt_sat_abs(b), xt_sat_abs(a));
 }
 
 static int cmp_pct(void *ctx, size_t x, size_t y)

@@ -29,6 +29,12 @@ static inline int64_t xt_sat_sub(int64_t a, int64_t b)
 	return r;
 }
 
+/* |a|, INT64_MIN's taken as INT64_MAX (it has no int64 negation). */
+static inline int64_t xt_sat_abs(int64_t a)
+{
+	return a == INT64_MIN ? INT64_MAX : a < 0 ? -a : a;
+}
+
 /* A time held as a double (a mean, a difference of sums) as ps, rounded:
  * one past int64 (a hostile file's) saturates, NaN reads 0. */
 static inline int64_t xt_ps_of(double v)

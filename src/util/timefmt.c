@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sat.h"
+
 char *fmt_ps(char *buf, size_t n, int64_t ps)
 {
 	static const struct { double div; const char *unit; } u[] = {
@@ -132,18 +134,12 @@ char *fmt_rate(char *buf, size_t n, double v, const char *sep, const char *unit)
 	return si3(buf, n, v, sep, unit);
 }
 
-/* |v|, INT64_MIN's taken as INT64_MAX (it has no int64 negation). */
-static int64_t abs64(int64_t v)
-{
-	return v == INT64_MIN ? INT64_MAX : v < 0 ? -v : v;
-}
-
 char *fmt_ps_exact(char *buf, size_t n, int64_t ps)
 {
 	int64_t unit;
 	int dec;
 
-	timefmt_unit(abs64(ps), XT_PS_NS, &unit, &dec);
+	timefmt_unit(xt_sat_abs(ps), XT_PS_NS, &unit, &dec);
 	if (unit < XT_PS_NS)
 		dec = 0;
 	return fmt_ps_unit(buf, n, ps, unit, dec);
@@ -268,14 +264,17 @@ static size_t ticks_every(int64_t t0, int64_t t1, int w, int every, struct timef
 	first = t0 / step * step;
 	if (first < t0)
 		first += step;
-	timefmt_unit(abs64(t0) > abs64(t1) ? abs64(t0) : abs64(t1), step, &unit, &dec);
+	timefmt_unit(xt_sat_abs(t0) > xt_sat_abs(t1) ? xt_sat_abs(t0) : xt_sat_abs(t1), step, &unit,
+		     &dec);
 	timefmt_unit(span, step, &ounit, &odec);
 	/* Full times when the longest fits between two ticks with a space. */
 	{
 		char b[48];
 		int64_t cols = (int64_t)((__int128)step * w / span);
 
-		fmt_ps_unit(b, sizeof(b), abs64(t0) > abs64(t1) ? -abs64(t0) - step : abs64(t1) + step,
+		fmt_ps_unit(b, sizeof(b),
+			    xt_sat_abs(t0) > xt_sat_abs(t1) ? -xt_sat_abs(t0) - step
+							    : xt_sat_abs(t1) + step,
 			    unit, dec);
 		full = (int64_t)strlen(b) + 2 <= cols;
 	}

@@ -610,9 +610,10 @@ static int64_t ev_tag(const struct xt_trace *t, const struct xt_line *xl, size_t
 
 /*
  * 12-byte events: durations that need the long list (2^32 - 1 ps and up;
- * one past INT64_MAX, negative as written, reads as an instant), events that had to be sorted (every offset kept) and
- * events in file order (an offset per block, the rest found by skipping),
- * read in order and at random.
+ * one past INT64_MAX, negative as written, reads as an instant), events
+ * that had to be sorted (every offset kept) and events in file order (an
+ * offset per block, the rest found by skipping), read in order and at
+ * random.
  */
 static void test_event_records(void **state)
 {
