@@ -432,6 +432,19 @@ static int drop_rank(const struct panel *p, size_t c)
 	return (p->drop_at ? p->drop_at[c] : p->cols[c].drop) + (empty ? 1000 : 0);
 }
 
+/* A blank column before the first shown column when its text starts at its
+ * left edge (the memory view's HOST): the title and the other views' tables
+ * start one column in, and a name flush with the screen's edge reads as cut. */
+static int lead_of(const struct panel *p, const int *show)
+{
+	size_t c;
+
+	for (c = 0; c < p->ncols && c < 32; c++)
+		if (show[c])
+			return !p->cols[c].right && !p->cols[c].cells;
+	return 0;
+}
+
 static void layout(const struct panel *p, int w, int *show, int *width)
 {
 	size_t c;
@@ -457,6 +470,7 @@ static void layout(const struct panel *p, int w, int *show, int *width)
 			nshown++;
 		}
 		used += nshown > 1 ? nshown - 1 : 0; /* one space between columns */
+		used += lead_of(p, show);
 		if (used + flex * (p->flex_min ? p->flex_min : PANEL_FLEX_MIN) <= w)
 			break;
 		/* The most droppable column goes (the sort column last), one that
@@ -544,6 +558,7 @@ void panel_header(struct panel *p, struct cellrow *r, int w)
 	for (c = 0; c < p->ncols && c < 32; c++)
 		show[c] = 1;
 	layout(p, w, show, width);
+	x = lead_of(p, show);
 	for (c = 0; c < p->ncols && c < 32; c++) {
 		char name[64];
 
@@ -662,6 +677,7 @@ static void draw_row(struct panel *p, size_t row, int selected, struct cellrow *
 				r->c[x].role = ROLE_SELECT;
 		return;
 	}
+	x = lead_of(p, show);
 	for (c = 0; c < p->ncols && c < 32; c++) {
 		const struct panel_column *col = &p->cols[c];
 		char cell[CELL_MAX];

@@ -40,7 +40,8 @@ check "view 4: steps with the average and one row per step" \
 	"no step rows"
 keys 5
 check "view 5: memory by readable name, the peak split, the allocations live at the peak" \
-	'has "[memory]" && has "MEMORY" && has "TPU:0 HBM" && has "live at the peak" && has "jit(train_step)" &&
+	'has "[memory]" && line 2 | grep -q "^ HOSTv  *MEMORY" && grep -q "^ [^ ].*TPU:0 HBM" "$TMP/screen" &&
+	 has "live at the peak" && has "jit(train_step)" &&
 	 joined | grep -qF " peak 4.48 GiB = 7 largest live 2.48 GiB + 0 other live 0 B + unattributed 2.00 GiB (reserved 0 B)"' \
 	"memory view incomplete"
 keys 2
@@ -592,7 +593,7 @@ if have_fixtures; then
 		'has "/device:GPU:6  (34.83.195.180_6003, "' "second host not shown"
 	keys 5
 	check "tf-gpu-v100-2host: memory lists both hosts' GPU:1 HBM (GPU_1_bfc)" \
-		'[ "$(grep -c "^34\.83\.195\.1[78][09]_6003 GPU:1 HBM " "$TMP/screen")" -eq 2 ]' "not two GPU:1 HBM rows"
+		'[ "$(grep -c "^ 34\.83\.195\.1[78][09]_6003 GPU:1 HBM " "$TMP/screen")" -eq 2 ]' "not two GPU:1 HBM rows"
 	keys q
 	wait_for "EXIT=" >/dev/null
 

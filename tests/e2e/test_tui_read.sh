@@ -538,11 +538,11 @@ if have_fixtures; then
 	wait_for "[memory]" >/dev/null
 	keys j j j
 	check "memory: the 4th allocator (34.83.195.179_6003 host pinned, gpu_host_bfc) is selected" \
-		'selected_line | grep -q "^34.83.195.179_6003 host pinned "' "$(selected_line)" 5
+		'selected_line | grep -q "^ 34.83.195.179_6003 host pinned "' "$(selected_line)" 5
 	at=$(selected_at)
 	keys '>' '>'
 	check "memory: sorted by PEAK, host pinned moves (from row $at) and stays selected" \
-		'line 2 | grep -q "PEAKv" && selected_line | grep -q "^34.83.195.179_6003 host pinned " &&
+		'line 2 | grep -q "PEAKv" && selected_line | grep -q "^ 34.83.195.179_6003 host pinned " &&
 		 [ "$(selected_at)" != "$at" ]' "selection lost" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
