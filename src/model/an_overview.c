@@ -855,7 +855,9 @@ void overview_devices(struct xt_analysis *a, struct xt_trace *t, const struct ho
 			if (d->kind != XT_DEV_XLA && d->kind != XT_DEV_GPU)
 				continue;
 			d->has_overview = 1;
-			d->has_kernels = d->kind == XT_DEV_GPU;
+			/* A GPU the profile has nothing of has no kernel count:
+			 * unknown, as its busy time is, not 0. */
+			d->has_kernels = d->kind == XT_DEV_GPU && !xt_device_silent(d);
 			jobs[njobs++] = (struct dev_job){ d, pl, &ha[h] };
 		}
 	par_for(njobs, 2, dev_job_run, jobs);

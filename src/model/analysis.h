@@ -116,8 +116,8 @@ struct xt_device_row {
 	const char *peak_hbm_source; /* how peak_hbm_bw was found ("" unknown) */
 	const char *model;     /* device_type_string / gpu_device_name, else "" */
 	/* Overview facts (docs/analyses.md, "Overview"): XLA and GPU devices
-	 * only (has_overview); kernels for GPU devices (has_kernels). Times
-	 * absolute like first_ps. */
+	 * only (has_overview); kernels for GPU devices with events
+	 * (has_kernels). Times absolute like first_ps. */
 	uint8_t has_overview, has_kernels;
 	int64_t host_bound_ps;        /* idle while the host worked */
 	int64_t longest_gap_ps, longest_gap_start_ps;

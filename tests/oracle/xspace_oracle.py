@@ -265,7 +265,9 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
   C40 A device with no op events (none on its plane, not even instants)
       has busy_ps and span_ps null: it was idle, or it was not traced (the
       MI300X conv profile's GPU:1-6 ran programs and have no events). One
-      with instants only keeps busy 0 and span 0.
+      with instants only keeps busy 0 and span 0.  A GPU with no op events
+      has its kernel counts (kernels, small_kernels, small_kernel_ps) null
+      too: what it ran is as unknown as its busy time.
   C42 arithmetic_intensity is null whenever the FLOP rate or the HBM
       bandwidth was dropped as above the device's peak: the FLOPs or the
       HBM bytes it divides may be what is wrong.
@@ -2471,6 +2473,7 @@ def main(argv):
         # CHOICE C40: no events, no busy time or span (idle, or not traced).
         if d.pop('no_events'):
             d['busy_ps'] = d['span_ps'] = None
+            d['kernels'] = d['small_kernels'] = d['small_kernel_ps'] = None
     result = {'events': total, 'hosts': hosts_out,
               'overview': ov, 'ops': ops, 'devices': devices,
               'steps_source': source, 'steps_module': module,
