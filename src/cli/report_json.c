@@ -205,9 +205,10 @@ static void ops_json(struct strbuf *o, const struct xt_analysis *a, const struct
 			strbuf_puts(o, "null");
 		/* No time measured (an async done, a start without spans): null. */
 		if (r->rate_ps > 0)
-			strbuf_addf(o, ",\"rate_ps\":%" PRId64, r->rate_ps);
+			strbuf_addf(o, ",\"rate_ps\":%" PRId64 ",\"rate_occurrences\":%" PRIu64,
+				    r->rate_ps, r->rate_occurrences);
 		else
-			strbuf_puts(o, ",\"rate_ps\":null");
+			strbuf_puts(o, ",\"rate_ps\":null,\"rate_occurrences\":null");
 		jopt(o, "flops_per_s", r->flops_per_s);
 		jopt(o, "bytes_per_s", r->bytes_per_s);
 		jopt(o, "hbm_bytes_per_s", r->hbm_bytes_per_s);

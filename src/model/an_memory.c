@@ -71,8 +71,9 @@ static void mem_take_int(struct mem_full *r, unsigned k, int64_t v, uint64_t *ha
 static void mem_take(struct mem_full *r, const struct xt_stat *s, unsigned k, uint64_t *have,
 		     int from_meta)
 {
-	/* Event stats win over metadata stats; within one message the last
-	 * allocator key (name or index) wins, as upstream's loop does. */
+	/* Event stats win over metadata stats. The allocator is its name
+	 * when the event has one, else its index (mem_decode_from;
+	 * docs/analyses.md, "Memory"). */
 	if ((MEM_INTS >> k) & 1) {
 		mem_take_int(r, k, stat_as_int(s), have, from_meta);
 		return;

@@ -197,6 +197,7 @@ void rate_add(struct rate_acc *ra, const struct op_acc *o, const struct xt_devic
 		ps = o->total_ps;
 	}
 	ra->ps = xt_sat_add(ra->ps, ps);
+	ra->occ += o->occurrences;
 	if (o->n_flops == o->occurrences)
 		ra->flops += o->flops;
 	else
@@ -223,6 +224,7 @@ static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 	int has_f = r->has_flops && !ra->flops_unknown, has_b = r->has_bytes && !ra->bytes_unknown;
 
 	r->rate_ps = ra->ps;
+	r->rate_occurrences = ra->ps > 0 ? ra->occ : 0;
 	r->flops_per_s = r->bytes_per_s = r->hbm_bytes_per_s = NAN;
 	r->flops_utilization = r->hbm_bw_utilization = r->intensity = NAN;
 	r->bound_by = XT_BOUND_UNKNOWN;

@@ -93,6 +93,7 @@ struct xt_op_row {
 	uint8_t host_copy;     /* XT_HOST_COPY_*: a host offload's transfer, by its HLO;
 				* the step breakdown files its time as one */
 	int64_t rate_ps;
+	uint64_t rate_occurrences; /* the occurrences rate_ps is of (0 without it) */
 	double flops_per_s, bytes_per_s, hbm_bytes_per_s;
 	double flops_utilization, hbm_bw_utilization; /* 0-1 of the device's peak */
 	double intensity;      /* FLOPs per HBM byte */
@@ -276,7 +277,9 @@ struct xt_analysis {
 	int64_t busy_ps;              /* summed device busy time */
 	int64_t ops_self_ps;          /* summed self time of all ops (their percent's total) */
 	int64_t origin_ps;            /* the profile start (the trace's origin_ps) */
-	size_t hlo_programs;          /* HLO programs decoded (0: none in the profile) */
+	size_t hlo_programs;          /* HLO programs read: a GPU host's only (a TPU's
+	                               * ops carry their FLOPs and bytes), so 0 says
+	                               * none was needed, not none in the profile */
 	struct hlo_set *hlo;          /* per host (GPU hosts' programs; owned) */
 	size_t nhlo;
 	/* per host (nhlo of them): its HIP copy calls by correlation id, which

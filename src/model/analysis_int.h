@@ -452,6 +452,7 @@ void device_peaks(struct xt_device_row *d, const struct xt_host *h, const struct
 /* What an op's rates are computed from, summed over the lines it ran on. */
 struct rate_acc {
 	int64_t ps;              /* the time rates are measured over */
+	uint64_t occ;            /* the occurrences that time is of */
 	double flops, bytes, hbm;
 	uint8_t flops_unknown, bytes_unknown, unmeasured;
 	double fpeak;            /* Σ ps x peak FLOP/s over lines with a known peak */

@@ -9,6 +9,7 @@
  * table says how the selected op was found and why a rate is missing.
  * The rows themselves (order, groups, folds) are ops_rows.c's.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,8 +121,17 @@ static void describe(const struct app *a, const struct row *r, char *buf, size_t
 			 "; host offload %s host memory (%s in steps)",
 			 o->host_copy == XT_HOST_COPY_IN ? "from" : "to",
 			 o->host_copy == XT_HOST_COPY_IN ? "H2D" : "D2H");
+	/* Rates over part of the runs (an async start timed on some devices
+	 * only), said first: all its bytes over all its time would read
+	 * otherwise. */
+	if (o->rate_ps > 0 && o->rate_occurrences < o->occurrences)
+		snprintf(buf + strlen(buf), n - strlen(buf),
+			 "; rates of %" PRIu64 " of %" PRIu64 " runs (those timed start to done)%s",
+			 o->rate_occurrences, o->occurrences, *o->rate_note ? ":" : "");
+	else if (*o->rate_note)
+		snprintf(buf + strlen(buf), n - strlen(buf), "; rates:");
 	if (*o->rate_note)
-		snprintf(buf + strlen(buf), n - strlen(buf), "; rates: %s", o->rate_note);
+		snprintf(buf + strlen(buf), n - strlen(buf), " %s", o->rate_note);
 	if (o->cost_src)
 		snprintf(buf + strlen(buf), n - strlen(buf), "; FLOPs from %s",
 			 o->cost_src & XT_COST_PROFILE ? "the profile" : "the HLO cost model");

@@ -492,6 +492,13 @@ sum(st.int64_value or st.uint64_value for p in sp.planes if p.name.startswith('/
 	jcheck "TPU host offload: a copy-done's rate_ps is null, a copy-start's its spans" "$TMP/tpu.json" \
 		"[o['rate_ps'] for o in d['ops'] if o['name'].startswith('copy-done')] == [None] * 6
 		 and all(o['rate_ps'] > 0 for o in d['ops'] if o['name'].startswith('copy-start'))"
+	# Only TPU:0 has Async XLA Ops spans: the rates are of its 100 runs of
+	# each copy-start's 400, and say so (their bytes over rate_ps).
+	jcheck "TPU host offload: a copy-start's rates are of the 100 runs timed, of 400" "$TMP/tpu.json" \
+		"all(o['occurrences'] == 400 and o['rate_occurrences'] == 100 and
+		     abs(o['bytes_accessed'] / 4 / (o['rate_ps'] * 1e-12) - o['bytes_per_s']) < 1
+		     for o in d['ops'] if o['name'].startswith('copy-start'))
+		 and all(o['rate_occurrences'] is None for o in d['ops'] if o['name'].startswith('copy-done'))"
 	# Which way each copy moves, from its HLO: copy-start, .2 and .4 read
 	# a parameter from host memory (prefetches), .1, .3 and .5 write a
 	# fusion's result there (offloads); a done goes the way of its start.

@@ -231,8 +231,9 @@ def compare_ops(x, o, df):
         for f in OP_EXACT:
             if a.get(f) != b.get(f):
                 df.add('%s %s: xtop %r, oracle %r' % (label, f, a.get(f), b.get(f)))
-        if num(a.get('rate_ps')) != num(b.get('rate_ps')):
-            df.add('%s rate_ps: xtop %s, oracle %s' % (label, a.get('rate_ps'), b.get('rate_ps')))
+        for f in ('rate_ps', 'rate_occurrences'):
+            if num(a.get(f)) != num(b.get(f)):
+                df.add('%s %s: xtop %s, oracle %s' % (label, f, a.get(f), b.get(f)))
         for f in OP_REAL:
             if not same_real(a.get(f), b.get(f)):
                 df.add('%s %s: xtop %s, oracle %s' % (label, f, a.get(f), b.get(f)))

@@ -1777,7 +1777,7 @@ def op_row(a, plane_info, self_total):
     """CHOICE C21 (docs "FLOP rate, bandwidth and roofline")."""
     has_f = a.occ > 0 and a.n_flops == a.occ
     has_b = a.occ > 0 and a.n_bytes == a.occ
-    ps = 0
+    ps = rocc = 0
     fl = by = hb = 0.0
     f_unknown = b_unknown = unmeasured = False
     fpeak = bpeak = 0.0
@@ -1797,6 +1797,7 @@ def op_row(a, plane_info, self_total):
         else:
             t = total
         ps += t
+        rocc += occ
         if nf == occ:
             fl += pfl
         else:
@@ -1819,6 +1820,7 @@ def op_row(a, plane_info, self_total):
          'bytes_accessed': a.bytes if has_b else None,
          'hbm_bytes': a.hbm if has_b else None,
          'async': a.async_, 'host_copy': a.host_copy, 'rate_ps': ps if ps > 0 else None,
+         'rate_occurrences': rocc if ps > 0 else None,
          'kernels': sorted(({'name': k, 'occurrences': v[0], 'total_ps': v[1]}
                             for k, v in a.kernels.items()),
                            key=lambda k: (-k['total_ps'], k['name']))}
