@@ -175,7 +175,7 @@ void overview_take_work(struct line_part *lp, const struct xt_line *l, const str
  * Ops line is one per device and its top-level ops seldom touch: packing
  * them would cost more than the walk at the end saves.)
  */
-void overview_line_device(struct line_part *lp, const struct xt_line *l)
+void overview_line_device(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l)
 {
 	int64_t base = xt_line_base(l), first = INT64_MAX, last = INT64_MIN;
 	int64_t small_ps = 0;
@@ -202,7 +202,8 @@ void overview_line_device(struct line_part *lp, const struct xt_line *l)
 		if (d <= 0)
 			continue;
 		cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
-		if (cls == EVC_COMPUTE || cls == EVC_COLLECTIVE) {
+		if ((cls == EVC_COMPUTE || cls == EVC_COLLECTIVE) &&
+		    !xt_meta_memset(p, xt_event_meta_index(ev))) {
 			kernels++;
 			if (d < SMALL_KERNEL_PS) {
 				small++;

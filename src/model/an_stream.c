@@ -396,7 +396,8 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	dur = xt_event_dur(l, ev);
 	/* A command buffer's kernels are launched as one graph, not one by
 	 * one: no launch overhead each (the launch_bound finding). */
-	if (a->in_cb && dur > 0 && dur < SMALL_KERNEL_PS && lp->cls[i] <= EVC_COLLECTIVE)
+	if (a->in_cb && dur > 0 && dur < SMALL_KERNEL_PS && lp->cls[i] <= EVC_COLLECTIVE &&
+	    !xt_meta_memset(p, mi))
 		lp->small_kernels_cb++;
 	/* A blit copy waiting for its direction: the op it counts under
 	 * (its class may change, and with it the counts above). */
@@ -895,7 +896,7 @@ static void tail_job(void *arg, size_t i)
 	uint32_t *map;
 
 	if (i) {
-		overview_line_device(t->lp, t->l);
+		overview_line_device(t->lp, t->p, t->l);
 		return;
 	}
 	map = stream_join(t->lp, t->sp[1].lp);
@@ -945,7 +946,7 @@ void ops_line_stream(struct line_part *lp, const struct xt_host *h, const struct
 	}
 	if (np == 1) {
 		stream_piece(&sp[0]);
-		overview_line_device(lp, l);
+		overview_line_device(lp, p, l);
 	} else {
 		struct stream_tail t = { lp, sp, p, l, rec, cut };
 

@@ -139,8 +139,10 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       and no kernel, when the step breakdown files it as one: the collective
       rule (C9, op-profile name and category) first, so a collective is
       never a copy, then the memcpy rule (C8: op-profile name, event-metadata
-      name, line name; device-to-device copies included).  Small: duration
-      < 10 us (strictly).
+      name, line name; device-to-device copies included).  A memset (its
+      event-metadata name starts with "Memset") is no kernel either: CUPTI
+      records it as its own activity, with no kernel_details, and the kernel
+      table leaves it out.  Small: duration < 10 us (strictly).
   C24 Gaps: the span [start, start + span) minus the union of the busy
       spans (B); when the span is 0, host_bound_ps, longest_gap_ps and
       gaps_over_1ms are null (no idle time to measure).  longest_gap_start_ps is null
@@ -1665,7 +1667,10 @@ def analyse(hosts, origin):
                                 dc = bd if bd != D2D else DEVICE_COMPUTE
                             activity.append((ev.start, ev.end, dc, pkey))
                             bspans.append((ev.start, ev.end))
-                            if bd is None and not is_copy(name, cat, ev.name, line.name):
+                            # C23: a memset (CUPTI's own activity, no
+                            # kernel_details) is not a kernel either.
+                            if bd is None and not is_copy(name, cat, ev.name, line.name) \
+                                    and not ev.name.startswith('Memset'):
                                 kern[0] += 1
                                 if ev.dur < SMALL_KERNEL_PS:
                                     kern[1] += 1

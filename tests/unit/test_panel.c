@@ -205,14 +205,14 @@ static void test_pager(void **state)
 	p.pager = 1;
 	panel_render(&p, 4, 20, emit, NULL);
 	assert_int_equal(panel_selected(&p), -1);
-	assert_string_equal(screen[0], "l0                  ");
+	assert_string_equal(screen[0], " l0                 ");
 	panel_act(&p, ACT_DOWN);
 	panel_render(&p, 4, 20, emit, NULL);
-	assert_string_equal(screen[0], "l1                  ");
+	assert_string_equal(screen[0], " l1                 ");
 	panel_act(&p, ACT_END);
 	panel_render(&p, 4, 20, emit, NULL);
 	assert_int_equal(p.top, 6);
-	assert_string_equal(screen[3], "l9                  ");
+	assert_string_equal(screen[3], " l9                 ");
 	panel_act(&p, ACT_PAGE_DOWN); /* already at the end: stays */
 	assert_int_equal(p.top, 6);
 	panel_act(&p, ACT_HOME);
