@@ -303,6 +303,13 @@ jcheck "H200 agent capture, command buffers: the MLP's 21 ops by kernel, none un
 	 sum(k['occurrences'] for o in d['ops'] for k in o['kernels']) == $k"
 report "$H2/jax-h200-sort-nocb.xplane.pb.gz" "$TMP/h2-sort.json"
 oracle_match "H200 sort: every number matches the oracle" "$H2/jax-h200-sort-nocb.xplane.pb.gz" "$TMP/h2-sort.json"
+# Its 72 memsets are no kernels: the device's count is the kernels' table's
+# 84 launches (it was 156), too few for the launch-bound finding.
+jcheck "H200 sort: the device counts the table's 84 kernel launches, not its 72 memsets" \
+	"$TMP/h2-sort.json" \
+	"d['devices'][0]['kernels'] == sum(k['occurrences'] for k in d['kernels']) == 84 and
+	 d['devices'][0]['small_kernels'] == 36 and
+	 'launch_bound' not in [f['id'] for f in d['overview']['findings']]"
 jcheck "H200 sort: CUB's sort ran once a call (12), though its first kernel, a memset, comes 6 times in each" \
 	"$TMP/h2-sort.json" \
 	"ops['custom-call.1']['occurrences'] == 12 and ops['loop_select_fusion']['occurrences'] == 12 and
