@@ -68,18 +68,18 @@ static void help_fill(struct textview *tv)
 		     "  +       after a track's name: its deeper levels drawn on its last row");
 	textview_add(tv, ROLE_DIM, 0, 0, "op profile columns");
 	for (i = 0; i < op_ncolumns; i++)
-		textview_add(tv, ROLE_TEXT, 0, 10, "  %-8s %s", op_columns[i].name, op_columns[i].help);
+		textview_add(tv, ROLE_TEXT, 0, 11, "  %-8s %s", op_columns[i].name, op_columns[i].help);
 	/* The other lists' columns, from their tables (HOST-BND, LIFETIME
 	 * and SMALL/KERN were explained nowhere in the viewer). */
 	{
 		static const struct view *const lists[] = { &view_steps, &view_memory, &view_kernels,
-							     &view_devices };
+							     &view_devices, &view_diff };
 
 		for (k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
 			textview_add(tv, ROLE_DIM, 0, 0, "%s columns", lists[k]->name);
 			for (i = 0; i < lists[k]->ncols; i++)
 				if (lists[k]->cols[i].help)
-					textview_add(tv, ROLE_TEXT, 0, 13, "  %-11s %s",
+					textview_add(tv, ROLE_TEXT, 0, 14, "  %-11s %s",
 						     lists[k]->cols[i].name, lists[k]->cols[i].help);
 		}
 	}
@@ -89,7 +89,7 @@ static void help_fill(struct textview *tv)
 
 		textview_add(tv, ROLE_DIM, 0, 0, "op profile name marks");
 		for (m = 0; m < n; m++)
-			textview_add(tv, ROLE_TEXT, 0, 10, "  %s        %s", mark[m], help[m]);
+			textview_add(tv, ROLE_TEXT, 0, 11, "  %s        %s", mark[m], help[m]);
 	}
 }
 

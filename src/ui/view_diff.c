@@ -166,7 +166,8 @@ static int cmp_op(void *ctx, size_t x, size_t y)
 	{ "DELTA", 11, 1, 0, col_delta, NULL, cmp_delta, "NEW minus BASE" },            \
 	{ "%", 8, 1, 0, col_pct, NULL, cmp_pct, "the change as a share of BASE" },      \
 	{ "MATCH", 9, 0, 1, col_match, NULL, cmp_match,                                 \
-	  "how the two were paired: exact name, identity, work; added, removed" }
+	  "how the two were paired: exact name, identity, work; added, removed; "   \
+	  "* does other work a run in NEW (FLOPs or bytes differ by over 1%)" }
 #define DIFF_OP_HELP "the op (in NEW; was: its BASE name where it differs)"
 static const struct panel_column diff_columns[] = {
 	DIFF_FIGURES,
