@@ -192,8 +192,7 @@ const struct op_column op_columns[] = {
 	{ "HBM/s", 6, 1, 6, f_bw, c_bw, "HBM bytes per second over the op's time", 0 },
 	{ "%PKB", 5, 1, 4, f_bpeak, c_bpeak, "HBM bandwidth as a share of the device's peak", 1 },
 	{ "AI", 5, 1, 8, f_ai, c_ai, "arithmetic intensity: FLOPs per HBM byte", 1 },
-	{ "BOUND", 7, 0, 1, f_bound, c_bound, "the roof that bounds it: compute or memory; async for a transfer's start or "
-	  "done, - unknown", 0 },
+	{ "BOUND", 7, 0, 1, f_bound, c_bound, "its roof: compute or memory; async for a transfer", 0 },
 	{ "CATEGORY", 14, 0, 10, f_cat, c_cat, "HLO category, TF op type or kernel kind", 0 },
 	{ "PROGRAM", 14, 0, 12, f_prog, c_prog, "XLA module (program)", 0 },
 	{ "NAME", 0, 0, 0, f_name, c_name, "op name", 0 },

@@ -303,8 +303,6 @@ static void diff_draw(struct app *a, int y, int h)
 		/* Narrow: as many rows as the figures need (p95 fell off the
 		 * second at 60 columns, the largest change), the list shorter. */
 		srows = flow_rows(parts, 4, a->cols);
-		if (srows < 2)
-			srows = 2;
 		if (srows > 4)
 			srows = 4;
 		flow(parts, 4, y + 2, srows, a->cols, term_attr(ROLE_TEXT));
@@ -313,9 +311,30 @@ static void diff_draw(struct app *a, int y, int h)
 		ui_put(y + 2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
 		ui_put(y + 3, 0, a->cols, term_attr(ROLE_TEXT), "", 1);
 	}
-	num_text(s1, sizeof(s1), c->per_step ? "device busy per step" : "device busy", &c->busy);
-	if (utf8_width(s1) + 1 > a->cols) /* narrow: the short label, the figures whole */
+	{
+		/* Busy adds up every device's: over several, a step's busy
+		 * time is more than the step, so the label says so. */
+		size_t k, nb = 0, nn = 0, l;
+
+		for (k = 0; k < c->ndevs; k++) {
+			nb += c->devs[k].in_base && c->devs[k].base_busy_ps > 0;
+			nn += c->devs[k].in_new && c->devs[k].new_busy_ps > 0;
+		}
+		num_text(s1, sizeof(s1), c->per_step ? "device busy per step" : "device busy",
+			 &c->busy);
+		l = strlen(s1);
+		if (c->busy.has && nb == nn && nb > 1)
+			snprintf(s1 + l, sizeof(s1) - l, ", %zu devices summed", nb);
+		else if (c->busy.has && (nb > 1 || nn > 1))
+			snprintf(s1 + l, sizeof(s1) - l, ", %zu -> %zu devices summed", nb, nn);
+		if (c->per_occurrence) /* a '-' alone read as a minus sign */
+			snprintf(s1, sizeof(s1), "device busy not compared (steps of two kinds)");
+	}
+	if (utf8_width(s1) + 1 > a->cols) { /* narrow: the short label, the figures whole */
 		num_text(s1, sizeof(s1), c->per_step ? "busy/step" : "busy", &c->busy);
+		if (c->per_occurrence)
+			snprintf(s1, sizeof(s1), "busy not compared");
+	}
 	snprintf(s2, sizeof(s2), "ops' self time %s%s%.*s",
 		 c->per_step ? "per step" : c->per_occurrence ? "per occurrence" : "per run",
 		 c->program ? ", all in " : "", c->program ? 200 : 0, c->program ? c->program : "");

@@ -94,7 +94,7 @@ if have_fixtures; then
 	wait_for "[diff]" >/dev/null
 	check "diff view at 40 columns: steps of two kinds, their times not compared" \
 		'has " steps 18 -> 24" && has " times not compared: steps of two kinds" &&
-		 ! has "mean " && has " device busy -"' "not said" 5
+		 ! has "mean " && has " busy not compared"' "not said" 5
 	$T resize-window -t t -x 120 -y 14
 	check "diff view at 120 columns: which kinds, in full" \
 		'has "times not compared: inferred runs of jit_dot -> inferred runs of jit_matmul"' "not said" 5
