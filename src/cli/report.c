@@ -331,7 +331,8 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 	section(o, "");
 	o->len--;
 	if (a->steps_source == XT_STEPS_INFERRED) {
-		put_text(o, width, "Steps: %zu, inferred from the runs of %s (no step markers)",
+		put_text(o, width, "Steps: %zu, inferred from the runs of %s (no step markers); the "
+				   "time between runs is in no step",
 			 a->nsteps, a->steps_module);
 		put_text(o, width, "  mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i)");
 	} else {

@@ -240,7 +240,7 @@ if have_fixtures; then
 	wait_for "[timeline]" >/dev/null
 	keys 4
 	check "steps at 80x24: the note on inferred steps wraps, whole" \
-		'has "[steps]" && ! unit_split && joined | grep -qF "inferred: runs of jit_dot (no step markers; mark steps with jax.profiler.StepTraceAnnotation)"' \
+		'has "[steps]" && ! unit_split && joined | grep -qF "inferred: runs of jit_dot, the time between runs in no step (no step markers; mark steps with jax.profiler.StepTraceAnnotation)"' \
 		"note cut" 5
 	keys 5
 	check "memory at 80x24: the peak's parts whole, each figure with its unit" \
