@@ -1,11 +1,13 @@
 /* search: see search.h. Matching is decided once per event metadata, then
- * one pass over the events collects the matches. */
+ * one pass over the events collects the matches; on a device's lines an
+ * event whose name does not match is matched by its op (hlo_op). */
 #include "search.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "stats.h"
 #include "../util/xalloc.h"
 
 /* Matches beyond this are counted but not listed (64 MiB of matches). */
@@ -21,6 +23,47 @@ static int contains_nocase(const char *hay, const char *needle, size_t nn)
 		if (!strncasecmp(hay + i, needle, nn))
 			return 1;
 	return 0;
+}
+
+/* The same over hay's hn bytes (a stat's text, not terminated). */
+static int contains_nocase_n(const char *hay, size_t hn, const char *needle, size_t nn)
+{
+	size_t i;
+
+	if (nn > hn)
+		return 0;
+	for (i = 0; i + nn <= hn; i++)
+		if (!strncasecmp(hay + i, needle, nn))
+			return 1;
+	return 0;
+}
+
+/* Whether ev's op (its hlo_op stat) contains the query: a GPU's kernel is
+ * named after itself ("nvjet_sm90_…", "fusion_221"), and the op a user
+ * copies from the op profile ("custom-call.10") is only in that stat. The
+ * last op text read and its answer are kept: launches repeat a few ops. */
+struct op_memo {
+	const char *s;
+	size_t n;
+	int hit;
+};
+
+static int op_matches(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
+		      const struct xt_event *ev, const struct stat_want *want, const char *query,
+		      size_t nq, struct op_memo *memo)
+{
+	struct xt_stat out[XS_COUNT];
+	uint64_t found;
+
+	if (!stat_scan_event(h, p, l, ev, want, out, &found) || !((found >> XS_HLO_OP) & 1) ||
+	    !out[XS_HLO_OP].s)
+		return 0;
+	if (out[XS_HLO_OP].s != memo->s || out[XS_HLO_OP].n != memo->n) {
+		memo->s = out[XS_HLO_OP].s;
+		memo->n = out[XS_HLO_OP].n;
+		memo->hit = contains_nocase_n(memo->s, memo->n, query, nq);
+	}
+	return memo->hit;
 }
 
 static int match_cmp(const void *x, const void *y)
@@ -40,6 +83,9 @@ struct search_result *search_run(struct timeline *tl, const char *query)
 	size_t nq = strlen(query), cap = 0, i, e;
 	const struct xt_plane *last = NULL;
 	uint8_t *hit = NULL;
+	struct stat_want want;
+	int by_op = 0;
+	struct op_memo memo = { NULL, 0, 0 };
 
 	if (!nq)
 		return r;
@@ -56,11 +102,23 @@ struct search_result *search_run(struct timeline *tl, const char *query)
 				hit[m] = contains_nocase(tr->p->emeta[m].display_name, query, nq) ||
 					 contains_nocase(tr->p->emeta[m].name, query, nq);
 			last = tr->p;
+			/* Device lines only: a host's events are named by
+			 * what they do, and its lines are the long ones. */
+			by_op = 0;
+			if (!strncmp(tr->p->name, "/device:", 8)) {
+				stat_want_init(&want, tr->p, 1ull << XS_HLO_OP);
+				by_op = want.n > 0;
+			}
+			memo = (struct op_memo){ NULL, 0, 0 };
 		}
 		for (e = 0; e < l->nev; e++) {
 			const struct xt_event *ev = &l->ev[e];
 
-			if (!hit[xt_event_meta_index(ev)] || xt_event_aggregated(ev))
+			if (xt_event_aggregated(ev))
+				continue;
+			if (!hit[xt_event_meta_index(ev)] &&
+			    (!by_op || !op_matches(&tl->t->hosts[tr->host], tr->p, l, ev, &want, query,
+						   nq, &memo)))
 				continue;
 			if (r->n >= SEARCH_CAP) {
 				r->limit_hit++;

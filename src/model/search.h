@@ -2,7 +2,9 @@
  * search: finds events by name across the whole profile (every host, plane
  * and line, not just what is on screen; XProf's "Find events" only searches
  * the visible window). A name matches when the query is a substring of the
- * event's display name or full name, ignoring ASCII case.
+ * event's display name or full name, ignoring ASCII case; on a device's
+ * lines, also of the op it ran for (its hlo_op stat: a GPU's kernels are
+ * named after themselves, and the op profile names their op).
  *
  * Ownership: the result owns its match array; search_free() releases it.
  */

@@ -31,7 +31,8 @@ const struct key_binding key_bindings[] = {
 	{ 'D', SCOPE_ALL, ACT_DIFF, "D",
 	  "compare this profile with the one before it (the first with the last; D again: the "
 	  "next)", NULL },
-	{ '/', SCOPE_ALL, ACT_SEARCH, "/", "search event names in the whole profile", "Search" },
+	{ '/', SCOPE_ALL, ACT_SEARCH, "/", "search event names (kernels: their op too) in the whole profile",
+	  "Search" },
 	{ 'n', SCOPE_ALL, ACT_MATCH_NEXT, "n", "next match (any track)", NULL },
 	{ 'N', SCOPE_ALL, ACT_MATCH_PREV, "N", "previous match", NULL },
 	{ 'c', SCOPE_ALL, ACT_CAPTURE, "c", "capture from the attached workload (c again stops early)", "Capture" },

@@ -915,6 +915,20 @@ if have_fixtures; then
 else
 	skip_n 2 "search through matches that start together" "$NOFIX"
 fi
+# An op's name finds its kernels: a GPU's kernels are named after
+# themselves (nvjet_…, Memset 3), their op only in hlo_op. It found the 12
+# host thunks alone.
+start 120 40 "$XTOP" "$H100/jax-h100-tfm-nocb.xplane.pb.gz"
+wait_for "[timeline]" >/dev/null
+keys / ; text "custom-call.10"; keys Enter
+wait_for "match 1 of" >/dev/null
+check "search: an op's name finds its GPU kernels too (12 host thunks, 24 device events)" \
+	'bottom | grep -q "^match 1 of 36 for"' "kernels not found" 5
+keys n Enter
+check "search: its second match is on the GPU, the op in its hlo_op" \
+	'has "/device:GPU:0" && has "hlo_op=custom-call.10"' "not a device event" 5 details
+keys q
+wait_for "EXIT=" >/dev/null
 # With 8 colours compute and host share a hue: the steps' breakdown bars
 # keep their letters there (CCCHHH), as without colour, and the legend says
 # which is which; with 256 they are colours alone.

@@ -358,6 +358,45 @@ static void test_search_same_start(void **state)
 	timeline_free(tl);
 }
 
+/* A device's kernels are found by the op they ran for (hlo_op, as a
+ * reference or a string); a host's events by their names alone. */
+static void test_search_kernel_by_op(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *k = tu_line_add(g, 1, "Stream #7(Compute)", 0);
+	tu_plane *h = tu_plane_add(s, 2, "/host:CPU");
+	tu_line *t = tu_line_add(h, 1, "python", 0);
+	struct timeline *tl;
+	struct search_result *r;
+	tu_event *e;
+
+	(void)state;
+	e = tu_ev(g, k, "nvjet_sm90_tst", 100, 10);
+	TU_SREF(g, e, "hlo_op", "custom-call.10");
+	e = tu_ev(g, k, "nvjet_sm90_tst", 200, 10);
+	TU_SREF(g, e, "hlo_op", "custom-call.7");
+	e = tu_ev(g, k, "Memset 3", 300, 10);
+	TU_SS(g, e, "hlo_op", "custom-call.10");
+	e = tu_ev(g, k, "fusion_2", 400, 10); /* no op */
+	e = tu_ev(h, t, "thunk", 50, 10);
+	TU_SS(h, e, "hlo_op", "custom-call.10"); /* a host's: by name only */
+	tu_ev(h, t, "custom-call.10", 60, 10);
+	tl = timeline_new(tu_read(tu_write(s, 0)));
+	r = search_run(tl, "CUSTOM-CALL.10");
+	assert_int_equal(r->n, 3);
+	assert_true(r->m[0].start == 60 && r->m[1].start == 100 && r->m[2].start == 300);
+	search_free(r);
+	r = search_run(tl, "call.7");
+	assert_int_equal(r->n, 1);
+	assert_true(r->m[0].start == 200);
+	search_free(r);
+	r = search_run(tl, "nvjet");
+	assert_int_equal(r->n, 2);
+	search_free(r);
+	timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +408,7 @@ int main(void)
 		TU_TEST(test_device_span),
 		TU_TEST(test_search_whole_profile),
 		TU_TEST(test_search_same_start),
+		TU_TEST(test_search_kernel_by_op),
 		TU_TEST(test_from_view),
 	};
 
