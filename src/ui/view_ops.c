@@ -266,8 +266,23 @@ static void ops_draw(struct app *a, int y, int h)
 	struct row *rows = ops_rows(a, &n);
 	char cell[512], line[1024], **fit, *fitbuf;
 	int x, row, show[16], cw[16], hend = 0; /* hend: where the header's text ends */
+	int name_min = 24;
 
-	op_columns_fit(a->cols, 24, show);
+	/* A flat list without its PROGRAM column names an op that several
+	 * programs have "program/op" ("jit_dot(49)/custom-call.1"): such
+	 * names take up to 32 columns before a figure column goes (cut in
+	 * their middle, the rows of nine programs read alike). */
+	for (k = 0; k < a->an->nops && name_min < 32 && !a->ops.grouped; k++) {
+		const struct xt_op_row *o = &a->an->ops[k];
+		int w;
+
+		if (!o->name_shared || !o->program[0])
+			continue;
+		w = utf8_width(o->program) + 1 + utf8_width(o->name) + 2;
+		if (w > name_min)
+			name_min = w < 32 ? w : 32;
+	}
+	op_columns_fit(a->cols, name_min, show);
 	/* Columns no op has a value for give their room to the names. */
 	op_columns_blank(show, a->an->ops, a->an->nops);
 	for (c = 0; c < op_ncolumns; c++) {
@@ -279,8 +294,9 @@ static void ops_draw(struct app *a, int y, int h)
 				used += op_columns[j].width + 1;
 		if (!show[c] && op_columns[c].width && op_columns[c].drop &&
 		    !op_column_blank(c, a->an->ops, a->an->nops) &&
-		    a->cols - used - op_columns[c].width - 1 >= 24)
-			show[c] = 1;
+		    a->cols - used - op_columns[c].width - 1 >=
+			    ((int)c == op_column_find("PROGRAM") ? 24 : name_min))
+			show[c] = 1; /* with PROGRAM shown, names lose "program/" */
 	}
 	if (!show[a->ops.sort]) {
 		/* The sort column stays visible: it takes the place of the

@@ -692,7 +692,8 @@ if have_fixtures; then
 	wait_for "[timeline]" >/dev/null
 	keys 3
 	check "ops: a name in several programs shows its program, each row apart" \
-		'has "jit_mul…p_convert_fusion" && has "jit_add…11)/loop_c" && has "jit_add…28)/loop_c" &&
+		'has "jit_multiply/loop_convert_fusion" && has "jit_add(11)/loop_convert_fusion" &&
+		 has "jit_add(28)/loop_convert_fusion" &&
 		 [ "$(grep -Ec "(convert_fusion|/loop_c…usion) *\$" "$TMP/screen")" -eq 9 ] &&
 		 [ "$(grep -E "(convert_fusion|/loop_c…usion) *\$" "$TMP/screen" | awk "{print \$NF}" | sort -u | wc -l)" -eq 9 ]' \
 		"names alike" 5
