@@ -336,6 +336,11 @@ static void op_kernel_add(struct line_part *lp, struct kc_ent *kc, uint32_t slot
 
 /* One piece of a stream line's pass (ops_line_stream): events [first,
  * end), its own op tables in lp. */
+/* meta_flags beside op_name_flags()'s bits: the name was looked at, and it
+ * names a memset (no kernel: xt_meta_memset). */
+#define MF_KNOWN 0x8000u
+#define MF_MEMSET 0x100u
+
 struct stream_pass {
 	struct line_part *lp;
 	const struct xt_host *h;
@@ -343,7 +348,7 @@ struct stream_pass {
 	const struct xt_line *l;
 	size_t first, end;
 	unsigned line_flags;
-	uint8_t *meta_flags;    /* op_name_flags() of each kernel name, 0x80 = known */
+	uint16_t *meta_flags;   /* of each kernel name: op_name_flags() | MF_* */
 	struct kc_ent *kc;      /* op_kernel_add()'s memory */
 	const struct xt_sunk *sunk; /* the sink's parts of the line, or NULL */
 	uint32_t *rec;          /* a second piece: per event from first its slot | from_hlo << 31 */
@@ -388,7 +393,8 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	int memcpy_op;
 
 	if (!sp->meta_flags[mi])
-		sp->meta_flags[mi] = (uint8_t)(0x80 | op_name_flags(bref_str(p->emeta[mi].name)));
+		sp->meta_flags[mi] = (uint16_t)(MF_KNOWN | op_name_flags(bref_str(p->emeta[mi].name)) |
+						(xt_meta_memset(p, mi) ? MF_MEMSET : 0));
 	lp->cls[i] = (uint8_t)op_classify_flags(lp->ops[slot].name_flags, lp->ops[slot].cat_flags,
 						sp->meta_flags[mi] & 0x7f, sp->line_flags,
 						&memcpy_op);
@@ -397,7 +403,7 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	/* A command buffer's kernels are launched as one graph, not one by
 	 * one: no launch overhead each (the launch_bound finding). */
 	if (a->in_cb && dur > 0 && dur < SMALL_KERNEL_PS && lp->cls[i] <= EVC_COLLECTIVE &&
-	    !xt_meta_memset(p, mi))
+	    !(sp->meta_flags[mi] & MF_MEMSET))
 		lp->small_kernels_cb++;
 	/* A blit copy waiting for its direction: the op it counts under
 	 * (its class may change, and with it the counts above). */
@@ -460,7 +466,7 @@ void stream_account_held(struct line_part *lp, const struct xt_plane *p, const s
 	sp.l = l;
 	sp.line_flags = op_line_flags(bref_str(l->name));
 	sp.held_pass = 1;
-	sp.meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
+	sp.meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*sp.meta_flags));
 	sp.kc = xcalloc(KC_SIZE, sizeof(*sp.kc));
 	sp.ord = (struct stream_order){ UINT32_MAX, 0, 0 };
 	for (k = 0; k < lp->npend; k++)
@@ -717,7 +723,7 @@ static void stream_piece(struct stream_pass *sp)
 	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
 	/* The class depends on the op, the kernel name and the line name:
 	 * each name is searched once (op_name_flags, 0x80 = known). */
-	sp->meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
+	sp->meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*sp->meta_flags));
 	last = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*last));
 	sp->kc = xcalloc(KC_SIZE, sizeof(*sp->kc));
 	lp->nmeta_ks = p->nemeta;
