@@ -67,6 +67,14 @@ size_t view_ops_marks(const char **mark, const char **help, size_t n)
 	return k;
 }
 
+/* What an op's device event is: a memset is CUPTI's own activity, not a
+ * kernel (the kernel counts leave it out). Both words are six letters, so
+ * the rows' names stay in one column. */
+static const char *kernel_kind(const struct xt_op_kernel *k)
+{
+	return !strncmp(k->name, "Memset", 6) ? "memset" : "kernel";
+}
+
 /* The footer line about the selected row: how its op was found, where its
  * FLOPs came from, why a rate is missing. */
 static void describe(const struct app *a, const struct row *r, char *buf, size_t n)
@@ -84,8 +92,8 @@ static void describe(const struct app *a, const struct row *r, char *buf, size_t
 		const struct xt_op_kernel *k = &o->kernels[r->kernel];
 
 		/* The figures before the name, which may not fit. */
-		snprintf(buf, n, " %s launches, %s: kernel %s", fmt_count(b1, sizeof(b1), k->occurrences),
-			 fmt_ps(b2, sizeof(b2), k->total_ps), k->name);
+		snprintf(buf, n, " %s launches, %s: %s %s", fmt_count(b1, sizeof(b1), k->occurrences),
+			 fmt_ps(b2, sizeof(b2), k->total_ps), kernel_kind(k), k->name);
 		return;
 	}
 	switch (o->attr) {
@@ -239,8 +247,8 @@ static int kernel_prefix(const struct xt_op_kernel *kr, char *buf, size_t n)
 		fmt_ps(b1, sizeof(b1), kr->total_ps);
 		fmt_count(b2, sizeof(b2), kr->occurrences);
 	}
-	snprintf(buf, n, "%*s %*s launches  %s kernel ", op_columns[0].width, b1, 9, b2,
-		 term.ascii ? "->" : "\xe2\x86\xb3");
+	snprintf(buf, n, "%*s %*s launches  %s %s ", op_columns[0].width, b1, 9, b2,
+		 term.ascii ? "->" : "\xe2\x86\xb3", kr ? kernel_kind(kr) : "kernel");
 	return utf8_width(buf);
 }
 
