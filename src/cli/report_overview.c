@@ -71,7 +71,7 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 		     int width)
 {
 	const struct xt_overview *v = &a->overview;
-	char b1[32], b2[32], b3[32], b4[32], b5[32], line[1024];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], line[8192];
 	size_t i;
 
 	int bars = (width > 0 ? width : 80) - 6;
@@ -133,7 +133,9 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 			strbuf_puts(o, "  devices: no device activity\n");
 		}
 	}
-	if (a->busy_ps > 0) {
+	/* Compilation is the host's: said without device time too, as the
+	 * viewer's overview does. */
+	{
 		if (v->collective_ps)
 			snprintf(b3, sizeof(b3), "%.1f%%", v->collective_percent);
 		snprintf(line, sizeof(line), "collectives: %s%s%s%s; compilation: %s%s",
@@ -147,13 +149,17 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 	if (a->nops) {
 		int n = snprintf(line, sizeof(line), "top ops:");
 
-		for (i = 0; i < a->nops && i < 5 && n < (int)sizeof(line) - 300; i++) {
-			char full[1024], name[256], pb[16];
-			int room = width > 0 ? width - 16 : 0;
+		for (i = 0; i < a->nops && i < 5 && n < (int)sizeof(line) - 1100; i++) {
+			char full[1024], name[1024], pb[16];
+			int room = width - 16;
 
 			snprintf(full, sizeof(full), "%s%s%s", a->ops[i].program,
 				 *a->ops[i].program ? "/" : "", a->ops[i].name);
-			tt_elide(name, sizeof(name), full, room < 16 ? 16 : room);
+			/* --wide (width 0): whole, as everywhere else. */
+			if (width > 0)
+				tt_elide(name, sizeof(name), full, room < 16 ? 16 : room);
+			else
+				snprintf(name, sizeof(name), "%s", full);
 			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s %s %s", i ? "," : "",
 				      name, op_percent_text(pb, sizeof(pb), a->ops[i].percent));
 		}

@@ -256,6 +256,18 @@ if have_fixtures; then
 else
 	skip "report at 60 columns" "$NOFIX"
 fi
+# --wide prints the overview's top ops whole (it cut each to 16 columns:
+# "jit_..opy-done.4"), as at 80 columns.
+if have_fixtures; then
+	$XTOP report --wide "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" >"$TMP/wide" 2>&1
+	if grep -qF "  top ops: jit_f/copy-done.4 24.7%, jit_f/copy-done.2 24.6%, jit_f/copy-done 24.0%, jit_f/copy-done.5 23.1%, jit_f/broadcast_add_fusion.1 1.0%" "$TMP/wide"; then
+		ok "report --wide: the overview's top ops whole"
+	else
+		fail "report --wide, top ops" "$(grep "top ops" "$TMP/wide")"
+	fi
+else
+	skip "report --wide, top ops" "$NOFIX"
+fi
 # A finding naming an op with accented letters (two bytes each) wraps where
 # the line is full in columns, not in bytes.
 if $PY -c 'import google.protobuf' 2>/dev/null; then
