@@ -701,7 +701,7 @@ enum { OPT_JSON = 1, OPT_TOP, OPT_RUN, OPT_LIST, OPT_THREADS, OPT_WIDE, OPT_BASE
 
 static const struct xt_option report_options[] = {
 	{ OPT_JSON, 0, "json", 0, NULL, "print one JSON object instead of text" },
-	{ OPT_TOP, 'n', "top", 1, "N", "show the top N ops and kernels (default 20; 0 = all)" },
+	{ OPT_TOP, 'n', "top", 1, "N", "show the top N ops and kernels (default 20, with --json all; 0 = all)" },
 	{ OPT_RUN, 'r', "run", 1, "NAME", "pick a run of a logdir (default: the newest)" },
 	{ OPT_LIST, 'l', "list", 0, NULL, "list the runs and hosts under PATH and exit" },
 	{ OPT_THREADS, 'j', "threads", 1, "N", "decode with N threads (default: all CPUs)" },
@@ -830,7 +830,9 @@ int report_main(int argc, char **argv)
 			char *end;
 
 			ro.fail_over = strtod(optarg, &end);
-			if (*end || !*optarg || !(ro.fail_over >= 0) || ro.fail_over > 1e9) {
+			/* Decimal only: strtod also reads "0x10" and "1e1". */
+			if (*end || !*optarg || !(ro.fail_over >= 0) || ro.fail_over > 1e9 ||
+			    optarg[strspn(optarg, "0123456789.")]) {
 				options_say("--fail-over needs a percentage of 0 or more, not '%s'",
 					optarg);
 				return 2;

@@ -316,6 +316,12 @@ static void overview_json(struct strbuf *o, const struct xt_analysis *a)
 		jstr(o, v->host_bound_device);
 	else
 		strbuf_puts(o, "null");
+	/* Its host: two hosts each have a /device:GPU:6. */
+	strbuf_puts(o, ",\"host_bound_host\":");
+	if (v->host_bound_device && v->host_bound_host)
+		jstr(o, v->host_bound_host);
+	else
+		strbuf_puts(o, "null");
 	strbuf_addf(o, ",\"compile_ps\":%" PRId64 ",\"compiles\":%" PRIu64
 		       ",\"collective_ps\":%" PRId64,
 		    v->compile_ps, v->compiles, v->collective_ps);
@@ -498,7 +504,8 @@ void report_json(struct strbuf *o, const struct xt_trace *t, const struct xt_ana
 		strbuf_puts(o, ",\"baseline\":");
 		strbuf_json_str(o, ro->baseline, strlen(ro->baseline));
 		strbuf_puts(o, ",\"comparison\":");
-		diff_json(o, ro->cmp, 0);
+		/* --top N cuts its op list as diff --json --top N does. */
+		diff_json(o, ro->cmp, ro->top_given ? ro->top : 0);
 	}
 	if (ro->gate) {
 		strbuf_puts(o, ",\"gate\":");

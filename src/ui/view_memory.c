@@ -102,7 +102,7 @@ static const struct panel_column mem_columns[] = {
 	  "most in use (reserved + allocated) in the profile" },
 	{ "AT", 13, 1, 0, col_at, NULL, cmp_at, "when the peak was last reached" },
 	{ "LIFETIME", 11, 1, 2, col_lifetime, NULL, cmp_lifetime,
-	  "the allocator's own peak since it began, before the profile too" },
+	  "most in use since the allocator began: its own peak, or PEAK if higher" },
 	{ "CAPACITY", 11, 1, 1, col_capacity, NULL, cmp_capacity,
 	  "reserved + allocated + available at the peak" },
 };

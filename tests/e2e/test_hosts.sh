@@ -152,6 +152,11 @@ assert len(x) == 2 and all(y["aligned_by"] == "none" and y["clock_offset_ps"] ==
 assert x[0]["skew_method"] == "reference" and x[1]["skew_method"] == "device_steps", x
 assert x[1]["skew_ps"] == 0 and x[1]["skew_corrected"] is False, x[1]
 '
+# Both hosts have a /device:GPU:6: the host-bound device's host says which.
+jcheck "tf-gpu-v100-2host: the host-bound device comes with its host" "$TMP/tf.json" '
+v = d["overview"]
+assert (v["host_bound_device"], v["host_bound_host"]) == ("/device:GPU:6", "34.83.195.179_6003"), v
+'
 
 # ROCm: host b started 0.7 ms later; another run where its clock is 0.7 ms
 # ahead (no collectives in this profile: nothing to estimate the skew from).

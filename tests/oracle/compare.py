@@ -53,7 +53,7 @@ OP_REAL = ('flops', 'bytes_accessed', 'hbm_bytes', 'flops_per_s', 'bytes_per_s',
 OP_EXACT = ('attribution', 'parent', 'flops_source', 'async', 'host_copy', 'bound_by')
 DEV_OVERVIEW = ('host_bound_ps', 'longest_gap_ps', 'longest_gap_start_ps', 'gaps_over_1ms',
                 'kernels', 'small_kernels', 'small_kernel_ps')
-OV_EXACT = ('host_bound_ps', 'host_bound_device', 'compile_ps', 'compiles', 'collective_ps',
+OV_EXACT = ('host_bound_ps', 'host_bound_device', 'host_bound_host', 'compile_ps', 'compiles', 'collective_ps',
             'h2d_in_steps_ps', 'd2h_in_steps_ps')
 OV_PERCENT = ('collective_percent', 'h2d_in_steps_percent', 'd2h_in_steps_percent')
 STEP_STATS_EXACT = ('count', 'p50_ps', 'p95_ps', 'min_ps', 'max_ps')

@@ -2359,6 +2359,7 @@ def overview(hosts, devices, ops, steps):
                for d in devices)
     ov['host_bound_ps'] = best['host_bound_ps'] if best else (0 if gaps else None)
     ov['host_bound_device'] = best['name'] if best and best['host_bound_ps'] > 0 else None
+    ov['host_bound_host'] = best['host'] if best and best['host_bound_ps'] > 0 else None
     ov['compile_ps'], ov['compiles'] = compile_stats(hosts)
     busy_total = sum(d['busy_ps'] for d in devices)
     coll = [o for o in ops if is_collective(o['name'], o['category'])]
