@@ -163,7 +163,7 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 			snprintf(gap, sizeof(gap), "-");
 			silent++;
 		} else {
-			fmt_ps_known(hb, sizeof(hb), d->host_bound_ps, xt_device_has_gaps(d));
+			fmt_ps_known(hb, sizeof(hb), d->host_bound_ps, xt_device_host_bound_known(d));
 			fmt_ps_known(gap, sizeof(gap), d->longest_gap_ps, xt_device_has_gaps(d));
 			fmt_ps(busy, sizeof(busy), d->busy_ps);
 			fmt_ps(span, sizeof(span), d->span_ps);

@@ -270,7 +270,7 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 			strbuf_puts(o, "null");
 		/* The overview's facts; null where the device has none, or no
 		 * span for its idle time to lie in (the text says '-'). */
-		jint_opt(o, "host_bound_ps", d->host_bound_ps, xt_device_has_gaps(d));
+		jint_opt(o, "host_bound_ps", d->host_bound_ps, xt_device_host_bound_known(d));
 		jint_opt(o, "longest_gap_ps", d->longest_gap_ps, xt_device_has_gaps(d));
 		jint_opt(o, "longest_gap_start_ps", xt_ps_sub(d->longest_gap_start_ps, origin),
 			 d->has_overview && d->longest_gap_ps > 0);
@@ -306,9 +306,10 @@ static void overview_json(struct strbuf *o, const struct xt_analysis *a)
 		strbuf_puts(o, "null");
 	}
 	/* Host-bound time needs an XLA or GPU device with a span for idle
-	 * time to lie in (xt_device_has_gaps): with none (no device events,
-	 * or only instants), it is unknown, not 0. */
-	for (k = 0; k < a->ndevices && !xt_device_has_gaps(&a->devices[k]); k++)
+	 * time to lie in, and its host's activity (xt_device_host_bound_known):
+	 * with none (no device events, only instants, no host events), it is
+	 * unknown, not 0. */
+	for (k = 0; k < a->ndevices && !xt_device_host_bound_known(&a->devices[k]); k++)
 		;
 	jint_opt(o, "host_bound_ps", v->host_bound_ps, k < a->ndevices);
 	strbuf_puts(o, ",\"host_bound_device\":");

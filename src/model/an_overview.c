@@ -664,7 +664,7 @@ static void find_idle_gaps(struct fctx *f)
 {
 	const struct xt_device_row *best = NULL;
 	struct xt_finding *x;
-	char b1[32], b2[32], b3[32], b4[32], b5[32], lb[512];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[96], lb[512];
 	size_t i;
 
 	/* A GPU that ran no kernel (the MI300X conv profile's GPU:0 only
@@ -692,16 +692,21 @@ static void find_idle_gaps(struct fctx *f)
 	fnum(x, "longest_gap_ps", (double)best->longest_gap_ps);
 	fnum(x, "longest_gap_start_ps", (double)xt_ps_sub(best->longest_gap_start_ps, f->a->origin_ps));
 	fnum(x, "gaps_over_1ms", (double)best->gaps_over_1ms);
-	fnum(x, "host_bound_ps", (double)best->host_bound_ps);
+	fnum(x, "host_bound_ps", best->host_known ? (double)best->host_bound_ps : NAN);
+	if (best->host_known)
+		snprintf(b6, sizeof(b6), ", and the host was working during %s of the idle time",
+			 fmt_ps(b4, sizeof(b4), best->host_bound_ps));
+	else
+		snprintf(b6, sizeof(b6), "; the profile has no host activity to compare");
 	ftext(f, x,
 	      "%s is idle %s, %.1f%% of its %s span; the longest gap is %s at %s, %llu gaps last "
-	      "1 ms or more, and the host was working during %s of the idle time",
+	      "1 ms or more%s",
 	      dev_label(f->a, best, lb, sizeof(lb)),
 	      fmt_ps(b1, sizeof(b1), xt_sat_sub(best->span_ps, best->busy_ps)), best->idle_percent,
 	      fmt_ps(b5, sizeof(b5), best->span_ps),
 	      fmt_ps(b2, sizeof(b2), best->longest_gap_ps),
 	      fmt_ps(b3, sizeof(b3), xt_ps_sub(best->longest_gap_start_ps, f->a->origin_ps)),
-	      (unsigned long long)best->gaps_over_1ms, fmt_ps(b4, sizeof(b4), best->host_bound_ps));
+	      (unsigned long long)best->gaps_over_1ms, b6);
 }
 
 /* The host offloads (xt_op_row.host_copy) that move one way, counted by
@@ -868,6 +873,7 @@ void overview_devices(struct xt_analysis *a, struct xt_trace *t, const struct ho
 			/* A GPU the profile has nothing of has no kernel count:
 			 * unknown, as its busy time is, not 0. */
 			d->has_kernels = d->kind == XT_DEV_GPU && !xt_device_silent(d);
+			d->host_known = ha[h].n > 0;
 			jobs[njobs++] = (struct dev_job){ d, pl, &ha[h] };
 		}
 	par_for(njobs, 2, dev_job_run, jobs);

@@ -120,6 +120,9 @@ struct xt_device_row {
 	 * only (has_overview); kernels for GPU devices with events
 	 * (has_kernels). Times absolute like first_ps. */
 	uint8_t has_overview, has_kernels;
+	/* Its host has activity in the profile: without any (a host tracer
+	 * left off) the time it sat idle while the host worked is unknown. */
+	uint8_t host_known;
 	int64_t host_bound_ps;        /* idle while the host worked */
 	int64_t longest_gap_ps, longest_gap_start_ps;
 	uint64_t gaps_over_1ms;
@@ -134,6 +137,13 @@ struct xt_device_row {
 static inline int xt_device_has_gaps(const struct xt_device_row *d)
 {
 	return d->has_overview && d->span_ps > 0;
+}
+
+/* Whether d's host-bound time is known: gaps to lie in, and a host whose
+ * activity the profile has ('-', null otherwise, not 0). */
+static inline int xt_device_host_bound_known(const struct xt_device_row *d)
+{
+	return xt_device_has_gaps(d) && d->host_known;
 }
 
 /* Whether the profile has nothing of d: no op event, no span (a TPU's

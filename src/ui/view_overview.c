@@ -175,7 +175,7 @@ static void build(struct app *a, struct ov_lines *L, int w)
 		if (!narrow)
 			snprintf(l->text + strlen(l->text), sizeof(l->text) - strlen(l->text),
 				 " %10s %10s",
-				 fmt_ps_known(b2, sizeof(b2), d->host_bound_ps, xt_device_has_gaps(d)),
+				 fmt_ps_known(b2, sizeof(b2), d->host_bound_ps, xt_device_host_bound_known(d)),
 				 fmt_ps_known(b3, sizeof(b3), d->longest_gap_ps, xt_device_has_gaps(d)));
 		strncat(l->text, "  ", sizeof(l->text) - strlen(l->text) - 1);
 		if (a->t->nhosts < 2) {

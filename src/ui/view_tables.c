@@ -360,7 +360,8 @@ static void d_idle(void *ctx, size_t row, char *buf, size_t n)
 
 static void d_hostb(void *ctx, size_t row, char *buf, size_t n)
 {
-	dtime(ctx, row, dev(ctx, row)->host_bound_ps, xt_device_has_gaps(dev(ctx, row)), buf, n);
+	dtime(ctx, row, dev(ctx, row)->host_bound_ps, xt_device_host_bound_known(dev(ctx, row)), buf,
+	      n);
 }
 
 static void d_gap(void *ctx, size_t row, char *buf, size_t n)

@@ -387,6 +387,26 @@ if have_fixtures; then
 		 ops['MemcpyH2D']['self_ps'] == 60240000 and ops['MemcpyH2D']['category'] == 'memcpy' and
 		 '__amd_rocclr_copyBuffer.kd' not in ops and ops['copy.1']['occurrences'] == 12 and
 		 d['devices'][0]['kernels'] == 30"
+	# The TPU fixture without its /host: planes, as a capture with the host
+	# tracer off: host-bound time is unknown (null, '-'), not 0 ps.
+	mkdir -p "$TMP/nohost"
+	$PY tests/fixtures/drop_planes.py "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" \
+		"$TMP/nohost/tpu.xplane.pb" /host: 2>"$TMP/err" || fail "drop_planes" "$(cat "$TMP/err")"
+	report "$TMP/nohost/tpu.xplane.pb" "$TMP/nohost.json"
+	oracle_match "TPU without host planes: every number matches the oracle" \
+		"$TMP/nohost/tpu.xplane.pb" "$TMP/nohost.json"
+	jcheck "TPU without host planes: host-bound time null, not 0; the idle finding says why" \
+		"$TMP/nohost.json" \
+		"[x['host_bound_ps'] for x in d['devices']] == [None] * 4 and
+		 d['overview']['host_bound_ps'] is None and d['overview']['host_bound_device'] is None and
+		 [f['numbers']['host_bound_ps'] for f in d['overview']['findings'] if f['id'] == 'idle_gaps'] == [None] and
+		 'no host activity' in d['overview']['findings'][0]['text']"
+	$XTOP report "$TMP/nohost/tpu.xplane.pb" >"$TMP/nohost.txt" 2>&1
+	if grep -Eq "^ +78.78 s +92.48 s +14.8% +- +5.55 s /device:TPU:0" "$TMP/nohost.txt"; then
+		ok "TPU without host planes: the report's HOST-BND is '-'"
+	else
+		fail "TPU without host planes, HOST-BND" "$(grep -m1 "TPU:0 (" "$TMP/nohost.txt")"
+	fi
 else
 	skip "fidelity on the real fixtures" "../shared/fixtures not found"
 fi

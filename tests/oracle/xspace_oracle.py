@@ -273,6 +273,10 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
   C42 arithmetic_intensity is null whenever the FLOP rate or the HBM
       bandwidth was dropped as above the device's peak: the FLOPs or the
       HBM bytes it divides may be what is wrong.
+  C44 Host-bound time is null (a device's, the overview's, the idle_gaps
+      finding's host_bound_ps) where the device's host has no activity in
+      the profile (no event on its thread lines: the host tracer off): the
+      device's idle time cannot be told host-bound or not, so it is not 0.
   C43 Programs: a program name (as program_of gives it) under which ops
       ran with several program ids is several programs, each named
       "name(id)" (XProf keys op metrics by program id, and names programs
@@ -2274,7 +2278,9 @@ def device_overview(devices, facts, host_busy, origin):
             if e - s >= GAP_1MS_PS:
                 over += 1
         if span > 0:  # CHOICE C24: no span, no idle time to measure (null)
-            d['host_bound_ps'] = overlap_length(gaps, hmerged.get(hi, []))
+            # C44: a host with no activity (its tracer off): unknown.
+            d['host_bound_ps'] = (overlap_length(gaps, hmerged[hi]) if hmerged.get(hi)
+                                  else None)
             d['longest_gap_ps'] = longest
             d['gaps_over_1ms'] = over
         # CHOICE C24: no gap, no start (null), not 0.
@@ -2397,7 +2403,7 @@ def overview(hosts, devices, ops, steps):
         break
     worst, worst_rank = None, None
     for d in devices:
-        if d.get('host_bound_ps') is None or d['span_ps'] <= 0:
+        if d.get('longest_gap_ps') is None or d['span_ps'] <= 0:
             continue
         idle = d['span_ps'] - d['busy_ps']
         # A GPU that ran no kernel (copies only) only when no computing device is idle enough.
@@ -2410,7 +2416,7 @@ def overview(hosts, devices, ops, steps):
             '%s sat idle %.1f %% of its span (%.3f ms); its longest gap is %.3f ms, '
             '%d gaps last 1 ms or more, and its host was busy for %.3f ms of the idle time.'
             % (worst['name'], worst['idle_percent'], idle / 1e9, worst['longest_gap_ps'] / 1e9,
-               worst['gaps_over_1ms'], worst['host_bound_ps'] / 1e9),
+               worst['gaps_over_1ms'], (worst['host_bound_ps'] or 0) / 1e9),
             {'host': worst['host'], 'device': worst['name'], 'idle_ps': idle,
              'idle_percent': worst['idle_percent'], 'longest_gap_ps': worst['longest_gap_ps'],
              'longest_gap_start_ps': worst['longest_gap_start_ps'],
