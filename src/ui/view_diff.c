@@ -307,9 +307,10 @@ static void diff_draw(struct app *a, int y, int h)
 			srows = 4;
 		flow(parts, 4, y + 2, srows, a->cols, term_attr(ROLE_TEXT));
 	} else {
-		snprintf(line, sizeof(line), " steps: not in both profiles, so times are per run");
+		snprintf(line, sizeof(line), " steps %zu -> %zu: not in both profiles, so times are per run",
+			 c->base_steps, c->new_steps);
 		ui_put(y + 2, 0, a->cols, term_attr(ROLE_TEXT), line, 1);
-		ui_put(y + 3, 0, a->cols, term_attr(ROLE_TEXT), "", 1);
+		srows = 1;
 	}
 	{
 		/* Busy adds up every device's: over several, a step's busy
