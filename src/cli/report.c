@@ -127,7 +127,7 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 	size_t i;
 	char **names = xmalloc((a->ndevices ? a->ndevices : 1) * sizeof(*names)), **fit;
 	const struct xt_device_row **shown = xmalloc((a->ndevices ? a->ndevices : 1) * sizeof(*shown));
-	size_t n = 0, silent = 0;
+	size_t n = 0, silent = 0, no_host = 0;
 
 	section(o, "Devices");
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 2, 28);
@@ -164,6 +164,7 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 			silent++;
 		} else {
 			fmt_ps_known(hb, sizeof(hb), d->host_bound_ps, xt_device_host_bound_known(d));
+			no_host += xt_device_has_gaps(d) && !d->host_known;
 			fmt_ps_known(gap, sizeof(gap), d->longest_gap_ps, xt_device_has_gaps(d));
 			fmt_ps(busy, sizeof(busy), d->busy_ps);
 			fmt_ps(span, sizeof(span), d->span_ps);
@@ -177,6 +178,10 @@ static void report_devices(struct strbuf *o, const struct xt_trace *t, const str
 	if (silent)
 		put_text(o, width, "  %zu device%s without events (all '-'): idle, or not traced", silent,
 			 silent == 1 ? "" : "s");
+	if (no_host)
+		put_text(o, width, "  HOST-BND '-' on %zu device%s: no activity of %s host in the "
+				   "profile (its tracer off?)", no_host, no_host == 1 ? "" : "s",
+			 no_host == 1 ? "its" : "their");
 }
 
 /* PROGRAM takes what the names leave spare (op_columns_program_width): at
@@ -319,6 +324,7 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 	const char *cells[11];
 	int64_t sum[XT_CAT_COUNT + 2] = { 0 }, *rel, unit;
 	size_t i, k;
+	int host_known = analysis_host_active(a);
 	int dec;
 
 	for (k = 0; k < 11; k++)
@@ -351,7 +357,7 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 	}
 	tt_init(&tt, cols, sizeof(cols) / sizeof(cols[0]), width, 1, 0);
 	for (k = 0; k < XT_CAT_COUNT; k++)
-		if (!tt.show[3 + k])
+		if (!tt.show[3 + k] && (host_known || k != XT_CAT_HOST_COMPUTE))
 			snprintf(zero + strlen(zero), sizeof(zero) - strlen(zero), "%s%s",
 				 zero[0] ? ", " : "", cols[3 + k].head);
 	tt_head(&tt, o);
@@ -372,6 +378,8 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 			fmt_ps(b[3 + k], sizeof(b[3 + k]), s->cat_ps[k]);
 			sum[k + 1] = xt_sat_add(sum[k + 1], s->cat_ps[k]);
 		}
+		if (!host_known)
+			snprintf(b[3 + XT_CAT_HOST_COMPUTE], sizeof(b[0]), "-");
 		sum[XT_CAT_COUNT + 1] = xt_sat_add(sum[XT_CAT_COUNT + 1], s->idle_ps);
 		fmt_ps(b[3 + XT_CAT_COUNT], sizeof(b[0]), s->idle_ps);
 		tt_row(&tt, o, cells);
@@ -381,9 +389,14 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 	snprintf(b[1], sizeof(b[1]), " ");
 	for (k = 0; k < XT_CAT_COUNT + 2; k++)
 		fmt_ps(b[2 + k], sizeof(b[2 + k]), sum[k] / (int64_t)a->nsteps);
+	if (!host_known)
+		snprintf(b[3 + XT_CAT_HOST_COMPUTE], sizeof(b[0]), "-");
 	tt_row(&tt, o, cells);
 	if (zero[0])
 		put_text(o, width, "  %s: 0 in every step", zero);
+	if (!host_known)
+		put_text(o, width, "  HOST: unknown, the profile has no host activity (its tracer off?); "
+				   "IDLE holds any host time");
 }
 
 static void report_memory(struct strbuf *o, const struct xt_trace *t, const struct xt_analysis *a,

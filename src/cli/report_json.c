@@ -269,7 +269,8 @@ static void devices_json(struct strbuf *o, const struct xt_analysis *a, int64_t 
 		else
 			strbuf_puts(o, "null");
 		/* The overview's facts; null where the device has none, or no
-		 * span for its idle time to lie in (the text says '-'). */
+		 * span for its idle time to lie in, or (host-bound time) no
+		 * host activity (the text says '-'). */
 		jint_opt(o, "host_bound_ps", d->host_bound_ps, xt_device_host_bound_known(d));
 		jint_opt(o, "longest_gap_ps", d->longest_gap_ps, xt_device_has_gaps(d));
 		jint_opt(o, "longest_gap_start_ps", xt_ps_sub(d->longest_gap_start_ps, origin),
@@ -368,6 +369,7 @@ static void steps_json(struct strbuf *o, const struct xt_trace *t, const struct 
 		       int64_t origin)
 {
 	size_t i, k;
+	int host_known = analysis_host_active(a);
 
 	strbuf_addf(o, ",\"steps_source\":\"%s\",\"steps_module\":",
 		    xt_steps_source_names[a->steps_source]);
@@ -399,7 +401,10 @@ static void steps_json(struct strbuf *o, const struct xt_trace *t, const struct 
 		strbuf_add_i64(o, s->duration_ps);
 		for (k = 0; k < XT_CAT_COUNT; k++) {
 			strbuf_add(o, ckey[k], cn[k]);
-			strbuf_add_i64(o, s->cat_ps[k]);
+			if (k == XT_CAT_HOST_COMPUTE && !host_known)
+				strbuf_lit(o, "null"); /* no host activity: unknown */
+			else
+				strbuf_add_i64(o, s->cat_ps[k]);
 		}
 		strbuf_lit(o, ",\"idle_ps\":");
 		strbuf_add_i64(o, s->idle_ps);

@@ -135,17 +135,15 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 	}
 	/* Compilation is the host's: said without device time too, as the
 	 * viewer's overview does. */
-	{
-		if (v->collective_ps)
-			snprintf(b3, sizeof(b3), "%.1f%%", v->collective_percent);
-		snprintf(line, sizeof(line), "collectives: %s%s%s%s; compilation: %s%s",
-			 v->collective_ps ? fmt_ps(b1, sizeof(b1), v->collective_ps) : "none",
-			 v->collective_ps ? " (" : "", v->collective_ps ? b3 : "",
-			 v->collective_ps ? " of device time)" : "",
-			 v->compile_ps ? fmt_ps(b2, sizeof(b2), v->compile_ps) : "none",
-			 v->compile_ps ? " inside the profile" : "");
-		tt_wrap(o, "  ", line, 4, width);
-	}
+	if (v->collective_ps)
+		snprintf(b3, sizeof(b3), "%.1f%%", v->collective_percent);
+	snprintf(line, sizeof(line), "collectives: %s%s%s%s; compilation: %s%s",
+		 v->collective_ps ? fmt_ps(b1, sizeof(b1), v->collective_ps) : "none",
+		 v->collective_ps ? " (" : "", v->collective_ps ? b3 : "",
+		 v->collective_ps ? " of device time)" : "",
+		 v->compile_ps ? fmt_ps(b2, sizeof(b2), v->compile_ps) : "none",
+		 v->compile_ps ? " inside the profile" : "");
+	tt_wrap(o, "  ", line, 4, width);
 	if (a->nops) {
 		int n = snprintf(line, sizeof(line), "top ops:");
 

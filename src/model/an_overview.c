@@ -189,7 +189,7 @@ void overview_line_device(struct line_part *lp, const struct xt_plane *p, const 
 	memset(&busy, 0, sizeof(busy));
 	/* The memsets' metadata marked once: a byte per event, not a name. */
 	for (i = 0; i < p->nemeta; i++)
-		if (xt_meta_memset(p, (uint32_t)i)) {
+		if (xt_name_memset(p->emeta[i].name)) {
 			if (!memset_meta)
 				memset_meta = xcalloc(p->nemeta, 1);
 			memset_meta[i] = 1;
@@ -507,6 +507,24 @@ int analysis_has_device_time(const struct xt_analysis *a)
 		if (!xt_device_silent(&a->devices[i]))
 			return 1;
 	return 0;
+}
+
+int xt_name_memset(const char *name)
+{
+	return name[0] == 'M' && !strncmp(name, "Memset", 6);
+}
+
+int analysis_host_active(const struct xt_analysis *a)
+{
+	size_t i;
+	int devices = 0;
+
+	for (i = 0; i < a->ndevices; i++) {
+		devices |= a->devices[i].has_overview;
+		if (a->devices[i].has_overview && a->devices[i].host_known)
+			return 1;
+	}
+	return !devices;
 }
 
 int64_t analysis_step_percentile(const struct xt_analysis *a, double p)

@@ -334,13 +334,14 @@ static void op_kernel_add(struct line_part *lp, struct kc_ent *kc, uint32_t slot
 	k->total_ps = xt_sat_add(k->total_ps, dur);
 }
 
-/* One piece of a stream line's pass (ops_line_stream): events [first,
- * end), its own op tables in lp. */
-/* meta_flags beside op_name_flags()'s bits: the name was looked at, and it
- * names a memset (no kernel: xt_meta_memset). */
+/* meta_flags beside op_name_flags()'s bits (MF_NAME): the name was looked
+ * at, and it names a memset (no kernel: xt_name_memset). */
+#define MF_NAME 0xffu
 #define MF_KNOWN 0x8000u
 #define MF_MEMSET 0x100u
 
+/* One piece of a stream line's pass (ops_line_stream): events [first,
+ * end), its own op tables in lp. */
 struct stream_pass {
 	struct line_part *lp;
 	const struct xt_host *h;
@@ -394,9 +395,9 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 
 	if (!sp->meta_flags[mi])
 		sp->meta_flags[mi] = (uint16_t)(MF_KNOWN | op_name_flags(bref_str(p->emeta[mi].name)) |
-						(xt_meta_memset(p, mi) ? MF_MEMSET : 0));
+						(xt_name_memset(p->emeta[mi].name) ? MF_MEMSET : 0));
 	lp->cls[i] = (uint8_t)op_classify_flags(lp->ops[slot].name_flags, lp->ops[slot].cat_flags,
-						sp->meta_flags[mi] & 0x7f, sp->line_flags,
+						sp->meta_flags[mi] & MF_NAME, sp->line_flags,
 						&memcpy_op);
 	a = &lp->ops[slot];
 	dur = xt_event_dur(l, ev);
@@ -722,7 +723,7 @@ static void stream_piece(struct stream_pass *sp)
 	lp->meta_ks = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->meta_ks));
 	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
 	/* The class depends on the op, the kernel name and the line name:
-	 * each name is searched once (op_name_flags, 0x80 = known). */
+	 * each name is searched once (op_name_flags, MF_KNOWN). */
 	sp->meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*sp->meta_flags));
 	last = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*last));
 	sp->kc = xcalloc(KC_SIZE, sizeof(*sp->kc));

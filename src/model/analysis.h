@@ -378,6 +378,14 @@ int64_t analysis_step_percentile(const struct xt_analysis *a, double p);
  * profile) it is '-' and null, not 0: the devices were idle, or not
  * traced. */
 int analysis_has_device_time(const struct xt_analysis *a);
+/* Whether a device event's name is a memset's ("Memset …": CUPTI's own
+ * activity, not a kernel): the kernel counts leave it out, as the kernels'
+ * table does, having no kernel_details for it. */
+int xt_name_memset(const char *name);
+/* Whether the profile has host activity beside its devices (1 when it has
+ * no XLA or GPU device): without any (the host tracer left off) the steps'
+ * host time is unknown ('-', null) and their idle time holds it. */
+int analysis_host_active(const struct xt_analysis *a);
 
 /* A new context; pass it to analysis_attach() or analysis_run(). */
 struct analysis_ctx *analysis_new(void);

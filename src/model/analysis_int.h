@@ -745,15 +745,6 @@ void overview_line_host(struct line_part *lp, const struct xt_plane *p, const st
 /* A stream line's busy union and kernel counts (after its ops pass, which
  * classes its events), on its decoding thread. */
 void overview_line_device(struct line_part *lp, const struct xt_plane *p, const struct xt_line *l);
-/* Whether event metadata mi of p is a memset ("Memset …", CUPTI's own
- * activity, not a kernel: the kernel counts leave it out, as the kernels'
- * table does, having no kernel_details for it). */
-static inline int xt_meta_memset(const struct xt_plane *p, uint32_t mi)
-{
-	const char *n = p->emeta[mi].name;
-
-	return n[0] == 'M' && !strncmp(n, "Memset", 6);
-}
 /* The same for the Python tracer's line (compilations only), from the
  * compilations the sink found. */
 void overview_take_comp(struct line_part *lp, const struct xt_line *l, struct xt_sunk *sunk);

@@ -38,15 +38,36 @@ static int contains_nocase_n(const char *hay, size_t hn, const char *needle, siz
 	return 0;
 }
 
-/* Whether ev's op (its hlo_op stat) contains the query: a GPU's kernel is
- * named after itself ("nvjet_sm90_…", "fusion_221"), and the op a user
- * copies from the op profile ("custom-call.10") is only in that stat. The
- * last op text read and its answer are kept: launches repeat a few ops. */
+/* Whether ev's op (its hlo_op stat, else its metadata's, as the op
+ * profile reads it) contains the query: a GPU's kernel is named after
+ * itself ("nvjet_sm90_…", "fusion_221"), and the op a user copies from the
+ * op profile ("custom-call.10") is only in that stat. The last op text
+ * read and its answer are kept: launches repeat a few ops. */
 struct op_memo {
 	const char *s;
 	size_t n;
 	int hit;
+	uint8_t *meta; /* per metadata: 0 not read, 1 no match, 2 its op matches */
 };
+
+static int meta_op_matches(const struct xt_host *h, const struct xt_plane *p, uint32_t mi,
+			   const char *query, size_t nq, struct op_memo *memo)
+{
+	if (!memo->meta[mi]) {
+		struct stat_iter it;
+		struct xt_stat s;
+		int hit = 0;
+
+		stat_iter_meta(&it, h, p, &p->emeta[mi]);
+		while (stat_next(&it, &s))
+			if (stat_known(&s) == XS_HLO_OP) {
+				hit = s.s && contains_nocase_n(s.s, s.n, query, nq);
+				break;
+			}
+		memo->meta[mi] = hit ? 2 : 1;
+	}
+	return memo->meta[mi] == 2;
+}
 
 static int op_matches(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
 		      const struct xt_event *ev, const struct stat_want *want, const char *query,
@@ -57,7 +78,7 @@ static int op_matches(const struct xt_host *h, const struct xt_plane *p, const s
 
 	if (!stat_scan_event(h, p, l, ev, want, out, &found) || !((found >> XS_HLO_OP) & 1) ||
 	    !out[XS_HLO_OP].s)
-		return 0;
+		return meta_op_matches(h, p, xt_event_meta_index(ev), query, nq, memo);
 	if (out[XS_HLO_OP].s != memo->s || out[XS_HLO_OP].n != memo->n) {
 		memo->s = out[XS_HLO_OP].s;
 		memo->n = out[XS_HLO_OP].n;
@@ -85,7 +106,7 @@ struct search_result *search_run(struct timeline *tl, const char *query)
 	uint8_t *hit = NULL;
 	struct stat_want want;
 	int by_op = 0;
-	struct op_memo memo = { NULL, 0, 0 };
+	struct op_memo memo = { NULL, 0, 0, NULL };
 
 	if (!nq)
 		return r;
@@ -109,7 +130,10 @@ struct search_result *search_run(struct timeline *tl, const char *query)
 				stat_want_init(&want, tr->p, 1ull << XS_HLO_OP);
 				by_op = want.n > 0;
 			}
-			memo = (struct op_memo){ NULL, 0, 0 };
+			free(memo.meta);
+			memo = (struct op_memo){ NULL, 0, 0, NULL };
+			if (by_op)
+				memo.meta = xcalloc(tr->p->nemeta ? tr->p->nemeta : 1, 1);
 		}
 		for (e = 0; e < l->nev; e++) {
 			const struct xt_event *ev = &l->ev[e];
@@ -133,6 +157,7 @@ struct search_result *search_run(struct timeline *tl, const char *query)
 		}
 	}
 	free(hit);
+	free(memo.meta);
 	if (r->n > 1)
 		qsort(r->m, r->n, sizeof(*r->m), match_cmp);
 	return r;

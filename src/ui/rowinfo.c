@@ -80,7 +80,7 @@ static void op_row(struct textview *tv, const struct xt_op_row *o, long kernel, 
 	if (kernel >= 0) {
 		const struct xt_op_kernel *kr = &o->kernels[kernel];
 
-		put(tv, ROLE_TEXT, "KERNEL", kr->name);
+		put(tv, ROLE_TEXT, xt_name_memset(kr->name) ? "MEMSET" : "KERNEL", kr->name);
 		put(tv, ROLE_TEXT, "TOTAL", fmt_ps(cell, sizeof(cell), kr->total_ps));
 		fmt_count(cell, sizeof(cell), kr->occurrences);
 		put(tv, ROLE_TEXT, "LAUNCHES", cell);
@@ -116,7 +116,12 @@ static void op_row(struct textview *tv, const struct xt_op_row *o, long kernel, 
 	}
 	if (!group && o->nkernels) {
 		textview_add(tv, ROLE_TEXT, 0, 0, "%s", "");
-		textview_add(tv, ROLE_HEADER, 0, 0, "  kernels it launched (%zu)", o->nkernels);
+		size_t nm = 0;
+
+		for (k = 0; k < o->nkernels; k++)
+			nm += xt_name_memset(o->kernels[k].name);
+		textview_add(tv, ROLE_HEADER, 0, 0, "  kernels it launched (%zu)%s", o->nkernels,
+			     nm ? ", memsets among them" : "");
 		for (k = 0; k < o->nkernels; k++) {
 			char t[32], n[32];
 

@@ -324,10 +324,10 @@ static void diff_draw(struct app *a, int y, int h)
 		num_text(s1, sizeof(s1), c->per_step ? "device busy per step" : "device busy",
 			 &c->busy);
 		l = strlen(s1);
-		if (c->busy.has && nb == nn && nb > 1)
-			snprintf(s1 + l, sizeof(s1) - l, ", %zu devices summed", nb);
-		else if (c->busy.has && (nb > 1 || nn > 1))
-			snprintf(s1 + l, sizeof(s1) - l, ", %zu -> %zu devices summed", nb, nn);
+		/* Worded as xtop diff words it. */
+		if (c->busy.has && (nb > 1 || nn > 1))
+			snprintf(s1 + l, sizeof(s1) - l, ", summed over %zu device%s -> %zu", nb,
+				 nb == 1 ? "" : "s", nn);
 		if (c->per_occurrence) /* a '-' alone read as a minus sign */
 			snprintf(s1, sizeof(s1), "device busy not compared (steps of two kinds)");
 	}

@@ -222,7 +222,11 @@ static void cat_text(void *ctx, size_t row, int c, char *buf, size_t n)
 	struct xt_step_row s;
 
 	step_of(ctx, row, &s);
-	fmt_ps(buf, n, cat_ps(&s, c));
+	/* No host activity in the profile: its host time is unknown, not 0. */
+	if (c == XT_CAT_HOST_COMPUTE && !analysis_host_active(((struct app *)ctx)->an))
+		snprintf(buf, n, "-");
+	else
+		fmt_ps(buf, n, cat_ps(&s, c));
 }
 
 static int cat_cmp(void *ctx, size_t x, size_t y, int c)
@@ -382,6 +386,9 @@ static void steps_draw(struct app *a, int y, int h)
 
 			if (!((empty >> (STEP_COL_CAT0 + c)) & 1))
 				continue;
+			/* Unknown, not 0: the line under it says so. */
+			if (c == XT_CAT_HOST_COMPUTE && !analysis_host_active(an))
+				continue;
 			if (x + (int)strlen(head) + (int)strlen(label[c]) > a->cols)
 				break;
 			x += ui_put(y, x, a->cols - x, band, head, 0);
@@ -408,6 +415,13 @@ static void steps_draw(struct app *a, int y, int h)
 		if (a->cols - (int)strlen(line) - 1 > x)
 			ui_put(y, a->cols - (int)strlen(line) - 1, (int)strlen(line) + 1,
 			       band, line, 1);
+	}
+	if (!analysis_host_active(an) && h > 6) {
+		rows = ui_put_wrap(++y, a->cols, 2, term_attr(ROLE_DIM),
+				   " host: unknown, the profile has no host activity (its tracer off?); "
+				   "IDLE holds any host time", 3);
+		y += rows - 1;
+		h -= rows;
 	}
 	if (h < 5)
 		return;

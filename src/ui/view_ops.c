@@ -72,7 +72,7 @@ size_t view_ops_marks(const char **mark, const char **help, size_t n)
  * the rows' names stay in one column. */
 static const char *kernel_kind(const struct xt_op_kernel *k)
 {
-	return !strncmp(k->name, "Memset", 6) ? "memset" : "kernel";
+	return xt_name_memset(k->name) ? "memset" : "kernel";
 }
 
 /* The footer line about the selected row: how its op was found, where its

@@ -519,6 +519,9 @@ static void dev_draw(struct app *a, int y, int h)
 		if (xt_device_silent(d))
 			snprintf(line, sizeof(line),
 				 " %s: no events from it in the profile: idle, or not traced", d->name);
+		else if (xt_device_has_gaps(d) && !d->host_known)
+			snprintf(line, sizeof(line),
+				 " %s: HOST-BND '-': no host activity in the profile", d->name);
 		else
 			snprintf(line, sizeof(line), " %s%s%s%s: peak %s (%s); Enter: its longest gap",
 				 d->name, *d->model ? " (" : "", d->model, *d->model ? ")" : "",

@@ -129,6 +129,18 @@ expect_error "gate: --fail-over without --baseline" 2 "needs --baseline" \
 	$XTOP report --fail-over 5 "$TMP/gpu.pb"
 expect_error "gate: --fail-over not a number" 2 "percentage" \
 	$XTOP report --baseline "$TMP/gpu.pb" --fail-over 5x "$TMP/gpu.pb"
+# Decimal only: strtod read 0x10 as 16 % and 1e1 as 10 %.
+expect_error "gate: --fail-over in hex" 2 "percentage" \
+	$XTOP report --baseline "$TMP/gpu.pb" --fail-over 0x10 "$TMP/gpu.pb"
+expect_error "gate: --fail-over with an exponent" 2 "percentage" \
+	$XTOP report --baseline "$TMP/gpu.pb" --fail-over 1e1 "$TMP/gpu.pb"
+# --top N cuts the comparison's ops as diff --json --top N does.
+if $XTOP report --json --top 2 --baseline "$TMP/gpu.pb" "$TMP/gpu.pb" 2>/dev/null |
+	$PY -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d["ops"]) == 2 and len(d["comparison"]["ops"]) == 2))'; then
+	ok "gate: report --json --top 2 lists 2 ops and 2 compared"
+else
+	fail "gate: report --json --top 2" "not 2 and 2"
+fi
 expect_error "gate: missing baseline" 2 "baseline: .*nope" \
 	$XTOP report --baseline "$TMP/nope" --fail-over 5 "$TMP/gpu.pb"
 

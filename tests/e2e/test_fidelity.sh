@@ -400,12 +400,24 @@ if have_fixtures; then
 		"[x['host_bound_ps'] for x in d['devices']] == [None] * 4 and
 		 d['overview']['host_bound_ps'] is None and d['overview']['host_bound_device'] is None and
 		 [f['numbers']['host_bound_ps'] for f in d['overview']['findings'] if f['id'] == 'idle_gaps'] == [None] and
-		 'no host activity' in d['overview']['findings'][0]['text']"
+		 'no host activity' in d['overview']['findings'][0]['text'] and
+		 all(s['host_compute_ps'] is None for s in d['steps'])"
 	$XTOP report "$TMP/nohost/tpu.xplane.pb" >"$TMP/nohost.txt" 2>&1
-	if grep -Eq "^ +78.78 s +92.48 s +14.8% +- +5.55 s /device:TPU:0" "$TMP/nohost.txt"; then
-		ok "TPU without host planes: the report's HOST-BND is '-'"
+	if grep -Eq "^ +78.78 s +92.48 s +14.8% +- +5.55 s /device:TPU:0" "$TMP/nohost.txt" &&
+		grep -q "HOST-BND '-' on 4 devices: no activity of their host" "$TMP/nohost.txt" &&
+		grep -q "HOST: unknown, the profile has no host activity" "$TMP/nohost.txt"; then
+		ok "TPU without host planes: the report's HOST-BND and steps' HOST are '-', and say why"
 	else
 		fail "TPU without host planes, HOST-BND" "$(grep -m1 "TPU:0 (" "$TMP/nohost.txt")"
+	fi
+	# Without its device planes: compilation is the host's, and said.
+	$PY tests/fixtures/drop_planes.py "$FIX/jax-tpu-v6e-4chip/tpu_inference_2.xplane.pb" \
+		"$TMP/nohost/nodev.xplane.pb" /device: 2>"$TMP/err" || fail "drop_planes" "$(cat "$TMP/err")"
+	if $XTOP report "$TMP/nohost/nodev.xplane.pb" 2>&1 |
+		grep -q "^  collectives: none; compilation: 1.53 s inside the profile"; then
+		ok "TPU without device planes: the report still says its compilation"
+	else
+		fail "TPU without device planes" "no compilation line"
 	fi
 else
 	skip "fidelity on the real fixtures" "../shared/fixtures not found"

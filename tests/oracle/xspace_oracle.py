@@ -170,7 +170,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
   C27 host_bound_device is null when no device was host-bound (the largest
       host_bound_ps is 0) as well as when there are no devices; the
       overview's host_bound_ps is null (unknown, not 0) when no device has
-      a span for idle time to lie in (none with events).
+      a span for idle time to lie in (none with events), or none a host
+      with activity (C44).
   C28 Percentages over a zero total are null: collective_percent when the
       summed device busy time is 0, h2d_in_steps_percent without steps or
       when the steps' durations sum to 0; h2d_in_steps_ps and
@@ -273,14 +274,16 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
   C42 arithmetic_intensity is null whenever the FLOP rate or the HBM
       bandwidth was dropped as above the device's peak: the FLOPs or the
       HBM bytes it divides may be what is wrong.
-  C44 Host-bound time is null (a device's, the overview's, the idle_gaps
-      finding's host_bound_ps) where the device's host has no activity in
-      the profile (no event on its thread lines: the host tracer off): the
-      device's idle time cannot be told host-bound or not, so it is not 0.
   C43 Programs: a program name (as program_of gives it) under which ops
       ran with several program ids is several programs, each named
       "name(id)" (XProf keys op metrics by program id, and names programs
       "module(id)"); ops without an id keep the plain name.
+  C44 Host-bound time is null (a device's, the overview's, the idle_gaps
+      finding's host_bound_ps) where the device's host has no activity in
+      the profile (no event on its thread lines: the host tracer off): the
+      device's idle time cannot be told host-bound or not, so it is not 0.
+      Where no device's host has activity, each step's host_compute_ps is
+      null too (its idle_ps then holds any host time).
 """
 
 import gzip
@@ -2258,6 +2261,8 @@ def device_overview(devices, facts, host_busy, origin):
     for d, (kind, hi, first, span, bspans, kern) in zip(devices, facts):
         for k in OVERVIEW_DEVICE_FIELDS:
             d[k] = None
+        if kind in ('xla', 'gpu'):
+            d['_host_known'] = bool(hmerged.get(hi))  # C44
         if kind not in ('xla', 'gpu'):
             continue
         gaps = []
@@ -2416,7 +2421,8 @@ def overview(hosts, devices, ops, steps):
             '%s sat idle %.1f %% of its span (%.3f ms); its longest gap is %.3f ms, '
             '%d gaps last 1 ms or more, and its host was busy for %.3f ms of the idle time.'
             % (worst['name'], worst['idle_percent'], idle / 1e9, worst['longest_gap_ps'] / 1e9,
-               worst['gaps_over_1ms'], (worst['host_bound_ps'] or 0) / 1e9),
+               worst['gaps_over_1ms'], (worst['host_bound_ps'] or 0) / 1e9)
+            + ('' if worst['host_bound_ps'] is not None else ' (no host activity: unknown)'),
             {'host': worst['host'], 'device': worst['name'], 'idle_ps': idle,
              'idle_percent': worst['idle_percent'], 'longest_gap_ps': worst['longest_gap_ps'],
              'longest_gap_start_ps': worst['longest_gap_start_ps'],
@@ -2483,6 +2489,12 @@ def main(argv):
                           'skew_corrected': h.corrected})
     ops, devices, steps, source, module, kernels = analyse(hosts, origin)
     ov = overview(hosts, devices, ops, steps)
+    # C44: no host activity beside any device: the steps' host time is
+    # unknown (null), not 0.
+    known = [d.pop('_host_known') for d in devices if '_host_known' in d]
+    if known and not any(known):
+        for s in steps:
+            s['host_compute_ps'] = None
     for d in devices:
         # CHOICE C40: no events, no busy time or span (idle, or not traced).
         if d.pop('no_events'):

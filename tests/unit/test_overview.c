@@ -65,7 +65,6 @@ static void test_launch_bound_host_bound_compile(void **state)
 	tu_line *k = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
 	tu_line *c = tu_line_add(g, 2, "Stream #2(MemcpyH2D)", 0);
 	tu_plane *h = tu_plane_add(s, 2, "/host:CPU");
-	tu_plane *quiet = tu_plane_add(s, 3, "/device:GPU:1");
 	tu_line *main_ = tu_line_add(h, 1, "main", 0);
 	tu_line *py = tu_line_add(h, 2, "python", 0);
 	const struct xt_device_row *d;
@@ -82,7 +81,7 @@ static void test_launch_bound_host_bound_compile(void **state)
 	tu_ev(h, main_, "TfrtTpuCompiler::Compile", 510 * US, 80 * US);
 	tu_ev(h, main_, "PjRtStreamExecutorClient::Compile", 1000 * US, 10 * US);
 	tu_ev(h, py, "$train.py:10 main", 0, 2000 * US);
-	(void)quiet;
+	tu_plane_add(s, 3, "/device:GPU:1"); /* no events */
 	a = tu_load_space(s, NULL);
 
 	assert_int_equal(a->ndevices, 2);
@@ -297,6 +296,28 @@ static void test_quiet_profile(void **state)
 	assert_int_equal(a->overview.compiles, 0);
 }
 
+/* No host activity (the host tracer off): host-bound time is unknown, not
+ * 0, and the idle finding says so. */
+static void test_no_host_activity(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 1, "/device:GPU:0");
+	tu_line *k = tu_line_add(g, 1, "Stream #1(Kernel)", 0);
+	struct xt_analysis *a;
+
+	(void)state;
+	tu_ev(g, k, "gemm", 0, 100 * US);
+	tu_ev(g, k, "conv", 600 * US, 100 * US); /* a 500 us gap: idle 71 % */
+	a = tu_load_space(s, NULL);
+	assert_true(xt_device_has_gaps(&a->devices[0]));
+	assert_false(xt_device_host_bound_known(&a->devices[0]));
+	assert_false(analysis_host_active(a));
+	assert_true(a->overview.nfindings >= 1); /* and the dominant op */
+	assert_string_equal(a->overview.findings[0].id, "idle_gaps");
+	assert_non_null(strstr(a->overview.findings[0].text, "no host activity"));
+	assert_null(a->overview.host_bound_device);
+}
+
 /* Thresholds hold exactly: 100 kernels, 50 of them small, idle 20 % of the
  * span to the picosecond (50 x 5 us + 50 x 15 us = 1000 us busy, one 250 us
  * gap: 250 / 1250), which as a double is 19.999999999999996 %. */
@@ -486,6 +507,7 @@ int main(void)
 		TU_TEST(test_steps_collectives_dominant_h2d),
 		TU_TEST(test_host_offload_steps),
 		TU_TEST(test_quiet_profile),
+		TU_TEST(test_no_host_activity),
 		TU_TEST(test_exact_thresholds),
 		TU_TEST(test_spans_union_packs),
 		TU_TEST(test_span_merge_stretches),

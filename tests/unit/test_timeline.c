@@ -379,13 +379,22 @@ static void test_search_kernel_by_op(void **state)
 	e = tu_ev(g, k, "Memset 3", 300, 10);
 	TU_SS(g, e, "hlo_op", "custom-call.10");
 	e = tu_ev(g, k, "fusion_2", 400, 10); /* no op */
+	/* Its op on its metadata alone, which the op profile reads too. */
+	{
+		tu_emeta_t *m;
+
+		tu_ev(g, k, "gemm_k", 500, 10);
+		m = tu_emeta(g, "gemm_k");
+		TU_SS(g, m, "hlo_op", "custom-call.10");
+	}
 	e = tu_ev(h, t, "thunk", 50, 10);
 	TU_SS(h, e, "hlo_op", "custom-call.10"); /* a host's: by name only */
 	tu_ev(h, t, "custom-call.10", 60, 10);
 	tl = timeline_new(tu_read(tu_write(s, 0)));
 	r = search_run(tl, "CUSTOM-CALL.10");
-	assert_int_equal(r->n, 3);
-	assert_true(r->m[0].start == 60 && r->m[1].start == 100 && r->m[2].start == 300);
+	assert_int_equal(r->n, 4);
+	assert_true(r->m[0].start == 60 && r->m[1].start == 100 && r->m[2].start == 300 &&
+		    r->m[3].start == 500);
 	search_free(r);
 	r = search_run(tl, "call.7");
 	assert_int_equal(r->n, 1);
