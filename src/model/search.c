@@ -13,19 +13,8 @@
 /* Matches beyond this are counted but not listed (64 MiB of matches). */
 #define SEARCH_CAP (4u << 20)
 
-static int contains_nocase(const char *hay, const char *needle, size_t nn)
-{
-	size_t i, hn = strlen(hay);
-
-	if (nn > hn)
-		return 0;
-	for (i = 0; i + nn <= hn; i++)
-		if (!strncasecmp(hay + i, needle, nn))
-			return 1;
-	return 0;
-}
-
-/* The same over hay's hn bytes (a stat's text, not terminated). */
+/* Whether needle (nn bytes) is in hay's hn bytes (a stat's text need not
+ * be terminated), ignoring ASCII case. */
 static int contains_nocase_n(const char *hay, size_t hn, const char *needle, size_t nn)
 {
 	size_t i;
@@ -36,6 +25,11 @@ static int contains_nocase_n(const char *hay, size_t hn, const char *needle, siz
 		if (!strncasecmp(hay + i, needle, nn))
 			return 1;
 	return 0;
+}
+
+static int contains_nocase(const char *hay, const char *needle, size_t nn)
+{
+	return contains_nocase_n(hay, strlen(hay), needle, nn);
 }
 
 /* Whether ev's op (its hlo_op stat, else its metadata's, as the op
