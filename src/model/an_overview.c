@@ -182,18 +182,10 @@ void overview_line_device(struct line_part *lp, const struct xt_plane *p, const 
 	uint64_t kernels = 0, small = 0;
 	struct span_pack busy;
 	size_t i;
-	uint8_t *memset_meta = NULL; /* by metadata index; NULL: no memset */
 
 	/* Counted apart and stored at the end: on a long stream this runs
 	 * beside the op pass's last steps, which write lp's other fields. */
 	memset(&busy, 0, sizeof(busy));
-	/* The memsets' metadata marked once: a byte per event, not a name. */
-	for (i = 0; i < p->nemeta; i++)
-		if (xt_name_memset(p->emeta[i].name)) {
-			if (!memset_meta)
-				memset_meta = xcalloc(p->nemeta, 1);
-			memset_meta[i] = 1;
-		}
 	for (i = 0; i < l->nev; i++) {
 		const struct xt_event *ev = &l->ev[i];
 		int64_t s, d;
@@ -211,7 +203,7 @@ void overview_line_device(struct line_part *lp, const struct xt_plane *p, const 
 			continue;
 		cls = lp->cls ? lp->cls[i] : EVC_COMPUTE;
 		if ((cls == EVC_COMPUTE || cls == EVC_COLLECTIVE) &&
-		    !(memset_meta && memset_meta[xt_event_meta_index(ev)])) {
+		    !plane_memset(p, xt_event_meta_index(ev))) {
 			kernels++;
 			if (d < SMALL_KERNEL_PS) {
 				small++;
@@ -220,7 +212,6 @@ void overview_line_device(struct line_part *lp, const struct xt_plane *p, const 
 		}
 		span_pack_add(&busy, s, xt_sat_add(s, d));
 	}
-	free(memset_meta);
 	span_pack_done(&busy);
 	span_pack_free(&lp->busy);
 	lp->busy = busy;

@@ -334,12 +334,6 @@ static void op_kernel_add(struct line_part *lp, struct kc_ent *kc, uint32_t slot
 	k->total_ps = xt_sat_add(k->total_ps, dur);
 }
 
-/* meta_flags beside op_name_flags()'s bits (MF_NAME): the name was looked
- * at, and it names a memset (no kernel: xt_name_memset). */
-#define MF_NAME 0xffu
-#define MF_KNOWN 0x8000u
-#define MF_MEMSET 0x100u
-
 /* One piece of a stream line's pass (ops_line_stream): events [first,
  * end), its own op tables in lp. */
 struct stream_pass {
@@ -349,7 +343,7 @@ struct stream_pass {
 	const struct xt_line *l;
 	size_t first, end;
 	unsigned line_flags;
-	uint16_t *meta_flags;   /* of each kernel name: op_name_flags() | MF_* */
+	uint8_t *meta_flags;    /* op_name_flags() of each kernel name, 0x80 = known */
 	struct kc_ent *kc;      /* op_kernel_add()'s memory */
 	const struct xt_sunk *sunk; /* the sink's parts of the line, or NULL */
 	uint32_t *rec;          /* a second piece: per event from first its slot | from_hlo << 31 */
@@ -394,17 +388,16 @@ static void stream_account(struct stream_pass *sp, size_t i, uint32_t slot, int 
 	int memcpy_op;
 
 	if (!sp->meta_flags[mi])
-		sp->meta_flags[mi] = (uint16_t)(MF_KNOWN | op_name_flags(bref_str(p->emeta[mi].name)) |
-						(xt_name_memset(p->emeta[mi].name) ? MF_MEMSET : 0));
+		sp->meta_flags[mi] = (uint8_t)(0x80 | op_name_flags(bref_str(p->emeta[mi].name)));
 	lp->cls[i] = (uint8_t)op_classify_flags(lp->ops[slot].name_flags, lp->ops[slot].cat_flags,
-						sp->meta_flags[mi] & MF_NAME, sp->line_flags,
+						sp->meta_flags[mi] & 0x7f, sp->line_flags,
 						&memcpy_op);
 	a = &lp->ops[slot];
 	dur = xt_event_dur(l, ev);
 	/* A command buffer's kernels are launched as one graph, not one by
 	 * one: no launch overhead each (the launch_bound finding). */
 	if (a->in_cb && dur > 0 && dur < SMALL_KERNEL_PS && lp->cls[i] <= EVC_COLLECTIVE &&
-	    !(sp->meta_flags[mi] & MF_MEMSET))
+	    !plane_memset(p, mi))
 		lp->small_kernels_cb++;
 	/* A blit copy waiting for its direction: the op it counts under
 	 * (its class may change, and with it the counts above). */
@@ -467,7 +460,7 @@ void stream_account_held(struct line_part *lp, const struct xt_plane *p, const s
 	sp.l = l;
 	sp.line_flags = op_line_flags(bref_str(l->name));
 	sp.held_pass = 1;
-	sp.meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*sp.meta_flags));
+	sp.meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
 	sp.kc = xcalloc(KC_SIZE, sizeof(*sp.kc));
 	sp.ord = (struct stream_order){ UINT32_MAX, 0, 0 };
 	for (k = 0; k < lp->npend; k++)
@@ -723,8 +716,8 @@ static void stream_piece(struct stream_pass *sp)
 	lp->meta_ks = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*lp->meta_ks));
 	lp->slot_of_meta = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(uint32_t));
 	/* The class depends on the op, the kernel name and the line name:
-	 * each name is searched once (op_name_flags, MF_KNOWN). */
-	sp->meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*sp->meta_flags));
+	 * each name is searched once (op_name_flags, 0x80 = known). */
+	sp->meta_flags = xcalloc(p->nemeta ? p->nemeta : 1, 1);
 	last = xcalloc(p->nemeta ? p->nemeta : 1, sizeof(*last));
 	sp->kc = xcalloc(KC_SIZE, sizeof(*sp->kc));
 	lp->nmeta_ks = p->nemeta;

@@ -415,6 +415,11 @@ static void plane_hook(void *vctx, struct xt_host *h, struct xt_plane *p)
 			emeta_info_fill(&pc->info[i], h, p, &p->emeta[i], pc->role);
 			pc->has_mem |= pc->info[i].mem != 0;
 			pc->has_copy_calls |= pc->info[i].copy_cls != 0;
+			if (pc->role == ROLE_DEVICE && xt_name_memset(p->emeta[i].name)) {
+				if (!pc->memset_meta)
+					pc->memset_meta = actx_own(c, xcalloc(p->nemeta, 1));
+				pc->memset_meta[i] = 1;
+			}
 		}
 	}
 	p->hook_data = pc;

@@ -100,7 +100,19 @@ struct plane_ctx {
 	int no_event_queries;   /* the caller never asks an event's op (analysis_keep_none:
 				 * a report), so line_part.cbn is not kept */
 	struct emeta_info *info;/* [plane->nemeta] */
+	/* Device planes: 1 where the metadata is a memset, no kernel
+	 * (xt_name_memset); NULL when none is. A byte each, apart from info:
+	 * the kernel counts read it per event. */
+	uint8_t *memset_meta;
 };
+
+/* Whether metadata mi of device plane p is a memset (plane_ctx.memset_meta). */
+static inline int plane_memset(const struct xt_plane *p, uint32_t mi)
+{
+	const uint8_t *m = ((const struct plane_ctx *)p->hook_data)->memset_meta;
+
+	return m && m[mi];
+}
 
 struct op_acc {
 	struct bytes_ref name, category, module;
