@@ -253,17 +253,10 @@ void diff_text(struct strbuf *o, const struct xt_cmp *c, const char *base, const
 	num_line(o, "p95", &c->step_p95);
 	num_line(o, c->per_step ? "busy/step" : "busy", &c->busy);
 	{
-		/* Busy adds up every device's: over several, a step's busy
-		 * time is more than the step. */
-		size_t nb = 0, nn = 0;
+		char sum[96];
 
-		for (k = 0; k < c->ndevs; k++) {
-			nb += c->devs[k].in_base && c->devs[k].base_busy_ps > 0;
-			nn += c->devs[k].in_new && c->devs[k].new_busy_ps > 0;
-		}
-		if (c->busy.has && (nb > 1 || nn > 1))
-			strbuf_addf(o, "  %-10s summed over %zu device%s -> %zu\n", "", nb,
-				    nb == 1 ? "" : "s", nn);
+		if (*compare_busy_summed(c, sum, sizeof(sum)))
+			strbuf_addf(o, "  %-10s %s\n", "", sum);
 	}
 
 	strbuf_addf(o, "\nOps%s%s: self time %s, by the size of the change%s\n",

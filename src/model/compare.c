@@ -520,6 +520,21 @@ static void match_memory(struct xt_cmp *c, const struct xt_analysis *b, const st
 	free(bused);
 }
 
+const char *compare_busy_summed(const struct xt_cmp *c, char *buf, size_t n)
+{
+	size_t k, nb = 0, nn = 0;
+
+	for (k = 0; k < c->ndevs; k++) {
+		nb += c->devs[k].in_base && c->devs[k].base_busy_ps > 0;
+		nn += c->devs[k].in_new && c->devs[k].new_busy_ps > 0;
+	}
+	if (c->busy.has && (nb > 1 || nn > 1))
+		snprintf(buf, n, "summed over %zu device%s -> %zu", nb, nb == 1 ? "" : "s", nn);
+	else if (n)
+		buf[0] = '\0';
+	return buf;
+}
+
 struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis *n)
 {
 	struct xt_cmp *c = xcalloc(1, sizeof(*c));

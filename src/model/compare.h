@@ -106,6 +106,10 @@ struct xt_cmp {
 /* What one side's steps are, in words ("host step markers", "inferred
  * runs of jit_step"), into buf; returns buf. */
 const char *compare_steps_kind(char *buf, size_t n, enum xt_steps_source s, const char *module);
+/* "summed over N devices -> M" into buf when the compared busy time adds
+ * up more than one device's on a side (a step's busy time then exceeds the
+ * step), else ""; returns buf. */
+const char *compare_busy_summed(const struct xt_cmp *c, char *buf, size_t n);
 /* Compares two analyses. Never NULL; free with compare_free(). */
 struct xt_cmp *compare_new(const struct xt_analysis *base, const struct xt_analysis *new_);
 void compare_free(struct xt_cmp *c);

@@ -313,21 +313,16 @@ static void diff_draw(struct app *a, int y, int h)
 		srows = 1;
 	}
 	{
-		/* Busy adds up every device's: over several, a step's busy
-		 * time is more than the step, so the label says so. */
-		size_t k, nb = 0, nn = 0, l;
+		/* Busy adds up every device's: the label says so, as xtop
+		 * diff does. */
+		char sum[96];
+		size_t l;
 
-		for (k = 0; k < c->ndevs; k++) {
-			nb += c->devs[k].in_base && c->devs[k].base_busy_ps > 0;
-			nn += c->devs[k].in_new && c->devs[k].new_busy_ps > 0;
-		}
 		num_text(s1, sizeof(s1), c->per_step ? "device busy per step" : "device busy",
 			 &c->busy);
 		l = strlen(s1);
-		/* Worded as xtop diff words it. */
-		if (c->busy.has && (nb > 1 || nn > 1))
-			snprintf(s1 + l, sizeof(s1) - l, ", summed over %zu device%s -> %zu", nb,
-				 nb == 1 ? "" : "s", nn);
+		if (*compare_busy_summed(c, sum, sizeof(sum)))
+			snprintf(s1 + l, sizeof(s1) - l, ", %s", sum);
 		if (c->per_occurrence) /* a '-' alone read as a minus sign */
 			snprintf(s1, sizeof(s1), "device busy not compared (steps of two kinds)");
 	}
