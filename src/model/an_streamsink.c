@@ -7,6 +7,18 @@
  * as it skips the stats (the plane's key_ids), and the sink keeps 8 bytes
  * a launch: the id of its key within the decoded range and its
  * correlation id.
+ *
+ * A key pays only where launches repeat it: a JAX stream's few dozen keys
+ * come back every step. A TensorFlow launch's keys never repeat (its
+ * `level 0` stat refers to a stat metadata of its own, and group_id
+ * changes every step), and keying each one cost a hash map of one entry
+ * per launch, its growth's page faults and a memo per key, for nothing:
+ * the pass decodes every launch's stats anyway. So a part that finds most
+ * of a window's keys new (of the launches whose key is not their kernel's
+ * last, which cost no lookup) stops keying: its launches read KP_UNIQUE (the
+ * pass decodes them, as it does any launch the first time), but for one
+ * in KP_SAMPLE, still keyed, whose new keys decide whether the next window
+ * keys again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +29,13 @@
 
 #define KP_NONE UINT32_MAX       /* no key: aggregated, or framed otherwise */
 #define KP_CORR_NONE UINT32_MAX  /* the launch has no correlation id */
+#define KP_UNIQUE (UINT32_MAX - 1) /* not keyed: its key is likely new (above) */
 #define KP_CORR_OTHER (UINT32_MAX - 1) /* one that does not fit: decode it */
 #define KP_CACHE 4096
+#define KP_WIN 1024   /* launches per window of the keying's choice */
+#define KP_SAMPLE 16  /* unkeyed: one launch in KP_SAMPLE still keyed */
+
+atomic_size_t kern_unkeyed;
 
 struct kern_part {
 	size_t first, n, cap;    /* records of events first .. first + n - 1 (file order) */
@@ -27,6 +44,12 @@ struct kern_part {
 	size_t nids;
 	const char **kb;         /* per id: its key as the map stores it */
 	uint8_t *kn;
+	/* The window (launches whose key is not their kernel's last): its
+	 * launches, those not keyed, those keyed with a new key; whether the
+	 * part keys only one launch in KP_SAMPLE. */
+	uint32_t win, win_skip, win_new;
+	int unkeyed;
+	size_t skipped;          /* launches not keyed, in all */
 	/* The last id of a kernel metadata (by its index mod KP_CACHE): a
 	 * kernel's launches mostly repeat their key. */
 	struct {
@@ -47,6 +70,7 @@ void kern_part_free(struct kern_part *kp)
 {
 	if (!kp)
 		return;
+	atomic_fetch_add_explicit(&kern_unkeyed, kp->skipped, memory_order_relaxed);
 	free(kp->id);
 	free(kp->corr);
 	free(kp->kb);
@@ -80,12 +104,24 @@ static uint32_t kern_key_id(struct kern_part *kp, uint32_t mi, const uint8_t *ke
 	int ins;
 	uint32_t c = kp->last[mi % KP_CACHE].id;
 
+	/* The last key of its kernel: no map, and nothing counted. */
 	if (kp->last[mi % KP_CACHE].mi == mi && kp->kn[c] == n && key_eq(key, kp->kb[c], n))
 		return c;
+	if (++kp->win == KP_WIN) {
+		/* Keyed again where at most half of the keyed launches were new. */
+		kp->unkeyed = kp->win_new * 2 > KP_WIN - kp->win_skip;
+		kp->win = kp->win_skip = kp->win_new = 0;
+	}
+	if (kp->unkeyed && kp->win % KP_SAMPLE) {
+		kp->win_skip++;
+		kp->skipped++;
+		return KP_UNIQUE;
+	}
 	v = hmap_get(&kp->keys, key, n, (uint32_t)kp->nids, &ins);
 	if (ins) {
 		size_t len;
 
+		kp->win_new++;
 		if ((kp->nids & (kp->nids - 1)) == 0 || !kp->nids) {
 			size_t cap = kp->nids ? kp->nids * 2 : 16;
 
@@ -217,6 +253,12 @@ struct memo *launch_memo(struct launch_keys *lk, size_t i, int64_t *corr, int *c
 		if (kp && i >= kp->first && kp->id[i - kp->first] != KP_NONE) {
 			uint32_t c = kp->corr[i - kp->first];
 
+			if (kp->id[i - kp->first] == KP_UNIQUE) {
+				/* Not keyed: no memo, its stats are decoded. */
+				*corr = c == KP_CORR_NONE ? INT64_MIN : (int64_t)c;
+				*corr_known = c != KP_CORR_OTHER;
+				return NULL;
+			}
 			if (!lk->pmemo[lk->at])
 				lk->pmemo[lk->at] = xcalloc(kp->nids, sizeof(struct memo));
 			*corr = c == KP_CORR_NONE ? INT64_MIN : (int64_t)c;

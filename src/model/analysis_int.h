@@ -547,6 +547,8 @@ struct kern_part;
 struct kern_part *kern_part_new(void);
 void kern_part_event(struct kern_part *kp, const struct xt_sink_ev *e);
 void kern_part_free(struct kern_part *kp);
+/* Launches that parts did not key, summed as they are freed (for tests). */
+extern atomic_size_t kern_unkeyed;
 /* The plane's key_ids (XT_KEY_IDS bytes) for the reader to read launch
  * keys; -1 when the plane cannot have them (its correlation id is also the
  * id of a stat the pass reads: two names for one id). */
@@ -571,7 +573,8 @@ void launch_keys_init(struct launch_keys *lk, const struct xt_host *h, const str
 void launch_keys_fini(struct launch_keys *lk);
 /* The memo for event i (not aggregated), ready to use when ->valid, else
  * for the caller to fill and mark valid; NULL when the event's key cannot
- * be read (stats framed otherwise than upstream writes them). *corr gets
+ * be read (stats framed otherwise than upstream writes them) or was not
+ * keyed (a part of launches whose keys do not repeat). *corr gets
  * its correlation id (INT64_MIN: none); *corr_known is 0 when it must be
  * decoded from the event instead. */
 struct memo *launch_memo(struct launch_keys *lk, size_t i, int64_t *corr, int *corr_known);

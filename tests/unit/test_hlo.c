@@ -965,6 +965,44 @@ static void test_launch_keys_exact(void **state)
 	}
 }
 
+/* A line whose launches' keys never repeat stops keying them, and keys
+ * them again once they repeat: 4096 launches of an op each (as
+ * TensorFlow's per-launch `level 0` refers to a stat metadata of its own),
+ * then 8192 of ten ops on four kernels, none its kernel's last key. Read
+ * either way, one analysis. */
+static void test_launch_keys_unkeyed(void **state)
+{
+	tu_space *s = tu_space_new();
+	tu_plane *g = tu_plane_add(s, 0, "/device:GPU:0");
+	tu_line *l = tu_line_add(g, 1, "Stream #1(Compute)", 0);
+	static const char *const kn[4] = { "k0", "k1", "k2", "k3" };
+	struct xt_analysis *a[2];
+	size_t i, before, skipped;
+	char op[32];
+
+	(void)state;
+	for (i = 0; i < 4096 + 8192; i++) {
+		tu_event *e = tu_ev(g, l, kn[i % 4], (int64_t)i * 2000, 1000);
+
+		if (i < 4096)
+			snprintf(op, sizeof(op), "u%zu", i);
+		else
+			snprintf(op, sizeof(op), "r%zu", i % 10);
+		TU_SS(g, e, "hlo_op", op);
+		TU_SU(g, e, "correlation_id", 100 + i);
+	}
+	before = atomic_load(&kern_unkeyed);
+	sink_and_bytes(tu_write(s, 0), a);
+	skipped = atomic_load(&kern_unkeyed) - before;
+	/* Not keyed after the first window (15 launches of 16 from then on);
+	 * keyed again within two windows of the repeats: not their 7680. */
+	assert_true(skipped >= 2800);
+	assert_true(skipped < 2880 + 2 * 960 + 1);
+	same_analysis(a[0], a[1]);
+	assert_int_equal(a[0]->nops, 4096 + 10);
+	assert_int_equal(tu_find_op(a[0], "r3", "")->occurrences, 8192 / 10 + (3 < 8192 % 10));
+}
+
 /* ---- async ops, impossible rates and peaks on an XLA device ---- */
 
 /* The event metadata (name, display), added with the next free id if new. */
@@ -1174,6 +1212,7 @@ int main(void)
 		TU_TEST(test_real_profiles_cut),
 		TU_TEST(test_real_profiles_sink),
 		TU_TEST(test_launch_keys_exact),
+		TU_TEST(test_launch_keys_unkeyed),
 		TU_TEST(test_async_and_impossible_rates),
 		TU_TEST(test_gpu_peaks_tables),
 		TU_TEST(test_time_base),
