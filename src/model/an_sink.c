@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "../util/xalloc.h"
-#include "analysis_int.h"
+#include "an_stream.h"
 
 static void *host_part_new(void *ctx, const struct xt_host *h, const struct xt_plane *p)
 {

@@ -12,7 +12,7 @@
 
 #include "../util/parfor.h"
 #include "../util/xalloc.h"
-#include "analysis_int.h"
+#include "an_stream.h"
 
 /* The instruction a command buffer kernel's place in its run named, or NULL
  * (not such a kernel, or not one of the line's kept events). */

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../util/xalloc.h"
-#include "analysis_int.h"
+#include "an_stream.h"
 
 uint32_t op_kernel_entry(struct line_part *lp, uint32_t slot, uint32_t mi)
 {

@@ -25,7 +25,7 @@
 
 #include "../util/hmap.h"
 #include "../util/xalloc.h"
-#include "analysis_int.h"
+#include "an_stream.h"
 
 #define KP_NONE UINT32_MAX       /* no key: aggregated, or framed otherwise */
 #define KP_CORR_NONE UINT32_MAX  /* the launch has no correlation id */

@@ -12,7 +12,7 @@
 
 #include "../util/parfor.h"
 #include "../util/xalloc.h"
-#include "analysis_int.h"
+#include "an_stream.h"
 
 const char *const xt_step_cat_names[XT_CAT_COUNT] = {
 	[XT_CAT_DEVICE_COMPUTE] = "device_compute",

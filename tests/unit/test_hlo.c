@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "hlo_subset.pb-c.h"
-#include "model/analysis_int.h"
+#include "model/an_stream.h"
 #include "model/hlo.h"
 
 /* Equal to a relative 1e-9 (sums of doubles). */
