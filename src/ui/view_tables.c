@@ -464,7 +464,7 @@ static const struct panel_column dev_columns[] = {
 	{ "SPAN", 9, 1, 3, d_span, NULL, dc_span, "its first op's start to its last op's end" },
 	{ "IDLE", 6, 1, 0, d_idle, NULL, dc_idle, "the span's share with no op running" },
 	{ "HOST-BND", 9, 1, 2, d_hostb, NULL, dc_hostb,
-	  "host-bound: idle while its host was working" },
+	  "host-bound: idle while its host worked ('-': no host activity)" },
 	{ "MAX GAP", 9, 1, 4, d_gap, NULL, dc_gap, "its longest stretch with no op" },
 	{ "SMALL/KERN", KERN_COLS, 1, 5, d_kern, NULL, NULL,
 	  "its kernels shorter than 10 us, of all its kernels" },

@@ -240,7 +240,8 @@ check "help: ? lists the keys from the key table" \
 	"help incomplete"
 keys End
 check "help: End shows its last page (the lists' columns explained, the name marks)" \
-	'has "HOST-BND    host-bound: idle while its host was working" && has "diff columns" &&
+	'has "HOST-BND    host-bound: idle while its host worked ('"'"'-'"'"': no host activity)" &&
+	 has "diff columns" &&
 	 has "MATCH       how the two were paired" && has "op profile name marks" &&
 	 grep -q "^              removed; \* does other work a run in NEW" "$TMP/screen"' \
 	"help's end not shown"
