@@ -167,6 +167,14 @@ static int elide_at(char *out, size_t n, const char *s, int w, const int *cin, i
 	tail = room - win * nc; /* what rounding left goes to the tail */
 	for (k = 0; k < nc; k++) {
 		a[k] = window_start(s, c[k], win);
+		/* A place just past the last window would fall under the
+		 * mark between the two: that window moves on over it, while
+		 * its own place stays in it ("layer_9/dropout_2", not
+		 * "layer_9/dropout_..."). */
+		if (k && c[k] == e[k - 1] && a[k - 1] < c[k - 1]) {
+			a[k - 1]++;
+			e[k - 1]++;
+		}
 		if (a[k] < (k ? e[k - 1] + 1 : head))
 			a[k] = k ? e[k - 1] + 1 : head;
 		e[k] = a[k] + win;
@@ -301,6 +309,33 @@ static int tail_alike(char *const *out, const char *const *stem, const struct ap
 	return 0;
 }
 
+/* Pass 1's choice for the text at place i of a group g0..g1 sorted by
+ * text (lcp[j]: the first difference of the texts at j and j + 1): whether
+ * more of the group first differ from it where it differs from its
+ * neighbours (late) than where it differs from the group's ends (early).
+ * The earliest tells a replica apart where a group holds two; but where
+ * one text of the group is unlike the rest (the encoder's own dropout
+ * beside 24 layers' dropouts), it tells that one apart and no other. */
+static int late_splits(const size_t *lcp, size_t g0, size_t g1, size_t i, size_t early,
+		       size_t late)
+{
+	size_t ne = 0, nl = 0, m, j;
+
+	if (late == early || g1 - g0 > 4096)
+		return 0;
+	for (m = SIZE_MAX, j = i; j > g0; j--) {
+		m = lcp[j - 1] < m ? lcp[j - 1] : m;
+		ne += m == early;
+		nl += m == late;
+	}
+	for (m = SIZE_MAX, j = i; j + 1 < g1; j++) {
+		m = lcp[j] < m ? lcp[j] : m;
+		ne += m == early;
+		nl += m == late;
+	}
+	return nl > ne;
+}
+
 /* Column c added to the ascending list v of nc (at most APART_WIN) when it
  * lies past the head (the plain elision shows what is before) and is not
  * there yet; returns the new count. */
@@ -325,7 +360,7 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 {
 	struct apart_key *key;
 	char *buf, **stems = NULL;
-	size_t g0, g1, i, *early, *late;
+	size_t g0, g1, i, *early, *late, *lcp;
 	int (*cols)[APART_WIN], *ncols, mw = utf8_width(mark), head = (w - mw) / 3, pass, again = 1;
 
 	if (k < 2 || !n)
@@ -338,7 +373,8 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 	ncols = malloc(k * sizeof(*ncols));
 	early = malloc(k * sizeof(*early));
 	late = malloc(k * sizeof(*late));
-	if (!buf || !key || !cols || !ncols || !early || !late)
+	lcp = malloc(k * sizeof(*lcp));
+	if (!buf || !key || !cols || !ncols || !early || !late || !lcp)
 		goto out;
 #define DEF(i) (buf + (i) * n)
 #define TMP(i) (buf + (k + (i)) * n)
@@ -393,13 +429,21 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 				key[i].key = txt[key[i].i];
 			qsort(key + g0, g1 - g0, sizeof(*key), apart_cmp);
 			group_diffs(key, g0, g1, txt, early, late);
+			if (pass == 1)
+				for (i = g0; i + 1 < g1; i++)
+					lcp[i] = first_diff(txt[key[i].i], txt[key[i + 1].i]);
 			for (i = g0; i < g1; i++) {
 				size_t ii = key[i].i;
 				int c[APART_WIN], nc = ncols[ii];
 
 				if (early[ii] == SIZE_MAX)
 					continue; /* the same text (kind) reads the same */
-				int at = col_of(s[ii], pass == 1 ? early[ii] : late[ii]);
+				/* Pass 1: the earliest, or the latest where it
+				 * tells more of the group apart. */
+				int at = col_of(s[ii], pass == 1 && !late_splits(lcp, g0, g1, i, early[ii],
+										 late[ii])
+								? early[ii]
+								: late[ii]);
 
 				if (pass < 0) {
 					/* Only where the plain elision hides it: a
@@ -470,6 +514,7 @@ out:
 	free(ncols);
 	free(early);
 	free(late);
+	free(lcp);
 	if (stems)
 		for (i = 0; i < 2 * k; i++)
 			free(stems[i]);

@@ -32,7 +32,10 @@ char *utf8_elide(char *out, size_t n, const char *s, int w, const char *mark);
  * tail, so rows tell apart ("replica_6/be…layer_17/self_at…Uniform" beside
  * "…layer_22/…", where all read "replica_6/be…om_uniform/RandomUniform").
  * Texts still alike then also show where they differ first (a second
- * window: the replica before the layer), and texts alike even then where
+ * window: the replica before the layer), or where they differ from their
+ * neighbours again when that tells more of them apart (one text unlike
+ * the rest: the encoder's own dropout beside the layers'), and texts alike
+ * even then where
  * they differ from the text most like them among those (a third: the
  * dropout after the layer). A window that would run into the tail starts
  * the tail instead. Texts that are the same, and columns too narrow for a

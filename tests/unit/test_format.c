@@ -534,6 +534,57 @@ static void test_elide_apart_kinds(void **state)
 	assert_string_equal(out[1], "loop_dy~_slice_fusion.4");
 }
 
+/* The V100 profile's dropout kernels, as the kernel table names them
+ * ("KERNEL (OP)"): per replica the encoder's own dropout and four in each
+ * of 24 layers. At 61-109 columns 48 read alike (the layer hidden): their
+ * second window went to where each differs from the group's ends, which
+ * tells only the encoder's own dropout apart; now to where its neighbours
+ * differ (the layer) when that tells more apart. And at 101 a layer's
+ * "dropout_2" lost its digit under the mark between two windows. */
+static void test_elide_apart_outlier(void **state)
+{
+	static const char kern[] =
+		"void tensorflow::functor::FillPhiloxRandomKernelLaunch<tensorflow::random::"
+		"UniformDistribution<tensorflow::random::PhiloxRandom, Eigen::half> >(unsigned "
+		"long long const*, tensorflow::random::PhiloxRandom, long long)";
+	static const char *const drop[] = { "dropout", "dropout_1", "dropout_2",
+					    "self_attention/dropout_3" };
+	enum { K = 2 * (1 + 24 * 4), N = 512 };
+	static char name[K][N], buf[K][N];
+	char *out[K];
+	const char *s[K];
+	size_t i, j, k = 0;
+	int r, l, d, w;
+
+	(void)state;
+	for (r = 4; r <= 6; r += 2) {
+		snprintf(name[k++], N, "%s (replica_%d/bert_span_labeler/bert_encoder_1/dropout/"
+				       "dropout/random_uniform/RandomUniform)", kern, r);
+		for (l = 0; l < 24; l++)
+			for (d = 0; d < 4; d++)
+				snprintf(name[k++], N,
+					 "%s (replica_%d/bert_span_labeler/bert_encoder_1/transformer/"
+					 "layer_%d/%s/dropout/random_uniform/RandomUniform)",
+					 kern, r, l, drop[d]);
+	}
+	assert_int_equal(k, K);
+	for (w = 40; w <= 140; w++) {
+		for (i = 0; i < K; i++) {
+			s[i] = name[i];
+			out[i] = buf[i];
+			utf8_elide(out[i], N, s[i], w, "..");
+		}
+		utf8_elide_apart(out, N, s, K, w, "..");
+		for (i = 0; i < K; i++) {
+			assert_true(utf8_width(out[i]) <= w);
+			for (j = 0; j < i; j++)
+				if (strcmp(out[i], out[j]) == 0)
+					fail_msg("at %d columns, \"%s\" for two: %s and %s", w, out[i],
+						 s[j] + sizeof(kern), s[i] + sizeof(kern));
+		}
+	}
+}
+
 /* A valid UTF-8 string: every sequence whole. */
 static int utf8_valid(const char *s)
 {
@@ -727,6 +778,7 @@ int main(void)
 		TU_TEST(test_utf8_elide),
 		TU_TEST(test_elide_apart),
 		TU_TEST(test_elide_apart_kinds),
+		TU_TEST(test_elide_apart_outlier),
 		TU_TEST(test_elide_apart_promises),
 		TU_TEST(test_elide_apart_each_shows),
 		TU_TEST(test_elide_apart_two_places),
