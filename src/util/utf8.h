@@ -35,12 +35,12 @@ char *utf8_elide(char *out, size_t n, const char *s, int w, const char *mark);
  * window: the replica before the layer), or where they differ from their
  * neighbours again when that tells more of them apart (one text unlike
  * the rest: the encoder's own dropout beside the layers'), and texts alike
- * even then where
- * they differ from the text most like them among those (a third: the
- * dropout after the layer). A window that would run into the tail starts
- * the tail instead. Texts that are the same, and columns too narrow for a
- * window, keep their elision; none that read apart comes to read alike,
- * and out[i] is only ever replaced whole. O(k log k) string compares.
+ * even then where they differ from the text most like them among those (a
+ * third: the dropout after the layer). A window that would run into the
+ * tail starts the tail instead. Texts that are the same, and columns too
+ * narrow for a window, keep their elision; none that read apart comes to
+ * read alike, and out[i] is only ever replaced whole. O(k log k) string
+ * compares, and g² integer steps for a group of g alike (g <= 4096).
  * Best effort: without memory nothing changes.
  */
 void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k, int w,
