@@ -513,6 +513,7 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	size_t i, n = top && top < a->nkernels ? top : a->nkernels, k;
 	struct xt_kernel_cols kc;
 	char b[9][1024], **fit, none[64] = "", bad[64] = "";
+	unsigned part;
 	const char *cells[9];
 	struct texttab tt;
 
@@ -525,8 +526,10 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	analysis_kernel_cols(a, n, &kc);
 	/* Such a column's values are absent from the details, or there and
 	 * impossible (the MI300X conv's regs:2191500840, ROCm's occ_pct:0). */
+	part = !kc.shared && !(kc.bad & XT_KD_BAD_SHARED) && (kc.bad & XT_KD_PART_SHARED);
 	empty_list(none, sizeof(none), !kc.regs && !(kc.bad & XT_KD_BAD_REGS),
-		   !kc.shared && !(kc.bad & XT_KD_BAD_SHARED), !kc.occ && !(kc.bad & XT_KD_BAD_OCC));
+		   !kc.shared && !(kc.bad & XT_KD_BAD_SHARED) && !part,
+		   !kc.occ && !(kc.bad & XT_KD_BAD_OCC));
 	empty_list(bad, sizeof(bad), !kc.regs && (kc.bad & XT_KD_BAD_REGS),
 		   !kc.shared && (kc.bad & XT_KD_BAD_SHARED), !kc.occ && (kc.bad & XT_KD_BAD_OCC));
 	/* Rows of one kernel and op differ by their launch: then GRID (and
@@ -614,6 +617,10 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 	if (bad[0])
 		put_text(o, width, "  impossible in this profile's kernel details, not shown: %s%s", bad,
 			 " (--json: detail_note says which)");
+	if (part)
+		put_text(o, width, "  shared memory not shown: the kernel details give one part of it "
+				   "(shm, TensorFlow's: the static part; the dynamic part is not "
+				   "recorded)");
 }
 
 /* With several hosts: where the host sits on the trace's clock and its

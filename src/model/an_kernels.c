@@ -20,7 +20,8 @@ static int64_t parse_i64(const char *p, const char *end, const char **out)
 		p++;
 	}
 	while (p < end && *p >= '0' && *p <= '9') {
-		v = v * 10 + (*p - '0');
+		/* Saturates: a hostile run of digits is impossible, not UB. */
+		v = v > (INT64_MAX - 9) / 10 ? INT64_MAX : v * 10 + (*p - '0');
 		p++;
 	}
 	*out = p;
@@ -49,7 +50,7 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 {
 	const char *p, *end;
 	int64_t st = 0, dyn = 0, group = 0;
-	int have_sd = 0, have_group = 0, seen = 0;
+	int have_st = 0, have_dyn = 0, have_group = 0, seen = 0;
 
 	if (!n)
 		s = ""; /* an empty value may come as no pointer at all */
@@ -79,10 +80,10 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 		} else if (KEY("static_shared") || KEY("shm")) {
 			/* "shm": older TensorFlow's name for it */
 			st = parse_i64(val, p, &val);
-			have_sd = 1;
+			have_st = 1;
 		} else if (KEY("dynamic_shared")) {
 			dyn = parse_i64(val, p, &val);
-			have_sd = 1;
+			have_dyn = 1;
 		} else if (KEY("group_mem")) {
 			group = parse_i64(val, p, &val);
 			have_group = 1;
@@ -110,7 +111,21 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 #undef KEY
 		seen++;
 	}
-	*shared = have_sd ? st + dyn : have_group ? group : -1;
+	/* A block's shared memory is its static and its dynamic parts. One
+	 * alone is not it: TensorFlow's CUDA tracer (and the older ROCm one)
+	 * writes `shm`, the static part, and never records the dynamic part,
+	 * which cuDNN's and cuBLAS's kernels use. ROCm's group_mem is the
+	 * whole. Parts out of range are impossible, not partial. */
+	if (have_st && have_dyn)
+		*shared = st >= 0 && dyn >= 0 && st <= (1 << 20) && dyn <= (1 << 20) ? st + dyn : -2;
+	else if (have_group)
+		*shared = group;
+	else if (have_st || have_dyn)
+		*shared = (have_st ? st : dyn) < 0 || (have_st ? st : dyn) > (1 << 20) ? -2 : -1;
+	else
+		*shared = -1;
+	if (*shared == -1 && (have_st || have_dyn) && !have_group)
+		*bad |= XT_KD_PART_SHARED;
 	/* No GPU gives a thread more than 512 registers, nor a block more
 	 * than 1 MiB of shared memory; larger values are garbage and are not
 	 * shown. Garbage registers make the shared memory beside them garbage
@@ -119,12 +134,13 @@ int kernel_details_parse(const char *s, size_t n, uint32_t grid[3], uint32_t blo
 	if (*regs > 512 || *regs < -1) {
 		*regs = -1;
 		*bad |= XT_KD_BAD_REGS;
-		if (have_sd) {
+		if (have_st || have_dyn) {
 			*shared = -1;
-			*bad |= XT_KD_BAD_SHARED;
+			*bad = (*bad & ~XT_KD_PART_SHARED) | XT_KD_BAD_SHARED;
 		}
 	}
-	if (*shared < -1 || *shared > (1 << 20) || (*shared == -1 && (have_sd || have_group))) {
+	if (*shared < -1 || *shared > (1 << 20) ||
+	    (*shared == -1 && !(*bad & XT_KD_PART_SHARED) && (have_st || have_dyn || have_group))) {
 		*shared = -1;
 		*bad |= XT_KD_BAD_SHARED;
 	}
@@ -433,6 +449,11 @@ char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
 		if (k->details_bad & fig[i].bit)
 			w = snprintf(b + o, n - o, "%s%s: impossible in its kernel_details (%s)",
 				     o ? "; " : "", fig[i].what, fig[i].bad);
+		else if (i == 1 && (k->details_bad & XT_KD_PART_SHARED))
+			w = snprintf(b + o, n - o,
+				     "%sshared memory: one part of it in its kernel_details (shm, "
+				     "TensorFlow's: the static part; the dynamic part is not recorded)",
+				     o ? "; " : "");
 		else
 			w = snprintf(b + o, n - o, "%s%s: not in its kernel_details", o ? "; " : "",
 				     fig[i].what);

@@ -343,6 +343,9 @@ const char *analysis_kernel_op(const struct xt_kernel_row *k, char *buf, size_t 
 #define XT_KD_BAD_REGS 1u
 #define XT_KD_BAD_SHARED 2u
 #define XT_KD_BAD_OCC 4u
+/* Not impossible but partial: shared memory given as one part alone (the
+ * static part, TensorFlow's `shm`), so the block's total is unknown. */
+#define XT_KD_PART_SHARED 8u
 /* Why row k's absent figures are absent ("registers: impossible ..."),
  * into b; "" when it has them all. Returns b. */
 char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n);

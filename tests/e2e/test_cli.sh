@@ -203,6 +203,26 @@ assert len(k) == 5 and all(r["shared_bytes"] is None and r["registers"] is None 
 else
 	skip "report: garbage kernel_details" "$NOFIX"
 fi
+# TensorFlow's kernel_details give shm, the static part of a block's shared
+# memory, and no dynamic part: no total is shown (it read 0 B on every
+# kernel), and the report and the JSON say why.
+if have_fixtures; then
+	V100="$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb"
+	COLUMNS=100 $XTOP report "$V100" >"$TMP/kern" 2>&1
+	if grep -q "^  shared memory not shown: the kernel details give one part of it (shm," "$TMP/kern" &&
+		$XTOP report --json "$V100" | $PY -c '
+import json, sys
+k = json.load(sys.stdin)["kernels"]
+assert len(k) == 1330 and all(r["shared_bytes"] is None and r["registers"] is not None and
+                              "one part of it" in r["detail_note"] for r in k), k[0]
+'; then
+		ok "report: TensorFlow's shm (the static part alone) gives no shared memory, and says why"
+	else
+		fail "report: TensorFlow's shm" "$(grep -A2 "not in this profile's kernel" "$TMP/kern" | tr '\n' '|')"
+	fi
+else
+	skip "report: TensorFlow's shm" "$NOFIX"
+fi
 # Kernel rows of one name and op: the gemm profile's wrapped_broadcast of
 # nine programs (jit_broadcast_in_dim compiled for nine shapes) read apart
 # at 60 columns, by their programs' ids, the columns ROCm does not give
@@ -312,8 +332,10 @@ if have_fixtures; then
 for k in json.load(sys.stdin)["kernels"]: print(k["op"])' >"$TMP/kops.txt" 2>&1
 	for cols in 80 120; do
 		COLUMNS=$cols $XTOP report --top 0 "$f1" 2>&1 |
-			sed -n '/^GPU kernels/,/^  not in/p' | sed '1,2d;$d' |
-			sed 's/^.* B //' >"$TMP/klab.txt"
+			sed -n '/^GPU kernels/,/^  not in/p' >"$TMP/ktab.txt"
+		# The labels: from the KERNEL (OP) heading's column on.
+		at=$(sed -n 2p "$TMP/ktab.txt" | awk '{print index($0, "KERNEL (OP)")}')
+		sed '1,2d;$d' "$TMP/ktab.txt" | cut -c"$at"- >"$TMP/klab.txt"
 		alike=$(paste -d '\t' "$TMP/klab.txt" "$TMP/kops.txt" | grep "RandomUniform\$" |
 			sort -u | awk -F '\t' '{n[$1]++} END {for (l in n) if (n[l] > 1) t += n[l]; print t + 0}')
 		if [ "$(wc -l <"$TMP/klab.txt")" -eq 1330 ] && [ "$alike" -eq 0 ] &&

@@ -97,9 +97,11 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
   C16 Kernel stats: GPU devices only (not XLA-ops devices).  Kernel name =
       event-metadata name; op = the op-profile name of the event (C19).
       shared = static_shared (or the old TF key shm) + dynamic_shared when
-      either is present, else group_mem, else null; null too above 1 MiB,
-      or when regs is garbage and static_shared (or shm) came with it (the
-      two halves of a pointer).  registers = regs when in [0, 512], else null; occupancy =
+      both are present, else group_mem, else null: one part alone is not a
+      block's total (TF's shm is the static part; its tracer records no
+      dynamic part); null too above 1 MiB (a part or the sum), or when regs
+      is garbage and static_shared (or shm) came with it (the two halves of
+      a pointer).  registers = regs when in [0, 512], else null; occupancy =
       occ_pct when in (0, 100], else null; grid/block default 1 per missing
       component.  Rows tie-broken by name, op, grid, block.
   C17 Host name: file name minus `.gz` (if present) minus `.xplane.pb`;
@@ -2100,14 +2102,16 @@ def add_kernel(kernels, ev, opname, details, prog):
     if regs is None or garbage:  # CHOICE C16: garbage counts are absent
         regs = None
     static = 'static_shared' if 'static_shared' in kv else 'shm'
-    if static in kv or 'dynamic_shared' in kv:
-        shared = (num(static) or 0) + (num('dynamic_shared') or 0)
-        if garbage and static in kv:
+    if static in kv and 'dynamic_shared' in kv:
+        st, dyn = num(static), num('dynamic_shared')
+        ok = st is not None and dyn is not None and 0 <= st <= 1 << 20 and 0 <= dyn <= 1 << 20
+        shared = st + dyn if ok else None
+        if garbage:
             shared = None
     elif 'group_mem' in kv:
         shared = num('group_mem') or 0
     else:
-        shared = None
+        shared = None  # CHOICE C16: a part alone (TF's shm) is no total
     if shared is not None and not 0 <= shared <= 1 << 20:
         shared = None
     occ = num('occ_pct', float)

@@ -916,8 +916,9 @@ static void test_kernel_details_parse(void **state)
 	assert_int_equal(shared, 16384);
 	assert_int_equal(grid[0], 4096);
 	assert_int_equal(block[0], 256);
-	/* Missing components are 1; static/dynamic win over group_mem. */
-	s = "grid:7 block:32,4 static_shared:8 group_mem:99";
+	/* Missing components are 1; static and dynamic win over group_mem,
+	 * and a part alone gives way to it (the whole). */
+	s = "grid:7 block:32,4 static_shared:8 dynamic_shared:1 group_mem:99";
 	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
 	assert_int_equal(grid[0], 7);
 	assert_int_equal(grid[1], 1);
@@ -925,7 +926,11 @@ static void test_kernel_details_parse(void **state)
 	assert_int_equal(block[0], 32);
 	assert_int_equal(block[1], 4);
 	assert_int_equal(block[2], 1);
-	assert_int_equal(shared, 8);
+	assert_int_equal(shared, 9);
+	s = "static_shared:8 group_mem:99";
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
+	assert_int_equal(shared, 99);
+	assert_int_equal(bad, 0);
 	/* Nothing known: defaults, and absent values are absent. The string is
 	 * not NUL-terminated at n. */
 	s = "foo bar:baz regs:12";
@@ -952,11 +957,29 @@ static void test_kernel_details_parse(void **state)
 	assert_int_equal(shared, -1);
 	assert_int_equal(block[0], 256);
 	assert_int_equal(bad, XT_KD_BAD_REGS | XT_KD_BAD_SHARED);
-	/* Older TensorFlow's "shm"; more than 1 MiB a block is impossible. */
+	/* TensorFlow's "shm" is the static part alone (its tracer records no
+	 * dynamic part): the block's total is unknown, and partial, not
+	 * impossible. So is a dynamic part alone. */
 	s = "regs:16 shm:7 grid:1,1,1 block:32,1,1";
 	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
 	assert_int_equal(regs, 16);
-	assert_int_equal(shared, 7);
+	assert_int_equal(shared, -1);
+	assert_int_equal(bad, XT_KD_PART_SHARED);
+	s = "regs:16 dynamic_shared:0";
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
+	assert_int_equal(shared, -1);
+	assert_int_equal(bad, XT_KD_PART_SHARED);
+	/* More than 1 MiB a block is impossible, a part or the sum; a run of
+	 * digits past int64 too (it saturates). */
+	s = "regs:16 static_shared:4294967297 dynamic_shared:0";
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
+	assert_int_equal(shared, -1);
+	assert_int_equal(bad, XT_KD_BAD_SHARED);
+	s = "regs:99999999999999999999999 shm:99999999999999999999999";
+	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
+	assert_int_equal(regs, -1);
+	assert_int_equal(shared, -1);
+	assert_int_equal(bad, XT_KD_BAD_REGS | XT_KD_BAD_SHARED);
 	s = "regs:16 static_shared:4294967297";
 	kernel_details_parse(s, strlen(s), grid, block, &regs, &shared, &occ, &bad);
 	assert_int_equal(shared, -1);
@@ -992,6 +1015,13 @@ static void test_kernel_note(void **state)
 	assert_string_equal(b, "registers: impossible in its kernel_details (above 512, or negative)");
 	analysis_kernel_note(&k, b, 20);
 	assert_string_equal(b, "");
+	/* Shared memory of one part (TensorFlow's shm) says so. */
+	k.registers = 32;
+	k.occupancy_percent = 50;
+	k.shared_bytes = -1;
+	k.details_bad = XT_KD_PART_SHARED;
+	analysis_kernel_note(&k, b, sizeof(b));
+	assert_non_null(strstr(b, "shared memory: one part of it in its kernel_details (shm"));
 }
 
 /* ---- host step markers ---- */
