@@ -134,11 +134,13 @@ void report_overview(struct strbuf *o, const struct xt_trace *t, const struct xt
 		}
 	}
 	/* Compilation is the host's: said without device time too, as the
-	 * viewer's overview does. */
+	 * viewer's overview does. Collectives are the devices' (NCCL kernels,
+	 * XLA's all-reduces): a host's own (TensorFlow's CollectiveReduce on a
+	 * CPU thread) are not counted, so "none" says where. */
 	if (v->collective_ps)
 		snprintf(b3, sizeof(b3), "%.1f%%", v->collective_percent);
 	snprintf(line, sizeof(line), "collectives: %s%s%s%s; compilation: %s%s",
-		 v->collective_ps ? fmt_ps(b1, sizeof(b1), v->collective_ps) : "none",
+		 v->collective_ps ? fmt_ps(b1, sizeof(b1), v->collective_ps) : "none on the devices",
 		 v->collective_ps ? " (" : "", v->collective_ps ? b3 : "",
 		 v->collective_ps ? " of device time)" : "",
 		 v->compile_ps ? fmt_ps(b2, sizeof(b2), v->compile_ps) : "none",

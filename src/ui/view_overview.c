@@ -194,7 +194,7 @@ static void build(struct app *a, struct ov_lines *L, int w)
 	if (v->collective_ps)
 		snprintf(b3, sizeof(b3), " (%.1f%%)", v->collective_percent);
 	snprintf(l->text, sizeof(l->text), "  collectives %s%s   compilation %s",
-		 v->collective_ps ? fmt_ps(b1, sizeof(b1), v->collective_ps) : "none",
+		 v->collective_ps ? fmt_ps(b1, sizeof(b1), v->collective_ps) : "none on the devices",
 		 v->collective_ps ? b3 : "", v->compile_ps ? fmt_ps(b2, sizeof(b2), v->compile_ps) : "none");
 	l = add(L, OVL_TEXT, 0, 0);
 	l = add(L, OVL_HEAD, 0, 0);
