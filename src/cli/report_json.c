@@ -62,9 +62,12 @@ static void clock_json(struct strbuf *o, const struct xt_trace *t, const struct 
 	strbuf_addf(o, ",\"clock_offset_ps\":%" PRId64 ",\"aligned_by\":\"%s\"",
 		    clock_host_offset_ps(t, h), xt_align_names[h->aligned_by]);
 	if (has) {
-		strbuf_addf(o, ",\"skew_ps\":%" PRId64 ",\"skew_spread_ps\":%" PRId64
-			    ",\"skew_method\":",
-			    h->skew_ps, h->skew_spread_ps);
+		strbuf_addf(o, ",\"skew_ps\":%" PRId64 ",\"skew_spread_ps\":", h->skew_ps);
+		if (h->skew_spread_ps < 0)
+			strbuf_puts(o, "null"); /* one offset: no spread */
+		else
+			strbuf_addf(o, "%" PRId64, h->skew_spread_ps);
+		strbuf_puts(o, ",\"skew_method\":");
 		jstr(o, xt_skew_method_names[h->skew_method]);
 	} else {
 		strbuf_puts(o, ",\"skew_ps\":null,\"skew_spread_ps\":null,\"skew_method\":null");

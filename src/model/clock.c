@@ -135,9 +135,12 @@ char *clock_skew_text(const struct xt_trace *t, const struct xt_host *h, char *b
 		break;
 	case XT_SKEW_COLLECTIVES:
 	case XT_SKEW_DEVICE_STEPS:
+		if (h->skew_spread_ps < 0)
+			snprintf(b2, sizeof(b2), "-");
+		else
+			fmt_ps(b2, sizeof(b2), h->skew_spread_ps);
 		snprintf(buf, n, "%s%s, spread %s, from %u %s%s; %s", h->skew_ps > 0 ? "+" : "",
-			 fmt_ps(b1, sizeof(b1), h->skew_ps), fmt_ps(b2, sizeof(b2), h->skew_spread_ps),
-			 (unsigned)h->skew_matches,
+			 fmt_ps(b1, sizeof(b1), h->skew_ps), b2, (unsigned)h->skew_matches,
 			 h->skew_method == XT_SKEW_COLLECTIVES ? "collective end" : "step start",
 			 h->skew_matches == 1 ? "" : "s",
 			 h->skew_corrected ? "corrected" : "not corrected");
@@ -588,8 +591,11 @@ static void estimate(struct xt_host *h, struct offsets *o, enum xt_skew_method m
 	h->skew_method = (uint8_t)m;
 	h->skew_matches = o->n > UINT32_MAX ? UINT32_MAX : (uint32_t)o->n;
 	h->skew_ps = rank_pct(o->v, o->n, 50);
-	if (__builtin_sub_overflow(rank_pct(o->v, o->n, 75), rank_pct(o->v, o->n, 25),
-				   &h->skew_spread_ps))
+	/* One offset has no spread: 0 would read as offsets that agree. */
+	if (o->n < 2)
+		h->skew_spread_ps = -1;
+	else if (__builtin_sub_overflow(rank_pct(o->v, o->n, 75), rank_pct(o->v, o->n, 25),
+					&h->skew_spread_ps))
 		h->skew_spread_ps = INT64_MAX;
 }
 

@@ -277,7 +277,7 @@ struct xt_host {
 	uint8_t skew_method;    /* enum xt_skew_method; XT_SKEW_NONE: no estimate */
 	uint8_t skew_corrected; /* 1: the lines were moved back by skew_ps (to the ns) */
 	int64_t skew_ps;        /* median of the matched offsets (this host - reference), ps */
-	int64_t skew_spread_ps; /* their interquartile range, ps */
+	int64_t skew_spread_ps; /* their interquartile range, ps; -1: one offset, none */
 	uint32_t skew_matches;  /* offsets the estimate rests on */
 };
 

@@ -8,11 +8,11 @@
 SHIFT=tests/fixtures/shift_clock.py
 
 if ! have_fixtures; then
-	skip_n 23 "several hosts" "$NOFIX"
+	skip_n 25 "several hosts" "$NOFIX"
 	exit 0
 fi
 if ! $PY -c 'import google.protobuf' 2>/dev/null; then
-	skip_n 23 "several hosts" "python3-protobuf missing (scripts/deps.sh installs it)"
+	skip_n 25 "several hosts" "python3-protobuf missing (scripts/deps.sh installs it)"
 	exit 0
 fi
 
@@ -111,6 +111,18 @@ if $XTOP report "$TMP/skew" >"$TMP/skew.txt" 2>"$TMP/err" &&
 else
 	fail "TPU, b's clock 3 ms ahead: text report" "$(grep -A2 '^  host' "$TMP/skew.txt" | tr '\n' '|')"
 fi
+
+# The V100 run's two hosts (one file twice) match by their one device
+# step: one offset has no spread, which read 0 ps (offsets that agree).
+report "$FIX/tf-gpu-v100-2host" "$TMP/v100.json"
+$XTOP report "$FIX/tf-gpu-v100-2host" >"$TMP/v100.txt" 2>&1
+jcheck "V100, two hosts of one step: the skew rests on one offset, with no spread" \
+	"$TMP/v100.json" '
+b = d["hosts"][1]
+assert (b["skew_ps"], b["skew_spread_ps"], b["skew_method"], b["skew_matches"]) == \
+    (0, None, "device_steps", 1), b
+assert "skew: 0 ps, spread -, from 1 step start; not corrected" in open("'"$TMP/v100.txt"'").read()
+'
 
 # A finding names a device with its host only where two hosts' devices
 # share the name: both hosts here have /device:TPU:0, while a TPU host

@@ -209,7 +209,8 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       step_num, read as stat_as_int does; per host the earliest start and
       latest end per id) of the same id whose closed spans overlap, start
       against start.  skew = nearest-rank p50 of the offsets (this host -
-      reference), spread = p75 - p25; null when nothing matched.
+      reference), spread = p75 - p25 (null from one offset); null when
+      nothing matched.
       Corrected (every event of the host moves back by the skew rounded to
       the ns, halves away from 0) when the method is collectives, there are
       >= 8 offsets, 4 spread <= |skew|, 500 ps <= |skew| <= 1 hour, and
@@ -821,7 +822,9 @@ def settle_clocks(hosts):
         if not out:
             continue
         out.sort()
-        h.skew = (method, rank_pct(out, 50), rank_pct(out, 75) - rank_pct(out, 25), len(out))
+        # CHOICE C30: one offset has no spread (null, not 0)
+        spread = rank_pct(out, 75) - rank_pct(out, 25) if len(out) > 1 else None
+        h.skew = (method, rank_pct(out, 50), spread, len(out))
     for i, h in enumerate(hosts):
         if i == ref or h.skew is None:
             continue
