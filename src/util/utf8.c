@@ -126,8 +126,12 @@ static int window_start(const char *s, int c, int win)
 }
 
 /* Most windows elide_at() opens: a text that differs from its likes in
- * three places (replica, layer, dropout) shows all three. */
-#define APART_WIN 3
+ * three places (replica, layer, dropout) shows all three, and a fourth
+ * where its kind differs too (a kernel's template types, before its op:
+ * with three, 48 of the V100's kernel rows of one op name read alike at
+ * every width from 47 to 121 columns, the kind taking the layer's
+ * window). */
+#define APART_WIN 4
 
 /*
  * s in w columns showing columns cin[0..nc) (nc 1 to APART_WIN, ascending,
@@ -410,7 +414,8 @@ void utf8_elide_apart(char *const *out, size_t n, const char *const *s, size_t k
 	 * the earliest (a replica before the layer). Pass 2: texts alike
 	 * even then (a dropout after the layer; or texts of two plain
 	 * elisions that the shorter tail made alike) also show where they
-	 * differ from the text most like them among those.
+	 * differ from the text most like them among those, and pass 3 again
+	 * among the texts still alike.
 	 */
 	for (pass = -1; pass < APART_WIN; pass++) {
 		const char *const *grp = pass < 0 ? (const char *const *)stems : (const char *const *)out;

@@ -36,7 +36,8 @@ char *utf8_elide(char *out, size_t n, const char *s, int w, const char *mark);
  * neighbours again when that tells more of them apart (one text unlike
  * the rest: the encoder's own dropout beside the layers'), and texts alike
  * even then where they differ from the text most like them among those (a
- * third: the dropout after the layer). A window that would run into the
+ * third: the dropout after the layer; a fourth, again, or where the kind
+ * pass showed what kind of text it is). A window that would run into the
  * tail starts the tail instead. Texts that are the same, and columns too
  * narrow for a window, keep their elision; none that read apart comes to
  * read alike, and out[i] is only ever replaced whole. O(k log k) string
