@@ -618,9 +618,8 @@ static void report_kernels(struct strbuf *o, const struct xt_analysis *a, size_t
 		put_text(o, width, "  impossible in this profile's kernel details, not shown: %s%s", bad,
 			 " (--json: detail_note says which)");
 	if (part)
-		put_text(o, width, "  shared memory not shown: the kernel details give one part of it "
-				   "(shm, TensorFlow's: the static part; the dynamic part is not "
-				   "recorded)");
+		put_text(o, width, "  shared memory not shown: the kernel details give one part of it, "
+				   "not the whole (TensorFlow's shm is the static part alone)");
 }
 
 /* With several hosts: where the host sits on the trace's clock and its

@@ -451,8 +451,8 @@ char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
 				     o ? "; " : "", fig[i].what, fig[i].bad);
 		else if (i == 1 && (k->details_bad & XT_KD_PART_SHARED))
 			w = snprintf(b + o, n - o,
-				     "%sshared memory: one part of it in its kernel_details (shm, "
-				     "TensorFlow's: the static part; the dynamic part is not recorded)",
+				     "%sshared memory: one part of it in its kernel_details, not the "
+				     "whole (TensorFlow's shm is the static part alone)",
 				     o ? "; " : "");
 		else
 			w = snprintf(b + o, n - o, "%s%s: not in its kernel_details", o ? "; " : "",

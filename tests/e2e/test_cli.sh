@@ -209,7 +209,7 @@ fi
 if have_fixtures; then
 	V100="$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb"
 	COLUMNS=100 $XTOP report "$V100" >"$TMP/kern" 2>&1
-	if grep -q "^  shared memory not shown: the kernel details give one part of it (shm," "$TMP/kern" &&
+	if grep -q "^  shared memory not shown: the kernel details give one part of it, not" "$TMP/kern" &&
 		$XTOP report --json "$V100" | $PY -c '
 import json, sys
 k = json.load(sys.stdin)["kernels"]

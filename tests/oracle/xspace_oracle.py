@@ -2106,15 +2106,14 @@ def add_kernel(kernels, ev, opname, details, prog):
         regs = None
     static = 'static_shared' if 'static_shared' in kv else 'shm'
     if static in kv and 'dynamic_shared' in kv:
-        st, dyn = num(static), num('dynamic_shared')
-        ok = st is not None and dyn is not None and 0 <= st <= 1 << 20 and 0 <= dyn <= 1 << 20
-        shared = st + dyn if ok else None
-        if garbage:
-            shared = None
+        st, dyn = num(static) or 0, num('dynamic_shared') or 0
+        shared = st + dyn if 0 <= st <= 1 << 20 and 0 <= dyn <= 1 << 20 else None
     elif 'group_mem' in kv:
         shared = num('group_mem') or 0
     else:
         shared = None  # CHOICE C16: a part alone (TF's shm) is no total
+    if garbage and (static in kv or 'dynamic_shared' in kv):
+        shared = None  # a pointer's halves: the part beside it is garbage too
     if shared is not None and not 0 <= shared <= 1 << 20:
         shared = None
     occ = num('occ_pct', float)
