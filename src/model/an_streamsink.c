@@ -1,6 +1,6 @@
 /*
  * an_streamsink: the keys of a stream line's kernel launches (see
- * analysis_int.h, "an_streamsink.c"). The stream pass reads of each launch
+ * an_stream.h, "an_streamsink.c"). The stream pass reads of each launch
  * a few stats that decide its op, and its correlation id; on a JAX GPU
  * profile that is a third of the file's bytes, walked stat by stat again
  * after the reader has given their pages back. The reader copies them out
@@ -107,12 +107,13 @@ static uint32_t kern_key_id(struct kern_part *kp, uint32_t mi, const uint8_t *ke
 	/* The last key of its kernel: no map, and nothing counted. */
 	if (kp->last[mi % KP_CACHE].mi == mi && kp->kn[c] == n && key_eq(key, kp->kb[c], n))
 		return c;
-	if (++kp->win == KP_WIN) {
+	if (kp->win == KP_WIN) {
 		/* Keyed again where at most half of the keyed launches were new. */
 		kp->unkeyed = kp->win_new * 2 > KP_WIN - kp->win_skip;
 		kp->win = kp->win_skip = kp->win_new = 0;
 	}
-	if (kp->unkeyed && kp->win % KP_SAMPLE) {
+	kp->win++;
+	if (kp->unkeyed && (kp->win - 1) % KP_SAMPLE) {
 		kp->win_skip++;
 		kp->skipped++;
 		return KP_UNIQUE;

@@ -994,13 +994,31 @@ static void test_launch_keys_unkeyed(void **state)
 	before = atomic_load(&kern_unkeyed);
 	sink_and_bytes(tu_write(s, 0), a);
 	skipped = atomic_load(&kern_unkeyed) - before;
-	/* Not keyed after the first window (15 launches of 16 from then on);
-	 * keyed again within two windows of the repeats: not their 7680. */
-	assert_true(skipped >= 2800);
-	assert_true(skipped < 2880 + 2 * 960 + 1);
+	/* Windows of 1024: the first keyed, the next three keying one launch
+	 * in 16 (960 not), the repeats' first window too (its keys were
+	 * decided by the last), then keyed again: not the repeats' 7680. */
+	assert_int_equal(skipped, 3 * 960 + 960);
 	same_analysis(a[0], a[1]);
 	assert_int_equal(a[0]->nops, 4096 + 10);
 	assert_int_equal(tu_find_op(a[0], "r3", "")->occurrences, 8192 / 10 + (3 < 8192 % 10));
+
+	/* A line shorter than a window is keyed, new keys or not; and so are
+	 * launches that repeat their kernel's last key, however many. */
+	s = tu_space_new();
+	g = tu_plane_add(s, 0, "/device:GPU:0");
+	l = tu_line_add(g, 1, "Stream #1(Compute)", 0);
+	for (i = 0; i < 1000 + 5000; i++) {
+		tu_event *e = tu_ev(g, l, i < 1000 ? kn[i % 4] : "k9", (int64_t)i * 2000, 1000);
+
+		snprintf(op, sizeof(op), "u%zu", i < 1000 ? i : 1000);
+		TU_SS(g, e, "hlo_op", op);
+		TU_SU(g, e, "correlation_id", 100 + i);
+	}
+	before = atomic_load(&kern_unkeyed);
+	sink_and_bytes(tu_write(s, 0), a);
+	assert_int_equal(atomic_load(&kern_unkeyed) - before, 0);
+	same_analysis(a[0], a[1]);
+	assert_int_equal(tu_find_op(a[0], "u1000", "")->occurrences, 5000);
 }
 
 /* ---- async ops, impossible rates and peaks on an XLA device ---- */
