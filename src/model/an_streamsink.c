@@ -16,9 +16,16 @@
  * the pass decodes every launch's stats anyway. So a part that finds most
  * of a window's keys new (of the launches whose key is not their kernel's
  * last, which cost no lookup) stops keying: its launches read KP_UNIQUE (the
- * pass decodes them, as it does any launch the first time), but for one
- * in KP_SAMPLE, still keyed, whose new keys decide whether the next window
- * keys again.
+ * pass decodes them, as it does any launch the first time).
+ *
+ * New means not in the map while every launch is keyed; from the first
+ * window that keys none, not seen lately: a table of KP_SEEN tags by each
+ * key's hash (seeded with the map's keys), which every looked-up launch
+ * writes, keyed or not. A JAX program of 20,000 launches a step has a
+ * window of new keys in its first step only, and keys again from its
+ * second; a map that learnt keys only while keying, one launch in 16 when
+ * not, took a dozen steps to come back (20 % slower than keying all).
+ * Parts whose keys repeat (most JAX lines) never make the table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +40,7 @@
 #define KP_CORR_OTHER (UINT32_MAX - 1) /* one that does not fit: decode it */
 #define KP_CACHE 4096
 #define KP_WIN 1024   /* launches per window of the keying's choice */
-#define KP_SAMPLE 16  /* unkeyed: one launch in KP_SAMPLE still keyed */
+#define KP_SEEN 65536 /* tags of the keys seen lately (a power of two) */
 
 atomic_size_t kern_unkeyed;
 
@@ -45,10 +52,11 @@ struct kern_part {
 	const char **kb;         /* per id: its key as the map stores it */
 	uint8_t *kn;
 	/* The window (launches whose key is not their kernel's last): its
-	 * launches, those not keyed, those keyed with a new key; whether the
-	 * part keys only one launch in KP_SAMPLE. */
-	uint32_t win, win_skip, win_new;
-	int unkeyed;
+	 * launches, those whose key was not seen lately; whether the part
+	 * keys none. */
+	uint32_t win, win_new;
+	int unkeyed, many;       /* many: the last window's keys were mostly new */
+	uint16_t *seen;          /* [KP_SEEN] a tag of the key last seen by hash */
 	size_t skipped;          /* launches not keyed, in all */
 	/* The last id of a kernel metadata (by its index mod KP_CACHE): a
 	 * kernel's launches mostly repeat their key. */
@@ -71,6 +79,7 @@ void kern_part_free(struct kern_part *kp)
 	if (!kp)
 		return;
 	atomic_fetch_add_explicit(&kern_unkeyed, kp->skipped, memory_order_relaxed);
+	free(kp->seen);
 	free(kp->id);
 	free(kp->corr);
 	free(kp->kb);
@@ -98,31 +107,67 @@ static inline int key_eq(const uint8_t *a, const char *b, size_t n)
 	return 1;
 }
 
+/* A key's tag in the seen table (0: an empty slot). */
+static inline uint16_t seen_tag(uint64_t h)
+{
+	return (uint16_t)((h >> 48) | 1);
+}
+
+/* The seen table, with the map's keys in it. */
+static void seen_start(struct kern_part *kp)
+{
+	size_t id;
+
+	kp->seen = xcalloc(KP_SEEN, sizeof(*kp->seen));
+	for (id = 0; id < kp->nids; id++) {
+		uint64_t h = hmap_hash(kp->kb[id], kp->kn[id]);
+
+		kp->seen[h & (KP_SEEN - 1)] = seen_tag(h);
+	}
+}
+
 static uint32_t kern_key_id(struct kern_part *kp, uint32_t mi, const uint8_t *key, size_t n)
 {
 	uint32_t *v;
 	int ins;
 	uint32_t c = kp->last[mi % KP_CACHE].id;
+	uint64_t h;
+	uint16_t tag, *t;
 
 	/* The last key of its kernel: no map, and nothing counted. */
 	if (kp->last[mi % KP_CACHE].mi == mi && kp->kn[c] == n && key_eq(key, kp->kb[c], n))
 		return c;
 	if (kp->win == KP_WIN) {
-		/* Keyed again where at most half of the keyed launches were new. */
-		kp->unkeyed = kp->win_new * 2 > KP_WIN - kp->win_skip;
-		kp->win = kp->win_skip = kp->win_new = 0;
+		/* Not keyed after two windows in a row of which more than half
+		 * the keys were new (a part's first window has all its keys
+		 * new, JAX's too), nor until a window has fewer. */
+		int many = kp->win_new * 2 > KP_WIN;
+
+		kp->unkeyed = many && (kp->many || kp->unkeyed);
+		kp->many = many;
+		kp->win = kp->win_new = 0;
+		if (kp->unkeyed && !kp->seen)
+			seen_start(kp);
 	}
 	kp->win++;
-	if (kp->unkeyed && (kp->win - 1) % KP_SAMPLE) {
-		kp->win_skip++;
-		kp->skipped++;
-		return KP_UNIQUE;
+	if (kp->seen) {
+		h = hmap_hash(key, n);
+		t = &kp->seen[h & (KP_SEEN - 1)];
+		tag = seen_tag(h);
+		kp->win_new += *t != tag;
+		*t = tag;
+		if (kp->unkeyed) {
+			kp->skipped++;
+			return KP_UNIQUE;
+		}
+		v = hmap_get_hashed(&kp->keys, h, key, n, (uint32_t)kp->nids, &ins);
+	} else {
+		v = hmap_get(&kp->keys, key, n, (uint32_t)kp->nids, &ins);
+		kp->win_new += ins;
 	}
-	v = hmap_get(&kp->keys, key, n, (uint32_t)kp->nids, &ins);
 	if (ins) {
 		size_t len;
 
-		kp->win_new++;
 		if ((kp->nids & (kp->nids - 1)) == 0 || !kp->nids) {
 			size_t cap = kp->nids ? kp->nids * 2 : 16;
 

@@ -85,9 +85,10 @@ const uint32_t *hmap_find(const struct hmap *m, const void *key, size_t len)
 	return NULL;
 }
 
-uint32_t *hmap_get(struct hmap *m, const void *key, size_t len, uint32_t fresh, int *inserted)
+/* Both lookups' body, inlined in each: hmap_get() is on hot paths. */
+static inline __attribute__((always_inline)) uint32_t *
+get_at(struct hmap *m, uint64_t h, const void *key, size_t len, uint32_t fresh, int *inserted)
 {
-	uint64_t h = hmap_hash(key, len);
 	size_t i;
 	char *k;
 
@@ -109,6 +110,17 @@ uint32_t *hmap_get(struct hmap *m, const void *key, size_t len, uint32_t fresh, 
 	m->n++;
 	*inserted = 1;
 	return &m->slots[i].val;
+}
+
+uint32_t *hmap_get(struct hmap *m, const void *key, size_t len, uint32_t fresh, int *inserted)
+{
+	return get_at(m, hmap_hash(key, len), key, len, fresh, inserted);
+}
+
+uint32_t *hmap_get_hashed(struct hmap *m, uint64_t h, const void *key, size_t len, uint32_t fresh,
+			  int *inserted)
+{
+	return get_at(m, h, key, len, fresh, inserted);
 }
 
 const char *hmap_key_of(const uint32_t *val, size_t *len)

@@ -32,6 +32,9 @@ void hmap_fini(struct hmap *m);
  * when absent (*inserted set to 1). Never NULL. The pointer is valid until
  * the next insertion. */
 uint32_t *hmap_get(struct hmap *m, const void *key, size_t len, uint32_t fresh, int *inserted);
+/* hmap_get() for a key whose hmap_hash() the caller has already: h. */
+uint32_t *hmap_get_hashed(struct hmap *m, uint64_t h, const void *key, size_t len, uint32_t fresh,
+			  int *inserted);
 /* Looks a key up without inserting; NULL when absent. */
 const uint32_t *hmap_find(const struct hmap *m, const void *key, size_t len);
 uint64_t hmap_hash(const void *key, size_t len);
