@@ -94,6 +94,7 @@ long loop_add_timer(struct loop *l, uint64_t after_ms, uint64_t every_ms, loop_t
 	}
 	t->id = ++l->last_id;
 	t->armed = 1;
+	t->turn = l->turns;
 	t->at_ms = loop_now(l) + after_ms;
 	t->every_ms = every_ms;
 	t->fn = fn;
@@ -107,6 +108,7 @@ void loop_timer_set(struct loop *l, long id, uint64_t after_ms)
 
 	if (t) {
 		t->armed = 1;
+		t->turn = l->turns;
 		t->at_ms = loop_now(l) + after_ms;
 	}
 }
@@ -193,7 +195,10 @@ static int wait_ms(const struct loop *l)
 }
 
 /* Runs the timers due now; a handler may add, re-arm or remove timers (the
- * array may move), so each step looks its timer up again. */
+ * array may move), so each step looks its timer up again. A timer armed in
+ * this turn waits for the next, after this turn's draw: the viewer handles
+ * the next typed key on a timer of 0 ms, and "7i" handled both keys before
+ * the devices view was drawn ("no row is selected"). */
 static unsigned run_timers(struct loop *l)
 {
 	uint64_t now = loop_now(l);
@@ -206,7 +211,7 @@ static unsigned run_timers(struct loop *l)
 		void *arg;
 		long id;
 
-		if (!t->id || !t->armed || t->at_ms > now)
+		if (!t->id || !t->armed || t->at_ms > now || t->turn == l->turns)
 			continue;
 		if (t->every_ms)
 			t->at_ms += ((now - t->at_ms) / t->every_ms + 1) * t->every_ms;

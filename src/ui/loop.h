@@ -55,6 +55,7 @@ struct loop_timer {
 	int armed;
 	uint64_t at_ms;    /* when it fires next (loop clock) */
 	uint64_t every_ms; /* period; 0 = once (then disarmed, kept for loop_timer_set) */
+	uint64_t turn;     /* the turn it was armed in: it fires in a later one */
 	loop_timer_fn fn;
 	void *arg;
 };

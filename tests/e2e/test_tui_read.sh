@@ -1325,7 +1325,7 @@ if have_fixtures; then
 	keys 7 j i
 	check "devices: i names the device's host whole, and says what each figure is" \
 		'has "devices: the selected row in full" && grep -Eq "^  HOST +34\.83\.195\.1(79|80)_6003\$" "$TMP/screen" &&
-		 grep -Eq "^  HOST-BND +[^ ]+ +host-bound: idle while its host worked \('"'"'-'"'"': no host activity\)\$" "$TMP/screen"' \
+		 grep -Eq "^  HOST-BND +(-|[0-9.]+ [munp]?s) +host-bound: idle while its host worked \('"'"'-'"'"': no host activity\)\$" "$TMP/screen"' \
 		"host cut" 5
 	keys q
 	wait_for "EXIT=" >/dev/null

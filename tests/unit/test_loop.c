@@ -187,6 +187,45 @@ static void test_reactions(void **state)
 	loop_fini(&l);
 }
 
+/* A handler that arms a timer for now (the viewer's next typed key) sees
+ * it fire in the next turn, after this turn's draw: each key's result is
+ * drawn before the next key is handled. */
+static unsigned on_read_arm(void *arg, int fd, unsigned events)
+{
+	struct counts *c = arg;
+
+	on_read(arg, fd, events);
+	loop_timer_set(c->l, c->rearm, 0);
+	return UI_REDRAW;
+}
+
+static void test_timer_armed_now(void **state)
+{
+	struct loop l;
+	struct counts c;
+	int p[2];
+
+	(void)state;
+	setup_loop(&l, &c);
+	c.rearm = loop_add_timer(&l, 1000000, 0, on_timer, &c);
+	c.ret = UI_REDRAW;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(fcntl(p[0], F_SETFL, O_NONBLOCK), 0); /* on_read reads all there is */
+	assert_int_equal(loop_add_fd(&l, p[0], on_read_arm, &c), 0);
+	assert_int_equal(write(p[1], "7", 1), 1);
+	loop_turn(&l, 0);
+	assert_int_equal(c.reads, 1);
+	assert_int_equal(c.fired[c.rearm], 0); /* armed this turn: not yet */
+	assert_int_equal(c.draws, 1);
+	loop_turn(&l, 0);
+	assert_int_equal(c.fired[c.rearm], 1);
+	assert_int_equal(c.draws, 2);
+	loop_del_fd(&l, p[0]);
+	close(p[0]);
+	close(p[1]);
+	loop_fini(&l);
+}
+
 /* fds: a handler runs when its fd is readable, sees a hang-up, and stops
  * running once the fd is removed. */
 static void test_fds(void **state)
@@ -269,6 +308,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TU_TEST(test_timers),
 		TU_TEST(test_reactions),
+		TU_TEST(test_timer_armed_now),
 		TU_TEST(test_fds),
 		TU_TEST(test_wake_from_thread),
 	};
