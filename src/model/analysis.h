@@ -154,6 +154,17 @@ static inline int xt_device_silent(const struct xt_device_row *d)
 	return !d->op_events && !d->span_ps;
 }
 
+/* Why d's figures read '-', where some do: it has no events, or its
+ * host-bound time has no host activity to rest on; NULL otherwise. */
+static inline const char *xt_device_unknown_why(const struct xt_device_row *d)
+{
+	if (xt_device_silent(d))
+		return "no events from it in the profile: idle, or not traced";
+	if (xt_device_has_gaps(d) && !d->host_known)
+		return "HOST-BND '-': no host activity in the profile";
+	return NULL;
+}
+
 /* Step breakdown columns, in priority order (earlier wins an overlap). */
 enum xt_step_cat {
 	XT_CAT_DEVICE_COMPUTE,

@@ -153,6 +153,10 @@ int rowinfo_fill(struct app *a, struct textview *tv)
 		/* DEVICE names the host by the part that differs; here whole. */
 		if (p == &a->devs && (size_t)row < a->an->ndevices && a->t->nhosts > 1)
 			put(tv, ROLE_TEXT, "HOST", a->an->devices[row].host);
+		/* Why its '-' are, as the view's last line says. */
+		if (p == &a->devs && (size_t)row < a->an->ndevices &&
+		    xt_device_unknown_why(&a->an->devices[row]))
+			put(tv, ROLE_DIM, "NOTE", xt_device_unknown_why(&a->an->devices[row]));
 		view = p == &a->steps	? "steps"
 		       : p == &a->mem	? "memory"
 		       : p == &a->kern	? "kernels"

@@ -178,7 +178,8 @@ static const struct panel_column kern_columns[] = {
 	{ "GRID", 11, 0, 6, k_grid, NULL, NULL, "blocks per launch, x,y,z" },
 	{ "BLOCK", 9, 0, 7, k_block, NULL, NULL, "threads per block, x,y,z" },
 	{ "REGS", 4, 1, 4, k_regs, NULL, kc_regs, "registers per thread" },
-	{ "SHARED", 9, 1, 2, k_shared, NULL, kc_shared, "shared memory per block" },
+	{ "SHARED", 9, 1, 2, k_shared, NULL, kc_shared,
+	  "shared memory per block ('-': its NOTE in i says why)" },
 	{ "OCC%", 4, 1, 1, k_occ, NULL, kc_occ, "occupancy the profile gives" },
 	{ "KERNEL (OP)", 0, 0, 0, k_name, NULL, kc_name,
 	  "the kernel, and the op it ran for (program/op where ops of several share it)" },
@@ -514,14 +515,11 @@ static void dev_draw(struct app *a, int y, int h)
 	sel = panel_selected(p);
 	if (sel >= 0) {
 		const struct xt_device_row *d = &a->an->devices[sel];
+		const char *why = xt_device_unknown_why(d);
 		char line[1024];
 
-		if (xt_device_silent(d))
-			snprintf(line, sizeof(line),
-				 " %s: no events from it in the profile: idle, or not traced", d->name);
-		else if (xt_device_has_gaps(d) && !d->host_known)
-			snprintf(line, sizeof(line),
-				 " %s: HOST-BND '-': no host activity in the profile", d->name);
+		if (why)
+			snprintf(line, sizeof(line), " %s: %s", d->name, why);
 		else
 			snprintf(line, sizeof(line), " %s%s%s%s: peak %s (%s); Enter: its longest gap",
 				 d->name, *d->model ? " (" : "", d->model, *d->model ? ")" : "",

@@ -1329,8 +1329,20 @@ if have_fixtures; then
 		"host cut" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
+	# A device with no events: i says why its figures are '-', as the
+	# view's last line does (HOST-BND's help names another reason). The
+	# two keys typed at once: the devices view is drawn before i is
+	# handled ("no row is selected" when the loop handled both first).
+	start 80 24 "$XTOP" "$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb"
+	wait_for "[timeline]" >/dev/null
+	keys 7 i
+	check "devices: i on a device with no events says why its figures are '-'" \
+		'has "DEVICE      /device:GPU:0" &&
+		 has "NOTE        no events from it in the profile: idle, or not traced"' "no note"
+	keys q
+	wait_for "EXIT=" >/dev/null
 else
-	skip_n 5 "title, u, devices i, pan" "$NOFIX"
+	skip_n 6 "title, u, devices i, pan" "$NOFIX"
 fi
 # An op name in several programs (jit_dot's five GEMMs; TPU:1's jit_f
 # retagged 777): Enter on one program's row jumps to its own longest run,
