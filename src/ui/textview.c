@@ -94,7 +94,10 @@ static void add_row(struct textview *tv, size_t line, size_t off, size_t len, in
 
 /* Wraps line i: as many characters as fit, broken after the last space
  * when there is one in the second half of the row, never between a figure
- * and its unit ("189.17 ms"). */
+ * and its unit ("189.17 ms"); else after the last '/', ',' or a lone ':'
+ * there (a path, an op's scopes, a C++ name: "layer_17/" and "dropout_1",
+ * not "layer_17/dr" and "opout_1"; "Eigen::" and "Tensor", not "Eigen:"
+ * and ":Tensor"). */
 static void wrap_line(struct textview *tv, size_t i, int width)
 {
 	const struct tv_line *l = &tv->lines[i];
@@ -107,8 +110,8 @@ static void wrap_line(struct textview *tv, size_t i, int width)
 		return;
 	}
 	while (off < total) {
-		int avail = width - (cont ? l->indent : 0), n = 0, brk = -1;
-		size_t o = off, brk_off = 0;
+		int avail = width - (cont ? l->indent : 0), n = 0, brk = -1, soft = -1;
+		size_t o = off, brk_off = 0, soft_off = 0;
 
 		if (avail < 8)
 			avail = width > 8 ? 8 : width > 0 ? width : 1;
@@ -116,6 +119,10 @@ static void wrap_line(struct textview *tv, size_t i, int width)
 			if (s[o] == ' ' && n >= avail / 2 && !fmt_is_unit(s + o + 1)) {
 				brk = n;
 				brk_off = o;
+			} else if (n >= avail / 2 &&
+				   (s[o] == '/' || s[o] == ',' || (s[o] == ':' && s[o + 1] != ':'))) {
+				soft = n + 1;
+				soft_off = o + 1;
 			}
 			o += utf8_len(s + o);
 			n++;
@@ -123,6 +130,9 @@ static void wrap_line(struct textview *tv, size_t i, int width)
 		if (s[o] && brk > 0) {
 			add_row(tv, i, off, brk_off - off, cont);
 			off = brk_off + 1; /* the space at the break is dropped */
+		} else if (s[o] && soft > 0 && s[soft_off]) {
+			add_row(tv, i, off, soft_off - off, cont); /* the mark stays */
+			off = soft_off;
 		} else {
 			add_row(tv, i, off, o - off, cont);
 			off = o;

@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include "ui/panel.h"
+#include "ui/textview.h"
 #include "ui/reaction.h"
 
 /* A view: rows with a name, a value and a depth, in the view's order. */
@@ -267,6 +268,51 @@ static void test_figure_never_cut(void **state)
 	panel_fini(&p);
 }
 
+/* Row r of tv's text at its last width, into b. */
+static const char *tv_row_text(const struct textview *tv, size_t r, char *b, size_t n)
+{
+	const struct tv_row *w = &tv->rows[r];
+
+	snprintf(b, n, "%.*s", (int)w->len, tv->lines[w->line].text + w->off);
+	return b;
+}
+
+/* The details pane's wrap: at a space, else after a '/', ',' or the end
+ * of a "::" in the row's second half (an op's scopes, a C++ name), else
+ * where the row is full; a figure keeps its unit. */
+static void test_textview_wrap(void **state)
+{
+	struct textview tv;
+	char b[128];
+
+	(void)state;
+	memset(&tv, 0, sizeof(tv));
+	textview_add(&tv, 0, 0, 2, "%s", "replica_4/bert_span_labeler/transformer/layer_17/dropout_1");
+	assert_int_equal(textview_rows(&tv, 40), 2);
+	assert_string_equal(tv_row_text(&tv, 0, b, sizeof(b)),
+			    "replica_4/bert_span_labeler/transformer/");
+	assert_string_equal(tv_row_text(&tv, 1, b, sizeof(b)), "layer_17/dropout_1");
+	textview_clear(&tv);
+	textview_add(&tv, 0, 0, 0, "%s", "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator");
+	assert_int_equal(textview_rows(&tv, 40), 2);
+	assert_string_equal(tv_row_text(&tv, 0, b, sizeof(b)), "void Eigen::internal::");
+	textview_clear(&tv);
+	textview_add(&tv, 0, 0, 0, "%s", "void Eigen::internal::Eigen<Eigen::TensorEvaluator<Eigen::half");
+	assert_int_equal(textview_rows(&tv, 40), 2);
+	assert_string_equal(tv_row_text(&tv, 0, b, sizeof(b)), "void Eigen::internal::Eigen<Eigen::");
+	/* A space in the second half wins; a figure keeps its unit. */
+	textview_clear(&tv);
+	textview_add(&tv, 0, 0, 0, "%s", "the step took a/b/c 189.17 ms in all");
+	assert_int_equal(textview_rows(&tv, 26), 2);
+	assert_string_equal(tv_row_text(&tv, 0, b, sizeof(b)), "the step took a/b/c");
+	/* Nowhere to break: the row is full. */
+	textview_clear(&tv);
+	textview_add(&tv, 0, 0, 0, "%s", "abcdefghijklmnopqrstuvwxyz");
+	assert_int_equal(textview_rows(&tv, 10), 3);
+	assert_string_equal(tv_row_text(&tv, 0, b, sizeof(b)), "abcdefghij");
+	textview_fini(&tv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +322,7 @@ int main(void)
 		TU_TEST(test_pager),
 		TU_TEST(test_narrow),
 		TU_TEST(test_figure_never_cut),
+		TU_TEST(test_textview_wrap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
