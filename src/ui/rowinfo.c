@@ -23,12 +23,13 @@ static void put(struct textview *tv, int role, const char *key, const char *valu
  * filter too), drawn or not at this width, with what the column means
  * after a short figure (a name's own line is long enough). Columns that
  * draw themselves (bars) have no text to give. */
-static void panel_row(struct textview *tv, const struct panel *p, long row)
+static void panel_cols(struct textview *tv, const struct panel *p, long row, size_t from,
+		       size_t to)
 {
 	char buf[8192], v[8400];
 	size_t c;
 
-	for (c = 0; c < p->ncols; c++) {
+	for (c = from; c < to && c < p->ncols; c++) {
 		if (!p->cols[c].text)
 			continue;
 		p->cols[c].text(p->ctx, (size_t)row, buf, sizeof(buf));
@@ -147,9 +148,16 @@ int rowinfo_fill(struct app *a, struct textview *tv)
 		if (row < 0)
 			return -1;
 		textview_clear(tv);
-		panel_row(tv, p, row);
-		if (p == &a->kern && (size_t)row < a->an->nkernels)
+		if (p == &a->kern && (size_t)row < a->an->nkernels && p->ncols) {
+			/* The figures, then MIN and the NOTE on their '-', then
+			 * the name: a C++ kernel's takes a dozen rows, and put
+			 * the NOTE below the first screen at 80x24. */
+			panel_cols(tv, p, row, 0, p->ncols - 1);
 			kernel_extra(tv, &a->an->kernels[row]);
+			panel_cols(tv, p, row, p->ncols - 1, p->ncols);
+		} else {
+			panel_cols(tv, p, row, 0, p->ncols);
+		}
 		/* DEVICE names the host by the part that differs; here whole. */
 		if (p == &a->devs && (size_t)row < a->an->ndevices && a->t->nhosts > 1)
 			put(tv, ROLE_TEXT, "HOST", a->an->devices[row].host);
