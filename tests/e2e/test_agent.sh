@@ -47,6 +47,10 @@ trap cleanup EXIT
 # run's PID, WP the workload's (from the line xtop run prints); waits for
 # the agent's socket. PRELOAD, when set, is xtop run's LD_PRELOAD.
 run_w() { # RUN_XTOP: an xtop whose path may hold spaces, instead of $XTOP
+	# The last run's stderr goes first: the background job truncates it
+	# only once it starts, and the loop below could read the last
+	# workload's PID (killed, its socket left behind) before that.
+	rm -f "$TMP/run.err" "$TMP/run.out"
 	if [ -n "${RUN_XTOP:-}" ]; then
 		"$RUN_XTOP" run -- "$@" >"$TMP/run.out" 2>"$TMP/run.err" &
 	elif [ -n "${PRELOAD:-}" ]; then
@@ -60,7 +64,7 @@ run_w() { # RUN_XTOP: an xtop whose path may hold spaces, instead of $XTOP
 	n=0
 	WP=
 	while [ -z "$WP" ] && [ $n -lt 600 ]; do
-		WP=$(sed -n 's/^xtop: PID \([0-9]*\) runs .*/\1/p' "$TMP/run.err")
+		WP=$(sed -n 's/^xtop: PID \([0-9]*\) runs .*/\1/p' "$TMP/run.err" 2>/dev/null)
 		[ -n "$WP" ] || sleep 0.05
 		n=$((n + 1))
 	done
