@@ -94,10 +94,10 @@ static void add_row(struct textview *tv, size_t line, size_t off, size_t len, in
 
 /* Wraps line i: as many characters as fit, broken after the last space
  * when there is one in the second half of the row, never between a figure
- * and its unit ("189.17 ms"); else after the last '/', ',' or a lone ':'
- * there (a path, an op's scopes, a C++ name: "layer_17/" and "dropout_1",
- * not "layer_17/dr" and "opout_1"; "Eigen::" and "Tensor", not "Eigen:"
- * and ":Tensor"). */
+ * and its unit ("189.17 ms"); else after the last '/', ',' or ':' there
+ * that no ':' follows (a path, an op's scopes, a C++ name: "layer_17/"
+ * and "dropout_1", not "layer_17/dr" and "opout_1"; "Eigen::" and
+ * "Tensor", not "Eigen:" and ":Tensor"). */
 static void wrap_line(struct textview *tv, size_t i, int width)
 {
 	const struct tv_line *l = &tv->lines[i];
