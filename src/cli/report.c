@@ -337,10 +337,15 @@ static void report_steps(struct strbuf *o, const struct xt_trace *t, const struc
 	section(o, "");
 	o->len--;
 	if (a->steps_source == XT_STEPS_INFERRED) {
-		put_text(o, width, "Steps: %zu, inferred from the runs of %s (no step markers); the "
-				   "time between runs is in no step",
+		put_text(o, width, "Steps: %zu, inferred from the runs of %s (no step markers): each "
+				   "from a run's start to the next run's",
 			 a->nsteps, a->steps_module);
+		/* An xtop run capture cannot see jaxlib's markers
+		 * (docs/agent.md): saying only "mark steps" would send a
+		 * user who has them to add them again. */
 		put_text(o, width, "  mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i)");
+		put_text(o, width, "  (a capture through the profiler server sees them; one through "
+				   "xtop run cannot)");
 	} else {
 		put_text(o, width, "Steps: %zu (from %s)", a->nsteps,
 			 a->steps_source == XT_STEPS_DEVICE ? "device Steps lines"

@@ -393,9 +393,12 @@ static size_t device_runs(const struct xt_plane *pl, struct mod_run **out)
 }
 
 /*
- * Without step markers, steps are the runs of the module run most often
- * (at least twice on some device) with the most device time: the k-th run
- * of it on each device is step k (docs/analyses.md, "Steps"). Ties go to
+ * Without step markers, steps come from the runs of the module run most
+ * often (at least twice on some device) with the most device time: step k
+ * on a device is its k-th run and the time until its next one, the
+ * period a step marker around the loop's body would have (docs/analyses.md,
+ * "Steps"). A device's last run has no next one to end its step, and is
+ * often cut off by the capture's end: it is no step. Ties go to
  * the shorter name, then the smaller. One pass over the runs with a table
  * of the modules seen (a scaled or long profile has millions of runs).
  */
@@ -510,22 +513,24 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 			best = m;
 	}
 	if (best) {
-		a->steps = xcalloc(best->most, sizeof(*a->steps));
-		for (i = 0; i < best->most; i++) {
+		a->steps = xcalloc(best->most - 1, sizeof(*a->steps));
+		for (i = 0; i + 1 < best->most; i++) {
 			a->steps[i].id = (int64_t)i;
 			a->steps[i].duration_ps = -1; /* no run yet */
 		}
 		for (d = 0; d < ndev; d++) {
-			size_t k = 0;
+			size_t k = 0, prev = SIZE_MAX;
 
 			for (i = 0; i < nruns[d]; i++) {
 				if (!same_module(runs[d][i].module, best->name))
 					continue;
-				step_take(&a->steps[k++], runs[d][i].start_ps, runs[d][i].end_ps, at[d][0],
-					  at[d][1]);
+				if (prev != SIZE_MAX)
+					step_take(&a->steps[k++], runs[d][prev].start_ps,
+						  runs[d][i].start_ps, at[d][0], at[d][1]);
+				prev = i;
 			}
 		}
-		a->nsteps = best->most;
+		a->nsteps = best->most - 1;
 		a->steps_source = XT_STEPS_INFERRED;
 		/* Not in a->arena: this runs beside the other merges. */
 		snprintf(a->steps_module, sizeof(a->steps_module), "%.*s", (int)best->name.n,

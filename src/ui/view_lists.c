@@ -400,11 +400,11 @@ static void steps_draw(struct app *a, int y, int h)
 	/* Where the steps come from: a line of its own when they are only
 	 * inferred, since then the user should know how to mark them. */
 	if (an->steps_source == XT_STEPS_INFERRED) {
-		/* A step is then one run, so the time between runs (the
-		 * host's, the idle) is in none: a user reads the step's
-		 * length as the training step's otherwise. */
-		snprintf(line, sizeof(line), " inferred: runs of %s, the time between runs in no step "
-					     "(no step markers; mark steps with "
+		/* A step is then a run and the time until the next (the
+		 * host's, the idle): the period a marker around the loop's
+		 * body would give. */
+		snprintf(line, sizeof(line), " inferred: runs of %s, each step from a run's start to "
+					     "the next run's (no step markers; mark steps with "
 					     "jax.profiler.StepTraceAnnotation)", an->steps_module);
 		rows = ui_put_wrap(++y, a->cols, h > 2 ? 2 : 1, term_attr(ROLE_DIM), line, 3);
 		y += rows - 1;

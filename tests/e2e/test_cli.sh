@@ -267,7 +267,7 @@ if have_fixtures; then
 	if head -n 8 "$TMP/narrow" | tr '\n' ' ' | tr -s ' ' |
 		grep -qF "1 host, 11 planes, 7 lines, 3,782 events; device busy 3.48 ms times are from the profile start FLOPs and bytes from the programs' HLO where the profile has none" &&
 		tr '\n' ' ' <"$TMP/narrow" | tr -s ' ' |
-		grep -qF "Steps: 18, inferred from the runs of jit_dot (no step markers); the time between runs is in no step mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i)" &&
+		grep -qF "Steps: 17, inferred from the runs of jit_dot (no step markers): each from a run's start to the next run's mark steps: jax.profiler.StepTraceAnnotation(\"train\", step_num=i) (a capture through the profiler server sees them; one through xtop run cannot)" &&
 		! grep -Eq "^ *(ps|ns|us|ms|s|B|KiB|MiB|GiB)( |,|;|\)|$)" "$TMP/narrow"; then
 		ok "report at 60 columns: sentences wrap whole, figures keep their units"
 	else

@@ -78,9 +78,10 @@ jcheck "roofline: utilization in 0-1, bound_by set, intensity = FLOPs / bytes" "
 	"all(0 <= o['hbm_bw_utilization'] <= 1 and o['bound_by'] == 'memory'
 	     and abs(o['arithmetic_intensity'] - o['flops'] / o['hbm_bytes']) < 1e-9
 	     for o in d['ops'] if o['attribution'] == 'kernel_name')"
-jcheck "steps inferred from the 10 runs of jit_train_step" "$TMP/cb.json" \
+# (a step is a run and the time to the next: the last run is none)
+jcheck "steps inferred from the 10 runs of jit_train_step: 9 steps" "$TMP/cb.json" \
 	"d['steps_source'] == 'inferred' and d['steps_module'] == 'jit_train_step'
-	 and len(d['steps']) == 10"
+	 and len(d['steps']) == 9"
 jcheck "memory adds up: live + other live + unattributed = peak" "$TMP/cb.json" \
 	"all(sum(x['bytes'] for x in m['live_at_peak']) + m['live_other_bytes']
 	     + m['unattributed_bytes'] == m['peak_bytes'] for m in mem)
@@ -162,6 +163,20 @@ for n in mlp-cb mlp-nocb tfm-cb tfm-nocb scan-cb scan-nocb; do
 	report "$H/jax-h100-$n.xplane.pb.gz" "$TMP/h-$n.json"
 	oracle_match "H100 $n: every number matches the oracle" "$H/jax-h100-$n.xplane.pb.gz" "$TMP/h-$n.json"
 done
+# Inferred steps are periods: the MLP that xtop run captured ran its 288
+# runs 726 us apart, 322 us each, and the device idles 55 % of its span.
+# A step is a run and the time to the next, so the steps hold that idle, as
+# host time or idle (they read 322 us and 0.07 % idle as runs alone), and
+# the last run, which
+# the capture's end cut to 6 of its 21 kernels (108.8 us), is no step.
+report "$H/agent-h100-mlp-cb.xplane.pb.gz" "$TMP/h-agent.json"
+jcheck "H100 agent MLP: 287 steps of 288 runs, a period each (mean 726 us), idle as the device's" \
+	"$TMP/h-agent.json" \
+	"d['steps_source'] == 'inferred' and len(d['steps']) == 287 and
+	 abs(sum(s['duration_ps'] for s in d['steps']) / 287 - 726.3e6) < 0.1e6 and
+	 min(s['duration_ps'] for s in d['steps']) > 500e6 and
+	 abs(sum(s['idle_ps'] + s['host_compute_ps'] for s in d['steps'])
+	     / sum(s['duration_ps'] for s in d['steps']) - d['devices'][0]['idle_percent'] / 100) < 0.01"
 # A -cb file and its -nocb twin ran the same program: the same ops, once a step.
 jcheck "H100 MLP, command buffers: the same 21 ops and counts as without them, times within 10%" \
 	"$TMP/h-mlp-cb.json" \
@@ -224,9 +239,9 @@ for n in scan-cb scan-nocb; do
 		     for n in ('loop_dynamic_update_slice_fusion.1', 'loop_dynamic_update_slice_fusion.2',
 		               'loop_dynamic_update_slice_fusion.7'))"
 done
-jcheck "H100 scan, no command buffers: 12 steps, the loop's side-stream copies join no two" \
+jcheck "H100 scan, no command buffers: 12 runs (11 steps), the loop's side-stream copies join no two" \
 	"$TMP/h-scan-nocb.json" \
-	"d['steps_source'] == 'inferred' and len(d['steps']) == 12 and
+	"d['steps_source'] == 'inferred' and len(d['steps']) == 11 and
 	 all(s['duration_ps'] < 10**10 for s in d['steps'])"
 for n in tfm-cb tfm-nocb mlp-cb scan-cb scan-nocb; do
 	k=$(gpu_kernels "$H/jax-h100-$n.xplane.pb.gz")
@@ -253,9 +268,9 @@ peaks "H100: peaks from the plane (4096 FLOP/SM/cycle x 132 SMs x 1.98 GHz, 3.35
 jcheck "H100 MLP: 12 steps from the host markers, times from the profile start" "$TMP/h-mlp-cb.json" \
 	"d['steps_source'] == 'host' and len(d['steps']) == 12 and
 	 0 < d['steps'][0]['start_ps'] < 10**12 and d['time_base'] == 'profile_start'"
-jcheck "H100 transformer: 12 steps inferred from jit_train_step's runs" "$TMP/h-tfm-cb.json" \
+jcheck "H100 transformer: 11 steps inferred from jit_train_step's 12 runs" "$TMP/h-tfm-cb.json" \
 	"d['steps_source'] == 'inferred' and d['steps_module'] == 'jit_train_step' and
-	 len(d['steps']) == 12"
+	 len(d['steps']) == 11"
 jcheck "H100: the GPU allocator's memory adds up to its peak" "$TMP/h-tfm-nocb.json" \
 	"mem and mem[0]['name'] == 'GPU:0 HBM' and
 	 all(sum(x['bytes'] for x in m['live_at_peak']) + m['live_other_bytes']
@@ -283,10 +298,10 @@ oracle_match "H200 agent capture: every number matches the oracle" "$H2/agent-h2
 peaks "H200: peaks from the plane (the H100's SMs and clock, 4.81 TB/s), no rate above them" \
 	"$TMP/h2-tfm.json" "NVIDIA H200" 4814304000000
 k=$(gpu_kernels "$H2/jax-h200-tfm-nocb.xplane.pb.gz")
-jcheck "H200 transformer: 97 ops once a step, 12 inferred steps, all $k kernels in the op rows" \
+jcheck "H200 transformer: 97 ops once a run, 11 inferred steps (12 runs), all $k kernels in the op rows" \
 	"$TMP/h2-tfm.json" \
 	"len(d['ops']) == 97 and all(o['occurrences'] == 12 and o['attribution'] == 'hlo_op' for o in d['ops'])
-	 and d['steps_source'] == 'inferred' and len(d['steps']) == 12 and
+	 and d['steps_source'] == 'inferred' and len(d['steps']) == 11 and
 	 sum(k['occurrences'] for o in d['ops'] for k in o['kernels']) == $k"
 # The planes of the file itself (the report's are those after any merge).
 planes=$(xspace_eval "$H2/agent-h200-mlp-cb.xplane.pb.gz" "' '.join(sorted(p.name for p in sp.planes))")
@@ -315,7 +330,7 @@ jcheck "H200 sort: CUB's sort ran once a call (12), though its first kernel, a m
 	"ops['custom-call.1']['occurrences'] == 12 and ops['loop_select_fusion']['occurrences'] == 12 and
 	 {k['name']: k['occurrences'] for k in ops['custom-call.1']['kernels']}['Memset 3'] == 72 and
 	 sum(k['occurrences'] for k in ops['custom-call.1']['kernels']) == 144 and
-	 d['steps_source'] == 'inferred' and len(d['steps']) == 12"
+	 d['steps_source'] == 'inferred' and len(d['steps']) == 11"
 # Without its HLO a loop body's op could pass for one of the entry: the scan's
 # dynamic slices (eight a step, back to back on side streams) keep an
 # occurrence per iteration.
@@ -356,7 +371,7 @@ if have_fixtures; then
 	jcheck "TPU fixture: the memory peak is 72.83 s from the profile start" "$TMP/tpu.json" \
 		"mem[0]['peak_time_ps'] == 72829706942000"
 	jcheck "TPU fixture: steps inferred from the runs of jit_f" "$TMP/tpu.json" \
-		"d['steps_source'] == 'inferred' and d['steps_module'] == 'jit_f' and len(d['steps']) == 100"
+		"d['steps_source'] == 'inferred' and d['steps_module'] == 'jit_f' and len(d['steps']) == 99"
 	report "$FIX/tf-gpu-v100-2host/34.83.195.179_6003.xplane.pb" "$TMP/tf.json"
 	jcheck "TF fixture: ops are TensorFlow ops (name and type), kernels beneath" "$TMP/tf.json" \
 		"not any(o['name'].startswith('void ') for o in d['ops'] if o['attribution'] != 'event_name')

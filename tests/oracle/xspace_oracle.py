@@ -1896,7 +1896,8 @@ def op_row(a, plane_info, self_total):
 
 def infer_steps(all_runs):
     """CHOICE C20: steps from the runs of the module with most device time
-    among those run at least twice on some device."""
+    among those run at least twice on some device; step k on a device is its
+    k-th run's start to its next run's start (the last run is no step)."""
     best, best_t, best_n = None, -1, 0
     names = []
     for _, runs in all_runs:
@@ -1912,11 +1913,11 @@ def infer_steps(all_runs):
     if best is None:
         return [], None
     markers = []
-    for k in range(best_n):
+    for k in range(best_n - 1):
         for dev, runs in all_runs:
-            mine = [(rs, re_) for mm, rs, re_ in runs if mm == best]
-            if k < len(mine):
-                markers.append((k, mine[k][0], mine[k][1], dev))
+            mine = [rs for mm, rs, re_ in runs if mm == best]
+            if k + 1 < len(mine):
+                markers.append((k, mine[k], mine[k + 1], dev))
     return markers, best
 
 

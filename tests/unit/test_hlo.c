@@ -476,13 +476,13 @@ static void test_command_buffer_attribution(void **state)
 	assert_int_equal(op->attr, XT_ATTR_UNRESOLVED);
 	assert_string_equal(op->parent, "no_such_op.7");
 	assert_int_equal(an->nops, 3);
-	/* Steps: the two runs of jit_step. */
+	/* Steps: the two runs of jit_step, one step from the first to the
+	 * second (the last run is no step). */
 	assert_int_equal(an->steps_source, XT_STEPS_INFERRED);
 	assert_string_equal(an->steps_module, "jit_step");
-	assert_int_equal(an->nsteps, 2);
+	assert_int_equal(an->nsteps, 1);
 	assert_int_equal(an->steps[0].start_ps, 0);
-	assert_int_equal(an->steps[0].duration_ps, 500);
-	assert_int_equal(an->steps[1].start_ps, 1000);
+	assert_int_equal(an->steps[0].duration_ps, 1000);
 }
 
 /* The entry's schedule: the instructions of c in the order given. */
@@ -712,9 +712,10 @@ static void test_loop_side_stream_steps(void **state)
 	}
 	an = tu_load_space(s, NULL);
 	assert_int_equal(an->steps_source, XT_STEPS_INFERRED);
-	assert_int_equal(an->nsteps, 3);
+	/* three runs, 1000 ps apart: two steps (the last run is none) */
+	assert_int_equal(an->nsteps, 2);
 	assert_int_equal(an->steps[1].start_ps, 1000);
-	assert_int_equal(an->steps[1].duration_ps, 600);
+	assert_int_equal(an->steps[1].duration_ps, 1000);
 }
 
 /* A jitted matmul called in a loop: a program of one op, its runs back to
@@ -747,10 +748,11 @@ static void test_one_op_program_steps(void **state)
 	}
 	an = tu_load_space(s, NULL);
 	assert_int_equal(an->steps_source, XT_STEPS_INFERRED);
-	assert_int_equal(an->nsteps, 3);
+	/* three runs (not six): two steps, run start to run start */
+	assert_int_equal(an->nsteps, 2);
+	assert_int_equal(an->steps[0].start_ps, 0);
 	assert_int_equal(an->steps[1].start_ps, 1000);
-	assert_int_equal(an->steps[1].duration_ps, 250);
-	assert_int_equal(an->steps[2].start_ps, 2000);
+	assert_int_equal(an->steps[1].duration_ps, 1000);
 	/* cut anywhere along the line: the same */
 	stream_split_min = 2;
 	same_analysis(an, tu_load_space(s, NULL));
@@ -795,10 +797,10 @@ static void test_first_op_twice_steps(void **state)
 	}
 	an = tu_load_space(s, NULL);
 	assert_int_equal(an->steps_source, XT_STEPS_INFERRED);
-	assert_int_equal(an->nsteps, 3);
-	for (k = 0; k < 3; k++) {
+	assert_int_equal(an->nsteps, 2);
+	for (k = 0; k < 2; k++) {
 		assert_int_equal(an->steps[k].start_ps, k * 1000);
-		assert_int_equal(an->steps[k].duration_ps, 400);
+		assert_int_equal(an->steps[k].duration_ps, 1000);
 	}
 	stream_split_min = 2;
 	same_analysis(an, tu_load_space(s, NULL));
