@@ -220,7 +220,7 @@ void rate_add(struct rate_acc *ra, const struct op_acc *o, const struct xt_devic
 
 static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 {
-	double s = (double)ra->ps * 1e-12;
+	double s = (double)ra->ps * 1e-12, fu, bu;
 	int has_f = r->has_flops && !ra->flops_unknown, has_b = r->has_bytes && !ra->bytes_unknown;
 
 	r->rate_ps = ra->ps;
@@ -261,6 +261,12 @@ static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 		if (ra->bpeak_ps == ra->ps && ra->bpeak > 0)
 			r->hbm_bw_utilization = ra->hbm / (ra->bpeak * 1e-12);
 	}
+	/* The bound is the larger share of its roof (XProf's
+	 * SetRooflineMetrics), a ratio of the counts where the time cancels
+	 * out: it stands when a share is above 1 and dropped below (an op at
+	 * 100.02 % of HBM's roof and 0.1 % of the FLOPs' is memory-bound). */
+	fu = r->flops_utilization;
+	bu = r->hbm_bw_utilization;
 	/* Impossible figures are absent, not shown. */
 	if (!isnan(r->flops_per_s) &&
 	    (isnan(r->flops_utilization) ? r->flops_per_s > XT_MAX_FLOPS : r->flops_utilization > 1)) {
@@ -281,10 +287,9 @@ static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 					 "from a cache, its time is too short (an async op?) or its "
 					 "bytes are wrong";
 	}
-	/* FLOPs over HBM bytes: when either rate is impossible, one of them
-	 * may be what is wrong (bytes an L2 served, counted as HBM's). */
-	if (*r->rate_note)
-		r->intensity = NAN;
+	/* FLOPs over HBM bytes stays when a rate is dropped: the time is
+	 * not in it, and it is the HLO's count, as XProf's (where an L2
+	 * served some bytes, the HBM's own intensity is higher). */
 	/* All bytes (on-chip memories included) can outrun HBM; only a rate
 	 * no memory reaches is dropped. With no HBM share known, all bytes
 	 * are HBM bytes and the HBM check above applies to them. */
@@ -296,14 +301,12 @@ static void rates_measure(struct xt_op_row *r, const struct rate_acc *ra)
 			r->rate_note = "bandwidth above what any memory delivers: the op's time is "
 				       "too short or its bytes are wrong";
 	}
-	if (!isnan(r->flops_utilization) && !isnan(r->hbm_bw_utilization))
-		r->bound_by = r->flops_utilization >= r->hbm_bw_utilization ? XT_BOUND_COMPUTE
-									   : XT_BOUND_MEMORY;
+	if (!isnan(fu) && !isnan(bu) && !r->host_mem)
+		r->bound_by = fu >= bu ? XT_BOUND_COMPUTE : XT_BOUND_MEMORY;
 	if (r->host_mem && !isnan(r->hbm_bytes_per_s)) {
 		/* A host offload (the TPU's 5 GiB copies at 9-30 GB/s read as
 		 * 0.5-1.9 % of HBM, "memory bound"): the rate is the link's. */
 		r->hbm_bytes_per_s = r->hbm_bw_utilization = r->intensity = NAN;
-		r->bound_by = XT_BOUND_UNKNOWN;
 		if (!*r->rate_note)
 			r->rate_note = "to or from host memory (S(5) in its HLO): its bytes cross the "
 				       "host link, which no HBM roof measures (bytes/s is the link's)";

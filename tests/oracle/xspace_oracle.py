@@ -274,9 +274,11 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
       with instants only keeps busy 0 and span 0.  A GPU with no op events
       has its kernel counts (kernels, small_kernels, small_kernel_ps) null
       too: what it ran is as unknown as its busy time.
-  C42 arithmetic_intensity is null whenever the FLOP rate or the HBM
-      bandwidth was dropped as above the device's peak: the FLOPs or the
-      HBM bytes it divides may be what is wrong.
+  C42 arithmetic_intensity (FLOPs over HBM bytes) stays when the FLOP
+      rate or the HBM bandwidth is dropped as above the device's peak, and
+      bound_by is the larger of the two shares before the drop: both are
+      ratios of the counts, where the op's time cancels out (as XProf's
+      SetRooflineMetrics, which drops nothing). Not for a host offload.
   C43 Programs: a program name (as program_of gives it) under which ops
       ran with several program ids is several programs, each named
       "name(id)" (XProf keys op metrics by program id, and names programs
@@ -1848,6 +1850,7 @@ def op_row(a, plane_info, self_total):
                          next(iter(src)) if src else None)
     fr = br = hr = fu = hu = None
     note = None
+    bound = 'unknown'
     # no HBM intensity for a host offload, timed or not (a copy-done's 0)
     intensity = a.flops / a.hbm if has_f and has_b and a.hbm > 0 and not a.host_mem else None
     if ps <= 0:
@@ -1868,14 +1871,16 @@ def op_row(a, plane_info, self_total):
             hr = hb / sec
             if bpeak_ps == ps and bpeak > 0:
                 hu = hb / (bpeak * 1e-12)
+        # C42: the bound is the larger share before any is dropped (the
+        # time cancels out); the intensity stays (FLOPs over HBM bytes).
+        bound = ('compute' if fu >= hu else 'memory') \
+            if fu is not None and hu is not None and not a.host_mem else 'unknown'
         if fr is not None and (fr > MAX_FLOPS if fu is None else fu > 1):
             fr = fu = None
             note = 'flops above peak'
         if hr is not None and (hr > MAX_BW if hu is None else hu > 1):
             hr = hu = None
             note = 'flops and bandwidth above peak' if note else 'bandwidth above peak'
-        if note:
-            intensity = None  # C42: FLOPs or HBM bytes may be what is wrong
         if br is not None and (br > MAX_BW or (a.hbm == a.bytes and hr is None)):
             br = None
             note = note or 'bandwidth above any memory'
@@ -1887,8 +1892,7 @@ def op_row(a, plane_info, self_total):
     r.update({'flops_per_s': fr, 'bytes_per_s': br, 'hbm_bytes_per_s': hr,
               'flops_utilization': fu, 'hbm_bw_utilization': hu,
               'arithmetic_intensity': intensity,
-              'bound_by': ('compute' if fu >= hu else 'memory')
-              if fu is not None and hu is not None else 'unknown',
+              'bound_by': bound,
               'rate_note': note,
               'percent': 100.0 * a.self_ps / self_total if self_total > 0 else 0.0})
     return r

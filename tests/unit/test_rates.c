@@ -82,10 +82,10 @@ static void test_rate_notes(void **state)
 	expect(XT_ATTR_HLO_OP, "fusion", 1e30, 1e12, 1, 0, "FLOP rate and bandwidth above");
 }
 
-/* Arithmetic intensity (FLOPs per HBM byte) is shown only while both its
- * counts stand: an impossible bandwidth says the HBM bytes may be wrong
- * (an L2 served some), an impossible FLOP rate the FLOPs. */
-static void test_intensity_dropped(void **state)
+/* Arithmetic intensity (FLOPs per HBM byte) and the bound are ratios of
+ * the counts, where the time cancels out: they stand when a rate above
+ * its peak is dropped (XProf's SetRooflineMetrics drops nothing). */
+static void test_intensity_kept(void **state)
 {
 	struct xt_op_row r;
 
@@ -94,18 +94,24 @@ static void test_intensity_dropped(void **state)
 	assert_true(fabs(r.intensity - 10.0) < 1e-9);
 	rates(&r, XT_ATTR_HLO_OP, "fusion", 1e9, 1e12, 1, 0); /* 1000 TB/s */
 	assert_true(isnan(r.hbm_bytes_per_s));
-	assert_true(isnan(r.intensity));
+	assert_true(isnan(r.hbm_bw_utilization));
+	assert_true(fabs(r.intensity - 1e-3) < 1e-12);
+	assert_int_equal(r.bound_by, XT_BOUND_MEMORY);
 	assert_non_null(strstr(r.rate_note, "bandwidth above"));
 	rates(&r, XT_ATTR_HLO_OP, "fusion", 1e30, 1e8, 1, 0);
 	assert_true(isnan(r.flops_per_s));
-	assert_true(isnan(r.intensity));
+	assert_true(fabs(r.intensity - 1e22) < 1e10);
+	assert_int_equal(r.bound_by, XT_BOUND_COMPUTE);
+	/* No peak: no share, no bound. */
+	rates(&r, XT_ATTR_HLO_OP, "fusion", 1e9, 1e12, 0, 0);
+	assert_int_equal(r.bound_by, XT_BOUND_UNKNOWN);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TU_TEST(test_rate_notes),
-		TU_TEST(test_intensity_dropped),
+		TU_TEST(test_intensity_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
