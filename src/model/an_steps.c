@@ -427,30 +427,82 @@ static void step_take(struct xt_step_row *st, int64_t s, int64_t e, int32_t h, i
 	}
 }
 
-static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
+/* The program runs of every device (device_runs), in plane order. */
+struct dev_runs {
+	struct mod_run **runs;
+	size_t *nruns, ndev;
+	int32_t (*at)[2]; /* each device's host and plane */
+};
+
+/* The length of the union of runs in start order: the time the device's
+ * programs ran, the idle within them included. */
+static int64_t runs_union(const struct mod_run *v, size_t n)
 {
-	struct mod_run **runs = NULL;
-	size_t *nruns = NULL, ndev = 0, h, p, d, i, nmod = 0, capmod = 0;
-	int32_t (*at)[2] = NULL; /* each device's host and plane */
+	int64_t sum = 0, e = 0, s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i && v[i].start_ps < e) {
+			if (v[i].end_ps > e)
+				e = v[i].end_ps;
+			continue;
+		}
+		if (i)
+			sum = xt_sat_add(sum, xt_ps_sub(e, s));
+		s = v[i].start_ps;
+		e = v[i].end_ps;
+	}
+	return n ? xt_sat_add(sum, xt_ps_sub(e, s)) : 0;
+}
+
+/* Every device's runs, and the time they span into its plane_ctx's run_ps
+ * (the launch_bound finding tells the idle within runs from the idle
+ * between them). */
+static void runs_collect(struct xt_trace *t, struct dev_runs *dr)
+{
+	size_t h, p;
+
+	memset(dr, 0, sizeof(*dr));
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes; p++) {
+			const struct xt_plane *pl = &t->hosts[h].planes[p];
+			struct plane_ctx *pc = pl->hook_data;
+			size_t d = dr->ndev;
+
+			if (!pc || pc->role != ROLE_DEVICE || pc->kind == XT_DEV_OTHER)
+				continue;
+			dr->runs = xreallocarray(dr->runs, d + 1, sizeof(*dr->runs));
+			dr->nruns = xreallocarray(dr->nruns, d + 1, sizeof(*dr->nruns));
+			dr->at = xreallocarray(dr->at, d + 1, sizeof(*dr->at));
+			dr->at[d][0] = (int32_t)h;
+			dr->at[d][1] = (int32_t)p;
+			dr->nruns[d] = device_runs(pl, &dr->runs[d]);
+			pc->run_ps = dr->nruns[d] ? runs_union(dr->runs[d], dr->nruns[d]) : -1;
+			dr->ndev++;
+		}
+}
+
+static void runs_free(struct dev_runs *dr)
+{
+	size_t d;
+
+	for (d = 0; d < dr->ndev; d++)
+		free(dr->runs[d]);
+	free(dr->runs);
+	free(dr->nruns);
+	free(dr->at);
+}
+
+static void infer_steps(struct xt_analysis *a, const struct dev_runs *dr)
+{
+	struct mod_run **runs = dr->runs;
+	const size_t *nruns = dr->nruns;
+	size_t ndev = dr->ndev, d, i, nmod = 0, capmod = 0;
+	int32_t (*at)[2] = dr->at;
 	struct mod_stat *ms = NULL;
 	const struct mod_stat *best = NULL;
 	struct hmap idx;
 
-	for (h = 0; h < t->nhosts; h++)
-		for (p = 0; p < t->hosts[h].nplanes; p++) {
-			const struct xt_plane *pl = &t->hosts[h].planes[p];
-			const struct plane_ctx *pc = pl->hook_data;
-
-			if (!pc || pc->role != ROLE_DEVICE || pc->kind == XT_DEV_OTHER)
-				continue;
-			runs = xreallocarray(runs, ndev + 1, sizeof(*runs));
-			nruns = xreallocarray(nruns, ndev + 1, sizeof(*nruns));
-			at = xreallocarray(at, ndev + 1, sizeof(*at));
-			at[ndev][0] = (int32_t)h;
-			at[ndev][1] = (int32_t)p;
-			nruns[ndev] = device_runs(pl, &runs[ndev]);
-			ndev++;
-		}
 	hmap_init(&idx);
 	for (d = 0; d < ndev; d++) {
 		/* Modules seen lately, by where their name is, tried first: a
@@ -537,11 +589,6 @@ static void infer_steps(struct xt_analysis *a, struct xt_trace *t)
 			 best->name.p);
 	}
 	free(ms);
-	for (d = 0; d < ndev; d++)
-		free(runs[d]);
-	free(runs);
-	free(nruns);
-	free(at);
 }
 
 static int step_cmp(const void *x, const void *y)
@@ -555,6 +602,7 @@ static int step_cmp(const void *x, const void *y)
 
 void steps_merge(struct xt_analysis *a, struct xt_trace *t, const struct host_act *ha)
 {
+	struct dev_runs dr;
 	struct hmap ids;
 	size_t h, p, l, i, cap = 0;
 	int device = 0;
@@ -605,8 +653,10 @@ void steps_merge(struct xt_analysis *a, struct xt_trace *t, const struct host_ac
 	hmap_fini(&ids);
 	a->steps_source = a->nsteps ? (device ? XT_STEPS_DEVICE : XT_STEPS_HOST) : XT_STEPS_NONE;
 	a->steps_module[0] = '\0';
+	runs_collect(t, &dr);
 	if (!a->nsteps)
-		infer_steps(a, t);
+		infer_steps(a, &dr);
+	runs_free(&dr);
 	for (i = 1; i < a->nsteps && step_cmp(&a->steps[i - 1], &a->steps[i]) <= 0; i++)
 		;
 	if (i < a->nsteps)

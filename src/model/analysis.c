@@ -749,6 +749,23 @@ struct steps_job {
 	atomic_int ov_taken;      /* a thread has claimed overview_devices */
 };
 
+/* Each device row's run_ps, from its plane's (steps_merge found the runs
+ * while the rows were built): rows are in host, plane order. */
+static void devices_take_runs(struct xt_analysis *a, const struct xt_trace *t)
+{
+	size_t h, p, di = 0;
+
+	for (h = 0; h < t->nhosts; h++)
+		for (p = 0; p < t->hosts[h].nplanes && di < a->ndevices; p++) {
+			const struct xt_plane *pl = &t->hosts[h].planes[p];
+			const struct plane_ctx *pc = pl->hook_data;
+
+			if (strncmp(pl->name, "/device:", 8))
+				continue;
+			a->devices[di++].run_ps = pc && pc->run_ps > 0 ? pc->run_ps : -1;
+		}
+}
+
 /* Runs overview_devices unless the other thread has; 1 when this one did. */
 static int ov_claim(struct steps_job *j)
 {
@@ -846,6 +863,7 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	t3 = timing ? now_s() : 0;
 	if (threaded)
 		pthread_join(tid, NULL);
+	devices_take_runs(a, t);
 	host_acts_free(ha, t->nhosts);
 	t4 = timing ? now_s() : 0;
 	overview_build(a);

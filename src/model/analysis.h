@@ -129,6 +129,10 @@ struct xt_device_row {
 	uint64_t kernels, small_kernels; /* under 10 us */
 	uint64_t small_kernels_cb;       /* of the small ones, those in command buffers */
 	int64_t small_kernel_ps;
+	/* The time its programs' runs span (docs/analyses.md, "Steps": runs),
+	 * idle within them included; -1 when it has none (kernels without
+	 * an XLA module: TensorFlow's). */
+	int64_t run_ps;
 };
 
 /* Whether d's idle-time facts (host_bound_ps, the gaps) mean anything: an

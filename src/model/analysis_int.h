@@ -105,6 +105,9 @@ struct plane_ctx {
 	 * (xt_name_memset); NULL when none is. A byte each, apart from info:
 	 * the kernel counts read it per event. */
 	uint8_t *memset_meta;
+	/* Device planes: the time its program runs span (their union), idle
+	 * within them included; -1 without runs (steps_merge). */
+	int64_t run_ps;
 };
 
 /* Whether metadata mi of device plane p is a memset (plane_ctx.memset_meta). */

@@ -159,7 +159,9 @@ with "CHOICE Cn" in the code; the list below is what the C side must match:
   C31 AMD HBM3 peaks: ROCm's memory_bandwidth stat doubled on gfx942 and
       gfx950 (see AMD_HBM_X).
   C26 Finding thresholds are compared exactly on the integers they rest on
-      (idle >= 20 %: 5 (span - busy) >= span; >= 50 % small: 2 small >=
+      (idle >= 20 %: 5 (span - busy) >= span, for launch_bound of the
+      time the programs' runs span where it has runs (the idle between runs
+      is the host's loop); >= 50 % small: 2 small >=
       kernels, the small ones in command buffers (launched as one graph)
       left out; idle >= 10 %: 10 (span - busy) >= span; h2d >= 5 %: 20 h2d >=
       summed step time; first op >= 50 %: 2 self >= summed busy; collectives
@@ -1737,7 +1739,10 @@ def analyse(hosts, origin):
                             'span_ps': span, 'idle_percent': idle, 'no_events': no_ev,
                             'start_ps': (first - origin) if span else None,
                             'peak_flops_per_s': pf, 'peak_hbm_bytes_per_s': pb,
-                            'model': model})
+                            'model': model,
+                            # C26: the time the program runs span (launch_bound)
+                            'run_ps': union_length([(r[2], r[3]) for r in runs])
+                            if kind in ('xla', 'gpu') and runs else None})
             facts.append((kind, h.index, first if span else None, span, bspans, kern))
             for line in plane.lines:
                 if line.name != 'Steps':
@@ -2405,17 +2410,23 @@ def overview(hosts, devices, ops, steps):
 
     for d in devices:
         k, n = d.get('kernels'), d.get('small_kernels')
-        idle = d['span_ps'] - d['busy_ps']
-        if k is None or k < 100 or 2 * (n - d['small_cb']) < k or 5 * idle < d['span_ps'] \
-                or d['span_ps'] <= 0:
+        if k is None or d['span_ps'] is None or d['span_ps'] <= 0:
             continue
+        # C26: the idle within the programs' runs (the time between runs is
+        # the host's loop), or, without runs, of the span
+        inside = d['run_ps'] if d.get('run_ps') else d['span_ps']
+        idle = inside - d['busy_ps']
+        if k < 100 or 2 * (n - d['small_cb']) < k or idle < 0 or 5 * idle < inside:
+            continue
+        extra = {'run_idle_percent': 100.0 * idle / inside} if d.get('run_ps') else {}
         add('launch_bound',
             '%s ran %d kernels, %d of them under 10 us (%.3f ms in all), and sat idle %.1f %% '
             'of its span: kernel launches, not the kernels, set the pace.'
             % (d['name'], k, n, d['small_kernel_ps'] / 1e9, d['idle_percent']),
             {'host': d['host'], 'device': d['name'], 'kernels': k, 'small_kernels': n,
              'small_kernels_in_command_buffers': d['small_cb'],
-             'small_kernel_ps': d['small_kernel_ps'], 'idle_percent': d['idle_percent']})
+             'small_kernel_ps': d['small_kernel_ps'], 'idle_percent': d['idle_percent'],
+             **extra})
         break
     worst, worst_rank = None, None
     for d in devices:
