@@ -96,6 +96,11 @@ struct panel {
 	 * what filters and keys read, and one wider than w is elided as the
 	 * text would be. Set by the view. */
 	void (*fit_flex)(void *ctx, size_t row, char *buf, size_t n, int w);
+	/* NULL, or the bytes at the end of the flexible column's text that
+	 * stay whole when it is elided (the kernels' " (op)"), when they leave
+	 * the rest 8 columns or more; rows of the same tail are told apart by
+	 * the rest. Set by the view. */
+	size_t (*flex_tail)(void *ctx, size_t row);
 	const char *mark, *open, *closed; /* glyphs: elision, unfolded, folded */
 	const char *up;                   /* glyph: rows above the screen */
 	char filter[128];  /* only rows whose text contains it (any case) */

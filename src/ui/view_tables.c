@@ -127,6 +127,14 @@ static void k_name(void *ctx, size_t row, char *buf, size_t n)
 	snprintf(buf + used, n - used, " (%s)", op);
 }
 
+/* k_name's " (op)": kept whole when the row is elided (panel.flex_tail). */
+static size_t k_name_tail(void *ctx, size_t row)
+{
+	char opb[512];
+
+	return strlen(analysis_kernel_op(kern(ctx, row), opb, sizeof(opb))) + 3;
+}
+
 static int kc_total(void *ctx, size_t x, size_t y)
 {
 	return panel_cmp64(kern(ctx, y)->total_ps, kern(ctx, x)->total_ps);
@@ -198,6 +206,7 @@ static struct panel *kern_panel(struct app *a)
 		a->kern.header = 1;
 		a->kern.sort = 0;
 		a->kern.flex_min = 28; /* kernel names are long: keep their tails */
+		a->kern.flex_tail = k_name_tail;
 	}
 	return &a->kern;
 }
