@@ -113,7 +113,7 @@ $(O)/tests/%: tests/unit/%.c tests/unit/testutil.h $(CORE_OBJ) $(PROTO_GEN) | $(
 
 # The UI code that never touches curses is unit-tested too, and capture's
 # reading of a workload.
-$(O)/tests/test_panel: $(O)/src/ui/panel.o $(O)/src/ui/cellrow.o $(O)/src/ui/textview.o
+$(O)/tests/test_panel: $(O)/src/ui/panel.o $(O)/src/ui/panel_fit.o $(O)/src/ui/cellrow.o $(O)/src/ui/textview.o
 $(O)/tests/test_loop: $(O)/src/ui/loop.o
 $(O)/tests/test_workload: $(O)/src/capture/workload.o $(O)/src/capture/xla_flags.o
 $(O)/tests/test_xla_flags: $(O)/src/capture/xla_flags.o
