@@ -42,7 +42,7 @@ keys 5
 check "view 5: memory by readable name, the peak split, the allocations live at the peak" \
 	'has "[memory]" && line 2 | grep -q "^ HOSTv  *MEMORY" && grep -q "^ [^ ].*TPU:0 HBM" "$TMP/screen" &&
 	 has "live at the peak" && has "jit(train_step)" &&
-	 joined | grep -qF " peak 4.48 GiB = 7 largest live 2.48 GiB + 0 other live 0 B + unattributed 2.00 GiB (reserved 0 B)"' \
+	 joined | grep -qF " peak 4.48 GiB = 7 largest live 2.48 GiB + 0 other live 0 B + unattributed 2.00 GiB"' \
 	"memory view incomplete"
 keys 2
 check "view 2: back to the timeline" 'has "[timeline]" && has "/device:TPU:0"' "not the timeline"
