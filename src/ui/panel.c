@@ -23,6 +23,7 @@ void panel_init(struct panel *p, const struct panel_ops *ops, void *ctx,
 	p->cols = cols;
 	p->ncols = ncols;
 	p->sort = -1;
+	p->found = -1;
 	p->mark = "~";
 	p->open = "-";
 	p->closed = "+";
@@ -301,6 +302,12 @@ int panel_find(struct panel *p, const char *text, int dir)
 	long n = (long)p->norder, start = p->pager ? p->top : p->sel, k;
 	char buf[8192];
 
+	/* A pager goes on from the row found last while it is on screen: the
+	 * draw keeps the last page whole, so a match on it leaves the top
+	 * above the match, and going on from the top found it again. */
+	if (p->pager && p->found >= p->top && p->found < p->top + (p->height > 0 ? p->height : 1))
+		start = p->found;
+
 	if (!n || !text[0])
 		return -1;
 	for (k = 1; k <= n; k++) {
@@ -310,6 +317,7 @@ int panel_find(struct panel *p, const char *text, int dir)
 		if (strcasestr(buf, text)) {
 			if (p->pager) {
 				p->top = i;
+				p->found = i;
 			} else {
 				p->sel = i;
 				remember_selection(p);

@@ -110,6 +110,7 @@ struct panel {
 	unsigned char *kids; /* [row] 1 when a tree row has children */
 	size_t nkids;        /* rows kids covers */
 	long sel, top;     /* positions in order */
+	long found;        /* pager: the row the last find went to, -1 none */
 	int height, width; /* of the last render (rows below the header) */
 	char selkey[256];  /* key of the selected row */
 	int has_key;

@@ -223,6 +223,33 @@ static void test_pager(void **state)
 	panel_fini(&p);
 }
 
+/* Find on a pager's last page: the draw keeps the page whole (top 6 for a
+ * match on l7), and the next find goes on from the match, not the top
+ * (which found l7 again, for ever), then wraps. */
+static void test_pager_find_last_page(void **state)
+{
+	struct rows r = { { "l0", "l1x", "l2", "l3", "l4", "l5", "l6", "l7x", "l8x", "l9" },
+			  { 0 }, { 0 }, 10 };
+	struct panel p;
+
+	(void)state;
+	panel_init(&p, &flat_ops, &r, cols, 1);
+	p.pager = 1;
+	panel_render(&p, 4, 20, emit, NULL);
+	assert_int_equal(panel_find(&p, "x", 1), 0);
+	assert_int_equal(p.top, 1);
+	assert_int_equal(panel_find(&p, "x", 1), 0);
+	assert_int_equal(p.top, 7);
+	panel_render(&p, 4, 20, emit, NULL);
+	assert_int_equal(p.top, 6); /* the last page, whole */
+	assert_int_equal(panel_find(&p, "x", 1), 0);
+	assert_int_equal(p.top, 8);
+	panel_render(&p, 4, 20, emit, NULL);
+	assert_int_equal(panel_find(&p, "x", 1), 0);
+	assert_int_equal(p.top, 1); /* wrapped */
+	panel_fini(&p);
+}
+
 static void test_narrow(void **state)
 {
 	struct rows r = { { "a_very_long_name_that_will_not_fit/12345" }, { 7 }, { 0 }, 1 };
@@ -320,6 +347,7 @@ int main(void)
 		TU_TEST(test_filter_and_find),
 		TU_TEST(test_tree_sort_and_fold),
 		TU_TEST(test_pager),
+		TU_TEST(test_pager_find_last_page),
 		TU_TEST(test_narrow),
 		TU_TEST(test_figure_never_cut),
 		TU_TEST(test_textview_wrap),
