@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analysis.h"
 #include "stats.h"
 #include "../util/xalloc.h"
 
@@ -41,8 +42,34 @@ struct op_memo {
 	const char *s;
 	size_t n;
 	int hit;
-	uint8_t *meta; /* per metadata: 0 not read, 1 no match, 2 its op matches */
+	uint8_t *meta; /* per metadata: 0 not read, 1 no match, 2 its op matches,
+			* 3 its op is a command buffer */
+	/* A kernel in a CUDA graph has the graph's command_buffer_N for its
+	 * hlo_op: its own op is the one the analysis attributes it to (by
+	 * its name, its place), asked per event (NULL: not analysed yet). */
+	const struct xt_analysis *an;
+	const struct xt_trace *t;
+	size_t host;
 };
+
+static int is_command_buffer(const char *s, size_t n)
+{
+	return n >= 14 && !memcmp(s, "command_buffer", 14);
+}
+
+/* Whether the op the analysis gives kernel ev (in a command buffer)
+ * contains the query. */
+static int cb_op_matches(const struct xt_plane *p, const struct xt_line *l,
+			 const struct xt_event *ev, const char *query, size_t nq,
+			 const struct op_memo *memo)
+{
+	char buf[512];
+
+	if (!memo->an)
+		return 0;
+	analysis_op_name(memo->an, memo->t, memo->host, p, l, ev, buf, sizeof(buf));
+	return contains_nocase(buf, query, nq);
+}
 
 static int meta_op_matches(const struct xt_host *h, const struct xt_plane *p, uint32_t mi,
 			   const char *query, size_t nq, struct op_memo *memo)
@@ -55,12 +82,14 @@ static int meta_op_matches(const struct xt_host *h, const struct xt_plane *p, ui
 		stat_iter_meta(&it, h, p, &p->emeta[mi]);
 		while (stat_next(&it, &s))
 			if (stat_known(&s) == XS_HLO_OP) {
-				hit = s.s && contains_nocase_n(s.s, s.n, query, nq);
+				hit = s.s && is_command_buffer(s.s, s.n)
+					      ? 3
+					      : s.s && contains_nocase_n(s.s, s.n, query, nq) ? 2 : 1;
 				break;
 			}
-		memo->meta[mi] = hit ? 2 : 1;
+		memo->meta[mi] = hit ? (uint8_t)hit : 1;
 	}
-	return memo->meta[mi] == 2;
+	return memo->meta[mi];
 }
 
 static int op_matches(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
@@ -70,15 +99,21 @@ static int op_matches(const struct xt_host *h, const struct xt_plane *p, const s
 	struct xt_stat out[XS_COUNT];
 	uint64_t found;
 
+	int m;
+
 	if (!stat_scan_event(h, p, l, ev, want, out, &found) || !((found >> XS_HLO_OP) & 1) ||
-	    !out[XS_HLO_OP].s)
-		return meta_op_matches(h, p, xt_event_meta_index(ev), query, nq, memo);
+	    !out[XS_HLO_OP].s) {
+		m = meta_op_matches(h, p, xt_event_meta_index(ev), query, nq, memo);
+		return m == 3 ? cb_op_matches(p, l, ev, query, nq, memo) : m == 2;
+	}
 	if (out[XS_HLO_OP].s != memo->s || out[XS_HLO_OP].n != memo->n) {
 		memo->s = out[XS_HLO_OP].s;
 		memo->n = out[XS_HLO_OP].n;
-		memo->hit = contains_nocase_n(memo->s, memo->n, query, nq);
+		memo->hit = is_command_buffer(memo->s, memo->n)
+				    ? 3
+				    : contains_nocase_n(memo->s, memo->n, query, nq);
 	}
-	return memo->hit;
+	return memo->hit == 3 ? cb_op_matches(p, l, ev, query, nq, memo) : memo->hit;
 }
 
 static int match_cmp(const void *x, const void *y)
@@ -92,7 +127,8 @@ static int match_cmp(const void *x, const void *y)
 	return (a->ev > b->ev) - (a->ev < b->ev);
 }
 
-struct search_result *search_run(struct timeline *tl, const char *query)
+struct search_result *search_run(struct timeline *tl, const struct xt_analysis *an,
+				 const char *query)
 {
 	struct search_result *r = xcalloc(1, sizeof(*r));
 	size_t nq = strlen(query), cap = 0, i, e;
@@ -100,7 +136,7 @@ struct search_result *search_run(struct timeline *tl, const char *query)
 	uint8_t *hit = NULL;
 	struct stat_want want;
 	int by_op = 0;
-	struct op_memo memo = { NULL, 0, 0, NULL };
+	struct op_memo memo = { NULL, 0, 0, NULL, NULL, NULL, 0 };
 
 	if (!nq)
 		return r;
@@ -125,7 +161,7 @@ struct search_result *search_run(struct timeline *tl, const char *query)
 				by_op = want.n > 0;
 			}
 			free(memo.meta);
-			memo = (struct op_memo){ NULL, 0, 0, NULL };
+			memo = (struct op_memo){ NULL, 0, 0, NULL, an, tl->t, tr->host };
 			if (by_op)
 				memo.meta = xcalloc(tr->p->nemeta ? tr->p->nemeta : 1, 1);
 		}

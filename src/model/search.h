@@ -29,8 +29,13 @@ struct search_result {
 	size_t limit_hit;       /* matches beyond the cap, not listed (0 normally) */
 };
 
-/* Runs query over every track of tl. Never NULL; free with search_free(). */
-struct search_result *search_run(struct timeline *tl, const char *query);
+struct xt_analysis;
+
+/* Runs query over every track of tl: event names, and on device lines the
+ * ops of kernels, those in command buffers by the op an (NULL: not yet
+ * analysed) attributes them to. Never NULL; free with search_free(). */
+struct search_result *search_run(struct timeline *tl, const struct xt_analysis *an,
+				 const char *query);
 void search_free(struct search_result *r);
 /* Index of the first match after (dir > 0) / before (dir < 0) event ev of
  * track `track`, which starts at t, in the matches' order (ev -1: from t,

@@ -430,7 +430,7 @@ static void run_search(struct app *a, const char *text)
 {
 	snprintf(a->query, sizeof(a->query), "%s", text);
 	search_free(a->search);
-	a->search = search_run(a->tl, a->query);
+	a->search = search_run(a->tl, a->an, a->query);
 	a->match = -1;
 	if (!a->search->n) {
 		/* An op the analysis names (MemcpyH2D, from the host's copy

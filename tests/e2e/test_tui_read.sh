@@ -631,6 +631,15 @@ check "kernels at 80x24: a shared kernel's rows keep their ops whole, '(' and al
 	 grep -q " loop_co… (loop_c…tiply_fusion\.1) *\$" "$TMP/screen" &&
 	 grep -q " loop_co… (loop_c…ultiply_fusion) *\$" "$TMP/screen" &&
 	 [ "$(grep -c "% .* (.*) *\$" "$TMP/screen")" -ge 18 ]' "op cut" 5
+# / finds a kernel in a command buffer by its op: its hlo_op is the graph's
+# command_buffer_1, the op is the one the analysis gives it (the details'
+# "op profile:" line); it said "no event is named", where without command
+# buffers it found 12 runs.
+keys 2 /
+text gemm_fusion_dot.18
+keys Enter
+check "search: a kernel in a command buffer found by its op (12 runs of gemm_fusion_dot.18)" \
+	'bottom | grep -q "^match 1 of 12 for '"'"'gemm_fusion_dot.18'"'"'"' "not found" 5
 keys q
 wait_for "EXIT=" >/dev/null
 # Names alike at both ends read apart in the viewer's lists too: the V100

@@ -274,7 +274,7 @@ static void test_search_whole_profile(void **state)
 
 	(void)state;
 	/* Case-insensitive, every track, sorted by start. */
-	r = search_run(tl, "TINY");
+	r = search_run(tl, NULL, "TINY");
 	assert_int_equal(r->n, 50);
 	assert_int_equal(r->m[0].start, 200);
 	assert_int_equal(r->m[49].start, 249);
@@ -288,11 +288,11 @@ static void test_search_whole_profile(void **state)
 	assert_int_equal(r->m[k].start, 210);
 	search_free(r);
 	/* A match far outside any window is still found. */
-	r = search_run(tl, "needle");
+	r = search_run(tl, NULL, "needle");
 	assert_int_equal(r->n, 1);
 	assert_int_equal(r->m[0].start, 5000);
 	search_free(r);
-	r = search_run(tl, "absent");
+	r = search_run(tl, NULL, "absent");
 	assert_int_equal(r->n, 0);
 	assert_int_equal(search_next(r, 0, 0, -1, 1), -1);
 	search_free(r);
@@ -344,7 +344,7 @@ static void test_search_same_start(void **state)
 	tu_ev(p, l, "dropout", 100, 20);
 	tu_ev(p, l, "dropout_2", 300, 10);
 	tl = timeline_new(tu_read(tu_write(s, 0)));
-	r = search_run(tl, "dropout");
+	r = search_run(tl, NULL, "dropout");
 	assert_int_equal(r->n, 3);
 	k = search_next(r, r->m[0].start, r->m[0].track, r->m[0].ev, 1);
 	assert_int_equal(k, 1);
@@ -391,16 +391,16 @@ static void test_search_kernel_by_op(void **state)
 	TU_SS(h, e, "hlo_op", "custom-call.10"); /* a host's: by name only */
 	tu_ev(h, t, "custom-call.10", 60, 10);
 	tl = timeline_new(tu_read(tu_write(s, 0)));
-	r = search_run(tl, "CUSTOM-CALL.10");
+	r = search_run(tl, NULL, "CUSTOM-CALL.10");
 	assert_int_equal(r->n, 4);
 	assert_true(r->m[0].start == 60 && r->m[1].start == 100 && r->m[2].start == 300 &&
 		    r->m[3].start == 500);
 	search_free(r);
-	r = search_run(tl, "call.7");
+	r = search_run(tl, NULL, "call.7");
 	assert_int_equal(r->n, 1);
 	assert_true(r->m[0].start == 200);
 	search_free(r);
-	r = search_run(tl, "nvjet");
+	r = search_run(tl, NULL, "nvjet");
 	assert_int_equal(r->n, 2);
 	search_free(r);
 	timeline_free(tl);
