@@ -86,7 +86,11 @@ static void draw_ruler(struct app *a, int y, int lw, int w)
 	size_t n, k;
 	int mark;
 
-	snprintf(buf, sizeof(buf), " %s", fmt_ps(b2, sizeof(b2), a->tls.v1 - a->tls.v0));
+	/* The window's width, said as one: a time alone at the ruler's left
+	 * read as where the window starts ("16.01 ms" left of "│20 ms"). */
+	snprintf(buf, sizeof(buf), " %s wide", fmt_ps(b2, sizeof(b2), a->tls.v1 - a->tls.v0));
+	if ((int)strlen(buf) > lw)
+		buf[strlen(buf) - 5] = '\0';
 	ui_put(y, 0, lw, term_attr(ROLE_DIM), buf, 1);
 	if (w <= 0)
 		return;

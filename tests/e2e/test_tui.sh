@@ -21,8 +21,8 @@ check "status: a long path gives way in its middle, the hint whole" \
 	'bottom | grep -q "^/.*t.xplane.pb: ? for help, Tab switches views *$"' "hint cut"
 start 80 24 "$XTOP" "$TMP/t.xplane.pb"
 if wait_until 'has "[timeline]" && has "/device:TPU:0" && has "XLA Ops" &&
-	line 2 | grep -Eq "^ [0-9.]+ (ps|ns|us|ms|s) +│[0-9.]+ (ps|ns|us|ms|s) +│"'; then
-	ok "timeline: plane headers, XLA Ops tracks, ruler ticks"
+	line 2 | grep -Eq "^ [0-9.]+ (ps|ns|us|ms|s) wide +│[0-9.]+ (ps|ns|us|ms|s) +│"'; then
+	ok "timeline: plane headers, XLA Ops tracks, ruler ticks, the window's width said"
 else
 	fail "timeline: plane headers, XLA Ops tracks, ruler ticks" "not shown; screen: $(shot)"
 fi
