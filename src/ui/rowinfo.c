@@ -6,6 +6,7 @@
 
 #include "../model/op_columns.h"
 #include "../util/timefmt.h"
+#include "../util/utf8.h"
 #include "app.h"
 #include "ops_rows.h"
 #include "term.h"
@@ -33,9 +34,13 @@ static void panel_cols(struct textview *tv, const struct panel *p, long row, siz
 		if (!p->cols[c].text)
 			continue;
 		p->cols[c].text(p->ctx, (size_t)row, buf, sizeof(buf));
-		if (p->cols[c].help && p->cols[c].width && strlen(buf) <= 12) {
+		if (p->cols[c].help && p->cols[c].width && utf8_width(buf) <= 10) {
 			snprintf(v, sizeof(v), "%-10s %s", buf[0] ? buf : "-", p->cols[c].help);
 			put(tv, ROLE_TEXT, p->cols[c].name, v);
+		} else if (p->cols[c].help && p->cols[c].width && strlen(buf) <= 40) {
+			/* A longer figure ("TPU v6 Lite") ran into its help. */
+			put(tv, ROLE_TEXT, p->cols[c].name, buf);
+			put(tv, ROLE_DIM, "", p->cols[c].help);
 		} else {
 			put(tv, ROLE_TEXT, p->cols[c].name, buf);
 		}

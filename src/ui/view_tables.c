@@ -477,7 +477,7 @@ static const struct panel_column dev_columns[] = {
 	  "host-bound: idle while its host worked ('-': no host activity)" },
 	{ "MAX GAP", 9, 1, 4, d_gap, NULL, dc_gap, "its longest stretch with no op" },
 	{ "SMALL/KERN", KERN_COLS, 1, 5, d_kern, NULL, NULL,
-	  "its kernels shorter than 10 us, of all its kernels" },
+	  "its kernels shorter than 10 us, of all its kernels ('-': no GPU, or no events from it)" },
 	{ "PEAK", 8, 1, 6, d_pflops, NULL, NULL, "its peak FLOP rate (the roofline's roof)" },
 	{ "PEAK HBM", 8, 1, 7, d_pbw, NULL, NULL, "its peak HBM bandwidth" },
 	{ "DEVICE", 0, 0, 0, d_name, NULL, dc_name, "the device (its host's name's differing part)" },

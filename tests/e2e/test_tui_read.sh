@@ -255,6 +255,14 @@ if have_fixtures; then
 	wait_for "[memory]" >/dev/null
 	check "memory at 80x24: the TPU's program stacks reserved, not unattributed" \
 		'joined | grep -qF "+ reserved 20.02 GiB (program stacks) + unattributed 0 B"' "not apart" 5
+	# i on a TPU: a figure longer than its room ("TPU v6 Lite") does not
+	# run into what it means, and SMALL/KERN's '-' says why.
+	keys 7
+	wait_for "[devices]" >/dev/null
+	keys i
+	check "devices: i on a TPU, MODEL's figure apart from its meaning, SMALL/KERN's '-' explained" \
+		'grep -q "^  MODEL  *TPU v6 Lite *\$" "$TMP/screen" &&
+		 joined | grep -qF "of all its kernels ('"'"'-'"'"': no GPU, or no events from it)"' "run together" 5
 	keys q
 	wait_for "EXIT=" >/dev/null
 	start 80 24 "$XTOP" --view kernels "$FIX/jax-rocm-mi300x-jax08_gemm/tw003.xplane.pb"
