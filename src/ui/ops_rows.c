@@ -76,7 +76,9 @@ static void agg_init(struct xt_op_row *g)
 	memset(g, 0, sizeof(*g));
 	g->flops_per_s = g->bytes_per_s = g->hbm_bytes_per_s = NAN;
 	g->flops_utilization = g->hbm_bw_utilization = g->intensity = NAN;
-	g->rate_note = "";
+	/* said where a '-' is explained (i, the footer) */
+	g->rate_note = "a group's rates and bound are absent: those of a mix of ops are no "
+		       "op's (its ops have their own)";
 	g->parent = "";
 }
 

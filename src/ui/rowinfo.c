@@ -97,6 +97,8 @@ static void op_row(struct textview *tv, const struct xt_op_row *o, long kernel, 
 	}
 	if (group) {
 		put(tv, ROLE_TEXT, "GROUP", o->name);
+		if (o->rate_note && o->rate_note[0])
+			put(tv, ROLE_DIM, "NOTE", o->rate_note);
 	} else {
 		for (k = 0; k < sizeof(op_words) / sizeof(op_words[0]); k++) {
 			int ci = op_column_find(op_words[k]);

@@ -650,6 +650,15 @@ check "search: a kernel in a command buffer found by its op (12 runs of gemm_fus
 	'bottom | grep -q "^match 1 of 12 for '"'"'gemm_fusion_dot.18'"'"'"' "not found" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# A group row's rates are '-', and i says why (it said nothing).
+start 80 24 "$XTOP" --view ops tests/fixtures/h100/jax-h100-scan-cb.xplane.pb.gz
+wait_for "[op profile]" >/dev/null
+keys p g i
+check "op profile grouped: i on a group says why its rates are '-'" \
+	'has "GROUP       jit_train_step" && joined | grep -qF "NOTE a group'"'"'s rates and bound are absent"' \
+	"no reason" 5
+keys q
+wait_for "EXIT=" >/dev/null
 # Names alike at both ends read apart in the viewer's lists too: the V100
 # profile's dropout ops (op profile) and their kernels (kernels view) show
 # their layers at 80 columns (OCC%, '-' on every row there, gives its room
