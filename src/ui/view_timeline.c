@@ -115,7 +115,7 @@ static void draw_track_row(struct app *a, long ti, unsigned d, int last, int y, 
 {
 	const struct tl_track *tr = &a->tl->tracks[ti];
 	const struct xt_line *l = tr->l;
-	int c = 0;
+	int c = 0, sel_col = -1;
 
 	timeline_sample(a->tl, (size_t)ti, d, a->tls.v0, a->tls.v1, (unsigned)w, cells);
 	/* The last row of a deep track also shows deeper levels as dense. */
@@ -132,6 +132,18 @@ static void draw_track_row(struct app *a, long ti, unsigned d, int last, int y, 
 		}
 		free(more);
 	}
+	/* The selected event's column, where it falls among others (a dense
+	 * cell): drawn selected there, or '.' and ',' moved the selection
+	 * through a dense stretch with nothing on screen changing. */
+	if (a->tls.sel_track == ti && a->tls.sel_ev >= 0 && (size_t)a->tls.sel_ev < l->nev &&
+	    a->tls.v1 > a->tls.v0) {
+		const struct xt_event *sev = &l->ev[a->tls.sel_ev];
+		unsigned sd = xt_event_depth(sev);
+		int64_t s = xt_event_start(l, sev);
+
+		if ((sd == d || (last && sd > d)) && s >= a->tls.v0 && s < a->tls.v1)
+			sel_col = (int)((__int128)(s - a->tls.v0) * w / (a->tls.v1 - a->tls.v0));
+	}
 	while (c < w) {
 		int c2 = c + 1;
 
@@ -145,7 +157,9 @@ static void draw_track_row(struct app *a, long ti, unsigned d, int last, int y, 
 		if (cells[c].count >= 2) {
 			unsigned n = cells[c].count;
 
-			ui_put(y, lw + c, 1, term_attr(ROLE_DENSE),
+			ui_put(y, lw + c, 1,
+			       c == sel_col ? (int)(term_attr(ROLE_SELECT) | A_BOLD)
+					    : term_attr(ROLE_DENSE),
 			       term.g.dense[n < 10 ? 0 : n < 100 ? 1 : 2], 0);
 			c++;
 			continue;
@@ -538,6 +552,17 @@ static unsigned tl_act(struct app *a, enum action act)
 			app_status(a, 1, "no %s event on this track",
 				   act == ACT_EVENT_NEXT ? "next" : "previous");
 		select_ev(a, cur, ev);
+		if (ev >= 0 && !a->tls.details) {
+			/* Said, as neighbours in one column (a dense cell) leave
+			 * the screen as it was. */
+			const struct xt_event *se = &l->ev[ev];
+			char b1[32], b2[32];
+
+			app_status(a, 0, "%s at %s, %s (Enter: details)",
+				   trace_event_display_name(a->tl->tracks[cur].p, se),
+				   fmt_ps(b1, sizeof(b1), timeaxis_rel(a, xt_event_start(l, se))),
+				   fmt_ps(b2, sizeof(b2), xt_event_dur(l, se)));
+		}
 		break;
 	case ACT_PARENT:
 	case ACT_CHILD:

@@ -650,6 +650,16 @@ check "search: a kernel in a command buffer found by its op (12 runs of gemm_fus
 	'bottom | grep -q "^match 1 of 12 for '"'"'gemm_fusion_dot.18'"'"'"' "not found" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# '.' steps through kernels that share one column of the timeline (a dense
+# cell) with nothing on screen changing: the status line names each one.
+start 80 24 "$XTOP" --view timeline tests/fixtures/h100/jax-h100-tfm-cb.xplane.pb.gz
+wait_for "[timeline]" >/dev/null
+keys g . . .
+check "timeline: '.' says which event it selected (a dense column shows no change)" \
+	'bottom | grep -Eq "^nvjet_sm90_tst_128x128_64x6_2x1_v_bz_NNT at 17\.79 ms, 11\.26 us \(Enter: details\)"' \
+	"not said" 5
+keys q
+wait_for "EXIT=" >/dev/null
 # A group row's rates are '-', and i says why (it said nothing).
 start 80 24 "$XTOP" --view ops tests/fixtures/h100/jax-h100-scan-cb.xplane.pb.gz
 wait_for "[op profile]" >/dev/null
