@@ -110,16 +110,16 @@ static void diff_devices(struct strbuf *o, const struct xt_cmp *c, int width)
 		fmt_percent(b[3], sizeof(b[3]), d->in_base ? d->base_idle_percent : NAN);
 		fmt_percent(b[4], sizeof(b[4]), d->in_new ? d->new_idle_percent : NAN);
 		if (d->in_base && d->base_known)
-			fmt_ps(b[0], sizeof(b[0]), per_step(c, d->base_busy_ps, c->base_steps));
+			fmt_ps(b[0], sizeof(b[0]), per_step(c, d->base_busy_ps, c->base_units));
 		if (d->in_new && d->new_known)
-			fmt_ps(b[1], sizeof(b[1]), per_step(c, d->new_busy_ps, c->new_steps));
+			fmt_ps(b[1], sizeof(b[1]), per_step(c, d->new_busy_ps, c->new_units));
 		silent |= (d->in_base && !d->base_known) || (d->in_new && !d->new_known);
 		/* Steps of two kinds: two captures' busy times, each of its
 		 * own length, which the summary says are not compared. */
 		if (d->in_base && d->base_known && d->in_new && d->new_known && !c->per_occurrence)
 			delta_cell(b[2], sizeof(b[2]),
-				   xt_sat_sub(per_step(c, d->new_busy_ps, c->new_steps),
-					      per_step(c, d->base_busy_ps, c->base_steps)));
+				   xt_sat_sub(per_step(c, d->new_busy_ps, c->new_units),
+					      per_step(c, d->base_busy_ps, c->base_units)));
 		cells[5] = fit[k++];
 		tt_row(&tt, o, cells);
 	}
@@ -395,9 +395,9 @@ void diff_json(struct strbuf *o, const struct xt_cmp *c, size_t top)
 		 * step when the ops and busy are, as the text shows them. */
 		strbuf_addf(o, ",\"in_base\":%s,\"in_new\":%s", d->in_base ? "true" : "false",
 			    d->in_new ? "true" : "false");
-		jint(o, "base_busy_ps", per_step(c, d->base_busy_ps, c->base_steps),
+		jint(o, "base_busy_ps", per_step(c, d->base_busy_ps, c->base_units),
 		     d->in_base && d->base_known);
-		jint(o, "new_busy_ps", per_step(c, d->new_busy_ps, c->new_steps),
+		jint(o, "new_busy_ps", per_step(c, d->new_busy_ps, c->new_units),
 		     d->in_new && d->new_known);
 		strbuf_puts(o, ",\"base_idle_percent\":");
 		jnum(o, d->in_base ? d->base_idle_percent : NAN);

@@ -106,6 +106,15 @@ static int op_delta_cmp(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/* The runs a profile's op times cover, per its steps: an inferred step is
+ * a run and the time to the next, so the last run is no step but its ops'
+ * times are in the totals (dividing by the steps alone put every op 1/(n-1)
+ * higher, and two profiles of different run counts apart). */
+static size_t step_units(const struct xt_analysis *a)
+{
+	return a->nsteps && a->steps_source == XT_STEPS_INFERRED ? a->nsteps + 1 : a->nsteps;
+}
+
 /* Self time per step (when both profiles have steps) or per run. */
 static int64_t per(const struct xt_cmp *c, int64_t ps, size_t steps)
 {
@@ -335,13 +344,13 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 		r->name = arena_strndup(&c->arena, o->name, strlen(o->name));
 		r->program = arena_strndup(&c->arena, o->program, strlen(o->program));
 		r->category = arena_strndup(&c->arena, o->category, strlen(o->category));
-		r->new_ps = op_per(c, o, c->new_steps);
+		r->new_ps = op_per(c, o, c->new_units);
 		r->new_rank = i;
 		if (pair[i] != SIZE_MAX) {
 			const struct xt_op_row *bo = &b->ops[pair[i]];
 
 			r->base_name = arena_strndup(&c->arena, bo->name, strlen(bo->name));
-			r->base_ps = op_per(c, bo, c->base_steps);
+			r->base_ps = op_per(c, bo, c->base_units);
 			r->match = how[i];
 			r->work_differs = !same_work(bo, o);
 			r->work_ratio = r->work_differs ? work_ratio(bo, o) : NAN;
@@ -360,7 +369,7 @@ static void match_ops(struct xt_cmp *c, const struct xt_analysis *b, const struc
 		r->name = r->base_name = arena_strndup(&c->arena, bo->name, strlen(bo->name));
 		r->program = arena_strndup(&c->arena, bo->program, strlen(bo->program));
 		r->category = arena_strndup(&c->arena, bo->category, strlen(bo->category));
-		r->base_ps = op_per(c, bo, c->base_steps);
+		r->base_ps = op_per(c, bo, c->base_units);
 		r->match = XT_MATCH_REMOVED;
 		r->new_rank = SIZE_MAX;
 	}
@@ -544,6 +553,8 @@ struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis
 	arena_init(&c->arena);
 	c->base_steps = b->nsteps;
 	c->new_steps = n->nsteps;
+	c->base_units = step_units(b);
+	c->new_units = step_units(n);
 	c->base_source = b->steps_source;
 	c->new_source = n->steps_source;
 	alike = both && b->steps_source == n->steps_source &&
@@ -557,7 +568,7 @@ struct xt_cmp *compare_new(const struct xt_analysis *b, const struct xt_analysis
 			  (double)analysis_step_percentile(n, 50), alike);
 	c->step_p95 = num((double)analysis_step_percentile(b, 95),
 			  (double)analysis_step_percentile(n, 95), alike);
-	c->busy = num((double)per(c, b->busy_ps, b->nsteps), (double)per(c, n->busy_ps, n->nsteps),
+	c->busy = num((double)per(c, b->busy_ps, c->base_units), (double)per(c, n->busy_ps, c->new_units),
 		      !c->per_occurrence);
 	/* A side without device events has no busy time to compare: not 0
 	 * (NEW's "-100 %" read as an improvement). The gate still sees the

@@ -85,6 +85,10 @@ struct xt_cmp {
 	 * are per occurrence and busy is not compared. */
 	int per_occurrence;
 	size_t base_steps, new_steps;
+	/* What a side's op and busy times are divided by, per step: its
+	 * steps, and for inferred ones one more, the last run (no step, as
+	 * none follows it) that its times hold too. */
+	size_t base_units, new_units;
 	/* Where each side's steps come from: step times are compared only
 	 * when both have steps of one kind (and, inferred, of one module):
 	 * host markers that include dispatch against device runs differ by

@@ -479,3 +479,20 @@ case "$dev" in
 *" - "*) ok "diff: steps of two kinds: no per-device busy delta ($dev)" ;;
 *) fail "diff: steps of two kinds: per-device busy delta shown" "$dev" ;;
 esac
+
+# Inferred steps: a run and the time to the next, so n runs make n - 1
+# steps, and op and busy times, which hold all n runs, are per run. Per
+# step they read 1/(n-1) higher, and a profile against itself scaled x4
+# (12 runs against 48) failed the gate at +6.8 % on every op.
+SCAN=tests/fixtures/h100/jax-h100-scan-cb.xplane.pb.gz
+if $GEN --scale "$SCAN" 4 -o "$TMP/scan4.pb" >/dev/null 2>&1; then
+	$XTOP report --baseline "$TMP/scan4.pb" --fail-over 1 "$SCAN" >"$TMP/out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && grep -Eq "^  busy/step +781\.0 us -> +781\.0 us +0 +0\.0%" "$TMP/out"; then
+		ok "gate: a profile against itself x4 (inferred steps of 12 and 48 runs) passes, busy/step equal"
+	else
+		fail "gate: inferred steps of 12 and 48 runs" "exit $rc: $(grep -A2 'busy/step\|^Regression' "$TMP/out" | tr '\n' '|')"
+	fi
+else
+	fail "gate: inferred steps of 12 and 48 runs" "xtop-gen --scale failed"
+fi
