@@ -82,9 +82,11 @@ static int meta_op_matches(const struct xt_host *h, const struct xt_plane *p, ui
 		stat_iter_meta(&it, h, p, &p->emeta[mi]);
 		while (stat_next(&it, &s))
 			if (stat_known(&s) == XS_HLO_OP) {
-				hit = s.s && is_command_buffer(s.s, s.n)
-					      ? 3
-					      : s.s && contains_nocase_n(s.s, s.n, query, nq) ? 2 : 1;
+				/* the graph's name matches as it did; else,
+				 * in a graph, the kernel's own op may */
+				hit = s.s && contains_nocase_n(s.s, s.n, query, nq) ? 2
+				      : s.s && is_command_buffer(s.s, s.n)          ? 3
+										    : 1;
 				break;
 			}
 		memo->meta[mi] = hit ? (uint8_t)hit : 1;
@@ -109,9 +111,9 @@ static int op_matches(const struct xt_host *h, const struct xt_plane *p, const s
 	if (out[XS_HLO_OP].s != memo->s || out[XS_HLO_OP].n != memo->n) {
 		memo->s = out[XS_HLO_OP].s;
 		memo->n = out[XS_HLO_OP].n;
-		memo->hit = is_command_buffer(memo->s, memo->n)
-				    ? 3
-				    : contains_nocase_n(memo->s, memo->n, query, nq);
+		memo->hit = contains_nocase_n(memo->s, memo->n, query, nq) ? 1
+			    : is_command_buffer(memo->s, memo->n)               ? 3
+										: 0;
 	}
 	return memo->hit == 3 ? cb_op_matches(p, l, ev, query, nq, memo) : memo->hit;
 }

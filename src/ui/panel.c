@@ -305,7 +305,8 @@ int panel_find(struct panel *p, const char *text, int dir)
 	/* A pager goes on from the row found last while it is on screen: the
 	 * draw keeps the last page whole, so a match on it leaves the top
 	 * above the match, and going on from the top found it again. */
-	if (p->pager && p->found >= p->top && p->found < p->top + (p->height > 0 ? p->height : 1))
+	if (p->pager && p->found >= p->top && p->found < n &&
+	    p->found < p->top + (p->height > 0 ? p->height : 1))
 		start = p->found;
 
 	if (!n || !text[0])

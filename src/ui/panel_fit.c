@@ -32,10 +32,20 @@ int panel_fit_heads(struct panel *p, char **out, size_t cap, char *const *src, c
 	size_t *tl = malloc((size_t)n * sizeof(*tl)), nl = 0;
 	/* per row: the tail shown, the long tail's TEXT, the name before the
 	 * tail; and the output slots of one group */
-	char **v = calloc((size_t)n * 4, sizeof(*v));
-	char **tail = v, **inner = v + n, **head = v + 2 * (size_t)n, **gout = v + 3 * (size_t)n;
+	char **v = calloc((size_t)n * 4, sizeof(*v)), **tail, **inner, **head, **gout;
 	char **lo = NULL; /* the long tails' TEXTs, elided */
 	int k, j, *done = calloc((size_t)n, sizeof(*done)), ok = tl && v && done, iw = w - 8 - 3;
+
+	if (!ok) {
+		free(tl);
+		free(v);
+		free(done);
+		return 0;
+	}
+	tail = v;
+	inner = v + n;
+	head = v + 2 * (size_t)n;
+	gout = v + 3 * (size_t)n;
 
 	for (k = 0; ok && k < n; k++) {
 		size_t len = strlen(src[k]);
@@ -124,14 +134,14 @@ int panel_fit_heads(struct panel *p, char **out, size_t cap, char *const *src, c
 			head[j] = NULL;
 		}
 	}
-	if (!ok && v && done) /* a row fitted before it failed: plain elision again */
+	if (!ok) /* a row fitted before it failed: plain elision again */
 		for (k = 0; k < n; k++)
 			utf8_elide(out[k], cap, src[k], w, p->mark);
 	if (lo) {
 		free(lo[nl]);
 		free(lo);
 	}
-	for (k = 0; v && k < n; k++) {
+	for (k = 0; k < n; k++) {
 		free(tail[k]);
 		free(inner[k]);
 	}

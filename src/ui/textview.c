@@ -63,6 +63,7 @@ void textview_clear(struct textview *tv)
 	tv->nrows = 0;
 	tv->wrapped_w = -1;
 	tv->panel.top = 0;
+	tv->panel.found = -1; /* a new text: a find starts from its top */
 }
 
 void textview_add(struct textview *tv, int role, unsigned flags, int indent, const char *fmt, ...)

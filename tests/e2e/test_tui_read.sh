@@ -648,6 +648,13 @@ text gemm_fusion_dot.18
 keys Enter
 check "search: a kernel in a command buffer found by its op (12 runs of gemm_fusion_dot.18)" \
 	'bottom | grep -q "^match 1 of 12 for '"'"'gemm_fusion_dot.18'"'"'"' "not found" 5
+# and by its graph's name still: all 1,176 of its events on the GPU
+keys /
+keys -N 30 BSpace
+text command_buffer_1
+keys Enter
+check "search: kernels in a command buffer found by the graph's name too" \
+	'bottom | grep -Eq "^match 1 of [0-9]{3,} for '"'"'command_buffer_1'"'"'"' "not found" 5
 keys q
 wait_for "EXIT=" >/dev/null
 # '.' steps through kernels that share one column of the timeline (a dense

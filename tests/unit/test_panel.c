@@ -340,6 +340,31 @@ static void test_textview_wrap(void **state)
 	textview_fini(&tv);
 }
 
+/* One textview serves help, messages and i: a new text's find starts from
+ * its top, not from the row the last text's find went to. */
+static void test_textview_find_anew(void **state)
+{
+	struct textview tv;
+	struct panel *p;
+	int k;
+
+	(void)state;
+	memset(&tv, 0, sizeof(tv));
+	for (k = 0; k < 2; k++) {
+		textview_clear(&tv);
+		textview_add(&tv, 0, 0, 0, "%s", "keys");
+		textview_add(&tv, 0, 0, 0, "%s", "Tab next view");
+		textview_add(&tv, 0, 0, 0, "%s", "S-Tab previous view");
+		textview_rows(&tv, 40);
+		p = textview_panel(&tv);
+		panel_refresh(p, 40);
+		p->height = 20;
+		assert_int_equal(panel_find(p, "Tab", 1), 0);
+		assert_int_equal(p->top, 1);
+	}
+	textview_fini(&tv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +373,7 @@ int main(void)
 		TU_TEST(test_tree_sort_and_fold),
 		TU_TEST(test_pager),
 		TU_TEST(test_pager_find_last_page),
+		TU_TEST(test_textview_find_anew),
 		TU_TEST(test_narrow),
 		TU_TEST(test_figure_never_cut),
 		TU_TEST(test_textview_wrap),
