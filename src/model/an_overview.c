@@ -643,7 +643,11 @@ static void find_launch_bound(struct fctx *f)
 		 * next batch), which no fusing or command buffer shortens. On
 		 * the H100 MLP without command buffers 77 % of the idle lay
 		 * between steps. Without runs (kernels of no XLA module), the
-		 * idle of the whole span. */
+		 * idle of the whole span. The busy time is the device's, all
+		 * of it: what it did between runs (a copy between steps)
+		 * counts against the idle within them, which reads that much
+		 * low (1-2 % of the MI300X microbenchmarks' runs, where it
+		 * goes below 0: none). */
 		int64_t in = d->run_ps > 0 ? d->run_ps : d->span_ps;
 		int64_t idle = xt_sat_sub(in, d->busy_ps);
 		double pct;

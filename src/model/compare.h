@@ -91,8 +91,8 @@ struct xt_cmp {
 	size_t base_units, new_units;
 	/* Where each side's steps come from: step times are compared only
 	 * when both have steps of one kind (and, inferred, of one module):
-	 * host markers that include dispatch against device runs differ by
-	 * what a step is, not by how fast it ran (per_step 0). */
+	 * a host marker's span against a run's period differ by what a step
+	 * is, not only by how fast it ran (per_step 0). */
 	enum xt_steps_source base_source, new_source;
 	const char *base_module, *new_module; /* inferred steps' module ("" else) */
 	struct xt_cmp_num step_mean, step_p50, step_p95; /* ps, when per_step */
