@@ -46,12 +46,21 @@ SHELL=/bin/sh $T new-session -d -s keep -x $COLS -y $ROWS "exec sleep 600" ||
 	die "cannot start tmux"
 SOCK=$($T display-message -p '#{socket_path}' 2>/dev/null)
 
-# start FILE [xtop args...]: a fresh viewer in session "v"; waits until it shows.
+# start FILE [xtop args...]: a fresh viewer in session "v"; waits until it
+# has loaded, and clears the status line that says so (it names the file
+# by its path, here a temporary one), as any key does.
 start() {
 	$T kill-session -t v >/dev/null 2>&1
 	$T new-session -d -s v -x $COLS -y $ROWS -c "$PWD" \
 		"env TZ=UTC LC_ALL=C.UTF-8 TERM=screen-256color $XTOP $*; exec sleep 600"
 	wait_for "events  " || die "the viewer did not start on $*"
+	wait_for "Tab switches views" || die "the viewer did not load $*"
+	keys Escape
+	n=100
+	while [ $n -gt 0 ] && $T capture-pane -t v -p | grep -qF "Tab switches views"; do
+		sleep 0.05
+		n=$((n - 1))
+	done
 }
 keys() { $T send-keys -t v "$@"; }
 # need TEXT: wait_for, or stop with a message.
