@@ -466,6 +466,24 @@ char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
 	return b;
 }
 
+char *analysis_kernel_details_note(const char *s, size_t len, char *b, size_t n)
+{
+	struct xt_kernel_row k;
+	uint32_t grid[3], block[3];
+	unsigned bad = 0;
+	int64_t regs = -1, shared = -1;
+	double occ = NAN;
+
+	memset(&k, 0, sizeof(k));
+	kernel_details_parse(s, len, grid, block, &regs, &shared, &occ, &bad);
+	/* Only what the text gets wrong: a figure it lacks is no news here. */
+	k.registers = bad & XT_KD_BAD_REGS ? -1 : 0;
+	k.shared_bytes = bad & (XT_KD_BAD_SHARED | XT_KD_PART_SHARED) ? -1 : 0;
+	k.occupancy_percent = bad & XT_KD_BAD_OCC ? NAN : 0;
+	k.details_bad = bad;
+	return analysis_kernel_note(&k, b, n);
+}
+
 /* Sorted so, rows that differ by their grid within one kernel, op and
  * program have neighbours that do, and rows of one grid that differ by
  * their block likewise: one pass over neighbours, not over every pair

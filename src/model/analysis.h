@@ -364,6 +364,10 @@ const char *analysis_kernel_op(const struct xt_kernel_row *k, char *buf, size_t 
 /* Why row k's absent figures are absent ("registers: impossible ..."),
  * into b; "" when it has them all. Returns b. */
 char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n);
+/* The same for a kernel_details text as an event carries it (len bytes):
+ * only its figures that are impossible, or a part of the whole ("" when
+ * none is). For the details pane, beside the raw text. */
+char *analysis_kernel_details_note(const char *s, size_t len, char *b, size_t n);
 
 /* What the kernel tables (the report's, the viewer's) choose their
  * columns by, over the first n rows. */

@@ -22,7 +22,7 @@ static void details_fill(struct app *a)
 	const struct xt_event *ev;
 	const struct xt_event_meta *m;
 	const struct xt_host *host;
-	char line[4608], b1[48], b2[32], b3[32], b4[32], pb[16];
+	char line[4608], b1[48], b2[32], b3[32], b4[32], pb[16], kd[1024];
 	struct stat_iter it;
 	struct xt_stat s;
 	long op;
@@ -69,6 +69,7 @@ static void details_fill(struct app *a)
 	}
 	/* Every stat, the event's then its metadata's, packed into rows. */
 	line[0] = '\0';
+	kd[0] = '\0';
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == 0)
 			stat_iter_event(&it, host, tr->p, l, ev);
@@ -79,6 +80,12 @@ static void details_fill(struct app *a)
 			const char *name = s.meta ? s.meta->name : "?";
 
 			stat_to_text(&s, val, sizeof(val));
+			if (!kd[0] && !strcmp(name, "kernel_details")) {
+				size_t kl = strlen(val) < sizeof(kd) ? strlen(val) : sizeof(kd) - 1;
+
+				memcpy(kd, val, kl);
+				kd[kl] = '\0';
+			}
 			if (strchr(val, '\n')) {
 				/* A text of several lines (source_stack: a frame a
 				 * line), line by line: packed, each newline read '?'. */
@@ -109,6 +116,11 @@ static void details_fill(struct app *a)
 	}
 	if (line[0])
 		textview_add(tv, ROLE_TEXT, 0, 4, "%s", line);
+	/* The raw text read as it is ("shm:0" from TensorFlow, a heap
+	 * address's halves as regs and shm from ROCm) says what xtop makes of
+	 * it, as the kernels view does. */
+	if (kd[0] && *analysis_kernel_details_note(kd, strlen(kd), line, sizeof(line)))
+		textview_add(tv, ROLE_DIM, 0, 4, "  kernel_details: %s", line);
 }
 
 static void refresh_text(struct app *a)

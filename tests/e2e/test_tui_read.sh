@@ -667,6 +667,32 @@ check "timeline: '.' says which event it selected (a dense column shows no chang
 	"not said" 5
 keys q
 wait_for "EXIT=" >/dev/null
+# The details show a kernel's raw kernel_details, and say what xtop makes
+# of it: TensorFlow's shm:0 is the static part alone.
+if have_fixtures; then
+	start 100 45 "$XTOP" "$FIX/tf-gpu-v100-2host"
+	wait_for "[timeline]" >/dev/null
+	keys /
+	text FillPhiloxRandomKernelLaunch
+	keys Enter
+	wait_until 'bottom | grep -q "^match 1 of"' >/dev/null
+	# match 1: its launch on a host thread, whose kernel_details is garbage
+	keys Enter
+	check "details: a launch's garbage kernel_details beside what it is (impossible)" \
+		'joined | grep -qF "kernel_details=regs:17179869185 shm:7" &&
+		 joined | grep -qF "kernel_details: registers: impossible in its kernel_details"' \
+		"not said" 5
+	# match 3: the kernel on GPU:4
+	keys Enter n n Enter
+	check "details: TensorFlow's shm:0 beside what it is (the static part alone)" \
+		'joined | grep -qF "kernel_details=regs:38 shm:0" &&
+		 joined | grep -qF "kernel_details: shared memory: one part of it in its kernel_details, not the whole (TensorFlow'"'"'s shm is the static part alone)"' \
+		"not said" 5
+	keys q
+	wait_for "EXIT=" >/dev/null
+else
+	skip "details: TensorFlow's shm:0" "$NOFIX"
+fi
 # A group row's rates are '-', and i says why (it said nothing).
 start 80 24 "$XTOP" --view ops tests/fixtures/h100/jax-h100-scan-cb.xplane.pb.gz
 wait_for "[op profile]" >/dev/null
