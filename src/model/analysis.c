@@ -837,7 +837,9 @@ struct xt_analysis *analysis_finish(struct analysis_ctx *ctx, struct xt_trace *t
 	 * jobs (the hosts' halves first, often the largest), so that a profile
 	 * of one GPU and one busy host line unions both at once. Then the step
 	 * breakdown, which reads only them and the trace and writes only
-	 * a->steps, runs beside the other merges (which share a->arena). */
+	 * a->steps and the device planes' run_ps (read once it is joined:
+	 * devices_take_runs), runs beside the other merges (which share
+	 * a->arena). */
 	pj.hp = host_acts_plan(t, &pj.nhost);
 	pj.gs = &gs;
 	par_for(pj.nhost + gpu_busy_plan(&gs, t), 2, prep_job, &pj);
