@@ -155,6 +155,11 @@ static int looks_like_command_buffer(struct bytes_ref op)
 	return base.n == 14 && !memcmp(base.p, "command_buffer", 14);
 }
 
+int xt_name_command_buffer(const char *s, size_t n)
+{
+	return looks_like_command_buffer(bref(s, n));
+}
+
 struct bytes_ref attr_kernel_name(const struct xt_event_meta *m)
 {
 	size_t n = strlen(m->name);

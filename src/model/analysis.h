@@ -404,6 +404,10 @@ int analysis_has_device_time(const struct xt_analysis *a);
  * activity, not a kernel): the kernel counts leave it out, as the kernels'
  * table does, having no kernel_details for it. */
 int xt_name_memset(const char *name);
+/* Whether an hlo_op (n bytes) names a CUDA graph (command_buffer,
+ * command_buffer.3, command_buffer_12): its kernels' own ops are the ones
+ * the analysis attributes them to (analysis_op_name). */
+int xt_name_command_buffer(const char *s, size_t n);
 /* Whether the profile has host activity beside its devices (1 when it has
  * no XLA or GPU device): without any (the host tracer left off) the steps'
  * host time is unknown ('-', null) and their idle time holds it. */

@@ -33,6 +33,19 @@ static int contains_nocase(const char *hay, const char *needle, size_t nn)
 	return contains_nocase_n(hay, strlen(hay), needle, nn);
 }
 
+/* What an hlo_op text says of the query: the text matches (a graph's name
+ * too, as it did), or it is a graph's name, whose kernels' own ops may. */
+enum op_class { OP_NO, OP_YES, OP_GRAPH };
+
+static enum op_class op_class(const char *s, size_t n, const char *query, size_t nq)
+{
+	if (!s)
+		return OP_NO;
+	if (contains_nocase_n(s, n, query, nq))
+		return OP_YES;
+	return xt_name_command_buffer(s, n) ? OP_GRAPH : OP_NO;
+}
+
 /* Whether ev's op (its hlo_op stat, else its metadata's, as the op
  * profile reads it) contains the query: a GPU's kernel is named after
  * itself ("nvjet_sm90_…", "fusion_221"), and the op a user copies from the
@@ -41,9 +54,8 @@ static int contains_nocase(const char *hay, const char *needle, size_t nn)
 struct op_memo {
 	const char *s;
 	size_t n;
-	int hit;
-	uint8_t *meta; /* per metadata: 0 not read, 1 no match, 2 its op matches,
-			* 3 its op is a command buffer */
+	enum op_class hit;
+	uint8_t *meta; /* per metadata: 0 not read, else 1 + its op_class */
 	/* A kernel in a CUDA graph has the graph's command_buffer_N for its
 	 * hlo_op: its own op is the one the analysis attributes it to (by
 	 * its name, its place), asked per event (NULL: not analysed yet). */
@@ -51,11 +63,6 @@ struct op_memo {
 	const struct xt_trace *t;
 	size_t host;
 };
-
-static int is_command_buffer(const char *s, size_t n)
-{
-	return n >= 14 && !memcmp(s, "command_buffer", 14);
-}
 
 /* Whether the op the analysis gives kernel ev (in a command buffer)
  * contains the query. */
@@ -71,27 +78,23 @@ static int cb_op_matches(const struct xt_plane *p, const struct xt_line *l,
 	return contains_nocase(buf, query, nq);
 }
 
-static int meta_op_matches(const struct xt_host *h, const struct xt_plane *p, uint32_t mi,
-			   const char *query, size_t nq, struct op_memo *memo)
+static enum op_class meta_op_class(const struct xt_host *h, const struct xt_plane *p, uint32_t mi,
+				   const char *query, size_t nq, struct op_memo *memo)
 {
 	if (!memo->meta[mi]) {
 		struct stat_iter it;
 		struct xt_stat s;
-		int hit = 0;
+		enum op_class c = OP_NO;
 
 		stat_iter_meta(&it, h, p, &p->emeta[mi]);
 		while (stat_next(&it, &s))
 			if (stat_known(&s) == XS_HLO_OP) {
-				/* the graph's name matches as it did; else,
-				 * in a graph, the kernel's own op may */
-				hit = s.s && contains_nocase_n(s.s, s.n, query, nq) ? 2
-				      : s.s && is_command_buffer(s.s, s.n)          ? 3
-										    : 1;
+				c = op_class(s.s, s.n, query, nq);
 				break;
 			}
-		memo->meta[mi] = hit ? (uint8_t)hit : 1;
+		memo->meta[mi] = (uint8_t)(1 + c);
 	}
-	return memo->meta[mi];
+	return (enum op_class)(memo->meta[mi] - 1);
 }
 
 static int op_matches(const struct xt_host *h, const struct xt_plane *p, const struct xt_line *l,
@@ -100,22 +103,20 @@ static int op_matches(const struct xt_host *h, const struct xt_plane *p, const s
 {
 	struct xt_stat out[XS_COUNT];
 	uint64_t found;
-
-	int m;
+	enum op_class c;
 
 	if (!stat_scan_event(h, p, l, ev, want, out, &found) || !((found >> XS_HLO_OP) & 1) ||
 	    !out[XS_HLO_OP].s) {
-		m = meta_op_matches(h, p, xt_event_meta_index(ev), query, nq, memo);
-		return m == 3 ? cb_op_matches(p, l, ev, query, nq, memo) : m == 2;
+		c = meta_op_class(h, p, xt_event_meta_index(ev), query, nq, memo);
+	} else {
+		if (out[XS_HLO_OP].s != memo->s || out[XS_HLO_OP].n != memo->n) {
+			memo->s = out[XS_HLO_OP].s;
+			memo->n = out[XS_HLO_OP].n;
+			memo->hit = op_class(memo->s, memo->n, query, nq);
+		}
+		c = memo->hit;
 	}
-	if (out[XS_HLO_OP].s != memo->s || out[XS_HLO_OP].n != memo->n) {
-		memo->s = out[XS_HLO_OP].s;
-		memo->n = out[XS_HLO_OP].n;
-		memo->hit = contains_nocase_n(memo->s, memo->n, query, nq) ? 1
-			    : is_command_buffer(memo->s, memo->n)               ? 3
-										: 0;
-	}
-	return memo->hit == 3 ? cb_op_matches(p, l, ev, query, nq, memo) : memo->hit;
+	return c == OP_GRAPH ? cb_op_matches(p, l, ev, query, nq, memo) : c == OP_YES;
 }
 
 static int match_cmp(const void *x, const void *y)
