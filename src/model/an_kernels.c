@@ -426,7 +426,9 @@ static int apart_cmp(const void *x, const void *y)
 	return r ? r : memcmp(a->block, b->block, sizeof(a->block));
 }
 
-char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
+/* The note on a kernel's absent figures (registers, shared memory,
+ * occupancy: absent[i]), by why each is (bad, XT_KD_*). */
+static char *kernel_note(const int absent[3], unsigned bad, char *b, size_t n)
 {
 	static const struct {
 		unsigned bit;
@@ -436,7 +438,6 @@ char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
 		{ XT_KD_BAD_SHARED, "shared memory", "above 1 MiB, or beside impossible registers" },
 		{ XT_KD_BAD_OCC, "occupancy", "not in (0, 100]" },
 	};
-	int absent[3] = { k->registers < 0, k->shared_bytes < 0, isnan(k->occupancy_percent) };
 	size_t i, o = 0;
 
 	if (n)
@@ -446,10 +447,10 @@ char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
 
 		if (!absent[i])
 			continue;
-		if (k->details_bad & fig[i].bit)
+		if (bad & fig[i].bit)
 			w = snprintf(b + o, n - o, "%s%s: impossible in its kernel_details (%s)",
 				     o ? "; " : "", fig[i].what, fig[i].bad);
-		else if (i == 1 && (k->details_bad & XT_KD_PART_SHARED))
+		else if (i == 1 && (bad & XT_KD_PART_SHARED))
 			w = snprintf(b + o, n - o,
 				     "%sshared memory: one part of it in its kernel_details, not the "
 				     "whole (TensorFlow's shm is the static part alone)",
@@ -466,22 +467,27 @@ char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
 	return b;
 }
 
+char *analysis_kernel_note(const struct xt_kernel_row *k, char *b, size_t n)
+{
+	int absent[3] = { k->registers < 0, k->shared_bytes < 0, isnan(k->occupancy_percent) };
+
+	return kernel_note(absent, k->details_bad, b, n);
+}
+
 char *analysis_kernel_details_note(const char *s, size_t len, char *b, size_t n)
 {
-	struct xt_kernel_row k;
 	uint32_t grid[3], block[3];
 	unsigned bad = 0;
 	int64_t regs = -1, shared = -1;
 	double occ = NAN;
+	int wrong[3];
 
-	memset(&k, 0, sizeof(k));
 	kernel_details_parse(s, len, grid, block, &regs, &shared, &occ, &bad);
 	/* Only what the text gets wrong: a figure it lacks is no news here. */
-	k.registers = bad & XT_KD_BAD_REGS ? -1 : 0;
-	k.shared_bytes = bad & (XT_KD_BAD_SHARED | XT_KD_PART_SHARED) ? -1 : 0;
-	k.occupancy_percent = bad & XT_KD_BAD_OCC ? NAN : 0;
-	k.details_bad = bad;
-	return analysis_kernel_note(&k, b, n);
+	wrong[0] = !!(bad & XT_KD_BAD_REGS);
+	wrong[1] = !!(bad & (XT_KD_BAD_SHARED | XT_KD_PART_SHARED));
+	wrong[2] = !!(bad & XT_KD_BAD_OCC);
+	return kernel_note(wrong, bad, b, n);
 }
 
 /* Sorted so, rows that differ by their grid within one kernel, op and

@@ -652,9 +652,10 @@ static void find_launch_bound(struct fctx *f)
 		int64_t idle = xt_sat_sub(in, d->busy_ps);
 		double pct;
 
-		/* Thresholds in integers: idle >= 20 % exactly, not as rounded. */
+		/* Thresholds in integers: idle >= 20 % exactly, not as rounded
+		 * (in > 0: run_ps, else the span, checked first). */
 		if (d->kind != XT_DEV_GPU || d->kernels < 100 || 2 * small < d->kernels ||
-		    d->span_ps <= 0 || in <= 0 || idle < 0 || (__int128)5 * idle < in)
+		    d->span_ps <= 0 || (__int128)5 * idle < in)
 			continue;
 		pct = 100.0 * (double)idle / (double)in;
 		if (d->run_ps > 0)
