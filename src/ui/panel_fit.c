@@ -33,7 +33,7 @@ int panel_fit_heads(struct panel *p, char **out, size_t cap, char *const *src, c
 	/* per row: the tail shown, the long tail's TEXT, the name before the
 	 * tail; and the output slots of one group */
 	char **v = calloc((size_t)n * 4, sizeof(*v)), **tail, **inner, **head, **gout;
-	char **lo = NULL; /* the long tails' TEXTs, elided */
+	char **in = NULL; /* the long tails' TEXTs, then [nl..]: them elided */
 	int k, j, *done = calloc((size_t)n, sizeof(*done)), ok = tl && v && done, iw = w - 8 - 3;
 
 	if (!ok) {
@@ -77,10 +77,9 @@ int panel_fit_heads(struct panel *p, char **out, size_t cap, char *const *src, c
 	}
 	if (ok && nl) {
 		/* The long tails' TEXTs, elided and told apart among them. */
-		char **in = calloc(nl * 2, sizeof(*in));
 		size_t i = 0;
 
-		lo = in;
+		in = calloc(nl * 2, sizeof(*in));
 		ok = in && (in[nl] = malloc(nl * cap)) != NULL;
 		for (k = 0; ok && k < n; k++)
 			if (inner[k]) {
@@ -137,9 +136,9 @@ int panel_fit_heads(struct panel *p, char **out, size_t cap, char *const *src, c
 	if (!ok) /* a row fitted before it failed: plain elision again */
 		for (k = 0; k < n; k++)
 			utf8_elide(out[k], cap, src[k], w, p->mark);
-	if (lo) {
-		free(lo[nl]);
-		free(lo);
+	if (in) {
+		free(in[nl]);
+		free(in);
 	}
 	for (k = 0; k < n; k++) {
 		free(tail[k]);
